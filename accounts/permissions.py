@@ -1,0 +1,25 @@
+from rest_framework.permissions import BasePermission
+
+from accounts.roles import ADMIN, ANNOTATOR, CURATOR, has_role
+
+
+class _RolePermission(BasePermission):
+    role = ""
+
+    def has_permission(self, request, view):
+        return bool(request.user and has_role(request.user, self.role))
+
+
+class IsAnnotator(_RolePermission):
+    role = ANNOTATOR
+    message = "This endpoint needs the annotator role."
+
+
+class IsCurator(_RolePermission):
+    role = CURATOR
+    message = "This endpoint needs the curator role."
+
+
+class IsAdmin(_RolePermission):
+    role = ADMIN
+    message = "This endpoint needs the admin role."

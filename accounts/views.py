@@ -1,0 +1,28 @@
+from django.contrib import messages
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
+from django.views.decorators.http import require_POST
+
+from accounts.models import ApiToken
+
+
+def token_list(request):
+    """The person's API tokens; a new token's raw value is shown once, right after creation."""
+    new_token = None
+    if request.method == "POST":
+        name = request.POST.get("name", "").strip()[:100]
+        if not name:
+            messages.error(request, "Give the token a name, such as the agent or CI job using it.")
+        else:
+            _, new_token = ApiToken.generate(request.user, name)
+    tokens = ApiToken.objects.filter(user=request.user).order_by("-created_at")
+    return render(request, "accounts/tokens.html", {"tokens": tokens, "new_token": new_token})
+
+
+@require_POST
+def token_revoke(request, token_id: int):
+    token = get_object_or_404(ApiToken, pk=token_id, user=request.user, revoked_at__isnull=True)
+    token.revoked_at = timezone.now()
+    token.save(update_fields=["revoked_at"])
+    messages.success(request, f"Token {token.name} revoked.")
+    return redirect("accounts:tokens")

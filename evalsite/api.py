@@ -1,0 +1,74 @@
+"""One JSON error shape for every API endpoint: {"error": {"code", "message", "fields"}}."""
+
+from django.core.exceptions import PermissionDenied
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_exception_handler
+
+
+class ApplicationError(Exception):
+    """A domain rule refused the request; views let it propagate to the handler below."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        field: str | None = None,
+        code: str = "invalid",
+        status_code: int = status.HTTP_400_BAD_REQUEST,
+    ):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        self.code = code
+        self.status_code = status_code
+
+
+def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
+    if isinstance(detail, dict):
+        out: dict[str, list[str]] = {}
+        for key, value in detail.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            out.update(_flatten(value, name))
+        return out
+    if isinstance(detail, list):
+        if all(not isinstance(item, (dict, list)) for item in detail):
+            return {prefix or "non_field_errors": [str(item) for item in detail]}
+        out = {}
+        for index, item in enumerate(detail):
+            out.update(_flatten(item, f"{prefix}[{index}]" if prefix else f"[{index}]"))
+        return out
+    return {prefix or "non_field_errors": [str(detail)]}
+
+
+def error_body(code: str, message: str, fields: dict | None = None) -> dict:
+    return {"error": {"code": code, "message": message, "fields": fields or {}}}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ApplicationError):
+        fields = {exc.field: [exc.message]} if exc.field else {}
+        return Response(error_body(exc.code, exc.message, fields), status=exc.status_code)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(
+            exc.message_dict if hasattr(exc, "error_dict") else exc.messages
+        )
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    response = drf_exception_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        fields = _flatten(exc.detail)
+        first = next(iter(fields.items()), ("", ["invalid input"]))
+        message = f"{first[0]}: {first[1][0]}" if first[0] != "non_field_errors" else first[1][0]
+        response.data = error_body("invalid", message, fields)
+    else:
+        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
+        code = getattr(exc, "default_code", "error")
+        response.data = error_body(code, str(detail))
+    return response

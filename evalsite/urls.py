@@ -1,0 +1,29 @@
+from django.contrib import admin
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from evalsite import views
+
+api_patterns = [
+    path("", include("accounts.api_urls")),
+    path("", include("traces.api_urls")),
+    path("", include("judges.api_urls")),
+    path("", include("reviews.api_urls")),
+    path("", include("golden.api_urls")),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
+]
+
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("login/", auth_views.LoginView.as_view(), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include(api_patterns)),
+    path("accounts/", include("accounts.urls")),
+    path("traces/", include("traces.urls")),
+    path("judges/", include("judges.urls")),
+    path("reviews/", include("reviews.urls")),
+    path("golden/", include("golden.urls")),
+    path("admin/", admin.site.urls),
+]

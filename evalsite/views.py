@@ -1,0 +1,5 @@
+from django.shortcuts import render
+
+
+def overview(request):
+    return render(request, "evalsite/overview.html", {})

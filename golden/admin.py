@@ -1,0 +1,33 @@
+from django.contrib import admin
+
+from golden.models import DatasetVersion, DatasetVersionEntry, EvalRun, EvalTrial, GoldenExample
+
+
+@admin.register(GoldenExample)
+class GoldenExampleAdmin(admin.ModelAdmin):
+    list_display = ("pk", "task", "task_type", "held_out", "created_at")
+    list_filter = ("held_out", "task_type")
+    search_fields = ("task",)
+    raw_id_fields = ("source_trace", "source_review_item")
+
+
+@admin.register(DatasetVersion)
+class DatasetVersionAdmin(admin.ModelAdmin):
+    list_display = ("name", "example_count", "content_hash", "created_at")
+
+
+@admin.register(DatasetVersionEntry)
+class DatasetVersionEntryAdmin(admin.ModelAdmin):
+    list_display = ("version", "example_key", "held_out")
+    raw_id_fields = ("example",)
+
+
+@admin.register(EvalRun)
+class EvalRunAdmin(admin.ModelAdmin):
+    list_display = ("name", "agent_version", "dataset_version", "trials_per_task", "is_noop")
+
+
+@admin.register(EvalTrial)
+class EvalTrialAdmin(admin.ModelAdmin):
+    list_display = ("eval_run", "entry", "trial_index", "passed")
+    raw_id_fields = ("trace", "entry")

@@ -1,0 +1,105 @@
+from django.conf import settings
+from django.db import models
+
+from judges.models import Rubric
+from reviews.models import ReviewItem
+from traces.models import Trace
+
+
+class GoldenExample(models.Model):
+    task = models.TextField()
+    task_type = models.CharField(max_length=100, blank=True)
+    context = models.JSONField(default=dict, blank=True)
+    reference_trajectory = models.JSONField(
+        default=list,
+        blank=True,
+        help_text='[{"step", "tool", "inputs", "acceptable_output_fields"}]',
+    )
+    expected_outcome = models.TextField(blank=True)
+    outcome_rubric = models.ForeignKey(Rubric, null=True, blank=True, on_delete=models.SET_NULL)
+    expected_behavior = models.TextField(blank=True)
+    failure_tags = models.JSONField(default=list, blank=True)
+    red_flags = models.JSONField(default=list, blank=True, help_text='[{"text", "rule"}]')
+    source_trace = models.ForeignKey(
+        Trace, null=True, blank=True, on_delete=models.SET_NULL, related_name="golden_examples"
+    )
+    source_review_item = models.ForeignKey(
+        ReviewItem, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    held_out = models.BooleanField(default=False)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["held_out", "task_type"], name="golden_heldout_type")]
+
+    def __str__(self) -> str:
+        return self.task[:80]
+
+
+class DatasetVersion(models.Model):
+    """An immutable snapshot of the examples; eval runs point at one."""
+
+    name = models.CharField(max_length=200, unique=True)
+    note = models.TextField(blank=True)
+    content_hash = models.CharField(max_length=64)
+    example_count = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class DatasetVersionEntry(models.Model):
+    version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries")
+    example = models.ForeignKey(GoldenExample, null=True, blank=True, on_delete=models.SET_NULL)
+    example_key = models.CharField(max_length=64, help_text="Stable id across versions.")
+    held_out = models.BooleanField(default=False)
+    content = models.JSONField()
+    content_hash = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["version", "example_key"], name="entry_unique_key"),
+        ]
+
+
+class EvalRun(models.Model):
+    name = models.CharField(max_length=200)
+    agent_name = models.CharField(max_length=200, blank=True)
+    agent_version = models.CharField(max_length=100)
+    dataset_version = models.ForeignKey(
+        DatasetVersion, on_delete=models.PROTECT, related_name="eval_runs"
+    )
+    trials_per_task = models.PositiveSmallIntegerField(default=1)
+    is_noop = models.BooleanField(default=False, help_text="A repeat of an unchanged agent.")
+    metrics = models.JSONField(default=dict, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.agent_version})"
+
+
+class EvalTrial(models.Model):
+    eval_run = models.ForeignKey(EvalRun, on_delete=models.CASCADE, related_name="trials")
+    entry = models.ForeignKey(DatasetVersionEntry, on_delete=models.PROTECT)
+    trial_index = models.PositiveSmallIntegerField(default=0)
+    trace = models.ForeignKey(Trace, null=True, blank=True, on_delete=models.SET_NULL)
+    metrics = models.JSONField(default=dict, blank=True)
+    passed = models.BooleanField(null=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["eval_run", "entry", "trial_index"], name="trial_unique"
+            ),
+        ]

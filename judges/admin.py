@@ -1,0 +1,55 @@
+from django.contrib import admin
+
+from judges.models import JudgeConfig, JudgeRun, Judgment, RedFlag, Rubric, RubricVersion, Verdict
+
+
+class RubricVersionInline(admin.TabularInline):
+    model = RubricVersion
+    extra = 0
+    fields = ("number", "status", "score_type", "output_format", "created_at")
+    readonly_fields = fields
+    can_delete = False
+
+
+@admin.register(Rubric)
+class RubricAdmin(admin.ModelAdmin):
+    list_display = ("name", "task_type", "judge_new_traces", "sample_rate")
+    inlines = [RubricVersionInline]
+
+
+@admin.register(RubricVersion)
+class RubricVersionAdmin(admin.ModelAdmin):
+    list_display = ("rubric", "number", "status", "score_type", "output_format")
+    list_select_related = ("rubric",)
+
+
+@admin.register(JudgeConfig)
+class JudgeConfigAdmin(admin.ModelAdmin):
+    list_display = ("name", "provider", "model", "temperature", "passes", "tolerance")
+
+
+@admin.register(JudgeRun)
+class JudgeRunAdmin(admin.ModelAdmin):
+    list_display = ("pk", "rubric_version", "config", "status", "online", "created_at")
+    list_select_related = ("rubric_version__rubric", "config")
+
+
+@admin.register(Judgment)
+class JudgmentAdmin(admin.ModelAdmin):
+    list_display = ("pk", "trace", "run", "pass_index", "status", "score", "parse_status")
+    list_filter = ("status", "parse_status")
+    raw_id_fields = ("trace", "run")
+
+
+@admin.register(Verdict)
+class VerdictAdmin(admin.ModelAdmin):
+    list_display = ("pk", "trace", "run", "status", "score", "stale")
+    list_filter = ("status", "stale")
+    raw_id_fields = ("trace", "run")
+
+
+@admin.register(RedFlag)
+class RedFlagAdmin(admin.ModelAdmin):
+    list_display = ("trace", "kind", "span", "created_at")
+    list_filter = ("kind",)
+    raw_id_fields = ("trace", "span")

@@ -1,0 +1,245 @@
+from django.conf import settings
+from django.db import models
+
+from traces.models import Project, Span, Trace
+
+
+class ScoreType(models.TextChoices):
+    BINARY = "binary", "Binary (0 or 1)"
+    RANGE = "range", "Integer range"
+    CRITERIA = "criteria", "Per-criterion yes/no"
+    CONTINUOUS = "continuous", "1.0 / 0.5 / 0.0"
+
+
+class OutputFormat(models.TextChoices):
+    EVALUATION_SUMMARY = "evaluation_summary", '{"evaluation_summary": {"score", "explanation"}}'
+    SCORE_REASON = "score_reason", '{"score", "reason"}'
+    SCORE_LINE = "score_line", "Last line `Score: N`"
+    CRITERIA = "criteria", '{"criteria": [{"question", "met"}]}'
+    BARE_NUMBER = "bare_number", "A bare number"
+
+
+class TraceFormat(models.TextChoices):
+    SPAN_TREE = "span_tree", "Nested span tree JSON"
+    TRANSCRIPT = "transcript", "Transcript"
+
+
+class Rubric(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    task_type = models.CharField(max_length=100, blank=True)
+    # Online judging: new complete traces are judged at this sample rate.
+    judge_new_traces = models.BooleanField(default=False)
+    sample_rate = models.FloatField(default=0.05)
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def latest_version(self) -> "RubricVersion | None":
+        return self.versions.order_by("-number").first()
+
+
+class RubricVersionStatus(models.TextChoices):
+    DRAFT = "draft"
+    APPROVED = "approved"
+
+
+class RubricVersion(models.Model):
+    """Immutable once saved: editing a rubric creates the next version."""
+
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    system_prompt = models.TextField(help_text="Sandboxed Jinja2; cached as the system block.")
+    user_template = models.TextField(help_text="Sandboxed Jinja2; receives the trace.")
+    evaluation_steps = models.JSONField(default=list, blank=True)
+    rubric_text = models.TextField(blank=True)
+    criteria = models.JSONField(
+        default=list, blank=True, help_text='[{"question", "evidence", "weight"}]'
+    )
+    score_type = models.CharField(max_length=20, choices=ScoreType.choices)
+    score_min = models.FloatField(default=0)
+    score_max = models.FloatField(default=1)
+    output_format = models.CharField(max_length=30, choices=OutputFormat.choices)
+    trace_format = models.CharField(
+        max_length=20, choices=TraceFormat.choices, default=TraceFormat.SPAN_TREE
+    )
+    status = models.CharField(
+        max_length=20, choices=RubricVersionStatus.choices, default=RubricVersionStatus.APPROVED
+    )
+    note = models.CharField(max_length=500, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rubric", "number"], name="rubric_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rubric.name} v{self.number}"
+
+    @property
+    def score_range(self) -> tuple[float, float]:
+        return (self.score_min, self.score_max)
+
+
+class JudgeConfig(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    provider = models.CharField(max_length=50, default="anthropic")
+    model = models.CharField(max_length=200)
+    temperature = models.FloatField(default=0.0)
+    max_tokens = models.PositiveIntegerField(default=1024)
+    passes = models.PositiveSmallIntegerField(default=2)
+    tolerance = models.FloatField(default=0.0, help_text="Largest score gap still agreeing.")
+    use_batch_api = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class JudgeRunStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+
+
+class JudgeRun(models.Model):
+    rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="runs")
+    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="runs")
+    status = models.CharField(
+        max_length=20, choices=JudgeRunStatus.choices, default=JudgeRunStatus.PENDING
+    )
+    trace_filter = models.JSONField(default=dict, blank=True)
+    sample_rate = models.FloatField(default=1.0)
+    online = models.BooleanField(default=False, help_text="Created by online judging.")
+    trace_count = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"run {self.pk} ({self.rubric_version})"
+
+
+class JudgmentStatus(models.TextChoices):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class ParseStatus(models.TextChoices):
+    OK = "ok"
+    UNPARSEABLE = "unparseable"
+    OUT_OF_RANGE = "out_of_range"
+    CALL_FAILED = "call_failed"
+
+
+class Judgment(models.Model):
+    """One pass of one judge on one trace under one rubric version."""
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="judgments")
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.PROTECT, related_name="judgments"
+    )
+    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="judgments")
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="judgments")
+    pass_index = models.PositiveSmallIntegerField()
+    status = models.CharField(
+        max_length=20, choices=JudgmentStatus.choices, default=JudgmentStatus.PENDING
+    )
+    score = models.FloatField(null=True, blank=True)
+    explanation = models.TextField(blank=True)
+    cited_spans = models.JSONField(default=list, blank=True)
+    criteria_results = models.JSONField(default=list, blank=True)
+    raw_response = models.TextField(blank=True)
+    parse_status = models.CharField(max_length=20, choices=ParseStatus.choices, blank=True)
+    error = models.TextField(blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    cache_read_tokens = models.PositiveIntegerField(default=0)
+    cache_write_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    latency_ms = models.PositiveIntegerField(null=True, blank=True)
+    request_hash = models.CharField(max_length=64, blank=True)
+    # Set when an identical earlier request answered this one without a new call.
+    served_from_cache = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    completed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["trace", "rubric_version", "config", "run", "pass_index"],
+                name="judgment_unique_pass",
+            ),
+        ]
+        indexes = [
+            # The request cache looks up a finished judgment by its request hash.
+            models.Index(fields=["request_hash"], name="judgment_request_hash"),
+            # Cost and flip-rate charts group judgments by day.
+            models.Index(fields=["completed_at"], name="judgment_completed"),
+        ]
+
+
+class VerdictStatus(models.TextChoices):
+    AGREED = "agreed"
+    DISPUTED = "disputed"
+    FAILED = "failed"
+
+
+class Verdict(models.Model):
+    """The reconciled result of all passes of one judge run on one trace."""
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="verdicts")
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.PROTECT, related_name="verdicts"
+    )
+    config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="verdicts")
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="verdicts")
+    status = models.CharField(max_length=20, choices=VerdictStatus.choices)
+    score = models.FloatField(null=True, blank=True)
+    reason = models.TextField(blank=True)
+    # Spans that arrived after judging make the verdict stale.
+    stale = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["trace", "rubric_version", "config", "run"], name="verdict_unique_run"
+            ),
+        ]
+
+
+class RedFlag(models.Model):
+    """A deterministic trajectory check that fired on a span of a trace."""
+
+    class Kind(models.TextChoices):
+        PREREQUISITE = "prerequisite", "Called before its prerequisite"
+        HALLUCINATED_PARAMETER = "hallucinated_parameter", "Hallucinated parameter"
+        LOOP = "loop", "Repeated identical calls"
+        CONFIDENT_AFTER_FAILURE = "confident_after_failure", "Confident answer after a failed tool"
+        MAX_STEPS = "max_steps_exceeded", "max_steps_exceeded"
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
+    span = models.ForeignKey(
+        Span, null=True, blank=True, on_delete=models.CASCADE, related_name="red_flags"
+    )
+    kind = models.CharField(max_length=40, choices=Kind.choices)
+    detail = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["trace", "kind"], name="redflag_trace_kind")]

@@ -1,0 +1,10 @@
+"""Hand-offs from judging to the stages on its right. Sent inside the writing transaction."""
+
+from django.dispatch import Signal
+
+# Sent with verdict=<Verdict>, reasons=[ReviewReason values], detail=str when a verdict
+# needs a person: passes disagree, a reply was unusable, or a red flag contradicts the outcome.
+verdict_needs_review = Signal()
+
+# Sent with verdict=<Verdict> for every verdict written (audit sampling, calibration).
+verdict_written = Signal()

@@ -1,0 +1,39 @@
+from django.contrib import admin
+
+from reviews.models import Annotation, AuditEvent, Comment, Queue, ReviewItem
+
+
+@admin.register(Queue)
+class QueueAdmin(admin.ModelAdmin):
+    list_display = ("name", "rubric", "project", "priority", "blind", "annotators_per_item")
+
+
+@admin.register(ReviewItem)
+class ReviewItemAdmin(admin.ModelAdmin):
+    list_display = ("pk", "queue", "trace", "reason", "status", "claimed_by", "lock_expires_at")
+    list_filter = ("status", "reason", "queue")
+    raw_id_fields = ("trace", "verdict")
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(admin.ModelAdmin):
+    list_display = ("pk", "item", "annotator", "score", "blind", "created_at", "undone_at")
+    raw_id_fields = ("item",)
+
+
+@admin.register(Comment)
+class CommentAdmin(admin.ModelAdmin):
+    list_display = ("pk", "item", "author", "created_at")
+    raw_id_fields = ("item",)
+
+
+@admin.register(AuditEvent)
+class AuditEventAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "actor", "action", "object_type", "object_id")
+    list_filter = ("action", "object_type")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False

@@ -1,0 +1,8 @@
+from django.apps import AppConfig
+
+
+class ReviewsConfig(AppConfig):
+    name = "reviews"
+
+    def ready(self):
+        from reviews import receivers  # noqa: F401  (connects the judges -> reviews hand-off)

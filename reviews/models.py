@@ -1,0 +1,120 @@
+from django.conf import settings
+from django.db import models
+
+from judges.models import Rubric, RubricVersion, Verdict
+from traces.models import Project, Trace
+
+
+class Queue(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    rubric = models.ForeignKey(
+        Rubric, null=True, blank=True, on_delete=models.SET_NULL, related_name="queues"
+    )
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL)
+    priority = models.IntegerField(default=0, help_text="Higher queues are worked first.")
+    blind = models.BooleanField(default=False, help_text="Hide judge passes until submitted.")
+    annotators_per_item = models.PositiveSmallIntegerField(default=1)
+    audit_sample_rate = models.FloatField(default=0.0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ReviewReason(models.TextChoices):
+    PASSES_DISAGREE = "passes_disagree", "Judge passes disagree"
+    UNPARSEABLE = "unparseable", "Judge reply unusable"
+    CALL_FAILED = "call_failed", "Judge call failed"
+    RED_FLAG = "red_flag", "Outcome passes but a trajectory red flag fired"
+    CRITERION_FLIP = "criterion_flip", "A criterion flipped between passes"
+    AUDIT_SAMPLE = "audit_sample", "Random audit sample"
+    CALIBRATION = "calibration", "Judge calibration sample"
+    FLAGGED = "flagged", "Flagged by a person"
+
+
+class ReviewStatus(models.TextChoices):
+    OPEN = "open"
+    RESOLVED = "resolved"
+    CLOSED = "closed"
+
+
+class ReviewItem(models.Model):
+    queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="items")
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="review_items")
+    verdict = models.ForeignKey(
+        Verdict, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
+    )
+    rubric_version = models.ForeignKey(
+        RubricVersion, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
+    )
+    reason = models.CharField(max_length=30, choices=ReviewReason.choices)
+    detail = models.TextField(blank=True)
+    status = models.CharField(
+        max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.OPEN
+    )
+    priority = models.IntegerField(default=0)
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="claimed_items",
+    )
+    lock_expires_at = models.DateTimeField(null=True, blank=True)
+    resolved_score = models.FloatField(null=True, blank=True)
+    needs_curator = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            # A trace is never queued twice for the same rubric version and reason.
+            models.UniqueConstraint(
+                fields=["trace", "rubric_version", "reason"], name="review_item_unique_reason"
+            ),
+        ]
+        indexes = [
+            # claim_next: open items of a queue by priority then age.
+            models.Index(
+                fields=["queue", "status", "-priority", "created_at"],
+                name="review_item_claim_order",
+            ),
+            models.Index(fields=["status", "resolved_at"], name="review_item_resolved"),
+        ]
+
+
+class Annotation(models.Model):
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="annotations")
+    annotator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="annotations"
+    )
+    score = models.FloatField()
+    explanation = models.TextField(blank=True)
+    failure_tags = models.JSONField(default=list, blank=True)
+    criteria_results = models.JSONField(default=list, blank=True)
+    blind = models.BooleanField(default=False, help_text="Made without seeing the judge.")
+    is_adjudication = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+
+class Comment(models.Model):
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="comments")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT)
+    text = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+
+class AuditEvent(models.Model):
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    action = models.CharField(max_length=50)
+    object_type = models.CharField(max_length=50)
+    object_id = models.CharField(max_length=50)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object")]

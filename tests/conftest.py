@@ -1,0 +1,42 @@
+"""Personas (annotator, curator, admin, outsider) and API clients shared by every test."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from accounts.models import ApiToken
+from accounts.roles import ADMIN, ANNOTATOR, CURATOR
+from tests.factories import UserFactory
+
+
+@pytest.fixture
+def annotator(db):
+    return UserFactory(username="annie", roles=[ANNOTATOR])
+
+
+@pytest.fixture
+def curator(db):
+    return UserFactory(username="cora", roles=[CURATOR])
+
+
+@pytest.fixture
+def admin_user(db):
+    return UserFactory(username="adam", roles=[ADMIN], is_staff=True, is_superuser=True)
+
+
+@pytest.fixture
+def outsider(db):
+    """Logged in, but holds no role."""
+    return UserFactory(username="otto")
+
+
+@pytest.fixture
+def api_client_for(db):
+    """An API client authenticated the way agents are: a bearer token."""
+
+    def make(user) -> APIClient:
+        _, raw = ApiToken.generate(user, "test")
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Bearer {raw}")
+        return client
+
+    return make

@@ -1,0 +1,168 @@
+"""factory_boy factories for the domain; tests build only the rows they need."""
+
+import hashlib
+
+import factory
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.utils import timezone
+
+from golden.models import GoldenExample
+from judges.models import (
+    JudgeConfig,
+    JudgeRun,
+    Judgment,
+    JudgmentStatus,
+    OutputFormat,
+    Rubric,
+    RubricVersion,
+    ScoreType,
+    Verdict,
+    VerdictStatus,
+)
+from reviews.models import Queue, ReviewItem, ReviewReason
+from traces.models import Project, SourceFormat, Span, SpanKind, Trace
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        django_get_or_create = ("username",)
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"user{n}")
+    password = factory.PostGenerationMethodCall("set_password", "pass-word-123")
+
+    @factory.post_generation
+    def roles(self, create, extracted, **kwargs):
+        for role in extracted or ():
+            self.groups.add(Group.objects.get_or_create(name=role)[0])
+        if create:
+            self.save()
+
+
+class ProjectFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Project
+        django_get_or_create = ("slug",)
+
+    name = "Support agent"
+    slug = "support-agent"
+
+
+class TraceFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Trace
+
+    project = factory.SubFactory(ProjectFactory)
+    external_id = factory.Sequence(lambda n: hashlib.md5(str(n).encode()).hexdigest())
+    task = "Cancel my most recent order, it was placed by mistake."
+    final_answer = "Your order #A1042 has been cancelled."
+    agent_name = "support-agent"
+    agent_version = "1.0.0"
+    source_format = SourceFormat.SPAN_TREE
+    started_at = factory.LazyFunction(timezone.now)
+    ended_at = factory.LazyFunction(timezone.now)
+
+
+class SpanFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Span
+
+    trace = factory.SubFactory(TraceFactory)
+    span_id = factory.Sequence(lambda n: f"{n:016x}")
+    name = "get_recent_orders"
+    kind = SpanKind.TOOL
+    tool_name = "get_recent_orders"
+    input = factory.LazyFunction(lambda: {"customer_id": "C-77"})
+    output = factory.LazyFunction(lambda: {"orders": [{"order_id": "A1042"}]})
+    position = factory.Sequence(lambda n: n)
+
+
+class RubricFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Rubric
+        django_get_or_create = ("name",)
+
+    name = factory.Sequence(lambda n: f"rubric {n}")
+
+
+class RubricVersionFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = RubricVersion
+
+    rubric = factory.SubFactory(RubricFactory)
+    number = factory.Sequence(lambda n: n + 1)
+    system_prompt = "You judge whether each tool call of an agent was right."
+    user_template = "<trace>{{ trace_json }}</trace>"
+    score_type = ScoreType.BINARY
+    score_min = 0
+    score_max = 1
+    output_format = OutputFormat.EVALUATION_SUMMARY
+
+
+class JudgeConfigFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = JudgeConfig
+        django_get_or_create = ("name",)
+
+    name = "default"
+    model = "claude-sonnet-4-5"
+
+
+class JudgeRunFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = JudgeRun
+
+    rubric_version = factory.SubFactory(RubricVersionFactory)
+    config = factory.SubFactory(JudgeConfigFactory)
+
+
+class JudgmentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Judgment
+
+    trace = factory.SubFactory(TraceFactory)
+    run = factory.SubFactory(JudgeRunFactory)
+    rubric_version = factory.SelfAttribute("run.rubric_version")
+    config = factory.SelfAttribute("run.config")
+    pass_index = 0
+    status = JudgmentStatus.DONE
+    score = 1.0
+    parse_status = "ok"
+
+
+class VerdictFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Verdict
+
+    trace = factory.SubFactory(TraceFactory)
+    run = factory.SubFactory(JudgeRunFactory)
+    rubric_version = factory.SelfAttribute("run.rubric_version")
+    config = factory.SelfAttribute("run.config")
+    status = VerdictStatus.DISPUTED
+
+
+class QueueFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Queue
+        django_get_or_create = ("name",)
+
+    name = "Default"
+
+
+class ReviewItemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = ReviewItem
+
+    queue = factory.SubFactory(QueueFactory)
+    trace = factory.SubFactory(TraceFactory)
+    reason = ReviewReason.PASSES_DISAGREE
+
+
+class GoldenExampleFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = GoldenExample
+
+    task = "Cancel order A1042 for customer C-77."
+    task_type = "order_cancellation"

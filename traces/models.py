@@ -1,0 +1,119 @@
+from django.db import models
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SourceFormat(models.TextChoices):
+    OTLP = "otlp", "OTLP"
+    SPAN_TREE = "span_tree", "Span-tree JSON"
+    ANTHROPIC = "anthropic", "Anthropic transcript"
+    OPENAI = "openai", "OpenAI transcript"
+
+
+class Trace(models.Model):
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="traces")
+    external_id = models.CharField(max_length=64, help_text="OpenTelemetry trace id (hex).")
+    task = models.TextField(blank=True, help_text="The user's request.")
+    final_answer = models.TextField(blank=True)
+    stop_reason = models.CharField(max_length=100, blank=True)
+    task_type = models.CharField(max_length=100, blank=True)
+    agent_name = models.CharField(max_length=200, blank=True)
+    agent_version = models.CharField(max_length=100, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    source_format = models.CharField(max_length=20, choices=SourceFormat.choices)
+    context = models.JSONField(
+        default=dict, blank=True, help_text="available_tools, conversation id, user context."
+    )
+    attributes = models.JSONField(default=dict, blank=True)
+    root_span_id = models.CharField(max_length=32, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    span_count = models.PositiveIntegerField(default=0)
+    error_count = models.PositiveIntegerField(default=0)
+    input_tokens = models.PositiveBigIntegerField(default=0)
+    output_tokens = models.PositiveBigIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
+    content_hash = models.CharField(max_length=64, blank=True)
+    # The judge waits until the root has ended and no span has arrived for a settle time.
+    last_span_received_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "external_id"], name="trace_unique_external_id"
+            ),
+        ]
+        indexes = [
+            # Trace list default order and date filter.
+            models.Index(fields=["project", "-started_at"], name="trace_project_started"),
+            models.Index(fields=["-created_at"], name="trace_created"),
+            models.Index(fields=["agent_name", "agent_version"], name="trace_agent"),
+            models.Index(fields=["task_type"], name="trace_task_type"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.external_id[:12]} {self.task[:60]}"
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at and self.ended_at:
+            return int((self.ended_at - self.started_at).total_seconds() * 1000)
+        return None
+
+
+class SpanKind(models.TextChoices):
+    AGENT = "agent"
+    LLM = "llm"
+    TOOL = "tool"
+    RETRIEVER = "retriever"
+    CUSTOM = "custom"
+
+
+class SpanStatus(models.TextChoices):
+    UNSET = "unset"
+    OK = "ok"
+    ERROR = "error"
+
+
+class Span(models.Model):
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="spans")
+    span_id = models.CharField(max_length=32)
+    parent_span_id = models.CharField(max_length=32, blank=True)
+    name = models.CharField(max_length=500)
+    kind = models.CharField(max_length=20, choices=SpanKind.choices, default=SpanKind.CUSTOM)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    duration_ms = models.PositiveIntegerField(null=True, blank=True)
+    input = models.JSONField(null=True, blank=True)
+    output = models.JSONField(null=True, blank=True)
+    attributes = models.JSONField(default=dict, blank=True)
+    status = models.CharField(max_length=10, choices=SpanStatus.choices, default=SpanStatus.UNSET)
+    error_message = models.TextField(blank=True)
+    tool_name = models.CharField(max_length=200, blank=True)
+    tool_call_id = models.CharField(max_length=200, blank=True)
+    model = models.CharField(max_length=200, blank=True)
+    input_tokens = models.PositiveIntegerField(default=0)
+    output_tokens = models.PositiveIntegerField(default=0)
+    # Order of the span among all spans of its trace (start time, then arrival).
+    position = models.PositiveIntegerField(default=0)
+    component = models.CharField(
+        max_length=200, blank=True, help_text="Agent or tool this span is attributed to."
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["trace", "span_id"], name="span_unique_per_trace"),
+        ]
+        # The trace page loads all spans of one trace in order.
+        indexes = [models.Index(fields=["trace", "position"], name="span_trace_position")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.name}"
