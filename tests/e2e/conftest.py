@@ -1,0 +1,51 @@
+"""Headless Chromium (Debian's, never a downloaded one) driven by Playwright against live_server."""
+
+import os
+
+import pytest
+
+# Playwright's sync API runs an event loop; the Django ORM calls in these tests are still sync.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def new_page(browser, live_server):
+    """Open a fresh browser context; console errors are collected on page.console_errors."""
+    contexts = []
+
+    def make():
+        context = browser.new_context(base_url=live_server.url)
+        contexts.append(context)
+        page = context.new_page()
+        page.console_errors = []
+        page.on("console", lambda msg: msg.type == "error" and page.console_errors.append(msg.text))
+        page.on("pageerror", lambda exc: page.console_errors.append(str(exc)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+def login_as(page, user, password="pass-word-123"):
+    """Log in through the real login form (factories give every user this password)."""
+    page.goto("/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", password)
+    page.click("button[type=submit]")
+    page.wait_for_url(lambda url: "/login/" not in url)
