@@ -224,6 +224,10 @@ CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
+CELERY_BEAT_SCHEDULE = {
+    # A trace is judged once complete: its root ended and no span came for the settle time.
+    "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
+}
 
 # --- Judging --------------------------------------------------------------------------------
 ANTHROPIC_API_KEY = envsecret("ANTHROPIC_API_KEY")
