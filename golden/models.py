@@ -1,3 +1,5 @@
+import uuid
+
 from django.conf import settings
 from django.db import models
 
@@ -6,7 +8,34 @@ from reviews.models import ReviewItem
 from traces.models import Trace
 
 
+def example_key_new() -> str:
+    return uuid.uuid4().hex
+
+
+class ExampleOrigin(models.TextChoices):
+    PROMOTED = "promoted", "Promoted from review"
+    HANDWRITTEN = "handwritten", "Written by hand"
+    IMPORTED = "imported", "Imported"
+
+
+class AdversarialKind(models.TextChoices):
+    NONE = "", "Not adversarial"
+    AMBIGUOUS_PARAMETERS = "ambiguous_parameters", "Ambiguous parameters (agent should ask)"
+    EMPTY_TOOL_RESULT = "empty_tool_result", "Empty tool result"
+    CONTRADICTORY_OUTPUTS = "contradictory_outputs", "Contradictory tool outputs"
+    TOOL_ERROR = "tool_error", "Tool error"
+    TOOL_TIMEOUT = "tool_timeout", "Tool timeout"
+
+
 class GoldenExample(models.Model):
+    # Stable across versions, exports and imports; diffs match examples by it.
+    key = models.CharField(max_length=64, unique=True, default=example_key_new)
+    origin = models.CharField(
+        max_length=20, choices=ExampleOrigin.choices, default=ExampleOrigin.HANDWRITTEN
+    )
+    adversarial_kind = models.CharField(
+        max_length=30, choices=AdversarialKind.choices, default="", blank=True
+    )
     task = models.TextField()
     task_type = models.CharField(max_length=100, blank=True)
     context = models.JSONField(default=dict, blank=True)
@@ -40,13 +69,38 @@ class GoldenExample(models.Model):
         return self.task[:80]
 
 
-class DatasetVersion(models.Model):
+class DatasetVersionImmutable(Exception):
+    """A dataset version or one of its entries was about to change after creation."""
+
+
+class _ImmutableQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise DatasetVersionImmutable("Dataset versions cannot be changed; create a new one.")
+
+
+class _ImmutableModel(models.Model):
+    """Rows are written once; a later save or queryset update raises."""
+
+    objects = _ImmutableQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise DatasetVersionImmutable("Dataset versions cannot be changed; create a new one.")
+        super().save(*args, **kwargs)
+
+
+class DatasetVersion(_ImmutableModel):
     """An immutable snapshot of the examples; eval runs point at one."""
 
     name = models.CharField(max_length=200, unique=True)
     note = models.TextField(blank=True)
     content_hash = models.CharField(max_length=64)
     example_count = models.PositiveIntegerField(default=0)
+    # Lets pages show people without the curator role the open count only.
+    held_out_count = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -56,7 +110,7 @@ class DatasetVersion(models.Model):
         return self.name
 
 
-class DatasetVersionEntry(models.Model):
+class DatasetVersionEntry(_ImmutableModel):
     version = models.ForeignKey(DatasetVersion, on_delete=models.CASCADE, related_name="entries")
     example = models.ForeignKey(GoldenExample, null=True, blank=True, on_delete=models.SET_NULL)
     example_key = models.CharField(max_length=64, help_text="Stable id across versions.")
