@@ -1,0 +1,119 @@
+"""Reads that feed the trace pages: the span tree, the trace list, and what points at a trace."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from traces.models import Span, SpanStatus, Trace
+
+# Values longer than this are folded behind a one-line preview on the page.
+FOLD_CHARS = 400
+PREVIEW_CHARS = 160
+
+
+def value_as_text(value) -> str:
+    """Readable text for a span input/output: strings as they are, anything else as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False, default=str)
+
+
+@dataclass
+class FoldedText:
+    text: str
+
+    @property
+    def is_long(self) -> bool:
+        return len(self.text) > FOLD_CHARS or self.text.count("\n") > 12
+
+    @property
+    def preview(self) -> str:
+        flat = " ".join(self.text.split())
+        return flat[:PREVIEW_CHARS] + ("…" if len(flat) > PREVIEW_CHARS else "")
+
+
+@dataclass
+class SpanNode:
+    span: Span
+    depth: int = 0
+    children: list[SpanNode] = field(default_factory=list)
+
+    @property
+    def span_id(self) -> str:
+        return self.span.span_id
+
+    @property
+    def is_error(self) -> bool:
+        return self.span.status == SpanStatus.ERROR
+
+    @property
+    def tokens(self) -> int:
+        return self.span.input_tokens + self.span.output_tokens
+
+    @property
+    def input(self) -> FoldedText:
+        return FoldedText(value_as_text(self.span.input))
+
+    @property
+    def output(self) -> FoldedText:
+        return FoldedText(value_as_text(self.span.output))
+
+
+def trace_spans_ordered(trace: Trace) -> list[Span]:
+    """All spans of a trace in display order (uses the (trace, position) index)."""
+    return list(trace.spans.order_by("position", "started_at", "pk"))
+
+
+def trace_span_nodes(trace: Trace, spans: list[Span] | None = None) -> list[SpanNode]:
+    """The span tree as nested nodes, roots first; a span whose parent is missing is a root."""
+    if spans is None:
+        spans = trace_spans_ordered(trace)
+    nodes = {span.span_id: SpanNode(span=span) for span in spans}
+    roots: list[SpanNode] = []
+    for span in spans:
+        node = nodes[span.span_id]
+        parent = nodes.get(span.parent_span_id) if span.parent_span_id else None
+        if parent is None or parent is node:
+            roots.append(node)
+        else:
+            parent.children.append(node)
+    # Depths are set iteratively: deep agent loops must not hit the recursion limit.
+    stack = [(root, 0) for root in roots]
+    seen: set[int] = set()
+    while stack:
+        node, depth = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        node.depth = depth
+        stack.extend((child, depth + 1) for child in node.children)
+    return roots
+
+
+@dataclass
+class SpanRow:
+    """One node in pre-order, with how many open lists to close after it."""
+
+    node: SpanNode
+    has_children: bool
+    closes: range
+
+
+def span_nodes_rows(nodes: list[SpanNode]) -> list[SpanRow]:
+    """Flatten nested nodes to pre-order rows so a template renders a big tree in one loop."""
+    rows: list[SpanRow] = []
+    # Each stack entry: (node, number of ancestors whose lists close after this node).
+    stack: list[tuple[SpanNode, int]] = [(n, 0) for n in reversed(nodes)]
+    while stack:
+        node, closes = stack.pop()
+        if node.children:
+            rows.append(SpanRow(node, True, range(0)))
+            last, *rest = reversed(node.children)
+            stack.append((last, closes + 1))
+            stack.extend((child, 0) for child in rest)
+        else:
+            rows.append(SpanRow(node, False, range(closes)))
+    return rows
