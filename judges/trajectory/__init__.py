@@ -1,0 +1,1 @@
+"""Trajectory metrics: matchers, parameter equivalence, red flags, component attribution."""

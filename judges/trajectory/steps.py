@@ -1,0 +1,87 @@
+"""A trace's tool calls as plain steps, the shape every trajectory check reads."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from traces.models import Span, SpanKind, SpanStatus, Trace
+
+
+@dataclass
+class ToolStep:
+    """One tool call of a trajectory, in the order the agent made it."""
+
+    tool: str
+    inputs: Any
+    output: Any = None
+    failed: bool = False
+    span_id: str = ""
+    span_pk: int | None = None
+    component: str = ""
+    extra: dict = field(default_factory=dict)
+
+    @property
+    def call_key(self) -> str:
+        """Tool name plus canonical arguments: equal keys mean identical calls."""
+        return f"{self.tool}:{canonical_json(self.inputs)}"
+
+
+def canonical_json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def trace_spans(trace: Trace) -> list[Span]:
+    """All spans of a trace in the order they happened."""
+    return list(trace.spans.order_by("position", "started_at", "pk"))
+
+
+def tool_steps_from_spans(spans: list[Span]) -> list[ToolStep]:
+    """The tool calls among `spans`, keeping span ids so flags and scores can name them."""
+    steps = []
+    for span in spans:
+        if span.kind != SpanKind.TOOL:
+            continue
+        steps.append(
+            ToolStep(
+                tool=span.tool_name or span.name,
+                inputs=span.input if span.input is not None else {},
+                output=span.output,
+                failed=span.status == SpanStatus.ERROR,
+                span_id=span.span_id,
+                span_pk=span.pk,
+                component=span.component,
+            )
+        )
+    return steps
+
+
+def leaf_values(value: Any, key: str = ""):
+    """Yield (key, scalar) for every scalar inside nested dicts and lists."""
+    if isinstance(value, dict):
+        for child_key, child in value.items():
+            yield from leaf_values(child, str(child_key))
+    elif isinstance(value, (list, tuple)):
+        for child in value:
+            yield from leaf_values(child, key)
+    elif value is not None:
+        yield key, value
+
+
+def is_empty_result(output: Any) -> bool:
+    """An output that carries nothing: None, "", [], {}, or a dict whose values are all empty."""
+    if output is None:
+        return True
+    if isinstance(output, str):
+        return not output.strip() or output.strip().lower() in {"null", "none", "[]", "{}"}
+    if isinstance(output, (list, tuple)):
+        return len(output) == 0
+    if isinstance(output, dict):
+        if not output:
+            return True
+        if "error" in output and output["error"]:
+            return True
+        values = [v for v in output.values() if not isinstance(v, bool)]
+        return bool(values) and all(is_empty_result(v) for v in values)
+    return False

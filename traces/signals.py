@@ -1,0 +1,10 @@
+"""Hand-offs from ingestion to the stages on its right. Sent inside the writing transaction."""
+
+from django.dispatch import Signal
+
+# Sent with trace_ids=[Trace.pk, ...] after a request's spans are stored.
+spans_ingested = Signal()
+
+# Sent with trace=<Trace> once its root span has ended and no span arrived for
+# settings.TRACE_SETTLE_SECONDS (traces.tasks.trace_settle_sweep_task).
+trace_completed = Signal()
