@@ -1,0 +1,60 @@
+"""Settings read the environment; production mode refuses insecure defaults."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _manage(args, env_extra, tmp_path):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DEBUG"}
+    }
+    env.update({"EVALSITE_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "evalsite.settings"})
+    env.update(env_extra)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_check_deploy_passes_in_production_mode(tmp_path):
+    result = _manage(
+        ["check", "--deploy", "--fail-level", "WARNING"],
+        {
+            "EVALSITE_PRODUCTION": "1",
+            "SECRET_KEY": "k3y-" + "x9Qz7" * 12,
+            "ALLOWED_HOSTS": "evalsite.example.com",
+        },
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr + result.stdout
+
+
+def test_production_mode_refuses_to_start_without_secret_key(tmp_path):
+    result = _manage(["check"], {"EVALSITE_PRODUCTION": "1"}, tmp_path)
+    assert result.returncode != 0
+    assert "SECRET_KEY must be set" in result.stderr
+
+
+def test_embedded_mode_generates_a_secret_key_once_and_keeps_it(tmp_path):
+    assert _manage(["check"], {}, tmp_path).returncode == 0
+    key = (tmp_path / ".secret_key").read_text()
+    assert len(key) >= 50
+    assert _manage(["check"], {}, tmp_path).returncode == 0
+    assert (tmp_path / ".secret_key").read_text() == key
+    assert oct((tmp_path / ".secret_key").stat().st_mode)[-3:] == "600"
+
+
+def test_a_malformed_boolean_fails_loudly(tmp_path):
+    result = _manage(["check"], {"DEBUG": "maybe"}, tmp_path)
+    assert result.returncode != 0
+    assert "DEBUG must be a boolean" in result.stderr
