@@ -43,6 +43,8 @@ class Trace(models.Model):
     content_hash = models.CharField(max_length=64, blank=True)
     # The judge waits until the root has ended and no span has arrived for a settle time.
     last_span_received_at = models.DateTimeField(null=True, blank=True)
+    # Set by the settle sweep when trace_completed is sent; null while spans may still come.
+    completed_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -57,6 +59,12 @@ class Trace(models.Model):
             models.Index(fields=["-created_at"], name="trace_created"),
             models.Index(fields=["agent_name", "agent_version"], name="trace_agent"),
             models.Index(fields=["task_type"], name="trace_task_type"),
+            # The settle sweep scans traces not completed yet, oldest last span first.
+            models.Index(
+                fields=["last_span_received_at"],
+                name="trace_unsettled",
+                condition=models.Q(completed_at__isnull=True),
+            ),
         ]
 
     def __str__(self) -> str:
@@ -102,6 +110,7 @@ class Span(models.Model):
     model = models.CharField(max_length=200, blank=True)
     input_tokens = models.PositiveIntegerField(default=0)
     output_tokens = models.PositiveIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)
     # Order of the span among all spans of its trace (start time, then arrival).
     position = models.PositiveIntegerField(default=0)
     component = models.CharField(

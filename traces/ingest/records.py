@@ -1,0 +1,131 @@
+"""The shape every ingest path produces before storage: spans as plain records."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from traces.ingest import conventions
+from traces.models import SpanKind, SpanStatus
+
+
+@dataclass
+class SpanRecord:
+    trace_external_id: str
+    span_id: str
+    parent_span_id: str
+    name: str
+    kind: str = SpanKind.CUSTOM
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    input: object = None
+    output: object = None
+    attributes: dict = field(default_factory=dict)
+    status: str = SpanStatus.UNSET
+    error_message: str = ""
+    tool_name: str = ""
+    tool_call_id: str = ""
+    model: str = ""
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    component: str = ""
+    # Trace-level values this span carries (task, final answer, stop reason, agent...).
+    trace_fields: dict = field(default_factory=dict)
+
+    @property
+    def is_root(self) -> bool:
+        return not self.parent_span_id
+
+    @property
+    def duration_ms(self) -> int | None:
+        if self.started_at and self.ended_at and self.ended_at >= self.started_at:
+            return int((self.ended_at - self.started_at).total_seconds() * 1000)
+        return None
+
+
+@dataclass
+class TraceExtras:
+    """What a payload says about a whole trace beyond its spans."""
+
+    task: str | None = None
+    final_answer: str | None = None
+    stop_reason: str | None = None
+    task_type: str | None = None
+    agent_name: str | None = None
+    agent_version: str | None = None
+    context: dict = field(default_factory=dict)
+    attributes: dict = field(default_factory=dict)
+    content_hash: str = ""
+
+
+def span_record_build(
+    *,
+    trace_external_id: str,
+    span_id: str,
+    parent_span_id: str,
+    name: str,
+    attributes: dict,
+    declared_kind: str | None = None,
+    started_at: datetime | None = None,
+    ended_at: datetime | None = None,
+    input_value=None,
+    output_value=None,
+    events: list[dict] | None = None,
+    is_error: bool = False,
+    error_message: str = "",
+) -> SpanRecord:
+    """A SpanRecord with kind, tool, model, tokens, content and cost read from the conventions."""
+    kind = conventions.span_kind_from(attributes, declared_kind)
+    fields = conventions.span_fields_from(attributes)
+    if input_value is None or output_value is None:
+        found_in, found_out = conventions.span_content_from(attributes, events)
+        input_value = found_in if input_value is None else input_value
+        output_value = found_out if output_value is None else output_value
+    model = str(fields.get("model") or "")[:200]
+    cost = _cost(fields.get("cost_usd"), model, fields["input_tokens"], fields["output_tokens"])
+    tool_name = str(fields.get("tool_name") or "")
+    if kind == SpanKind.TOOL and not tool_name:
+        # `execute_tool get_weather` names the tool when no attribute does.
+        tool_name = name.removeprefix("execute_tool ").strip()
+    if not error_message and is_error:
+        error_message = str(fields.get("error_type") or "")
+    if not is_error and fields.get("error_type"):
+        is_error = True
+        error_message = error_message or str(fields["error_type"])
+    status = SpanStatus.ERROR if is_error else SpanStatus.OK
+    component = tool_name or str(fields.get("agent_name") or "") or name
+    return SpanRecord(
+        trace_external_id=trace_external_id,
+        span_id=span_id,
+        parent_span_id=parent_span_id,
+        name=(name or tool_name or kind)[:500],
+        kind=kind,
+        started_at=started_at,
+        ended_at=ended_at,
+        input=input_value,
+        output=output_value,
+        attributes=attributes,
+        status=status,
+        error_message=error_message,
+        tool_name=tool_name[:200],
+        tool_call_id=str(fields.get("tool_call_id") or "")[:200],
+        model=model,
+        input_tokens=fields["input_tokens"],
+        output_tokens=fields["output_tokens"],
+        cost_usd=cost,
+        component=component[:200],
+        trace_fields=conventions.trace_fields_from(attributes),
+    )
+
+
+def _cost(declared, model: str, input_tokens: int, output_tokens: int) -> Decimal:
+    if declared is not None:
+        try:
+            return Decimal(str(declared)).quantize(Decimal("0.000001"))
+        except ArithmeticError:
+            pass
+    return conventions.cost_estimate(model, input_tokens, output_tokens).quantize(
+        Decimal("0.000001")
+    )
