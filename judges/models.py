@@ -243,3 +243,41 @@ class RedFlag(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["trace", "kind"], name="redflag_trace_kind")]
+
+
+class CalibrationStatus(models.TextChoices):
+    CALIBRATING = "calibrating"
+    APPROVED = "approved"
+    RETIRED = "retired"
+
+
+class JudgeCalibration(models.Model):
+    """Whether a judge version (rubric version x config) is trusted to score live traffic."""
+
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.CASCADE, related_name="calibrations"
+    )
+    config = models.ForeignKey(JudgeConfig, on_delete=models.CASCADE, related_name="calibrations")
+    status = models.CharField(
+        max_length=20, choices=CalibrationStatus.choices, default=CalibrationStatus.CALIBRATING
+    )
+    kappa = models.FloatField(null=True, blank=True, help_text="Against all human labels.")
+    items = models.PositiveIntegerField(default=0, help_text="Human labels the kappa is on.")
+    # Kappa of the most recent window of labels; a drop below the bar flags the version.
+    window_kappa = models.FloatField(null=True, blank=True)
+    # Verdicts seen while calibrating: the first N are all sampled for review, then a share.
+    verdicts_seen = models.PositiveIntegerField(default=0)
+    flagged = models.BooleanField(default=False)
+    flag_reason = models.TextField(blank=True)
+    approved_at = models.DateTimeField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rubric_version", "config"], name="judge_calibration_unique"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rubric_version} / {self.config}: {self.status}"
