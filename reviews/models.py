@@ -38,6 +38,15 @@ class ReviewStatus(models.TextChoices):
     CLOSED = "closed"
 
 
+class FailureTag(models.TextChoices):
+    """Failure modes a reviewer can name; any other short text is a custom tag."""
+
+    WRONG_TOOL_SELECTION = "wrong_tool_selection", "Wrong tool selection"
+    HALLUCINATED_PARAMETER = "hallucinated_parameter", "Hallucinated parameter"
+    UNNECESSARY_LOOP = "unnecessary_loop", "Unnecessary loop"
+    PREMATURE_TERMINATION = "premature_termination", "Premature termination"
+
+
 class ReviewItem(models.Model):
     queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="items")
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="review_items")
@@ -61,8 +70,24 @@ class ReviewItem(models.Model):
         related_name="claimed_items",
     )
     lock_expires_at = models.DateTimeField(null=True, blank=True)
+    # A curator may hand an item to one annotator; only that person can then claim it.
+    assigned_to = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="assigned_items",
+    )
     resolved_score = models.FloatField(null=True, blank=True)
     needs_curator = models.BooleanField(default=False)
+    # Who sent it to a curator by hand; undoing an annotation keeps a hand-made flag.
+    flagged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="flagged_items",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     resolved_at = models.DateTimeField(null=True, blank=True)
 
@@ -94,8 +119,45 @@ class Annotation(models.Model):
     criteria_results = models.JSONField(default=list, blank=True)
     blind = models.BooleanField(default=False, help_text="Made without seeing the judge.")
     is_adjudication = models.BooleanField(default=False)
+    promoted = models.BooleanField(default=False, help_text="Asked for promotion to golden.")
     created_at = models.DateTimeField(auto_now_add=True)
     undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            # Progress and "previous item": a person's annotations by time.
+            models.Index(fields=["annotator", "created_at"], name="annotation_by_annotator"),
+        ]
+
+
+class ItemSkip(models.Model):
+    """A person passed on an item; claim_next does not hand it to them again."""
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="skips")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "user"], name="item_skip_unique"),
+        ]
+
+
+class SavedView(models.Model):
+    """A named set of queue filters (the query string of the queue page)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_review_views"
+    )
+    queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="saved_views")
+    name = models.CharField(max_length=100)
+    query = models.CharField(max_length=1000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "queue", "name"], name="saved_view_unique"),
+        ]
 
 
 class Comment(models.Model):

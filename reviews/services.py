@@ -1,10 +1,42 @@
-"""Writes for the review queue: enqueue, claim, resolve. Reads live in selectors.py."""
+"""Writes for the review queue: enqueue, claim, resolve, undo, adjudicate. Reads: selectors.py."""
 
-from django.db import IntegrityError, transaction
+import math
+from datetime import timedelta
 
-from reviews.models import Queue, ReviewItem
+from django.conf import settings
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
+
+from accounts.roles import ANNOTATOR, CURATOR, has_role
+from evalsite.api import ApplicationError
+from judges.models import ScoreType
+from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
+from reviews.models import (
+    Annotation,
+    Comment,
+    FailureTag,
+    ItemSkip,
+    Queue,
+    ReviewItem,
+    ReviewReason,
+    ReviewStatus,
+)
+from reviews.signals import review_item_promoted
 
 DEFAULT_QUEUE_NAME = "Default"
+LOCK_SECONDS = getattr(settings, "REVIEW_LOCK_SECONDS", 15 * 60)
+UNDO_SECONDS = getattr(settings, "REVIEW_UNDO_SECONDS", 60)
+MAX_TAGS = 10
+MAX_TAG_CHARS = 60
+MAX_EXPLANATION_CHARS = 20_000
+
+
+class LockLost(ApplicationError):
+    """The person no longer holds the item: the lock expired or someone else claimed it."""
+
+    def __init__(self, message: str):
+        super().__init__(message, field="item", code="lock_lost", status_code=409)
 
 
 def queue_for_rubric(rubric) -> Queue:
@@ -42,3 +74,435 @@ def review_item_enqueue(
     except IntegrityError:
         # Lost a race with another writer: the row it made is the one we wanted.
         return ReviewItem.objects.get(trace=trace, rubric_version=rubric_version, reason=reason)
+
+
+# --- Claim ----------------------------------------------------------------------------------
+
+
+def _lock_expiry(now):
+    return now + timedelta(seconds=LOCK_SECONDS)
+
+
+def review_items_claimable(*, user, queue, now=None):
+    """Open items of a queue this person may claim now, in claim order."""
+    now = now or timezone.now()
+    annotated = Annotation.objects.filter(
+        item=OuterRef("pk"), annotator=user, undone_at__isnull=True
+    )
+    skipped = ItemSkip.objects.filter(item=OuterRef("pk"), user=user)
+    return (
+        ReviewItem.objects.filter(queue=queue, status=ReviewStatus.OPEN, needs_curator=False)
+        # An expired lock returns the item to the queue.
+        .filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lt=now))
+        .filter(Q(assigned_to__isnull=True) | Q(assigned_to=user))
+        .exclude(Exists(annotated))
+        .exclude(Exists(skipped))
+        .order_by("-priority", "created_at", "pk")
+    )
+
+
+def review_item_claim_next(*, user, queue) -> ReviewItem | None:
+    """Lock the next item of the queue for this person (15 min), or None when none is left.
+
+    An item the person already holds is returned first. Two people asking at the same moment
+    never get the same item: PostgreSQL skips rows another claim has locked; elsewhere a
+    conditional UPDATE takes an item only if it is still free.
+    """
+    if not has_role(user, ANNOTATOR):
+        raise ApplicationError("Claiming review items needs the annotator role.", status_code=403)
+    now = timezone.now()
+    held = (
+        ReviewItem.objects.filter(
+            queue=queue, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
+        )
+        .order_by("-priority", "created_at", "pk")
+        .first()
+    )
+    if held:
+        review_item_lock_renew(item=held, user=user)
+        held.refresh_from_db()
+        return held
+    if connection.features.has_select_for_update_skip_locked:
+        return _claim_with_skip_locked(user=user, queue=queue, now=now)
+    return _claim_with_conditional_update(user=user, queue=queue, now=now)
+
+
+def _claim_with_skip_locked(*, user, queue, now) -> ReviewItem | None:
+    with transaction.atomic():
+        item = (
+            review_items_claimable(user=user, queue=queue, now=now)
+            .select_for_update(skip_locked=True, of=("self",))
+            .first()
+        )
+        if item is None:
+            return None
+        item.claimed_by = user
+        item.lock_expires_at = _lock_expiry(now)
+        item.save(update_fields=["claimed_by", "lock_expires_at"])
+        return item
+
+
+def _claim_with_conditional_update(*, user, queue, now, attempts: int = 5) -> ReviewItem | None:
+    # The UPDATE re-checks "still free" in the same statement, so only one claimer wins a row.
+    for _ in range(attempts):
+        candidates = list(
+            review_items_claimable(user=user, queue=queue, now=now).values_list("pk", flat=True)[:5]
+        )
+        if not candidates:
+            return None
+        for pk in candidates:
+            taken = (
+                ReviewItem.objects.filter(pk=pk, status=ReviewStatus.OPEN, needs_curator=False)
+                .filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lt=now))
+                .update(claimed_by=user, lock_expires_at=_lock_expiry(now))
+            )
+            if taken:
+                return ReviewItem.objects.get(pk=pk)
+    return None
+
+
+def review_item_lock_renew(*, item, user):
+    """Extend the person's lock while the item page is open; raise LockLost if it is gone."""
+    now = timezone.now()
+    expires = _lock_expiry(now)
+    renewed = ReviewItem.objects.filter(
+        pk=item.pk, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
+    ).update(lock_expires_at=expires)
+    if not renewed:
+        raise LockLost(lock_lost_message(item))
+    return expires
+
+
+def lock_lost_message(item) -> str:
+    return (
+        f"Your lock on item #{item.pk} has expired or another reviewer has it now, "
+        "so this resolution was not saved. Your text is kept below: copy it, then claim "
+        "the next item."
+    )
+
+
+def review_locks_release_expired() -> int:
+    """Clear locks past their expiry so the queue pages show the items as free again."""
+    return ReviewItem.objects.filter(
+        claimed_by__isnull=False, lock_expires_at__lt=timezone.now()
+    ).update(claimed_by=None, lock_expires_at=None)
+
+
+# --- Resolve --------------------------------------------------------------------------------
+
+
+def score_validate(item: ReviewItem, score) -> float:
+    """The score as a float if the item's rubric version allows it, else ApplicationError."""
+    try:
+        value = float(score)
+    except (TypeError, ValueError):
+        raise ApplicationError("Give a score as a number.", field="score") from None
+    if not math.isfinite(value):
+        raise ApplicationError("Give a score as a number.", field="score")
+    version = item.rubric_version
+    low, high = (version.score_min, version.score_max) if version else (0.0, 1.0)
+    score_type = version.score_type if version else ScoreType.BINARY
+    if not low <= value <= high:
+        raise ApplicationError(
+            f"The score must be between {low:g} and {high:g} for this rubric.", field="score"
+        )
+    if score_type in (ScoreType.BINARY, ScoreType.RANGE) and value != int(value):
+        raise ApplicationError("This rubric takes whole-number scores.", field="score")
+    if score_type == ScoreType.CONTINUOUS and value not in (0.0, 0.5, 1.0):
+        raise ApplicationError("This rubric takes 0, 0.5 or 1.", field="score")
+    return value
+
+
+def failure_tags_clean(tags) -> list[str]:
+    """Known failure modes by value, plus short custom tags; duplicates dropped."""
+    cleaned: list[str] = []
+    for raw in tags or ():
+        tag = " ".join(str(raw).split()).lower()
+        if not tag:
+            continue
+        if len(tag) > MAX_TAG_CHARS:
+            raise ApplicationError(
+                f"A failure tag is at most {MAX_TAG_CHARS} characters.", field="failure_tags"
+            )
+        if tag not in cleaned:
+            cleaned.append(tag)
+    if len(cleaned) > MAX_TAGS:
+        raise ApplicationError(f"At most {MAX_TAGS} failure tags.", field="failure_tags")
+    return cleaned
+
+
+def is_known_failure_tag(tag: str) -> bool:
+    return tag in FailureTag.values
+
+
+def _explanation_clean(explanation) -> str:
+    text = (explanation or "").strip()
+    if len(text) > MAX_EXPLANATION_CHARS:
+        raise ApplicationError(
+            f"The explanation is at most {MAX_EXPLANATION_CHARS} characters.", field="explanation"
+        )
+    return text
+
+
+def _item_locked_for_write(item) -> ReviewItem:
+    # A row lock on PostgreSQL; SQLite's IMMEDIATE transactions already serialize writers.
+    return (
+        ReviewItem.objects.select_for_update()
+        .select_related("queue", "rubric_version")
+        .get(pk=item.pk)
+    )
+
+
+def _item_state_recompute(item: ReviewItem, now) -> None:
+    """Status, settled score and curator flag from the item's active annotations."""
+    if item.status == ReviewStatus.CLOSED:
+        return
+    active = list(item.annotations.filter(undone_at__isnull=True).order_by("created_at", "pk"))
+    adjudications = [a for a in active if a.is_adjudication]
+    votes = [a.score for a in active if not a.is_adjudication]
+    needed = max(1, item.queue.annotators_per_item)
+    if adjudications:
+        item.status, item.resolved_score = ReviewStatus.RESOLVED, adjudications[-1].score
+        item.needs_curator = False
+    elif len(votes) >= needed and len(set(votes)) == 1:
+        item.status, item.resolved_score = ReviewStatus.RESOLVED, votes[0]
+        item.needs_curator = False
+    elif len(votes) >= needed:
+        # N annotators who disagree: a curator settles it.
+        item.status, item.resolved_score, item.needs_curator = ReviewStatus.OPEN, None, True
+    else:
+        item.status, item.resolved_score = ReviewStatus.OPEN, None
+        item.needs_curator = item.flagged_by_id is not None
+    if item.status == ReviewStatus.RESOLVED:
+        item.resolved_at = item.resolved_at or now
+    else:
+        item.resolved_at = None
+
+
+_STATE_FIELDS = ["status", "resolved_score", "needs_curator", "resolved_at"]
+
+
+def _annotation_write(
+    *, item, user, score, explanation, failure_tags, promote, is_adjudication, action
+) -> Annotation:
+    now = timezone.now()
+    before = review_item_snapshot(item)
+    annotation = Annotation.objects.create(
+        item=item,
+        annotator=user,
+        score=score,
+        explanation=explanation,
+        failure_tags=failure_tags,
+        blind=item.queue.blind and not is_adjudication,
+        is_adjudication=is_adjudication,
+        promoted=promote,
+    )
+    if item.claimed_by_id == user.pk:
+        item.claimed_by, item.lock_expires_at = None, None
+    _item_state_recompute(item, now)
+    item.save(update_fields=[*_STATE_FIELDS, "claimed_by", "lock_expires_at"])
+    audit_event_record(
+        actor=user,
+        action=action,
+        obj=item,
+        before=before,
+        after={**review_item_snapshot(item), **annotation_snapshot(annotation)},
+    )
+    if promote:
+        review_item_promoted.send(sender=ReviewItem, item=item, annotation=annotation, user=user)
+        audit_event_record(
+            actor=user,
+            action="review_item.promote",
+            obj=item,
+            before=None,
+            after=annotation_snapshot(annotation),
+        )
+    return annotation
+
+
+def review_item_resolve(
+    *, item, user, score, explanation="", failure_tags=(), promote=False
+) -> Annotation:
+    """Record the person's answer on an item they hold; refused with LockLost if they do not.
+
+    The item settles when the queue's number of annotators agree; if they disagree it goes
+    to a curator. With promote set, review_item_promoted is sent inside the transaction.
+    """
+    if not has_role(user, ANNOTATOR):
+        raise ApplicationError("Resolving review items needs the annotator role.", status_code=403)
+    explanation = _explanation_clean(explanation)
+    failure_tags = failure_tags_clean(failure_tags)
+    with transaction.atomic():
+        item = _item_locked_for_write(item)
+        now = timezone.now()
+        if (
+            item.status != ReviewStatus.OPEN
+            or item.claimed_by_id != user.pk
+            or item.lock_expires_at is None
+            or item.lock_expires_at <= now
+        ):
+            raise LockLost(lock_lost_message(item))
+        score = score_validate(item, score)
+        return _annotation_write(
+            item=item,
+            user=user,
+            score=score,
+            explanation=explanation,
+            failure_tags=failure_tags,
+            promote=promote,
+            is_adjudication=False,
+            action="review_item.resolve",
+        )
+
+
+def review_item_adjudicate(
+    *, item, user, score, explanation="", failure_tags=(), promote=False
+) -> Annotation:
+    """A curator's final answer on an open item (annotators disagreed, or it was flagged)."""
+    if not has_role(user, CURATOR):
+        raise ApplicationError("Adjudication needs the curator role.", status_code=403)
+    explanation = _explanation_clean(explanation)
+    failure_tags = failure_tags_clean(failure_tags)
+    with transaction.atomic():
+        item = _item_locked_for_write(item)
+        if item.status != ReviewStatus.OPEN:
+            raise ApplicationError(
+                f"Item #{item.pk} is already {item.status}; nothing to adjudicate.",
+                field="item",
+                code="not_open",
+                status_code=409,
+            )
+        score = score_validate(item, score)
+        return _annotation_write(
+            item=item,
+            user=user,
+            score=score,
+            explanation=explanation,
+            failure_tags=failure_tags,
+            promote=promote,
+            is_adjudication=True,
+            action="review_item.adjudicate",
+        )
+
+
+def annotation_undo(*, annotation, user) -> ReviewItem:
+    """Take back one's own last answer within the undo window; the item is held again."""
+    now = timezone.now()
+    with transaction.atomic():
+        annotation = Annotation.objects.select_for_update().get(pk=annotation.pk)
+        if annotation.annotator_id != user.pk:
+            raise ApplicationError(
+                "Only the person who answered can undo it.", status_code=403, code="forbidden"
+            )
+        if annotation.undone_at is not None:
+            raise ApplicationError("This answer was already undone.", field="annotation")
+        if annotation.created_at < now - timedelta(seconds=UNDO_SECONDS):
+            raise ApplicationError(
+                f"Undo is possible for {UNDO_SECONDS} seconds after answering; "
+                "ask a curator to re-queue the item instead.",
+                field="annotation",
+                code="undo_window_passed",
+            )
+        if annotation.promoted:
+            raise ApplicationError(
+                "This answer was promoted to the golden dataset; a curator can edit or remove "
+                "the golden example instead.",
+                field="annotation",
+                code="promoted",
+            )
+        item = _item_locked_for_write(annotation.item)
+        before = {**review_item_snapshot(item), **annotation_snapshot(annotation)}
+        annotation.undone_at = now
+        annotation.save(update_fields=["undone_at"])
+        _item_state_recompute(item, now)
+        fields = list(_STATE_FIELDS)
+        still_held = item.claimed_by_id and item.lock_expires_at and item.lock_expires_at > now
+        if item.status == ReviewStatus.OPEN and not still_held and not annotation.is_adjudication:
+            # The person gets the item back to answer again.
+            item.claimed_by, item.lock_expires_at = user, _lock_expiry(now)
+            fields += ["claimed_by", "lock_expires_at"]
+        item.save(update_fields=fields)
+        audit_event_record(
+            actor=user,
+            action="annotation.undo",
+            obj=item,
+            before=before,
+            after={**review_item_snapshot(item), **annotation_snapshot(annotation)},
+        )
+        return item
+
+
+# --- Skip, flag, comment --------------------------------------------------------------------
+
+
+def _lock_release_if_held(item, user) -> list[str]:
+    if item.claimed_by_id == user.pk:
+        item.claimed_by, item.lock_expires_at = None, None
+        return ["claimed_by", "lock_expires_at"]
+    return []
+
+
+def review_item_skip(*, item, user) -> None:
+    """Pass on an item: the lock is released and the item is not offered to this person again."""
+    with transaction.atomic():
+        item = _item_locked_for_write(item)
+        before = review_item_snapshot(item)
+        ItemSkip.objects.get_or_create(item=item, user=user)
+        if fields := _lock_release_if_held(item, user):
+            item.save(update_fields=fields)
+        audit_event_record(
+            actor=user,
+            action="review_item.skip",
+            obj=item,
+            before=before,
+            after=review_item_snapshot(item),
+        )
+
+
+def review_item_flag(*, item, user, note="") -> ReviewItem:
+    """Send an item to a curator; the note becomes a comment."""
+    if not has_role(user, ANNOTATOR):
+        raise ApplicationError("Flagging needs the annotator role.", status_code=403)
+    with transaction.atomic():
+        item = _item_locked_for_write(item)
+        if item.status != ReviewStatus.OPEN:
+            raise ApplicationError(f"Item #{item.pk} is {item.status}.", field="item")
+        before = review_item_snapshot(item)
+        item.needs_curator, item.flagged_by = True, user
+        fields = ["needs_curator", "flagged_by", *_lock_release_if_held(item, user)]
+        item.save(update_fields=fields)
+        if note.strip():
+            Comment.objects.create(item=item, author=user, text=note.strip()[:5000])
+        audit_event_record(
+            actor=user,
+            action="review_item.flag",
+            obj=item,
+            before=before,
+            after=review_item_snapshot(item),
+        )
+        return item
+
+
+def review_item_comment(*, item, user, text) -> Comment:
+    """Add a comment to an item."""
+    text = (text or "").strip()
+    if not text:
+        raise ApplicationError("Write a comment first.", field="text")
+    if len(text) > 5000:
+        raise ApplicationError("A comment is at most 5000 characters.", field="text")
+    return Comment.objects.create(item=item, author=user, text=text)
+
+
+def review_item_flag_trace(*, trace, user, note="", rubric_version=None) -> ReviewItem:
+    """A person sends a trace (or a verdict's trace) to the review queue."""
+    if not has_role(user, ANNOTATOR):
+        raise ApplicationError("Flagging needs the annotator role.", status_code=403)
+    with transaction.atomic():
+        item = review_item_enqueue(
+            trace=trace,
+            reason=ReviewReason.FLAGGED,
+            rubric_version=rubric_version,
+            detail=(note or "").strip()[:2000] or f"Flagged by {user.get_username()}",
+        )
+        audit_event_record(actor=user, action="review_item.flag_trace", obj=item, after=None)
+        return item

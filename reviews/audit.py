@@ -1,0 +1,38 @@
+"""AuditEvent rows: who did what to which review object, with the state before and after."""
+
+from reviews.models import Annotation, AuditEvent, ReviewItem
+
+
+def review_item_snapshot(item: ReviewItem) -> dict:
+    """The fields of an item that a resolution, undo or bulk action can change."""
+    return {
+        "status": item.status,
+        "resolved_score": item.resolved_score,
+        "needs_curator": item.needs_curator,
+        "claimed_by": item.claimed_by_id,
+        "assigned_to": item.assigned_to_id,
+    }
+
+
+def annotation_snapshot(annotation: Annotation) -> dict:
+    return {
+        "annotation": annotation.pk,
+        "score": annotation.score,
+        "explanation": annotation.explanation,
+        "failure_tags": list(annotation.failure_tags),
+        "is_adjudication": annotation.is_adjudication,
+        "promoted": annotation.promoted,
+        "undone": annotation.undone_at is not None,
+    }
+
+
+def audit_event_record(*, actor, action: str, obj, before=None, after=None) -> AuditEvent:
+    """Write one audit event for a model instance."""
+    return AuditEvent.objects.create(
+        actor=actor,
+        action=action,
+        object_type=obj._meta.label_lower,
+        object_id=str(obj.pk),
+        before=before,
+        after=after,
+    )
