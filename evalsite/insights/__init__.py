@@ -1,0 +1,1 @@
+"""Aggregates behind the overview page: one selectors module per chart family."""

@@ -1,0 +1,158 @@
+"""Agreement and rate statistics on plain arrays; no database access here."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Z_95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion; (0, 0) when there is nothing to measure."""
+    if n <= 0:
+        return (0.0, 0.0)
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _weight_matrix(k: int, weights: str | None) -> np.ndarray:
+    """Disagreement weights as scikit-learn defines them, over label positions."""
+    i, j = np.indices((k, k))
+    if weights is None:
+        return (i != j).astype(float)
+    if weights == "linear":
+        return np.abs(i - j).astype(float)
+    if weights == "quadratic":
+        return ((i - j) ** 2).astype(float)
+    raise ValueError(f"unknown weights {weights!r}")
+
+
+def confusion_matrix(
+    first: Sequence[float], second: Sequence[float], labels: Sequence[float]
+) -> np.ndarray:
+    """Rows are `first`'s labels, columns `second`'s; pairs outside `labels` are dropped."""
+    position = {label: index for index, label in enumerate(labels)}
+    k = len(labels)
+    matrix = np.zeros((k, k), dtype=np.int64)
+    for a, b in zip(first, second, strict=True):
+        if a in position and b in position:
+            matrix[position[a], position[b]] += 1
+    return matrix
+
+
+def kappa_from_confusion(matrix: np.ndarray, weights: str | None = None) -> float:
+    """Cohen's kappa of a k x k (or a stack of B x k x k) confusion matrix; nan if undefined."""
+    matrix = np.asarray(matrix, dtype=float)
+    k = matrix.shape[-1]
+    w = _weight_matrix(k, weights)
+    total = matrix.sum(axis=(-2, -1), keepdims=True)
+    rows = matrix.sum(axis=-1, keepdims=True)
+    cols = matrix.sum(axis=-2, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = rows * cols / total
+        observed_disagreement = (w * matrix).sum(axis=(-2, -1))
+        expected_disagreement = (w * expected).sum(axis=(-2, -1))
+        kappa = 1 - observed_disagreement / expected_disagreement
+    return kappa if kappa.ndim else float(kappa)
+
+
+def labels_of(first: Sequence[float], second: Sequence[float]) -> list[float]:
+    return sorted(set(first) | set(second))
+
+
+def cohen_kappa(
+    first: Sequence[float],
+    second: Sequence[float],
+    labels: Sequence[float] | None = None,
+    weights: str | None = None,
+) -> float:
+    """Cohen's kappa, weighted ("linear"/"quadratic") for ordinal scales; as scikit-learn."""
+    labels = list(labels) if labels is not None else labels_of(first, second)
+    return kappa_from_confusion(confusion_matrix(first, second, labels), weights)
+
+
+def kappa_bootstrap_interval(
+    first: Sequence[float],
+    second: Sequence[float],
+    labels: Sequence[float] | None = None,
+    weights: str | None = None,
+    resamples: int = 1000,
+    seed: int = 0,
+) -> tuple[float | None, float | None]:
+    """Percentile 95% bootstrap interval of kappa over resampled pairs (vectorised)."""
+    labels = list(labels) if labels is not None else labels_of(first, second)
+    position = {label: index for index, label in enumerate(labels)}
+    pairs = [(position.get(a), position.get(b)) for a, b in zip(first, second, strict=True)]
+    pairs = [p for p in pairs if None not in p]
+    n, k = len(pairs), len(labels)
+    if n < 2 or k < 2:
+        return (None, None)
+    codes = np.array([a * k + b for a, b in pairs], dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    picks = codes[rng.integers(0, n, size=(resamples, n))]
+    picks += (np.arange(resamples, dtype=np.int64) * k * k)[:, None]
+    stack = np.bincount(picks.ravel(), minlength=resamples * k * k).reshape(resamples, k, k)
+    kappas = kappa_from_confusion(stack, weights)
+    kappas = kappas[np.isfinite(kappas)]
+    if kappas.size == 0:
+        return (None, None)
+    low, high = np.percentile(kappas, [2.5, 97.5])
+    return (float(low), float(high))
+
+
+@dataclass
+class Agreement:
+    """Judge-vs-person agreement over one set of paired scores."""
+
+    labels: list[float]
+    matrix: list[list[int]]
+    n: int
+    percent_agreement: float | None
+    kappa: float | None
+    kappa_low: float | None
+    kappa_high: float | None
+    weights: str | None
+
+    def as_dict(self) -> dict:
+        return self.__dict__.copy()
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or not math.isfinite(value) else float(value)
+
+
+def agreement_measure(
+    first: Sequence[float],
+    second: Sequence[float],
+    *,
+    ordinal: bool,
+    labels: Sequence[float] | None = None,
+    resamples: int = 1000,
+) -> Agreement:
+    """Confusion matrix, % agreement, kappa (linear-weighted if ordinal) and its bootstrap CI."""
+    labels = list(labels) if labels is not None else labels_of(first, second)
+    weights = "linear" if ordinal and len(labels) > 2 else None
+    matrix = confusion_matrix(first, second, labels)
+    n = int(matrix.sum())
+    agree = float(np.trace(matrix)) / n if n else None
+    kappa = _finite(kappa_from_confusion(matrix, weights)) if n else None
+    low, high = (
+        kappa_bootstrap_interval(first, second, labels, weights, resamples) if n else (None, None)
+    )
+    return Agreement(
+        labels=labels,
+        matrix=matrix.tolist(),
+        n=n,
+        percent_agreement=agree,
+        kappa=kappa,
+        kappa_low=low,
+        kappa_high=high,
+        weights=weights,
+    )
