@@ -1,4 +1,4 @@
-"""The two LLM questions trajectory metrics ask, through the anthropic SDK and its settable base URL.
+"""The two LLM questions trajectory metrics ask, through the anthropic SDK (base URL settable).
 
 Tests inject their own judges instead; these defaults are used by eval scoring and the CLI.
 """

@@ -177,7 +177,7 @@ def trajectory_match(
 
 
 def efficiency(reference_count: int, actual_count: int) -> float | None:
-    """Reference calls over actual calls, capped at 1: extra calls lower it, a shorter path does not."""
+    """Reference calls over actual calls, capped at 1: extra calls lower it, shorter paths not."""
     if actual_count == 0:
         return None if reference_count == 0 else 0.0
     return min(1.0, reference_count / actual_count)
