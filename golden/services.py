@@ -1,21 +1,253 @@
-"""Writes for the golden dataset."""
+"""Writes for the golden dataset: examples, promotion, the held-out draw and versions."""
 
-from golden.models import GoldenExample
+import random
+from collections import defaultdict
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from evalsite.api import ApplicationError
+from golden.content import content_hash, example_content, version_hash
+from golden.duplicates import NearDuplicate, example_near_duplicates
+from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
+from golden.models import (
+    DatasetVersion,
+    DatasetVersionEntry,
+    ExampleOrigin,
+    GoldenExample,
+)
+from golden.trajectory_draft import reference_trajectory_draft
+from judges.models import Rubric
+from reviews.models import AuditEvent, ReviewStatus
+from traces.models import SpanKind
+
+DEFAULT_HELD_OUT_SHARE = 0.2
+MAX_HELD_OUT_SHARE = 0.5
+
+
+class NearDuplicateFound(Exception):
+    """Saving would add an example nearly identical to existing ones of the same task type."""
+
+    def __init__(self, matches: list[NearDuplicate]):
+        listed = ", ".join(f"#{m.example.pk} ({m.ratio:.0%})" for m in matches)
+        super().__init__(f"Near-duplicate of {listed}; confirm to save anyway.")
+        self.matches = matches
+
+
+def _audit(user, action: str, object_type: str, object_id, before=None, after=None) -> None:
+    AuditEvent.objects.create(
+        actor=user if user is not None and user.is_authenticated else None,
+        action=action,
+        object_type=object_type,
+        object_id=str(object_id),
+        before=before,
+        after=after,
+    )
+
+
+def _rubric_for(name: str | None) -> Rubric | None:
+    if not name:
+        return None
+    rubric = Rubric.objects.filter(name=name).first()
+    if rubric is None:
+        raise ExampleInvalid({"outcome_rubric": f"no rubric is named {name!r}"})
+    return rubric
+
+
+def _apply(example: GoldenExample, cleaned: dict) -> None:
+    for name in CONTENT_FIELDS:
+        if name in ("key", "outcome_rubric"):
+            continue
+        setattr(example, name, cleaned[name])
+    example.outcome_rubric = _rubric_for(cleaned["outcome_rubric"])
+
+
+def _check_duplicates(cleaned: dict, exclude_pk: int | None, allow_duplicate: bool) -> None:
+    if allow_duplicate:
+        return
+    matches = example_near_duplicates(
+        task=cleaned["task"], task_type=cleaned["task_type"], exclude_pk=exclude_pk
+    )
+    if matches:
+        raise NearDuplicateFound(matches)
+
+
+@transaction.atomic
+def golden_example_create(
+    *, data: dict, user, origin: str = ExampleOrigin.HANDWRITTEN, allow_duplicate: bool = False
+) -> GoldenExample:
+    """Create an example (hand-written or adversarial) from validated data.
+
+    Raises ExampleInvalid on bad data and NearDuplicateFound unless allow_duplicate.
+    """
+    cleaned = example_data_clean(data)
+    _check_duplicates(cleaned, None, allow_duplicate)
+    example = GoldenExample(origin=origin, created_by=user)
+    _apply(example, cleaned)
+    example.save()
+    _audit(
+        user, "golden_example_create", "golden_example", example.pk, after=example_content(example)
+    )
+    return example
+
+
+@transaction.atomic
+def golden_example_update(
+    *, example: GoldenExample, data: dict, user, allow_duplicate: bool = False
+) -> GoldenExample:
+    """Replace an example's content; the key, origin and source stay."""
+    example = GoldenExample.objects.select_for_update().get(pk=example.pk)
+    before = example_content(example)
+    cleaned = example_data_clean({**_editable(before), **data})
+    _check_duplicates(cleaned, example.pk, allow_duplicate)
+    _apply(example, cleaned)
+    example.save()
+    after = example_content(example)
+    if after != before:
+        _audit(user, "golden_example_update", "golden_example", example.pk, before, after)
+    return example
+
+
+def _editable(content: dict) -> dict:
+    return {name: value for name, value in content.items() if name != "key"}
+
+
+def _outcome_passed(item, score: float) -> bool:
+    version = item.rubric_version
+    # A score in the upper half of the rubric's range counts as the agent getting it right.
+    if version is not None and (version.score_max or 0) > (version.score_min or 0):
+        return score >= (version.score_min + version.score_max) / 2
+    return score > 0
+
+
+def _red_flags_of(trace) -> list[dict]:
+    flags = []
+    for flag in trace.red_flags.all().order_by("pk"):
+        label = flag.get_kind_display()
+        flags.append({"text": f"{label}: {flag.detail}" if flag.detail else label, "rule": None})
+    return flags
 
 
 def golden_example_promote(*, item, annotation, user) -> GoldenExample:
-    """Make a golden example from a resolved review item; promoting twice returns the first."""
+    """Make a golden example from a resolved review item; promoting twice returns the first.
+
+    The trace's tool calls become the draft reference trajectory with inferred placeholders;
+    the curator then edits it.
+    """
     existing = GoldenExample.objects.filter(source_review_item=item).first()
     if existing:
         return existing
     trace = item.trace
-    return GoldenExample.objects.create(
-        task=trace.task,
-        task_type=trace.task_type,
-        context=trace.context,
-        expected_outcome=trace.final_answer if annotation.score > 0 else "",
-        failure_tags=list(annotation.failure_tags),
-        source_trace=trace,
-        source_review_item=item,
-        created_by=user,
+    tool_spans = list(trace.spans.filter(kind=SpanKind.TOOL).order_by("position", "pk"))
+    passed = _outcome_passed(item, annotation.score)
+    with transaction.atomic():
+        example = GoldenExample.objects.create(
+            origin=ExampleOrigin.PROMOTED,
+            task=trace.task,
+            task_type=trace.task_type,
+            context=trace.context,
+            reference_trajectory=reference_trajectory_draft(trace, tool_spans),
+            expected_outcome=trace.final_answer if passed else "",
+            expected_behavior=annotation.explanation,
+            outcome_rubric=item.rubric_version.rubric if item.rubric_version else None,
+            failure_tags=sorted(set(annotation.failure_tags or [])),
+            red_flags=_red_flags_of(trace),
+            source_trace=trace,
+            source_review_item=item,
+            created_by=user,
+        )
+        _audit(
+            user, "golden_example_promote", "golden_example", example.pk, after={"item": item.pk}
+        )
+    return example
+
+
+def golden_example_promote_item(*, item, user) -> GoldenExample:
+    """Promote a resolved item from the golden pages, using its deciding annotation."""
+    if item.status != ReviewStatus.RESOLVED:
+        raise ApplicationError("Only resolved review items can be promoted.", field="item")
+    annotation = (
+        item.annotations.filter(undone_at__isnull=True)
+        .order_by("-is_adjudication", "-created_at", "-pk")
+        .first()
     )
+    if annotation is None:
+        raise ApplicationError("This item has no annotation to promote.", field="item")
+    return golden_example_promote(item=item, annotation=annotation, user=user)
+
+
+@transaction.atomic
+def held_out_draw(*, share: float, user, seed: int | None = None) -> dict[str, int]:
+    """Mark a random share of each task type held out (and the rest open).
+
+    Returns the number held out per task type.
+    """
+    if not 0 <= share <= MAX_HELD_OUT_SHARE:
+        raise ApplicationError(
+            f"The held-out share must be between 0 and {MAX_HELD_OUT_SHARE:.0%}.", field="share"
+        )
+    rng = random.Random(seed)  # noqa: S311 - a sample, not a secret
+    by_type: dict[str, list[int]] = defaultdict(list)
+    rows = GoldenExample.objects.select_for_update().order_by("pk").values_list("pk", "task_type")
+    for pk, task_type in rows:
+        by_type[task_type].append(pk)
+    chosen: list[int] = []
+    counts = {}
+    for task_type, pks in sorted(by_type.items()):
+        picked = rng.sample(pks, round(share * len(pks)))
+        chosen.extend(picked)
+        counts[task_type] = len(picked)
+    now = timezone.now()
+    GoldenExample.objects.filter(pk__in=chosen).update(held_out=True, updated_at=now)
+    GoldenExample.objects.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
+    _audit(user, "held_out_draw", "golden_dataset", "-", after={"share": share, "counts": counts})
+    return counts
+
+
+def dataset_version_create(
+    *, name: str, note: str = "", user=None, examples=None
+) -> DatasetVersion:
+    """Snapshot the examples (all of them unless given) as an immutable, hashed version."""
+    name = (name or "").strip()
+    if not name:
+        raise ApplicationError("Give the version a name.", field="name")
+    if examples is None:
+        examples = GoldenExample.objects.all()
+    try:
+        with transaction.atomic():
+            if DatasetVersion.objects.filter(name=name).exists():
+                raise ApplicationError(f"A version named {name!r} already exists.", field="name")
+            entries = []
+            for example in examples.select_related("outcome_rubric").order_by("key"):
+                content = example_content(example)
+                entries.append(
+                    DatasetVersionEntry(
+                        example=example,
+                        example_key=example.key,
+                        held_out=example.held_out,
+                        content=content,
+                        content_hash=content_hash(content),
+                    )
+                )
+            version = DatasetVersion.objects.create(
+                name=name,
+                note=note,
+                content_hash=version_hash({e.example_key: e.content_hash for e in entries}),
+                example_count=len(entries),
+                held_out_count=sum(1 for e in entries if e.held_out),
+                created_by=user if user is not None and user.is_authenticated else None,
+            )
+            for entry in entries:
+                entry.version = version
+            DatasetVersionEntry.objects.bulk_create(entries, batch_size=500)
+            _audit(
+                user,
+                "dataset_version_create",
+                "dataset_version",
+                version.pk,
+                after={"name": name, "content_hash": version.content_hash},
+            )
+    except IntegrityError as exc:
+        # Two curators chose the same name at once; the first one keeps it.
+        raise ApplicationError(f"A version named {name!r} already exists.", field="name") from exc
+    return version

@@ -1,0 +1,161 @@
+"""JSONL export (streamed, one example a line) and import (validated whole, then written)."""
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from django.db import transaction
+
+from golden.content import canonical_json, example_provenance
+from golden.example_schema import ExampleInvalid, example_data_clean
+from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
+from golden.selectors import dataset_entries_visible
+from golden.services import dataset_version_create
+from judges.models import Rubric
+
+EXPORT_PARTS = ("open", "held_out")
+MAX_IMPORT_ERRORS = 200
+
+
+def dataset_version_export_lines(user, version: DatasetVersion, part: str) -> Iterator[str]:
+    """Yield the JSONL lines of one part of a version, reading entries in small batches.
+
+    The caller checks that the user may see the part; this filters once more regardless.
+    """
+    entries = (
+        dataset_entries_visible(user, version)
+        .filter(held_out=part == "held_out")
+        .select_related("example__source_trace", "example__created_by")
+        .order_by("example_key")
+    )
+    for entry in entries.iterator(chunk_size=200):
+        line = dict(entry.content)
+        if entry.example is not None:
+            line["provenance"] = example_provenance(entry.example)
+        yield canonical_json(line) + "\n"
+
+
+@dataclass
+class ImportLineError:
+    source: str
+    line: int
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.source} line {self.line}: {self.field}: {self.message}"
+
+
+class ImportInvalid(Exception):
+    """At least one line was wrong; nothing was imported."""
+
+    def __init__(self, errors: list[ImportLineError]):
+        super().__init__(f"{len(errors)} line(s) invalid; nothing was imported.")
+        self.errors = errors
+
+
+@dataclass
+class ImportResult:
+    created: int = 0
+    updated: int = 0
+    version: DatasetVersion | None = None
+    keys: list[str] = field(default_factory=list)
+
+
+def _decode(raw) -> str:
+    return raw.decode("utf-8") if isinstance(raw, bytes) else raw
+
+
+def _parse(sources, errors: list[ImportLineError]) -> list[dict]:
+    rubric_names = set(Rubric.objects.values_list("name", flat=True))
+    seen: dict[str, str] = {}
+    cleaned_lines = []
+    for label, lines in sources:
+        for number, raw in enumerate(lines, start=1):
+            if len(errors) >= MAX_IMPORT_ERRORS:
+                return cleaned_lines
+            try:
+                text = _decode(raw).strip()
+            except UnicodeDecodeError:
+                errors.append(ImportLineError(label, number, "line", "is not UTF-8 text"))
+                continue
+            if not text:
+                continue
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                errors.append(ImportLineError(label, number, "line", f"not JSON: {exc.msg}"))
+                continue
+            if isinstance(data, dict):
+                data.pop("provenance", None)
+            try:
+                cleaned = example_data_clean(data, allow_key=True)
+            except ExampleInvalid as exc:
+                for path, message in exc.errors.items():
+                    errors.append(ImportLineError(label, number, path, message))
+                continue
+            key = cleaned.get("key")
+            if key and key in seen:
+                errors.append(
+                    ImportLineError(label, number, "key", f"repeats the key of {seen[key]}")
+                )
+                continue
+            if key:
+                seen[key] = f"{label} line {number}"
+            rubric = cleaned["outcome_rubric"]
+            if rubric and rubric not in rubric_names:
+                errors.append(
+                    ImportLineError(label, number, "outcome_rubric", f"no rubric named {rubric!r}")
+                )
+                continue
+            cleaned_lines.append(cleaned)
+    return cleaned_lines
+
+
+def dataset_import_jsonl(
+    *, sources: Iterable[tuple[str, Iterable]], user, version_name: str = "", note: str = ""
+) -> ImportResult:
+    """Import examples from JSONL sources (label, lines); all lines or none.
+
+    Lines are matched to examples by ``key`` (a new example when absent or unknown). With a
+    version name, the imported examples are snapshot as a new version, so an exported version
+    imports to the same content hash.
+    """
+    errors: list[ImportLineError] = []
+    cleaned_lines = _parse(sources, errors)
+    if errors:
+        raise ImportInvalid(errors)
+    if not cleaned_lines:
+        raise ImportInvalid([ImportLineError("upload", 0, "file", "has no examples")])
+    rubrics = {
+        r.name: r
+        for r in Rubric.objects.filter(name__in={c["outcome_rubric"] for c in cleaned_lines})
+    }
+    result = ImportResult()
+    with transaction.atomic():
+        existing = GoldenExample.objects.select_for_update().in_bulk(
+            [c["key"] for c in cleaned_lines if c.get("key")], field_name="key"
+        )
+        for cleaned in cleaned_lines:
+            example = existing.get(cleaned.get("key"))
+            if example is None:
+                example = GoldenExample(origin=ExampleOrigin.IMPORTED, created_by=user)
+                if cleaned.get("key"):
+                    example.key = cleaned["key"]
+                result.created += 1
+            else:
+                result.updated += 1
+            for name, value in cleaned.items():
+                if name not in ("key", "outcome_rubric"):
+                    setattr(example, name, value)
+            example.outcome_rubric = rubrics.get(cleaned["outcome_rubric"])
+            example.save()
+            result.keys.append(example.key)
+        if version_name:
+            result.version = dataset_version_create(
+                name=version_name,
+                note=note,
+                user=user,
+                examples=GoldenExample.objects.filter(key__in=result.keys),
+            )
+    return result

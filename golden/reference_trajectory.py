@@ -1,0 +1,73 @@
+"""The reference trajectory: ordered tool steps an agent is expected to take.
+
+Shape: ``[{"step": 1, "tool": "get_recent_orders", "inputs": {...},
+"acceptable_output_fields": ["orders"]}, ...]``. An input value may be a literal or a
+placeholder: ``<from_context>`` (taken from the task or its context) or
+``<from_step_N_output>`` (taken from the output of an earlier step N).
+"""
+
+import re
+from typing import Any
+
+STEP_KEYS = ("step", "tool", "inputs", "acceptable_output_fields")
+FROM_CONTEXT = "<from_context>"
+STEP_OUTPUT_PATTERN = re.compile(r"^<from_step_(\d+)_output>$")
+PLACEHOLDER_LIKE = re.compile(r"^<[a-z_0-9]+>$")
+
+
+def from_step_output(step: int) -> str:
+    return f"<from_step_{step}_output>"
+
+
+def _placeholder_errors(value: Any, step: int, path: str, errors: dict[str, str]) -> None:
+    if isinstance(value, dict):
+        for key, inner in value.items():
+            _placeholder_errors(inner, step, f"{path}.{key}", errors)
+    elif isinstance(value, list):
+        for index, inner in enumerate(value):
+            _placeholder_errors(inner, step, f"{path}[{index}]", errors)
+    elif isinstance(value, str) and PLACEHOLDER_LIKE.match(value) and value != FROM_CONTEXT:
+        match = STEP_OUTPUT_PATTERN.match(value)
+        if not match:
+            errors[path] = (
+                f"unknown placeholder {value}; use <from_context> or <from_step_N_output>"
+            )
+        elif not 1 <= int(match.group(1)) < step:
+            errors[path] = f"{value} must name an earlier step (1 to {step - 1})"
+
+
+def reference_trajectory_errors(steps: Any) -> dict[str, str]:
+    """Errors keyed by path (``reference_trajectory[0].tool``); empty when valid."""
+    name = "reference_trajectory"
+    if not isinstance(steps, list):
+        return {name: "must be a JSON list of steps"}
+    errors: dict[str, str] = {}
+    for index, step in enumerate(steps):
+        path = f"{name}[{index}]"
+        if not isinstance(step, dict):
+            errors[path] = f"must be an object with keys {', '.join(STEP_KEYS)}"
+            continue
+        missing = [key for key in STEP_KEYS if key not in step]
+        extra = sorted(set(step) - set(STEP_KEYS))
+        if missing:
+            errors[path] = f"missing keys: {', '.join(missing)}"
+        elif extra:
+            errors[path] = f"unexpected keys: {', '.join(extra)}"
+        number = step.get("step")
+        if "step" in step and (isinstance(number, bool) or number != index + 1):
+            errors[f"{path}.step"] = f"must be {index + 1} (steps are numbered 1, 2, 3 in order)"
+        tool = step.get("tool")
+        if "tool" in step and not (isinstance(tool, str) and tool.strip()):
+            errors[f"{path}.tool"] = "must be the tool's name"
+        inputs = step.get("inputs")
+        if "inputs" in step:
+            if not isinstance(inputs, dict):
+                errors[f"{path}.inputs"] = "must be an object of parameter values"
+            else:
+                _placeholder_errors(inputs, index + 1, f"{path}.inputs", errors)
+        fields = step.get("acceptable_output_fields")
+        if "acceptable_output_fields" in step and not (
+            isinstance(fields, list) and all(isinstance(f, str) and f for f in fields)
+        ):
+            errors[f"{path}.acceptable_output_fields"] = "must be a list of field names"
+    return errors

@@ -1,0 +1,42 @@
+import pytest
+
+from evalsite.api import ApplicationError
+from golden.models import GoldenExample
+from golden.services import held_out_draw
+from tests.golden.builders import example
+
+
+def _dataset():
+    for n in range(10):
+        example(task=f"Cancel order A{n}", task_type="order_cancellation")
+    for n in range(5):
+        example(task=f"Book flight {n}", task_type="flight_booking", held_out=True)
+
+
+def test_the_share_is_drawn_within_each_task_type(curator):
+    # given 10 cancellation and 5 booking examples (all bookings held out before)
+    _dataset()
+    # when 20% is drawn
+    counts = held_out_draw(share=0.2, user=curator, seed=7)
+    # then each task type gets its own share, and the rest is open again
+    assert counts == {"flight_booking": 1, "order_cancellation": 2}
+    held = GoldenExample.objects.filter(held_out=True)
+    assert held.filter(task_type="order_cancellation").count() == 2
+    assert held.filter(task_type="flight_booking").count() == 1
+
+
+def test_the_draw_is_random(curator):
+    _dataset()
+    draws = set()
+    for seed in range(6):
+        held_out_draw(share=0.2, user=curator, seed=seed)
+        draws.add(
+            frozenset(GoldenExample.objects.filter(held_out=True).values_list("pk", flat=True))
+        )
+    assert len(draws) > 1
+
+
+def test_a_share_above_half_is_refused(curator):
+    with pytest.raises(ApplicationError) as caught:
+        held_out_draw(share=0.8, user=curator)
+    assert caught.value.field == "share"
