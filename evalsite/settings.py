@@ -91,6 +91,13 @@ TEMPLATES = [
 DATABASE_URL = envstr("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+        # A SQLite file shared with a worker process needs the same locking as embedded mode.
+        DATABASES["default"]["OPTIONS"] = {
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            "transaction_mode": "IMMEDIATE",
+            "timeout": 30,
+        }
 else:
     DATABASES = {
         "default": {
@@ -227,6 +234,11 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # A trace is judged once complete: its root ended and no span came for the settle time.
     "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
+    # Judge passes whose worker died (or whose message was lost) are enqueued again.
+    "judgment-requeue-stale": {
+        "task": "judges.tasks.judgment_requeue_stale_task",
+        "schedule": 30.0,
+    },
 }
 
 # --- Judging --------------------------------------------------------------------------------
@@ -250,6 +262,13 @@ JUDGE_PRICES = {
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
+# Retries of transient judge errors: exponential backoff from the base, capped, with jitter.
+JUDGE_RETRY_BASE_SECONDS = envfloat("JUDGE_RETRY_BASE_SECONDS", 2.0)
+JUDGE_RETRY_MAX_SECONDS = envfloat("JUDGE_RETRY_MAX_SECONDS", 120.0)
+# A running pass whose worker has been silent this long is taken over by a redelivery.
+JUDGE_CLAIM_LEASE_SECONDS = envfloat("JUDGE_CLAIM_LEASE_SECONDS", JUDGE_TIMEOUT_SECONDS + 60.0)
+# Message Batches API: how often a submitted batch is polled for results.
+JUDGE_BATCH_POLL_SECONDS = envfloat("JUDGE_BATCH_POLL_SECONDS", 60.0)
 
 LOGGING = {
     "version": 1,
