@@ -136,6 +136,7 @@ class JudgmentStatus(models.TextChoices):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    CANCELLED = "cancelled"
 
 
 class ParseStatus(models.TextChoices):
@@ -175,6 +176,9 @@ class Judgment(models.Model):
     request_hash = models.CharField(max_length=64, blank=True)
     # Set when an identical earlier request answered this one without a new call.
     served_from_cache = models.BooleanField(default=False)
+    # A running pass whose lease has run out belongs to whoever claims it next.
+    lease_until = models.DateTimeField(null=True, blank=True)
+    provider_batch_id = models.CharField(max_length=100, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     completed_at = models.DateTimeField(null=True, blank=True)
 
@@ -190,6 +194,8 @@ class Judgment(models.Model):
             models.Index(fields=["request_hash"], name="judgment_request_hash"),
             # Cost and flip-rate charts group judgments by day.
             models.Index(fields=["completed_at"], name="judgment_completed"),
+            # The stale-pass sweep looks for unfinished passes by status and lease.
+            models.Index(fields=["status", "lease_until"], name="judgment_status_lease"),
         ]
 
 
