@@ -5,4 +5,7 @@ class ReviewsConfig(AppConfig):
     name = "reviews"
 
     def ready(self):
-        from reviews import receivers  # noqa: F401  (connects the judges -> reviews hand-off)
+        from reviews import (
+            calibration_receivers,  # noqa: F401  (judge calibration samples)
+            receivers,  # noqa: F401  (connects the judges -> reviews hand-off)
+        )

@@ -92,7 +92,7 @@ def kappa_bootstrap_interval(
     pairs = [(position.get(a), position.get(b)) for a, b in zip(first, second, strict=True)]
     pairs = [p for p in pairs if None not in p]
     n, k = len(pairs), len(labels)
-    if n < 2 or k < 2:
+    if n < 2 or k < 2 or resamples <= 0:
         return (None, None)
     codes = np.array([a * k + b for a, b in pairs], dtype=np.int64)
     rng = np.random.default_rng(seed)

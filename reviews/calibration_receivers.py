@@ -1,0 +1,74 @@
+"""Calibration hand-offs: blind samples of a calibrating judge's verdicts, and their labels back.
+
+Verdicts of a judge version that is still calibrating are sampled into the "Calibration" queue,
+which is blind so people are not anchored on the judge. Each resolution there re-measures the
+judge version's agreement with people.
+"""
+
+from django.db.models.signals import post_save
+from django.dispatch import receiver
+
+from judges.calibration import calibration_sample_claim, judge_calibration_update
+from judges.signals import verdict_written
+from reviews.models import Queue, ReviewItem, ReviewReason, ReviewStatus
+from reviews.services import review_item_enqueue
+
+CALIBRATION_QUEUE_NAME = "Calibration"
+
+
+def calibration_queue() -> Queue:
+    queue, _ = Queue.objects.get_or_create(
+        name=CALIBRATION_QUEUE_NAME, defaults={"blind": True, "priority": 5}
+    )
+    return queue
+
+
+def trace_is_held_out(trace) -> bool:
+    """Held-out golden traces never feed calibration (looked up by relation, not by import)."""
+    return trace.golden_examples.filter(held_out=True).exists()
+
+
+def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]:
+    """(judge verdict score, human resolved score) of resolved calibration items, oldest first."""
+    rows = (
+        ReviewItem.objects.filter(
+            reason=ReviewReason.CALIBRATION,
+            status=ReviewStatus.RESOLVED,
+            resolved_score__isnull=False,
+            verdict__rubric_version=rubric_version,
+            verdict__config=config,
+            verdict__score__isnull=False,
+        )
+        .exclude(trace__golden_examples__held_out=True)
+        .order_by("resolved_at", "pk")
+        .values_list("verdict__score", "resolved_score")
+    )
+    return list(rows)
+
+
+@receiver(verdict_written, dispatch_uid="reviews.calibration_sample")
+def calibration_sample_verdict(sender, verdict, **kwargs):
+    if trace_is_held_out(verdict.trace):
+        return
+    if not calibration_sample_claim(verdict):
+        return
+    review_item_enqueue(
+        trace=verdict.trace,
+        verdict=verdict,
+        rubric_version=verdict.rubric_version,
+        reason=ReviewReason.CALIBRATION,
+        detail=f"Blind calibration sample for {verdict.rubric_version} under {verdict.config}.",
+        queue=calibration_queue(),
+    )
+
+
+@receiver(post_save, sender=ReviewItem, dispatch_uid="reviews.calibration_label")
+def calibration_label_recorded(sender, instance, created, update_fields=None, **kwargs):
+    if created or instance.reason != ReviewReason.CALIBRATION or instance.verdict_id is None:
+        return
+    # Claims and lock renewals save the item too; only a change of outcome re-measures.
+    if update_fields is not None and not {"status", "resolved_score"} & set(update_fields):
+        return
+    verdict = instance.verdict
+    pairs = calibration_label_pairs(verdict.rubric_version, verdict.config)
+    judge_calibration_update(verdict.rubric_version, verdict.config, pairs)
