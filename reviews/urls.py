@@ -1,8 +1,20 @@
 from django.urls import path
 
-from reviews import views
+from reviews.views import items, queues
 
 app_name = "reviews"
 urlpatterns = [
-    path("", views.queue_list, name="queue_list"),
+    path("", queues.queue_list, name="queue_list"),
+    path("queues/<int:queue_id>/", queues.queue_detail, name="queue_detail"),
+    path("queues/<int:queue_id>/claim/", queues.queue_claim, name="queue_claim"),
+    path("queues/<int:queue_id>/bulk/", queues.queue_bulk, name="queue_bulk"),
+    path("queues/<int:queue_id>/views/", queues.saved_view_create, name="saved_view_create"),
+    path("views/<int:view_id>/delete/", queues.saved_view_delete, name="saved_view_delete"),
+    path("items/<int:item_id>/", items.item_detail, name="item_detail"),
+    path("items/<int:item_id>/resolve/", items.item_resolve, name="item_resolve"),
+    path("items/<int:item_id>/skip/", items.item_skip, name="item_skip"),
+    path("items/<int:item_id>/flag/", items.item_flag, name="item_flag"),
+    path("items/<int:item_id>/comment/", items.item_comment, name="item_comment"),
+    path("items/<int:item_id>/heartbeat/", items.item_heartbeat, name="item_heartbeat"),
+    path("annotations/<int:annotation_id>/undo/", items.item_undo, name="annotation_undo"),
 ]

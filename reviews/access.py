@@ -1,0 +1,46 @@
+"""One access rule per review object, used by every page and API endpoint."""
+
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+
+from accounts.roles import ANNOTATOR, CURATOR, has_role
+from reviews.models import Annotation, Queue, ReviewItem
+
+
+def queue_for_user(user, queue_id: int) -> Queue:
+    """Annotators and above see every queue."""
+    if not has_role(user, ANNOTATOR):
+        raise PermissionDenied("The review queue needs the annotator role.")
+    return get_object_or_404(Queue, pk=queue_id)
+
+
+def review_item_for_user(user, item_id: int) -> ReviewItem:
+    """Curators see every item; an annotator sees an item they hold or have answered."""
+    if not has_role(user, ANNOTATOR):
+        raise PermissionDenied("The review queue needs the annotator role.")
+    item = get_object_or_404(ReviewItem.objects.select_related("queue"), pk=item_id)
+    if has_role(user, CURATOR):
+        return item
+    holds = (
+        item.claimed_by_id == user.pk
+        and item.lock_expires_at is not None
+        and item.lock_expires_at > timezone.now()
+    )
+    if holds or Annotation.objects.filter(item=item, annotator=user).exists():
+        return item
+    raise PermissionDenied("This item is not yours: claim the next item from its queue.")
+
+
+def review_item_for_action(user, item_id: int) -> ReviewItem:
+    """An item an annotator acts on; the service then checks the lock, so a lost lock is told."""
+    if not has_role(user, ANNOTATOR):
+        raise PermissionDenied("The review queue needs the annotator role.")
+    return get_object_or_404(ReviewItem.objects.select_related("queue"), pk=item_id)
+
+
+def annotation_for_user(user, annotation_id: int) -> Annotation:
+    """Only the annotator who wrote an answer may act on it."""
+    if not has_role(user, ANNOTATOR):
+        raise PermissionDenied("The review queue needs the annotator role.")
+    return get_object_or_404(Annotation, pk=annotation_id, annotator=user)

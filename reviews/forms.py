@@ -1,0 +1,92 @@
+"""Forms of the review pages: queue filters, resolving, bulk actions, saved views."""
+
+from django import forms
+from django.contrib.auth import get_user_model
+from django.db.models import Q
+
+from accounts.roles import ROLE_ORDER
+from reviews.bulk import BULK_ACTIONS
+from reviews.models import FailureTag, ReviewReason, ReviewStatus
+
+
+class QueueFilterForm(forms.Form):
+    status = forms.ChoiceField(
+        required=False,
+        choices=[
+            ("", "Open"),
+            (ReviewStatus.RESOLVED, "Resolved"),
+            (ReviewStatus.CLOSED, "Closed"),
+            ("all", "All"),
+        ],
+    )
+    reason = forms.ChoiceField(required=False, choices=[("", "Any reason"), *ReviewReason.choices])
+    claim = forms.ChoiceField(
+        required=False,
+        choices=[("", "Anyone"), ("free", "Free"), ("held", "Claimed"), ("mine", "Claimed by me")],
+    )
+    curator = forms.ChoiceField(
+        required=False,
+        choices=[("", "Any"), ("yes", "Waiting for a curator"), ("no", "Not for a curator")],
+    )
+    assigned = forms.ChoiceField(required=False, choices=[("", "Anyone"), ("me", "Assigned to me")])
+    q = forms.CharField(required=False, max_length=200, label="Task contains")
+
+    def filters(self) -> dict:
+        """Cleaned filters; an invalid value is ignored rather than failing the page."""
+        return self.cleaned_data if self.is_valid() else {}
+
+
+class ResolveForm(forms.Form):
+    score = forms.FloatField()
+    explanation = forms.CharField(required=False, widget=forms.Textarea, max_length=20_000)
+    failure_tags = forms.MultipleChoiceField(
+        required=False, choices=FailureTag.choices, widget=forms.CheckboxSelectMultiple
+    )
+    custom_tags = forms.CharField(
+        required=False, max_length=600, help_text="Other failure modes, separated by commas."
+    )
+    promote = forms.BooleanField(required=False)
+
+    def tags(self) -> list[str]:
+        custom = [t for t in self.cleaned_data.get("custom_tags", "").split(",") if t.strip()]
+        return [*self.cleaned_data.get("failure_tags", []), *custom]
+
+
+class CommentForm(forms.Form):
+    text = forms.CharField(max_length=5000, widget=forms.Textarea)
+
+
+class FlagForm(forms.Form):
+    note = forms.CharField(required=False, max_length=5000)
+
+
+class BulkActionForm(forms.Form):
+    action = forms.ChoiceField(choices=[(a, a) for a in BULK_ACTIONS])
+    select_all = forms.BooleanField(required=False)
+    item_ids = forms.CharField(required=False)
+    assignee = forms.ModelChoiceField(
+        required=False, queryset=get_user_model().objects.none(), to_field_name="username"
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["assignee"].queryset = (
+            get_user_model()
+            .objects.filter(Q(groups__name__in=ROLE_ORDER) | Q(is_superuser=True))
+            .distinct()
+        )
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("select_all") and not self.selected_ids():
+            raise forms.ValidationError("Tick items, or choose every item matching the filter.")
+        return data
+
+    def selected_ids(self) -> list[int]:
+        raw = self.data.getlist("item_ids") if hasattr(self.data, "getlist") else []
+        return [int(v) for v in raw if str(v).isdigit()]
+
+
+class SavedViewForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    query = forms.CharField(required=False, max_length=1000)

@@ -1,0 +1,223 @@
+"""Reads that feed the review pages and API: queues, filtered items, progress, one item."""
+
+from dataclasses import dataclass, field
+from datetime import timedelta
+
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from accounts.roles import CURATOR, has_role
+from judges.models import Judgment
+from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
+from reviews.services import UNDO_SECONDS
+from traces.selectors import trace_span_nodes
+
+
+def queues_with_counts():
+    """All queues, highest priority first, with open and waiting-for-curator counts."""
+    return Queue.objects.annotate(
+        open_count=Count("items", filter=Q(items__status=ReviewStatus.OPEN)),
+        curator_count=Count(
+            "items", filter=Q(items__status=ReviewStatus.OPEN, items__needs_curator=True)
+        ),
+    ).order_by("-priority", "name")
+
+
+def queue_items(queue, filters: dict, user):
+    """The queue's items matching the filter form's cleaned data (the bulk actions use it too)."""
+    items = ReviewItem.objects.filter(queue=queue)
+    status = filters.get("status") or ReviewStatus.OPEN
+    if status != "all":
+        items = items.filter(status=status)
+    if reason := filters.get("reason"):
+        items = items.filter(reason=reason)
+    now = timezone.now()
+    claim = filters.get("claim")
+    if claim == "mine":
+        items = items.filter(claimed_by=user, lock_expires_at__gt=now)
+    elif claim == "free":
+        items = items.filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lte=now))
+    elif claim == "held":
+        items = items.filter(claimed_by__isnull=False, lock_expires_at__gt=now)
+    curator = filters.get("curator")
+    if curator == "yes":
+        items = items.filter(needs_curator=True)
+    elif curator == "no":
+        items = items.filter(needs_curator=False)
+    if filters.get("assigned") == "me":
+        items = items.filter(assigned_to=user)
+    if text := (filters.get("q") or "").strip():
+        items = items.filter(trace__task__icontains=text)
+    return items
+
+
+def queue_items_page_rows(items):
+    """What the queue table shows per row, in claim order, without per-row queries."""
+    return (
+        items.select_related("trace", "claimed_by", "assigned_to", "rubric_version__rubric")
+        .only(
+            "pk",
+            "reason",
+            "status",
+            "priority",
+            "needs_curator",
+            "lock_expires_at",
+            "created_at",
+            "resolved_score",
+            "trace__id",
+            "trace__task",
+            "trace__external_id",
+            "trace__agent_name",
+            "claimed_by__username",
+            "assigned_to__username",
+            "rubric_version__number",
+            "rubric_version__rubric__name",
+        )
+        .order_by("-priority", "created_at", "pk")
+    )
+
+
+@dataclass(frozen=True)
+class Progress:
+    left: int
+    done_today: int
+    mine_today: int
+    my_per_hour: float | None
+
+
+def queue_progress(queue, user) -> Progress:
+    """Items left, settled today, and this person's answers today and per hour."""
+    now = timezone.now()
+    day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    counts = ReviewItem.objects.filter(queue=queue).aggregate(
+        left=Count("pk", filter=Q(status=ReviewStatus.OPEN)),
+        done_today=Count("pk", filter=Q(status=ReviewStatus.RESOLVED, resolved_at__gte=day_start)),
+    )
+    mine = Annotation.objects.filter(
+        annotator=user, created_at__gte=day_start, item__queue=queue, undone_at__isnull=True
+    ).order_by("created_at")
+    mine_today = mine.count()
+    per_hour = None
+    if mine_today >= 2:
+        first = mine.values_list("created_at", flat=True).first()
+        hours = max((now - first).total_seconds() / 3600, 1 / 60)
+        per_hour = round(mine_today / hours, 1)
+    return Progress(counts["left"], counts["done_today"], mine_today, per_hour)
+
+
+def annotation_undoable(user, queue=None) -> Annotation | None:
+    """The person's latest answer that can still be undone, if any."""
+    since = timezone.now() - timedelta(seconds=UNDO_SECONDS)
+    found = Annotation.objects.filter(
+        annotator=user, undone_at__isnull=True, created_at__gte=since, promoted=False
+    )
+    if queue is not None:
+        found = found.filter(item__queue=queue)
+    return found.select_related("item").order_by("-created_at", "-pk").first()
+
+
+def annotation_previous(user, queue, before_item_id=None) -> Annotation | None:
+    """The person's answer just before the current one, for the "previous item" key."""
+    found = Annotation.objects.filter(annotator=user, item__queue=queue, undone_at__isnull=True)
+    if before_item_id:
+        found = found.exclude(item_id=before_item_id)
+    return found.order_by("-created_at", "-pk").first()
+
+
+def saved_views_for(user, queue):
+    return SavedView.objects.filter(user=user, queue=queue).order_by("name")
+
+
+def _cited_span_ids(cited) -> list[str]:
+    ids = []
+    for entry in cited or ():
+        if isinstance(entry, dict):
+            entry = entry.get("span_id") or entry.get("id") or ""
+        if entry:
+            ids.append(str(entry))
+    return ids
+
+
+@dataclass
+class ItemPage:
+    item: ReviewItem
+    nodes: list
+    passes: list
+    highlight_span_ids: set[str]
+    red_flags: list
+    annotations: list
+    comments: list
+    mine: Annotation | None
+    reveal: bool  # judge passes and others' answers are shown
+    score_choices: list = field(default_factory=list)
+
+
+def item_judgment_passes(item) -> list[Judgment]:
+    """The judge passes behind the item's verdict (or the latest run on this rubric version)."""
+    if item.verdict_id:
+        passes = Judgment.objects.filter(
+            run_id=item.verdict.run_id, trace_id=item.trace_id, config_id=item.verdict.config_id
+        )
+    elif item.rubric_version_id:
+        latest = (
+            Judgment.objects.filter(
+                trace_id=item.trace_id, rubric_version_id=item.rubric_version_id
+            )
+            .order_by("-run_id")
+            .values_list("run_id", flat=True)
+            .first()
+        )
+        passes = Judgment.objects.filter(trace_id=item.trace_id, run_id=latest)
+    else:
+        return []
+    passes = list(passes.order_by("pass_index"))
+    for judgment in passes:
+        judgment.cited_span_ids = _cited_span_ids(judgment.cited_spans)
+    return passes
+
+
+def score_choices(item) -> list[tuple[str, str]]:
+    """(score, key) radio choices for rubrics with few discrete scores; [] means free input."""
+    version = item.rubric_version
+    if version is None:
+        values = [0, 1]
+    elif version.score_type == "continuous":
+        values = [0.0, 0.5, 1.0]
+    elif version.score_type in ("binary", "range") and version.score_max - version.score_min <= 9:
+        values = list(range(int(version.score_min), int(version.score_max) + 1))
+    else:
+        return []
+    # Digits type a whole score itself (0-9); the 0 / 0.5 / 1 scale uses 1, 2, 3.
+    whole = all(isinstance(v, int) and 0 <= v <= 9 for v in values)
+    return [(f"{v:g}", str(v) if whole else str(i + 1)) for i, v in enumerate(values)]
+
+
+def review_item_page(item_id: int, user) -> ItemPage:
+    """Everything the item page shows, in a fixed number of queries."""
+    item = ReviewItem.objects.select_related(
+        "trace", "queue", "verdict", "rubric_version__rubric", "claimed_by", "flagged_by"
+    ).get(pk=item_id)
+    annotations = list(
+        item.annotations.filter(undone_at__isnull=True)
+        .select_related("annotator")
+        .order_by("created_at")
+    )
+    mine = next((a for a in reversed(annotations) if a.annotator_id == user.pk), None)
+    is_curator = has_role(user, CURATOR)
+    # Blind queues show the judge only after the person's own answer; curators see all.
+    reveal = is_curator or mine is not None or not item.queue.blind
+    passes = item_judgment_passes(item) if reveal else []
+    highlight = {span_id for p in passes for span_id in p.cited_span_ids}
+    visible_annotations = annotations if (is_curator or mine is not None) else []
+    return ItemPage(
+        item=item,
+        nodes=trace_span_nodes(item.trace),
+        passes=passes,
+        highlight_span_ids=highlight,
+        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk")),
+        annotations=visible_annotations,
+        comments=list(item.comments.select_related("author").order_by("created_at")),
+        mine=mine,
+        reveal=reveal,
+        score_choices=score_choices(item),
+    )

@@ -1,0 +1,1 @@
+"""Pages of the review queue: queues.py (lists, bulk, saved views) and items.py (one item)."""

@@ -1,0 +1,159 @@
+"""The item page and what a reviewer does there: resolve, skip, flag, comment, undo."""
+
+from django.contrib import messages
+from django.http import JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
+from evalsite.api import ApplicationError
+from reviews.access import annotation_for_user, review_item_for_action, review_item_for_user
+from reviews.forms import CommentForm, FlagForm, ResolveForm
+from reviews.models import FailureTag, ReviewStatus
+from reviews.selectors import annotation_previous, annotation_undoable, review_item_page
+from reviews.services import (
+    LockLost,
+    annotation_undo,
+    review_item_adjudicate,
+    review_item_claim_next,
+    review_item_comment,
+    review_item_flag,
+    review_item_lock_renew,
+    review_item_resolve,
+    review_item_skip,
+)
+
+# The page renews its 15-minute lock this often while it is open.
+HEARTBEAT_SECONDS = 60
+
+
+def _render_item(request, item, form=None, *, status=200, lock_error=""):
+    page = review_item_page(item.pk, request.user)
+    item = page.item
+    holds = item.claimed_by_id == request.user.pk and item.status == ReviewStatus.OPEN
+    can_adjudicate = has_role(request.user, CURATOR) and item.status == ReviewStatus.OPEN
+    previous = annotation_previous(request.user, item.queue, item.pk)
+    review_config = {
+        "holds": holds,
+        "heartbeatUrl": reverse("reviews:item_heartbeat", args=[item.pk]),
+        "heartbeatSeconds": HEARTBEAT_SECONDS,
+        "previousUrl": reverse("reviews:item_detail", args=[previous.item_id]) if previous else "",
+    }
+    context = {
+        "review_config": review_config,
+        "page": page,
+        "item": item,
+        "form": form or ResolveForm(),
+        "holds": holds,
+        "can_adjudicate": can_adjudicate and not holds,
+        "lock_error": lock_error,
+        "failure_tags": FailureTag.choices,
+        "undoable": annotation_undoable(request.user, item.queue),
+    }
+    return render(request, "reviews/item_detail.html", context, status=status)
+
+
+@require_role(ANNOTATOR)
+def item_detail(request, item_id: int):
+    item = review_item_for_user(request.user, item_id)
+    return _render_item(request, item)
+
+
+def _advance(request, queue):
+    """Open the person's next item, or the queue page when none is left."""
+    following = review_item_claim_next(user=request.user, queue=queue)
+    if following is None:
+        messages.info(request, f"Nothing left for you in {queue.name}.")
+        return redirect("reviews:queue_detail", queue_id=queue.pk)
+    return redirect("reviews:item_detail", item_id=following.pk)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def item_resolve(request, item_id: int):
+    """Save the answer and advance; after a lost lock the page comes back with the text kept."""
+    item = review_item_for_action(request.user, item_id)
+    form = ResolveForm(request.POST)
+    if not form.is_valid():
+        return _render_item(request, item, form, status=400)
+    adjudicate = request.POST.get("mode") == "adjudicate"
+    write = review_item_adjudicate if adjudicate else review_item_resolve
+    try:
+        write(
+            item=item,
+            user=request.user,
+            score=form.cleaned_data["score"],
+            explanation=form.cleaned_data["explanation"],
+            failure_tags=form.tags(),
+            promote=form.cleaned_data["promote"],
+        )
+    except LockLost as exc:
+        return _render_item(request, item, form, status=409, lock_error=exc.message)
+    except ApplicationError as exc:
+        form.add_error(exc.field if exc.field in form.fields else None, exc.message)
+        return _render_item(request, item, form, status=exc.status_code)
+    messages.success(request, f"Saved item #{item.pk}.")
+    if adjudicate:
+        return redirect("reviews:queue_detail", queue_id=item.queue_id)
+    return _advance(request, item.queue)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def item_skip(request, item_id: int):
+    item = review_item_for_action(request.user, item_id)
+    review_item_skip(item=item, user=request.user)
+    return _advance(request, item.queue)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def item_flag(request, item_id: int):
+    item = review_item_for_action(request.user, item_id)
+    form = FlagForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    try:
+        review_item_flag(item=item, user=request.user, note=note)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return redirect("reviews:queue_detail", queue_id=item.queue_id)
+    messages.success(request, f"Item #{item.pk} sent to a curator.")
+    return _advance(request, item.queue)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def item_comment(request, item_id: int):
+    item = review_item_for_user(request.user, item_id)
+    form = CommentForm(request.POST)
+    if form.is_valid():
+        review_item_comment(item=item, user=request.user, text=form.cleaned_data["text"])
+    else:
+        messages.error(request, "Write a comment of up to 5000 characters.")
+    return redirect("reviews:item_detail", item_id=item.pk)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def item_heartbeat(request, item_id: int):
+    """Renews the lock while the page is open; 409 tells the page the lock is gone."""
+    item = review_item_for_action(request.user, item_id)
+    try:
+        expires = review_item_lock_renew(item=item, user=request.user)
+    except LockLost as exc:
+        return JsonResponse({"error": {"code": exc.code, "message": exc.message}}, status=409)
+    return JsonResponse({"lock_expires_at": expires.isoformat()})
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def item_undo(request, annotation_id: int):
+    annotation = annotation_for_user(request.user, annotation_id)
+    try:
+        item = annotation_undo(annotation=annotation, user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return redirect("reviews:item_detail", item_id=annotation.item_id)
+    messages.success(request, f"Undone: item #{item.pk} is open again for your answer.")
+    return redirect("reviews:item_detail", item_id=item.pk)

@@ -1,0 +1,104 @@
+"""Queue pages per role: list, filters, progress, agreement, claim, saved views, bulk actions."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from accounts.roles import ANNOTATOR
+from reviews.models import Annotation, AuditEvent, ReviewReason, ReviewStatus, SavedView
+from tests.factories import QueueFactory, ReviewItemFactory, TraceFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize(("persona", "status"), [("annotator", 200), ("curator", 200),
+                                                 ("admin_user", 200), ("outsider", 403)])  # fmt: skip
+def test_queue_pages_need_the_annotator_role(client, request, persona, status):
+    queue = QueueFactory()
+    client.force_login(request.getfixturevalue(persona))
+    assert client.get(reverse("reviews:queue_list")).status_code == status
+    assert client.get(reverse("reviews:queue_detail", args=[queue.pk])).status_code == status
+    claim = client.post(reverse("reviews:queue_claim", args=[queue.pk]))
+    assert claim.status_code == (302 if status == 200 else 403)
+
+
+def test_queue_page_query_count_does_not_grow_with_rows(client, annotator):
+    queue = QueueFactory()
+    ReviewItemFactory.create_batch(3, queue=queue)
+    client.force_login(annotator)
+    url = reverse("reviews:queue_detail", args=[queue.pk])
+    with CaptureQueriesContext(connection) as few:
+        assert client.get(url).status_code == 200
+    ReviewItemFactory.create_batch(30, queue=queue, claimed_by=UserFactory(roles=[ANNOTATOR]))
+    with CaptureQueriesContext(connection) as many:
+        html = client.get(url).content.decode()
+    assert len(many) == len(few)
+    assert html.count('<tr>') >= 33
+
+
+def test_filters_progress_and_the_claim_button(client, annotator):
+    queue = QueueFactory()
+    ReviewItemFactory(queue=queue, trace=TraceFactory(task="Refund a broken kettle"))
+    ReviewItemFactory(queue=queue, reason=ReviewReason.RED_FLAG,
+                      trace=TraceFactory(task="Change my flight to Friday"))  # fmt: skip
+    done = ReviewItemFactory(queue=queue, status=ReviewStatus.RESOLVED)
+    Annotation.objects.create(item=done, annotator=annotator, score=1)
+    client.force_login(annotator)
+    url = reverse("reviews:queue_detail", args=[queue.pk])
+    html = client.get(url, {"reason": "red_flag"}).content.decode()
+    assert "Change my flight to Friday" in html
+    assert "Refund a broken kettle" not in html
+    html = client.get(url, {"q": "kettle"}).content.decode()
+    assert "Refund a broken kettle" in html and "Change my flight" not in html
+    assert 'id="stat-left">2<' in html
+    assert 'id="stat-mine-today">1<' in html
+    assert 'id="claim-button"' in html
+
+
+def test_saved_views_belong_to_the_person(client, annotator):
+    queue = QueueFactory()
+    client.force_login(annotator)
+    client.post(
+        reverse("reviews:saved_view_create", args=[queue.pk]),
+        {"name": "Red flags", "query": "reason=red_flag"},
+    )
+    view = SavedView.objects.get()
+    assert view.user == annotator and view.query == "reason=red_flag"
+    html = client.get(reverse("reviews:queue_detail", args=[queue.pk])).content.decode()
+    assert "?reason=red_flag" in html
+    other = UserFactory(roles=[ANNOTATOR])
+    client.force_login(other)
+    client.post(reverse("reviews:saved_view_delete", args=[view.pk]))
+    assert SavedView.objects.exists()
+
+
+def test_bulk_select_all_means_every_item_matching_the_filter(client, curator):
+    queue = QueueFactory()
+    ReviewItemFactory.create_batch(60, queue=queue, reason=ReviewReason.AUDIT_SAMPLE)
+    keep = ReviewItemFactory(queue=queue, reason=ReviewReason.PASSES_DISAGREE)
+    client.force_login(curator)
+    # The page shows 50 rows, but "all matching" closes all 60 audit samples
+    response = client.post(
+        reverse("reviews:queue_bulk", args=[queue.pk]),
+        {"action": "close", "select_all": "1", "query": "reason=audit_sample"},
+    )
+    assert response.status_code == 302
+    assert queue.items.filter(status=ReviewStatus.CLOSED).count() == 60
+    keep.refresh_from_db()
+    assert keep.status == ReviewStatus.OPEN
+    assert AuditEvent.objects.filter(action="review_item.bulk_close").count() == 60
+
+
+def test_bulk_reassign_ticked_items_and_annotators_cannot_bulk(client, curator, annotator):
+    queue = QueueFactory()
+    a, b, _ = (ReviewItemFactory(queue=queue) for _ in range(3))
+    client.force_login(annotator)
+    url = reverse("reviews:queue_bulk", args=[queue.pk])
+    assert client.post(url, {"action": "close", "select_all": "1"}).status_code == 403
+    client.force_login(curator)
+    client.post(url, {"action": "reassign", "item_ids": [a.pk, b.pk], "assignee": "annie"})
+    assert set(queue.items.filter(assigned_to=annotator).values_list("pk", flat=True)) == {
+        a.pk,
+        b.pk,
+    }
