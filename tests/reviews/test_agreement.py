@@ -19,7 +19,8 @@ def test_two_raters_in_perfect_agreement_have_kappa_and_alpha_of_one():
 
 
 def test_two_raters_who_always_disagree_have_negative_kappa():
-    ratings = [(i, 1, float(i % 2)) for i in range(6)] + [(i, 2, float(1 - i % 2)) for i in range(6)]
+    first = [(i, 1, float(i % 2)) for i in range(6)]
+    ratings = first + [(i, 2, float(1 - i % 2)) for i in range(6)]
     result = ratings_agreement(ratings)
     assert result.cohen_kappa == pytest.approx(-1.0)
     assert result.krippendorff_alpha < 0

@@ -71,7 +71,7 @@ def test_item_page_shows_task_answer_tree_passes_and_red_flags(client, annotator
     assert 'src="/static/js/review.js"' in html
 
 
-def test_blind_queue_hides_passes_until_the_annotator_has_answered(client, annotator, disputed_item):
+def test_blind_queue_hides_passes_until_the_annotator_answered(client, annotator, disputed_item):
     disputed_item.queue.blind = True
     disputed_item.queue.save()
     _hold(annotator, disputed_item)
@@ -80,9 +80,7 @@ def test_blind_queue_hides_passes_until_the_annotator_has_answered(client, annot
     html = client.get(url).content.decode()
     assert "Wrong passenger count." not in html
     assert 'id="passes-hidden"' in html
-    client.post(
-        reverse("reviews:item_resolve", args=[disputed_item.pk]), {"score": "0"}
-    )
+    client.post(reverse("reviews:item_resolve", args=[disputed_item.pk]), {"score": "0"})
     html = client.get(url).content.decode()
     assert "Wrong passenger count." in html
     assert Annotation.objects.get().blind is True

@@ -12,8 +12,10 @@ from tests.factories import QueueFactory, ReviewItemFactory, TraceFactory, UserF
 pytestmark = pytest.mark.django_db
 
 
-@pytest.mark.parametrize(("persona", "status"), [("annotator", 200), ("curator", 200),
-                                                 ("admin_user", 200), ("outsider", 403)])  # fmt: skip
+@pytest.mark.parametrize(
+    ("persona", "status"),
+    [("annotator", 200), ("curator", 200), ("admin_user", 200), ("outsider", 403)],
+)
 def test_queue_pages_need_the_annotator_role(client, request, persona, status):
     queue = QueueFactory()
     client.force_login(request.getfixturevalue(persona))
@@ -34,7 +36,7 @@ def test_queue_page_query_count_does_not_grow_with_rows(client, annotator):
     with CaptureQueriesContext(connection) as many:
         html = client.get(url).content.decode()
     assert len(many) == len(few)
-    assert html.count('<tr>') >= 33
+    assert html.count("<tr>") >= 33
 
 
 def test_filters_progress_and_the_claim_button(client, annotator):
