@@ -4,6 +4,7 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from evalsite import views
+from traces.api import OtlpTraceExportApi
 
 api_patterns = [
     path("", include("accounts.api_urls")),
@@ -22,6 +23,7 @@ urlpatterns = [
     path("api/", include(api_patterns)),
     path("accounts/", include("accounts.urls")),
     path("traces/", include("traces.urls")),
+    path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
     path("judges/", include("judges.urls")),
     path("reviews/", include("reviews.urls")),
     path("golden/", include("golden.urls")),

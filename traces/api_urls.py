@@ -1,3 +1,9 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from traces import api
+
+urlpatterns = [
+    path("traces/", api.TraceListCreateApi.as_view(), name="api-traces"),
+    path("traces/bulk/", api.TraceBulkImportApi.as_view(), name="api-traces-bulk"),
+    path("traces/<int:trace_id>/", api.TraceDetailApi.as_view(), name="api-trace-detail"),
+]

@@ -117,3 +117,43 @@ def span_nodes_rows(nodes: list[SpanNode]) -> list[SpanRow]:
         else:
             rows.append(SpanRow(node, False, range(closes)))
     return rows
+
+
+def trace_get(trace_id: int) -> Trace:
+    """One trace with its project, or 404."""
+    from django.shortcuts import get_object_or_404
+
+    return get_object_or_404(Trace.objects.select_related("project"), pk=trace_id)
+
+
+def trace_list(params):
+    """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
+    from django.db.models import Count, OuterRef, Prefetch, Subquery
+    from django.db.models.functions import Coalesce
+
+    from traces.filters import TraceFilter
+
+    review_model = Trace._meta.get_field("review_items").related_model
+    verdict_model = Trace._meta.get_field("verdicts").related_model
+    open_items = (
+        review_model.objects.filter(trace=OuterRef("pk"), status="open")
+        .order_by()
+        .values("trace")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    queryset = (
+        Trace.objects.select_related("project")
+        .defer("attributes", "context")
+        .annotate(open_review_items=Coalesce(Subquery(open_items), 0))
+        .prefetch_related(
+            Prefetch(
+                "verdicts",
+                queryset=verdict_model.objects.only("pk", "trace_id", "status", "score").order_by(
+                    "-created_at"
+                ),
+                to_attr="verdict_list",
+            )
+        )
+    )
+    return TraceFilter(params, queryset=queryset)

@@ -1,0 +1,232 @@
+"""Trace API: ingest (span-tree JSON, transcripts, JSONL, OTLP/HTTP) and read traces."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import transaction
+from django.http import HttpResponse
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
+from rest_framework.parsers import JSONParser, MultiPartParser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsAnnotator
+from evalsite.api import ApplicationError
+from traces import selectors
+from traces.ingest import otlp
+from traces.ingest.jsonl import traces_import_jsonl
+from traces.ingest.services import ingest_otlp, ingest_payload, project_for_ingest
+from traces.models import Span, Trace
+
+PROJECT_HEADER = "HTTP_X_EVALSITE_PROJECT"
+
+
+def _body_size_check(request) -> None:
+    """Refuse an oversized body with 413 before reading it."""
+    try:
+        length = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        length = 0
+    if length > settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        raise ApplicationError(
+            f"The body is {length} bytes; the limit is {settings.DATA_UPLOAD_MAX_MEMORY_SIZE}.",
+            field="body",
+            code="too_large",
+            status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+
+
+class SpanOut(serializers.ModelSerializer):
+    class Meta:
+        model = Span
+        fields = [
+            "span_id",
+            "parent_span_id",
+            "name",
+            "kind",
+            "started_at",
+            "ended_at",
+            "duration_ms",
+            "input",
+            "output",
+            "attributes",
+            "status",
+            "error_message",
+            "tool_name",
+            "tool_call_id",
+            "model",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd",
+        ]
+
+
+class TraceOut(serializers.ModelSerializer):
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = Trace
+        fields = [
+            "id",
+            "project",
+            "external_id",
+            "task",
+            "final_answer",
+            "stop_reason",
+            "task_type",
+            "agent_name",
+            "agent_version",
+            "model",
+            "source_format",
+            "root_span_id",
+            "started_at",
+            "ended_at",
+            "span_count",
+            "error_count",
+            "input_tokens",
+            "output_tokens",
+            "cost_usd",
+            "completed_at",
+        ]
+
+
+class TraceDetailOut(TraceOut):
+    spans = serializers.SerializerMethodField()
+
+    class Meta(TraceOut.Meta):
+        fields = [*TraceOut.Meta.fields, "context", "spans"]
+
+    def get_spans(self, trace) -> list[dict]:
+        return SpanOut(selectors.trace_spans_ordered(trace), many=True).data
+
+
+class TraceListCreateApi(GenericAPIView):
+    """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace."""
+
+    permission_classes = [IsAnnotator]
+    parser_classes = [JSONParser]
+    serializer_class = TraceOut
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("project", str),
+            OpenApiParameter("agent_name", str),
+            OpenApiParameter("q", str, description="Search in the task text."),
+        ],
+        responses=TraceOut(many=True),
+    )
+    def get(self, request):
+        queryset = selectors.trace_list(request.query_params).qs
+        page = self.paginate_queryset(queryset)
+        return self.get_paginated_response(TraceOut(page, many=True).data)
+
+    @extend_schema(
+        request=inline_serializer(
+            "TraceIngest",
+            {
+                "format": serializers.ChoiceField(["span_tree", "anthropic", "openai"]),
+                "project": serializers.CharField(required=False),
+                "trace_id": serializers.CharField(required=False),
+                "name": serializers.CharField(required=False),
+                "type": serializers.CharField(required=False),
+                "input": serializers.JSONField(required=False),
+                "output": serializers.JSONField(required=False),
+                "children": serializers.ListField(child=serializers.DictField(), required=False),
+                "available_tools": serializers.ListField(required=False),
+                "messages": serializers.ListField(required=False),
+            },
+        ),
+        responses={201: TraceOut},
+    )
+    def post(self, request):
+        _body_size_check(request)
+        payload = request.data
+        slug = request.META.get(PROJECT_HEADER)
+        if isinstance(payload, dict) and payload.get("project"):
+            slug = str(payload["project"])
+        with transaction.atomic():
+            trace = ingest_payload(project_for_ingest(slug), payload)
+        return Response(TraceOut(trace).data, status=status.HTTP_201_CREATED)
+
+
+class TraceDetailApi(APIView):
+    """One trace with all its spans in order."""
+
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=TraceDetailOut)
+    def get(self, request, trace_id: int):
+        trace = selectors.trace_get(trace_id)
+        return Response(TraceDetailOut(trace).data)
+
+
+class TraceBulkImportApi(APIView):
+    """JSONL, one trace per line (raw body or a multipart `file`). Bad lines are reported."""
+
+    permission_classes = [IsAnnotator]
+    parser_classes = [MultiPartParser]
+
+    @extend_schema(
+        request={"application/x-ndjson": bytes, "multipart/form-data": bytes},
+        responses={
+            201: inline_serializer(
+                "TraceBulkImport",
+                {
+                    "created": serializers.IntegerField(),
+                    "trace_ids": serializers.ListField(child=serializers.IntegerField()),
+                    "errors": serializers.ListField(child=serializers.DictField()),
+                },
+            )
+        },
+    )
+    def post(self, request):
+        _body_size_check(request)
+        project = project_for_ingest(request.META.get(PROJECT_HEADER), field="x-evalsite-project")
+        content_type = request.content_type.split(";")[0].strip().lower()
+        if content_type == "multipart/form-data":
+            upload = request.FILES.get("file")
+            if upload is None:
+                raise ApplicationError("Attach the JSONL file as `file`.", field="file")
+            lines = upload
+        else:
+            lines = request.body.splitlines()
+        report = traces_import_jsonl(project, lines)
+        body = {
+            "created": report.created,
+            "trace_ids": report.trace_ids,
+            "errors": [
+                {"line": e.line, "message": e.message, "fields": e.fields} for e in report.errors
+            ],
+        }
+        # 201 only when every line landed; 207 says some did and lists the ones that did not.
+        code = status.HTTP_201_CREATED if not report.errors else status.HTTP_207_MULTI_STATUS
+        if report.errors and not report.created:
+            code = status.HTTP_400_BAD_REQUEST
+        return Response(body, status=code)
+
+
+class OtlpTraceExportApi(APIView):
+    """OTLP/HTTP trace export (protobuf or JSON, gzip allowed) at /v1/traces."""
+
+    permission_classes = [IsAnnotator]
+    parser_classes: list = []
+
+    @extend_schema(
+        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
+        parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
+        responses={(200, otlp.PROTOBUF): bytes, (200, otlp.JSON): bytes},
+    )
+    def post(self, request):
+        _body_size_check(request)
+        content_type = request.META.get("CONTENT_TYPE", "")
+        result = ingest_otlp(
+            body=request.body,
+            content_type=content_type,
+            content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
+            project_slug=request.META.get(PROJECT_HEADER) or None,
+        )
+        body = otlp.otlp_response_body(content_type, 0, result.warning)
+        media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
+        return HttpResponse(body, content_type=media, status=200)

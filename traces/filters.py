@@ -1,0 +1,98 @@
+"""Trace list filters (page and API): project, agent, version, task type, status, dates,
+review items, verdicts, task search and sort."""
+
+import django_filters
+from django.db.models import Exists, OuterRef
+
+from traces.models import Project, Trace
+
+# Verdict statuses as stored by judges (traces never imports the apps to its right).
+VERDICT_CHOICES = [
+    ("agreed", "Agreed"),
+    ("disputed", "Disputed"),
+    ("failed", "Failed"),
+    ("none", "Not judged"),
+]
+STATUS_CHOICES = [
+    ("error", "Has errors"),
+    ("ok", "No errors"),
+    ("in_progress", "Still receiving spans"),
+    ("complete", "Complete"),
+]
+SORT_CHOICES = [
+    ("-started_at", "Newest first"),
+    ("started_at", "Oldest first"),
+    ("-span_count", "Most spans"),
+    ("-error_count", "Most errors"),
+    ("-cost_usd", "Most expensive"),
+    ("-input_tokens", "Most input tokens"),
+    ("agent_name", "Agent name"),
+]
+
+
+def _related_model(name: str):
+    return Trace._meta.get_field(name).related_model
+
+
+class TraceFilter(django_filters.FilterSet):
+    project = django_filters.ModelChoiceFilter(
+        queryset=Project.objects.order_by("name"), to_field_name="slug", empty_label="All"
+    )
+    agent_name = django_filters.CharFilter(label="Agent")
+    agent_version = django_filters.CharFilter(label="Version")
+    task_type = django_filters.CharFilter(label="Task type")
+    status = django_filters.ChoiceFilter(
+        choices=STATUS_CHOICES, method="filter_status", empty_label="Any"
+    )
+    started_after = django_filters.DateFilter(
+        field_name="started_at", lookup_expr="date__gte", label="From"
+    )
+    started_before = django_filters.DateFilter(
+        field_name="started_at", lookup_expr="date__lte", label="To"
+    )
+    has_review_item = django_filters.BooleanFilter(
+        method="filter_has_review_item", label="In review"
+    )
+    verdict = django_filters.ChoiceFilter(
+        choices=VERDICT_CHOICES, method="filter_verdict", empty_label="Any"
+    )
+    q = django_filters.CharFilter(field_name="task", lookup_expr="icontains", label="Search task")
+    sort = django_filters.ChoiceFilter(
+        choices=SORT_CHOICES, method="filter_sort", empty_label="Newest first"
+    )
+
+    class Meta:
+        model = Trace
+        fields: list[str] = []
+
+    def filter_status(self, queryset, name, value):
+        return {
+            "error": queryset.filter(error_count__gt=0),
+            "ok": queryset.filter(error_count=0),
+            "in_progress": queryset.filter(completed_at__isnull=True),
+            "complete": queryset.filter(completed_at__isnull=False),
+        }.get(value, queryset)
+
+    def filter_has_review_item(self, queryset, name, value):
+        if value is None:
+            return queryset
+        items = _related_model("review_items").objects.filter(trace=OuterRef("pk"))
+        return queryset.filter(Exists(items) if value else ~Exists(items))
+
+    def filter_verdict(self, queryset, name, value):
+        verdicts = _related_model("verdicts").objects.filter(trace=OuterRef("pk"))
+        if value == "none":
+            return queryset.filter(~Exists(verdicts))
+        return queryset.filter(Exists(verdicts.filter(status=value)))
+
+    def filter_sort(self, queryset, name, value):
+        if value in dict(SORT_CHOICES):
+            return queryset.order_by(value, "-pk")
+        return queryset
+
+    @property
+    def qs(self):
+        queryset = super().qs
+        if not queryset.query.order_by:
+            queryset = queryset.order_by("-started_at", "-pk")
+        return queryset

@@ -1,0 +1,91 @@
+"""Bulk import: one trace per JSONL line; a bad line is reported by number, the rest land."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from rest_framework.exceptions import APIException, ValidationError
+
+from evalsite.api import ApplicationError
+from traces.ingest.services import ingest_payload, project_for_ingest
+from traces.models import Project
+
+
+@dataclass
+class LineError:
+    line: int
+    message: str
+    fields: dict = field(default_factory=dict)
+
+
+@dataclass
+class ImportReport:
+    trace_ids: list[int] = field(default_factory=list)
+    errors: list[LineError] = field(default_factory=list)
+    blank_lines: int = 0
+
+    @property
+    def created(self) -> int:
+        return len(self.trace_ids)
+
+
+def error_fields(exc: Exception) -> dict[str, list[str]]:
+    """A validation error as {field path: [messages]}, the API error shape's `fields`."""
+    if isinstance(exc, ApplicationError):
+        return {exc.field or "non_field_errors": [exc.message]}
+    detail = exc.detail if isinstance(exc, APIException) else str(exc)
+    out: dict[str, list[str]] = {}
+
+    def walk(value, prefix):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                walk(item, f"{prefix}.{key}" if prefix else str(key))
+        elif isinstance(value, list):
+            out.setdefault(prefix or "non_field_errors", []).extend(str(v) for v in value)
+        else:
+            out.setdefault(prefix or "non_field_errors", []).append(str(value))
+
+    walk(detail, "")
+    return out
+
+
+def _message(fields: dict[str, list[str]]) -> str:
+    key, messages = next(iter(fields.items()), ("", ["invalid"]))
+    return messages[0] if key == "non_field_errors" else f"{key}: {messages[0]}"
+
+
+def traces_import_jsonl(
+    project: Project,
+    lines: Iterable[bytes | str],
+    *,
+    on_line: Callable[[int], None] | None = None,
+) -> ImportReport:
+    """Ingest each line in its own transaction; a line may name its own `project`."""
+    report = ImportReport()
+    for number, raw in enumerate(lines, start=1):
+        if on_line:
+            on_line(number)
+        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        if not text.strip():
+            report.blank_lines += 1
+            continue
+        try:
+            payload = json.loads(text)
+        except ValueError as exc:
+            report.errors.append(LineError(number, f"Not valid JSON: {exc}.", {"line": [str(exc)]}))
+            continue
+        try:
+            with transaction.atomic():
+                line_project = project
+                if isinstance(payload, dict) and payload.get("project"):
+                    line_project = project_for_ingest(str(payload["project"]))
+                trace = ingest_payload(line_project, payload)
+        except (ValidationError, ApplicationError) as exc:
+            fields = error_fields(exc)
+            report.errors.append(LineError(number, _message(fields), fields))
+            continue
+        report.trace_ids.append(trace.pk)
+    return report

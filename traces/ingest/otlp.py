@@ -1,0 +1,240 @@
+"""OTLP/HTTP trace export requests (protobuf or JSON) decoded into span records."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import gzip
+import json
+import zlib
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+    ExportTraceServiceRequest,
+    ExportTraceServiceResponse,
+)
+from opentelemetry.proto.trace.v1 import trace_pb2
+from rest_framework.exceptions import ValidationError
+
+from evalsite.api import ApplicationError
+from traces.ingest.records import SpanRecord, TraceExtras, span_record_build
+
+PROTOBUF = "application/x-protobuf"
+JSON = "application/json"
+PROJECT_ATTRIBUTE = "evalsite.project"
+STATUS_ERROR = trace_pb2.Status.STATUS_CODE_ERROR
+SPAN_KIND_NAMES = {
+    value.number: value.name.removeprefix("SPAN_KIND_").lower()
+    for value in trace_pb2.Span.SpanKind.DESCRIPTOR.values
+}
+_ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
+
+
+@dataclass
+class OtlpBatch:
+    """Decoded spans grouped by the project each resource names (None: the request's default)."""
+
+    records_by_project: dict[str | None, list[SpanRecord]]
+    extras_by_project: dict[str | None, dict[str, TraceExtras]]
+    span_count: int
+
+
+def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
+    """Undo Content-Encoding gzip/deflate, refusing bodies that inflate beyond max_bytes."""
+    encoding = (encoding or "").strip().lower()
+    if encoding in ("", "identity"):
+        return body
+    if encoding not in ("gzip", "deflate"):
+        raise ApplicationError(
+            f"Content-Encoding {encoding!r} is not supported; use gzip or none.",
+            field="content-encoding",
+            code="unsupported_encoding",
+            status_code=415,
+        )
+    wbits = 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
+    try:
+        inflater = zlib.decompressobj(wbits)
+        out = inflater.decompress(body, max_bytes + 1)
+        if len(out) > max_bytes or inflater.unconsumed_tail:
+            raise ApplicationError(
+                f"The decompressed body is over the {max_bytes} byte limit.",
+                field="body",
+                code="too_large",
+                status_code=413,
+            )
+    except (zlib.error, gzip.BadGzipFile) as exc:
+        raise ApplicationError(
+            f"The body is not valid {encoding}.", field="body", code="bad_encoding"
+        ) from exc
+    return out
+
+
+def _hex_ids_to_base64(node) -> None:
+    """OTLP/JSON writes ids as hex; protobuf's JSON mapping expects base64 for bytes."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in _ID_FIELDS and isinstance(value, str):
+                try:
+                    node[key] = base64.b64encode(bytes.fromhex(value)).decode()
+                except ValueError as exc:
+                    raise ValidationError({key: ["Expected a hex id."]}) from exc
+            else:
+                _hex_ids_to_base64(value)
+    elif isinstance(node, list):
+        for item in node:
+            _hex_ids_to_base64(item)
+
+
+def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceRequest:
+    """Parse an ExportTraceServiceRequest from protobuf or OTLP/JSON bytes."""
+    message = ExportTraceServiceRequest()
+    media = (content_type or "").split(";")[0].strip().lower()
+    if media == PROTOBUF:
+        try:
+            message.ParseFromString(body)
+        except (DecodeError, RuntimeWarning, ValueError) as exc:
+            raise ValidationError({"body": ["Not a valid OTLP protobuf message."]}) from exc
+        return message
+    if media == JSON:
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ValidationError({"body": [f"Not valid JSON: {exc}."]}) from exc
+        if not isinstance(data, dict):
+            raise ValidationError({"body": ["Expected an ExportTraceServiceRequest object."]})
+        _hex_ids_to_base64(data)
+        try:
+            json_format.ParseDict(data, message, ignore_unknown_fields=True)
+        except (json_format.ParseError, binascii.Error, TypeError, ValueError) as exc:
+            raise ValidationError({"body": [f"Not a valid OTLP/JSON request: {exc}"]}) from exc
+        return message
+    raise ApplicationError(
+        f"Content-Type must be {PROTOBUF} or {JSON}.",
+        field="content-type",
+        code="unsupported_media_type",
+        status_code=415,
+    )
+
+
+def any_value(value):
+    """An OTLP AnyValue as a plain Python value."""
+    which = value.WhichOneof("value")
+    if which == "string_value":
+        return value.string_value
+    if which == "int_value":
+        return value.int_value
+    if which == "double_value":
+        return value.double_value
+    if which == "bool_value":
+        return value.bool_value
+    if which == "array_value":
+        return [any_value(item) for item in value.array_value.values]
+    if which == "kvlist_value":
+        return {kv.key: any_value(kv.value) for kv in value.kvlist_value.values}
+    if which == "bytes_value":
+        return base64.b64encode(value.bytes_value).decode()
+    return None
+
+
+def attributes_dict(key_values) -> dict:
+    return {kv.key: any_value(kv.value) for kv in key_values}
+
+
+def _time(nanos: int) -> datetime | None:
+    if not nanos:
+        return None
+    return datetime.fromtimestamp(nanos / 1e9, tz=UTC)
+
+
+def _exception_message(events: list[dict]) -> str:
+    for event in events:
+        if event["name"] == "exception":
+            attrs = event.get("attributes") or {}
+            parts = [attrs.get("exception.type"), attrs.get("exception.message")]
+            return ": ".join(str(p) for p in parts if p)
+    return ""
+
+
+def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
+    """Span records from a decoded request; every span must carry valid trace and span ids."""
+    records_by_project: dict[str | None, list[SpanRecord]] = {}
+    extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
+    count = 0
+    for r_index, resource_spans in enumerate(message.resource_spans):
+        resource = attributes_dict(resource_spans.resource.attributes)
+        project = resource.get(PROJECT_ATTRIBUTE)
+        project = str(project) if project else None
+        records = records_by_project.setdefault(project, [])
+        extras = extras_by_project.setdefault(project, {})
+        for s_index, scope_spans in enumerate(resource_spans.scope_spans):
+            scope_name = scope_spans.scope.name
+            for index, span in enumerate(scope_spans.spans):
+                path = f"resource_spans[{r_index}].scope_spans[{s_index}].spans[{index}]"
+                records.append(_span_record(span, path, scope_name, resource))
+                count += 1
+                ext = records[-1].trace_external_id
+                if ext not in extras:
+                    extras[ext] = TraceExtras(attributes={"resource": resource})
+    return OtlpBatch(records_by_project, extras_by_project, count)
+
+
+def _span_record(span, path: str, scope_name: str, resource: dict) -> SpanRecord:
+    if len(span.trace_id) != 16 or not any(span.trace_id):
+        raise ValidationError({f"{path}.trace_id": ["Must be 16 bytes and not all zero."]})
+    if len(span.span_id) != 8 or not any(span.span_id):
+        raise ValidationError({f"{path}.span_id": ["Must be 8 bytes and not all zero."]})
+    if span.parent_span_id and len(span.parent_span_id) != 8:
+        raise ValidationError({f"{path}.parent_span_id": ["Must be 8 bytes or empty."]})
+    if not span.name:
+        raise ValidationError({f"{path}.name": ["Every span needs a name."]})
+    started = _time(span.start_time_unix_nano)
+    ended = _time(span.end_time_unix_nano)
+    if started and ended and ended < started:
+        raise ValidationError({f"{path}.end_time_unix_nano": ["Ends before it starts."]})
+    attributes = attributes_dict(span.attributes)
+    events = [
+        {
+            "name": event.name,
+            "time": _time(event.time_unix_nano).isoformat() if event.time_unix_nano else None,
+            "attributes": attributes_dict(event.attributes),
+        }
+        for event in span.events
+    ]
+    # Resource values such as service.name/version describe the agent when spans do not.
+    for key in ("service.name", "service.version"):
+        if key in resource and key not in attributes:
+            attributes[key] = resource[key]
+    attributes["otel.span_kind"] = SPAN_KIND_NAMES.get(span.kind, "unspecified")
+    if scope_name:
+        attributes["otel.scope.name"] = scope_name
+    if events:
+        attributes["otel.events"] = events
+    is_error = span.status.code == STATUS_ERROR
+    error_message = span.status.message or (_exception_message(events) if is_error else "")
+    parent = span.parent_span_id.hex() if span.parent_span_id and any(span.parent_span_id) else ""
+    return span_record_build(
+        trace_external_id=span.trace_id.hex(),
+        span_id=span.span_id.hex(),
+        parent_span_id=parent,
+        name=span.name,
+        attributes=attributes,
+        started_at=started,
+        ended_at=ended,
+        events=events,
+        is_error=is_error,
+        error_message=error_message,
+    )
+
+
+def otlp_response_body(content_type: str, rejected: int = 0, message: str = "") -> bytes:
+    """ExportTraceServiceResponse in the request's encoding; partial_success only when set."""
+    response = ExportTraceServiceResponse()
+    if rejected or message:
+        response.partial_success.rejected_spans = rejected
+        response.partial_success.error_message = message
+    if (content_type or "").split(";")[0].strip().lower() == JSON:
+        return json.dumps(json_format.MessageToDict(response)).encode()
+    return response.SerializeToString()
