@@ -1,3 +1,32 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from golden import api
+
+urlpatterns = [
+    path("golden/examples/", api.GoldenExampleListView.as_view(), name="api-golden-examples"),
+    path(
+        "golden/examples/<int:pk>/",
+        api.GoldenExampleDetailView.as_view(),
+        name="api-golden-example",
+    ),
+    path(
+        "golden/examples/promote/",
+        api.GoldenExamplePromoteView.as_view(),
+        name="api-golden-promote",
+    ),
+    path("golden/held-out/draw/", api.HeldOutDrawView.as_view(), name="api-golden-held-out"),
+    path("golden/versions/", api.DatasetVersionListView.as_view(), name="api-golden-versions"),
+    path("golden/versions/diff/", api.DatasetVersionDiffView.as_view(), name="api-golden-diff"),
+    path(
+        "golden/versions/<int:pk>/",
+        api.DatasetVersionDetailView.as_view(),
+        name="api-golden-version",
+    ),
+    path(
+        "golden/versions/<int:pk>/export/",
+        api.DatasetVersionExportView.as_view(),
+        name="api-golden-export",
+    ),
+    path("golden/import/", api.DatasetImportView.as_view(), name="api-golden-import"),
+    path("golden/health/", api.DatasetHealthView.as_view(), name="api-golden-health"),
+]

@@ -67,6 +67,8 @@ def example_data_clean(data: Any, *, allow_key: bool = False) -> dict:
         errors["key"] = "must be a text id of at most 64 characters"
     if not isinstance(cleaned["context"], dict):
         errors["context"] = "must be a JSON object"
+    if cleaned["outcome_rubric"] == "":
+        cleaned["outcome_rubric"] = None
     rubric = cleaned["outcome_rubric"]
     if rubric is not None and not (isinstance(rubric, str) and rubric.strip()):
         errors["outcome_rubric"] = "must be a rubric name or null"

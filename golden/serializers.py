@@ -1,0 +1,92 @@
+"""Input and output shapes of the golden API."""
+
+from rest_framework import serializers
+
+from golden.models import AdversarialKind, DatasetVersion, GoldenExample
+from golden.selectors import version_visible_count
+
+
+class GoldenExampleOutSerializer(serializers.ModelSerializer):
+    outcome_rubric = serializers.SlugRelatedField(slug_field="name", read_only=True)
+    source_trace = serializers.SlugRelatedField(slug_field="external_id", read_only=True)
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = GoldenExample
+        fields = (
+            "id",
+            "key",
+            "origin",
+            "adversarial_kind",
+            "task",
+            "task_type",
+            "context",
+            "reference_trajectory",
+            "expected_outcome",
+            "outcome_rubric",
+            "expected_behavior",
+            "failure_tags",
+            "red_flags",
+            "held_out",
+            "source_trace",
+            "source_review_item",
+            "created_by",
+            "created_at",
+            "updated_at",
+        )
+        read_only_fields = fields
+
+
+class GoldenExampleInSerializer(serializers.Serializer):
+    """Field types here; the rules of trajectories and red flags are checked by the service."""
+
+    task = serializers.CharField()
+    task_type = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    context = serializers.JSONField(required=False)
+    reference_trajectory = serializers.JSONField(required=False)
+    expected_outcome = serializers.CharField(required=False, allow_blank=True)
+    outcome_rubric = serializers.CharField(required=False, allow_null=True, allow_blank=True)
+    expected_behavior = serializers.CharField(required=False, allow_blank=True)
+    failure_tags = serializers.ListField(child=serializers.CharField(), required=False)
+    red_flags = serializers.JSONField(required=False)
+    adversarial_kind = serializers.ChoiceField(
+        choices=AdversarialKind.choices, required=False, allow_blank=True
+    )
+    held_out = serializers.BooleanField(required=False)
+    allow_duplicate = serializers.BooleanField(
+        required=False, default=False, help_text="Save even when near-duplicates exist."
+    )
+
+
+class PromoteInSerializer(serializers.Serializer):
+    item = serializers.IntegerField(help_text="A resolved review item id.")
+
+
+class HeldOutDrawInSerializer(serializers.Serializer):
+    share = serializers.FloatField(help_text="Share held out per task type, 0 to 0.5.")
+    seed = serializers.IntegerField(required=False, allow_null=True)
+
+
+class DatasetVersionOutSerializer(serializers.ModelSerializer):
+    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    example_count = serializers.SerializerMethodField()
+
+    class Meta:
+        model = DatasetVersion
+        fields = ("id", "name", "note", "content_hash", "example_count", "created_by", "created_at")
+        read_only_fields = fields
+
+    def get_example_count(self, version) -> int:
+        return version_visible_count(self.context["request"].user, version)
+
+
+class DatasetVersionInSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+class DatasetImportInSerializer(serializers.Serializer):
+    open_file = serializers.FileField()
+    held_out_file = serializers.FileField(required=False)
+    version_name = serializers.CharField(required=False, allow_blank=True, default="")
+    note = serializers.CharField(required=False, allow_blank=True, default="")

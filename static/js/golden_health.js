@@ -1,0 +1,56 @@
+// Draws the dataset health charts from the JSON the page embeds (no inline script: strict CSP).
+(function () {
+  "use strict";
+  var source = document.getElementById("golden-health-data");
+  if (!source || typeof Plotly === "undefined") {
+    return;
+  }
+  var data = JSON.parse(source.textContent);
+  var config = { displayModeBar: false, responsive: true };
+  var layout = function (extra) {
+    return Object.assign(
+      { margin: { l: 140, r: 20, t: 10, b: 40 }, height: 280, barmode: "stack",
+        legend: { orientation: "h" } },
+      extra || {}
+    );
+  };
+
+  var low = data.guidance.shift[0];
+  var high = data.guidance.shift[1];
+  Plotly.newPlot(
+    "chart-size",
+    [{ type: "bar", orientation: "h", y: ["examples"], x: [data.size], name: "examples",
+       marker: { color: data.size >= low ? "#1e7a3c" : data.size >= data.guidance.major ? "#8a5a00" : "#b3261e" } }],
+    layout({
+      height: 140,
+      margin: { l: 80, r: 20, t: 10, b: 30 },
+      xaxis: { range: [0, Math.max(high * 1.1, data.size * 1.1)] },
+      shapes: [data.guidance.major, low, high].map(function (x) {
+        return { type: "line", x0: x, x1: x, y0: -0.5, y1: 0.5, line: { dash: "dot", color: "#5b6775" } };
+      }),
+      annotations: [
+        { x: data.guidance.major, y: 0.5, text: "major regressions", showarrow: false, yanchor: "bottom" },
+        { x: low, y: 0.5, text: "5% shift", showarrow: false, yanchor: "bottom" }
+      ],
+    }),
+    config
+  );
+
+  var types = data.task_types.map(function (row) { return row.task_type; });
+  var traces = [{ type: "bar", orientation: "h", name: "open", y: types,
+                  x: data.task_types.map(function (row) { return row.open; }) }];
+  if (data.show_held_out) {
+    traces.push({ type: "bar", orientation: "h", name: "held-out", y: types,
+                  x: data.task_types.map(function (row) { return row.held_out; }) });
+  }
+  Plotly.newPlot("chart-task-types", traces, layout(), config);
+
+  Plotly.newPlot(
+    "chart-failure-modes",
+    [{ type: "bar", orientation: "h", name: "examples",
+       y: data.failure_modes.map(function (row) { return row.mode; }),
+       x: data.failure_modes.map(function (row) { return row.count; }) }],
+    layout({ showlegend: false }),
+    config
+  );
+})();
