@@ -1,1 +1,0 @@
-"""Eval runs over a dataset version, their scores, comparisons, and the CI gate."""
