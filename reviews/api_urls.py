@@ -1,3 +1,34 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from reviews import api
+
+urlpatterns = [
+    path("reviews/queues/", api.QueueListApi.as_view(), name="api-review-queues"),
+    path(
+        "reviews/queues/<int:queue_id>/claim/",
+        api.QueueClaimApi.as_view(),
+        name="api-review-claim",
+    ),
+    path(
+        "reviews/items/<int:item_id>/resolve/",
+        api.ItemResolveApi.as_view(),
+        name="api-review-resolve",
+    ),
+    path(
+        "reviews/items/<int:item_id>/adjudicate/",
+        api.ItemAdjudicateApi.as_view(),
+        name="api-review-adjudicate",
+    ),
+    path("reviews/items/<int:item_id>/skip/", api.ItemSkipApi.as_view(), name="api-review-skip"),
+    path(
+        "reviews/items/<int:item_id>/heartbeat/",
+        api.ItemHeartbeatApi.as_view(),
+        name="api-review-heartbeat",
+    ),
+    path(
+        "reviews/annotations/<int:annotation_id>/undo/",
+        api.AnnotationUndoApi.as_view(),
+        name="api-review-undo",
+    ),
+    path("reviews/flags/", api.TraceFlagApi.as_view(), name="api-review-flag"),
+]
