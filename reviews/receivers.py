@@ -1,9 +1,13 @@
 """Receives the judges -> reviews hand-off: a verdict that needs a person becomes queue items."""
 
+import random
+
 from django.dispatch import receiver
 
-from judges.signals import verdict_needs_review
-from reviews.services import review_item_enqueue
+from judges.models import VerdictStatus
+from judges.signals import verdict_needs_review, verdict_written
+from reviews.models import ReviewReason
+from reviews.services import queue_for_rubric, review_item_enqueue
 
 
 @receiver(verdict_needs_review, dispatch_uid="reviews.enqueue_verdict")
@@ -16,3 +20,21 @@ def enqueue_verdict_for_review(sender, verdict, reasons, detail="", **kwargs):
             reason=reason,
             detail=detail,
         )
+
+
+@receiver(verdict_written, dispatch_uid="reviews.audit_sample")
+def sample_agreed_verdict_for_audit(sender, verdict, **kwargs):
+    """A random share of agreed verdicts (the rubric queue's audit rate) is checked by people."""
+    if verdict.status != VerdictStatus.AGREED:
+        return
+    queue = queue_for_rubric(verdict.rubric_version.rubric)
+    if queue.audit_sample_rate <= 0 or random.random() >= queue.audit_sample_rate:
+        return
+    review_item_enqueue(
+        trace=verdict.trace,
+        verdict=verdict,
+        rubric_version=verdict.rubric_version,
+        reason=ReviewReason.AUDIT_SAMPLE,
+        detail=f"Random audit sample ({queue.audit_sample_rate:.0%} of agreed verdicts).",
+        queue=queue,
+    )

@@ -1,0 +1,39 @@
+"""The judges -> reviews seam: disputed verdicts and audit samples become queue items once."""
+
+import pytest
+
+from judges.models import VerdictStatus
+from judges.signals import verdict_needs_review, verdict_written
+from reviews.models import ReviewItem, ReviewReason
+from tests.factories import QueueFactory, VerdictFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_disputed_verdict_is_queued_once_per_reason():
+    verdict = VerdictFactory()
+    for _ in range(2):
+        verdict_needs_review.send(
+            sender=None, verdict=verdict, reasons=["passes_disagree", "red_flag"], detail="1 vs 0"
+        )
+    items = ReviewItem.objects.filter(trace=verdict.trace)
+    assert sorted(items.values_list("reason", flat=True)) == ["passes_disagree", "red_flag"]
+    assert items.first().queue.name == "Default"
+
+
+def test_a_rubric_queue_takes_its_rubrics_items():
+    verdict = VerdictFactory()
+    named = QueueFactory(name="Tool calls", rubric=verdict.rubric_version.rubric)
+    verdict_needs_review.send(sender=None, verdict=verdict, reasons=["unparseable"])
+    assert ReviewItem.objects.get().queue == named
+
+
+@pytest.mark.parametrize(("rate", "status", "queued"), [
+    (1.0, VerdictStatus.AGREED, 1), (0.0, VerdictStatus.AGREED, 0),
+    (1.0, VerdictStatus.DISPUTED, 0),
+])  # fmt: skip
+def test_agreed_verdicts_are_sampled_at_the_queue_audit_rate(rate, status, queued):
+    verdict = VerdictFactory(status=status)
+    QueueFactory(name="Audit", rubric=verdict.rubric_version.rubric, audit_sample_rate=rate)
+    verdict_written.send(sender=None, verdict=verdict)
+    assert ReviewItem.objects.filter(reason=ReviewReason.AUDIT_SAMPLE).count() == queued
