@@ -14,13 +14,14 @@ from traces.models import SpanKind, SpanStatus
 
 def cancel_order_trace(**overrides):
     """Support agent: looks up the customer's orders, then cancels the latest one."""
-    trace = TraceFactory(
-        task="Hi, I'm customer C-77. Please cancel my most recent order, I ordered it by mistake.",
-        task_type="order_cancellation",
-        final_answer="Your order A1042 has been cancelled; the refund takes 3-5 days.",
-        context={"customer_tier": "gold", "locale": "en-GB"},
-        **overrides,
-    )
+    fields = {
+        "task": "Hi, I'm customer C-77. Please cancel my most recent order, I ordered it by "
+        "mistake.",
+        "task_type": "order_cancellation",
+        "final_answer": "Your order A1042 has been cancelled; the refund takes 3-5 days.",
+        "context": {"customer_tier": "gold", "locale": "en-GB"},
+    }
+    trace = TraceFactory(**{**fields, **overrides})
     SpanFactory(
         trace=trace,
         name="agent",
