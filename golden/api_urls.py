@@ -1,6 +1,7 @@
 from django.urls import path
 
 from golden import api
+from golden.evals import api as evals_api
 
 urlpatterns = [
     path("golden/examples/", api.GoldenExampleListView.as_view(), name="api-golden-examples"),
@@ -29,4 +30,12 @@ urlpatterns = [
     ),
     path("golden/import/", api.DatasetImportView.as_view(), name="api-golden-import"),
     path("golden/health/", api.DatasetHealthView.as_view(), name="api-golden-health"),
+    path("eval-runs/", evals_api.EvalRunListView.as_view(), name="api-eval-runs"),
+    path("eval-runs/<int:pk>/", evals_api.EvalRunDetailView.as_view(), name="api-eval-run"),
+    path(
+        "eval-runs/<int:pk>/score/",
+        evals_api.EvalRunScoreView.as_view(),
+        name="api-eval-run-score",
+    ),
+    path("gate/", evals_api.GateView.as_view(), name="api-gate"),
 ]

@@ -1,0 +1,1 @@
+"""Eval runs over a dataset version, their scores, comparisons, and the CI gate."""

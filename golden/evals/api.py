@@ -1,0 +1,135 @@
+"""Eval-run and gate endpoints: record a run, score it, read it, gate a candidate."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsAnnotator, IsCurator
+from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
+from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
+from golden.evals.selectors import eval_run_list
+from golden.evals.services import eval_run_create, eval_run_lookup
+from judges.trajectory.llm import parameter_judge_llm, path_judge_llm
+from judges.trajectory.matchers import IN_ORDER, MATCHERS, SEMANTIC
+
+
+class EvalRunOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    agent_name = serializers.CharField()
+    agent_version = serializers.CharField()
+    dataset_version = serializers.CharField(source="dataset_version.name")
+    trials_per_task = serializers.IntegerField()
+    is_noop = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+    metrics = serializers.JSONField()
+
+
+class EvalRunIn(serializers.Serializer):
+    name = serializers.CharField(max_length=200)
+    agent_version = serializers.CharField(max_length=100)
+    agent_name = serializers.CharField(max_length=200, required=False, default="")
+    dataset_version = serializers.CharField(max_length=200, help_text="Dataset version name.")
+    trials_per_task = serializers.IntegerField(min_value=1, max_value=100, default=1)
+    is_noop = serializers.BooleanField(default=False)
+
+
+class EvalRunScoreIn(serializers.Serializer):
+    matcher = serializers.ChoiceField(choices=MATCHERS, default=IN_ORDER)
+    use_llm = serializers.BooleanField(default=True)
+
+    def validate(self, attrs):
+        if attrs["matcher"] == SEMANTIC and not attrs["use_llm"]:
+            raise serializers.ValidationError({"matcher": ["The semantic matcher needs the LLM."]})
+        return attrs
+
+
+class GateIn(serializers.Serializer):
+    baseline = serializers.CharField(help_text="Eval run id or name.")
+    candidate = serializers.CharField(help_text="Eval run id or name.")
+    mode = serializers.ChoiceField(choices=[AUTO, FIXED, LEARNED], default=AUTO)
+    fixed_drop = serializers.FloatField(min_value=0.0, max_value=0.99, default=0.10)
+    thresholds = serializers.DictField(child=serializers.FloatField(), required=False, default=dict)
+    k = serializers.FloatField(min_value=2.0, max_value=3.0, default=2.5)
+    min_noop_runs = serializers.IntegerField(min_value=2, default=3)
+    noop_runs = serializers.ListField(child=serializers.IntegerField(), required=False)
+
+    def validate_thresholds(self, value):
+        unknown = sorted(set(value) - set(GATED_METRICS))
+        if unknown:
+            raise serializers.ValidationError(
+                f"Unknown metric(s) {', '.join(unknown)}; use {', '.join(GATED_METRICS)}."
+            )
+        return value
+
+
+class EvalRunListView(APIView):
+    def get_permissions(self):
+        return [IsCurator()] if self.request.method == "POST" else [IsAnnotator()]
+
+    @extend_schema(responses=EvalRunOut(many=True))
+    def get(self, request):
+        return Response(EvalRunOut(eval_run_list(), many=True).data)
+
+    @extend_schema(request=EvalRunIn, responses={201: EvalRunOut})
+    def post(self, request):
+        data = EvalRunIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = eval_run_create(**data.validated_data, user=request.user)
+        return Response(EvalRunOut(run).data, status=status.HTTP_201_CREATED)
+
+
+class EvalRunDetailView(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=EvalRunOut)
+    def get(self, request, pk: int):
+        return Response(EvalRunOut(eval_run_lookup(pk, field="id")).data)
+
+
+class EvalRunScoreView(APIView):
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=EvalRunScoreIn, responses=EvalRunOut)
+    def post(self, request, pk: int):
+        data = EvalRunScoreIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        run = eval_run_lookup(pk, field="id")
+        use_llm = data.validated_data["use_llm"]
+        eval_run_score(
+            run,
+            ScoringOptions(
+                matcher=data.validated_data["matcher"],
+                path_judge=path_judge_llm if use_llm else None,
+                parameter_judge=parameter_judge_safe(parameter_judge_llm) if use_llm else None,
+            ),
+        )
+        return Response(EvalRunOut(run).data)
+
+
+class GateView(APIView):
+    """Pass or block a candidate run; 200 either way, the decision is in the body."""
+
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(request=GateIn, responses={200: serializers.JSONField()})
+    def post(self, request):
+        data = GateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        values = data.validated_data
+        report = gate_evaluate(
+            eval_run_lookup(values["baseline"], field="baseline"),
+            eval_run_lookup(values["candidate"], field="candidate"),
+            GateConfig(
+                fixed_drop=values["fixed_drop"],
+                metric_drops=values["thresholds"],
+                mode=values["mode"],
+                sigma_k=values["k"],
+                min_noop_runs=values["min_noop_runs"],
+                noop_run_ids=values.get("noop_runs"),
+            ),
+        )
+        return Response(report)

@@ -1,0 +1,204 @@
+"""The CI gate: does a candidate run drop below its baseline by more than a threshold or the noise?
+
+Per metric, the rule is either a fixed drop (relative to the baseline, default 10%) or learned
+from no-op runs (repeats of an unchanged agent): block when the drop exceeds k standard
+deviations of that metric's run-to-run spread. The report names the rule, the drop and the band.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from statistics import fmean, stdev
+
+from evalsite.api import ApplicationError
+from golden.models import EvalRun
+
+HIGHER, LOWER = "higher_is_better", "lower_is_better"
+GATED_METRICS = {
+    "outcome_score": HIGHER,
+    "tool_selection_accuracy": HIGHER,
+    "parameter_accuracy": HIGHER,
+    "efficiency": HIGHER,
+    "pass_at_k": HIGHER,
+    "pass_hat_k": HIGHER,
+    "red_flag_rate": LOWER,
+}
+FIXED, LEARNED, AUTO = "fixed", "learned", "auto"
+# Float noise below this is not a drop.
+EPSILON = 1e-9
+
+
+@dataclass
+class GateConfig:
+    """Thresholds; `mode` auto learns a metric's band when enough no-op runs exist."""
+
+    fixed_drop: float = 0.10
+    metric_drops: dict[str, float] = field(default_factory=dict)
+    mode: str = AUTO
+    sigma_k: float = 2.5
+    min_noop_runs: int = 3
+    noop_run_ids: list[int] | None = None
+
+    def validate(self) -> None:
+        if self.mode not in (AUTO, FIXED, LEARNED):
+            raise ApplicationError("mode must be auto, fixed or learned.", field="mode")
+        if not 2.0 <= self.sigma_k <= 3.0:
+            raise ApplicationError("k must be between 2 and 3 standard deviations.", field="k")
+        if not 0.0 <= self.fixed_drop < 1.0:
+            raise ApplicationError("fixed_drop must be a fraction in [0, 1).", field="fixed_drop")
+        for name, value in self.metric_drops.items():
+            if name not in GATED_METRICS:
+                raise ApplicationError(
+                    f"Unknown metric {name!r}; gated metrics: {', '.join(GATED_METRICS)}.",
+                    field="thresholds",
+                )
+            if not 0.0 <= value < 1.0:
+                raise ApplicationError(
+                    f"{name}: a drop is a fraction in [0, 1).", field="thresholds"
+                )
+        if self.min_noop_runs < 2:
+            raise ApplicationError("A spread needs at least 2 no-op runs.", field="min_noop_runs")
+
+
+def _overall(run: EvalRun, role: str) -> dict:
+    overall = (run.metrics or {}).get("overall")
+    if not overall:
+        raise ApplicationError(
+            f"Run {run.pk} ({run.name}) has not been scored; run eval_run_score first.",
+            field=role,
+        )
+    return overall
+
+
+def _run_summary(run: EvalRun) -> dict:
+    return {
+        "id": run.pk,
+        "name": run.name,
+        "agent_version": run.agent_version,
+        "dataset_version": run.dataset_version.name,
+        "trials_per_task": run.trials_per_task,
+    }
+
+
+def noop_runs_for(baseline: EvalRun, config: GateConfig) -> list[EvalRun]:
+    """Explicit no-op runs, else scored no-op runs of the same agent on the same dataset."""
+    if config.noop_run_ids:
+        runs = list(EvalRun.objects.filter(pk__in=config.noop_run_ids))
+        missing = set(config.noop_run_ids) - {r.pk for r in runs}
+        if missing:
+            raise ApplicationError(f"No eval run with id {sorted(missing)}.", field="noop_runs")
+    else:
+        runs = list(
+            EvalRun.objects.filter(
+                is_noop=True,
+                dataset_version_id=baseline.dataset_version_id,
+                agent_name=baseline.agent_name,
+            ).order_by("pk")
+        )
+    return [r for r in runs if (r.metrics or {}).get("overall")]
+
+
+def noise_spread(runs: list[EvalRun]) -> dict[str, dict]:
+    """Per metric: the sample standard deviation of its overall value across no-op runs."""
+    spread = {}
+    for name in GATED_METRICS:
+        values = [r.metrics["overall"].get(name) for r in runs]
+        values = [float(v) for v in values if v is not None]
+        if len(values) >= 2:
+            spread[name] = {"sigma": stdev(values), "mean": fmean(values), "runs": len(values)}
+    return spread
+
+
+def metric_verdict(
+    name: str, base: float | None, cand: float | None, config: GateConfig, spread: dict | None
+) -> dict:
+    """One metric's line of the report: the rule applied and whether it blocks."""
+    direction = GATED_METRICS[name]
+    row = {"metric": name, "direction": direction, "baseline": base, "candidate": cand}
+    if base is None or cand is None:
+        return {**row, "rule": None, "blocked": False, "reason": "not measured in both runs"}
+    drop = (base - cand) if direction == HIGHER else (cand - base)
+    relative = drop / abs(base) if base else None
+    row.update(drop=drop, relative_drop=relative)
+    learned = spread is not None and (
+        config.mode == LEARNED or (config.mode == AUTO and spread["runs"] >= config.min_noop_runs)
+    )
+    if learned:
+        band = config.sigma_k * spread["sigma"]
+        blocked = drop > band + EPSILON
+        row.update(
+            rule=LEARNED,
+            threshold=band,
+            noise_band={
+                "sigma": spread["sigma"],
+                "k": config.sigma_k,
+                "band": band,
+                "noop_runs": spread["runs"],
+                "noop_mean": spread["mean"],
+            },
+            blocked=blocked,
+            reason=(
+                f"{name} dropped {drop:.4f}, beyond the noise band of {config.sigma_k}σ = "
+                f"{band:.4f} (σ={spread['sigma']:.4f} over {spread['runs']} no-op runs)"
+                if blocked
+                else f"{name} change {-drop:+.4f} is within {config.sigma_k}σ = {band:.4f}"
+            ),
+        )
+        return row
+    limit = config.metric_drops.get(name, config.fixed_drop)
+    # Relative to the baseline; from a zero baseline the absolute change is what is left.
+    measured = relative if relative is not None else drop
+    blocked = measured > limit + EPSILON
+    row.update(
+        rule=FIXED,
+        threshold=limit,
+        noise_band=None,
+        blocked=blocked,
+        reason=(
+            f"{name} dropped {drop:.4f} ({measured:.1%}), more than the fixed {limit:.0%}"
+            if blocked
+            else f"{name} change {-drop:+.4f} is within the fixed {limit:.0%}"
+        ),
+    )
+    if config.mode == LEARNED:
+        row["reason"] += " (not enough no-op runs to learn a band; fixed rule used)"
+    return row
+
+
+def gate_evaluate(baseline: EvalRun, candidate: EvalRun, config: GateConfig | None = None) -> dict:
+    """Compare two scored runs and decide pass or block; returns the full JSON report."""
+    config = config or GateConfig()
+    config.validate()
+    base_metrics = _overall(baseline, "baseline")
+    cand_metrics = _overall(candidate, "candidate")
+    noop = noop_runs_for(baseline, config)
+    spread = noise_spread(noop)
+    rows = [
+        metric_verdict(
+            name, base_metrics.get(name), cand_metrics.get(name), config, spread.get(name)
+        )
+        for name in GATED_METRICS
+    ]
+    blocked_by = [row["metric"] for row in rows if row["blocked"]]
+    warnings = []
+    if baseline.dataset_version_id != candidate.dataset_version_id:
+        warnings.append("The runs used different dataset versions; drops may be task changes.")
+    if cand_metrics.get("missing_trials"):
+        warnings.append(f"The candidate is missing {cand_metrics['missing_trials']} trial(s).")
+    decision = "block" if blocked_by else "pass"
+    summary = (
+        "Blocked: " + "; ".join(row["reason"] for row in rows if row["blocked"])
+        if blocked_by
+        else "Passed: no metric dropped beyond its threshold."
+    )
+    return {
+        "decision": decision,
+        "summary": summary,
+        "blocked_by": blocked_by,
+        "baseline": _run_summary(baseline),
+        "candidate": _run_summary(candidate),
+        "config": asdict(config),
+        "noise": {"noop_runs": [r.pk for r in noop], "metrics": spread},
+        "metrics": rows,
+        "warnings": warnings,
+    }

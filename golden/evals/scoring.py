@@ -1,0 +1,222 @@
+"""Score the trials of an eval run and roll them up per task and overall."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from statistics import fmean
+
+from django.db import transaction
+
+from golden.evals.outcome import outcome_score
+from golden.evals.passk import pass_at_k, pass_hat_k
+from golden.evals.tags import eval_trials_attach
+from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
+from judges.trajectory.attribution import (
+    component_accuracy_table,
+    component_roles,
+    span_component,
+)
+from judges.trajectory.matchers import IN_ORDER, PathJudge
+from judges.trajectory.parameters import ParameterJudge
+from judges.trajectory.redflags import red_flags_ensure
+from judges.trajectory.rules import golden_rules_check
+from judges.trajectory.scoring import trajectory_score
+from judges.trajectory.steps import tool_steps_from_spans
+
+logger = logging.getLogger(__name__)
+
+# Metrics averaged per task and overall; all but red_flag_rate are better when higher.
+MEAN_METRICS = (
+    "outcome_score",
+    "tool_selection_accuracy",
+    "parameter_accuracy",
+    "efficiency",
+    "red_flag_rate",
+)
+
+
+@dataclass(frozen=True)
+class PassCriteria:
+    """A trial passes when it reaches the outcome by the reference path with the right inputs."""
+
+    outcome_min: float = 0.5
+    tool_selection_min: float = 1.0
+    parameter_min: float = 1.0
+
+    def passed(self, metrics: dict) -> bool:
+        outcome = metrics.get("outcome_score")
+        params = metrics.get("parameter_accuracy")
+        return (
+            (outcome is None or outcome >= self.outcome_min)
+            and metrics["tool_selection_accuracy"] >= self.tool_selection_min
+            and (params is None or params >= self.parameter_min)
+        )
+
+
+@dataclass
+class ScoringOptions:
+    matcher: str = IN_ORDER
+    path_judge: PathJudge | None = None
+    parameter_judge: ParameterJudge | None = None
+    criteria: PassCriteria = PassCriteria()
+
+
+def parameter_judge_safe(judge: ParameterJudge) -> ParameterJudge:
+    """A judge that scores 0.5 ("cannot tell") when the call fails, so one outage is not a 0."""
+
+    def ask(name, expected, actual, task):
+        try:
+            return judge(name, expected, actual, task)
+        except Exception:  # noqa: BLE001 - any provider failure means "undecided"
+            logger.warning("parameter judge failed for %s; scored 0.5", name, exc_info=True)
+            return 0.5
+
+    return ask
+
+
+def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
+    """Every metric of one trial; red flags are the trace's stored flags plus golden rules."""
+    trace, content = trial.trace, trial.entry.content
+    spans = list(trace.spans.all())
+    spans.sort(key=lambda s: (s.position, s.pk))
+    by_id = {s.span_id: s for s in spans}
+    for span in spans:
+        # Traces scored before they settled have not been attributed yet.
+        span.component = span.component or span_component(span, by_id)
+    steps = tool_steps_from_spans(spans)
+    trajectory = trajectory_score(
+        content.get("reference_trajectory") or [],
+        steps,
+        task=content.get("task") or trace.task,
+        context=content.get("context") or trace.context,
+        matcher=options.matcher,
+        path_judge=options.path_judge,
+        parameter_judge=options.parameter_judge,
+    )
+    components = {s.span_id: s.component for s in spans}
+    flags = [
+        {
+            "kind": f.kind,
+            "span_id": f.span.span_id if f.span else "",
+            "detail": f.detail,
+            "source": "trace",
+        }
+        for f in red_flags_ensure(trace)
+    ]
+    flags += [
+        {"kind": h.kind, "span_id": h.span_id, "detail": h.detail, "source": "golden"}
+        for h in golden_rules_check(content.get("red_flags") or [], steps)
+    ]
+    for flag in flags:
+        flag["component"] = components.get(flag["span_id"], "")
+    outcome = outcome_score(trace, content)
+    metrics = {
+        "outcome_score": outcome.score,
+        "outcome_source": outcome.source,
+        **trajectory.as_dict(),
+        "red_flags": flags,
+        "red_flag_rate": float(len(flags)),
+        "input_tokens": trace.input_tokens,
+        "output_tokens": trace.output_tokens,
+        "cost_usd": float(trace.cost_usd or 0),
+    }
+    metrics["passed"] = options.criteria.passed(metrics)
+    return metrics
+
+
+def _mean(values) -> float | None:
+    present = [v for v in values if v is not None]
+    return fmean(present) if present else None
+
+
+def _task_rollup(trials: list[EvalTrial], expected_trials: int) -> dict:
+    """Per-task means, plus pass@k and pass^k with missing trials counted as failures."""
+    n = max(expected_trials, len(trials))
+    passed = sum(1 for t in trials if t.passed)
+    k = max(1, expected_trials)
+    row = {name: _mean(t.metrics.get(name) for t in trials) for name in MEAN_METRICS}
+    row.update(
+        trials=len(trials),
+        missing=n - len(trials),
+        passed=passed,
+        pass_at_k=pass_at_k(n, passed, k),
+        pass_hat_k=pass_hat_k(n, passed, k),
+        traces=[t.trace_id for t in sorted(trials, key=lambda t: t.trial_index)],
+    )
+    return row
+
+
+def run_rollup(run: EvalRun, trials: list[EvalTrial]) -> dict:
+    """The run's metrics: overall, per task (by example key), and per component."""
+    by_key: dict[str, list[EvalTrial]] = defaultdict(list)
+    for trial in trials:
+        by_key[trial.entry.example_key].append(trial)
+    all_keys = list(
+        DatasetVersionEntry.objects.filter(version=run.dataset_version)
+        .order_by("example_key")
+        .values_list("example_key", flat=True)
+    )
+    per_task = {key: _task_rollup(by_key.get(key, []), run.trials_per_task) for key in all_keys}
+    overall = {name: _mean(t.metrics.get(name) for t in trials) for name in MEAN_METRICS}
+    overall.update(
+        pass_rate=_mean(float(t.passed) for t in trials),
+        pass_at_k=_mean(row["pass_at_k"] for row in per_task.values()),
+        pass_hat_k=_mean(row["pass_hat_k"] for row in per_task.values()),
+        trials=len(trials),
+        missing_trials=sum(row["missing"] for row in per_task.values()),
+        tasks=len(per_task),
+        input_tokens=sum(t.metrics.get("input_tokens", 0) for t in trials),
+        output_tokens=sum(t.metrics.get("output_tokens", 0) for t in trials),
+        cost_usd=round(sum(t.metrics.get("cost_usd", 0.0) for t in trials), 6),
+        red_flags=dict(
+            Counter(flag["kind"] for t in trials for flag in t.metrics.get("red_flags", []))
+        ),
+    )
+    step_scores = [
+        (step["component"] or f"tool:{step['tool']}", step["parameter_accuracy"])
+        for t in trials
+        for step in t.metrics.get("steps", [])
+        if step["parameter_accuracy"] is not None
+    ]
+    # A call of a tool the reference does not have counts as a wrong step for that tool.
+    step_scores += [
+        (step["component"] or f"tool:{step['tool']}", 0.0)
+        for t in trials
+        for step in t.metrics.get("steps", [])
+        if step["reference_step"] is None
+    ]
+    flags = [
+        (flag["component"] or "unattributed", flag["kind"])
+        for t in trials
+        for flag in t.metrics.get("red_flags", [])
+    ]
+    roles = {}
+    for trial in trials:
+        roles.update(component_roles(trial.trace.spans.all()))
+    return {
+        "k": run.trials_per_task,
+        "overall": overall,
+        "per_task": per_task,
+        "components": component_accuracy_table(step_scores, flags, roles),
+    }
+
+
+def eval_run_score(run: EvalRun, options: ScoringOptions | None = None) -> dict:
+    """Attach tagged traces, score every trial, store trial and run metrics; returns the run's."""
+    options = options or ScoringOptions()
+    attach_counts = eval_trials_attach(run)
+    trials = list(
+        run.trials.filter(trace__isnull=False)
+        .select_related("entry", "trace")
+        .prefetch_related("trace__spans")
+    )
+    for trial in trials:
+        trial.metrics = trial_metrics(trial, options)
+        trial.passed = trial.metrics["passed"]
+    with transaction.atomic():
+        EvalTrial.objects.bulk_update(trials, ["metrics", "passed"])
+        run.metrics = {**run_rollup(run, trials), "matcher": options.matcher, **attach_counts}
+        run.save(update_fields=["metrics"])
+    return run.metrics

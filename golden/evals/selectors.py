@@ -1,0 +1,91 @@
+"""Reads for eval-run pages and endpoints."""
+
+from __future__ import annotations
+
+from golden.models import EvalRun, EvalTrial
+
+# Listed in this order on the comparison page; the last is better when lower.
+COMPARED_METRICS = (
+    "outcome_score",
+    "tool_selection_accuracy",
+    "parameter_accuracy",
+    "efficiency",
+    "pass_rate",
+    "pass_at_k",
+    "pass_hat_k",
+    "red_flag_rate",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+LOWER_IS_BETTER = {"red_flag_rate", "input_tokens", "output_tokens", "cost_usd"}
+TASK_METRICS = ("outcome_score", "tool_selection_accuracy", "parameter_accuracy", "pass_hat_k")
+
+
+def eval_run_list():
+    return EvalRun.objects.select_related("dataset_version").order_by("-created_at", "-pk")
+
+
+def _delta(name: str, base, cand) -> float | None:
+    """Positive when the candidate is better, whatever the metric's direction."""
+    if base is None or cand is None:
+        return None
+    return (base - cand) if name in LOWER_IS_BETTER else (cand - base)
+
+
+def _trial_traces(run: EvalRun) -> dict[str, list[dict]]:
+    traces: dict[str, list[dict]] = {}
+    trials = (
+        EvalTrial.objects.filter(eval_run=run, trace__isnull=False)
+        .select_related("entry")
+        .only("trial_index", "passed", "trace_id", "entry__example_key")
+        .order_by("entry__example_key", "trial_index")
+    )
+    for trial in trials:
+        traces.setdefault(trial.entry.example_key, []).append(
+            {"trace_id": trial.trace_id, "trial": trial.trial_index, "passed": trial.passed}
+        )
+    return traces
+
+
+def eval_run_comparison(baseline: EvalRun, candidate: EvalRun) -> dict:
+    """Two runs side by side: overall metrics, and tasks with the ones that got worse first."""
+    base, cand = baseline.metrics or {}, candidate.metrics or {}
+    base_overall, cand_overall = base.get("overall", {}), cand.get("overall", {})
+    metrics = [
+        {
+            "name": name,
+            "baseline": base_overall.get(name),
+            "candidate": cand_overall.get(name),
+            "delta": _delta(name, base_overall.get(name), cand_overall.get(name)),
+        }
+        for name in COMPARED_METRICS
+    ]
+    base_tasks, cand_tasks = base.get("per_task", {}), cand.get("per_task", {})
+    base_traces, cand_traces = _trial_traces(baseline), _trial_traces(candidate)
+    tasks = []
+    for key in sorted(set(base_tasks) | set(cand_tasks)):
+        cells = []
+        worst = 0.0
+        for name in TASK_METRICS:
+            b, c = base_tasks.get(key, {}).get(name), cand_tasks.get(key, {}).get(name)
+            delta = _delta(name, b, c)
+            worst = min(worst, delta if delta is not None else 0.0)
+            cells.append({"name": name, "baseline": b, "candidate": c, "delta": delta})
+        tasks.append(
+            {
+                "key": key,
+                "cells": cells,
+                "worst_delta": worst,
+                "got_worse": worst < 0,
+                "baseline_traces": base_traces.get(key, []),
+                "candidate_traces": cand_traces.get(key, []),
+            }
+        )
+    tasks.sort(key=lambda t: (t["worst_delta"], t["key"]))
+    return {
+        "metrics": metrics,
+        "tasks": tasks,
+        "worse_count": sum(1 for t in tasks if t["got_worse"]),
+        "components": cand.get("components", []),
+    }

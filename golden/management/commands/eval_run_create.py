@@ -1,0 +1,38 @@
+"""`manage.py eval_run_create NAME --agent-version V --dataset-version D`: record a run."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evalsite.api import ApplicationError
+from golden.evals.services import eval_run_create
+
+
+class Command(BaseCommand):
+    help = "Record an eval run; the agent then tags its traces with evalsite.eval_run=NAME."
+
+    def add_arguments(self, parser):
+        parser.add_argument("name")
+        parser.add_argument("--agent-version", required=True)
+        parser.add_argument("--agent-name", default="")
+        parser.add_argument("--dataset-version", required=True, help="Dataset version name.")
+        parser.add_argument("--trials", type=int, default=1, help="k trials per task.")
+        parser.add_argument(
+            "--noop",
+            action="store_true",
+            help="A repeat of an unchanged agent, to learn the noise band.",
+        )
+
+    def handle(self, *args, **opts):
+        try:
+            run = eval_run_create(
+                name=opts["name"],
+                agent_version=opts["agent_version"],
+                agent_name=opts["agent_name"],
+                dataset_version=opts["dataset_version"],
+                trials_per_task=opts["trials"],
+                is_noop=opts["noop"],
+            )
+        except ApplicationError as exc:
+            raise CommandError(f"{exc.field}: {exc.message}") from exc
+        self.stdout.write(
+            f"eval run {run.pk} {run.name!r}: tag traces with evalsite.eval_run={run.name}"
+        )

@@ -1,0 +1,73 @@
+"""`manage.py gate --baseline RUN --candidate RUN`: pass or block a candidate, for CI."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evalsite.api import ApplicationError
+from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
+from golden.evals.reports import gate_reports_write
+from golden.evals.services import eval_run_lookup
+
+
+def _threshold(text: str) -> tuple[str, float]:
+    name, _, value = text.partition("=")
+    if name not in GATED_METRICS or not value:
+        raise CommandError(
+            f"--threshold takes METRIC=DROP with METRIC in {', '.join(GATED_METRICS)}"
+        )
+    return name, float(value)
+
+
+class Command(BaseCommand):
+    help = "Compare a candidate eval run with its baseline; exit 1 when a metric drop blocks it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--baseline", required=True, help="Eval run id or name.")
+        parser.add_argument("--candidate", required=True, help="Eval run id or name.")
+        parser.add_argument("--mode", choices=[AUTO, FIXED, LEARNED], default=AUTO)
+        parser.add_argument("--fixed-drop", type=float, default=0.10, help="Default 0.10 (10%%).")
+        parser.add_argument(
+            "--threshold",
+            action="append",
+            default=[],
+            type=_threshold,
+            help="Per-metric fixed drop, e.g. parameter_accuracy=0.05.",
+        )
+        parser.add_argument("--k", type=float, default=2.5, help="Noise band in σ (2 to 3).")
+        parser.add_argument("--min-noop-runs", type=int, default=3)
+        parser.add_argument(
+            "--noop-run",
+            action="append",
+            type=int,
+            default=None,
+            help="No-op run id to learn the noise from (repeatable).",
+        )
+        parser.add_argument("--json", dest="json_path", default="gate-report.json")
+        parser.add_argument("--junit", dest="junit_path", default="gate-junit.xml")
+
+    def handle(self, *args, **opts):
+        try:
+            report = gate_evaluate(
+                eval_run_lookup(opts["baseline"], field="baseline"),
+                eval_run_lookup(opts["candidate"], field="candidate"),
+                GateConfig(
+                    fixed_drop=opts["fixed_drop"],
+                    metric_drops=dict(opts["threshold"]),
+                    mode=opts["mode"],
+                    sigma_k=opts["k"],
+                    min_noop_runs=opts["min_noop_runs"],
+                    noop_run_ids=opts["noop_run"],
+                ),
+            )
+        except ApplicationError as exc:
+            raise CommandError(f"{exc.field}: {exc.message}") from exc
+        gate_reports_write(report, opts["json_path"], opts["junit_path"])
+        for row in report["metrics"]:
+            mark = "BLOCK" if row["blocked"] else "ok"
+            self.stdout.write(f"  {mark:5} {row['reason']}")
+        for warning in report["warnings"]:
+            self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
+        self.stdout.write(f"JSON report: {opts['json_path']}  JUnit: {opts['junit_path']}")
+        if report["decision"] == "block":
+            self.stderr.write(self.style.ERROR(report["summary"]))
+            raise SystemExit(1)
+        self.stdout.write(self.style.SUCCESS(report["summary"]))

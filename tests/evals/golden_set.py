@@ -1,0 +1,219 @@
+"""A small golden set (support and travel tasks) and two agent versions that run it.
+
+Agent 1.4.0 follows the reference. Agent 1.5.0 is "correct by accident" on the order
+cancellation: it cancels an order id it made up, yet still reports the right order.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from golden.models import GoldenExample
+from golden.services import dataset_version_create
+from tests.factories import GoldenExampleFactory, SpanFactory, TraceFactory
+from traces.models import SpanKind, SpanStatus
+
+EXAMPLES = [
+    {
+        "key": "cancel-recent-order",
+        "task": "Please cancel my most recent order, I placed it by mistake.",
+        "task_type": "order_cancellation",
+        "context": {"customer_id": "C-77", "channel": "chat"},
+        "reference_trajectory": [
+            {
+                "step": 1,
+                "tool": "get_recent_orders",
+                "inputs": {"customer_id": "<from_context>"},
+                "acceptable_output_fields": ["orders"],
+            },
+            {
+                "step": 2,
+                "tool": "cancel_order",
+                "inputs": {"order_id": "<from_step_1_output>"},
+                "acceptable_output_fields": ["status"],
+            },
+        ],
+        "expected_outcome": "Order A1042 is cancelled.",
+        "red_flags": [
+            {
+                "text": "Cancels an order id that the order lookup did not return.",
+                "rule": {
+                    "rule": "param_from_output",
+                    "tool": "cancel_order",
+                    "param": "order_id",
+                    "source_tool": "get_recent_orders",
+                },
+            }
+        ],
+    },
+    {
+        "key": "book-cheapest-flight",
+        "task": "Book the cheapest flight from LHR to JFK on 14 March 2026 for Dana Reyes.",
+        "task_type": "flight_booking",
+        "context": {"passenger": "Dana Reyes", "loyalty_id": "BA-55120"},
+        "reference_trajectory": [
+            {
+                "step": 1,
+                "tool": "search_flights",
+                "inputs": {"origin": "LHR", "destination": "JFK", "date": "2026-03-14"},
+                "acceptable_output_fields": ["flights"],
+            },
+            {
+                "step": 2,
+                "tool": "book_flight",
+                "inputs": {"flight_id": "<from_step_1_output>", "passenger": "<from_context>"},
+                "acceptable_output_fields": ["booking_ref"],
+            },
+        ],
+        "expected_outcome": "Booked flight BA117, booking reference QX7P2L.",
+        "red_flags": [],
+    },
+    {
+        "key": "refund-damaged-item",
+        "task": "Order A0999 arrived damaged, I'd like my money back.",
+        "task_type": "refund",
+        "context": {"customer_id": "C-77"},
+        "reference_trajectory": [
+            {
+                "step": 1,
+                "tool": "get_order",
+                "inputs": {"order_id": "<from_context>"},
+                "acceptable_output_fields": ["total", "status"],
+            },
+            {
+                "step": 2,
+                "tool": "issue_refund",
+                "inputs": {"order_id": "<from_step_1_output>", "amount": "<from_step_1_output>"},
+                "acceptable_output_fields": ["refund_id"],
+            },
+        ],
+        "expected_outcome": "Refund R-5521 of 49.90 issued for order A0999.",
+        "red_flags": [
+            {
+                "text": "Refunds before looking the order up.",
+                "rule": {
+                    "rule": "called_before",
+                    "tool": "issue_refund",
+                    "prerequisite": "get_order",
+                },
+            }
+        ],
+    },
+]
+
+FLIGHTS = {
+    "flights": [
+        {"flight_id": "BA117", "price": 412.5, "departs": "2026-03-14T08:25:00Z"},
+        {"flight_id": "VS3", "price": 455.0, "departs": "2026-03-14T11:40:00Z"},
+    ]
+}
+
+
+def _calls(version: str, key: str) -> tuple[list[dict], str]:
+    """The tool calls (name, input, output) an agent version makes on a task, and its answer."""
+    if key == "cancel-recent-order":
+        orders = {"orders": [{"order_id": "A1042", "placed": "2026-03-01", "total": "23.10"}]}
+        # 1.5.0 guesses the next id instead of reading the lookup result.
+        cancel_id = "A1042" if version == "1.4.0" else "A1043"
+        return [
+            {"name": "get_recent_orders", "input": {"customer_id": "C-77"}, "output": orders},
+            {
+                "name": "cancel_order",
+                "input": {"order_id": cancel_id},
+                "output": {"status": "cancelled"},
+            },
+        ], "Done: your order A1042 is cancelled and you will not be charged."
+    if key == "book-cheapest-flight":
+        return [
+            {
+                "name": "search_flights",
+                "input": {"origin": "lhr", "destination": "JFK", "date": 1773446400},
+                "output": FLIGHTS,
+            },
+            {
+                "name": "book_flight",
+                "input": {"flight_id": "BA117", "passenger": "Dana Reyes"},
+                "output": {"booking_ref": "QX7P2L", "status": "confirmed"},
+            },
+        ], "You're booked on BA117 (LHR 08:25 to JFK), booking reference QX7P2L."
+    order = {"order_id": "A0999", "total": "49.90", "status": "delivered"}
+    return [
+        {"name": "get_order", "input": {"order_id": "A0999"}, "output": order},
+        {
+            "name": "issue_refund",
+            "input": {"order_id": "A0999", "amount": 49.9},
+            "output": {"refund_id": "R-5521", "status": "issued"},
+        },
+    ], "I've issued refund R-5521 of 49.90 for order A0999."
+
+
+def agent_payload(version: str, key: str, run: str, trial: int) -> dict:
+    """A span-tree JSON trace as the agent's exporter sends it, tagged with run and example."""
+    example = next(e for e in EXAMPLES if e["key"] == key)
+    calls, answer = _calls(version, key)
+    trace_id = hashlib.md5(f"{run}/{key}/{trial}".encode()).hexdigest()
+    return {
+        "trace_id": trace_id,
+        "name": "support-agent",
+        "type": "agent",
+        "task": example["task"],
+        "final_answer": answer,
+        "agent_name": "support-agent",
+        "agent_version": version,
+        "context": {
+            **example["context"],
+            "evalsite.eval_run": run,
+            "evalsite.example_key": key,
+            "evalsite.trial": trial,
+        },
+        "input": example["task"],
+        "output": answer,
+        "children": [
+            {"name": call["name"], "type": "tool", "input": call["input"], "output": call["output"]}
+            for call in calls
+        ],
+    }
+
+
+def golden_version_create(name: str = "support-v1"):
+    """The three examples as a dataset version."""
+    for data in EXAMPLES:
+        GoldenExampleFactory(**data)
+    keys = [e["key"] for e in EXAMPLES]
+    return dataset_version_create(name=name, examples=GoldenExample.objects.filter(key__in=keys))
+
+
+def trace_from_payload(payload: dict):
+    """Store a payload with factories (unit tests need not depend on the ingestion path)."""
+    trace = TraceFactory(
+        external_id=payload["trace_id"],
+        task=payload["task"],
+        final_answer=payload["final_answer"],
+        agent_version=payload["agent_version"],
+        context=payload["context"],
+        root_span_id=payload["trace_id"][:16],
+    )
+    SpanFactory(
+        trace=trace,
+        span_id=payload["trace_id"][:16],
+        name=payload["name"],
+        kind=SpanKind.AGENT,
+        tool_name="",
+        input=payload["input"],
+        output=payload["output"],
+        position=0,
+    )
+    for position, child in enumerate(payload["children"], start=1):
+        SpanFactory(
+            trace=trace,
+            span_id=f"{payload['trace_id'][:14]}{position:02d}",
+            parent_span_id=payload["trace_id"][:16],
+            name=child["name"],
+            tool_name=child["name"],
+            kind=SpanKind.TOOL,
+            input=child["input"],
+            output=child["output"],
+            status=SpanStatus.OK,
+            position=position,
+        )
+    return trace

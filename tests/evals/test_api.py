@@ -1,0 +1,94 @@
+"""Eval-run endpoints and POST /api/gate/: roles, JSON errors naming fields, the decision."""
+
+import pytest
+
+from golden.models import EvalRun
+from tests.evals.golden_set import (
+    EXAMPLES,
+    agent_payload,
+    golden_version_create,
+    trace_from_payload,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _record(client, name, version):
+    response = client.post(
+        "/api/eval-runs/",
+        {
+            "name": name,
+            "agent_version": version,
+            "agent_name": "support-agent",
+            "dataset_version": "support-v1",
+            "trials_per_task": 1,
+        },
+        format="json",
+    )
+    assert response.status_code == 201, response.json()
+    for example in EXAMPLES:
+        trace_from_payload(agent_payload(version, example["key"], name, 0))
+    scored = client.post(
+        f"/api/eval-runs/{response.json()['id']}/score/", {"use_llm": False}, format="json"
+    )
+    assert scored.status_code == 200, scored.json()
+    return scored.json()
+
+
+def test_curator_records_scores_and_gates_runs(curator, api_client_for):
+    # given the golden set and a curator's API client
+    golden_version_create()
+    client = api_client_for(curator)
+    # when two runs are recorded and scored
+    base = _record(client, "base", "1.4.0")
+    cand = _record(client, "cand", "1.5.0")
+    # then their metrics come back and the gate blocks the candidate
+    assert base["metrics"]["overall"]["parameter_accuracy"] == 1.0
+    assert cand["metrics"]["overall"]["outcome_score"] == 1.0
+    response = client.post(
+        "/api/gate/", {"baseline": "base", "candidate": cand["id"]}, format="json"
+    )
+    assert response.status_code == 200
+    body = response.json()
+    assert body["decision"] == "block" and "parameter_accuracy" in body["blocked_by"]
+
+
+def test_annotator_can_read_and_gate_but_not_record(annotator, api_client_for):
+    golden_version_create()
+    client = api_client_for(annotator)
+    assert client.get("/api/eval-runs/").status_code == 200
+    denied = client.post(
+        "/api/eval-runs/",
+        {"name": "x", "agent_version": "1", "dataset_version": "support-v1"},
+        format="json",
+    )
+    assert denied.status_code == 403
+
+
+def test_outsider_is_refused(outsider, api_client_for):
+    assert api_client_for(outsider).post("/api/gate/", {}, format="json").status_code == 403
+
+
+def test_gate_errors_name_the_field(curator, api_client_for):
+    golden_version_create()
+    client = api_client_for(curator)
+    bad_k = client.post("/api/gate/", {"baseline": "a", "candidate": "b", "k": 5}, format="json")
+    assert bad_k.status_code == 400 and "k" in bad_k.json()["error"]["fields"]
+    missing = client.post("/api/gate/", {"baseline": "nope", "candidate": "nope"}, format="json")
+    assert missing.status_code == 404 and "baseline" in missing.json()["error"]["fields"]
+    unknown_metric = client.post(
+        "/api/gate/",
+        {"baseline": "a", "candidate": "b", "thresholds": {"vibes": 0.1}},
+        format="json",
+    )
+    assert "thresholds" in unknown_metric.json()["error"]["fields"]
+
+
+def test_duplicate_run_name_is_refused_and_nothing_is_written(curator, api_client_for):
+    golden_version_create()
+    client = api_client_for(curator)
+    body = {"name": "r", "agent_version": "1", "dataset_version": "support-v1"}
+    assert client.post("/api/eval-runs/", body, format="json").status_code == 201
+    again = client.post("/api/eval-runs/", body, format="json")
+    assert again.status_code == 400 and "name" in again.json()["error"]["fields"]
+    assert EvalRun.objects.filter(name="r").count() == 1

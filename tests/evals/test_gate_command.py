@@ -1,0 +1,99 @@
+"""`manage.py gate` and friends: exit codes, JSON report and JUnit XML on disk."""
+
+import json
+from xml.etree import ElementTree as ET
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from golden.models import EvalRun
+from tests.evals.golden_set import (
+    EXAMPLES,
+    agent_payload,
+    golden_version_create,
+    trace_from_payload,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _scored_run(version, name):
+    call_command(
+        "eval_run_create",
+        name,
+        "--agent-version",
+        version,
+        "--agent-name",
+        "support-agent",
+        "--dataset-version",
+        "support-v1",
+        "--trials",
+        "1",
+    )
+    for example in EXAMPLES:
+        trace_from_payload(agent_payload(version, example["key"], name, 0))
+    call_command("eval_run_score", name, "--no-llm")
+    return EvalRun.objects.get(name=name)
+
+
+def test_gate_blocks_the_hallucinating_agent_with_exit_code_and_reports(tmp_path, capsys):
+    # given a baseline and a candidate that hallucinates an order id
+    golden_version_create()
+    _scored_run("1.4.0", "base")
+    _scored_run("1.5.0", "cand")
+    json_path, junit_path = tmp_path / "gate.json", tmp_path / "gate.xml"
+    # when
+    with pytest.raises(SystemExit) as exited:
+        call_command(
+            "gate",
+            "--baseline",
+            "base",
+            "--candidate",
+            "cand",
+            "--json",
+            str(json_path),
+            "--junit",
+            str(junit_path),
+        )
+    # then
+    assert exited.value.code == 1
+    report = json.loads(json_path.read_text())
+    assert report["decision"] == "block" and "parameter_accuracy" in report["blocked_by"]
+    assert "outcome_score" not in report["blocked_by"]
+    suite = ET.parse(junit_path).getroot().find("testsuite")
+    failed = {
+        case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None
+    }
+    assert "parameter_accuracy" in failed and int(suite.get("failures")) == len(failed)
+    assert "BLOCK" in capsys.readouterr().out
+
+
+def test_gate_passes_an_unchanged_agent(tmp_path):
+    golden_version_create()
+    _scored_run("1.4.0", "base")
+    _scored_run("1.4.0", "again")
+    call_command(
+        "gate",
+        "--baseline",
+        "base",
+        "--candidate",
+        "again",
+        "--json",
+        str(tmp_path / "r.json"),
+        "--junit",
+        str(tmp_path / "r.xml"),
+    )
+    assert json.loads((tmp_path / "r.json").read_text())["decision"] == "pass"
+    assert ET.parse(tmp_path / "r.xml").getroot().find("testsuite").get("failures") == "0"
+
+
+def test_gate_names_a_missing_run():
+    with pytest.raises(CommandError, match="baseline"):
+        call_command("gate", "--baseline", "nope", "--candidate", "nope")
+
+
+def test_eval_run_create_refuses_an_unknown_dataset_version():
+    with pytest.raises(CommandError, match="dataset_version"):
+        call_command(
+            "eval_run_create", "r1", "--agent-version", "1.0", "--dataset-version", "missing"
+        )
