@@ -99,7 +99,9 @@ def golden_example_update(
     example = GoldenExample.objects.select_for_update().get(pk=example.pk)
     before = example_content(example)
     cleaned = example_data_clean({**_editable(before), **data})
-    _check_duplicates(cleaned, example.pk, allow_duplicate)
+    # Only a changed task can newly duplicate another; other edits are not nagged.
+    task_changed = (cleaned["task"], cleaned["task_type"]) != (before["task"], before["task_type"])
+    _check_duplicates(cleaned, example.pk, allow_duplicate or not task_changed)
     _apply(example, cleaned)
     example.save()
     after = example_content(example)

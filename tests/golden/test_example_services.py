@@ -180,3 +180,13 @@ def test_updating_keeps_key_and_origin_and_ignores_itself_as_duplicate(curator):
     assert updated.expected_behavior == "Ask which order."
     assert updated.reference_trajectory == AMBIGUOUS["reference_trajectory"]
     assert AuditEvent.objects.filter(action="golden_example_update").count() == 1
+
+
+def test_renaming_a_task_onto_another_is_pointed_out_but_other_edits_are_not(curator):
+    example(task="Cancel my most recent order", task_type="order_cancellation")
+    other = example(task="Refund my broken kettle", task_type="order_cancellation")
+    golden_example_update(example=other, data={"expected_behavior": "Refund."}, user=curator)
+    with pytest.raises(NearDuplicateFound):
+        golden_example_update(
+            example=other, data={"task": "Cancel my most recent order!"}, user=curator
+        )
