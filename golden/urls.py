@@ -1,6 +1,7 @@
 from django.urls import path
 
 from golden import views, views_health, views_versions
+from golden.evals import views as eval_views
 
 app_name = "golden"
 urlpatterns = [
@@ -22,4 +23,6 @@ urlpatterns = [
         name="version_export",
     ),
     path("import/", views_versions.dataset_import, name="import"),
+    path("evals/", eval_views.eval_run_list_page, name="eval_run_list"),
+    path("evals/compare/", eval_views.eval_run_compare_page, name="eval_run_compare"),
 ]

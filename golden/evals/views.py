@@ -1,0 +1,32 @@
+"""Eval-run pages: the list of runs and two runs side by side."""
+
+from django.shortcuts import render
+
+from accounts.roles import ANNOTATOR, require_role
+from evalsite.api import ApplicationError
+from golden.evals.selectors import eval_run_comparison, eval_run_list
+from golden.evals.services import eval_run_lookup
+
+
+@require_role(ANNOTATOR)
+def eval_run_list_page(request):
+    runs = list(eval_run_list()[:200])
+    return render(request, "golden/evals/run_list.html", {"runs": runs})
+
+
+@require_role(ANNOTATOR)
+def eval_run_compare_page(request):
+    """?baseline=ID&candidate=ID; tasks that got worse are listed first."""
+    try:
+        baseline = eval_run_lookup(request.GET.get("baseline"), field="baseline")
+        candidate = eval_run_lookup(request.GET.get("candidate"), field="candidate")
+    except ApplicationError as exc:
+        runs = list(eval_run_list()[:200])
+        context = {"runs": runs, "error": exc.message}
+        return render(request, "golden/evals/run_list.html", context, status=404)
+    context = {
+        "baseline": baseline,
+        "candidate": candidate,
+        "comparison": eval_run_comparison(baseline, candidate),
+    }
+    return render(request, "golden/evals/compare.html", context)

@@ -1,0 +1,85 @@
+"""The comparison page: two runs side by side, worse tasks first, traces one click away."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from golden.evals.scoring import ScoringOptions, eval_run_score
+from golden.evals.services import eval_run_create
+from tests.evals.golden_set import (
+    EXAMPLES,
+    agent_payload,
+    golden_version_create,
+    trace_from_payload,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _scored(version, name, dataset, trials=1):
+    run = eval_run_create(
+        name=name, agent_version=version, dataset_version=dataset, trials_per_task=trials
+    )
+    for example in EXAMPLES:
+        for trial in range(trials):
+            trace_from_payload(agent_payload(version, example["key"], name, trial))
+    eval_run_score(run, ScoringOptions())
+    return run
+
+
+def _page(client, base, cand):
+    return client.get(
+        reverse("golden:eval_run_compare"), {"baseline": base.pk, "candidate": cand.pk}
+    )
+
+
+def test_worse_task_is_listed_first_with_links_to_its_traces(client, annotator):
+    # given a baseline and a candidate that got the cancellation wrong
+    dataset = golden_version_create()
+    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    client.force_login(annotator)
+    # when
+    response = _page(client, base, cand)
+    # then
+    assert response.status_code == 200
+    tasks = response.context["comparison"]["tasks"]
+    assert tasks[0]["key"] == "cancel-recent-order" and tasks[0]["got_worse"]
+    assert [t["got_worse"] for t in tasks[1:]] == [False, False]
+    html = response.content.decode()
+    trace_id = cand.trials.get(entry__example_key="cancel-recent-order").trace_id
+    assert reverse("traces:detail", args=[trace_id]) in html
+    assert html.index('data-key="cancel-recent-order"') < html.index(
+        'data-key="book-cheapest-flight"'
+    )
+    assert 'id="metric-parameter_accuracy"' in html
+
+
+def test_query_count_does_not_grow_with_trials(client, annotator):
+    dataset = golden_version_create()
+    small = (_scored("1.4.0", "a", dataset), _scored("1.5.0", "b", dataset))
+    big = (_scored("1.4.0", "c", dataset, trials=3), _scored("1.5.0", "d", dataset, trials=3))
+    client.force_login(annotator)
+    with CaptureQueriesContext(connection) as few:
+        _page(client, *small)
+    with CaptureQueriesContext(connection) as many:
+        _page(client, *big)
+    assert len(many) == len(few)
+
+
+def test_task_text_from_traces_is_escaped_and_unknown_runs_explain(client, annotator):
+    dataset = golden_version_create()
+    base = _scored("1.4.0", "<script>alert(1)</script>", dataset)
+    client.force_login(annotator)
+    listing = client.get(reverse("golden:eval_run_list"))
+    assert b"<script>alert(1)</script>" not in listing.content
+    assert b"&lt;script&gt;" in listing.content
+    missing = client.get(
+        reverse("golden:eval_run_compare"), {"baseline": base.pk, "candidate": 999}
+    )
+    assert missing.status_code == 404 and b"No eval run" in missing.content
+
+
+def test_outsider_gets_403(client, outsider):
+    client.force_login(outsider)
+    assert client.get(reverse("golden:eval_run_list")).status_code == 403
