@@ -5,4 +5,5 @@ class JudgesConfig(AppConfig):
     name = "judges"
 
     def ready(self):
-        from judges.trajectory import receivers  # noqa: F401
+        from judges import receivers  # noqa: F401
+        from judges.trajectory import receivers as trajectory_receivers  # noqa: F401

@@ -1,0 +1,270 @@
+"""One judge pass, end to end: claim, render, ask (or reuse an identical answer), store, reconcile.
+
+Idempotent through state: a pass is claimed by a conditional update, so a redelivered or
+duplicated task finds it taken or finished and returns; a pass whose worker died is taken over
+once its lease runs out.
+"""
+
+import random
+from dataclasses import dataclass
+from datetime import timedelta
+
+import anthropic
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from judges.costs import call_cost_usd
+from judges.models import JudgeRun, JudgeRunStatus, Judgment, JudgmentStatus, ParseStatus
+from judges.parsing import reply_parse
+from judges.prompts import prompt_render
+from judges.providers import (
+    TRANSIENT_ERRORS,
+    ProviderReply,
+    messages_create,
+    request_hash,
+    request_params,
+    retry_after_seconds,
+)
+from judges.ratelimit import RateLimited, rate_limit_acquire
+from judges.reconcile import judgment_reconcile
+
+CHARS_PER_TOKEN = 4
+
+
+@dataclass(frozen=True)
+class PassOutcome:
+    state: str  # skipped | done | failed | cancelled | retry
+    retry_in: float | None = None
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.JUDGE_CLAIM_LEASE_SECONDS)
+
+
+def judgment_claim(judgment_id: int) -> bool:
+    """Take a pass for this worker: pending, or running under a lease that ran out."""
+    now = timezone.now()
+    claimable = Q(status=JudgmentStatus.PENDING) | Q(
+        status=JudgmentStatus.RUNNING, lease_until__lt=now
+    )
+    claimed = (
+        Judgment.objects.filter(claimable, pk=judgment_id)
+        .exclude(run__status=JudgeRunStatus.CANCELLED)
+        .update(status=JudgmentStatus.RUNNING, lease_until=now + _lease())
+    )
+    return claimed == 1
+
+
+def retry_delay(attempt: int, exc: Exception | None = None) -> float:
+    """Exponential backoff with jitter, capped; never sooner than the provider's retry-after."""
+    ceiling = min(settings.JUDGE_RETRY_MAX_SECONDS, settings.JUDGE_RETRY_BASE_SECONDS * 2**attempt)
+    delay = random.uniform(ceiling / 2, ceiling)
+    hint = retry_after_seconds(exc) if exc is not None else None
+    if hint:
+        delay = max(delay, min(hint, settings.JUDGE_RETRY_MAX_SECONDS))
+    return delay
+
+
+def _locked_passes(judgment: Judgment) -> list[Judgment]:
+    # Every pass of (trace, run), locked in primary-key order so concurrent finishers queue up.
+    return list(
+        Judgment.objects.select_for_update()
+        .select_related("rubric_version", "trace")
+        .filter(trace_id=judgment.trace_id, run_id=judgment.run_id)
+        .order_by("pk")
+    )
+
+
+def _finish(judgment: Judgment, **fields) -> bool:
+    """Store the final state of a running pass and reconcile its trace, in one transaction."""
+    with transaction.atomic():
+        passes = _locked_passes(judgment)
+        current = next((p for p in passes if p.pk == judgment.pk), None)
+        if current is None or current.status != JudgmentStatus.RUNNING:
+            return False
+        fields.setdefault("completed_at", timezone.now())
+        fields["lease_until"] = None
+        for name, value in fields.items():
+            setattr(current, name, value)
+        current.save(update_fields=list(fields))
+        run = JudgeRun.objects.select_related("config").get(pk=judgment.run_id)
+        judgment_reconcile(passes, run)
+    judge_run_finish_if_done(judgment.run_id)
+    return True
+
+
+def judgment_complete(
+    judgment: Judgment,
+    reply: ProviderReply,
+    digest: str,
+    *,
+    served_from_cache: bool = False,
+    batch: bool = False,
+) -> PassOutcome:
+    """Parse a reply, store it with its usage and cost, and reconcile."""
+    span_names = list(judgment.trace.spans.values_list("name", flat=True))
+    parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
+    cost = (
+        0
+        if served_from_cache
+        else call_cost_usd(
+            judgment.config.model,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+            cache_read_tokens=reply.cache_read_tokens,
+            cache_write_tokens=reply.cache_write_tokens,
+            batch=batch,
+        )
+    )
+    stored = _finish(
+        judgment,
+        status=JudgmentStatus.DONE,
+        score=parsed.score,
+        explanation=parsed.explanation,
+        cited_spans=parsed.cited_spans,
+        criteria_results=parsed.criteria_results,
+        raw_response=reply.text,
+        parse_status=parsed.status,
+        error=parsed.error,
+        input_tokens=reply.input_tokens,
+        output_tokens=reply.output_tokens,
+        cache_read_tokens=reply.cache_read_tokens,
+        cache_write_tokens=reply.cache_write_tokens,
+        cost_usd=cost,
+        latency_ms=reply.latency_ms,
+        request_hash=digest,
+        served_from_cache=served_from_cache,
+    )
+    return PassOutcome("done" if stored else "skipped")
+
+
+def judgment_fail(judgment: Judgment, error: str, digest: str = "") -> PassOutcome:
+    """Give up on a pass: it is stored as a failed call and its trace goes to review."""
+    stored = _finish(
+        judgment,
+        status=JudgmentStatus.FAILED,
+        parse_status=ParseStatus.CALL_FAILED,
+        error=error[:2000],
+        attempts=judgment.attempts + 1,
+        request_hash=digest,
+    )
+    return PassOutcome("failed" if stored else "skipped")
+
+
+def judgment_retry_or_fail(judgment: Judgment, exc: Exception, digest: str) -> PassOutcome:
+    """A transient error: release the pass for a later attempt, or fail it past the cap."""
+    attempts = judgment.attempts + 1
+    error = f"{type(exc).__name__}: {exc}"
+    if attempts > settings.JUDGE_MAX_RETRIES:
+        return judgment_fail(judgment, f"gave up after {attempts} attempts; last: {error}", digest)
+    delay = retry_delay(attempts, exc)
+    Judgment.objects.filter(pk=judgment.pk, status=JudgmentStatus.RUNNING).update(
+        status=JudgmentStatus.PENDING,
+        attempts=attempts,
+        error=error[:2000],
+        # The stale sweep leaves it alone until the retry has had its chance.
+        lease_until=timezone.now() + timedelta(seconds=delay) + _lease(),
+    )
+    return PassOutcome("retry", retry_in=delay)
+
+
+def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
+    earlier = (
+        Judgment.objects.filter(request_hash=digest, status=JudgmentStatus.DONE)
+        .exclude(pk=judgment_id)
+        .only("raw_response")
+        .order_by("pk")
+        .first()
+    )
+    if earlier is None:
+        return None
+    return ProviderReply(earlier.raw_response, 0, 0, 0, 0, 0)
+
+
+def judgment_request(judgment: Judgment) -> tuple[dict, str]:
+    """The request body and its hash for a pass."""
+    prompt = prompt_render(judgment.rubric_version, judgment.trace)
+    params = request_params(prompt, judgment.config)
+    digest = request_hash(params, provider=judgment.config.provider, pass_index=judgment.pass_index)
+    return params, digest
+
+
+def judgment_execute(judgment_id: int) -> PassOutcome:
+    """Run one pass. Returns what happened; `retry` carries the delay before the next try."""
+    if not judgment_claim(judgment_id):
+        return PassOutcome("skipped")
+    judgment = (
+        Judgment.objects.select_related("trace", "rubric_version", "config", "run")
+        .filter(pk=judgment_id)
+        .first()
+    )
+    if judgment is None:
+        return PassOutcome("skipped")
+    params, digest = judgment_request(judgment)
+    cached = _cached_reply(digest, judgment.pk)
+    if cached is not None:
+        return judgment_complete(judgment, cached, digest, served_from_cache=True)
+    estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
+    try:
+        rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
+    except RateLimited as exc:
+        # Our own limit, not a provider error: no attempt is counted.
+        Judgment.objects.filter(pk=judgment.pk, status=JudgmentStatus.RUNNING).update(
+            status=JudgmentStatus.PENDING,
+            lease_until=timezone.now() + timedelta(seconds=exc.wait_seconds) + _lease(),
+        )
+        return PassOutcome("retry", retry_in=exc.wait_seconds + random.uniform(0, 5))
+    try:
+        reply = messages_create(params)
+    except TRANSIENT_ERRORS as exc:
+        return judgment_retry_or_fail(judgment, exc, digest)
+    except anthropic.APIError as exc:
+        # Bad request, auth, not found: the same call would fail again.
+        return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
+    return judgment_complete(judgment, reply, digest)
+
+
+def judge_run_finish_if_done(run_id: int) -> bool:
+    """Mark a (non-online) run done once none of its passes is outstanding."""
+    outstanding = Judgment.objects.filter(
+        run_id=run_id, status__in=(JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
+    ).exists()
+    if outstanding:
+        return False
+    return bool(
+        JudgeRun.objects.filter(pk=run_id, online=False, status=JudgeRunStatus.RUNNING).update(
+            status=JudgeRunStatus.DONE, finished_at=timezone.now()
+        )
+    )
+
+
+def judgments_stale(limit: int = 1000) -> list[int]:
+    """Passes whose worker died or whose message was lost, released to be enqueued again."""
+    now = timezone.now()
+    lease = _lease()
+    stale = (
+        Judgment.objects.filter(
+            status__in=(JudgmentStatus.PENDING, JudgmentStatus.RUNNING),
+            run__status=JudgeRunStatus.RUNNING,
+            provider_batch_id="",
+        )
+        .filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True, created_at__lt=now - lease))
+        .values_list("pk", flat=True)
+        .order_by("pk")[:limit]
+    )
+    ids = list(stale)
+    released = []
+    for judgment_id in ids:
+        # Conditional per row: a pass finished meanwhile is not touched.
+        if (
+            Judgment.objects.filter(pk=judgment_id, status__in=UNFINISHED_STATES)
+            .filter(Q(lease_until__lt=now) | Q(lease_until__isnull=True))
+            .update(status=JudgmentStatus.PENDING, lease_until=now + lease)
+        ):
+            released.append(judgment_id)
+    return released
+
+
+UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)

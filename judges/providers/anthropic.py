@@ -1,0 +1,133 @@
+"""The Anthropic Messages API through the `anthropic` SDK (or the simulator at the same URL).
+
+The SDK never retries (max_retries=0): retries belong to Celery, with backoff and a cap, so a
+worker thread is never parked in a sleep and every attempt is counted on the judgment.
+"""
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass
+
+import anthropic
+from django.conf import settings
+
+from judges.models import JudgeConfig
+from judges.prompts import RenderedPrompt
+
+# Rate limits, overload (529) and other 5xx, timeouts, dropped connections: worth retrying.
+TRANSIENT_ERRORS = (
+    anthropic.RateLimitError,
+    anthropic.InternalServerError,
+    anthropic.APITimeoutError,
+    anthropic.APIConnectionError,
+)
+SIMULATOR_KEY = "simulated-judge-key"
+
+_clients: dict[tuple, anthropic.Anthropic] = {}
+_clients_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class ProviderReply:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    latency_ms: int
+
+
+def client() -> anthropic.Anthropic:
+    """One SDK client per base URL and key, shared by a worker's threads (httpx pools)."""
+    key = (settings.ANTHROPIC_BASE_URL, settings.ANTHROPIC_API_KEY, settings.JUDGE_TIMEOUT_SECONDS)
+    with _clients_lock:
+        if key not in _clients:
+            _clients[key] = anthropic.Anthropic(
+                api_key=settings.ANTHROPIC_API_KEY or SIMULATOR_KEY,
+                base_url=settings.ANTHROPIC_BASE_URL or None,
+                max_retries=0,
+                timeout=settings.JUDGE_TIMEOUT_SECONDS,
+            )
+        return _clients[key]
+
+
+def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
+    """The Messages API body: the rubric as a cached system block, the trace in the user turn."""
+    return {
+        "model": config.model,
+        "max_tokens": config.max_tokens,
+        "temperature": config.temperature,
+        "system": [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}],
+        "messages": [{"role": "user", "content": prompt.user}],
+    }
+
+
+def request_hash(params: dict, *, provider: str, pass_index: int) -> str:
+    """Identity of a paid request. The pass index is part of it: the second pass is a second,
+    independent call with identical input, never the first one's answer replayed."""
+    payload = json.dumps(
+        {"provider": provider, "params": params, "pass": pass_index},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def messages_create(params: dict) -> ProviderReply:
+    """One judge call. Raises the SDK's exceptions; TRANSIENT_ERRORS are the retryable ones."""
+    body = dict(params)
+    # This SDK version has no temperature keyword; the API still takes it in the body.
+    temperature = body.pop("temperature", None)
+    started = time.monotonic()
+    message = client().messages.create(
+        **body, extra_body={"temperature": temperature} if temperature is not None else None
+    )
+    latency_ms = int((time.monotonic() - started) * 1000)
+    return reply_from_message(message, latency_ms)
+
+
+def reply_from_message(message, latency_ms: int = 0) -> ProviderReply:
+    text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
+    usage = message.usage
+    return ProviderReply(
+        text=text,
+        input_tokens=usage.input_tokens or 0,
+        output_tokens=usage.output_tokens or 0,
+        cache_read_tokens=usage.cache_read_input_tokens or 0,
+        cache_write_tokens=usage.cache_creation_input_tokens or 0,
+        latency_ms=latency_ms,
+    )
+
+
+def retry_after_seconds(exc: Exception) -> float | None:
+    """The provider's retry-after header, when it sent one."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def batch_create(requests: list[dict]) -> str:
+    """Submit a Message Batch of `{"custom_id", "params"}`; returns the batch id."""
+    batch = client().messages.batches.create(requests=requests)
+    return batch.id
+
+
+def batch_results(batch_id: str) -> list[tuple[str, ProviderReply | None, str]] | None:
+    """`[(custom_id, reply or None, error)]` once the batch has ended, else None."""
+    batch = client().messages.batches.retrieve(batch_id)
+    if batch.processing_status != "ended":
+        return None
+    results = []
+    for entry in client().messages.batches.results(batch_id):
+        if entry.result.type == "succeeded":
+            results.append((entry.custom_id, reply_from_message(entry.result.message), ""))
+        else:
+            results.append((entry.custom_id, None, f"batch request {entry.result.type}"))
+    return results

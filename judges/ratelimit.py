@@ -1,0 +1,101 @@
+"""Per-provider requests- and tokens-per-minute limit, shared by all workers through Redis.
+
+Fixed one-minute windows: every worker adds its request and estimated tokens to the current
+window's counters and waits for the next window when the provider's limit would be crossed.
+Without Redis (embedded mode) the counters live in this process.
+"""
+
+import threading
+import time
+from collections import defaultdict
+
+from django.conf import settings
+
+WINDOW_SECONDS = 60
+
+
+class RateLimited(Exception):
+    """The limit stays full for longer than the caller is willing to wait."""
+
+    def __init__(self, wait_seconds: float):
+        super().__init__(f"provider rate limit full for {wait_seconds:.1f}s")
+        self.wait_seconds = wait_seconds
+
+
+class LocalWindow:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+
+    def take(self, provider: str, window: int, tokens: int, rpm: int, tpm: int) -> bool:
+        with self.lock:
+            for stale in [key for key in self.counts if key[1] < window]:
+                del self.counts[stale]
+            counts = self.counts[(provider, window)]
+            if counts[0] + 1 > rpm or (counts[1] and counts[1] + tokens > tpm):
+                return False
+            counts[0] += 1
+            counts[1] += tokens
+            return True
+
+
+# Adds the request and tokens only if both stay within the limits; one round trip, atomic.
+REDIS_TAKE = """
+local requests = tonumber(redis.call('GET', KEYS[1]) or '0')
+local tokens = tonumber(redis.call('GET', KEYS[2]) or '0')
+if requests + 1 > tonumber(ARGV[2]) then return 0 end
+if tokens > 0 and tokens + tonumber(ARGV[1]) > tonumber(ARGV[3]) then return 0 end
+redis.call('INCR', KEYS[1])
+redis.call('INCRBY', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], 120)
+redis.call('EXPIRE', KEYS[2], 120)
+return 1
+"""
+
+
+class RedisWindow:
+    def __init__(self, url: str):
+        import redis
+
+        self.redis = redis.Redis.from_url(url)
+        self.script = self.redis.register_script(REDIS_TAKE)
+
+    def take(self, provider: str, window: int, tokens: int, rpm: int, tpm: int) -> bool:
+        prefix = f"evalsite:judge-rate:{provider}:{window}"
+        keys = [f"{prefix}:requests", f"{prefix}:tokens"]
+        return bool(self.script(keys=keys, args=[tokens, rpm, tpm]))
+
+
+_local = LocalWindow()
+_redis_windows: dict[str, RedisWindow] = {}
+_redis_lock = threading.Lock()
+
+
+def _window_store():
+    url = settings.REDIS_URL
+    if not url:
+        return _local
+    with _redis_lock:
+        if url not in _redis_windows:
+            _redis_windows[url] = RedisWindow(url)
+        return _redis_windows[url]
+
+
+def rate_limit_acquire(provider: str, tokens: int, max_wait: float = 5.0) -> None:
+    """Count one call of about `tokens` tokens, waiting up to max_wait for room.
+
+    Raises RateLimited with the time to the next window when there is no room in time; the
+    caller re-enqueues instead of holding a worker thread for up to a minute.
+    """
+    rpm, tpm = settings.JUDGE_RATE_LIMIT_RPM, settings.JUDGE_RATE_LIMIT_TPM
+    store = _window_store()
+    deadline = time.monotonic() + max_wait
+    while True:
+        now = time.time()
+        window = int(now // WINDOW_SECONDS)
+        if store.take(provider, window, tokens, rpm, tpm):
+            return
+        to_next_window = (window + 1) * WINDOW_SECONDS - now
+        if time.monotonic() + to_next_window > deadline:
+            raise RateLimited(to_next_window)
+        time.sleep(to_next_window)

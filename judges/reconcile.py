@@ -1,0 +1,129 @@
+"""Reconciliation: when the last pass of a trace lands, write its Verdict.
+
+Called inside the transaction that holds every pass row of (trace, run) locked, so two passes
+finishing at once cannot both write a verdict, and the review hand-off is sent in the same
+transaction as the verdict it is about.
+"""
+
+import logging
+
+from judges.models import (
+    JudgeRun,
+    Judgment,
+    JudgmentStatus,
+    ParseStatus,
+    ScoreType,
+    Verdict,
+    VerdictStatus,
+)
+from judges.signals import verdict_needs_review, verdict_written
+
+logger = logging.getLogger(__name__)
+
+# Values of reviews.models.ReviewReason; judges never imports reviews.
+PASSES_DISAGREE = "passes_disagree"
+UNPARSEABLE = "unparseable"
+CALL_FAILED = "call_failed"
+RED_FLAG = "red_flag"
+CRITERION_FLIP = "criterion_flip"
+UNFINISHED = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
+
+
+def _criteria_flipped(passes: list[Judgment]) -> list[str]:
+    """Questions answered `met` by one pass and not by another."""
+    answers: dict[str, set[bool]] = {}
+    for judgment in passes:
+        for result in judgment.criteria_results or []:
+            answers.setdefault(result.get("question", ""), set()).add(bool(result.get("met")))
+    return [question for question, seen in answers.items() if len(seen) > 1]
+
+
+def score_is_pass(score: float, judgment: Judgment) -> bool:
+    """Whether a score says the trace passed: the top of a binary scale, else above the middle."""
+    version = judgment.rubric_version
+    if version.score_type == ScoreType.BINARY:
+        return score >= version.score_max
+    return score > (version.score_min + version.score_max) / 2
+
+
+def _red_flags(trace) -> list:
+    from judges.trajectory.redflags import red_flags_ensure
+
+    try:
+        return red_flags_ensure(trace)
+    except Exception:
+        # A broken check must not block the verdict; the verdict is written without it.
+        logger.exception("red flag check failed for trace %s", trace.pk)
+        return []
+
+
+def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
+    """Write the verdict for one trace of a run once all its passes have finished.
+
+    `passes` are every pass row of (trace, run), locked by the caller. Returns the verdict
+    (an existing one when already written), or None while a pass is still outstanding.
+    """
+    if not passes or any(p.status in UNFINISHED for p in passes):
+        return None
+    if any(p.status == JudgmentStatus.CANCELLED for p in passes):
+        # A cancelled run leaves traces half judged; one pass is not a verdict.
+        return None
+    finished = passes
+    first = finished[0]
+    existing = Verdict.objects.filter(trace_id=first.trace_id, run=run).first()
+    if existing:
+        return existing
+
+    reasons: list[str] = []
+    details: list[str] = []
+    failed = [p for p in finished if p.status == JudgmentStatus.FAILED]
+    unusable = [
+        p
+        for p in finished
+        if p.status == JudgmentStatus.DONE
+        and p.parse_status in (ParseStatus.UNPARSEABLE, ParseStatus.OUT_OF_RANGE)
+    ]
+    usable = [p for p in finished if p.status == JudgmentStatus.DONE and p.score is not None]
+    if failed:
+        reasons.append(CALL_FAILED)
+        details += [f"pass {p.pass_index + 1} call failed: {p.error}" for p in failed]
+    if unusable:
+        reasons.append(UNPARSEABLE)
+        details += [f"pass {p.pass_index + 1} {p.parse_status}: {p.error}" for p in unusable]
+    flipped = _criteria_flipped(usable)
+    if flipped:
+        reasons.append(CRITERION_FLIP)
+        details += [f"criterion flipped: {question}" for question in flipped]
+    elif len(usable) >= 2:
+        scores = [p.score for p in usable]
+        if max(scores) - min(scores) > run.config.tolerance + 1e-9:
+            reasons.append(PASSES_DISAGREE)
+            details.append("pass scores " + ", ".join(f"{s:g}" for s in scores))
+
+    if not usable:
+        status, score = VerdictStatus.FAILED, None
+    elif reasons:
+        status, score = VerdictStatus.DISPUTED, None
+    else:
+        status = VerdictStatus.AGREED
+        score = sum(p.score for p in usable) / len(usable)
+        if score_is_pass(score, first):
+            flags = _red_flags(first.trace)
+            if flags:
+                reasons.append(RED_FLAG)
+                details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
+
+    detail = "\n".join(details)
+    verdict = Verdict.objects.create(
+        trace_id=first.trace_id,
+        rubric_version_id=first.rubric_version_id,
+        config_id=first.config_id,
+        run=run,
+        status=status,
+        score=score,
+        reason=detail,
+    )
+    verdict_written.send(sender=Verdict, verdict=verdict)
+    if reasons:
+        verdict_needs_review.send(sender=Verdict, verdict=verdict, reasons=reasons, detail=detail)
+    return verdict

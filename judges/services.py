@@ -1,0 +1,185 @@
+"""Writes for judging: start and cancel runs, judge new traces online, mark verdicts stale.
+
+A pass itself runs in judges.execution; reconciliation lives in judges.reconcile.
+"""
+
+import random
+from collections.abc import Iterable
+
+from django.db import transaction
+from django.db.models import F, QuerySet
+from django.utils import timezone
+
+from evalsite.api import ApplicationError
+from judges.models import (
+    JudgeConfig,
+    JudgeRun,
+    JudgeRunStatus,
+    Judgment,
+    JudgmentStatus,
+    Rubric,
+    RubricVersion,
+    RubricVersionStatus,
+    Verdict,
+)
+from judges.reconcile import judgment_reconcile
+from traces.models import Trace
+
+DEFAULT_CONFIG_NAME = "default"
+CREATE_BATCH = 1000
+# Runs this small are enqueued directly; larger ones by a task that fans out in batches.
+DIRECT_ENQUEUE_LIMIT = 200
+
+__all__ = [
+    "judge_run_cancel",
+    "judge_run_start",
+    "judgment_reconcile",
+    "trace_judge_online",
+    "verdicts_mark_stale",
+]
+
+
+def _trace_ids(traces: QuerySet | Iterable) -> list[int]:
+    if isinstance(traces, QuerySet):
+        return list(traces.order_by().values_list("pk", flat=True))
+    return [trace if isinstance(trace, int) else trace.pk for trace in traces]
+
+
+def _judgments_create(run: JudgeRun, trace_ids: list[int]) -> None:
+    passes = range(run.config.passes)
+    rows = [
+        Judgment(
+            trace_id=trace_id,
+            rubric_version_id=run.rubric_version_id,
+            config_id=run.config_id,
+            run=run,
+            pass_index=index,
+        )
+        for trace_id in trace_ids
+        for index in passes
+    ]
+    # The unique (trace, version, config, run, pass) key makes a repeated call a no-op.
+    Judgment.objects.bulk_create(rows, batch_size=CREATE_BATCH, ignore_conflicts=True)
+
+
+def _enqueue_after_commit(run: JudgeRun, trace_ids: list[int] | None = None) -> None:
+    from judges.tasks import judge_batch_submit_task, judge_pass_task, judge_run_dispatch_task
+
+    if run.config.use_batch_api and not run.online:
+        transaction.on_commit(lambda: judge_batch_submit_task.delay(run.pk))
+        return
+    pending = Judgment.objects.filter(run=run, status=JudgmentStatus.PENDING)
+    if trace_ids is not None:
+        pending = pending.filter(trace_id__in=trace_ids)
+    if trace_ids is not None or run.trace_count * run.config.passes <= DIRECT_ENQUEUE_LIMIT:
+        ids = list(pending.values_list("pk", flat=True))
+        transaction.on_commit(lambda: [judge_pass_task.delay(pk) for pk in ids])
+    else:
+        transaction.on_commit(lambda: judge_run_dispatch_task.delay(run.pk))
+
+
+def judge_run_start(
+    *,
+    rubric_version: RubricVersion,
+    config: JudgeConfig,
+    traces,
+    user=None,
+    sample_rate: float = 1.0,
+    trace_filter: dict | None = None,
+) -> JudgeRun:
+    """Create a run over the traces (optionally a random sample) and enqueue one task per pass
+    once the transaction commits."""
+    if not 0 < sample_rate <= 1:
+        raise ApplicationError("Sample rate must be above 0 and at most 1.", field="sample_rate")
+    if config.temperature != 0:
+        raise ApplicationError("Judges run at temperature 0.", field="config")
+    trace_ids = _trace_ids(traces)
+    if sample_rate < 1:
+        trace_ids = [pk for pk in trace_ids if random.random() < sample_rate]
+    if not trace_ids:
+        raise ApplicationError("No traces to judge: the selection is empty.", field="traces")
+    with transaction.atomic():
+        run = JudgeRun.objects.create(
+            rubric_version=rubric_version,
+            config=config,
+            status=JudgeRunStatus.RUNNING,
+            sample_rate=sample_rate,
+            trace_filter=trace_filter or {},
+            trace_count=len(trace_ids),
+            created_by=user,
+        )
+        _judgments_create(run, trace_ids)
+        _enqueue_after_commit(run)
+    return run
+
+
+def judge_run_cancel(*, run: JudgeRun, user=None) -> JudgeRun:
+    """Stop a run: passes not yet started are cancelled; calls in flight finish and count."""
+    with transaction.atomic():
+        changed = JudgeRun.objects.filter(
+            pk=run.pk, status__in=(JudgeRunStatus.PENDING, JudgeRunStatus.RUNNING)
+        ).update(status=JudgeRunStatus.CANCELLED, finished_at=timezone.now())
+        if not changed:
+            message = f"The run is already {run.status}."
+            raise ApplicationError(message, field="status", code="state")
+        Judgment.objects.filter(run=run, status=JudgmentStatus.PENDING).update(
+            status=JudgmentStatus.CANCELLED, completed_at=timezone.now()
+        )
+    run.refresh_from_db()
+    return run
+
+
+def judge_config_default() -> JudgeConfig:
+    """The config named "default" (the seed migration creates it)."""
+    from django.conf import settings
+
+    config, _ = JudgeConfig.objects.get_or_create(
+        name=DEFAULT_CONFIG_NAME, defaults={"model": settings.JUDGE_MODEL, "passes": 2}
+    )
+    return config
+
+
+def _online_run(version: RubricVersion, config: JudgeConfig) -> JudgeRun:
+    run = (
+        JudgeRun.objects.select_for_update()
+        .filter(rubric_version=version, config=config, online=True, status=JudgeRunStatus.RUNNING)
+        .first()
+    )
+    if run is None:
+        run = JudgeRun.objects.create(
+            rubric_version=version, config=config, online=True, status=JudgeRunStatus.RUNNING
+        )
+    return run
+
+
+def trace_judge_online(trace: Trace) -> list[JudgeRun]:
+    """Judge a completed trace with every rubric set to judge new traces, at its sample rate.
+
+    Each rubric's newest approved version judges it, in that version's standing online run.
+    """
+    rubrics = Rubric.objects.filter(judge_new_traces=True).order_by("pk")
+    runs = []
+    config = None
+    for rubric in rubrics:
+        if rubric.project_id and rubric.project_id != trace.project_id:
+            continue
+        version = (
+            rubric.versions.filter(status=RubricVersionStatus.APPROVED).order_by("-number").first()
+        )
+        if version is None or random.random() >= rubric.sample_rate:
+            continue
+        config = config or judge_config_default()
+        with transaction.atomic():
+            run = _online_run(version, config)
+            if Judgment.objects.filter(run=run, trace=trace).exists():
+                continue
+            _judgments_create(run, [trace.pk])
+            JudgeRun.objects.filter(pk=run.pk).update(trace_count=F("trace_count") + 1)
+            _enqueue_after_commit(run, [trace.pk])
+        runs.append(run)
+    return runs
+
+
+def verdicts_mark_stale(trace_ids: Iterable[int]) -> int:
+    """Spans arrived after judging: the verdicts on those traces no longer saw the whole trace."""
+    return Verdict.objects.filter(trace_id__in=list(trace_ids), stale=False).update(stale=True)

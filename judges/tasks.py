@@ -1,0 +1,74 @@
+"""Celery tasks for judging: thin, idempotent (state first, then acks_late), retried on
+transient provider errors only, with the cap and the backoff decided in judges.execution."""
+
+from celery import shared_task
+from django.conf import settings
+
+from judges.batches import judge_batch_collect, judge_run_batch_submit
+from judges.execution import judgment_execute, judgments_stale
+from judges.models import Judgment, JudgmentStatus
+
+DISPATCH_BATCH = 500
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
+def judge_pass_task(self, judgment_id: int) -> str:
+    """Run one judge pass; a transient error comes back as a delayed retry of this task."""
+    outcome = judgment_execute(judgment_id)
+    if outcome.state == "retry":
+        raise self.retry(countdown=outcome.retry_in)
+    return outcome.state
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def judge_run_dispatch_task(run_id: int, after_id: int = 0) -> None:
+    """Enqueue a large run's passes a bounded batch at a time, then hand over to itself."""
+    ids = list(
+        Judgment.objects.filter(run_id=run_id, status=JudgmentStatus.PENDING, pk__gt=after_id)
+        .order_by("pk")
+        .values_list("pk", flat=True)[:DISPATCH_BATCH]
+    )
+    for judgment_id in ids:
+        judge_pass_task.delay(judgment_id)
+    if len(ids) == DISPATCH_BATCH:
+        judge_run_dispatch_task.delay(run_id, ids[-1])
+
+
+@shared_task(ignore_result=True)
+def judgment_requeue_stale_task() -> int:
+    """Periodic: passes whose worker died or whose message was lost run again, once."""
+    ids = judgments_stale()
+    for judgment_id in ids:
+        judge_pass_task.delay(judgment_id)
+    return len(ids)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=20, ignore_result=True)
+def judge_batch_submit_task(self, run_id: int) -> None:
+    """Submit a run's pending passes to the Message Batches API, one batch per call."""
+    from judges.providers import TRANSIENT_ERRORS
+
+    try:
+        batch_id, more = judge_run_batch_submit(run_id)
+    except TRANSIENT_ERRORS as exc:
+        raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS, exc=exc) from exc
+    if batch_id:
+        poll = settings.JUDGE_BATCH_POLL_SECONDS
+        judge_batch_collect_task.apply_async((batch_id,), countdown=poll)
+    if more:
+        judge_batch_submit_task.delay(run_id)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
+def judge_batch_collect_task(self, batch_id: str) -> None:
+    """Poll a submitted batch until it has ended, then store its results."""
+    from judges.providers import TRANSIENT_ERRORS
+
+    try:
+        retry_live = judge_batch_collect(batch_id)
+    except TRANSIENT_ERRORS as exc:
+        raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS, exc=exc) from exc
+    if retry_live is None:
+        raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS)
+    for judgment_id in retry_live:
+        judge_pass_task.delay(judgment_id)
