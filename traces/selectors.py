@@ -157,3 +157,55 @@ def trace_list(params):
         )
     )
     return TraceFilter(params, queryset=queryset)
+
+
+def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[dict]:
+    """Bars for the timeline, in tree order: offset from the trace start and length in ms."""
+    origin = trace.started_at
+    rows = []
+    for row in span_nodes_rows(nodes):
+        span = row.node.span
+        if origin is None or span.started_at is None:
+            continue
+        rows.append(
+            {
+                "id": span.span_id,
+                "label": ("· " * row.node.depth) + span.name[:80],
+                "kind": span.kind,
+                "start": round((span.started_at - origin).total_seconds() * 1000, 3),
+                "ms": span.duration_ms or 0,
+                "error": span.status == SpanStatus.ERROR,
+            }
+        )
+    return rows
+
+
+def trace_judging(trace: Trace) -> dict:
+    """Judgments, verdicts and review items pointing at a trace, through its reverse relations."""
+    return {
+        "judgments": list(
+            trace.judgments.select_related("rubric_version__rubric", "config", "run").order_by(
+                "run_id", "rubric_version_id", "pass_index"
+            )
+        ),
+        "verdicts": list(
+            trace.verdicts.select_related("rubric_version__rubric", "config").order_by(
+                "-created_at"
+            )
+        ),
+        "review_items": list(
+            trace.review_items.select_related("queue", "claimed_by").order_by("-created_at")
+        ),
+    }
+
+
+def trace_cited_span_ids(judgments) -> set[str]:
+    """Span ids the judges cited, to highlight them in the tree."""
+    cited: set[str] = set()
+    for judgment in judgments:
+        for item in judgment.cited_spans or []:
+            if isinstance(item, str):
+                cited.add(item)
+            elif isinstance(item, dict) and isinstance(item.get("span_id"), str):
+                cited.add(item["span_id"])
+    return cited

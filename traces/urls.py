@@ -5,5 +5,6 @@ from traces import views
 app_name = "traces"
 urlpatterns = [
     path("", views.trace_list, name="list"),
+    path("upload/", views.trace_upload, name="upload"),
     path("<int:trace_id>/", views.trace_detail, name="detail"),
 ]

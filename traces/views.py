@@ -1,14 +1,82 @@
-from django.shortcuts import get_object_or_404, render
+from django.contrib import messages
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_POST
 
-from traces.models import Trace
+from accounts.roles import ANNOTATOR, require_role
+from evalsite.api import ApplicationError
+from traces import selectors
+from traces.ingest.jsonl import traces_import_jsonl
+from traces.ingest.services import project_for_ingest
+
+PAGE_SIZES = (25, 50, 100, 200)
 
 
+@require_role(ANNOTATOR)
 def trace_list(request):
-    traces = Trace.objects.select_related("project").order_by("-created_at")[:50]
-    return render(request, "traces/trace_list.html", {"traces": traces})
+    """Traces with filters, sort, search and pagination."""
+    trace_filter = selectors.trace_list(request.GET)
+    try:
+        per_page = int(request.GET.get("per_page", 50))
+    except ValueError:
+        per_page = 50
+    per_page = per_page if per_page in PAGE_SIZES else 50
+    page = Paginator(trace_filter.qs, per_page).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "traces/trace_list.html",
+        {
+            "filter": trace_filter,
+            "page": page,
+            "query": query.urlencode(),
+            "page_sizes": PAGE_SIZES,
+            "per_page": per_page,
+        },
+    )
 
 
+@require_role(ANNOTATOR)
 def trace_detail(request, trace_id: int):
-    trace = get_object_or_404(Trace.objects.select_related("project"), pk=trace_id)
-    spans = trace.spans.order_by("position")
-    return render(request, "traces/trace_detail.html", {"trace": trace, "spans": spans})
+    """One trace: task and answer, timeline, span tree, and what judges and people said."""
+    trace = selectors.trace_get(trace_id)
+    spans = selectors.trace_spans_ordered(trace)
+    nodes = selectors.trace_span_nodes(trace, spans)
+    judging = selectors.trace_judging(trace)
+    highlight = selectors.trace_cited_span_ids(judging["judgments"])
+    if request.GET.get("span"):
+        highlight.add(request.GET["span"])
+    return render(
+        request,
+        "traces/trace_detail.html",
+        {
+            "trace": trace,
+            "nodes": nodes,
+            "highlight_span_ids": highlight,
+            "waterfall": selectors.trace_waterfall_rows(trace, nodes),
+            **judging,
+        },
+    )
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def trace_upload(request):
+    """A JSONL file from the list page; bad lines are listed, the others stored."""
+    upload = request.FILES.get("file")
+    if upload is None:
+        messages.error(request, "Choose a JSONL file to upload (one trace per line).")
+        return redirect("traces:list")
+    try:
+        project = project_for_ingest(request.POST.get("project") or None)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+        return redirect("traces:list")
+    report = traces_import_jsonl(project, upload)
+    messages.success(request, f"{report.created} traces stored from {upload.name}.")
+    for error in report.errors[:20]:
+        messages.error(request, f"Line {error.line}: {error.message}")
+    if len(report.errors) > 20:
+        messages.error(request, f"…and {len(report.errors) - 20} more failed lines.")
+    return redirect("traces:list")

@@ -1,0 +1,114 @@
+"""ingest_otlp: spans of one trace in several requests, in any order, sent more than once."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from tests.traces import otel_agents
+from traces.ingest.services import ingest_otlp
+from traces.models import Project, Span, Trace
+from traces.signals import spans_ingested
+
+pytestmark = pytest.mark.django_db
+PROTOBUF = "application/x-protobuf"
+
+
+def recorded_spans(runs=1):
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "travel"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    for run in range(runs):
+        otel_agents.travel_agent_run(otel_agents.tracer_for(provider), run=run)
+    return list(memory.get_finished_spans())
+
+
+def send(spans):
+    return ingest_otlp(body=encode_spans(spans).SerializeToString(), content_type=PROTOBUF)
+
+
+def test_root_first_then_children_in_reverse_gives_the_same_tree():
+    # given the root span sent first, then the children newest first in three requests
+    spans = recorded_spans()
+    root, children = spans[-1], spans[:-1][::-1]
+    # when
+    send([root])
+    for chunk in (children[:3], children[3:7], children[7:]):
+        send(chunk)
+    # then
+    trace = Trace.objects.get()
+    assert trace.span_count == 11
+    assert trace.task == otel_agents.TRAVEL_TASK
+    assert trace.final_answer == otel_agents.TRAVEL_ANSWER
+    ordered = list(trace.spans.order_by("position"))
+    assert [s.position for s in ordered] == list(range(11))
+    assert ordered[0].parent_span_id == ""
+    assert all(ordered[i].started_at <= ordered[i + 1].started_at for i in range(10))
+
+
+def test_root_last_still_sets_task_and_answer():
+    # given the children in one request, the root alone afterwards
+    spans = recorded_spans()
+    send(spans[:-1])
+    assert Trace.objects.get().final_answer == ""
+    # when
+    send(spans[-1:])
+    # then
+    trace = Trace.objects.get()
+    assert trace.final_answer == otel_agents.TRAVEL_ANSWER
+    assert trace.task == otel_agents.TRAVEL_TASK
+    assert trace.root_span_id == spans[-1].context.span_id.to_bytes(8, "big").hex()
+
+
+def test_resent_spans_change_nothing():
+    # given
+    spans = recorded_spans()
+    send(spans)
+    before = list(Span.objects.order_by("pk").values())
+    # when
+    result = send(spans[2:9])
+    # then
+    assert result.duplicate_count == 7 and result.stored_count == 0
+    assert list(Span.objects.order_by("pk").values()) == before
+    assert Trace.objects.get().span_count == 11
+
+
+def test_spans_ingested_is_sent_with_the_trace_ids():
+    # given
+    seen = []
+
+    def receiver(sender, trace_ids, **kwargs):
+        seen.append(list(trace_ids))
+
+    spans_ingested.connect(receiver, weak=False)
+    try:
+        send(recorded_spans())
+    finally:
+        spans_ingested.disconnect(receiver)
+    # then
+    assert seen == [[Trace.objects.get().pk]]
+
+
+def test_query_count_does_not_grow_with_traces_in_a_request():
+    # given 1 trace and 20 traces (220 spans)
+    one, twenty = recorded_spans(1), recorded_spans(20)
+    Project.objects.create(slug="default", name="Default")
+    # when
+    with CaptureQueriesContext(connection) as one_q:
+        send(one)
+    Span.objects.all().delete()
+    Trace.objects.all().delete()
+    with CaptureQueriesContext(connection) as many_q:
+        send(twenty)
+
+    # then only SQLite's parameter cap splits the span INSERT
+    def others(ctx):
+        return [q["sql"] for q in ctx.captured_queries if '"traces_span"' not in q["sql"][:40]]
+
+    assert len(others(many_q)) == len(others(one_q))
+    assert len(many_q) <= len(one_q) + 10
+    assert Trace.objects.count() == 20 and Span.objects.count() == 220

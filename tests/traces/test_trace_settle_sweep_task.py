@@ -1,0 +1,96 @@
+"""trace_settle_sweep_task sends trace_completed once per trace, after it settles."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from tests.factories import ProjectFactory
+from traces.ingest.services import ingest_span_tree
+from traces.models import Trace
+from traces.signals import trace_completed
+from traces.tasks import trace_settle_sweep_task
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def received():
+    calls = []
+
+    def receiver(sender, trace, **kwargs):
+        calls.append(trace.pk)
+
+    trace_completed.connect(receiver, weak=False)
+    yield calls
+    trace_completed.disconnect(receiver)
+
+
+def tree(trace_id, with_root_end=True):
+    node = {
+        "trace_id": trace_id,
+        "name": "invoke_agent support",
+        "type": "agent",
+        "input": "Where is order A1042?",
+        "output": "In transit.",
+        "start_time": "2026-11-20T10:00:00Z",
+        "children": [
+            {
+                "name": "get_order_status",
+                "type": "tool",
+                "input": {"order_id": "A1042"},
+                "output": {"status": "in transit"},
+                "start_time": "2026-11-20T10:00:01Z",
+                "end_time": "2026-11-20T10:00:02Z",
+            }
+        ],
+    }
+    if with_root_end:
+        node["end_time"] = "2026-11-20T10:00:03Z"
+    return node
+
+
+def age(trace, seconds):
+    Trace.objects.filter(pk=trace.pk).update(
+        last_span_received_at=timezone.now() - timedelta(seconds=seconds)
+    )
+
+
+def test_settled_trace_completes_once(received, settings):
+    # given a trace whose last span came longer ago than the settle time
+    settings.TRACE_SETTLE_SECONDS = 30
+    trace = ingest_span_tree(ProjectFactory(), tree("a" * 32))
+    age(trace, 31)
+    # when the sweep runs twice
+    first = trace_settle_sweep_task()
+    second = trace_settle_sweep_task()
+    # then
+    assert (first, second) == (1, 0)
+    assert received == [trace.pk]
+    assert Trace.objects.get(pk=trace.pk).completed_at is not None
+
+
+def test_trace_still_receiving_spans_waits(received, settings):
+    settings.TRACE_SETTLE_SECONDS = 30
+    trace = ingest_span_tree(ProjectFactory(), tree("b" * 32))
+    age(trace, 5)
+    assert trace_settle_sweep_task() == 0
+    assert received == []
+
+
+def test_trace_without_its_root_waits(received, settings):
+    # given only a child span arrived (its parent is not stored)
+    settings.TRACE_SETTLE_SECONDS = 1
+    orphan = {
+        "trace_id": "c" * 32,
+        "name": "get_order_status",
+        "type": "tool",
+        "parent_span_id": "00f067aa0ba902b7",
+        "start_time": "2026-11-20T10:00:01Z",
+        "end_time": "2026-11-20T10:00:02Z",
+    }
+    trace = ingest_span_tree(ProjectFactory(), orphan)
+    age(trace, 60)
+    # when / then
+    assert trace_settle_sweep_task() == 0
+    assert received == []

@@ -1,0 +1,45 @@
+"""Deciding when a trace is complete, so judging starts on the whole trajectory."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from traces.models import Trace
+from traces.signals import trace_completed
+
+
+def traces_settled_ids(*, limit: int = 500, now=None) -> list[int]:
+    """Traces whose root span arrived and ended, with no span for TRACE_SETTLE_SECONDS."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.TRACE_SETTLE_SECONDS)
+    return list(
+        Trace.objects.filter(
+            completed_at__isnull=True,
+            last_span_received_at__lte=cutoff,
+            ended_at__isnull=False,
+        )
+        .exclude(root_span_id="")
+        .order_by("last_span_received_at")
+        .values_list("pk", flat=True)[:limit]
+    )
+
+
+def trace_complete(trace_id: int, *, now=None) -> bool:
+    """Mark one settled trace complete and send trace_completed, once; False if not ours."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(seconds=settings.TRACE_SETTLE_SECONDS)
+    with transaction.atomic():
+        # The conditional update is the claim: two sweeps never complete a trace twice, and a
+        # span that arrived since the scan keeps the trace open.
+        claimed = Trace.objects.filter(
+            pk=trace_id, completed_at__isnull=True, last_span_received_at__lte=cutoff
+        ).update(completed_at=now)
+        if not claimed:
+            return False
+        trace = Trace.objects.select_related("project").get(pk=trace_id)
+        trace_completed.send(sender=Trace, trace=trace)
+    return True

@@ -1,0 +1,15 @@
+from celery import shared_task
+
+from traces.completion import trace_complete, traces_settled_ids
+
+SWEEP_BATCH = 500
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def trace_settle_sweep_task() -> int:
+    """Send trace_completed for settled traces; a full batch re-enqueues the sweep."""
+    ids = traces_settled_ids(limit=SWEEP_BATCH)
+    completed = sum(trace_complete(trace_id) for trace_id in ids)
+    if len(ids) == SWEEP_BATCH:
+        trace_settle_sweep_task.delay()
+    return completed
