@@ -168,9 +168,18 @@ def agent_payload(version: str, key: str, run: str, trial: int) -> dict:
         },
         "input": example["task"],
         "output": answer,
+        "start_time": "2026-03-02T10:00:00Z",
+        "end_time": f"2026-03-02T10:00:{len(calls) + 1:02d}Z",
         "children": [
-            {"name": call["name"], "type": "tool", "input": call["input"], "output": call["output"]}
-            for call in calls
+            {
+                "name": call["name"],
+                "type": "tool",
+                "input": call["input"],
+                "output": call["output"],
+                "start_time": f"2026-03-02T10:00:{n:02d}Z",
+                "end_time": f"2026-03-02T10:00:{n:02d}.500Z",
+            }
+            for n, call in enumerate(calls, start=1)
         ],
     }
 
