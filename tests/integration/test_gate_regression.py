@@ -5,6 +5,7 @@ gate must block it on parameter accuracy while its outcome score is unchanged.
 """
 
 import json
+import os
 import subprocess
 import sys
 
@@ -58,7 +59,7 @@ def _gate(baseline: str, candidate: str, tmp_path, env_database: str):
             str(junit),
         ],
         cwd=ROOT,
-        env={**__import__("os").environ, "DATABASE_URL": env_database},
+        env={**os.environ, "DATABASE_URL": env_database},
         capture_output=True,
         text=True,
         timeout=120,
