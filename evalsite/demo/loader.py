@@ -1,0 +1,75 @@
+"""Loads the demo: three people (one per role), a project of demo traces, and a judge run."""
+
+import secrets
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.db import transaction
+from judges.services import judge_run_start
+from traces.ingest.services import ingest_span_tree
+
+from accounts.roles import ADMIN, ANNOTATOR, CURATOR
+from evalsite.demo.scenarios import scenarios
+from judges.models import JudgeConfig, Rubric
+from traces.models import Project, Trace
+
+DEMO_PROJECT_SLUG = "demo"
+DEMO_RUBRIC = "Tool-call decision accuracy"
+DEMO_USERS = (("admin", ADMIN), ("annie", ANNOTATOR), ("cora", CURATOR))
+
+
+def demo_password() -> str:
+    """One password for the demo logins, made on first run and kept beside the database."""
+    path = settings.VAR_DIR / "demo-password"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(12))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+def demo_users_ensure() -> list[tuple[str, str]]:
+    password = demo_password()
+    User = get_user_model()
+    logins = []
+    for username, role in DEMO_USERS:
+        user, created = User.objects.get_or_create(username=username)
+        if created:
+            user.set_password(password)
+            user.is_staff = user.is_superuser = role == ADMIN
+            user.save()
+            user.groups.add(Group.objects.get_or_create(name=role)[0])
+        logins.append((username, role))
+    return logins
+
+
+@transaction.atomic
+def demo_traces_ensure() -> tuple[Project, int]:
+    """Ingest the demo scenarios that are not stored yet; returns how many were added."""
+    project, _ = Project.objects.get_or_create(
+        slug=DEMO_PROJECT_SLUG, defaults={"name": "Demo agents"}
+    )
+    added = 0
+    for payload in scenarios():
+        if not Trace.objects.filter(project=project, external_id=payload["trace_id"]).exists():
+            ingest_span_tree(project, payload)
+            added += 1
+    return project, added
+
+
+def demo_judge_run_ensure(project: Project):
+    """Judge the demo traces once with the tool-call rubric; later loads leave it alone."""
+    rubric = Rubric.objects.get(name=DEMO_RUBRIC)
+    version = rubric.latest_version()
+    config = JudgeConfig.objects.get(name="default")
+    if version.runs.filter(config=config).exists():
+        return None
+    traces = Trace.objects.filter(project=project)
+    return judge_run_start(rubric_version=version, config=config, traces=traces)
+
+
+def demo_load() -> dict:
+    logins = demo_users_ensure()
+    project, added = demo_traces_ensure()
+    run = demo_judge_run_ensure(project)
+    return {"logins": logins, "password": demo_password(), "traces_added": added, "run": run}

@@ -1,0 +1,16 @@
+from django.core.management.base import BaseCommand
+
+from evalsite.demo.loader import demo_load
+
+
+class Command(BaseCommand):
+    help = "Create the demo logins, traces and first judge run. Running it again changes nothing."
+
+    def handle(self, *args, **options):
+        result = demo_load()
+        self.stdout.write(f"Demo traces added: {result['traces_added']}.")
+        if result["run"] is not None:
+            self.stdout.write(f"Judge run {result['run'].pk} queued for the demo traces.")
+        self.stdout.write("Log in as one of (password for all: %s):" % result["password"])
+        for username, role in result["logins"]:
+            self.stdout.write(f"  {username:8} {role}")
