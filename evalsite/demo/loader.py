@@ -6,12 +6,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
-from judges.services import judge_run_start
-from traces.ingest.services import ingest_span_tree
 
 from accounts.roles import ADMIN, ANNOTATOR, CURATOR
 from evalsite.demo.scenarios import scenarios
 from judges.models import JudgeConfig, Rubric
+from judges.services import judge_run_start
+from traces.ingest.services import ingest_span_tree
 from traces.models import Project, Trace
 
 DEMO_PROJECT_SLUG = "demo"

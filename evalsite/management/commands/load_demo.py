@@ -11,6 +11,6 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo traces added: {result['traces_added']}.")
         if result["run"] is not None:
             self.stdout.write(f"Judge run {result['run'].pk} queued for the demo traces.")
-        self.stdout.write("Log in as one of (password for all: %s):" % result["password"])
+        self.stdout.write(f"Log in as one of (password for all: {result['password']}):")
         for username, role in result["logins"]:
             self.stdout.write(f"  {username:8} {role}")
