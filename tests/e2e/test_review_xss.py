@@ -1,0 +1,46 @@
+"""Hostile text inside a trace and a judge reply shows as text and runs nothing."""
+
+import pytest
+
+from tests.e2e.conftest import login_as
+from tests.factories import (
+    JudgmentFactory,
+    QueueFactory,
+    ReviewItemFactory,
+    SpanFactory,
+    TraceFactory,
+    VerdictFactory,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+IMG = '<img src=x onerror="window.__xss=1">'
+SCRIPT = "<script>window.__xss=2</script>"
+
+
+def test_xss_payload_in_a_tool_output_is_shown_as_text(new_page, annotator):
+    trace = TraceFactory(task=f"Summarise the web page {SCRIPT}")
+    SpanFactory(
+        trace=trace,
+        span_id="beef000000000001",
+        name="fetch_url",
+        tool_name="fetch_url",
+        output=f"Page says: {IMG}",
+    )
+    verdict = VerdictFactory(trace=trace)
+    JudgmentFactory(trace=trace, run=verdict.run, pass_index=0, score=1, explanation=IMG)
+    JudgmentFactory(trace=trace, run=verdict.run, pass_index=1, score=0, explanation=SCRIPT)
+    item = ReviewItemFactory(queue=QueueFactory(), trace=trace, verdict=verdict,
+                             rubric_version=verdict.rubric_version)  # fmt: skip
+    page = new_page()
+    login_as(page, annotator)
+    page.console_errors.clear()  # only the review pages are under test
+    page.goto(f"/reviews/queues/{item.queue_id}/")
+    page.click("#claim-button")
+    page.wait_for_url(f"**/reviews/items/{item.pk}/")
+    assert IMG in page.locator("#span-beef000000000001").inner_text()
+    assert SCRIPT in page.locator("#trace-task").inner_text()
+    assert IMG in page.locator("#judge-passes").inner_text()
+    assert page.locator("main img").count() == 0
+    assert page.evaluate("window.__xss") is None
+    assert page.console_errors == []
