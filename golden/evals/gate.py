@@ -120,6 +120,9 @@ def metric_verdict(
     drop = (base - cand) if direction == HIGHER else (cand - base)
     relative = drop / abs(base) if base else None
     row.update(drop=drop, relative_drop=relative)
+    worse = "dropped" if direction == HIGHER else "rose"
+    # Adding 0.0 turns -0.0 into 0.0 so an unchanged metric reads "+0.0000".
+    change = -drop + 0.0
     learned = spread is not None and (
         config.mode == LEARNED or (config.mode == AUTO and spread["runs"] >= config.min_noop_runs)
     )
@@ -138,10 +141,10 @@ def metric_verdict(
             },
             blocked=blocked,
             reason=(
-                f"{name} dropped {drop:.4f}, beyond the noise band of {config.sigma_k}σ = "
+                f"{name} {worse} {drop:.4f}, beyond the noise band of {config.sigma_k}σ = "
                 f"{band:.4f} (σ={spread['sigma']:.4f} over {spread['runs']} no-op runs)"
                 if blocked
-                else f"{name} change {-drop:+.4f} is within {config.sigma_k}σ = {band:.4f}"
+                else f"{name} change {change:+.4f} is within {config.sigma_k}σ = {band:.4f}"
             ),
         )
         return row
@@ -155,9 +158,9 @@ def metric_verdict(
         noise_band=None,
         blocked=blocked,
         reason=(
-            f"{name} dropped {drop:.4f} ({measured:.1%}), more than the fixed {limit:.0%}"
+            f"{name} {worse} {drop:.4f} ({measured:.1%}), more than the fixed {limit:.0%}"
             if blocked
-            else f"{name} change {-drop:+.4f} is within the fixed {limit:.0%}"
+            else f"{name} change {change:+.4f} is within the fixed {limit:.0%}"
         ),
     )
     if config.mode == LEARNED:
