@@ -1,0 +1,163 @@
+"""The trace page: task and answer on top, tree, timeline data, judging, escaping, speed."""
+
+import json
+import time
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from tests.factories import (
+    JudgmentFactory,
+    ProjectFactory,
+    ReviewItemFactory,
+    TraceFactory,
+    VerdictFactory,
+)
+from tests.traces.test_ingest_span_tree import refund_tree
+from traces.ingest.services import ingest_span_tree
+from traces.models import Span, SpanKind
+
+pytestmark = pytest.mark.django_db
+XSS = "<img src=x onerror=alert(1)>"
+
+
+@pytest.fixture
+def logged_in(client, annotator):
+    client.force_login(annotator)
+    return client
+
+
+def test_page_shows_task_answer_tree_and_timeline(logged_in):
+    # given
+    trace = ingest_span_tree(ProjectFactory(), refund_tree())
+    # when
+    response = logged_in.get(f"/traces/{trace.pk}/")
+    # then
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.index("Refund order A1042, it arrived broken.") < body.index("span-tree")
+    assert "PaymentGatewayTimeout after 30s" in body
+    assert 'class="span-node kind-tool is-error"' in body
+    assert "vendor/plotly.min.js" in body and "js/trace_detail.js" in body
+    rows = response.context["waterfall"]
+    assert [r["ms"] for r in rows] == [6000, 1400, 300, 3000]
+    assert rows[3]["error"] is True and rows[1]["start"] == 100
+    assert '<script id="trace-waterfall-data" type="application/json">' in body
+
+
+def test_untrusted_text_is_shown_as_text(logged_in):
+    # given a tool output, a task and an answer that carry markup
+    tree = refund_tree(trace_id="f" * 32, input=XSS, output=f"done {XSS}")
+    tree["children"][1]["output"] = {"note": XSS}
+    tree["children"][1]["name"] = XSS
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    # when
+    body = logged_in.get(f"/traces/{trace.pk}/").content.decode()
+    # then
+    assert XSS not in body
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body
+    waterfall = body.split('id="trace-waterfall-data" type="application/json">')[1].split(
+        "</script>"
+    )[0]
+    assert "<img" not in waterfall
+    assert json.loads(waterfall)[2]["label"].endswith(XSS)
+
+
+def test_judgments_verdicts_and_review_items_are_listed(logged_in):
+    # given
+    trace = ingest_span_tree(ProjectFactory(), refund_tree())
+    refund_span = trace.spans.get(name="issue_refund")
+    judgment = JudgmentFactory(
+        trace=trace,
+        score=0.0,
+        explanation="Refund was never confirmed.",
+        cited_spans=[refund_span.span_id],
+    )
+    VerdictFactory(trace=trace, run=judgment.run, status="disputed", reason="passes disagree")
+    ReviewItemFactory(trace=trace)
+    # when
+    response = logged_in.get(f"/traces/{trace.pk}/")
+    # then
+    body = response.content.decode()
+    assert "Refund was never confirmed." in body
+    assert "disputed" in body and "Judge passes disagree" in body
+    assert refund_span.span_id in response.context["highlight_span_ids"]
+    assert f'is-highlighted" id="span-{refund_span.span_id}"' in body
+
+
+def test_roles_are_checked(client, outsider):
+    trace = TraceFactory()
+    assert client.get(f"/traces/{trace.pk}/").status_code == 302
+    client.force_login(outsider)
+    assert client.get(f"/traces/{trace.pk}/").status_code == 403
+
+
+def test_missing_trace_is_404(logged_in):
+    assert logged_in.get("/traces/987654/").status_code == 404
+
+
+def _big_trace(spans: int):
+    """An agent loop: root > steps > (llm, tool); timestamps and payloads like real traces."""
+    trace = TraceFactory(task="Migrate the billing module to the new invoice API")
+    start = timezone.now()
+    rows = [
+        Span(
+            trace=trace,
+            span_id="root",
+            name="invoke_agent coder",
+            kind=SpanKind.AGENT,
+            started_at=start,
+            ended_at=start + timedelta(seconds=spans),
+            position=0,
+        )
+    ]
+    for index in range(1, spans):
+        begin = start + timedelta(milliseconds=500 * index)
+        kind = SpanKind.LLM if index % 2 else SpanKind.TOOL
+        rows.append(
+            Span(
+                trace=trace,
+                span_id=f"s{index}",
+                parent_span_id="root",
+                position=index,
+                name="chat gpt-4.1" if kind == SpanKind.LLM else "run_tests",
+                kind=kind,
+                started_at=begin,
+                ended_at=begin + timedelta(milliseconds=400),
+                duration_ms=400,
+                input={"path": f"billing/invoice_{index}.py", "args": ["-q"]},
+                output={"stdout": "collected 12 items\n" + "." * 200, "exit_code": index % 7 == 0},
+                input_tokens=1200 if kind == SpanKind.LLM else 0,
+            )
+        )
+    Span.objects.bulk_create(rows)
+    trace.started_at, trace.span_count = start, spans
+    trace.save()
+    return trace
+
+
+def test_query_count_does_not_grow_with_spans(logged_in):
+    small, big = _big_trace(10), _big_trace(300)
+    with CaptureQueriesContext(connection) as few:
+        logged_in.get(f"/traces/{small.pk}/")
+    with CaptureQueriesContext(connection) as many:
+        logged_in.get(f"/traces/{big.pk}/")
+    assert len(many) == len(few)
+
+
+def test_a_2000_span_trace_renders_fast(logged_in):
+    # given
+    trace = _big_trace(2000)
+    logged_in.get(f"/traces/{trace.pk}/")  # warm template and URL caches
+    # when
+    began, began_cpu = time.perf_counter(), time.process_time()
+    response = logged_in.get(f"/traces/{trace.pk}/")
+    elapsed, cpu = time.perf_counter() - began, time.process_time() - began_cpu
+    # then: server CPU time (wall time also counts other work on a shared machine)
+    assert response.status_code == 200
+    assert response.content.count(b'class="span-node') == 2000
+    print(f"2000-span trace page: {cpu * 1000:.0f} ms CPU, {elapsed * 1000:.0f} ms wall")
+    assert cpu < 0.5
