@@ -66,6 +66,32 @@ class GateIn(serializers.Serializer):
         return value
 
 
+class GateMetricOut(serializers.Serializer):
+    metric = serializers.CharField()
+    direction = serializers.CharField()
+    baseline = serializers.FloatField(allow_null=True)
+    candidate = serializers.FloatField(allow_null=True)
+    drop = serializers.FloatField(required=False)
+    relative_drop = serializers.FloatField(required=False, allow_null=True)
+    rule = serializers.CharField(allow_null=True, help_text="fixed, learned, or null")
+    threshold = serializers.FloatField(required=False)
+    noise_band = serializers.DictField(required=False, allow_null=True)
+    blocked = serializers.BooleanField()
+    reason = serializers.CharField()
+
+
+class GateReportOut(serializers.Serializer):
+    decision = serializers.ChoiceField(choices=["pass", "block"])
+    summary = serializers.CharField()
+    blocked_by = serializers.ListField(child=serializers.CharField())
+    baseline = serializers.DictField()
+    candidate = serializers.DictField()
+    config = serializers.DictField()
+    noise = serializers.DictField()
+    metrics = GateMetricOut(many=True)
+    warnings = serializers.ListField(child=serializers.CharField())
+
+
 class EvalRunListView(APIView):
     def get_permissions(self):
         return [IsCurator()] if self.request.method == "POST" else [IsAnnotator()]
@@ -115,7 +141,7 @@ class GateView(APIView):
 
     permission_classes = [IsAnnotator]
 
-    @extend_schema(request=GateIn, responses={200: serializers.JSONField()})
+    @extend_schema(request=GateIn, responses={200: GateReportOut})
     def post(self, request):
         data = GateIn(data=request.data)
         data.is_valid(raise_exception=True)
