@@ -4,13 +4,20 @@ The simulated judge fails a trace when a tool errored and the answer is still co
 call repeats identically, or when a parameter appears nowhere earlier; the others pass.
 """
 
+import itertools
+
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from traces.models import SpanKind, SpanStatus
 
 ORDERS = {"orders": [{"order_id": "A1042", "total": "54.20"}]}
 
 
+_tickets = itertools.count(4100)
+
+
 def _trace(task, answer, steps, agent="support-agent", task_type="", project=None):
+    # A ticket number makes every trace's prompt unique, so the request cache does not merge them.
+    task = f"{task} (ticket {next(_tickets)})"
     trace = TraceFactory(
         project=project or ProjectFactory(),
         task=task,
