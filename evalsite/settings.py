@@ -278,3 +278,29 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "WARNING"}},
 }
+
+# --- Insights and judge calibration ---------------------------------------------------------
+# The overview's aggregates are precomputed by a periodic task into a cache that web processes
+# and workers share: Redis at scale, files under VAR_DIR in embedded mode.
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "insights": (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
+        if REDIS_URL
+        else {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache" / "insights"),
+        }
+    ),
+}
+INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
+# A snapshot older than this is rebuilt by the page itself (the worker may be down).
+INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)
+CELERY_IMPORTS = ["evalsite.insights.tasks"]
+CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
+    "task": "evalsite.insights.tasks.insights_overview_refresh_task",
+    "schedule": float(INSIGHTS_REFRESH_SECONDS),
+}
+# A judge version is approved for live traffic at this kappa against people on this many items.
+CALIBRATION_KAPPA_BAR = envfloat("CALIBRATION_KAPPA_BAR", 0.6)
+CALIBRATION_MIN_ITEMS = envint("CALIBRATION_MIN_ITEMS", 30)

@@ -27,5 +27,6 @@ urlpatterns = [
     path("judges/", include("judges.urls")),
     path("reviews/", include("reviews.urls")),
     path("golden/", include("golden.urls")),
+    path("insights/", include("evalsite.insights.urls")),
     path("admin/", admin.site.urls),
 ]

@@ -1,0 +1,96 @@
+"""The shape every overview chart shares: a table (for CSV) and a plotly figure built from it."""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+# Colours that stay apart for colour-blind readers (Okabe-Ito).
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000"]
+
+
+@dataclass
+class Chart:
+    """One chart of the overview: its rows are what the CSV download holds."""
+
+    key: str
+    title: str
+    columns: list[str]
+    rows: list[list]
+    figure: dict
+    note: str = ""
+    tables: list[dict] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {
+            "key": self.key,
+            "title": self.title,
+            "columns": self.columns,
+            "rows": self.rows,
+            "figure": self.figure,
+            "note": self.note,
+            "tables": self.tables,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Chart:
+        return cls(**data)
+
+    def csv_text(self) -> str:
+        out = io.StringIO()
+        writer = csv.writer(out)
+        writer.writerow(self.columns)
+        writer.writerows(self.rows)
+        return out.getvalue()
+
+
+def plain(value):
+    """A JSON-ready value: dates as ISO text, decimals as floats, floats rounded."""
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time(0) else value.isoformat()
+    if isinstance(value, dt.date):
+        return value.isoformat()
+    if isinstance(value, Decimal):
+        return round(float(value), 6)
+    if isinstance(value, float):
+        return round(value, 6)
+    return value
+
+
+def layout(title_x: str = "", title_y: str = "", **extra) -> dict:
+    """A plotly layout in the site's style."""
+    base = {
+        "margin": {"l": 60, "r": 20, "t": 30, "b": 50},
+        "height": 340,
+        "legend": {"orientation": "h", "y": -0.2},
+        "xaxis": {"title": {"text": title_x}},
+        "yaxis": {"title": {"text": title_y}},
+        "font": {"size": 12},
+    }
+    base.update(extra)
+    return base
+
+
+def empty_figure(message: str) -> dict:
+    """A figure that says there is nothing to draw yet, instead of a blank box."""
+    return {
+        "data": [],
+        "layout": {
+            **layout(),
+            "xaxis": {"visible": False},
+            "yaxis": {"visible": False},
+            "annotations": [
+                {
+                    "text": message,
+                    "showarrow": False,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": 0.5,
+                    "y": 0.5,
+                }
+            ],
+        },
+    }

@@ -1,0 +1,11 @@
+from django.urls import path
+
+from evalsite.insights import views
+
+app_name = "insights"
+urlpatterns = [
+    path("charts/<slug:key>.csv", views.chart_csv, name="chart_csv"),
+    path("calibration/", views.calibration_list, name="calibration_list"),
+    path("calibration/<int:calibration_id>/", views.calibration_detail, name="calibration_detail"),
+    path("held-out/", views.held_out_report, name="held_out_report"),
+]

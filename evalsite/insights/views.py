@@ -1,0 +1,50 @@
+"""CSV downloads of the overview charts, the calibration pages and the held-out report."""
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from accounts.roles import ANNOTATOR, CURATOR, require_role
+from evalsite.insights.calibration import calibration_detail as calibration_detail_read
+from evalsite.insights.calibration import calibration_list as calibration_list_read
+from evalsite.insights.heldout import held_out_agreement
+from evalsite.insights.overview import overview_chart_get
+from judges.models import JudgeCalibration
+
+
+@login_required
+@require_role(ANNOTATOR)
+def chart_csv(request, key):
+    """The rows behind one overview chart, as the snapshot the page showed."""
+    chart = overview_chart_get(key)
+    if chart is None:
+        raise Http404("No such chart.")
+    response = HttpResponse(chart.csv_text(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{chart.key}.csv"'
+    return response
+
+
+@login_required
+@require_role(CURATOR)
+def calibration_list(request):
+    return render(
+        request, "evalsite/calibration_list.html", {"calibrations": calibration_list_read()}
+    )
+
+
+@login_required
+@require_role(CURATOR)
+def calibration_detail(request, calibration_id):
+    calibration = get_object_or_404(
+        JudgeCalibration.objects.select_related("rubric_version__rubric", "config"),
+        pk=calibration_id,
+    )
+    context = {"calibration": calibration, **calibration_detail_read(calibration)}
+    return render(request, "evalsite/calibration_detail.html", context)
+
+
+@login_required
+@require_role(CURATOR)
+def held_out_report(request):
+    """Curator-only: how the judge does on examples nobody tunes prompts against."""
+    return render(request, "evalsite/held_out_report.html", {"results": held_out_agreement()})

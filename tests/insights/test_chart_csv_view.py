@@ -1,0 +1,51 @@
+"""CSV download of each overview chart."""
+
+import csv
+import io
+
+import pytest
+from django.urls import reverse
+
+from evalsite.insights.overview import CHART_BUILDERS
+from tests.insights.world import insights_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.mark.parametrize("key", list(CHART_BUILDERS))
+def test_every_chart_downloads_as_csv_with_its_header(client, annotator, key):
+    insights_world()
+    client.force_login(annotator)
+    response = client.get(reverse("insights:chart_csv", args=[key]))
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert f'filename="{key}.csv"' in response["Content-Disposition"]
+    rows = list(csv.reader(io.StringIO(response.content.decode())))
+    assert len(rows) >= 2  # a header and at least one row of data
+
+
+def test_flip_rate_csv_carries_counts_and_interval(client, annotator):
+    insights_world()
+    client.force_login(annotator)
+    response = client.get(reverse("insights:chart_csv", args=["flip_rate"]))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    assert set(rows[0]) == {
+        "week",
+        "judge_version",
+        "verdicts",
+        "flips",
+        "flip_rate",
+        "ci_low",
+        "ci_high",
+    }
+    assert sum(int(r["flips"]) for r in rows) == 3
+
+
+def test_unknown_chart_is_not_found(client, annotator):
+    client.force_login(annotator)
+    assert client.get(reverse("insights:chart_csv", args=["nope"])).status_code == 404
+
+
+def test_csv_needs_a_role(client, outsider):
+    client.force_login(outsider)
+    assert client.get(reverse("insights:chart_csv", args=["flip_rate"])).status_code == 403
