@@ -2,11 +2,14 @@
 
 Per metric, the rule is either a fixed drop (relative to the baseline, default 10%) or learned
 from no-op runs (repeats of an unchanged agent): block when the drop exceeds k standard
-deviations of that metric's run-to-run spread. The report names the rule, the drop and the band.
+deviations of that metric's run-to-run spread. Baseline and candidate are both noisy runs, so
+the spread of their difference is sigma * sqrt(2), with sigma the spread of single no-op runs.
+The report names the rule, the drop and the band.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from statistics import fmean, stdev
 
@@ -127,13 +130,15 @@ def metric_verdict(
         config.mode == LEARNED or (config.mode == AUTO and spread["runs"] >= config.min_noop_runs)
     )
     if learned:
-        band = config.sigma_k * spread["sigma"]
+        sigma_diff = spread["sigma"] * math.sqrt(2)
+        band = config.sigma_k * sigma_diff
         blocked = drop > band + EPSILON
         row.update(
             rule=LEARNED,
             threshold=band,
             noise_band={
                 "sigma": spread["sigma"],
+                "sigma_diff": sigma_diff,
                 "k": config.sigma_k,
                 "band": band,
                 "noop_runs": spread["runs"],
@@ -142,7 +147,8 @@ def metric_verdict(
             blocked=blocked,
             reason=(
                 f"{name} {worse} {drop:.4f}, beyond the noise band of {config.sigma_k}σ = "
-                f"{band:.4f} (σ={spread['sigma']:.4f} over {spread['runs']} no-op runs)"
+                f"{band:.4f} (σ of a run-to-run difference {sigma_diff:.4f}, from {spread['runs']} "
+                "no-op runs)"
                 if blocked
                 else f"{name} change {change:+.4f} is within {config.sigma_k}σ = {band:.4f}"
             ),

@@ -71,22 +71,33 @@ def test_lower_is_better_metric_blocks_on_a_rise(dataset):
 
 
 def test_learned_rule_blocks_beyond_k_sigma_of_noop_spread(dataset):
-    # given three no-op runs whose parameter accuracy spreads with σ = 0.02
+    # given three no-op runs whose parameter accuracy spreads with σ = 0.02, so a difference
+    # of two runs spreads with σ·√2 = 0.0283 and the 2.5σ band is 0.0707
     for name, value in (("noop1", 0.90), ("noop2", 0.92), ("noop3", 0.94)):
         _run(dataset, name, noop=True, parameter_accuracy=value)
     base = _run(dataset, "base")
-    # when a candidate drops 0.04 (inside 2.5σ = 0.05) and another drops 0.06
-    inside = gate_evaluate(base, _run(dataset, "inside", parameter_accuracy=0.88))
-    outside = gate_evaluate(base, _run(dataset, "outside", parameter_accuracy=0.86))
+    # when one candidate drops 0.06 (inside the band) and another 0.08
+    inside = gate_evaluate(base, _run(dataset, "inside", parameter_accuracy=0.86))
+    outside = gate_evaluate(base, _run(dataset, "outside", parameter_accuracy=0.84))
     # then only the second blocks, and the report carries the noise band
     assert inside["decision"] == "pass"
     row = _row(outside, "parameter_accuracy")
     assert outside["blocked_by"] == ["parameter_accuracy"]
     assert row["rule"] == "learned"
     assert row["noise_band"]["sigma"] == pytest.approx(0.02)
-    assert row["noise_band"]["band"] == pytest.approx(0.05)
+    assert row["noise_band"]["sigma_diff"] == pytest.approx(0.02 * 2**0.5)
+    assert row["noise_band"]["band"] == pytest.approx(2.5 * 0.02 * 2**0.5)
     assert row["noise_band"]["noop_runs"] == 3
     assert "2.5σ" in row["reason"]
+
+
+def test_k_sets_the_width_of_the_band(dataset):
+    for name, value in (("noop1", 0.90), ("noop2", 0.92), ("noop3", 0.94)):
+        _run(dataset, name, noop=True, parameter_accuracy=value)
+    base, cand = _run(dataset, "base"), _run(dataset, "cand", parameter_accuracy=0.86)
+    # a drop of 0.06 sits between 2σ·√2 = 0.0566 and 2.5σ·√2 = 0.0707
+    assert gate_evaluate(base, cand, GateConfig(sigma_k=2.0))["decision"] == "block"
+    assert gate_evaluate(base, cand, GateConfig(sigma_k=2.5))["decision"] == "pass"
 
 
 def test_learned_rule_tolerates_a_noisy_metric_that_the_fixed_rule_would_block(dataset):
@@ -94,7 +105,7 @@ def test_learned_rule_tolerates_a_noisy_metric_that_the_fixed_rule_would_block(d
     for name, value in (("noop1", 0.85), ("noop2", 0.90), ("noop3", 0.95)):
         _run(dataset, name, noop=True, outcome_score=value)
     base = _run(dataset, "base")
-    cand = _run(dataset, "cand", outcome_score=0.79)  # 12% drop, 0.11 < 2.5σ = 0.125
+    cand = _run(dataset, "cand", outcome_score=0.79)  # 12% drop; 0.11 < 2.5·0.05·√2 = 0.177
     # when / then
     assert gate_evaluate(base, cand, GateConfig(mode="fixed"))["blocked_by"] == ["outcome_score"]
     learned = gate_evaluate(base, cand)
