@@ -36,7 +36,8 @@ def pytest_configure(config):
     database = settings.DATABASES["default"]
     if database["ENGINE"].endswith("sqlite3"):
         test = database.setdefault("TEST", {})
-        test.setdefault("NAME", str(Path(settings.VAR_DIR) / "test_evalsite.sqlite3"))
+        if not test.get("NAME"):
+            test["NAME"] = str(Path(settings.VAR_DIR) / "test_evalsite.sqlite3")
 
 
 def database_url_for_worker() -> str:
