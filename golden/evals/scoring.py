@@ -103,7 +103,7 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
             "detail": f.detail,
             "source": "trace",
         }
-        for f in red_flags_ensure(trace)
+        for f in red_flags_ensure(trace, spans)
     ]
     flags += [
         {"kind": h.kind, "span_id": h.span_id, "detail": h.detail, "source": "golden"}

@@ -235,15 +235,18 @@ def red_flags_detect(
     return hits
 
 
-def red_flags_ensure(trace: Trace) -> list[RedFlag]:
-    """Compute and store the trace's red flags once; later calls return the stored rows."""
+def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedFlag]:
+    """Compute and store the trace's red flags once; later calls return the stored rows.
+
+    `spans`, in trace order, saves a query when the caller already loaded them.
+    """
     with transaction.atomic():
         # The row lock keeps two concurrent callers from storing the flags twice.
         Trace.objects.select_for_update().filter(pk=trace.pk).first()
         stored = list(trace.red_flags.select_related("span").order_by("pk"))
         if stored:
             return stored
-        hits = red_flags_detect(trace)
+        hits = red_flags_detect(trace, spans)
         flags = [
             RedFlag(trace=trace, span_id=hit.span_pk, kind=hit.kind, detail=hit.detail)
             for hit in hits

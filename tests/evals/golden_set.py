@@ -215,7 +215,7 @@ def trace_from_payload(payload: dict):
     for position, child in enumerate(payload["children"], start=1):
         SpanFactory(
             trace=trace,
-            span_id=f"{payload['trace_id'][:14]}{position:02d}",
+            span_id=f"{payload['trace_id'][16:30]}{position:02d}",
             parent_span_id=payload["trace_id"][:16],
             name=child["name"],
             tool_name=child["name"],
