@@ -5,9 +5,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from django.db import transaction
+from django.utils import timezone
 
 from golden.content import canonical_json, example_provenance
-from golden.example_schema import ExampleInvalid, example_data_clean
+from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
 from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
 from golden.selectors import dataset_entries_visible
 from golden.services import dataset_version_create
@@ -15,6 +16,11 @@ from judges.models import Rubric
 
 EXPORT_PARTS = ("open", "held_out")
 MAX_IMPORT_ERRORS = 200
+IMPORTED_FIELDS = [
+    *(name for name in CONTENT_FIELDS if name not in ("key", "outcome_rubric")),
+    "outcome_rubric",
+    "updated_at",
+]
 
 
 def dataset_version_export_lines(user, version: DatasetVersion, part: str) -> Iterator[str]:
@@ -136,21 +142,26 @@ def dataset_import_jsonl(
         existing = GoldenExample.objects.select_for_update().in_bulk(
             [c["key"] for c in cleaned_lines if c.get("key")], field_name="key"
         )
+        created, updated = [], []
+        now = timezone.now()
         for cleaned in cleaned_lines:
             example = existing.get(cleaned.get("key"))
             if example is None:
                 example = GoldenExample(origin=ExampleOrigin.IMPORTED, created_by=user)
                 if cleaned.get("key"):
                     example.key = cleaned["key"]
-                result.created += 1
+                created.append(example)
             else:
-                result.updated += 1
+                example.updated_at = now
+                updated.append(example)
             for name, value in cleaned.items():
                 if name not in ("key", "outcome_rubric"):
                     setattr(example, name, value)
             example.outcome_rubric = rubrics.get(cleaned["outcome_rubric"])
-            example.save()
             result.keys.append(example.key)
+        GoldenExample.objects.bulk_create(created, batch_size=500)
+        GoldenExample.objects.bulk_update(updated, IMPORTED_FIELDS, batch_size=500)
+        result.created, result.updated = len(created), len(updated)
         if version_name:
             result.version = dataset_version_create(
                 name=version_name,
