@@ -146,6 +146,7 @@ def judge_human_chart(resamples: int = 1000) -> Chart:
         [plain(r[c]) if c not in ("labels", "matrix") else str(r[c]) for c in columns]
         for r in results
     ]
+    top = None
     if not results:
         figure = empty_figure("No item resolved by a person yet.")
     else:
@@ -154,10 +155,14 @@ def judge_human_chart(resamples: int = 1000) -> Chart:
             {r["judge_version"] for r in results},
             key=lambda v: sum(r["n"] for r in results if r["judge_version"] == v),
         )
-        panels = [r for r in results if r["judge_version"] == top][:6]
+        # Verdict and passes as labelled with the judge in view, then the verdict labelled blind.
+        mine = [r for r in results if r["judge_version"] == top]
+        panels = [r for r in mine if not r["blind"]][:3] + [
+            r for r in mine if r["blind"] and r["source"] == "verdict"
+        ]
         width = 1 / len(panels)
         lay = {
-            "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
+            "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
             "height": 340,
             "annotations": [],
         }
@@ -165,10 +170,16 @@ def judge_human_chart(resamples: int = 1000) -> Chart:
         for index, panel in enumerate(panels, start=1):
             suffix = "" if index == 1 else str(index)
             domain = [(index - 1) * width + 0.03, index * width - 0.03]
-            lay[f"xaxis{suffix}"] = {"domain": domain, "title": {"text": "person"}}
+            lay[f"xaxis{suffix}"] = {
+                "domain": domain,
+                "title": {"text": "person"},
+                "type": "category",
+                "anchor": f"y{suffix}",
+            }
             lay[f"yaxis{suffix}"] = {
                 "anchor": f"x{suffix}",
                 "title": {"text": "judge" if index == 1 else ""},
+                "type": "category",
             }
             data.append(_heatmap(panel, index))
             kappa = "n/a" if panel["kappa"] is None else f"{panel['kappa']:.2f}"
@@ -184,10 +195,11 @@ def judge_human_chart(resamples: int = 1000) -> Chart:
                     "xref": "paper",
                     "yref": "paper",
                     "x": sum(domain) / 2,
-                    "y": 1.12,
+                    "y": 1.02,
+                    "yanchor": "bottom",
+                    "font": {"size": 11},
                 }
             )
-        lay["title"] = {"text": top, "font": {"size": 12}, "x": 0, "y": 0.99}
         figure = {"data": data, "layout": lay}
     tables = [
         {
@@ -208,7 +220,8 @@ def judge_human_chart(resamples: int = 1000) -> Chart:
         columns=columns,
         rows=rows,
         figure=figure,
-        note="Confusion of each pass and of the verdict against the person's resolution; "
+        note=(f"Matrices: {top}. " if top else "")
+        + "Confusion of each pass and of the verdict against the person's resolution; "
         "Cohen's kappa (linear-weighted on ordinal scales) with a 95% bootstrap interval. "
         "Labels made in blind mode are counted apart.",
         tables=tables,

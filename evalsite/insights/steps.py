@@ -71,7 +71,7 @@ def component_accuracy_chart() -> Chart:
                     "customdata": steps,
                     "zmin": 0,
                     "zmax": 1,
-                    "colorscale": "RdYlGn",
+                    "colorscale": [[0, "#b3261e"], [0.5, "#f0d58a"], [1, "#1e7a3c"]],
                     "hovertemplate": "%{y}, week of %{x}: %{z:.1%} of %{customdata} steps"
                     "<extra></extra>",
                     "colorbar": {"tickformat": ".0%"},
