@@ -1,0 +1,49 @@
+"""A person picks two eval runs, sees the task that got worse first, and opens its trace."""
+
+import pytest
+
+from golden.evals.scoring import ScoringOptions, eval_run_score
+from golden.evals.services import eval_run_create
+from tests.e2e.conftest import login_as
+from tests.evals.golden_set import (
+    EXAMPLES,
+    agent_payload,
+    golden_version_create,
+    trace_from_payload,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+
+def _scored(dataset, name, version):
+    run = eval_run_create(name=name, agent_version=version, dataset_version=dataset)
+    for example in EXAMPLES:
+        trace_from_payload(agent_payload(version, example["key"], name, 0))
+    eval_run_score(run, ScoringOptions())
+    return run
+
+
+def test_compare_two_runs_and_open_the_worse_trace(new_page, annotator):
+    # given a baseline and a candidate that hallucinated an order id
+    dataset = golden_version_create()
+    base = _scored(dataset, "ci-812-base", "1.4.0")
+    cand = _scored(dataset, "ci-813-cand", "1.5.0")
+    page = new_page()
+    login_as(page, annotator)
+    # when the annotator picks both runs on the eval-run list
+    page.goto("/golden/evals/")
+    page.select_option("#baseline", str(base.pk))
+    page.select_option("#candidate", str(cand.pk))
+    page.click("text=Compare")
+    # then the cancellation task is first and marked worse
+    first = page.locator("table.compare-tasks tbody tr").first
+    assert first.get_attribute("data-key") == "cancel-recent-order"
+    assert "worse" in first.inner_text()
+    # overall parameter accuracy fell from 1.000 to (0.5 + 1 + 1) / 3
+    assert "-0.167" in page.locator("#metric-parameter_accuracy").inner_text()
+    # and one click opens the candidate's trace of that task
+    trace_id = cand.trials.get(entry__example_key="cancel-recent-order").trace_id
+    first.locator("td").last.locator("a").first.click()
+    page.wait_for_url(f"**/traces/{trace_id}/")
+    assert "cancel_order" in page.content()
+    assert page.console_errors == []
