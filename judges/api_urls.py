@@ -1,3 +1,13 @@
-from django.urls import path  # noqa: F401
+from django.urls import path
 
-urlpatterns: list = []
+from judges import api
+
+urlpatterns = [
+    path("judge-runs/", api.JudgeRunCreateApi.as_view(), name="api-judge-runs"),
+    path("judge-runs/<int:run_id>/", api.JudgeRunDetailApi.as_view(), name="api-judge-run"),
+    path(
+        "judge-runs/<int:run_id>/cancel/",
+        api.JudgeRunCancelApi.as_view(),
+        name="api-judge-run-cancel",
+    ),
+]

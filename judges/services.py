@@ -41,7 +41,7 @@ __all__ = [
 
 def _trace_ids(traces: QuerySet | Iterable) -> list[int]:
     if isinstance(traces, QuerySet):
-        return list(traces.order_by().values_list("pk", flat=True))
+        return list(traces.values_list("pk", flat=True))
     return [trace if isinstance(trace, int) else trace.pk for trace in traces]
 
 

@@ -1,0 +1,174 @@
+"""Judge-run API: start a run, read its progress, cancel it."""
+
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.permissions import IsAnnotator, IsCurator
+from judges import selectors
+from judges.models import (
+    JudgeConfig,
+    JudgeRun,
+    Rubric,
+    RubricVersion,
+    RubricVersionStatus,
+)
+from judges.services import judge_run_cancel, judge_run_start
+from traces.models import Trace
+
+MAX_TRACE_IDS = 10_000
+
+
+class TraceFilterIn(serializers.Serializer):
+    project = serializers.SlugField(required=False)
+    agent_name = serializers.CharField(required=False)
+    agent_version = serializers.CharField(required=False)
+    task_type = serializers.CharField(required=False)
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=100_000)
+
+
+class JudgeRunIn(serializers.Serializer):
+    rubric_version = serializers.IntegerField(required=False, help_text="A rubric version id.")
+    rubric = serializers.CharField(
+        required=False, help_text="A rubric id or name: its newest approved version is used."
+    )
+    config = serializers.CharField(default="default", help_text="A judge config id or name.")
+    trace_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=MAX_TRACE_IDS,
+        allow_empty=False,
+    )
+    filter = TraceFilterIn(required=False)
+    sample_rate = serializers.FloatField(default=1.0, min_value=0.0, max_value=1.0)
+
+    def validate(self, data):
+        if ("rubric_version" in data) == ("rubric" in data):
+            raise serializers.ValidationError(
+                {"rubric_version": "Give exactly one of rubric_version or rubric."}
+            )
+        if ("trace_ids" in data) == ("filter" in data):
+            raise serializers.ValidationError(
+                {"trace_ids": "Give exactly one of trace_ids or filter."}
+            )
+        if data["sample_rate"] <= 0:
+            raise serializers.ValidationError({"sample_rate": "Must be above 0."})
+        data["rubric_version"] = self._version(data)
+        data["config"] = self._config(data["config"])
+        data["traces"] = self._traces(data)
+        return data
+
+    def _version(self, data) -> RubricVersion:
+        if "rubric_version" in data:
+            version = RubricVersion.objects.filter(pk=data["rubric_version"]).first()
+            if version is None:
+                raise serializers.ValidationError({"rubric_version": "No such rubric version."})
+            return version
+        key = data["rubric"]
+        rubric = Rubric.objects.filter(**({"pk": int(key)} if key.isdigit() else {"name": key}))
+        rubric = rubric.first()
+        if rubric is None:
+            raise serializers.ValidationError({"rubric": "No such rubric."})
+        version = (
+            rubric.versions.filter(status=RubricVersionStatus.APPROVED).order_by("-number").first()
+        )
+        if version is None:
+            raise serializers.ValidationError({"rubric": "The rubric has no approved version."})
+        return version
+
+    def _config(self, key: str) -> JudgeConfig:
+        lookup = {"pk": int(key)} if key.isdigit() else {"name": key}
+        config = JudgeConfig.objects.filter(**lookup).first()
+        if config is None:
+            raise serializers.ValidationError({"config": "No such judge config."})
+        return config
+
+    def _traces(self, data):
+        if "trace_ids" in data:
+            wanted = set(data["trace_ids"])
+            found = set(Trace.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+            missing = sorted(wanted - found)
+            if missing:
+                shown = ", ".join(map(str, missing[:10]))
+                raise serializers.ValidationError({"trace_ids": f"No such traces: {shown}."})
+            return sorted(found)
+        return selectors.traces_for_filter(data["filter"])
+
+
+class JudgeRunOut(serializers.ModelSerializer):
+    rubric = serializers.CharField(source="rubric_version.rubric.name")
+    rubric_version_number = serializers.IntegerField(source="rubric_version.number")
+    config = serializers.CharField(source="config.name")
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = JudgeRun
+        fields = [
+            "id",
+            "status",
+            "rubric",
+            "rubric_version",
+            "rubric_version_number",
+            "config",
+            "sample_rate",
+            "online",
+            "trace_count",
+            "trace_filter",
+            "created_at",
+            "finished_at",
+            "progress",
+        ]
+
+    def get_progress(self, run) -> dict:
+        return selectors.judge_run_progress(run)
+
+
+def _filter_record(data) -> dict:
+    if "trace_ids" in data:
+        return {"trace_ids": len(data["trace_ids"])}
+    return {key: str(value) for key, value in data["filter"].items()}
+
+
+class JudgeRunCreateApi(APIView):
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=JudgeRunIn, responses={201: JudgeRunOut}, operation_id="judge_run_start")
+    def post(self, request):
+        incoming = JudgeRunIn(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        with transaction.atomic():
+            run = judge_run_start(
+                rubric_version=data["rubric_version"],
+                config=data["config"],
+                traces=data["traces"],
+                user=request.user,
+                sample_rate=data["sample_rate"],
+                trace_filter=_filter_record(data),
+            )
+        run = selectors.judge_run_get(run.pk)
+        return Response(JudgeRunOut(run).data, status=status.HTTP_201_CREATED)
+
+
+class JudgeRunDetailApi(APIView):
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=JudgeRunOut, operation_id="judge_run_read")
+    def get(self, request, run_id: int):
+        run = get_object_or_404(JudgeRun.objects.select_related(*selectors.RUN_RELATED), pk=run_id)
+        return Response(JudgeRunOut(run).data)
+
+
+class JudgeRunCancelApi(APIView):
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=None, responses=JudgeRunOut, operation_id="judge_run_cancel")
+    def post(self, request, run_id: int):
+        run = get_object_or_404(JudgeRun, pk=run_id)
+        run = judge_run_cancel(run=run, user=request.user)
+        return Response(JudgeRunOut(selectors.judge_run_get(run.pk)).data)
