@@ -9,6 +9,7 @@ from golden.models import AdversarialKind, GoldenExample
 from golden.services import DEFAULT_HELD_OUT_SHARE, MAX_HELD_OUT_SHARE
 from judges.models import Rubric
 
+NO_TASK_TYPE = "-"
 JSON_FIELDS = ("context", "reference_trajectory", "red_flags")
 JSON_HELP = {
     "reference_trajectory": 'A list of steps: {"step": 1, "tool": "...", "inputs": {...}, '
@@ -118,6 +119,21 @@ class HeldOutDrawForm(forms.Form):
         initial=int(DEFAULT_HELD_OUT_SHARE * 100),
         label="Held-out share (%)",
     )
+    task_type = forms.ChoiceField(required=False, label="Task type")
+
+    def __init__(self, *args, task_types=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["task_type"].choices = [("*", "Every task type")] + [
+            (t or NO_TASK_TYPE, t or "(none)") for t in task_types
+        ]
+        self.fields["task_type"].initial = "*"
+
+    def clean_task_type(self) -> str | None:
+        """None draws every type; examples without a type are chosen by a placeholder."""
+        value = self.cleaned_data.get("task_type")
+        if value in ("", "*", None):
+            return None
+        return "" if value == NO_TASK_TYPE else value
 
 
 class DatasetVersionForm(forms.Form):

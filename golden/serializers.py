@@ -65,6 +65,9 @@ class PromoteInSerializer(serializers.Serializer):
 class HeldOutDrawInSerializer(serializers.Serializer):
     share = serializers.FloatField(help_text="Share held out per task type, 0 to 0.5.")
     seed = serializers.IntegerField(required=False, allow_null=True)
+    task_type = serializers.CharField(
+        required=False, allow_null=True, allow_blank=True, help_text="Redraw only this type."
+    )
 
 
 class DatasetVersionOutSerializer(serializers.ModelSerializer):

@@ -179,10 +179,12 @@ def golden_example_promote_item(*, item, user) -> GoldenExample:
 
 
 @transaction.atomic
-def held_out_draw(*, share: float, user, seed: int | None = None) -> dict[str, int]:
+def held_out_draw(
+    *, share: float, user, seed: int | None = None, task_type: str | None = None
+) -> dict[str, int]:
     """Mark a random share of each task type held out (and the rest open).
 
-    Returns the number held out per task type.
+    With task_type, only that type is redrawn. Returns the number held out per task type.
     """
     if not 0 <= share <= MAX_HELD_OUT_SHARE:
         raise ApplicationError(
@@ -190,19 +192,27 @@ def held_out_draw(*, share: float, user, seed: int | None = None) -> dict[str, i
         )
     rng = random.Random(seed)  # noqa: S311 - a sample, not a secret
     by_type: dict[str, list[int]] = defaultdict(list)
-    rows = GoldenExample.objects.select_for_update().order_by("pk").values_list("pk", "task_type")
-    for pk, task_type in rows:
-        by_type[task_type].append(pk)
+    examples = GoldenExample.objects.select_for_update().order_by("pk")
+    if task_type is not None:
+        examples = examples.filter(task_type=task_type)
+    for pk, example_type in examples.values_list("pk", "task_type"):
+        by_type[example_type].append(pk)
     chosen: list[int] = []
     counts = {}
-    for task_type, pks in sorted(by_type.items()):
+    for example_type, pks in sorted(by_type.items()):
         picked = rng.sample(pks, round(share * len(pks)))
         chosen.extend(picked)
-        counts[task_type] = len(picked)
+        counts[example_type] = len(picked)
     now = timezone.now()
-    GoldenExample.objects.filter(pk__in=chosen).update(held_out=True, updated_at=now)
-    GoldenExample.objects.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
-    _audit(user, "held_out_draw", "golden_dataset", "-", after={"share": share, "counts": counts})
+    examples.filter(pk__in=chosen).update(held_out=True, updated_at=now)
+    examples.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
+    _audit(
+        user,
+        "held_out_draw",
+        "golden_dataset",
+        task_type if task_type is not None else "*",
+        after={"share": share, "counts": counts},
+    )
     return counts
 
 

@@ -39,11 +39,29 @@ def _in_text(needle: str, haystack: str) -> bool:
     return re.search(pattern, haystack, flags=re.IGNORECASE) is not None
 
 
+# Tool schemas describe the agent, not the user's request: their words are no source.
+CONTEXT_KEYS_IGNORED = ("available_tools",)
+
+
 class _Sources:
     def __init__(self, task: str, context: dict):
         self.task = task or ""
-        self.context_values = _leaf_texts(context)
+        self.context_values = _leaf_texts(
+            {k: v for k, v in context.items() if k not in CONTEXT_KEYS_IGNORED}
+        )
         self.outputs: list[tuple[int, set[str]]] = []
+
+    def _output_step(self, folded: str) -> int | None:
+        """The latest earlier step whose output holds the value, whole or as a word."""
+        for step, texts in reversed(self.outputs):
+            if folded in texts:
+                return step
+        if len(folded) < 3:
+            return None
+        for step, texts in reversed(self.outputs):
+            if any(_in_text(folded, text) for text in texts):
+                return step
+        return None
 
     def placeholder_for(self, value: Any) -> Any:
         if isinstance(value, dict):
@@ -54,9 +72,9 @@ class _Sources:
         if text is None:
             return value
         folded = text.casefold()
-        for step, texts in reversed(self.outputs):
-            if folded in texts:
-                return from_step_output(step)
+        step = self._output_step(folded)
+        if step is not None:
+            return from_step_output(step)
         if folded in self.context_values or _in_text(text, self.task):
             return FROM_CONTEXT
         return value

@@ -144,9 +144,13 @@ def promote_item(request, item_id: int):
 
 @require_role(CURATOR)
 def held_out(request):
-    form = HeldOutDrawForm(request.POST or None)
+    form = HeldOutDrawForm(request.POST or None, task_types=golden_task_types(request.user))
     if request.method == "POST" and form.is_valid():
-        counts = held_out_draw(share=form.cleaned_data["share_percent"] / 100, user=request.user)
+        counts = held_out_draw(
+            share=form.cleaned_data["share_percent"] / 100,
+            user=request.user,
+            task_type=form.cleaned_data["task_type"],
+        )
         total = sum(counts.values())
         messages.success(request, f"{total} examples held out across {len(counts)} task types.")
         return redirect("golden:held_out")

@@ -40,3 +40,13 @@ def test_a_share_above_half_is_refused(curator):
     with pytest.raises(ApplicationError) as caught:
         held_out_draw(share=0.8, user=curator)
     assert caught.value.field == "share"
+
+
+def test_one_task_type_can_be_redrawn_alone(curator):
+    # given bookings all held out and cancellations all open
+    _dataset()
+    # when only cancellations are drawn
+    counts = held_out_draw(share=0.3, user=curator, seed=3, task_type="order_cancellation")
+    # then bookings keep their flags
+    assert counts == {"order_cancellation": 3}
+    assert GoldenExample.objects.filter(task_type="flight_booking", held_out=True).count() == 5

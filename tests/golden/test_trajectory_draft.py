@@ -82,3 +82,32 @@ def test_the_latest_earlier_output_wins_when_two_steps_returned_the_value(db):
     # then
     assert steps[1]["inputs"] == {"cart_id": "<from_step_1_output>"}
     assert steps[2]["inputs"] == {"cart_id": "<from_step_2_output>"}
+
+
+def test_a_value_inside_an_earlier_output_sentence_counts_as_from_that_step(db):
+    # given a tool that answered in prose holding the id
+    from tests.factories import SpanFactory, TraceFactory
+
+    trace = TraceFactory(
+        task="Where is my parcel?",
+        task_type="tracking",
+        context={"available_tools": [{"name": "track", "input": "tracking_no"}]},
+    )
+    SpanFactory(
+        trace=trace,
+        tool_name="find_shipment",
+        input={},
+        output={"message": "Shipment ZX-4410 left the depot"},
+        position=0,
+    )
+    SpanFactory(
+        trace=trace,
+        tool_name="track",
+        input={"tracking_no": "ZX-4410", "kind": "track"},
+        output={},
+        position=1,
+    )
+    # when
+    steps = reference_trajectory_draft(trace)
+    # then the id comes from step 1; a tool-schema word is not taken as context
+    assert steps[1]["inputs"] == {"tracking_no": "<from_step_1_output>", "kind": "track"}

@@ -112,3 +112,15 @@ def test_held_out_draw_page_sets_the_share(client, curator):
     assert GoldenExample.objects.filter(held_out=True).count() == 2
     refused = client.post(reverse("golden:held_out"), {"share_percent": 90})
     assert refused.status_code == 400
+
+
+def test_held_out_draw_page_can_redraw_one_task_type(client, curator):
+    for n in range(10):
+        example(task=f"Cancel order A{n}")
+    example(task="Book flight", task_type="flight_booking", held_out=True)
+    client.force_login(curator)
+    client.post(
+        reverse("golden:held_out"), {"share_percent": 50, "task_type": "order_cancellation"}
+    )
+    assert GoldenExample.objects.filter(held_out=True, task_type="order_cancellation").count() == 5
+    assert GoldenExample.objects.get(task_type="flight_booking").held_out
