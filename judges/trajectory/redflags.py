@@ -113,6 +113,23 @@ def _user_texts(llm_input: Any) -> list[str]:
     ]
 
 
+MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
+ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+
+
+def _date_spellings(value: str) -> list[re.Pattern]:
+    """How a person writes the ISO date's day: "3rd of December", "Dec 3", "3 Dec"."""
+    match = ISO_DAY.match(value.strip())
+    if not match or not 1 <= int(match.group(2)) <= 12:
+        return []
+    day, month = int(match.group(3)), MONTHS[int(match.group(2)) - 1]
+    day_text = rf"0?{day}(st|nd|rd|th)?"
+    return [
+        re.compile(rf"\b{day_text}\s+(of\s+)?{month}[a-z]*\b"),
+        re.compile(rf"\b{month}[a-z]*\.?\s+{day_text}\b"),
+    ]
+
+
 def _squash(text: str) -> str:
     return re.sub(r"[^0-9a-z]", "", text.lower())
 
@@ -133,6 +150,9 @@ class _Haystack:
     def __contains__(self, value: Any) -> bool:
         needle = str(value).strip().lower()
         if needle in self.text:
+            return True
+        # A date the user wrote in words is not made up when the agent passes it as ISO.
+        if any(pattern.search(self.text) for pattern in _date_spellings(needle)):
             return True
         squashed = _squash(needle)
         return bool(squashed) and squashed in self.squashed

@@ -136,6 +136,25 @@ def test_free_text_and_reformatted_ids_are_not_hallucinations():
     assert red_flags_detect(trace) == []
 
 
+@pytest.mark.parametrize(
+    ("task", "date", "flagged"),
+    [
+        ("I need a flight Boston to Chicago on the 3rd of December.", "2026-12-03", False),
+        ("Fly me out Dec 3, morning please.", "2026-12-03", False),
+        ("I need a flight Boston to Chicago on the 3rd of December.", "2026-12-04", True),
+        ("Flight on December 30 please.", "2026-12-03", True),
+    ],
+)
+def test_dates_written_in_words_count_as_given(task, date, flagged):
+    # given the user wrote the day in words and the agent passed an ISO date
+    trace = _support_trace(task=task, context={}, final_answer="Booked AA2207.")
+    span = _tool(trace, "search_flights", {"origin": "BOS", "date": date}, {"flights": []}, 1)
+    # when
+    hits = [h for h in red_flags_detect(trace) if h.kind == "hallucinated_parameter"]
+    # then
+    assert [h.span_id for h in hits] == ([span.span_id] if flagged else [])
+
+
 def test_loop_flag_names_the_third_identical_call():
     # given the agent searches the same flights three times
     trace = _support_trace(
