@@ -13,6 +13,7 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from evalsite.api import ApplicationError
+from traces.ingest.bulk import rows_update, spans_insert_new
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.models import Project, SourceFormat, Span, SpanStatus, Trace
 from traces.signals import spans_ingested
@@ -124,30 +125,31 @@ def _dedupe(records: list[SpanRecord]) -> list[SpanRecord]:
     return out
 
 
-def _span_row(record: SpanRecord, trace_pk: int, position: int) -> Span:
-    return Span(
-        trace_id=trace_pk,
-        span_id=record.span_id,
-        parent_span_id=record.parent_span_id,
-        name=record.name,
-        kind=record.kind,
-        started_at=record.started_at,
-        ended_at=record.ended_at,
-        duration_ms=record.duration_ms,
-        input=record.input,
-        output=record.output,
-        attributes=record.attributes,
-        status=record.status,
-        error_message=record.error_message,
-        tool_name=record.tool_name,
-        tool_call_id=record.tool_call_id,
-        model=record.model,
-        input_tokens=record.input_tokens,
-        output_tokens=record.output_tokens,
-        cost_usd=record.cost_usd,
-        position=position,
-        component=record.component,
-    )
+def _span_row(record: SpanRecord, trace_pk: int, position: int) -> list:
+    """Values in bulk.SPAN_FIELDS order."""
+    return [
+        trace_pk,
+        record.span_id,
+        record.parent_span_id,
+        record.name,
+        record.kind,
+        record.started_at,
+        record.ended_at,
+        record.duration_ms,
+        record.input,
+        record.output,
+        record.attributes,
+        record.status,
+        record.error_message,
+        record.tool_name,
+        record.tool_call_id,
+        record.model,
+        record.input_tokens,
+        record.output_tokens,
+        record.cost_usd,
+        position,
+        record.component,
+    ]
 
 
 def _start_key(record: SpanRecord) -> tuple:
@@ -197,7 +199,7 @@ def spans_store(
                 _span_row(record, trace.pk, trace.span_count + index)
                 for index, record in enumerate(ordered)
             )
-        Span.objects.bulk_create(rows, ignore_conflicts=True, batch_size=2000)
+        spans_insert_new(rows)
         _traces_refresh(traces, by_trace, extras, now)
         if had_spans & set(by_trace):
             _positions_renumber([traces[ext].pk for ext in had_spans & set(by_trace)])
@@ -234,7 +236,7 @@ def _traces_refresh(traces, by_trace, extras, now) -> None:
             trace.cost_usd = row["cost"] or Decimal(0)
         _trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
         trace.last_span_received_at = now
-    Trace.objects.bulk_update(list(traces.values()), TRACE_UPDATE_FIELDS)
+    rows_update(Trace, list(traces.values()), TRACE_UPDATE_FIELDS)
 
 
 def _trace_fields_apply(trace: Trace, records: list[SpanRecord], extra: TraceExtras | None):
@@ -306,7 +308,7 @@ def _positions_renumber(trace_pks: list[int]) -> None:
             span.position = position
             changed.append(span)
     if changed:
-        Span.objects.bulk_update(changed, ["position"], batch_size=2000)
+        rows_update(Span, changed, ["position"])
 
 
 @dataclass
