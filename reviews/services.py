@@ -1,10 +1,12 @@
 """Writes for the review queue: enqueue, claim, resolve, undo, adjudicate. Reads: selectors.py."""
 
 import math
+import random
+import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -142,9 +144,21 @@ def _claim_with_skip_locked(*, user, queue, now) -> ReviewItem | None:
         return item
 
 
-def _claim_with_conditional_update(*, user, queue, now, attempts: int = 5) -> ReviewItem | None:
+def _claim_with_conditional_update(*, user, queue, now, attempts: int = 40) -> ReviewItem | None:
     # The UPDATE re-checks "still free" in the same statement, so only one claimer wins a row.
-    for _ in range(attempts):
+    for attempt in range(attempts):
+        try:
+            return _claim_first_free(user=user, queue=queue, now=now)
+        except OperationalError as exc:
+            # SQLite reports a writer holding the table as "locked": wait a moment and retry.
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.01 + random.random() * 0.04)
+    return None
+
+
+def _claim_first_free(*, user, queue, now) -> ReviewItem | None:
+    while True:
         candidates = list(
             review_items_claimable(user=user, queue=queue, now=now).values_list("pk", flat=True)[:5]
         )
@@ -158,7 +172,7 @@ def _claim_with_conditional_update(*, user, queue, now, attempts: int = 5) -> Re
             )
             if taken:
                 return ReviewItem.objects.get(pk=pk)
-    return None
+        # All five went to others between the read and the update: read again.
 
 
 def review_item_lock_renew(*, item, user):
@@ -247,7 +261,7 @@ def _explanation_clean(explanation) -> str:
 def _item_locked_for_write(item) -> ReviewItem:
     # A row lock on PostgreSQL; SQLite's IMMEDIATE transactions already serialize writers.
     return (
-        ReviewItem.objects.select_for_update()
+        ReviewItem.objects.select_for_update(of=("self",))
         .select_related("queue", "rubric_version")
         .get(pk=item.pk)
     )
