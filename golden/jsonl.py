@@ -11,7 +11,7 @@ from golden.content import canonical_json, example_provenance
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
 from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
 from golden.selectors import dataset_entries_visible
-from golden.services import dataset_version_create
+from golden.services import audit_event_record, dataset_version_create
 from judges.models import Rubric
 
 EXPORT_PARTS = ("open", "held_out")
@@ -162,6 +162,13 @@ def dataset_import_jsonl(
         GoldenExample.objects.bulk_create(created, batch_size=500)
         GoldenExample.objects.bulk_update(updated, IMPORTED_FIELDS, batch_size=500)
         result.created, result.updated = len(created), len(updated)
+        audit_event_record(
+            user,
+            "golden_import",
+            "golden_dataset",
+            "*",
+            after={"created": result.created, "updated": result.updated},
+        )
         if version_name:
             result.version = dataset_version_create(
                 name=version_name,

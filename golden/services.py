@@ -34,7 +34,8 @@ class NearDuplicateFound(Exception):
         self.matches = matches
 
 
-def _audit(user, action: str, object_type: str, object_id, before=None, after=None) -> None:
+def audit_event_record(user, action: str, object_type: str, object_id, before=None, after=None):
+    """Record who changed what in the golden dataset, for the audit trail."""
     AuditEvent.objects.create(
         actor=user if user is not None and user.is_authenticated else None,
         action=action,
@@ -85,7 +86,7 @@ def golden_example_create(
     example = GoldenExample(origin=origin, created_by=user)
     _apply(example, cleaned)
     example.save()
-    _audit(
+    audit_event_record(
         user, "golden_example_create", "golden_example", example.pk, after=example_content(example)
     )
     return example
@@ -106,7 +107,9 @@ def golden_example_update(
     example.save()
     after = example_content(example)
     if after != before:
-        _audit(user, "golden_example_update", "golden_example", example.pk, before, after)
+        audit_event_record(
+            user, "golden_example_update", "golden_example", example.pk, before, after
+        )
     return example
 
 
@@ -158,7 +161,7 @@ def golden_example_promote(*, item, annotation, user) -> GoldenExample:
             source_review_item=item,
             created_by=user,
         )
-        _audit(
+        audit_event_record(
             user, "golden_example_promote", "golden_example", example.pk, after={"item": item.pk}
         )
     return example
@@ -206,7 +209,7 @@ def held_out_draw(
     now = timezone.now()
     examples.filter(pk__in=chosen).update(held_out=True, updated_at=now)
     examples.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
-    _audit(
+    audit_event_record(
         user,
         "held_out_draw",
         "golden_dataset",
@@ -252,7 +255,7 @@ def dataset_version_create(
             for entry in entries:
                 entry.version = version
             DatasetVersionEntry.objects.bulk_create(entries, batch_size=500)
-            _audit(
+            audit_event_record(
                 user,
                 "dataset_version_create",
                 "dataset_version",

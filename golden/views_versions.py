@@ -1,6 +1,7 @@
 """Dataset version pages: list and snapshot, detail, JSONL export and import, diff."""
 
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
@@ -50,12 +51,13 @@ def version_create(request):
 def version_detail(request, pk: int):
     version = dataset_version_get_for_user(request.user, pk)
     entries = dataset_entries_visible(request.user, version).order_by("held_out", "example_key")
+    page = Paginator(entries.only("example_key", "held_out", "content", "example_id"), 100)
     return render(
         request,
         "golden/version_detail.html",
         {
             "version": version,
-            "entries": entries.only("example_key", "held_out", "content", "example_id"),
+            "entries": page.get_page(request.GET.get("page")),
             "visible_count": version_visible_count(request.user, version),
             "parts": EXPORT_PARTS if sees_held_out(request.user) else ("open",),
         },
