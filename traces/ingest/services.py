@@ -164,7 +164,8 @@ def spans_store(
 ) -> dict[str, Trace]:
     """Upsert traces and insert spans in a constant number of queries; re-sent spans are no-ops.
 
-    Returns the touched traces by external id. Sends spans_ingested inside the transaction.
+    Returns the touched traces by external id, each with `new_span_count` (spans this call
+    stored). Sends spans_ingested inside the transaction.
     """
     extras = extras or {}
     records = _dedupe(records)
@@ -191,6 +192,7 @@ def spans_store(
             .order_by("pk")
         }
         had_spans = {ext for ext, trace in traces.items() if trace.span_count}
+        count_before = {ext: trace.span_count for ext, trace in traces.items()}
         rows = []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
@@ -203,6 +205,8 @@ def spans_store(
         _traces_refresh(traces, by_trace, extras, now)
         if had_spans & set(by_trace):
             _positions_renumber([traces[ext].pk for ext in had_spans & set(by_trace)])
+        for ext, trace in traces.items():
+            trace.new_span_count = trace.span_count - count_before[ext]
         pks = [trace.pk for trace in traces.values()]
         spans_ingested.send(sender=Trace, trace_ids=pks)
     return traces
@@ -348,14 +352,9 @@ def ingest_otlp(
             slug = project_slug or resource_project
             field = "x-evalsite-project" if project_slug else otlp.PROJECT_ATTRIBUTE
             project = project_for_ingest(slug, field=field)
-            before = dict(
-                Trace.objects.filter(
-                    project=project, external_id__in={r.trace_external_id for r in records}
-                ).values_list("external_id", "span_count")
-            )
             traces = spans_store(
                 project, records, SourceFormat.OTLP, batch.extras_by_project[resource_project]
             )
-            stored += sum(t.span_count - before.get(ext, 0) for ext, t in traces.items())
+            stored += sum(t.new_span_count for t in traces.values())
             touched.extend(traces.values())
     return OtlpIngestResult(batch.span_count, stored, touched)
