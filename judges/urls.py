@@ -5,5 +5,13 @@ from judges import views
 app_name = "judges"
 urlpatterns = [
     path("rubrics/", views.rubric_list, name="rubric_list"),
+    path("rubrics/<int:rubric_id>/", views.rubric_detail, name="rubric_detail"),
+    path("rubrics/<int:rubric_id>/edit/", views.rubric_edit, name="rubric_edit"),
+    path("rubrics/<int:rubric_id>/preview/", views.rubric_preview, name="rubric_preview"),
+    path("rubrics/<int:rubric_id>/online/", views.rubric_online_update, name="rubric_online"),
     path("runs/", views.run_list, name="run_list"),
+    path("runs/new/", views.run_new, name="run_new"),
+    path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
+    path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
+    path("runs/<int:run_id>/cancel/", views.run_cancel, name="run_cancel"),
 ]

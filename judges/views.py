@@ -1,13 +1,196 @@
-from django.shortcuts import render
+"""Judging pages: rubrics (versions, diffs, edit, preview) and judge runs (start, progress)."""
 
-from judges.models import JudgeRun, Rubric
+from django.contrib import messages
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
+from evalsite.api import ApplicationError
+from judges import selectors
+from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm
+from judges.models import JudgeRun, JudgeRunStatus, Rubric
+from judges.prompts import prompt_render
+from judges.rubrics import RubricTemplateError, rubric_version_create
+from judges.services import judge_run_cancel, judge_run_start
+from traces.models import Trace
+
+PREVIEW_TRACE_CHOICES = 30
 
 
+def _rubric_or_404(rubric_id: int) -> Rubric:
+    return get_object_or_404(Rubric, pk=rubric_id)
+
+
+@require_role(ANNOTATOR)
 def rubric_list(request):
-    rubrics = Rubric.objects.order_by("name")
-    return render(request, "judges/rubric_list.html", {"rubrics": rubrics})
+    return render(request, "judges/rubric_list.html", {"rubrics": selectors.rubric_list()})
 
 
+@require_role(ANNOTATOR)
+def rubric_detail(request, rubric_id: int):
+    rubric = _rubric_or_404(rubric_id)
+    versions = selectors.rubric_versions(rubric)
+    if not versions:
+        raise Http404("The rubric has no versions.")
+    by_number = {v.number: v for v in versions}
+    shown = by_number.get(_int(request.GET.get("version")), versions[0])
+    diff_against = by_number.get(_int(request.GET.get("against")) or shown.number - 1)
+    diffs = selectors.rubric_version_diff(diff_against, shown) if diff_against else []
+    context = {
+        "rubric": rubric,
+        "versions": versions,
+        "shown": shown,
+        "diff_against": diff_against,
+        "diffs": diffs,
+        "traces": Trace.objects.only("pk", "task").order_by("-pk")[:PREVIEW_TRACE_CHOICES],
+        "online_form": RubricOnlineForm(
+            initial={"judge_new_traces": rubric.judge_new_traces, "sample_rate": rubric.sample_rate}
+        ),
+        "can_edit": has_role(request.user, CURATOR),
+    }
+    return render(request, "judges/rubric_detail.html", context)
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+@require_role(CURATOR)
+def rubric_edit(request, rubric_id: int):
+    rubric = _rubric_or_404(rubric_id)
+    latest = rubric.latest_version()
+    form = RubricVersionForm(request.POST or None, instance=latest)
+    problems = []
+    if request.method == "POST" and form.is_valid():
+        fields = {name: form.cleaned_data[name] for name in form.Meta.fields}
+        try:
+            version = rubric_version_create(rubric=rubric, user=request.user, **fields)
+        except RubricTemplateError as exc:
+            problems = exc.problems
+            for problem in problems:
+                if problem.field in form.fields:
+                    form.add_error(problem.field, str(problem))
+        else:
+            messages.success(request, f"Saved version {version.number}.")
+            return redirect("judges:rubric_detail", rubric_id=rubric.pk)
+    return render(
+        request,
+        "judges/rubric_edit.html",
+        {"rubric": rubric, "form": form, "latest": latest, "problems": problems},
+    )
+
+
+@require_POST
+@require_role(CURATOR)
+def rubric_online_update(request, rubric_id: int):
+    rubric = _rubric_or_404(rubric_id)
+    form = RubricOnlineForm(request.POST)
+    if form.is_valid():
+        rubric.judge_new_traces = form.cleaned_data["judge_new_traces"]
+        rubric.sample_rate = form.cleaned_data["sample_rate"]
+        rubric.save(update_fields=["judge_new_traces", "sample_rate"])
+        messages.success(request, "Online judging updated.")
+    else:
+        messages.error(request, "Sample rate must be between 0 and 1.")
+    return redirect("judges:rubric_detail", rubric_id=rubric.pk)
+
+
+@require_GET
+@require_role(ANNOTATOR)
+def rubric_preview(request, rubric_id: int):
+    rubric = _rubric_or_404(rubric_id)
+    version = rubric.versions.filter(number=_int(request.GET.get("version"))).first()
+    trace = Trace.objects.filter(pk=_int(request.GET.get("trace"))).first()
+    context = {"version": version, "trace": trace, "error": "", "prompt": None}
+    if version is None or trace is None:
+        context["error"] = "Choose a version and a trace to preview."
+    else:
+        try:
+            context["prompt"] = prompt_render(version, trace)
+        except Exception as exc:  # noqa: BLE001 - the author sees why the template failed
+            context["error"] = f"The template failed on this trace: {exc}"
+    return render(request, "judges/_rubric_preview.html", context)
+
+
+@require_role(ANNOTATOR)
 def run_list(request):
-    runs = JudgeRun.objects.select_related("rubric_version__rubric", "config").order_by("-pk")[:50]
-    return render(request, "judges/run_list.html", {"runs": runs})
+    return render(
+        request,
+        "judges/run_list.html",
+        {"runs": selectors.judge_runs_recent(), "can_start": has_role(request.user, CURATOR)},
+    )
+
+
+@require_role(CURATOR)
+def run_new(request):
+    form = JudgeRunForm(request.POST or None, initial={"sample_rate": 1.0})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        if data["trace_ids"]:
+            traces = Trace.objects.filter(pk__in=data["trace_ids"])
+            trace_filter = {"trace_ids": len(data["trace_ids"])}
+        else:
+            trace_filter = form.trace_filter()
+            traces = selectors.traces_for_filter(trace_filter)
+        try:
+            run = judge_run_start(
+                rubric_version=data["rubric_version"],
+                config=data["config"],
+                traces=traces,
+                user=request.user,
+                sample_rate=data["sample_rate"],
+                trace_filter=trace_filter,
+            )
+        except ApplicationError as exc:
+            form.add_error(None, exc.message)
+        else:
+            return redirect("judges:run_detail", run_id=run.pk)
+    return render(request, "judges/run_new.html", {"form": form})
+
+
+def _run_context(request, run: JudgeRun) -> dict:
+    return {
+        "run": run,
+        "progress": selectors.judge_run_progress(run),
+        "live": run.status in (JudgeRunStatus.PENDING, JudgeRunStatus.RUNNING),
+        "can_cancel": has_role(request.user, CURATOR),
+    }
+
+
+def _run_or_404(run_id: int) -> JudgeRun:
+    try:
+        return selectors.judge_run_get(run_id)
+    except JudgeRun.DoesNotExist:
+        raise Http404("No such run.") from None
+
+
+@require_role(ANNOTATOR)
+def run_detail(request, run_id: int):
+    run = _run_or_404(run_id)
+    context = _run_context(request, run)
+    context["verdicts"] = selectors.run_verdicts(run)
+    return render(request, "judges/run_detail.html", context)
+
+
+@require_GET
+@require_role(ANNOTATOR)
+def run_progress(request, run_id: int):
+    run = _run_or_404(run_id)
+    return render(request, "judges/_run_progress.html", _run_context(request, run))
+
+
+@require_POST
+@require_role(CURATOR)
+def run_cancel(request, run_id: int):
+    run = _run_or_404(run_id)
+    try:
+        judge_run_cancel(run=run, user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        messages.success(request, "Run cancelled; calls already in flight still finish.")
+    return redirect("judges:run_detail", run_id=run.pk)

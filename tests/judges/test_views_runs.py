@@ -1,0 +1,121 @@
+"""Judge-run pages: start a run, follow its progress, cancel it."""
+
+import pytest
+from django.test import Client
+
+from judges.execution import judgment_execute
+from judges.models import JudgeConfig, JudgeRun, Rubric
+from tests.judges import sample_traces
+
+pytestmark = pytest.mark.django_db
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _version():
+    return Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
+
+
+def test_a_curator_starts_a_run_from_the_form(curator, capture):
+    traces = [sample_traces.travel_book_ok(), sample_traces.coding_fix_ok()]
+    config = JudgeConfig.objects.get(name="default")
+
+    with capture(execute=False):
+        response = _client(curator).post(
+            "/judges/runs/new/",
+            {
+                "rubric_version": _version().pk,
+                "config": config.pk,
+                "trace_ids": f"{traces[0].pk}, {traces[1].pk}",
+                "sample_rate": "1",
+            },
+        )
+
+    run = JudgeRun.objects.get()
+    assert response.status_code == 302 and response["Location"] == f"/judges/runs/{run.pk}/"
+    assert (run.trace_count, run.created_by) == (2, curator)
+
+
+def test_an_empty_selection_is_explained_on_the_form(curator):
+    config = JudgeConfig.objects.get(name="default")
+
+    response = _client(curator).post(
+        "/judges/runs/new/",
+        {
+            "rubric_version": _version().pk,
+            "config": config.pk,
+            "agent_name": "nobody",
+            "sample_rate": "1",
+        },
+    )
+
+    assert response.status_code == 200
+    assert "the selection is empty" in response.content.decode()
+    assert not JudgeRun.objects.exists()
+
+
+def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
+    annotator, curator, simulator, capture
+):
+    from judges.services import judge_run_start
+
+    traces = [sample_traces.travel_book_ok(), sample_traces.support_confident_after_error()]
+    with capture(execute=False):
+        run = judge_run_start(
+            rubric_version=_version(), config=JudgeConfig.objects.get(name="default"), traces=traces
+        )
+    first = run.judgments.order_by("pk").first()
+    judgment_execute(first.pk)
+
+    live = _client(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
+    for judgment in run.judgments.exclude(pk=first.pk):
+        judgment_execute(judgment.pk)
+    done = _client(annotator).get(f"/judges/runs/{run.pk}/progress/").content.decode()
+
+    assert 'hx-trigger="every 2s"' in live and "1 of 4 passes finished" in live
+    assert "Cancel run" not in live  # annotators watch; curators cancel
+    assert "hx-trigger" not in done and "4 of 4 passes finished" in done
+    assert "simulated judge" in live
+    run.refresh_from_db()
+    assert run.status == "done"
+    assert "$0.0" in done
+
+
+def test_the_run_list_lists_runs_in_constant_queries(
+    annotator, capture, django_assert_max_num_queries
+):
+    from judges.services import judge_run_start
+
+    config = JudgeConfig.objects.get(name="default")
+    with capture(execute=False):
+        for _ in range(5):
+            judge_run_start(
+                rubric_version=_version(), config=config, traces=[sample_traces.travel_book_ok()]
+            )
+    client = _client(annotator)
+
+    with django_assert_max_num_queries(8):
+        response = client.get("/judges/runs/")
+
+    assert response.content.decode().count("Tool-call decision accuracy v1") == 5
+
+
+def test_a_curator_cancels_a_live_run(curator, capture):
+    from judges.services import judge_run_start
+
+    with capture(execute=False):
+        run = judge_run_start(
+            rubric_version=_version(),
+            config=JudgeConfig.objects.get(name="default"),
+            traces=[sample_traces.travel_book_ok()],
+        )
+
+    response = _client(curator).post(f"/judges/runs/{run.pk}/cancel/", follow=True)
+
+    run.refresh_from_db()
+    assert run.status == "cancelled"
+    assert "Run cancelled" in response.content.decode()
