@@ -5,7 +5,11 @@ from __future__ import annotations
 from django.db import transaction
 
 from evalsite.api import ApplicationError
-from golden.models import DatasetVersion, EvalRun
+from golden.evals.tags import eval_trials_attach
+from golden.models import DatasetVersion, EvalRun, EvalTrial
+from judges.models import JudgeConfig, JudgeRun, Rubric, RubricVersionStatus
+from judges.services import judge_run_start
+from traces.models import Trace
 
 
 def eval_run_create(
@@ -69,3 +73,48 @@ def eval_run_lookup(value, *, field: str) -> EvalRun:
             f"No eval run {text!r} (give an id or a name).", field=field, status_code=404
         )
     return run
+
+
+def eval_run_outcomes_judge(
+    run: EvalRun, *, config_name: str = "default", user=None
+) -> list[JudgeRun]:
+    """Judge the run's traces with each outcome rubric its examples name; one judge run each.
+
+    Judging is asynchronous: scoring the run after the verdicts land uses them as outcome scores.
+    """
+    eval_trials_attach(run)
+    config = JudgeConfig.objects.filter(name=config_name).first()
+    if config is None:
+        raise ApplicationError(f"No judge config named {config_name!r}.", field="config")
+    by_rubric: dict[str, list[int]] = {}
+    trials = EvalTrial.objects.filter(eval_run=run, trace__isnull=False).select_related("entry")
+    for trial in trials:
+        name = trial.entry.content.get("outcome_rubric")
+        if name:
+            by_rubric.setdefault(name, []).append(trial.trace_id)
+    if not by_rubric:
+        raise ApplicationError(
+            "No trial of this run has an example with an outcome rubric.", field="run"
+        )
+    runs = []
+    with transaction.atomic():
+        for name, trace_ids in sorted(by_rubric.items()):
+            rubric = Rubric.objects.filter(name=name).first()
+            version = (
+                rubric.versions.filter(status=RubricVersionStatus.APPROVED)
+                .order_by("-number")
+                .first()
+                if rubric
+                else None
+            )
+            if version is None:
+                raise ApplicationError(f"No approved version of rubric {name!r}.", field="rubric")
+            runs.append(
+                judge_run_start(
+                    rubric_version=version,
+                    config=config,
+                    traces=Trace.objects.filter(pk__in=trace_ids),
+                    user=user if user is not None and user.is_authenticated else None,
+                )
+            )
+    return runs

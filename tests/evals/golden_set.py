@@ -184,10 +184,10 @@ def agent_payload(version: str, key: str, run: str, trial: int) -> dict:
     }
 
 
-def golden_version_create(name: str = "support-v1"):
-    """The three examples as a dataset version."""
+def golden_version_create(name: str = "support-v1", outcome_rubric=None):
+    """The three examples as a dataset version, optionally judged by an outcome rubric."""
     for data in EXAMPLES:
-        GoldenExampleFactory(**data)
+        GoldenExampleFactory(**data, outcome_rubric=outcome_rubric)
     keys = [e["key"] for e in EXAMPLES]
     return dataset_version_create(name=name, examples=GoldenExample.objects.filter(key__in=keys))
 

@@ -1,0 +1,27 @@
+"""`manage.py eval_run_judge RUN`: judge the run's traces with their examples' outcome rubrics."""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from evalsite.api import ApplicationError
+from golden.evals.services import eval_run_lookup, eval_run_outcomes_judge
+
+
+class Command(BaseCommand):
+    help = "Start judge runs for the outcome rubrics; score the eval run once verdicts are in."
+
+    def add_arguments(self, parser):
+        parser.add_argument("run", help="Eval run id or name.")
+        parser.add_argument("--config", default="default", help="Judge config name.")
+
+    def handle(self, *args, **opts):
+        try:
+            runs = eval_run_outcomes_judge(
+                eval_run_lookup(opts["run"], field="run"), config_name=opts["config"]
+            )
+        except ApplicationError as exc:
+            raise CommandError(f"{exc.field}: {exc.message}") from exc
+        for judge_run in runs:
+            self.stdout.write(
+                f"judge run {judge_run.pk}: {judge_run.rubric_version} on {judge_run.trace_count} "
+                "traces; run eval_run_score when it is done"
+            )
