@@ -138,3 +138,20 @@ def test_token_without_a_role_is_refused(api_client_for, outsider, dataset):
     client = api_client_for(outsider)
     for url in _api_urls(dataset):
         assert client.get(url).status_code == 403, url
+
+
+def test_admin_sees_held_out_like_a_curator(client, api_client_for, admin_user, dataset):
+    client.force_login(admin_user)
+    assert "HELDOUT-SECRET" in client.get(reverse("golden:example_list")).content.decode()
+    token = api_client_for(admin_user)
+    assert token.get("/api/golden/examples/").json()["count"] == 2
+    part = token.get(f"/api/golden/versions/{dataset['new'].pk}/export/?part=held_out")
+    assert "HELDOUT-SECRET" in _text(part)
+
+
+def test_annotator_cannot_reach_held_out_through_write_routes(client, annotator, dataset):
+    client.force_login(annotator)
+    hidden = dataset["held_out"].pk
+    assert client.get(reverse("golden:example_edit", args=[hidden])).status_code == 403
+    assert client.get(reverse("golden:held_out")).status_code == 403
+    assert client.get(reverse("golden:import")).status_code == 403
