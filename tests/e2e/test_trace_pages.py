@@ -1,0 +1,61 @@
+"""Trace list and trace page in real Chromium: waterfall drawn, tree folds, markup stays text."""
+
+import pytest
+
+from tests.e2e.conftest import login_as
+from tests.factories import ProjectFactory
+from tests.traces.test_ingest_span_tree import refund_tree
+from traces.ingest.services import ingest_span_tree
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def test_trace_page_draws_the_waterfall_and_folds_the_tree(new_page, annotator):
+    # given a trace whose tool output carries markup
+    tree = refund_tree()
+    tree["children"][1]["output"] = {"note": XSS, "status": "delivered"}
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    page = new_page()
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    login_as(page, annotator)
+    # when
+    page.goto("/traces/")
+    page.click(f"a[href='/traces/{trace.pk}/']")
+    page.wait_for_selector("#trace-waterfall .main-svg")
+    # then the task is on top and the waterfall has one bar per timed span
+    assert page.locator("#trace-task").inner_text() == "Refund order A1042, it arrived broken."
+    assert page.locator("#trace-waterfall g.point").count() == 4
+    # the markup shows as text and never runs
+    lookup = page.locator(".span-node.kind-tool").first
+    assert XSS in lookup.locator("pre.json").last.inner_text()
+    assert page.locator("img[src=x]").count() == 0
+    assert dialogs == []
+    # the error span is marked
+    failing = page.locator(".span-node.is-error")
+    assert failing.count() == 1 and "PaymentGatewayTimeout" in failing.inner_text()
+    # collapsing the root hides its children
+    root_summary = page.locator(".span-tree > li > details > summary").first
+    child = page.locator(".span-children > li").first
+    assert child.is_visible()
+    root_summary.click()
+    assert not child.is_visible()
+    page.click("#spans-expand")
+    assert child.is_visible()
+    assert page.console_errors == []
+
+
+def test_trace_list_filters_by_search(new_page, annotator):
+    project = ProjectFactory()
+    ingest_span_tree(project, refund_tree())
+    ingest_span_tree(project, refund_tree(trace_id="1" * 32, input="Book a hotel in Porto"))
+    page = new_page()
+    login_as(page, annotator)
+    page.goto("/traces/")
+    page.fill("#id_q", "porto")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_url(lambda url: "q=porto" in url)
+    rows = page.locator("table.trace-table tbody tr")
+    assert rows.count() == 1 and "Porto" in rows.first.inner_text()
+    assert page.console_errors == []
