@@ -37,5 +37,10 @@ urlpatterns = [
         evals_api.EvalRunScoreView.as_view(),
         name="api-eval-run-score",
     ),
+    path(
+        "eval-runs/<int:pk>/judge/",
+        evals_api.EvalRunJudgeView.as_view(),
+        name="api-eval-run-judge",
+    ),
     path("gate/", evals_api.GateView.as_view(), name="api-gate"),
 ]

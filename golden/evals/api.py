@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -11,7 +11,7 @@ from accounts.permissions import IsAnnotator, IsCurator
 from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.selectors import eval_run_list
-from golden.evals.services import eval_run_create, eval_run_lookup
+from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
 from judges.trajectory.llm import parameter_judge_llm, path_judge_llm
 from judges.trajectory.matchers import IN_ORDER, MATCHERS, SEMANTIC
 
@@ -134,6 +134,35 @@ class EvalRunScoreView(APIView):
             ),
         )
         return Response(EvalRunOut(run).data)
+
+
+class EvalRunJudgeIn(serializers.Serializer):
+    config = serializers.CharField(default="default", help_text="Judge config name.")
+
+
+class EvalRunJudgeView(APIView):
+    """Start judging the run's outcomes; 202 with the judge run ids, score the run later."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(
+        request=EvalRunJudgeIn,
+        responses={
+            202: inline_serializer(
+                "EvalRunJudgeOut",
+                {"judge_runs": serializers.ListField(child=serializers.IntegerField())},
+            )
+        },
+    )
+    def post(self, request, pk: int):
+        data = EvalRunJudgeIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        runs = eval_run_outcomes_judge(
+            eval_run_lookup(pk, field="id"),
+            config_name=data.validated_data["config"],
+            user=request.user,
+        )
+        return Response({"judge_runs": [r.pk for r in runs]}, status=status.HTTP_202_ACCEPTED)
 
 
 class GateView(APIView):

@@ -92,3 +92,39 @@ def test_duplicate_run_name_is_refused_and_nothing_is_written(curator, api_clien
     again = client.post("/api/eval-runs/", body, format="json")
     assert again.status_code == 400 and "name" in again.json()["error"]["fields"]
     assert EvalRun.objects.filter(name="r").count() == 1
+
+
+def test_judge_endpoint_starts_one_judge_run_per_outcome_rubric(curator, api_client_for):
+    # given a run whose examples name the seeded outcome rubric
+    from judges.models import JudgeRun, Rubric
+
+    rubric = Rubric.objects.get(name="Outcome 1-5")
+    golden_version_create(outcome_rubric=rubric)
+    client = api_client_for(curator)
+    run = client.post(
+        "/api/eval-runs/",
+        {"name": "judged", "agent_version": "1.4.0", "dataset_version": "support-v1"},
+        format="json",
+    ).json()
+    for example in EXAMPLES:
+        trace_from_payload(agent_payload("1.4.0", example["key"], "judged", 0))
+    # when
+    response = client.post(f"/api/eval-runs/{run['id']}/judge/", {}, format="json")
+    # then
+    assert response.status_code == 202
+    (judge_run_id,) = response.json()["judge_runs"]
+    judge_run = JudgeRun.objects.get(pk=judge_run_id)
+    assert judge_run.rubric_version.rubric == rubric and judge_run.trace_count == 3
+
+
+def test_judge_endpoint_explains_when_no_example_has_an_outcome_rubric(curator, api_client_for):
+    golden_version_create()
+    client = api_client_for(curator)
+    run = client.post(
+        "/api/eval-runs/",
+        {"name": "plain", "agent_version": "1.4.0", "dataset_version": "support-v1"},
+        format="json",
+    ).json()
+    trace_from_payload(agent_payload("1.4.0", "cancel-recent-order", "plain", 0))
+    response = client.post(f"/api/eval-runs/{run['id']}/judge/", {}, format="json")
+    assert response.status_code == 400 and "run" in response.json()["error"]["fields"]
