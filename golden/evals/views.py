@@ -4,6 +4,7 @@ from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
 from evalsite.api import ApplicationError
+from golden.evals.gate import gate_evaluate
 from golden.evals.selectors import eval_run_comparison, eval_run_list
 from golden.evals.services import eval_run_lookup
 
@@ -24,9 +25,15 @@ def eval_run_compare_page(request):
         runs = list(eval_run_list()[:200])
         context = {"runs": runs, "error": exc.message}
         return render(request, "golden/evals/run_list.html", context, status=404)
+    try:
+        gate = gate_evaluate(baseline, candidate)
+    except ApplicationError as exc:
+        # An unscored run has no gate decision yet; the page says why.
+        gate = {"error": exc.message}
     context = {
         "baseline": baseline,
         "candidate": candidate,
         "comparison": eval_run_comparison(baseline, candidate),
+        "gate": gate,
     }
     return render(request, "golden/evals/compare.html", context)

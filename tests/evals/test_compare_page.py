@@ -53,6 +53,9 @@ def test_worse_task_is_listed_first_with_links_to_its_traces(client, annotator):
         'data-key="book-cheapest-flight"'
     )
     assert 'id="metric-parameter_accuracy"' in html
+    # and the gate's decision is on the page with the rule that blocked
+    assert response.context["gate"]["decision"] == "block"
+    assert "parameter_accuracy dropped" in html
 
 
 def test_query_count_does_not_grow_with_trials(client, annotator):
