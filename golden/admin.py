@@ -5,19 +5,29 @@ from golden.models import DatasetVersion, DatasetVersionEntry, EvalRun, EvalTria
 
 @admin.register(GoldenExample)
 class GoldenExampleAdmin(admin.ModelAdmin):
-    list_display = ("pk", "task", "task_type", "held_out", "created_at")
-    list_filter = ("held_out", "task_type")
+    list_display = ("pk", "task", "task_type", "origin", "held_out", "created_at")
+    list_filter = ("held_out", "task_type", "origin", "adversarial_kind")
     search_fields = ("task",)
     raw_id_fields = ("source_trace", "source_review_item")
 
 
+class _ReadOnlyAdmin(admin.ModelAdmin):
+    """Versions are made by dataset_version_create and never edited afterwards."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(DatasetVersion)
-class DatasetVersionAdmin(admin.ModelAdmin):
-    list_display = ("name", "example_count", "content_hash", "created_at")
+class DatasetVersionAdmin(_ReadOnlyAdmin):
+    list_display = ("name", "example_count", "held_out_count", "content_hash", "created_at")
 
 
 @admin.register(DatasetVersionEntry)
-class DatasetVersionEntryAdmin(admin.ModelAdmin):
+class DatasetVersionEntryAdmin(_ReadOnlyAdmin):
     list_display = ("version", "example_key", "held_out")
     raw_id_fields = ("example",)
 
