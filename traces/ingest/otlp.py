@@ -20,7 +20,7 @@ from opentelemetry.proto.trace.v1 import trace_pb2
 from rest_framework.exceptions import ValidationError
 
 from evalsite.api import ApplicationError
-from traces.ingest.records import SpanRecord, TraceExtras, span_record_build
+from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
@@ -123,7 +123,8 @@ def any_value(value):
     """An OTLP AnyValue as a plain Python value."""
     which = value.WhichOneof("value")
     if which == "string_value":
-        return value.string_value
+        text = value.string_value
+        return nul_free(text) if "\x00" in text else text
     if which == "int_value":
         return value.int_value
     if which == "double_value":
@@ -190,6 +191,7 @@ def _span_record(span, path: str, scope_name: str, resource: dict) -> SpanRecord
         raise ValidationError({f"{path}.parent_span_id": ["Must be 8 bytes or empty."]})
     if not span.name:
         raise ValidationError({f"{path}.name": ["Every span needs a name."]})
+    name = nul_free(span.name)
     started = _time(span.start_time_unix_nano)
     ended = _time(span.end_time_unix_nano)
     if started and ended and ended < started:
@@ -213,13 +215,15 @@ def _span_record(span, path: str, scope_name: str, resource: dict) -> SpanRecord
     if events:
         attributes["otel.events"] = events
     is_error = span.status.code == STATUS_ERROR
-    error_message = span.status.message or (_exception_message(events) if is_error else "")
+    error_message = nul_free(span.status.message) or (
+        _exception_message(events) if is_error else ""
+    )
     parent = span.parent_span_id.hex() if span.parent_span_id and any(span.parent_span_id) else ""
     return span_record_build(
         trace_external_id=span.trace_id.hex(),
         span_id=span.span_id.hex(),
         parent_span_id=parent,
-        name=span.name,
+        name=name,
         attributes=attributes,
         started_at=started,
         ended_at=ended,

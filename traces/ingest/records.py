@@ -129,3 +129,14 @@ def _cost(declared, model: str, input_tokens: int, output_tokens: int) -> Decima
     return conventions.cost_estimate(model, input_tokens, output_tokens).quantize(
         Decimal("0.000001")
     )
+
+
+def nul_free(value):
+    """The value with NUL characters replaced: PostgreSQL text and jsonb refuse them."""
+    if isinstance(value, str):
+        return value.replace("\x00", "\ufffd")
+    if isinstance(value, dict):
+        return {nul_free(key): nul_free(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [nul_free(item) for item in value]
+    return value

@@ -7,7 +7,7 @@ import json
 
 from rest_framework.exceptions import ValidationError
 
-from traces.ingest.records import SpanRecord, TraceExtras, span_record_build
+from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 from traces.ingest.timeparse import timestamp_parse
 
 MAX_SPANS = 20_000
@@ -50,6 +50,8 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
     if not isinstance(payload, dict):
         raise ValidationError({"non_field_errors": ["A span tree must be a JSON object."]})
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    if "\\u0000" in canonical:
+        payload = nul_free(payload)
     content_hash = hashlib.sha256(canonical.encode()).hexdigest()
     external_id = _optional_str(payload, "trace_id", "", TRACE_ID_MAX) or content_hash[:32]
     tools = payload.get("available_tools")

@@ -1,0 +1,181 @@
+"""traces.ingest.conventions: one table maps every naming style to the same span fields."""
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from traces.ingest import conventions
+from traces.ingest.records import span_record_build
+from traces.models import SpanKind
+
+
+@pytest.mark.parametrize(
+    ("attributes", "declared", "kind"),
+    [
+        ({"gen_ai.operation.name": "chat"}, None, SpanKind.LLM),
+        ({"gen_ai.operation.name": "generate_content"}, None, SpanKind.LLM),
+        ({"gen_ai.operation.name": "text_completion"}, None, SpanKind.LLM),
+        ({"gen_ai.operation.name": "execute_tool"}, None, SpanKind.TOOL),
+        ({"gen_ai.operation.name": "invoke_agent"}, None, SpanKind.AGENT),
+        ({"gen_ai.operation.name": "create_agent"}, None, SpanKind.AGENT),
+        ({"gen_ai.operation.name": "invoke_workflow"}, None, SpanKind.AGENT),
+        ({"gen_ai.operation.name": "plan"}, None, SpanKind.AGENT),
+        ({"gen_ai.operation.name": "retrieval"}, None, SpanKind.RETRIEVER),
+        ({"gen_ai.operation.name": "embeddings"}, None, SpanKind.RETRIEVER),
+        ({"openinference.span.kind": "LLM"}, None, SpanKind.LLM),
+        ({"openinference.span.kind": "TOOL"}, None, SpanKind.TOOL),
+        ({"openinference.span.kind": "AGENT"}, None, SpanKind.AGENT),
+        ({"openinference.span.kind": "RETRIEVER"}, None, SpanKind.RETRIEVER),
+        ({"openinference.span.kind": "CHAIN"}, None, SpanKind.CUSTOM),
+        ({"langfuse.observation.type": "generation"}, None, SpanKind.LLM),
+        ({"traceloop.span.kind": "workflow"}, None, SpanKind.AGENT),
+        ({"gen_ai.tool.name": "get_weather"}, None, SpanKind.TOOL),
+        ({"gen_ai.tool.call.id": "call_1"}, None, SpanKind.TOOL),
+        ({"gen_ai.request.model": "gpt-4o"}, None, SpanKind.LLM),
+        ({}, "function", SpanKind.TOOL),
+        ({"gen_ai.operation.name": "chat"}, "tool", SpanKind.TOOL),
+        ({"http.method": "GET"}, None, SpanKind.CUSTOM),
+    ],
+)
+def test_kind_from_each_convention(attributes, declared, kind):
+    assert conventions.span_kind_from(attributes, declared) == kind
+
+
+@pytest.mark.parametrize(
+    ("attributes", "field", "value"),
+    [
+        ({"gen_ai.usage.input_tokens": 10}, "input_tokens", 10),
+        ({"gen_ai.usage.prompt_tokens": 11}, "input_tokens", 11),
+        ({"llm.token_count.prompt": 12}, "input_tokens", 12),
+        ({"gen_ai.usage.output_tokens": 5}, "output_tokens", 5),
+        ({"gen_ai.usage.completion_tokens": 6}, "output_tokens", 6),
+        ({"llm.token_count.completion": 7}, "output_tokens", 7),
+        ({"gen_ai.tool.name": "a", "tool.name": "b"}, "tool_name", "a"),
+        ({"tool.name": "b"}, "tool_name", "b"),
+        ({"gen_ai.tool.call.id": "call_1"}, "tool_call_id", "call_1"),
+        (
+            {"gen_ai.request.model": "gpt-4o", "gen_ai.response.model": "gpt-4o-2024"},
+            "model",
+            "gpt-4o-2024",
+        ),
+        ({"llm.model_name": "claude-3-5-haiku"}, "model", "claude-3-5-haiku"),
+        ({"gen_ai.system": "vertex_ai"}, "provider", "gcp.vertex_ai"),
+        ({"gen_ai.provider.name": "anthropic", "gen_ai.system": "openai"}, "provider", "anthropic"),
+    ],
+)
+def test_scalar_fields_old_and_new_names(attributes, field, value):
+    assert conventions.span_fields_from(attributes)[field] == value
+
+
+@pytest.mark.parametrize(
+    ("attributes", "expected_in", "expected_out"),
+    [
+        (
+            {
+                "gen_ai.tool.call.arguments": '{"city": "Paris"}',
+                "gen_ai.tool.call.result": '{"temp": 14}',
+            },
+            {"city": "Paris"},
+            {"temp": 14},
+        ),
+        ({"gen_ai.tool.input": '{"q": 1}', "gen_ai.tool.output": "plain"}, {"q": 1}, "plain"),
+        ({"input.value": "hello", "output.value": '["a"]'}, "hello", ["a"]),
+        (
+            {
+                "gen_ai.input.messages": json.dumps([{"role": "user", "parts": []}]),
+                "gen_ai.system_instructions": json.dumps([{"type": "text", "content": "Be brief"}]),
+            },
+            [
+                {"role": "system", "parts": [{"type": "text", "content": "Be brief"}]},
+                {"role": "user", "parts": []},
+            ],
+            None,
+        ),
+        (
+            {
+                "gen_ai.prompt.0.role": "user",
+                "gen_ai.prompt.0.content": "hi",
+                "gen_ai.completion.0.content": "hello",
+            },
+            [{"role": "user", "content": "hi"}],
+            [{"content": "hello"}],
+        ),
+        (
+            {"llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "run"},
+            None,
+            [{"message": {"tool_calls": [{"tool_call": {"function": {"name": "run"}}}]}}],
+        ),
+    ],
+)
+def test_content_from_attributes(attributes, expected_in, expected_out):
+    assert conventions.span_content_from(attributes) == (expected_in, expected_out)
+
+
+def test_content_from_legacy_message_events():
+    events = [
+        {"name": "gen_ai.user.message", "attributes": {"content": "Where is A1042?"}},
+        {"name": "gen_ai.choice", "attributes": {"index": 0, "finish_reason": "stop"}},
+    ]
+    value_in, value_out = conventions.span_content_from({}, events)
+    assert value_in == {"event": "gen_ai.user.message", "content": "Where is A1042?"}
+    assert value_out["finish_reason"] == "stop"
+
+
+def test_agent_attributes_become_trace_fields():
+    fields = conventions.trace_fields_from(
+        {
+            "agent.task": "Cancel order",
+            "agent.final_answer": "Cancelled",
+            "agent.stop_reason": "max_steps_exceeded",
+            "gen_ai.agent.name": "support",
+            "gen_ai.conversation.id": "conv_1",
+        }
+    )
+    assert fields == {
+        "task": "Cancel order",
+        "final_answer": "Cancelled",
+        "stop_reason": "max_steps_exceeded",
+        "agent_name": "support",
+        "conversation_id": "conv_1",
+    }
+
+
+def test_cost_from_attribute_or_price_table():
+    declared = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="",
+        name="chat",
+        attributes={"gen_ai.usage.cost": 0.0123},
+    )
+    assert declared.cost_usd == Decimal("0.012300")
+    estimated = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="",
+        name="chat",
+        attributes={
+            "gen_ai.request.model": "claude-sonnet-4-5",
+            "gen_ai.usage.input_tokens": 1_000_000,
+            "gen_ai.usage.output_tokens": 0,
+        },
+    )
+    assert estimated.cost_usd == Decimal("3.000000")
+
+
+def test_unknown_attributes_are_kept_and_error_type_marks_an_error():
+    record = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="p",
+        name="execute_tool get_weather",
+        attributes={
+            "gen_ai.operation.name": "execute_tool",
+            "error.type": "TimeoutError",
+            "acme.region": "eu-west-1",
+        },
+    )
+    assert record.attributes["acme.region"] == "eu-west-1"
+    assert record.tool_name == "get_weather"
+    assert record.status == "error" and record.error_message == "TimeoutError"
