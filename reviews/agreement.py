@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 import krippendorff
 import numpy as np
-from django.db.models import Count
+from django.core.cache import cache
+from django.db.models import Count, Max
 from sklearn.metrics import cohen_kappa_score
 
 from reviews.models import Annotation
@@ -81,3 +82,16 @@ def queue_agreement(queue) -> Agreement:
         "item_id", "annotator_id", "score"
     )
     return ratings_agreement(list(ratings))
+
+
+def queue_agreement_cached(queue) -> Agreement:
+    """queue_agreement, recomputed only when the queue's answers changed."""
+    fingerprint = Annotation.objects.filter(item__queue=queue).aggregate(
+        n=Count("id"), last=Max("id"), undone=Max("undone_at")
+    )
+    key = "reviews:agreement:{}:{n}:{last}:{undone}".format(queue.pk, **fingerprint)
+    found = cache.get(key)
+    if found is None:
+        found = queue_agreement(queue)
+        cache.set(key, found, timeout=3600)
+    return found

@@ -99,10 +99,10 @@ class ReviewItem(models.Model):
             ),
         ]
         indexes = [
-            # claim_next: open items of a queue by priority then age.
+            # claim_next and the queue page: open items of a queue by priority, age, id.
             models.Index(
-                fields=["queue", "status", "-priority", "created_at"],
-                name="review_item_claim_order",
+                fields=["queue", "status", "-priority", "created_at", "id"],
+                name="review_item_queue_order",
             ),
             models.Index(fields=["status", "resolved_at"], name="review_item_resolved"),
         ]

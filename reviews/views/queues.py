@@ -4,7 +4,6 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.core.paginator import Paginator
 from django.http import QueryDict
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -13,14 +12,14 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from evalsite.api import ApplicationError
 from reviews.access import queue_for_user
-from reviews.agreement import queue_agreement
+from reviews.agreement import queue_agreement_cached
 from reviews.bulk import review_items_bulk_apply
 from reviews.forms import BulkActionForm, QueueFilterForm, SavedViewForm
 from reviews.models import SavedView
 from reviews.selectors import (
     annotation_undoable,
     queue_items,
-    queue_items_page_rows,
+    queue_items_page,
     queue_progress,
     queues_with_counts,
     saved_views_for,
@@ -41,15 +40,16 @@ def queue_detail(request, queue_id: int):
     filter_form = QueueFilterForm(request.GET or None)
     filters = filter_form.filters()
     items = queue_items(queue, filters, request.user)
-    page = Paginator(queue_items_page_rows(items), PAGE_SIZE).get_page(request.GET.get("page"))
+    page, rows = queue_items_page(items, request.GET.get("page"), PAGE_SIZE)
     query = urlencode({k: v for k, v in request.GET.items() if k != "page" and v})
     context = {
         "queue": queue,
         "filter_form": filter_form,
         "page": page,
+        "rows": rows,
         "query": query,
         "progress": queue_progress(queue, request.user),
-        "agreement": queue_agreement(queue),
+        "agreement": queue_agreement_cached(queue),
         "saved_views": saved_views_for(request.user, queue),
         "undoable": annotation_undoable(request.user, queue),
         "is_curator": has_role(request.user, CURATOR),

@@ -1,0 +1,242 @@
+"""Review queue page server time with 20,000 open items and 100,000 traces on PostgreSQL.
+
+Fills its own database with support, travel and coding-agent traces, queues 20,000 of them
+as open review items (disputed passes, red flags, audit samples, flags), adds 3,000 settled
+items answered by two people each (so agreement is computed), then prints the server time of
+the queue page (default view, a filtered view, a deep page) and of claiming the next item.
+
+    .venv/bin/python bench/queue_page.py [--traces 100000] [--items 20000] [--repeat 30] [--refill]
+"""
+
+import argparse
+import datetime as dt
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_r_bench"
+TARGET_MS = 100.0
+BATCH = 5000
+SETTLED = 3000
+
+TASKS = [
+    ("customer_support", "Order {n} arrived damaged; refund it to the card on file."),
+    ("customer_support", "Cancel subscription {n} at the end of the billing period."),
+    ("travel_booking", "Book the cheapest nonstop flight from Lisbon to Berlin, ref {n}."),
+    ("travel_booking", "Move hotel booking {n} in Porto to the 14th, same room type."),
+    ("coding_agent", "Fix the failing test test_parse_dates (ticket {n})."),
+    ("coding_agent", "Add retry with backoff to the payment webhook client, PR {n}."),
+]
+REASONS = ["passes_disagree", "red_flag", "unparseable", "audit_sample", "flagged"]
+
+
+def database_ensure(url: str) -> None:
+    import psycopg
+
+    name = url.rsplit("/", 1)[1]
+    admin = url.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin, autocommit=True) as conn:
+        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            conn.execute(f'CREATE DATABASE "{name}"')
+
+
+def django_setup(args) -> None:
+    os.environ.update(
+        DATABASE_URL=args.database_url,
+        EVALSITE_VAR_DIR=args.var_dir,
+        DJANGO_SETTINGS_MODULE="evalsite.settings",
+        LOG_LEVEL="WARNING",
+        ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
+    )
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
+def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
+    """Bulk-insert traces, open review items and settled items with two answers each."""
+    from django.db import connection
+
+    from judges.models import Rubric, RubricVersion
+    from reviews.models import Annotation, Queue, ReviewItem
+    from tests.factories import UserFactory
+    from traces.models import Project, Trace
+
+    rng = random.Random(seed)
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE traces_trace, reviews_queue CASCADE")
+    now = dt.datetime.now(dt.UTC)
+    project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench agents"})
+    rubric, _ = Rubric.objects.get_or_create(name="Bench tool-call accuracy")
+    version, _ = RubricVersion.objects.get_or_create(
+        rubric=rubric,
+        number=1,
+        defaults=dict(
+            system_prompt="Judge each tool call.",
+            user_template="{{ trace }}",
+            score_type="binary",
+            output_format="evaluation_summary",
+        ),
+    )
+    queue = Queue.objects.create(name="Bench tool calls", rubric=rubric, annotators_per_item=2)
+    people = [UserFactory(username=f"bench-reviewer-{i}", roles=["annotator"]) for i in range(2)]
+    started = time.perf_counter()
+    trace_ids: list[int] = []
+    for offset in range(0, n_traces, BATCH):
+        batch = []
+        for i in range(offset, min(offset + BATCH, n_traces)):
+            task_type, task = TASKS[i % len(TASKS)]
+            at = now - dt.timedelta(minutes=rng.randrange(0, 60 * 24 * 60))
+            batch.append(
+                Trace(
+                    project=project,
+                    external_id=f"{i:032x}",
+                    task=task.format(n=f"A{100000 + i}"),
+                    final_answer="Done: the request was completed.",
+                    task_type=task_type,
+                    agent_name=f"{task_type}-agent",
+                    agent_version=f"2.{i % 5}.0",
+                    source_format="span_tree",
+                    started_at=at,
+                    ended_at=at + dt.timedelta(seconds=rng.randint(3, 90)),
+                    span_count=4,
+                )
+            )
+        trace_ids += [t.pk for t in Trace.objects.bulk_create(batch, batch_size=BATCH)]
+    chosen = rng.sample(trace_ids, n_items + SETTLED)
+    items = [
+        ReviewItem(
+            queue=queue,
+            trace_id=trace_id,
+            rubric_version=version,
+            reason=REASONS[index % len(REASONS)],
+            priority=rng.choice([0, 0, 0, 1, 5]),
+            status="open" if index < n_items else "resolved",
+            resolved_score=None if index < n_items else 1.0,
+            resolved_at=None if index < n_items else now - dt.timedelta(hours=rng.randint(0, 30)),
+        )
+        for index, trace_id in enumerate(chosen)
+    ]
+    ReviewItem.objects.bulk_create(items, batch_size=BATCH)
+    settled = [item for item in items if item.status == "resolved"]
+    Annotation.objects.bulk_create(
+        [
+            Annotation(item=item, annotator=person, score=float(rng.random() < 0.8))
+            for item in settled
+            for person in people
+        ],
+        batch_size=BATCH,
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    print(
+        f"filled {n_traces:,} traces, {n_items:,} open and {SETTLED:,} settled items "
+        f"in {time.perf_counter() - started:.1f} s"
+    )
+
+
+def timed_get(client, url: str, repeat: int) -> tuple[list[float], int]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(3):  # warm caches and connection
+        assert client.get(url).status_code == 200
+    times = []
+    for _ in range(repeat):
+        started = time.perf_counter()
+        response = client.get(url)
+        times.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.status_code
+    with CaptureQueriesContext(connection) as queries:
+        client.get(url)
+    return times, len(queries)
+
+
+def report(label: str, times: list[float], queries: int | None = None) -> float:
+    median = statistics.median(times)
+    p95 = sorted(times)[max(0, int(len(times) * 0.95) - 1)]
+    extra = f", {queries} queries" if queries is not None else ""
+    print(
+        f"{label:<34} median {median:6.1f} ms  p95 {p95:6.1f} ms  "
+        f"({median / TARGET_MS:.2f}x of the {TARGET_MS:.0f} ms target{extra})"
+    )
+    return median
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", type=int, default=100_000)
+    parser.add_argument("--items", type=int, default=20_000)
+    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--refill", action="store_true")
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--var-dir", default="/tmp/evalsite-r-bench")
+    args = parser.parse_args()
+    database_ensure(args.database_url)
+    django_setup(args)
+
+    from django.test import Client
+
+    from reviews.models import Queue, ReviewItem
+    from reviews.services import review_item_claim_next
+    from tests.factories import UserFactory
+    from traces.models import Trace
+
+    queue = Queue.objects.filter(name="Bench tool calls").first()
+    if (
+        args.refill
+        or queue is None
+        or Trace.objects.count() != args.traces
+        or ReviewItem.objects.filter(queue=queue, status="open").count() != args.items
+    ):
+        fill(args.traces, args.items)
+        queue = Queue.objects.get(name="Bench tool calls")
+    print(
+        f"{Trace.objects.count():,} traces; "
+        f"{ReviewItem.objects.filter(queue=queue, status='open').count():,} open items in queue"
+    )
+    annotator = UserFactory(username="bench-annotator", roles=["annotator"])
+    curator = UserFactory(username="bench-curator", roles=["curator"])
+    client = Client()
+    client.force_login(annotator)
+    url = f"/reviews/queues/{queue.pk}/"
+    medians = [report("queue page (annotator)", *timed_get(client, url, args.repeat))]
+    medians.append(
+        report(
+            "queue page, reason=red_flag",
+            *timed_get(client, url + "?reason=red_flag", args.repeat),
+        )
+    )
+    medians.append(
+        report("queue page, task search", *timed_get(client, url + "?q=Porto", args.repeat))
+    )
+    medians.append(
+        report("queue page, page 300", *timed_get(client, url + "?page=300", args.repeat))
+    )
+    client.force_login(curator)
+    medians.append(report("queue page (curator, bulk form)", *timed_get(client, url, args.repeat)))
+    claims = []
+    for _ in range(args.repeat):
+        person = UserFactory(username=f"bench-claimer-{len(claims)}", roles=["annotator"])
+        started = time.perf_counter()
+        assert review_item_claim_next(user=person, queue=queue) is not None
+        claims.append((time.perf_counter() - started) * 1000)
+    report("claim next item (service)", claims)
+    ReviewItem.objects.filter(claimed_by__username__startswith="bench-claimer-").update(
+        claimed_by=None, lock_expires_at=None
+    )
+    worst = max(medians)
+    verdict = "meets" if worst < TARGET_MS else "MISSES"
+    print(f"slowest queue-page median {worst:.1f} ms {verdict} the {TARGET_MS:.0f} ms target")
+
+
+if __name__ == "__main__":
+    main()
