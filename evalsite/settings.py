@@ -301,6 +301,11 @@ CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
     "task": "evalsite.insights.tasks.insights_overview_refresh_task",
     "schedule": float(INSIGHTS_REFRESH_SECONDS),
 }
+# Review claims past their 15-minute lock are cleared so queue pages show the items as free.
+CELERY_BEAT_SCHEDULE["review-locks-release"] = {
+    "task": "reviews.tasks.review_locks_release_task",
+    "schedule": 60.0,
+}
 # A judge version is approved for live traffic at this kappa against people on this many items.
 CALIBRATION_KAPPA_BAR = envfloat("CALIBRATION_KAPPA_BAR", 0.6)
 CALIBRATION_MIN_ITEMS = envint("CALIBRATION_MIN_ITEMS", 30)
