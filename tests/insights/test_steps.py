@@ -1,0 +1,72 @@
+"""Component accuracy per week, and the compound-error curve with observed lengths."""
+
+import datetime as dt
+
+import pytest
+
+from evalsite.insights.steps import (
+    component_week_rows,
+    compound_error_chart,
+    step_success_rate,
+    trajectory_length_rows,
+)
+from judges.models import RedFlag
+from tests.factories import SpanFactory, TraceFactory
+
+pytestmark = pytest.mark.django_db
+WEEK = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC)  # a Monday
+
+
+def trajectory(tools, *, failed=(), flagged=(), when=WEEK):
+    """A trace with one tool span per name; indexes in failed error, in flagged get a flag."""
+    trace = TraceFactory()
+    for index, tool in enumerate(tools):
+        span = SpanFactory(
+            trace=trace,
+            name=tool,
+            tool_name=tool,
+            component=f"tool:{tool}",
+            started_at=when,
+            status="error" if index in failed else "ok",
+            position=index,
+        )
+        if index in flagged:
+            RedFlag.objects.create(trace=trace, span=span, kind="loop")
+            RedFlag.objects.create(trace=trace, span=span, kind="hallucinated_parameter")
+    return trace
+
+
+def test_component_accuracy_counts_errored_and_flagged_steps_once():
+    trajectory(["search_flights", "book_flight"], failed={1})
+    trajectory(["search_flights", "book_flight"], flagged={0})
+    trajectory(["search_flights", "book_flight"], when=WEEK + dt.timedelta(days=7))
+    rows = {(r["component"], r["week"]): r for r in component_week_rows()}
+    assert rows[("tool:search_flights", "2026-11-02")]["steps"] == 2
+    assert rows[("tool:search_flights", "2026-11-02")]["failed"] == 1  # two flags, one step
+    assert rows[("tool:book_flight", "2026-11-02")]["accuracy"] == pytest.approx(0.5)
+    assert rows[("tool:book_flight", "2026-11-09")]["accuracy"] == pytest.approx(1.0)
+
+
+def test_step_success_rate_and_observed_clean_runs_by_length():
+    trajectory(["get_order", "issue_refund"])
+    trajectory(["get_order", "issue_refund"], failed={1})
+    trajectory(["run_tests", "read_file", "edit_file", "run_tests"], flagged={3})
+    trajectory(["get_order"])
+    p, steps, failed = step_success_rate()
+    assert (steps, failed) == (9, 2)
+    assert p == pytest.approx(7 / 9)
+    lengths = {r["steps"]: r for r in trajectory_length_rows()}
+    assert lengths[1] == {"steps": 1, "traces": 1, "clean": 1}
+    assert lengths[2] == {"steps": 2, "traces": 2, "clean": 1}
+    assert lengths[4] == {"steps": 4, "traces": 1, "clean": 0}
+
+
+def test_compound_curve_is_p_to_the_n():
+    trajectory(["a"] * 9)
+    trajectory(["a"], failed={0})
+    chart = compound_error_chart()
+    p = 0.9
+    by_n = {row[0]: row for row in chart.rows}
+    assert by_n[10][1] == pytest.approx(p**10, abs=1e-6)  # about 35% clean over ten steps
+    assert by_n[9][2] == 1 and by_n[1][2] == 1
+    assert "p = 0.900" in chart.note
