@@ -16,6 +16,7 @@ from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
 from judges.trajectory.attribution import (
     component_accuracy_table,
     component_roles,
+    span_agent_component,
     span_component,
 )
 from judges.trajectory.matchers import IN_ORDER, PathJudge
@@ -96,6 +97,7 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         parameter_judge=options.parameter_judge,
     )
     components = {s.span_id: s.component for s in spans}
+    agents = {s.span_id: span_agent_component(s, by_id) for s in spans}
     flags = [
         {
             "kind": f.kind,
@@ -122,6 +124,8 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         "output_tokens": trace.output_tokens,
         "cost_usd": float(trace.cost_usd or 0),
     }
+    for step in metrics["steps"]:
+        step["agent"] = agents.get(step["span_id"], "")
     metrics["passed"] = options.criteria.passed(metrics)
     return metrics
 
@@ -174,19 +178,17 @@ def run_rollup(run: EvalRun, trials: list[EvalTrial]) -> dict:
             Counter(flag["kind"] for t in trials for flag in t.metrics.get("red_flags", []))
         ),
     )
-    step_scores = [
-        (step["component"] or f"tool:{step['tool']}", step["parameter_accuracy"])
-        for t in trials
-        for step in t.metrics.get("steps", [])
-        if step["parameter_accuracy"] is not None
-    ]
-    # A call of a tool the reference does not have counts as a wrong step for that tool.
-    step_scores += [
-        (step["component"] or f"tool:{step['tool']}", 0.0)
-        for t in trials
-        for step in t.metrics.get("steps", [])
-        if step["reference_step"] is None
-    ]
+    # Each call scores for its tool and for the agent that chose it; a call of a tool the
+    # reference does not have is a wrong step for both.
+    step_scores = []
+    for trial in trials:
+        for step in trial.metrics.get("steps", []):
+            score = step["parameter_accuracy"] if step["reference_step"] is not None else 0.0
+            if score is None:
+                continue
+            step_scores.append((step["component"] or f"tool:{step['tool']}", score))
+            if step.get("agent"):
+                step_scores.append((step["agent"], score))
     flags = [
         (flag["component"] or "unattributed", flag["kind"])
         for t in trials

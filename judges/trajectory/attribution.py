@@ -18,19 +18,24 @@ def _agent_name(span: Span) -> str:
     return str(attrs.get("gen_ai.agent.name") or attrs.get("agent.name") or span.name)
 
 
+def span_agent_component(span: Span, by_id: dict[str, Span]) -> str:
+    """The component of the nearest agent above the span: the agent that decided to make it."""
+    parent = by_id.get(span.parent_span_id)
+    hops = 0
+    # The hop cap guards against a cyclic parent chain.
+    while parent is not None and parent.kind != SpanKind.AGENT and hops < 100:
+        parent = by_id.get(parent.parent_span_id)
+        hops += 1
+    return f"agent:{_agent_name(parent)}" if parent is not None else ""
+
+
 def span_component(span: Span, by_id: dict[str, Span]) -> str:
     """`tool:<name>` for tools, `agent:<name>` for agents; other spans belong to their agent."""
     if span.kind == SpanKind.TOOL:
         return f"tool:{span.tool_name or span.name}"
     if span.kind == SpanKind.AGENT:
         return f"agent:{_agent_name(span)}"
-    parent = by_id.get(span.parent_span_id)
-    hops = 0
-    # Walk up to the nearest agent; the hop cap guards against a cyclic parent chain.
-    while parent is not None and parent.kind != SpanKind.AGENT and hops < 100:
-        parent = by_id.get(parent.parent_span_id)
-        hops += 1
-    return f"agent:{_agent_name(parent)}" if parent is not None else ""
+    return span_agent_component(span, by_id)
 
 
 def component_roles(spans: Iterable[Span]) -> dict[str, str]:

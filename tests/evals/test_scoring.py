@@ -75,9 +75,13 @@ def test_hallucinating_agent_loses_parameter_accuracy_but_not_outcome():
     cancel_span = trial.trace.spans.get(tool_name="cancel_order").span_id
     assert {f["span_id"] for f in trial.metrics["red_flags"]} == {cancel_span}
     assert {f["source"] for f in trial.metrics["red_flags"]} == {"trace", "golden"}
-    # and the component table puts the cancel tool first
+    # and the component table puts the cancel tool first, then the agent that called it
+    rows = {row["component"]: row for row in metrics["components"]}
     assert metrics["components"][0]["component"] == "tool:cancel_order"
     assert metrics["components"][0]["accuracy"] == 0.0
+    agent = rows["agent:support-agent"]
+    assert agent["role"] == "orchestrator" and agent["scored_steps"] == 12
+    assert agent["accuracy"] == pytest.approx(10 / 12)
 
 
 def test_missing_trials_count_as_failures_and_foreign_traces_are_ignored():
