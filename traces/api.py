@@ -5,7 +5,13 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import transaction
 from django.http import HttpResponse
-from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser, MultiPartParser
@@ -15,12 +21,32 @@ from rest_framework.views import APIView
 from accounts.permissions import IsAnnotator
 from evalsite.api import ApplicationError
 from traces import selectors
+from traces.filters import TraceFilter
 from traces.ingest import otlp
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import ingest_otlp, ingest_payload, project_for_ingest
 from traces.models import Span, Trace
 
 PROJECT_HEADER = "HTTP_X_EVALSITE_PROJECT"
+ERROR_OUT = inline_serializer(
+    "ApiError",
+    {
+        "error": inline_serializer(
+            "ApiErrorBody",
+            {
+                "code": serializers.CharField(),
+                "message": serializers.CharField(),
+                "fields": serializers.DictField(child=serializers.ListField()),
+            },
+        )
+    },
+)
+ERROR_RESPONSES = {
+    400: OpenApiResponse(ERROR_OUT, description="Bad input; `fields` names what was wrong."),
+    401: OpenApiResponse(ERROR_OUT, description="No or unknown API token."),
+    403: OpenApiResponse(ERROR_OUT, description="Missing role, or unknown project."),
+    413: OpenApiResponse(ERROR_OUT, description="Body over the size limit."),
+}
 
 
 def _body_size_check(request) -> None:
@@ -108,17 +134,15 @@ class TraceListCreateApi(GenericAPIView):
     permission_classes = [IsAnnotator]
     parser_classes = [JSONParser]
     serializer_class = TraceOut
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = TraceFilter
 
-    @extend_schema(
-        parameters=[
-            OpenApiParameter("project", str),
-            OpenApiParameter("agent_name", str),
-            OpenApiParameter("q", str, description="Search in the task text."),
-        ],
-        responses=TraceOut(many=True),
-    )
+    def get_queryset(self):
+        return selectors.trace_list_rows()
+
+    @extend_schema(responses=TraceOut(many=True))
     def get(self, request):
-        queryset = selectors.trace_list(request.query_params).qs
+        queryset = self.filter_queryset(self.get_queryset())
         page = self.paginate_queryset(queryset)
         return self.get_paginated_response(TraceOut(page, many=True).data)
 
@@ -126,7 +150,9 @@ class TraceListCreateApi(GenericAPIView):
         request=inline_serializer(
             "TraceIngest",
             {
-                "format": serializers.ChoiceField(["span_tree", "anthropic", "openai"]),
+                "format": serializers.ChoiceField(
+                    ["span_tree", "anthropic", "openai"], required=False
+                ),
                 "project": serializers.CharField(required=False),
                 "trace_id": serializers.CharField(required=False),
                 "name": serializers.CharField(required=False),
@@ -138,7 +164,7 @@ class TraceListCreateApi(GenericAPIView):
                 "messages": serializers.ListField(required=False),
             },
         ),
-        responses={201: TraceOut},
+        responses={201: TraceOut, **ERROR_RESPONSES},
     )
     def post(self, request):
         _body_size_check(request)
@@ -178,7 +204,9 @@ class TraceBulkImportApi(APIView):
                     "trace_ids": serializers.ListField(child=serializers.IntegerField()),
                     "errors": serializers.ListField(child=serializers.DictField()),
                 },
-            )
+            ),
+            207: OpenApiResponse(description="Some lines failed; `errors` lists them."),
+            **ERROR_RESPONSES,
         },
     )
     def post(self, request):
@@ -216,7 +244,14 @@ class OtlpTraceExportApi(APIView):
     @extend_schema(
         request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
         parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
-        responses={(200, otlp.PROTOBUF): bytes, (200, otlp.JSON): bytes},
+        responses={
+            (200, otlp.PROTOBUF): OpenApiResponse(
+                bytes,
+                description="ExportTraceServiceResponse; partial_success warns of re-sent spans.",
+            ),
+            (200, otlp.JSON): bytes,
+            **ERROR_RESPONSES,
+        },
     )
     def post(self, request):
         _body_size_check(request)

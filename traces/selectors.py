@@ -128,10 +128,15 @@ def trace_get(trace_id: int) -> Trace:
 
 def trace_list(params):
     """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
+    from traces.filters import TraceFilter
+
+    return TraceFilter(params, queryset=trace_list_rows())
+
+
+def trace_list_rows():
+    """Traces with their project, open review item count and verdicts, in constant queries."""
     from django.db.models import Count, OuterRef, Prefetch, Subquery
     from django.db.models.functions import Coalesce
-
-    from traces.filters import TraceFilter
 
     review_model = Trace._meta.get_field("review_items").related_model
     verdict_model = Trace._meta.get_field("verdicts").related_model
@@ -156,7 +161,7 @@ def trace_list(params):
             )
         )
     )
-    return TraceFilter(params, queryset=queryset)
+    return queryset
 
 
 def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[dict]:
