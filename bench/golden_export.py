@@ -1,6 +1,7 @@
 """Golden dataset benchmark: streamed JSONL export memory, import time, near-duplicate check.
 
-Run: .venv/bin/python bench/golden_export.py  (uses a throwaway SQLite database)
+Run: .venv/bin/python bench/golden_export.py  (a throwaway SQLite database, or an empty one
+named by BENCH_DATABASE_URL)
 Prints the peak Python memory of streaming a version of N and 10N examples and their ratio
 (constant memory means a ratio near 1), against building the whole file in memory.
 """
@@ -14,7 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-os.environ["DATABASE_URL"] = f"sqlite:///{tempfile.mkdtemp()}/bench.sqlite3"
+# A throwaway SQLite file unless BENCH_DATABASE_URL names an empty database (e.g. PostgreSQL).
+os.environ["DATABASE_URL"] = os.environ.get(
+    "BENCH_DATABASE_URL", f"sqlite:///{tempfile.mkdtemp()}/bench.sqlite3"
+)
 
 import django  # noqa: E402
 
