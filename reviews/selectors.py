@@ -55,13 +55,20 @@ def queue_items(queue, filters: dict, user):
 CLAIM_ORDER = ("-priority", "created_at", "pk")
 
 
-def queue_items_page(items, page_number, per_page: int):
+# A text search scans trace tasks; it reads at most this many matches in one pass.
+SEARCH_CAP = 1000
+
+
+def queue_items_page(items, page_number, per_page: int, *, searching: bool = False):
     """One page of items: ids come from the ordering index alone, rows are loaded for 50 ids.
 
-    Deep pages then cost an index walk, not a join over every item before the offset.
+    Deep pages then cost an index walk, not a join over every item before the offset. A text
+    search reads up to SEARCH_CAP matching ids once instead of a count scan plus a page scan.
     """
-    page = Paginator(items.order_by(*CLAIM_ORDER).values_list("pk", flat=True), per_page)
-    page = page.get_page(page_number)
+    ids_query = items.order_by(*CLAIM_ORDER).values_list("pk", flat=True)
+    if searching:
+        ids_query = list(ids_query[: SEARCH_CAP + 1])
+    page = Paginator(ids_query, per_page).get_page(page_number)
     ids = list(page.object_list)
     by_id = {item.pk: item for item in queue_items_page_rows(ReviewItem.objects.filter(pk__in=ids))}
     return page, [by_id[pk] for pk in ids if pk in by_id]

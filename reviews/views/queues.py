@@ -17,6 +17,7 @@ from reviews.bulk import review_items_bulk_apply
 from reviews.forms import BulkActionForm, QueueFilterForm, SavedViewForm
 from reviews.models import SavedView
 from reviews.selectors import (
+    SEARCH_CAP,
     annotation_undoable,
     queue_items,
     queue_items_page,
@@ -40,13 +41,15 @@ def queue_detail(request, queue_id: int):
     filter_form = QueueFilterForm(request.GET or None)
     filters = filter_form.filters()
     items = queue_items(queue, filters, request.user)
-    page, rows = queue_items_page(items, request.GET.get("page"), PAGE_SIZE)
+    searching = bool(filters.get("q"))
+    page, rows = queue_items_page(items, request.GET.get("page"), PAGE_SIZE, searching=searching)
     query = urlencode({k: v for k, v in request.GET.items() if k != "page" and v})
     context = {
         "queue": queue,
         "filter_form": filter_form,
         "page": page,
         "rows": rows,
+        "capped": searching and page.paginator.count > SEARCH_CAP,
         "query": query,
         "progress": queue_progress(queue, request.user),
         "agreement": queue_agreement_cached(queue),
