@@ -67,19 +67,48 @@ def trace_spans_ordered(trace: Trace) -> list[Span]:
     return list(trace.spans.order_by("position", "started_at", "pk"))
 
 
+def span_parents(spans: list[Span]) -> dict[str, str]:
+    """Each span's parent id; "" for a root, a parent that never arrived, or one closing a cycle.
+
+    Spans come from untrusted senders: a cycle (a under b under a) must not hide or loop.
+    """
+    ids = {span.span_id for span in spans}
+    parent = {
+        span.span_id: span.parent_span_id
+        if span.parent_span_id in ids and span.parent_span_id != span.span_id
+        else ""
+        for span in spans
+    }
+    done: set[str] = set()
+    for start in parent:
+        path: list[str] = []
+        on_path: set[str] = set()
+        node = start
+        while node and node not in done:
+            if node in on_path:
+                parent[node] = ""  # cut the cycle here
+                break
+            on_path.add(node)
+            path.append(node)
+            node = parent[node]
+        done.update(path)
+    return parent
+
+
 def trace_span_nodes(trace: Trace, spans: list[Span] | None = None) -> list[SpanNode]:
     """The span tree as nested nodes, roots first; a span whose parent is missing is a root."""
     if spans is None:
         spans = trace_spans_ordered(trace)
     nodes = {span.span_id: SpanNode(span=span) for span in spans}
+    parents = span_parents(spans)
     roots: list[SpanNode] = []
     for span in spans:
         node = nodes[span.span_id]
-        parent = nodes.get(span.parent_span_id) if span.parent_span_id else None
-        if parent is None or parent is node:
-            roots.append(node)
+        parent_id = parents[span.span_id]
+        if parent_id:
+            nodes[parent_id].children.append(node)
         else:
-            parent.children.append(node)
+            roots.append(node)
     # Depths are set iteratively: deep agent loops must not hit the recursion limit.
     stack = [(root, 0) for root in roots]
     seen: set[int] = set()

@@ -1,6 +1,7 @@
 """The two ways a judge reads a trace: the nested span tree, or a transcript."""
 
 from traces.models import Span, SpanKind, Trace
+from traces.selectors import span_parents
 
 
 def _node(span: Span) -> dict:
@@ -19,10 +20,11 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     if spans is None:
         spans = list(trace.spans.order_by("position", "pk"))
     nodes = {span.span_id: _node(span) for span in spans}
+    parents = span_parents(spans)
     roots: list[dict] = []
     for span in spans:
-        parent = nodes.get(span.parent_span_id) if span.parent_span_id else None
-        (parent["children"] if parent is not None else roots).append(nodes[span.span_id])
+        parent_id = parents[span.span_id]
+        (nodes[parent_id]["children"] if parent_id else roots).append(nodes[span.span_id])
     if len(roots) == 1:
         tree = roots[0]
     else:

@@ -111,3 +111,16 @@ def test_partial_renders_balanced_tree_escaped_and_highlighted(booking_trace):
     assert re.search(r'class="span-node kind-tool is-error is-highlighted" id="span-c1"', html)
     assert "upstream timeout" in html
     assert "1200↑ 80↓ tok" in html
+
+
+def test_a_parent_cycle_neither_hides_spans_nor_loops():
+    # given a under b under a, and c under a
+    trace = TraceFactory()
+    SpanFactory(trace=trace, span_id="a", parent_span_id="b", position=0)
+    SpanFactory(trace=trace, span_id="b", parent_span_id="a", position=1)
+    SpanFactory(trace=trace, span_id="c", parent_span_id="a", position=2)
+    SpanFactory(trace=trace, span_id="d", parent_span_id="d", position=3)
+    # when
+    rows = span_nodes_rows(trace_span_nodes(trace))
+    # then every span shows once
+    assert sorted(r.node.span_id for r in rows) == ["a", "b", "c", "d"]
