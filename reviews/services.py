@@ -41,10 +41,18 @@ class LockLost(ApplicationError):
         super().__init__(message, field="item", code="lock_lost", status_code=409)
 
 
-def queue_for_rubric(rubric) -> Queue:
-    """The queue named for a rubric if one exists, else the default queue."""
+def queue_for_rubric(rubric, project=None) -> Queue:
+    """The queue named for the rubric, else the one named for the project, else the default."""
     if rubric is not None:
-        named = Queue.objects.filter(rubric=rubric).order_by("-priority").first()
+        named = Queue.objects.filter(rubric=rubric).order_by("-priority", "pk").first()
+        if named:
+            return named
+    if project is not None:
+        named = (
+            Queue.objects.filter(project=project, rubric__isnull=True)
+            .order_by("-priority", "pk")
+            .first()
+        )
         if named:
             return named
     queue, _ = Queue.objects.get_or_create(name=DEFAULT_QUEUE_NAME)
@@ -61,7 +69,7 @@ def review_item_enqueue(
     if existing:
         return existing
     rubric = rubric_version.rubric if rubric_version else None
-    queue = queue or queue_for_rubric(rubric)
+    queue = queue or queue_for_rubric(rubric, trace.project)
     try:
         with transaction.atomic():
             return ReviewItem.objects.create(

@@ -28,6 +28,13 @@ def test_a_rubric_queue_takes_its_rubrics_items():
     assert ReviewItem.objects.get().queue == named
 
 
+def test_a_project_queue_takes_items_of_rubrics_without_their_own_queue():
+    verdict = VerdictFactory()
+    project_queue = QueueFactory(name="Support agent", project=verdict.trace.project)
+    verdict_needs_review.send(sender=None, verdict=verdict, reasons=["call_failed"])
+    assert ReviewItem.objects.get().queue == project_queue
+
+
 @pytest.mark.parametrize(("rate", "status", "queued"), [
     (1.0, VerdictStatus.AGREED, 1), (0.0, VerdictStatus.AGREED, 0),
     (1.0, VerdictStatus.DISPUTED, 0),
