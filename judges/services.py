@@ -11,6 +11,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from evalsite.api import ApplicationError
+from judges.calibration import judge_version_approved_for_online
 from judges.models import (
     JudgeConfig,
     JudgeRun,
@@ -169,6 +170,9 @@ def trace_judge_online(trace: Trace) -> list[JudgeRun]:
         if version is None or random.random() >= rubric.sample_rate:
             continue
         config = config or judge_config_default()
+        # Live traffic is judged only by versions whose agreement with people was measured.
+        if not judge_version_approved_for_online(version, config):
+            continue
         with transaction.atomic():
             run = _online_run(version, config)
             if Judgment.objects.filter(run=run, trace=trace).exists():

@@ -7,6 +7,7 @@ import time
 import pytest
 from django.db import transaction
 
+from judges.calibration import judge_calibration_update
 from judges.models import (
     JudgeConfig,
     JudgeRun,
@@ -16,7 +17,7 @@ from judges.models import (
     Verdict,
     VerdictStatus,
 )
-from judges.services import judge_run_start
+from judges.services import judge_config_default, judge_run_start
 from judges.tasks import judgment_requeue_stale_task
 from reviews.models import ReviewItem
 from tests.integration.conftest import wait_for
@@ -187,6 +188,8 @@ def test_online_judging_judges_settled_traces_and_late_spans_make_verdicts_stale
     rubric.judge_new_traces = True
     rubric.sample_rate = 1.0
     rubric.save()
+    # Online judging uses calibrated judge versions only.
+    judge_calibration_update(_tool_rubric(), judge_config_default(), [(1, 1), (0, 0)] * 15)
     trace = sample_traces.support_cancel_ok()
 
     with transaction.atomic():
