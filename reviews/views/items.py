@@ -1,5 +1,6 @@
 """The item page and what a reviewer does there: resolve, skip, flag, comment, undo."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import redirect, render
@@ -24,9 +25,6 @@ from reviews.services import (
     review_item_skip,
 )
 
-# The page renews its 15-minute lock this often while it is open.
-HEARTBEAT_SECONDS = 60
-
 
 def _render_item(request, item, form=None, *, status=200, lock_error=""):
     page = review_item_page(item.pk, request.user)
@@ -37,7 +35,8 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
     review_config = {
         "holds": holds,
         "heartbeatUrl": reverse("reviews:item_heartbeat", args=[item.pk]),
-        "heartbeatSeconds": HEARTBEAT_SECONDS,
+        # The page renews its 15-minute lock this often while it is open.
+        "heartbeatSeconds": getattr(settings, "REVIEW_HEARTBEAT_SECONDS", 60),
         "previousUrl": reverse("reviews:item_detail", args=[previous.item_id]) if previous else "",
     }
     context = {
