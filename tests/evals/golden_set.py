@@ -7,6 +7,7 @@ cancellation: it cancels an order id it made up, yet still reports the right ord
 from __future__ import annotations
 
 import hashlib
+from importlib import import_module
 
 from golden.models import GoldenExample
 from golden.services import dataset_version_create
@@ -182,6 +183,14 @@ def agent_payload(version: str, key: str, run: str, trial: int) -> dict:
             for n, call in enumerate(calls, start=1)
         ],
     }
+
+
+def seed_rubrics_ensure():
+    """The built-in rubrics and judge config; a transactional test before may have flushed them."""
+    from django.apps import apps
+
+    seed = import_module("judges.migrations.0004_seed_rubrics").seed
+    seed(apps, None)
 
 
 def golden_version_create(name: str = "support-v1", outcome_rubric=None):

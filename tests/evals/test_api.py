@@ -7,6 +7,7 @@ from tests.evals.golden_set import (
     EXAMPLES,
     agent_payload,
     golden_version_create,
+    seed_rubrics_ensure,
     trace_from_payload,
 )
 
@@ -98,6 +99,7 @@ def test_judge_endpoint_starts_one_judge_run_per_outcome_rubric(curator, api_cli
     # given a run whose examples name the seeded outcome rubric
     from judges.models import JudgeRun, Rubric
 
+    seed_rubrics_ensure()
     rubric = Rubric.objects.get(name="Outcome 1-5")
     golden_version_create(outcome_rubric=rubric)
     client = api_client_for(curator)

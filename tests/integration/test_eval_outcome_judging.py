@@ -10,6 +10,7 @@ from tests.evals.golden_set import (
     EXAMPLES,
     agent_payload,
     golden_version_create,
+    seed_rubrics_ensure,
     trace_from_payload,
 )
 from tests.integration.conftest import wait_for
@@ -19,6 +20,7 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 def test_outcome_score_comes_from_the_outcome_rubric_verdicts(celery_worker):
     # given examples judged by the seeded "Outcome 1-5" rubric and a run of the faithful agent
+    seed_rubrics_ensure()
     rubric = Rubric.objects.get(name="Outcome 1-5")
     dataset = golden_version_create(outcome_rubric=rubric)
     run = eval_run_create(name="ci-900", agent_version="1.4.0", dataset_version=dataset)
