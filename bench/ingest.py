@@ -10,6 +10,7 @@ processes, and prints spans stored per second and the server's memory (RSS, all 
 import argparse
 import multiprocessing
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -117,6 +118,36 @@ def tree_rss_kb(pid: int) -> int:
     return total
 
 
+def tree_pids(pid: int) -> list[int]:
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    return [pid] + ([int(p) for p in children.read_text().split()] if children.exists() else [])
+
+
+def cpu_seconds(pids) -> float:
+    """User + system CPU time of processes, from /proc (clock ticks)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        total += int(fields[11]) + int(fields[12])
+    return total / ticks
+
+
+def database_backend_pids() -> list[int]:
+    """PostgreSQL backends serving the bench database, other than this process's own."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        )
+        return [row[0] for row in cursor.fetchall()]
+
+
 def record_spans(traces: int, padding: int, offset: int):
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -194,6 +225,7 @@ def main():
         idle_rss = tree_rss_kb(server.pid)
         threading.Thread(target=watch, daemon=True).start()
         before = span_count()
+        server_cpu_before = cpu_seconds(tree_pids(server.pid))
         began = time.perf_counter()
         start.set()
         sent = failed = 0
@@ -203,7 +235,12 @@ def main():
         elapsed = time.perf_counter() - began
         for proc in procs:
             proc.join()
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        sender_cpu = children.ru_utime + children.ru_stime
         stored = span_count() - before
+        server_cpu = cpu_seconds(tree_pids(server.pid)) - server_cpu_before
+        # Backends are opened by the workers during the run, so their whole CPU time counts.
+        database_cpu = cpu_seconds(database_backend_pids())
         stop.set()
     finally:
         os.killpg(server.pid, signal.SIGTERM)
@@ -217,7 +254,20 @@ def main():
         f"server RSS: {idle_rss / 1024:.0f} MiB idle, {peak_rss / 1024:.0f} MiB peak "
         f"({args.workers} gunicorn workers)"
     )
-    print(f"load average after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    per_core = stored / (server_cpu + database_cpu) if server_cpu + database_cpu else 0
+    print(
+        f"CPU spent: gunicorn {server_cpu:.2f} s, PostgreSQL backends {database_cpu:.2f} s, "
+        f"sending agents {sender_cpu:.2f} s (recording included), wall {elapsed:.2f} s"
+    )
+    print(
+        f"spans per CPU-second (server + database): {per_core:,.0f}; "
+        f"on {os.cpu_count()} uncontended cores that is about {per_core * os.cpu_count():,.0f} "
+        f"spans/s before the sending agents take their share"
+    )
+    print(
+        f"load average after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
+        "(the machine is shared; other processes take CPU during the run)"
+    )
 
 
 if __name__ == "__main__":
