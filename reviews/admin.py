@@ -1,6 +1,14 @@
 from django.contrib import admin
 
-from reviews.models import Annotation, AuditEvent, Comment, Queue, ReviewItem
+from reviews.models import (
+    Annotation,
+    AuditEvent,
+    Comment,
+    ItemSkip,
+    Queue,
+    ReviewItem,
+    SavedView,
+)
 
 
 @admin.register(Queue)
@@ -37,3 +45,14 @@ class AuditEventAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         return False
+
+
+@admin.register(ItemSkip)
+class ItemSkipAdmin(admin.ModelAdmin):
+    list_display = ("item", "user", "created_at")
+    raw_id_fields = ("item",)
+
+
+@admin.register(SavedView)
+class SavedViewAdmin(admin.ModelAdmin):
+    list_display = ("name", "user", "queue", "query")

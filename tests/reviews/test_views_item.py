@@ -212,3 +212,22 @@ def test_anonymous_people_are_sent_to_login(client, disputed_item):
     response = client.get(reverse("reviews:item_detail", args=[disputed_item.pk]))
     assert response.status_code == 302
     assert "/login/" in response.url
+
+
+def test_item_page_query_count_does_not_grow_with_spans_or_flags(client, annotator, disputed_item):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    _hold(annotator, disputed_item)
+    client.force_login(annotator)
+    url = reverse("reviews:item_detail", args=[disputed_item.pk])
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    trace = disputed_item.trace
+    for index in range(20):
+        span = SpanFactory(trace=trace, parent_span_id="aaaa000000000001", name=f"step_{index}")
+        RedFlag.objects.create(trace=trace, span=span, kind=RedFlag.Kind.LOOP)
+    with CaptureQueriesContext(connection) as many:
+        html = client.get(url).content.decode()
+    assert "step_19" in html
+    assert len(many) == len(few)
