@@ -9,6 +9,7 @@ from evalsite.insights.calibration import calibration_detail as calibration_deta
 from evalsite.insights.calibration import calibration_list as calibration_list_read
 from evalsite.insights.heldout import held_out_agreement
 from evalsite.insights.overview import overview_chart_get
+from judges.calibration import KAPPA_BAR, MIN_ITEMS
 from judges.models import JudgeCalibration
 
 
@@ -27,9 +28,8 @@ def chart_csv(request, key):
 @login_required
 @require_role(CURATOR)
 def calibration_list(request):
-    return render(
-        request, "evalsite/calibration_list.html", {"calibrations": calibration_list_read()}
-    )
+    context = {"calibrations": calibration_list_read(), "bar": KAPPA_BAR, "min_items": MIN_ITEMS}
+    return render(request, "evalsite/calibration_list.html", context)
 
 
 @login_required
