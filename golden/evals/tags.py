@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
+
 from django.db import transaction
 from django.db.models import Q
 
@@ -45,33 +47,45 @@ def tagged_traces(run: EvalRun):
     return Trace.objects.filter(query).distinct().prefetch_related("spans")
 
 
+def _trial_index(tag) -> int | None:
+    try:
+        return int(tag) if tag is not None and str(tag).strip() != "" else None
+    except (TypeError, ValueError):
+        return None
+
+
 def eval_trials_attach(run: EvalRun) -> dict:
     """Create or refresh one EvalTrial per tagged trace; returns counts of what happened.
 
-    A trace whose example key is not in the run's dataset version is skipped and counted, so a
-    typo in the agent's exporter shows up in the output instead of vanishing.
+    A trace without a trial number takes the example's next free one, in start order, and
+    keeps it when the run is scored again. A trace whose example key is not in the run's
+    dataset version is skipped and counted, so a typo in the exporter does not vanish.
     """
     entries = {
         e.example_key: e for e in DatasetVersionEntry.objects.filter(version=run.dataset_version)
     }
+    attached = {t.trace_id: t for t in EvalTrial.objects.filter(eval_run=run)}
+    used: dict[int, set[int]] = defaultdict(set)
+    for trial in attached.values():
+        used[trial.entry_id].add(trial.trial_index)
     counts = {"attached": 0, "unknown_example": 0, "untagged_example": 0}
     with transaction.atomic():
-        for trace in tagged_traces(run):
+        for trace in tagged_traces(run).order_by("started_at", "pk"):
             tags = trace_eval_tags(trace)
             key = tags.get(EXAMPLE_TAG)
-            if key is None:
-                counts["untagged_example"] += 1
-                continue
-            entry = entries.get(str(key))
+            entry = entries.get(str(key)) if key is not None else None
             if entry is None:
-                counts["unknown_example"] += 1
+                counts["untagged_example" if key is None else "unknown_example"] += 1
                 continue
-            try:
-                trial_index = int(tags.get(TRIAL_TAG) or 0)
-            except (TypeError, ValueError):
-                trial_index = 0
-            EvalTrial.objects.update_or_create(
-                eval_run=run, entry=entry, trial_index=trial_index, defaults={"trace": trace}
-            )
             counts["attached"] += 1
+            index = _trial_index(tags.get(TRIAL_TAG))
+            earlier = attached.get(trace.pk)
+            if earlier is not None and earlier.entry_id == entry.pk and index is None:
+                continue
+            if index is None:
+                index = next(i for i in range(len(used[entry.pk]) + 1) if i not in used[entry.pk])
+            used[entry.pk].add(index)
+            EvalTrial.objects.update_or_create(
+                eval_run=run, entry=entry, trial_index=index, defaults={"trace": trace}
+            )
     return counts

@@ -129,3 +129,24 @@ def test_undecided_parameter_goes_to_the_injected_judge():
     # then only the free-text parameter reached the judge, and its 0.5 counts
     assert asked == [("reason", "placed by mistake", "customer ordered it by accident")]
     assert metrics["overall"]["parameter_accuracy"] == pytest.approx((1.0 + 0.75) / 2)
+
+
+def test_traces_without_a_trial_number_take_the_next_free_one_and_keep_it():
+    # given two traces of one task that carry no evalsite.trial
+    dataset = golden_version_create()
+    run = eval_run_create(
+        name="ci-106", agent_version="1.4.0", dataset_version=dataset, trials_per_task=2
+    )
+    traces = []
+    for n in range(2):
+        payload = agent_payload("1.4.0", "refund-damaged-item", "ci-106", n)
+        del payload["context"]["evalsite.trial"]
+        traces.append(trace_from_payload(payload))
+    # when the run is scored twice
+    eval_run_score(run, ScoringOptions())
+    eval_run_score(run, ScoringOptions())
+    # then each trace holds its own trial, and they did not swap
+    pairs = sorted(run.trials.values_list("trial_index", "trace_id"))
+    assert [i for i, _ in pairs] == [0, 1]
+    assert {t for _, t in pairs} == {t.pk for t in traces}
+    assert run.metrics["per_task"]["refund-damaged-item"]["trials"] == 2
