@@ -98,19 +98,23 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     )
     components = {s.span_id: s.component for s in spans}
     agents = {s.span_id: span_agent_component(s, by_id) for s in spans}
-    flags = [
-        {
-            "kind": f.kind,
-            "span_id": f.span.span_id if f.span else "",
-            "detail": f.detail,
-            "source": "trace",
-        }
+    # The same problem on the same span, found by a generic check and a golden rule, is one flag.
+    merged: dict[tuple[str, str], dict] = {}
+    found = [
+        (f.kind, f.span.span_id if f.span else "", f.detail, "trace")
         for f in red_flags_ensure(trace, spans)
     ]
-    flags += [
-        {"kind": h.kind, "span_id": h.span_id, "detail": h.detail, "source": "golden"}
+    found += [
+        (h.kind, h.span_id, h.detail, "golden")
         for h in golden_rules_check(content.get("red_flags") or [], steps)
     ]
+    for kind, span_id, detail, source in found:
+        flag = merged.setdefault(
+            (kind, span_id), {"kind": kind, "span_id": span_id, "detail": detail, "sources": []}
+        )
+        if source not in flag["sources"]:
+            flag["sources"].append(source)
+    flags = list(merged.values())
     for flag in flags:
         flag["component"] = components.get(flag["span_id"], "")
     outcome = outcome_score(trace, content)

@@ -67,14 +67,15 @@ def test_hallucinating_agent_loses_parameter_accuracy_but_not_outcome():
     assert overall["parameter_accuracy"] == pytest.approx((0.5 * 2 + 1.0 * 4) / 6)
     assert task["parameter_accuracy"] == 0.5 and task["passed"] == 0
     assert task["pass_at_k"] == 0.0 and overall["pass_hat_k"] == pytest.approx(2 / 3)
-    # the stored trace flag and the golden rule both name the cancel span
-    assert overall["red_flags"] == {"hallucinated_parameter": 4}
+    # the stored trace flag and the golden rule both name the cancel span: one flag a trial
+    assert overall["red_flags"] == {"hallucinated_parameter": 2}
+    assert overall["red_flag_rate"] == pytest.approx(2 / 6)
     trial = EvalTrial.objects.get(
         eval_run=run, entry__example_key="cancel-recent-order", trial_index=0
     )
     cancel_span = trial.trace.spans.get(tool_name="cancel_order").span_id
     assert {f["span_id"] for f in trial.metrics["red_flags"]} == {cancel_span}
-    assert {f["source"] for f in trial.metrics["red_flags"]} == {"trace", "golden"}
+    assert [f["sources"] for f in trial.metrics["red_flags"]] == [["trace", "golden"]]
     # and the component table puts the cancel tool first, then the agent that called it
     rows = {row["component"]: row for row in metrics["components"]}
     assert metrics["components"][0]["component"] == "tool:cancel_order"
