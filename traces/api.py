@@ -13,6 +13,7 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
+from rest_framework.exceptions import ParseError
 from rest_framework.generics import GenericAPIView
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -47,6 +48,16 @@ ERROR_RESPONSES = {
     403: OpenApiResponse(ERROR_OUT, description="Missing role, or unknown project."),
     413: OpenApiResponse(ERROR_OUT, description="Body over the size limit."),
 }
+
+
+class TraceJSONParser(JSONParser):
+    """JSON, with nesting too deep for the parser reported as bad input rather than a crash."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError as exc:
+            raise ParseError("JSON parse error - the body is nested too deeply.") from exc
 
 
 def _body_size_check(request) -> None:
@@ -132,7 +143,7 @@ class TraceListCreateApi(GenericAPIView):
     """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace."""
 
     permission_classes = [IsAnnotator]
-    parser_classes = [JSONParser]
+    parser_classes = [TraceJSONParser]
     serializer_class = TraceOut
     filter_backends = [DjangoFilterBackend]
     filterset_class = TraceFilter

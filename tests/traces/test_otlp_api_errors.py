@@ -137,3 +137,8 @@ def test_user_without_a_role_is_403(outsider, api_client_for):
     response = post(api_client_for(outsider), GOOD)
     assert response.status_code == 403
     assert Span.objects.count() == 0
+
+
+def test_json_nested_too_deeply_is_400(client):
+    body = b'{"resourceSpans": ' + b"[" * 5000 + b"]" * 5000 + b"}"
+    assert_error(post(client, body, "application/json"), 400, "body")

@@ -129,3 +129,22 @@ def test_bulk_all_bad_is_400(client):
     )
     assert response.status_code == 400
     assert [e["line"] for e in response.json()["errors"]] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"[" * 200_000,
+        b'{"name": "x", "input": ' + b"[" * 5000 + b"]" * 5000 + b"}",
+        b'{"name": "x", "children": '
+        + b'[{"name": "y", "children": ' * 3000
+        + b"[]"
+        + b"}]" * 3000
+        + b"}",
+    ],
+)
+def test_json_nested_too_deeply_is_400_not_500(client, body):
+    response = client.generic("POST", "/api/traces/", body, content_type="application/json")
+    assert response.status_code == 400
+    assert "nested too deeply" in response.json()["error"]["message"]
+    assert Trace.objects.count() == 0

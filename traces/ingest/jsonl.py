@@ -74,6 +74,9 @@ def traces_import_jsonl(
             continue
         try:
             payload = json.loads(text)
+        except RecursionError:
+            report.errors.append(LineError(number, "The JSON is nested too deeply.", {}))
+            continue
         except ValueError as exc:
             report.errors.append(LineError(number, f"Not valid JSON: {exc}.", {"line": [str(exc)]}))
             continue

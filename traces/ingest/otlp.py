@@ -101,6 +101,8 @@ def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceReq
     if media == JSON:
         try:
             data = json.loads(body)
+        except RecursionError as exc:
+            raise ValidationError({"body": ["The JSON is nested too deeply."]}) from exc
         except (ValueError, UnicodeDecodeError) as exc:
             raise ValidationError({"body": [f"Not valid JSON: {exc}."]}) from exc
         if not isinstance(data, dict):
@@ -108,7 +110,13 @@ def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceReq
         _hex_ids_to_base64(data)
         try:
             json_format.ParseDict(data, message, ignore_unknown_fields=True)
-        except (json_format.ParseError, binascii.Error, TypeError, ValueError) as exc:
+        except (
+            json_format.ParseError,
+            binascii.Error,
+            TypeError,
+            ValueError,
+            RecursionError,
+        ) as exc:
             raise ValidationError({"body": [f"Not a valid OTLP/JSON request: {exc}"]}) from exc
         return message
     raise ApplicationError(

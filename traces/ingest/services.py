@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
@@ -11,6 +12,7 @@ from decimal import Decimal
 from django.db import transaction
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
+from rest_framework.exceptions import ValidationError
 
 from evalsite.api import ApplicationError
 from traces.ingest.bulk import rows_update, spans_insert_new
@@ -61,6 +63,21 @@ def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
     return project
 
 
+def _nesting_guard(ingest):
+    """JSON nested deeper than Python recurses is bad input, not a server error."""
+
+    @functools.wraps(ingest)
+    def guarded(*args, **kwargs):
+        try:
+            return ingest(*args, **kwargs)
+        except RecursionError as exc:
+            message = "The trace is nested too deeply."
+            raise ValidationError({"non_field_errors": [message]}) from exc
+
+    return guarded
+
+
+@_nesting_guard
 def ingest_span_tree(project: Project, payload: dict) -> Trace:
     """Store one span-tree JSON trace (`name`, `type`, `input`, `output`, `children`)."""
     from traces.ingest.span_tree import span_tree_records
@@ -70,6 +87,7 @@ def ingest_span_tree(project: Project, payload: dict) -> Trace:
     return traces[external_id]
 
 
+@_nesting_guard
 def ingest_transcript(project: Project, payload: dict) -> Trace:
     """Store an Anthropic Messages or OpenAI chat transcript as a span tree."""
     from traces.ingest.transcripts import transcript_records
@@ -332,6 +350,7 @@ class OtlpIngestResult:
         return ""
 
 
+@_nesting_guard
 def ingest_otlp(
     *, body: bytes, content_type: str, content_encoding: str = "", project_slug: str | None = None
 ) -> OtlpIngestResult:
