@@ -1,7 +1,7 @@
 """Parameter accuracy: deterministic equivalence first, an LLM rubric only when that cannot decide.
 
 Deterministic rules: the same moment as ISO date or unix time, numbers written as strings,
-case and whitespace (unless the step says the tool is case sensitive), and the placeholders
+case and whitespace (unless the tool definition in the context marks them case sensitive), and
 `<from_context>` and `<from_step_N_output>` resolved against the context and earlier outputs.
 """
 
@@ -228,6 +228,20 @@ def parameter_score(
     return ParamScore(name, float(score), "llm", expected, actual)
 
 
+def case_sensitive_params(context: dict, tool: str, names) -> set[str]:
+    """Parameters whose case the tool respects, from its definition in the context's tool list.
+
+    `{"name": T, "case_sensitive": true}` marks all of `names`; `"case_sensitive_params":
+    [...]` marks some. Tools ignore case unless they say otherwise.
+    """
+    for definition in context.get("available_tools") or []:
+        if isinstance(definition, dict) and definition.get("name") == tool:
+            if definition.get("case_sensitive") is True:
+                return set(names)
+            return set(definition.get("case_sensitive_params") or [])
+    return set()
+
+
 def step_parameter_scores(
     reference_step: dict,
     actual_inputs: Any,
@@ -241,7 +255,9 @@ def step_parameter_scores(
     """One score per reference input of an aligned step; extra inputs of the agent are ignored."""
     expected_inputs = reference_step.get("inputs") or {}
     actual_inputs = actual_inputs if isinstance(actual_inputs, dict) else {}
-    case_sensitive = bool(reference_step.get("case_sensitive", False))
+    sensitive = case_sensitive_params(
+        context or {}, reference_step.get("tool", ""), expected_inputs
+    )
     return [
         parameter_score(
             name,
@@ -252,7 +268,7 @@ def step_parameter_scores(
             context=context,
             step_outputs=step_outputs,
             output_fields=output_fields,
-            case_sensitive=case_sensitive,
+            case_sensitive=name in sensitive,
             judge=judge,
         )
         for name, expected in expected_inputs.items()

@@ -113,3 +113,34 @@ def test_missing_parameter_scores_zero_and_extra_inputs_are_ignored():
         ("origin", 1.0, "deterministic"),
         ("date", 0.0, "missing"),
     ]
+
+
+def test_tool_definition_says_which_parameters_keep_their_case():
+    # given a repository tool whose branch names are case sensitive, and a search that is not
+    context = {
+        "available_tools": [
+            {"name": "checkout_branch", "case_sensitive_params": ["branch"]},
+            {"name": "search_flights"},
+        ]
+    }
+    branch = step_parameter_scores(
+        {"tool": "checkout_branch", "inputs": {"branch": "Fix/Parse-Duration", "remote": "Origin"}},
+        {"branch": "fix/parse-duration", "remote": "origin"},
+        context=context,
+    )
+    search = step_parameter_scores(
+        {"tool": "search_flights", "inputs": {"origin": "LHR"}}, {"origin": "lhr"}, context=context
+    )
+    # then only the case-sensitive parameter fails
+    assert [(s.name, s.score) for s in branch] == [("branch", 0.0), ("remote", 1.0)]
+    assert search[0].score == 1.0
+
+
+def test_whole_tool_marked_case_sensitive():
+    context = {"available_tools": [{"name": "read_file", "case_sensitive": True}]}
+    scores = step_parameter_scores(
+        {"tool": "read_file", "inputs": {"path": "src/TimeUtil.py"}},
+        {"path": "src/timeutil.py"},
+        context=context,
+    )
+    assert scores[0].score == 0.0
