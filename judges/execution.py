@@ -89,9 +89,12 @@ def _finish(judgment: Judgment, **fields) -> bool:
         for name, value in fields.items():
             setattr(current, name, value)
         current.save(update_fields=list(fields))
-        run = JudgeRun.objects.select_related("config").get(pk=judgment.run_id)
-        judgment_reconcile(passes, run)
-    judge_run_finish_if_done(judgment.run_id)
+        run = judgment.run
+        run.config = judgment.config
+        verdict = judgment_reconcile(passes, run)
+    if verdict is not None:
+        # Only the last pass of a trace can be the last pass of the run.
+        judge_run_finish_if_done(judgment.run_id)
     return True
 
 
@@ -104,7 +107,9 @@ def judgment_complete(
     batch: bool = False,
 ) -> PassOutcome:
     """Parse a reply, store it with its usage and cost, and reconcile."""
-    span_names = list(judgment.trace.spans.values_list("name", flat=True))
+    span_names = getattr(judgment, "span_names", None)
+    if span_names is None:
+        span_names = list(judgment.trace.spans.values_list("name", flat=True))
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
     cost = (
         0
@@ -186,6 +191,8 @@ def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
 def judgment_request(judgment: Judgment) -> tuple[dict, str]:
     """The request body and its hash for a pass."""
     prompt = prompt_render(judgment.rubric_version, judgment.trace)
+    # The reply parser cites spans by name; the render has just loaded them.
+    judgment.span_names = prompt.span_names
     params = request_params(prompt, judgment.config)
     digest = request_hash(params, provider=judgment.config.provider, pass_index=judgment.pass_index)
     return params, digest

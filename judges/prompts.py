@@ -4,6 +4,7 @@ The system block is the rubric alone (fixed per rubric version, so the provider 
 the user turn carries the trace, fenced and marked as untrusted data, cut to a token budget.
 """
 
+import functools
 import json
 import re
 import sys
@@ -59,6 +60,7 @@ class RenderedPrompt:
     system: str
     user: str
     truncated: bool
+    span_names: tuple[str, ...] = ()
 
 
 def _source(template: str) -> str:
@@ -86,11 +88,12 @@ def _shorten_strings(value, limit: int):
 
 
 def trace_text_budgeted(
-    trace: Trace, trace_format: str, budget_tokens: int | None = None
+    trace: Trace, trace_format: str, budget_tokens: int | None = None, spans=None
 ) -> tuple[str, bool]:
     """The trace as the rubric reads it, cut to the token budget with the cut marked."""
     budget_chars = (budget_tokens or settings.JUDGE_TRACE_TOKEN_BUDGET) * CHARS_PER_TOKEN
-    spans = list(trace.spans.order_by("position", "pk"))
+    if spans is None:
+        spans = list(trace.spans.order_by("position", "pk"))
     if trace_format == TraceFormat.TRANSCRIPT:
         text = trace_transcript(trace, spans)
     else:
@@ -132,13 +135,20 @@ def prompt_context(version: RubricVersion, trace_text: str = "", **extra) -> dic
     return context
 
 
+@functools.lru_cache(maxsize=256)
+def _compiled(template: str) -> jinja2.Template:
+    # Compiling is most of a render's cost; a version's templates never change.
+    return _env.from_string(_source(template))
+
+
 def _render(template: str, context: dict) -> str:
-    return _env.from_string(_source(template)).render(context).strip()
+    return _compiled(template).render(context).strip()
 
 
 def prompt_render(version: RubricVersion, trace: Trace, **extra) -> RenderedPrompt:
     """The system block and user turn for one trace under one rubric version."""
-    text, truncated = trace_text_budgeted(trace, version.trace_format)
+    spans = list(trace.spans.order_by("position", "pk"))
+    text, truncated = trace_text_budgeted(trace, version.trace_format, spans=spans)
     context = prompt_context(
         version, text, task=trace.task, final_answer=trace.final_answer, **extra
     )
@@ -146,6 +156,7 @@ def prompt_render(version: RubricVersion, trace: Trace, **extra) -> RenderedProm
         system=_render(version.system_prompt, context),
         user=_render(version.user_template, context),
         truncated=truncated,
+        span_names=tuple(span.name for span in spans),
     )
 
 

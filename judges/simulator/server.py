@@ -66,6 +66,7 @@ class SimulatorState:
         self.knobs = Knobs()
         self.set(**knobs)
         self.counts: Counter = Counter()
+        self.in_flight = 0
         self.answers_per_prompt: Counter = Counter()
         self.cached_systems: set[str] = set()
         self.batches: dict[str, dict] = {}
@@ -278,7 +279,17 @@ class SimulatorHandler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             state.counts["requests"] += 1
+            state.in_flight += 1
+            state.counts["max_in_flight"] = max(state.counts["max_in_flight"], state.in_flight)
             latency = state.knobs.latency_ms
+        try:
+            return self._answer_or_fail(body, latency)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _answer_or_fail(self, body: dict, latency: int):
+        state = self.server.state
         for required in ("model", "max_tokens", "messages"):
             if required not in body:
                 return self._error(400, "invalid_request_error", f"{required}: Field required")
