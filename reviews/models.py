@@ -127,6 +127,8 @@ class Annotation(models.Model):
         indexes = [
             # Progress and "previous item": a person's annotations by time.
             models.Index(fields=["annotator", "created_at"], name="annotation_by_annotator"),
+            # The agreement cache key reads the latest undo without a scan.
+            models.Index(fields=["undone_at"], name="annotation_undone"),
         ]
 
 

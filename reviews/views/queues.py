@@ -51,7 +51,9 @@ def queue_detail(request, queue_id: int):
         "rows": rows,
         "capped": searching and page.paginator.count > SEARCH_CAP,
         "query": query,
-        "progress": queue_progress(queue, request.user),
+        "progress": queue_progress(
+            queue, request.user, page.paginator.count if not filter_form.has_changed() else None
+        ),
         "agreement": queue_agreement_cached(queue),
         "saved_views": saved_views_for(request.user, queue),
         "undoable": annotation_undoable(request.user, queue),
