@@ -341,8 +341,13 @@ def cost_estimate(model: str, input_tokens: int, output_tokens: int) -> Decimal:
     return Decimal(0)
 
 
+# Token columns are 32-bit; a sender's absurd count must not fail the whole request.
+MAX_TOKENS = 2**31 - 1
+MAX_COST = Decimal("99999.999999")
+
+
 def _as_int(value) -> int:
     try:
-        return max(int(value), 0)
-    except (TypeError, ValueError):
+        return min(max(int(value), 0), MAX_TOKENS)
+    except (TypeError, ValueError, OverflowError):
         return 0

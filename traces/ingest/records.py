@@ -41,7 +41,9 @@ class SpanRecord:
     @property
     def duration_ms(self) -> int | None:
         if self.started_at and self.ended_at and self.ended_at >= self.started_at:
-            return int((self.ended_at - self.started_at).total_seconds() * 1000)
+            ms = int((self.ended_at - self.started_at).total_seconds() * 1000)
+            # Beyond the column (24 days) the clock was wrong; the times themselves are kept.
+            return ms if ms < 2**31 else None
         return None
 
 
@@ -121,14 +123,17 @@ def span_record_build(
 
 
 def _cost(declared, model: str, input_tokens: int, output_tokens: int) -> Decimal:
-    if declared is not None:
+    """USD: the span's own figure if it has a usable one, else the price-table estimate."""
+    cost = None
+    if declared is not None and not isinstance(declared, bool):
         try:
-            return Decimal(str(declared)).quantize(Decimal("0.000001"))
+            cost = Decimal(str(declared))
         except ArithmeticError:
-            pass
-    return conventions.cost_estimate(model, input_tokens, output_tokens).quantize(
-        Decimal("0.000001")
-    )
+            cost = None
+    if cost is None or not cost.is_finite():
+        cost = conventions.cost_estimate(model, input_tokens, output_tokens)
+    cost = min(max(cost, Decimal(0)), conventions.MAX_COST)
+    return cost.quantize(Decimal("0.000001"))
 
 
 def nul_free(value):

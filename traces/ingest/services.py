@@ -255,7 +255,8 @@ def _traces_refresh(traces, by_trace, extras, now) -> None:
             trace.ended_at = row["last"]
             trace.input_tokens = row["tokens_in"] or 0
             trace.output_tokens = row["tokens_out"] or 0
-            trace.cost_usd = row["cost"] or Decimal(0)
+            # The trace column holds up to a million dollars; a larger sum is a sender's error.
+            trace.cost_usd = min(row["cost"] or Decimal(0), Decimal("999999.999999"))
         _trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
         trace.last_span_received_at = now
     rows_update(Trace, list(traces.values()), TRACE_UPDATE_FIELDS)
