@@ -117,3 +117,21 @@ def test_out_of_range_token_counts_do_not_crash(annotator, api_client_for, token
     response = api_client_for(annotator).post("/api/traces/", tree, format="json")
     assert response.status_code == 201
     assert 0 <= response.json()["input_tokens"] < 2**31
+
+
+def test_corrupted_protobuf_gets_200_or_a_json_error(annotator, api_client_for):
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    from tests.traces.test_ingest_otlp import recorded_spans
+
+    client = api_client_for(annotator)
+    good = encode_spans(recorded_spans()).SerializeToString()
+    rng = random.Random(11)
+    for _ in range(60):
+        body = bytearray(good)
+        for _ in range(rng.randint(1, 6)):
+            body[rng.randrange(len(body))] = rng.randrange(256)
+        response = client.generic(
+            "POST", "/v1/traces", bytes(body), content_type="application/x-protobuf"
+        )
+        assert response.status_code in (200, 400), response.content[:300]
