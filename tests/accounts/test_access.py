@@ -16,14 +16,14 @@ def test_every_page_needs_a_login(client):
 
 def test_annotator_cannot_reach_curator_pages_or_admin(client, annotator):
     client.force_login(annotator)
-    assert client.get(reverse("golden:example_list")).status_code == 403
+    assert client.get(reverse("golden:example_create")).status_code == 403
     admin_response = client.get(reverse("admin:index"))
     assert admin_response.status_code == 302 and "login" in admin_response.url
 
 
 def test_curator_reaches_golden_pages(client, curator):
     client.force_login(curator)
-    assert client.get(reverse("golden:example_list")).status_code == 200
+    assert client.get(reverse("golden:example_create")).status_code == 200
 
 
 def test_api_token_is_stored_hashed_and_authenticates(annotator):

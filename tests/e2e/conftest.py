@@ -4,9 +4,6 @@ import os
 
 import pytest
 
-# Playwright's sync API runs an event loop; the Django ORM calls in these tests are still sync.
-os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -15,12 +12,19 @@ CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networki
 def browser():
     from playwright.sync_api import sync_playwright
 
+    # Playwright's sync API runs an event loop in this thread; the ORM calls here stay sync.
+    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
             executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
         )
         yield browser
         browser.close()
+    if previous is None:
+        del os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"]
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
 
 
 @pytest.fixture
