@@ -276,7 +276,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": envstr("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "WARNING"}},
+    "loggers": {
+        "django.db.backends": {"level": "WARNING"},
+        # The filesystem broker has no host; kombu warns about that on every publish.
+        "kombu.connection": {"level": "ERROR"},
+    },
 }
 
 # --- Insights and judge calibration ---------------------------------------------------------

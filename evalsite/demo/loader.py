@@ -9,6 +9,7 @@ from django.db import transaction
 
 from accounts.roles import ADMIN, ANNOTATOR, CURATOR
 from evalsite.demo.scenarios import scenarios
+from golden.demo import golden_demo_ensure
 from judges.models import JudgeConfig, Rubric
 from judges.services import judge_run_start
 from traces.ingest.services import ingest_span_tree
@@ -72,4 +73,12 @@ def demo_load() -> dict:
     logins = demo_users_ensure()
     project, added = demo_traces_ensure()
     run = demo_judge_run_ensure(project)
-    return {"logins": logins, "password": demo_password(), "traces_added": added, "run": run}
+    curator = get_user_model().objects.get(username="cora")
+    dataset = golden_demo_ensure(user=curator)
+    return {
+        "logins": logins,
+        "password": demo_password(),
+        "traces_added": added,
+        "run": run,
+        "dataset": dataset,
+    }

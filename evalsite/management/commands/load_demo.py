@@ -11,6 +11,7 @@ class Command(BaseCommand):
         self.stdout.write(f"Demo traces added: {result['traces_added']}.")
         if result["run"] is not None:
             self.stdout.write(f"Judge run {result['run'].pk} queued for the demo traces.")
+        self.stdout.write(f"Golden dataset version: {result['dataset'].name}.")
         self.stdout.write(f"Log in as one of (password for all: {result['password']}):")
         for username, role in result["logins"]:
             self.stdout.write(f"  {username:8} {role}")
