@@ -11,7 +11,7 @@ from judges.services import judge_config_default, judge_run_start, trace_judge_o
 from reviews.calibration_receivers import CALIBRATION_QUEUE_NAME
 from reviews.models import Queue, ReviewItem, ReviewReason
 from reviews.services import review_item_claim_next, review_item_resolve
-from tests.integration.conftest import celery_worker, simulated_judge, wait_for  # noqa: F401  (fixtures)
+from tests.integration.conftest import wait_for
 from tests.judges import sample_traces
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -41,7 +41,7 @@ def test_judge_version_is_blocked_until_blind_labels_agree_then_judges_live_traf
     run = judge_run_start(rubric_version=version, config=config, traces=traces)
     wait_for(
         lambda: ReviewItem.objects.filter(reason=ReviewReason.CALIBRATION).count() == LABELS,
-        timeout=120,
+        timeout=240,
         message="calibration samples did not reach the queue",
     )
     queue = Queue.objects.get(name=CALIBRATION_QUEUE_NAME)
