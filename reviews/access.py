@@ -8,6 +8,13 @@ from accounts.roles import ANNOTATOR, CURATOR, has_role
 from reviews.models import Annotation, Queue, ReviewItem
 
 
+def review_items_visible(user, items):
+    """Held-out golden traces stay with curators: annotators never see or label them."""
+    if has_role(user, CURATOR):
+        return items
+    return items.exclude(trace__golden_examples__held_out=True)
+
+
 def queue_for_user(user, queue_id: int) -> Queue:
     """Annotators and above see every queue."""
     if not has_role(user, ANNOTATOR):
@@ -19,7 +26,9 @@ def review_item_for_user(user, item_id: int) -> ReviewItem:
     """Curators see every item; an annotator sees an item they hold or have answered."""
     if not has_role(user, ANNOTATOR):
         raise PermissionDenied("The review queue needs the annotator role.")
-    item = get_object_or_404(ReviewItem.objects.select_related("queue"), pk=item_id)
+    item = get_object_or_404(
+        review_items_visible(user, ReviewItem.objects.select_related("queue")), pk=item_id
+    )
     if has_role(user, CURATOR):
         return item
     holds = (
@@ -36,7 +45,9 @@ def review_item_for_action(user, item_id: int) -> ReviewItem:
     """An item an annotator acts on; the service then checks the lock, so a lost lock is told."""
     if not has_role(user, ANNOTATOR):
         raise PermissionDenied("The review queue needs the annotator role.")
-    return get_object_or_404(ReviewItem.objects.select_related("queue"), pk=item_id)
+    return get_object_or_404(
+        review_items_visible(user, ReviewItem.objects.select_related("queue")), pk=item_id
+    )
 
 
 def annotation_for_user(user, annotation_id: int) -> Annotation:

@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from accounts.roles import CURATOR, has_role
 from judges.models import Judgment
+from reviews.access import review_items_visible
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
 from reviews.services import UNDO_SECONDS
 from traces.selectors import trace_span_nodes
@@ -26,7 +27,7 @@ def queues_with_counts():
 
 def queue_items(queue, filters: dict, user):
     """The queue's items matching the filter form's cleaned data (the bulk actions use it too)."""
-    items = ReviewItem.objects.filter(queue=queue)
+    items = review_items_visible(user, ReviewItem.objects.filter(queue=queue))
     status = filters.get("status") or ReviewStatus.OPEN
     if status != "all":
         items = items.filter(status=status)

@@ -13,6 +13,7 @@ from django.utils import timezone
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from evalsite.api import ApplicationError
 from judges.models import ScoreType
+from reviews.access import review_items_visible
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 from reviews.models import (
     Annotation,
@@ -100,8 +101,9 @@ def review_items_claimable(*, user, queue, now=None):
         item=OuterRef("pk"), annotator=user, undone_at__isnull=True
     )
     skipped = ItemSkip.objects.filter(item=OuterRef("pk"), user=user)
+    items = review_items_visible(user, ReviewItem.objects.all())
     return (
-        ReviewItem.objects.filter(queue=queue, status=ReviewStatus.OPEN, needs_curator=False)
+        items.filter(queue=queue, status=ReviewStatus.OPEN, needs_curator=False)
         # An expired lock returns the item to the queue.
         .filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lt=now))
         .filter(Q(assigned_to__isnull=True) | Q(assigned_to=user))
