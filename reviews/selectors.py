@@ -17,12 +17,16 @@ from traces.selectors import trace_span_nodes
 
 def queues_with_counts():
     """All queues, highest priority first, with open and waiting-for-curator counts."""
-    return Queue.objects.annotate(
-        open_count=Count("items", filter=Q(items__status=ReviewStatus.OPEN)),
-        curator_count=Count(
-            "items", filter=Q(items__status=ReviewStatus.OPEN, items__needs_curator=True)
-        ),
-    ).order_by("-priority", "name")
+    return (
+        Queue.objects.select_related("rubric", "project")
+        .annotate(
+            open_count=Count("items", filter=Q(items__status=ReviewStatus.OPEN)),
+            curator_count=Count(
+                "items", filter=Q(items__status=ReviewStatus.OPEN, items__needs_curator=True)
+            ),
+        )
+        .order_by("-priority", "name")
+    )
 
 
 def queue_items(queue, filters: dict, user):

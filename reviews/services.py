@@ -139,6 +139,15 @@ def review_item_claim_next(*, user, queue) -> ReviewItem | None:
     return _claim_with_conditional_update(user=user, queue=queue, now=now)
 
 
+def review_item_claim_next_any(*, user) -> ReviewItem | None:
+    """The next item from the highest-priority queue that has one for this person."""
+    for queue in Queue.objects.order_by("-priority", "name"):
+        item = review_item_claim_next(user=user, queue=queue)
+        if item is not None:
+            return item
+    return None
+
+
 def _claim_with_skip_locked(*, user, queue, now) -> ReviewItem | None:
     with transaction.atomic():
         item = (

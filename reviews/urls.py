@@ -5,6 +5,7 @@ from reviews.views import items, queues
 app_name = "reviews"
 urlpatterns = [
     path("", queues.queue_list, name="queue_list"),
+    path("claim/", queues.claim_any, name="claim_any"),
     path("queues/<int:queue_id>/", queues.queue_detail, name="queue_detail"),
     path("queues/<int:queue_id>/claim/", queues.queue_claim, name="queue_claim"),
     path("queues/<int:queue_id>/bulk/", queues.queue_bulk, name="queue_bulk"),

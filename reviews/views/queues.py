@@ -25,7 +25,7 @@ from reviews.selectors import (
     queues_with_counts,
     saved_views_for,
 )
-from reviews.services import review_item_claim_next
+from reviews.services import review_item_claim_next, review_item_claim_next_any
 
 PAGE_SIZE = 50
 
@@ -75,6 +75,17 @@ def queue_claim(request, queue_id: int):
     if item is None:
         messages.info(request, f"Nothing left for you in {queue.name}. Well done.")
         return redirect("reviews:queue_detail", queue_id=queue.pk)
+    return redirect("reviews:item_detail", item_id=item.pk)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def claim_any(request):
+    """Claim from the most urgent queue that has work for this person."""
+    item = review_item_claim_next_any(user=request.user)
+    if item is None:
+        messages.info(request, "No queue has an item for you right now.")
+        return redirect("reviews:queue_list")
     return redirect("reviews:item_detail", item_id=item.pk)
 
 

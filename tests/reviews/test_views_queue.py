@@ -104,3 +104,15 @@ def test_bulk_reassign_ticked_items_and_annotators_cannot_bulk(client, curator, 
         a.pk,
         b.pk,
     }
+
+
+def test_start_with_the_most_urgent_queue(client, annotator):
+    calm = QueueFactory(name="Calm", priority=0)
+    urgent = QueueFactory(name="Urgent", priority=9)
+    ReviewItemFactory(queue=calm)
+    item = ReviewItemFactory(queue=urgent)
+    client.force_login(annotator)
+    html = client.get(reverse("reviews:queue_list")).content.decode()
+    assert html.index("Urgent") < html.index("Calm")
+    response = client.post(reverse("reviews:claim_any"))
+    assert response.url == reverse("reviews:item_detail", args=[item.pk])
