@@ -10,6 +10,7 @@ target of 40. Use PostgreSQL and Redis of your own (the defaults are evalsite_be
 import argparse
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
@@ -59,14 +60,14 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _wait_ready(log: Path, process: subprocess.Popen, timeout: float = 90) -> None:
+def _wait_ready(app, name: str, log: Path, process: subprocess.Popen, timeout: float = 90):
+    # Workers log at WARNING (a line per task costs CPU), so readiness is asked, not read.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"worker exited:\n{log.read_text()[-3000:]}")
-        if b" ready." in log.read_bytes():
+        if app.control.ping(destination=[name], timeout=0.5):
             return
-        time.sleep(0.3)
     raise SystemExit(f"worker not ready:\n{log.read_text()[-3000:]}")
 
 
@@ -146,12 +147,12 @@ def main() -> None:
                     "--concurrency",
                     str(args.concurrency),
                     "--loglevel",
-                    "INFO",
+                    "WARNING",
                     "--without-gossip",
                     "--without-mingle",
                     "--without-heartbeat",
                     "-n",
-                    f"bench{index}@%h",
+                    f"bench{index}@{socket.gethostname()}",
                 ],
                 cwd=ROOT,
                 env=env,
@@ -159,7 +160,7 @@ def main() -> None:
                 stderr=subprocess.STDOUT,
             )
             processes.append(worker)
-            _wait_ready(log, worker)
+            _wait_ready(app, f"bench{index}@{socket.gethostname()}", log, worker)
 
         version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
         config = JudgeConfig.objects.get(name="default")
@@ -190,7 +191,7 @@ def main() -> None:
     verdicts = Verdict.objects.filter(run=run)
     disputed = verdicts.filter(status=VerdictStatus.DISPUTED).count()
     rate = judgments / elapsed
-    serial = 1000 / args.latency_ms
+    serial = 1000 / max(1, args.latency_ms)
     print(
         f"{judgments} judgments ({len(traces)} traces x {config.passes} passes) in {elapsed:.1f}s "
         f"with {args.workers} workers x {args.concurrency} threads, {args.latency_ms} ms latency"

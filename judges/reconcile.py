@@ -123,7 +123,8 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
         score=score,
         reason=detail,
     )
-    verdict_written.send(sender=Verdict, verdict=verdict)
     if reasons:
         verdict_needs_review.send(sender=Verdict, verdict=verdict, reasons=reasons, detail=detail)
+    # Last before commit: its receivers may lock rows shared by every verdict of the version.
+    verdict_written.send(sender=Verdict, verdict=verdict)
     return verdict
