@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from accounts.permissions import IsAnnotator, IsCurator
 from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
-from golden.evals.selectors import eval_run_list
+from golden.evals.selectors import eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
 from judges.trajectory.llm import parameter_judge_llm, path_judge_llm
 from judges.trajectory.matchers import IN_ORDER, MATCHERS, SEMANTIC
@@ -25,7 +25,10 @@ class EvalRunOut(serializers.Serializer):
     trials_per_task = serializers.IntegerField()
     is_noop = serializers.BooleanField()
     created_at = serializers.DateTimeField()
-    metrics = serializers.JSONField()
+    metrics = serializers.SerializerMethodField()
+
+    def get_metrics(self, run) -> dict:
+        return metrics_visible(self.context["request"].user, run)
 
 
 class EvalRunIn(serializers.Serializer):
@@ -98,14 +101,16 @@ class EvalRunListView(APIView):
 
     @extend_schema(responses=EvalRunOut(many=True))
     def get(self, request):
-        return Response(EvalRunOut(eval_run_list(), many=True).data)
+        return Response(EvalRunOut(eval_run_list(), many=True, context={"request": request}).data)
 
     @extend_schema(request=EvalRunIn, responses={201: EvalRunOut})
     def post(self, request):
         data = EvalRunIn(data=request.data)
         data.is_valid(raise_exception=True)
         run = eval_run_create(**data.validated_data, user=request.user)
-        return Response(EvalRunOut(run).data, status=status.HTTP_201_CREATED)
+        return Response(
+            EvalRunOut(run, context={"request": request}).data, status=status.HTTP_201_CREATED
+        )
 
 
 class EvalRunDetailView(APIView):
@@ -113,7 +118,8 @@ class EvalRunDetailView(APIView):
 
     @extend_schema(responses=EvalRunOut)
     def get(self, request, pk: int):
-        return Response(EvalRunOut(eval_run_lookup(pk, field="id")).data)
+        run = eval_run_lookup(pk, field="id")
+        return Response(EvalRunOut(run, context={"request": request}).data)
 
 
 class EvalRunScoreView(APIView):
@@ -133,7 +139,7 @@ class EvalRunScoreView(APIView):
                 parameter_judge=parameter_judge_safe(parameter_judge_llm) if use_llm else None,
             ),
         )
-        return Response(EvalRunOut(run).data)
+        return Response(EvalRunOut(run, context={"request": request}).data)
 
 
 class EvalRunJudgeIn(serializers.Serializer):

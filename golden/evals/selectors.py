@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from golden.models import EvalRun, EvalTrial
+from golden.selectors import dataset_entries_visible, sees_held_out
 
 # Listed in this order on the comparison page; the last is better when lower.
 COMPARED_METRICS = (
@@ -24,6 +25,18 @@ TASK_METRICS = ("outcome_score", "tool_selection_accuracy", "parameter_accuracy"
 
 def eval_run_list():
     return EvalRun.objects.select_related("dataset_version").order_by("-created_at", "-pk")
+
+
+def metrics_visible(user, run: EvalRun) -> dict:
+    """A run's metrics without the per-task rows of held-out examples the user may not see."""
+    metrics = dict(run.metrics or {})
+    if sees_held_out(user) or "per_task" not in metrics:
+        return metrics
+    keys = set(
+        dataset_entries_visible(user, run.dataset_version).values_list("example_key", flat=True)
+    )
+    metrics["per_task"] = {k: v for k, v in metrics["per_task"].items() if k in keys}
+    return metrics
 
 
 def _delta(name: str, base, cand) -> float | None:
@@ -48,9 +61,9 @@ def _trial_traces(run: EvalRun) -> dict[str, list[dict]]:
     return traces
 
 
-def eval_run_comparison(baseline: EvalRun, candidate: EvalRun) -> dict:
+def eval_run_comparison(baseline: EvalRun, candidate: EvalRun, user) -> dict:
     """Two runs side by side: overall metrics, and tasks with the ones that got worse first."""
-    base, cand = baseline.metrics or {}, candidate.metrics or {}
+    base, cand = metrics_visible(user, baseline), metrics_visible(user, candidate)
     base_overall, cand_overall = base.get("overall", {}), cand.get("overall", {})
     metrics = [
         {
@@ -64,6 +77,7 @@ def eval_run_comparison(baseline: EvalRun, candidate: EvalRun) -> dict:
     base_tasks, cand_tasks = base.get("per_task", {}), cand.get("per_task", {})
     base_traces, cand_traces = _trial_traces(baseline), _trial_traces(candidate)
     tasks = []
+    # Only tasks the user may see: their trial traces would reveal a held-out task.
     for key in sorted(set(base_tasks) | set(cand_tasks)):
         cells = []
         worst = 0.0

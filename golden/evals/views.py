@@ -33,7 +33,7 @@ def eval_run_compare_page(request):
     context = {
         "baseline": baseline,
         "candidate": candidate,
-        "comparison": eval_run_comparison(baseline, candidate),
+        "comparison": eval_run_comparison(baseline, candidate, request.user),
         "gate": gate,
     }
     return render(request, "golden/evals/compare.html", context)

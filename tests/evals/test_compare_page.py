@@ -7,12 +7,15 @@ from django.urls import reverse
 
 from golden.evals.scoring import ScoringOptions, eval_run_score
 from golden.evals.services import eval_run_create
+from golden.models import GoldenExample
+from golden.services import dataset_version_create
 from tests.evals.golden_set import (
     EXAMPLES,
     agent_payload,
     golden_version_create,
     trace_from_payload,
 )
+from tests.factories import GoldenExampleFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +89,28 @@ def test_task_text_from_traces_is_escaped_and_unknown_runs_explain(client, annot
 def test_outsider_gets_403(client, outsider):
     client.force_login(outsider)
     assert client.get(reverse("golden:eval_run_list")).status_code == 403
+
+
+def test_held_out_tasks_stay_hidden_from_annotators_on_the_page_and_the_api(
+    client, annotator, curator, api_client_for
+):
+    # given the cancellation example is held out, and two scored runs over the version
+    for data in EXAMPLES:
+        GoldenExampleFactory(**data, held_out=data["key"] == "cancel-recent-order")
+    dataset = dataset_version_create(name="support-v1", examples=GoldenExample.objects.all())
+    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    held_out_trace = cand.trials.get(entry__example_key="cancel-recent-order").trace_id
+
+    # when an annotator compares the runs and reads them through the API
+    client.force_login(annotator)
+    html = _page(client, base, cand).content.decode()
+    run_json = api_client_for(annotator).get(f"/api/eval-runs/{cand.pk}/").json()
+
+    # then neither shows the held-out task or its trace
+    assert 'data-key="cancel-recent-order"' not in html
+    assert reverse("traces:detail", args=[held_out_trace]) not in html
+    assert "cancel-recent-order" not in run_json["metrics"]["per_task"]
+    assert "book-cheapest-flight" in run_json["metrics"]["per_task"]
+    # and a curator still sees it
+    client.force_login(curator)
+    assert 'data-key="cancel-recent-order"' in _page(client, base, cand).content.decode()
