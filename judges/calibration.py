@@ -126,3 +126,11 @@ def judge_calibration_retire(rubric_version, config) -> JudgeCalibration:
     calibration.status = CalibrationStatus.RETIRED
     calibration.save(update_fields=["status", "updated_at"])
     return calibration
+
+
+def judge_calibration_restart(rubric_version, config) -> JudgeCalibration:
+    """Put a judge version back to calibrating: sampled again, approved again only on evidence."""
+    calibration = judge_calibration_get(rubric_version, config)
+    calibration.status = CalibrationStatus.CALIBRATING
+    calibration.save(update_fields=["status", "updated_at"])
+    return calibration

@@ -1,15 +1,22 @@
 """CSV downloads of the overview charts, the calibration pages and the held-out report."""
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
 from evalsite.insights.calibration import calibration_detail as calibration_detail_read
 from evalsite.insights.calibration import calibration_list as calibration_list_read
 from evalsite.insights.heldout import held_out_agreement
 from evalsite.insights.overview import overview_chart_get
-from judges.calibration import KAPPA_BAR, MIN_ITEMS
+from judges.calibration import (
+    KAPPA_BAR,
+    MIN_ITEMS,
+    judge_calibration_restart,
+    judge_calibration_retire,
+)
 from judges.models import JudgeCalibration
 
 
@@ -41,6 +48,22 @@ def calibration_detail(request, calibration_id):
     )
     context = {"calibration": calibration, **calibration_detail_read(calibration)}
     return render(request, "evalsite/calibration_detail.html", context)
+
+
+@require_POST
+@login_required
+@require_role(CURATOR)
+def calibration_status_change(request, calibration_id):
+    """Retire a judge version, or send it back to calibrating."""
+    calibration = get_object_or_404(JudgeCalibration, pk=calibration_id)
+    action = {"retire": judge_calibration_retire, "recalibrate": judge_calibration_restart}.get(
+        request.POST.get("action", "")
+    )
+    if action is None:
+        messages.error(request, "Choose retire or recalibrate.")
+    else:
+        action(calibration.rubric_version, calibration.config)
+    return redirect("insights:calibration_detail", calibration_id=calibration.pk)
 
 
 @login_required

@@ -65,3 +65,27 @@ def test_detail_shows_the_matrix_and_links_each_disagreement(client, curator):
     assert reverse("reviews:item_detail", args=[wrong.pk]) in html
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert" in html
+
+
+def test_curator_retires_a_version_and_sends_it_back_to_calibrating(client, curator):
+    run = JudgeRunFactory()
+    judge_calibration_update(run.rubric_version, run.config, [(1.0, 1.0), (0.0, 0.0)] * 15)
+    calibration = judge_calibration_get(run.rubric_version, run.config)
+    url = reverse("insights:calibration_status_change", args=[calibration.pk])
+    client.force_login(curator)
+    client.post(url, {"action": "retire"})
+    calibration.refresh_from_db()
+    assert calibration.status == "retired"
+    client.post(url, {"action": "recalibrate"})
+    calibration.refresh_from_db()
+    assert calibration.status == "calibrating"
+
+
+def test_annotator_cannot_change_a_calibration(client, annotator):
+    run = JudgeRunFactory()
+    calibration = judge_calibration_get(run.rubric_version, run.config)
+    client.force_login(annotator)
+    url = reverse("insights:calibration_status_change", args=[calibration.pk])
+    assert client.post(url, {"action": "retire"}).status_code == 403
+    calibration.refresh_from_db()
+    assert calibration.status == "calibrating"
