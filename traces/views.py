@@ -55,6 +55,7 @@ def trace_detail(request, trace_id: int):
             "nodes": nodes,
             "highlight_span_ids": highlight,
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
+            "trace_attributes_text": selectors.value_as_text(trace.attributes),
             **judging,
         },
     )

@@ -131,6 +131,15 @@ def _big_trace(spans: int):
                 input={"path": f"billing/invoice_{index}.py", "args": ["-q"]},
                 output={"stdout": "collected 12 items\n" + "." * 200, "exit_code": index % 7 == 0},
                 input_tokens=1200 if kind == SpanKind.LLM else 0,
+                attributes={
+                    "gen_ai.operation.name": "chat" if kind == SpanKind.LLM else "execute_tool",
+                    "gen_ai.request.model": "gpt-4.1",
+                    "agent.step_index": index,
+                    "otel.span_kind": "internal",
+                    "otel.scope.name": "coder.agent",
+                    "service.name": "coder",
+                    "service.version": "0.9.1",
+                },
             )
         )
     Span.objects.bulk_create(rows)

@@ -7,7 +7,7 @@ import html
 from django import template
 from django.utils.safestring import SafeString
 
-from traces.selectors import FoldedText, SpanNode, span_nodes_rows
+from traces.selectors import FoldedText, SpanNode, span_nodes_rows, value_as_text
 
 register = template.Library()
 
@@ -77,6 +77,13 @@ def _node_html(node: SpanNode, highlight: set) -> str:
     if node.is_error and span.error_message:
         body += f'<p class="error span-error">{_esc(span.error_message)}</p>'
     body += _io_html("Input", node.input) + _io_html("Output", node.output)
+    if span.attributes:
+        # Every attribute the sender set is kept; folded, since most are bookkeeping.
+        body += (
+            f'<details class="fold span-attributes"><summary>Attributes '
+            f"({len(span.attributes)})</summary>"
+            f'<pre class="json">{_esc(value_as_text(span.attributes))}</pre></details>'
+        )
     span_id = _esc(node.span_id)
     head = " ".join(parts)
     return (
