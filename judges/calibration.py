@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import F
 from django.utils import timezone
 
 from evalsite.insights.stats import agreement_measure
@@ -53,18 +54,22 @@ def calibration_sample_claim(verdict: Verdict) -> bool:
     """
     if verdict.score is None:
         return False
+    calibration = judge_calibration_get(verdict.rubric_version, verdict.config)
+    # Approved versions (the bulk of traffic) return before taking any row lock.
+    if calibration.status != CalibrationStatus.CALIBRATING:
+        return False
+    rows = JudgeCalibration.objects.filter(pk=calibration.pk, status=CalibrationStatus.CALIBRATING)
+    if calibration.verdicts_seen >= FIRST_SAMPLED:
+        # Past the first ones the share is decided by hash; the count is only informative.
+        rows.update(verdicts_seen=F("verdicts_seen") + 1)
+        return _sample_fraction(verdict) < SAMPLE_RATE
     with transaction.atomic():
-        judge_calibration_get(verdict.rubric_version, verdict.config)
-        calibration = JudgeCalibration.objects.select_for_update().get(
-            rubric_version=verdict.rubric_version, config=verdict.config
-        )
-        if calibration.status != CalibrationStatus.CALIBRATING:
+        locked = rows.select_for_update().first()
+        if locked is None:
             return False
-        calibration.verdicts_seen += 1
-        calibration.save(update_fields=["verdicts_seen", "updated_at"])
-    if calibration.verdicts_seen <= FIRST_SAMPLED:
-        return True
-    return _sample_fraction(verdict) < SAMPLE_RATE
+        locked.verdicts_seen += 1
+        locked.save(update_fields=["verdicts_seen", "updated_at"])
+    return locked.verdicts_seen <= FIRST_SAMPLED or _sample_fraction(verdict) < SAMPLE_RATE
 
 
 def rubric_version_scale(rubric_version) -> tuple[list[float] | None, bool]:
