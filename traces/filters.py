@@ -50,8 +50,11 @@ class TraceFilter(django_filters.FilterSet):
     started_before = django_filters.DateFilter(
         field_name="started_at", lookup_expr="date__lte", label="To"
     )
-    has_review_item = django_filters.BooleanFilter(
-        method="filter_has_review_item", label="In review"
+    has_review_item = django_filters.ChoiceFilter(
+        choices=[("true", "Yes"), ("false", "No")],
+        method="filter_has_review_item",
+        label="In review",
+        empty_label="Any",
     )
     verdict = django_filters.ChoiceFilter(
         choices=VERDICT_CHOICES, method="filter_verdict", empty_label="Any"
@@ -74,10 +77,8 @@ class TraceFilter(django_filters.FilterSet):
         }.get(value, queryset)
 
     def filter_has_review_item(self, queryset, name, value):
-        if value is None:
-            return queryset
         items = _related_model("review_items").objects.filter(trace=OuterRef("pk"))
-        return queryset.filter(Exists(items) if value else ~Exists(items))
+        return queryset.filter(Exists(items) if value == "true" else ~Exists(items))
 
     def filter_verdict(self, queryset, name, value):
         verdicts = _related_model("verdicts").objects.filter(trace=OuterRef("pk"))

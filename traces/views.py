@@ -24,6 +24,8 @@ def trace_list(request):
     page = Paginator(trace_filter.qs, per_page).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
+    unsorted = query.copy()
+    unsorted.pop("sort", None)
     return render(
         request,
         "traces/trace_list.html",
@@ -31,6 +33,8 @@ def trace_list(request):
             "filter": trace_filter,
             "page": page,
             "query": query.urlencode(),
+            "unsorted_query": unsorted.urlencode(),
+            "sort": request.GET.get("sort", ""),
             "page_sizes": PAGE_SIZES,
             "per_page": per_page,
         },

@@ -130,3 +130,11 @@ def test_task_text_is_escaped(page):
     body = page().content.decode()
     assert "<script>alert(1)</script>" not in body
     assert "&lt;script&gt;alert(1)&lt;/script&gt; refund" in body
+
+
+def test_column_headers_sort_and_keep_the_filters(page):
+    TraceFactory(task="few", agent_name="support", span_count=2)
+    TraceFactory(task="many", agent_name="support", span_count=40)
+    body = page(agent_name="support").content.decode()
+    assert 'href="?agent_name=support&amp;sort=-span_count"' in body
+    assert tasks(page(agent_name="support", sort="-span_count")) == ["many", "few"]
