@@ -85,6 +85,8 @@ def test_judgments_verdicts_and_review_items_are_listed(logged_in):
     assert "Refund was never confirmed." in body
     assert "disputed" in body and "Judge passes disagree" in body
     assert refund_span.span_id in response.context["highlight_span_ids"]
+    assert f'href="/reviews/items/{trace.review_items.get().pk}/"' in body
+    assert f'href="/judges/runs/{judgment.run_id}/"' in body
     assert f'is-highlighted" id="span-{refund_span.span_id}"' in body
 
 
