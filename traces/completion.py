@@ -6,23 +6,30 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from traces.models import Trace
 from traces.signals import trace_completed
 
+# A trace whose root never arrives (its parent lives in a service that does not export here)
+# is still judged, after this many settle times without a new span.
+ROOTLESS_SETTLE_FACTOR = 10
+
 
 def traces_settled_ids(*, limit: int = 500, now=None) -> list[int]:
-    """Traces whose root span arrived and ended, with no span for TRACE_SETTLE_SECONDS."""
+    """Traces whose root span arrived and ended, with no span for TRACE_SETTLE_SECONDS
+    (or, without a root, for ROOTLESS_SETTLE_FACTOR times as long)."""
     now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.TRACE_SETTLE_SECONDS)
+    settle = settings.TRACE_SETTLE_SECONDS
+    cutoff = now - timedelta(seconds=settle)
+    rootless_cutoff = now - timedelta(seconds=settle * ROOTLESS_SETTLE_FACTOR)
     return list(
-        Trace.objects.filter(
-            completed_at__isnull=True,
-            last_span_received_at__lte=cutoff,
-            ended_at__isnull=False,
+        Trace.objects.filter(completed_at__isnull=True, last_span_received_at__lte=cutoff)
+        .filter(
+            (Q(ended_at__isnull=False) & ~Q(root_span_id=""))
+            | Q(last_span_received_at__lte=rootless_cutoff)
         )
-        .exclude(root_span_id="")
         .order_by("last_span_received_at")
         .values_list("pk", flat=True)[:limit]
     )

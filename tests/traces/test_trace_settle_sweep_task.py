@@ -80,7 +80,7 @@ def test_trace_still_receiving_spans_waits(received, settings):
 
 def test_trace_without_its_root_waits(received, settings):
     # given only a child span arrived (its parent is not stored)
-    settings.TRACE_SETTLE_SECONDS = 1
+    settings.TRACE_SETTLE_SECONDS = 30
     orphan = {
         "trace_id": "c" * 32,
         "name": "get_order_status",
@@ -94,3 +94,19 @@ def test_trace_without_its_root_waits(received, settings):
     # when / then
     assert trace_settle_sweep_task() == 0
     assert received == []
+
+
+def test_trace_without_its_root_completes_after_ten_settle_times(received, settings):
+    settings.TRACE_SETTLE_SECONDS = 30
+    orphan = {
+        "trace_id": "d" * 32,
+        "name": "get_order_status",
+        "type": "tool",
+        "parent_span_id": "00f067aa0ba902b7",
+    }
+    trace = ingest_span_tree(ProjectFactory(), orphan)
+    age(trace, 299)
+    assert trace_settle_sweep_task() == 0
+    age(trace, 301)
+    assert trace_settle_sweep_task() == 1
+    assert received == [trace.pk]
