@@ -30,6 +30,7 @@ def test_queue_page_query_count_does_not_grow_with_rows(client, annotator):
     ReviewItemFactory.create_batch(3, queue=queue)
     client.force_login(annotator)
     url = reverse("reviews:queue_detail", args=[queue.pk])
+    client.get(url)  # agreement is computed once, then cached until answers change
     with CaptureQueriesContext(connection) as few:
         assert client.get(url).status_code == 200
     ReviewItemFactory.create_batch(30, queue=queue, claimed_by=UserFactory(roles=[ANNOTATOR]))
@@ -116,3 +117,22 @@ def test_start_with_the_most_urgent_queue(client, annotator):
     assert html.index("Urgent") < html.index("Calm")
     response = client.post(reverse("reviews:claim_any"))
     assert response.url == reverse("reviews:item_detail", args=[item.pk])
+
+
+def test_agreement_on_the_page_follows_new_and_undone_answers(client, annotator):
+    from django.utils import timezone
+
+    queue = QueueFactory(name="Overlap", annotators_per_item=2)
+    other = UserFactory(roles=[ANNOTATOR])
+    client.force_login(annotator)
+    url = reverse("reviews:queue_detail", args=[queue.pk])
+    for a, b in [(1, 1), (0, 0), (1, 0)]:
+        item = ReviewItemFactory(queue=queue)
+        Annotation.objects.create(item=item, annotator=annotator, score=a)
+        last = Annotation.objects.create(item=item, annotator=other, score=b)
+    html = client.get(url).content.decode()
+    assert "(3 items, 2 people)" in html
+    last.undone_at = timezone.now()
+    last.save()
+    html = client.get(url).content.decode()
+    assert "(2 items, 2 people)" in html
