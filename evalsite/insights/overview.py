@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from django.conf import settings
 from django.core.cache import caches
@@ -62,6 +63,18 @@ def overview_snapshot_refresh() -> dict:
     snapshot = overview_snapshot_build()
     _cache().set(_key(), snapshot, timeout=None)
     return snapshot
+
+
+@contextmanager
+def overview_refresh_lock(timeout: int):
+    """Yield True to the one caller that may rebuild now; the lock expires if a worker dies."""
+    key = f"{_key()}:lock"
+    acquired = _cache().add(key, "1", timeout=timeout)
+    try:
+        yield acquired
+    finally:
+        if acquired:
+            _cache().delete(key)
 
 
 def overview_snapshot_clear() -> None:

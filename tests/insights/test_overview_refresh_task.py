@@ -34,3 +34,15 @@ def test_an_old_snapshot_is_rebuilt_by_the_page(settings, monkeypatch):
     later = timezone.now() + dt.timedelta(seconds=settings.INSIGHTS_SNAPSHOT_MAX_AGE + 1)
     monkeypatch.setattr(overview.timezone, "now", lambda: later)
     assert verdict_count(overview_snapshot_get()) == 2
+
+
+def test_a_refresh_already_running_is_not_started_twice():
+    VerdictFactory(status="agreed", score=1.0)
+    insights_overview_refresh_task()
+    VerdictFactory(status="agreed", score=0.0)
+    with overview.overview_refresh_lock(60) as acquired:
+        assert acquired
+        insights_overview_refresh_task()  # skipped: another build holds the lock
+    assert verdict_count(overview_snapshot_get()) == 1
+    insights_overview_refresh_task()
+    assert verdict_count(overview_snapshot_get()) == 2
