@@ -87,7 +87,8 @@ def queue_agreement(queue) -> Agreement:
 def queue_agreement_cached(queue) -> Agreement:
     """queue_agreement, recomputed only after someone answers or undoes (two index lookups)."""
     fingerprint = Annotation.objects.aggregate(last=Max("id"), undone=Max("undone_at"))
-    key = "reviews:agreement:{}:{last}:{undone}".format(queue.pk, **fingerprint)
+    undone = fingerprint["undone"].timestamp() if fingerprint["undone"] else 0
+    key = f"reviews:agreement:{queue.pk}:{fingerprint['last']}:{undone}"
     found = cache.get(key)
     if found is None:
         found = queue_agreement(queue)
