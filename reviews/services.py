@@ -1,5 +1,6 @@
 """Writes for the review queue: enqueue, claim, resolve, undo, adjudicate. Reads: selectors.py."""
 
+import logging
 import math
 import random
 import time
@@ -13,6 +14,7 @@ from django.utils import timezone
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from evalsite.api import ApplicationError
 from judges.models import ScoreType
+from judges.trajectory.redflags import red_flags_ensure
 from reviews.access import review_items_visible
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 from reviews.models import (
@@ -26,6 +28,8 @@ from reviews.models import (
     ReviewStatus,
 )
 from reviews.signals import review_item_promoted
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_NAME = "Default"
 LOCK_SECONDS = getattr(settings, "REVIEW_LOCK_SECONDS", 15 * 60)
@@ -73,7 +77,7 @@ def review_item_enqueue(
     queue = queue or queue_for_rubric(rubric, trace.project)
     try:
         with transaction.atomic():
-            return ReviewItem.objects.create(
+            item = ReviewItem.objects.create(
                 queue=queue,
                 trace=trace,
                 verdict=verdict,
@@ -85,6 +89,18 @@ def review_item_enqueue(
     except IntegrityError:
         # Lost a race with another writer: the row it made is the one we wanted.
         return ReviewItem.objects.get(trace=trace, rubric_version=rubric_version, reason=reason)
+    _red_flags_prepare(trace)
+    return item
+
+
+def _red_flags_prepare(trace) -> None:
+    """Store the trace's red flags now so the item page only reads them."""
+    try:
+        with transaction.atomic():
+            red_flags_ensure(trace)
+    except Exception:
+        # Red flags are advice for the reviewer; a detector fault must not lose the item.
+        logger.exception("red flags for trace %s could not be computed", trace.pk)
 
 
 # --- Claim ----------------------------------------------------------------------------------

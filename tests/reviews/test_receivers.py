@@ -44,3 +44,22 @@ def test_agreed_verdicts_are_sampled_at_the_queue_audit_rate(rate, status, queue
     QueueFactory(name="Audit", rubric=verdict.rubric_version.rubric, audit_sample_rate=rate)
     verdict_written.send(sender=None, verdict=verdict)
     assert ReviewItem.objects.filter(reason=ReviewReason.AUDIT_SAMPLE).count() == queued
+
+
+def test_queued_items_come_with_their_trace_red_flags():
+    from judges.models import RedFlag
+    from tests.factories import SpanFactory
+
+    verdict = VerdictFactory()
+    for position in range(3):
+        SpanFactory(
+            trace=verdict.trace,
+            name="search_flights",
+            tool_name="search_flights",
+            input={"from": "LIS", "to": "BER", "date": "2026-03-14"},
+            output={"flights": []},
+            position=position,
+        )
+    verdict_needs_review.send(sender=None, verdict=verdict, reasons=["red_flag"])
+    kinds = set(RedFlag.objects.filter(trace=verdict.trace).values_list("kind", flat=True))
+    assert RedFlag.Kind.LOOP in kinds
