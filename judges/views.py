@@ -9,10 +9,10 @@ from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from evalsite.api import ApplicationError
 from judges import selectors
 from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm
-from judges.models import JudgeRun, JudgeRunStatus, Rubric
+from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Rubric
 from judges.prompts import prompt_render
 from judges.rubrics import RubricTemplateError, rubric_version_create
-from judges.services import judge_run_cancel, judge_run_start
+from judges.services import DEFAULT_CONFIG_NAME, judge_run_cancel, judge_run_start
 from traces.models import Trace
 
 PREVIEW_TRACE_CHOICES = 30
@@ -127,7 +127,9 @@ def run_list(request):
 
 @require_role(CURATOR)
 def run_new(request):
-    form = JudgeRunForm(request.POST or None, initial={"sample_rate": 1.0})
+    default_config = JudgeConfig.objects.filter(name=DEFAULT_CONFIG_NAME).first()
+    initial = {"sample_rate": 1.0, "config": default_config}
+    form = JudgeRunForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         if data["trace_ids"]:
