@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 
 from django.conf import settings
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDay
+from django.utils import timezone
 
 from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
 from judges.models import Judgment
 
 PER_MILLION = 1_000_000
+WINDOW = dt.timedelta(days=90)
 
 
 def judge_cost_rows() -> list[dict]:
     """Per day, rubric and model: calls, tokens, money, and the two kinds of caching saved."""
     rows = (
-        Judgment.objects.filter(completed_at__isnull=False)
+        Judgment.objects.filter(completed_at__gte=timezone.now() - WINDOW)
         .annotate(day=TruncDay("completed_at"))
         .values("day", "rubric_version__rubric__name", "config__model")
         .annotate(
@@ -123,7 +126,7 @@ def judge_cost_chart() -> Chart:
     saved_total = sum(r["request_cache_saved_usd"] + r["prompt_cache_saved_usd"] for r in rows)
     return Chart(
         key="judge_cost",
-        title="Judging cost per day, rubric and model",
+        title="Judging cost per day, rubric and model (last 90 days)",
         columns=COLUMNS,
         rows=table,
         figure=figure,

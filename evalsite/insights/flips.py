@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db.models import Count, F, FloatField, Max, Min, OuterRef, Q, Subquery
 from django.db.models.functions import TruncWeek
+from django.utils import timezone
 
 from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
 from evalsite.insights.stats import wilson_interval
@@ -11,6 +14,8 @@ from judges.models import Judgment, ParseStatus, Verdict, VerdictStatus
 
 # Two passes at temperature 0 disagree this often in published judge studies.
 EXPECTED_BAND = (0.10, 0.15)
+# The chart covers recent weeks, so its cost does not grow with the years of history.
+WINDOW = dt.timedelta(weeks=26)
 
 
 def judge_version_label(rubric: str, number: int, model: str) -> str:
@@ -30,7 +35,8 @@ def flip_rate_weekly_rows() -> list[dict]:
         .annotate(spread=Max("score") - Min("score"), scored=Count("id"))
     )
     rows = (
-        Verdict.objects.exclude(status=VerdictStatus.FAILED)
+        Verdict.objects.filter(created_at__gte=timezone.now() - WINDOW)
+        .exclude(status=VerdictStatus.FAILED)
         .annotate(
             spread=Subquery(spread.values("spread"), output_field=FloatField()),
             scored=Subquery(spread.values("scored")),
@@ -124,7 +130,7 @@ def flip_rate_chart() -> Chart:
         }
     return Chart(
         key="flip_rate",
-        title="Judge flip rate per version, weekly",
+        title="Judge flip rate per version, weekly (last 26 weeks)",
         columns=columns,
         rows=table,
         figure=figure,

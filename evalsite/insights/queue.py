@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Q
 from django.db.models.functions import TruncDay
+from django.utils import timezone
 
 from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
 from reviews.models import Annotation, ReviewItem, ReviewStatus
+
+WINDOW = dt.timedelta(days=90)
 
 
 def queue_backlog_chart() -> Chart:
@@ -44,14 +49,16 @@ def queue_backlog_chart() -> Chart:
 
 
 def queue_flow_rows() -> list[dict]:
-    """Per day: items queued, items resolved, and mean hours from queued to resolved."""
+    """Per day of the last 90: items queued, items resolved, mean hours from queued to resolved."""
+    since = timezone.now() - WINDOW
     arrivals = (
-        ReviewItem.objects.annotate(day=TruncDay("created_at"))
+        ReviewItem.objects.filter(created_at__gte=since)
+        .annotate(day=TruncDay("created_at"))
         .values("day")
         .annotate(n=Count("id"))
     )
     resolutions = (
-        ReviewItem.objects.filter(resolved_at__isnull=False)
+        ReviewItem.objects.filter(resolved_at__gte=since)
         .annotate(
             day=TruncDay("resolved_at"),
             wait=ExpressionWrapper(
@@ -105,7 +112,7 @@ def queue_flow_chart() -> Chart:
         }
     return Chart(
         key="queue_flow",
-        title="Arrivals vs resolutions per day",
+        title="Arrivals vs resolutions per day (last 90 days)",
         columns=columns,
         rows=table,
         figure=figure,

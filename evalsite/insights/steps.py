@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
 from django.db.models.functions import Coalesce, TruncWeek
+from django.utils import timezone
 
 from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
 from judges.models import RedFlag
@@ -11,12 +14,15 @@ from traces.models import Span, SpanKind, SpanStatus, Trace
 
 # A step fails when its tool/agent call errored or a trajectory red flag fired on it.
 STEP_FAILED = Q(status=SpanStatus.ERROR) | Q(red_flags__isnull=False)
+WINDOW = dt.timedelta(weeks=26)
 
 
 def component_week_rows() -> list[dict]:
     """Per component and week: steps, failed steps and accuracy (1 - failed share)."""
     rows = (
-        Span.objects.filter(kind__in=[SpanKind.TOOL, SpanKind.AGENT], started_at__isnull=False)
+        Span.objects.filter(
+            kind__in=[SpanKind.TOOL, SpanKind.AGENT], started_at__gte=timezone.now() - WINDOW
+        )
         .exclude(component="")
         .annotate(week=TruncWeek("started_at"))
         .values("component", "week")
@@ -86,7 +92,7 @@ def component_accuracy_chart() -> Chart:
         }
     return Chart(
         key="component_accuracy",
-        title="Component accuracy per week",
+        title="Component accuracy per week (last 26 weeks)",
         columns=columns,
         rows=table,
         figure=figure,

@@ -4,12 +4,15 @@ import datetime as dt
 from decimal import Decimal
 
 import pytest
+from django.utils import timezone
 
 from evalsite.insights.cost import judge_cost_chart, judge_cost_rows
 from tests.factories import JudgeConfigFactory, JudgeRunFactory, JudgmentFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db
-DAY = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC)
+# A recent day at 09:00 UTC, inside the charts' window.
+DAY = (timezone.now() - dt.timedelta(days=30)).replace(hour=9, minute=0, second=0, microsecond=0)
+NEXT_DAY = DAY + dt.timedelta(days=1)
 
 
 def call(run, *, cost, cached=False, cache_read=0, when=DAY):
@@ -30,10 +33,10 @@ def test_tokens_money_and_savings_per_day_rubric_and_model():
     call(run, cost="0.010000")
     call(run, cost="0.020000", cache_read=2000)
     call(run, cost="0", cached=True)
-    call(run, cost="0.010000", when=DAY + dt.timedelta(days=1))
+    call(run, cost="0.010000", when=NEXT_DAY)
     rows = judge_cost_rows()
     first = rows[0]
-    assert (first["day"], first["calls"], first["cached_calls"]) == ("2026-11-02", 3, 1)
+    assert (first["day"], first["calls"], first["cached_calls"]) == (DAY.date().isoformat(), 3, 1)
     assert first["input_tokens"] == 3000 and first["output_tokens"] == 300
     assert first["cost_usd"] == pytest.approx(0.03)
     # the cache hit would have cost the mean paid call of its day: 0.03 / 2

@@ -76,3 +76,12 @@ def test_weeks_and_versions_are_kept_apart():
     assert len(chart.figure["data"]) == 2  # one line per judge version
     assert chart.figure["layout"]["shapes"][0]["y0"] == 0.10
     assert chart.figure["layout"]["shapes"][0]["y1"] == 0.15
+
+
+def test_verdicts_older_than_the_window_are_left_out():
+    run = JudgeRunFactory()
+    old = judged(run, [1.0, 0.0])
+    Verdict.objects.filter(pk=old.pk).update(created_at=timezone.now() - dt.timedelta(weeks=30))
+    judged(run, [1.0, 1.0])
+    [row] = flip_rate_weekly_rows()
+    assert (row["verdicts"], row["flips"]) == (1, 0)

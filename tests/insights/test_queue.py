@@ -3,13 +3,16 @@
 import datetime as dt
 
 import pytest
+from django.utils import timezone
 
 from evalsite.insights.queue import annotator_rows, queue_backlog_chart, queue_flow_rows
 from reviews.models import Annotation, ReviewItem
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
-DAY = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC)
+# A recent day at 09:00 UTC, inside the charts' window.
+DAY = (timezone.now() - dt.timedelta(days=30)).replace(hour=9, minute=0, second=0, microsecond=0)
+NEXT_DAY = DAY + dt.timedelta(days=1)
 
 
 def item_at(created, resolved=None, **extra):
@@ -23,16 +26,16 @@ def item_at(created, resolved=None, **extra):
 def test_arrivals_resolutions_and_mean_hours_per_day():
     item_at(DAY, DAY + dt.timedelta(hours=2))
     item_at(DAY, DAY + dt.timedelta(hours=4))
-    item_at(DAY + dt.timedelta(days=1))
+    item_at(NEXT_DAY)
     rows = {r["day"]: r for r in queue_flow_rows()}
-    assert rows["2026-11-02"] == {
-        "day": "2026-11-02",
+    assert rows[DAY.date().isoformat()] == {
+        "day": DAY.date().isoformat(),
         "arrivals": 2,
         "resolutions": 2,
         "hours": 3.0,
     }
-    assert rows["2026-11-03"]["arrivals"] == 1
-    assert rows["2026-11-03"]["resolutions"] == 0
+    assert rows[NEXT_DAY.date().isoformat()]["arrivals"] == 1
+    assert rows[NEXT_DAY.date().isoformat()]["resolutions"] == 0
 
 
 def test_backlog_counts_open_items_per_queue_and_reason():

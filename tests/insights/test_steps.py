@@ -3,6 +3,7 @@
 import datetime as dt
 
 import pytest
+from django.utils import timezone
 
 from evalsite.insights.steps import (
     component_week_rows,
@@ -14,7 +15,10 @@ from judges.models import RedFlag
 from tests.factories import SpanFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db
-WEEK = dt.datetime(2026, 11, 2, 9, 0, tzinfo=dt.UTC)  # a Monday
+# A recent Monday at 09:00 UTC, inside the chart's window.
+_AGO = timezone.now() - dt.timedelta(weeks=4)
+WEEK = (_AGO - dt.timedelta(days=_AGO.weekday())).replace(hour=9, minute=0, second=0, microsecond=0)
+NEXT_WEEK = WEEK + dt.timedelta(days=7)
 
 
 def trajectory(tools, *, failed=(), flagged=(), when=WEEK):
@@ -39,12 +43,13 @@ def trajectory(tools, *, failed=(), flagged=(), when=WEEK):
 def test_component_accuracy_counts_errored_and_flagged_steps_once():
     trajectory(["search_flights", "book_flight"], failed={1})
     trajectory(["search_flights", "book_flight"], flagged={0})
-    trajectory(["search_flights", "book_flight"], when=WEEK + dt.timedelta(days=7))
+    trajectory(["search_flights", "book_flight"], when=NEXT_WEEK)
     rows = {(r["component"], r["week"]): r for r in component_week_rows()}
-    assert rows[("tool:search_flights", "2026-11-02")]["steps"] == 2
-    assert rows[("tool:search_flights", "2026-11-02")]["failed"] == 1  # two flags, one step
-    assert rows[("tool:book_flight", "2026-11-02")]["accuracy"] == pytest.approx(0.5)
-    assert rows[("tool:book_flight", "2026-11-09")]["accuracy"] == pytest.approx(1.0)
+    week, next_week = WEEK.date().isoformat(), NEXT_WEEK.date().isoformat()
+    assert rows[("tool:search_flights", week)]["steps"] == 2
+    assert rows[("tool:search_flights", week)]["failed"] == 1  # two flags, one step
+    assert rows[("tool:book_flight", week)]["accuracy"] == pytest.approx(0.5)
+    assert rows[("tool:book_flight", next_week)]["accuracy"] == pytest.approx(1.0)
 
 
 def test_step_success_rate_and_observed_clean_runs_by_length():
