@@ -51,3 +51,21 @@ def test_chart_csv_downloads_from_the_page(new_page, annotator, process_local_in
     assert download.suggested_filename == "flip_rate.csv"
     with open(download.path()) as handle:
         assert handle.readline().startswith("week,judge_version,verdicts,flips")
+
+
+def test_curator_reaches_a_judge_versions_matrix_in_one_click(
+    new_page, curator, process_local_insights_cache
+):
+    from judges.calibration import judge_calibration_update
+    from tests.factories import JudgeRunFactory
+
+    run = JudgeRunFactory()
+    judge_calibration_update(run.rubric_version, run.config, [(1.0, 1.0), (0.0, 0.0)] * 15)
+    page = new_page()
+    login_as(page, curator)
+    page.goto("/")
+    page.click("nav.mainnav >> text=Calibration")
+    page.click("text=Matrix and disagreements")
+    assert page.locator("#calibration-status").inner_text() == "approved"
+    assert page.locator("#confusion-matrix").is_visible()
+    assert page.console_errors == []
