@@ -2,6 +2,7 @@
 review items, verdicts, task search and sort."""
 
 import django_filters
+from django import forms
 from django.db.models import Exists, OuterRef
 
 from traces.models import Project, Trace
@@ -30,6 +31,9 @@ SORT_CHOICES = [
 ]
 
 
+DATE_INPUT = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
 def _related_model(name: str):
     return Trace._meta.get_field(name).related_model
 
@@ -42,13 +46,13 @@ class TraceFilter(django_filters.FilterSet):
     agent_version = django_filters.CharFilter(label="Version")
     task_type = django_filters.CharFilter(label="Task type")
     status = django_filters.ChoiceFilter(
-        choices=STATUS_CHOICES, method="filter_status", empty_label="Any"
+        choices=STATUS_CHOICES, method="filter_status", empty_label="Any", label="Status"
     )
     started_after = django_filters.DateFilter(
-        field_name="started_at", lookup_expr="date__gte", label="From"
+        field_name="started_at", lookup_expr="date__gte", label="From", widget=DATE_INPUT
     )
     started_before = django_filters.DateFilter(
-        field_name="started_at", lookup_expr="date__lte", label="To"
+        field_name="started_at", lookup_expr="date__lte", label="To", widget=DATE_INPUT
     )
     has_review_item = django_filters.ChoiceFilter(
         choices=[("true", "Yes"), ("false", "No")],
@@ -57,11 +61,11 @@ class TraceFilter(django_filters.FilterSet):
         empty_label="Any",
     )
     verdict = django_filters.ChoiceFilter(
-        choices=VERDICT_CHOICES, method="filter_verdict", empty_label="Any"
+        choices=VERDICT_CHOICES, method="filter_verdict", empty_label="Any", label="Verdict"
     )
     q = django_filters.CharFilter(field_name="task", lookup_expr="icontains", label="Search task")
     sort = django_filters.ChoiceFilter(
-        choices=SORT_CHOICES, method="filter_sort", empty_label="Newest first"
+        choices=SORT_CHOICES, method="filter_sort", empty_label="Newest first", label="Sort"
     )
 
     class Meta:

@@ -29,7 +29,7 @@ def test_trace_page_draws_the_waterfall_and_folds_the_tree(new_page, annotator):
     assert page.locator("#trace-waterfall g.point").count() == 4
     # the markup shows as text and never runs
     lookup = page.locator(".span-node.kind-tool").first
-    assert XSS in lookup.locator("pre.json").last.inner_text()
+    assert XSS in lookup.locator(".span-body > .span-io").last.inner_text()
     assert page.locator("img[src=x]").count() == 0
     assert dialogs == []
     # the error span is marked
