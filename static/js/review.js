@@ -28,7 +28,8 @@
   function pickScore(key) {
     if (!form) return false;
     const radio = form.querySelector('input[name=score][data-key="' + key + '"]');
-    if (radio) { radio.checked = true; radio.focus(); return true; }
+    // Not focused: arrow keys then keep meaning next/previous item, not "next radio".
+    if (radio) { radio.checked = true; return true; }
     return false;
   }
 
@@ -42,7 +43,10 @@
       else if (typing(event.target)) event.target.blur();
       return;
     }
-    if (typing(event.target) && event.target.type !== "radio" && event.target.type !== "checkbox") return;
+    const choice = event.target.type === "radio" || event.target.type === "checkbox";
+    if (typing(event.target) && !choice) return;
+    // A focused radio group keeps the browser's own arrow-key behaviour.
+    if (event.target.type === "radio" && event.key.startsWith("Arrow")) return;
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     let handled = true;
     switch (event.key) {

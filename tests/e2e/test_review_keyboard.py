@@ -50,3 +50,37 @@ def test_annotator_works_three_items_with_the_keyboard_only(new_page, annotator)
     assert answers[2].explanation == "Checked item 3 step by step."
     assert queue.items.filter(status=ReviewStatus.RESOLVED).count() == 3
     assert page.console_errors == []
+
+
+def test_arrow_keys_skip_and_go_back_to_the_previous_answer(new_page, annotator):
+    queue = QueueFactory(name="Coding agents")
+    first, second = (
+        ReviewItemFactory(queue=queue, trace=TraceFactory(task=task)) for task in TASKS[:2]
+    )
+    page = new_page()
+    login_as(page, annotator)
+    page.console_errors.clear()
+    page.goto(f"/reviews/queues/{queue.pk}/")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.url.endswith(f"/reviews/items/{first.pk}/")
+    page.keyboard.press("1")
+    with page.expect_navigation():
+        page.keyboard.press("Control+Enter")
+    assert page.url.endswith(f"/reviews/items/{second.pk}/")
+    # Left goes back to the answer just given, where it can be undone with u
+    with page.expect_navigation():
+        page.keyboard.press("ArrowLeft")
+    assert page.url.endswith(f"/reviews/items/{first.pk}/")
+    with page.expect_navigation():
+        page.keyboard.press("u")
+    first.refresh_from_db()
+    assert first.status == ReviewStatus.OPEN
+    assert first.claimed_by == annotator
+    assert "open again for your answer" in page.inner_text("body")
+    # Right skips the reopened item and returns to the one still held
+    with page.expect_navigation():
+        page.keyboard.press("ArrowRight")
+    assert page.url.endswith(f"/reviews/items/{second.pk}/")
+    assert first.skips.filter(user=annotator).exists()
+    assert page.console_errors == []
