@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections import defaultdict
 
-from django.db.models import Count, F, FloatField, Max, Min, OuterRef, Q, Subquery
+from django.db.models import Count, FloatField, Max, Min, OuterRef, Subquery
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
@@ -24,6 +25,8 @@ def judge_version_label(rubric: str, number: int, model: str) -> str:
 
 def flip_rate_weekly_rows() -> list[dict]:
     """Per judge version and week: verdicts with two or more scored passes, and flips."""
+    # The gap between the scored passes of the verdict's run and trace; NULL with fewer than
+    # two scored passes. Grouped on (it takes few values), so the database computes it once.
     spread = (
         Judgment.objects.filter(
             run_id=OuterRef("run_id"),
@@ -32,43 +35,48 @@ def flip_rate_weekly_rows() -> list[dict]:
             score__isnull=False,
         )
         .values("run_id")
-        .annotate(spread=Max("score") - Min("score"), scored=Count("id"))
+        .annotate(scored=Count("id"), spread=Max("score") - Min("score"))
+        .filter(scored__gte=2)
+        .values("spread")
     )
-    rows = (
+    groups = (
         Verdict.objects.filter(created_at__gte=timezone.now() - WINDOW)
         .exclude(status=VerdictStatus.FAILED)
-        .annotate(
-            spread=Subquery(spread.values("spread"), output_field=FloatField()),
-            scored=Subquery(spread.values("scored")),
-            week=TruncWeek("created_at"),
-        )
-        .filter(scored__gte=2)
+        .annotate(spread=Subquery(spread, output_field=FloatField()), week=TruncWeek("created_at"))
         .values(
             "week",
             "rubric_version__rubric__name",
             "rubric_version__number",
             "config__model",
+            "config__tolerance",
+            "spread",
         )
-        .annotate(
-            verdicts=Count("id"),
-            flips=Count("id", filter=Q(spread__gt=F("config__tolerance"))),
-        )
-        .order_by("week", "rubric_version__rubric__name", "rubric_version__number")
+        .annotate(n=Count("id"))
     )
+    counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
+    for group in groups:
+        if group["spread"] is None:
+            continue
+        key = (
+            plain(group["week"]),
+            judge_version_label(
+                group["rubric_version__rubric__name"],
+                group["rubric_version__number"],
+                group["config__model"],
+            ),
+        )
+        counts[key][0] += group["n"]
+        counts[key][1] += group["n"] if group["spread"] > group["config__tolerance"] else 0
     out = []
-    for row in rows:
-        low, high = wilson_interval(row["flips"], row["verdicts"])
+    for (week, version), (verdicts, flips) in sorted(counts.items()):
+        low, high = wilson_interval(flips, verdicts)
         out.append(
             {
-                "week": plain(row["week"]),
-                "judge_version": judge_version_label(
-                    row["rubric_version__rubric__name"],
-                    row["rubric_version__number"],
-                    row["config__model"],
-                ),
-                "verdicts": row["verdicts"],
-                "flips": row["flips"],
-                "flip_rate": row["flips"] / row["verdicts"],
+                "week": week,
+                "judge_version": version,
+                "verdicts": verdicts,
+                "flips": flips,
+                "flip_rate": flips / verdicts,
                 "ci_low": low,
                 "ci_high": high,
             }
