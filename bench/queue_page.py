@@ -89,7 +89,7 @@ def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
     queue = Queue.objects.create(name="Bench tool calls", rubric=rubric, annotators_per_item=2)
     people = [UserFactory(username=f"bench-reviewer-{i}", roles=["annotator"]) for i in range(2)]
     started = time.perf_counter()
-    trace_ids: list[int] = []
+    tasks_by_id: dict[int, str] = {}
     for offset in range(0, n_traces, BATCH):
         batch = []
         for i in range(offset, min(offset + BATCH, n_traces)):
@@ -110,12 +110,14 @@ def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
                     span_count=4,
                 )
             )
-        trace_ids += [t.pk for t in Trace.objects.bulk_create(batch, batch_size=BATCH)]
-    chosen = rng.sample(trace_ids, n_items + SETTLED)
+        for trace in Trace.objects.bulk_create(batch, batch_size=BATCH):
+            tasks_by_id[trace.pk] = trace.task
+    chosen = rng.sample(sorted(tasks_by_id), n_items + SETTLED)
     items = [
         ReviewItem(
             queue=queue,
             trace_id=trace_id,
+            task_excerpt=tasks_by_id[trace_id][:500],
             rubric_version=version,
             reason=REASONS[index % len(REASONS)],
             priority=rng.choice([0, 0, 0, 1, 5]),

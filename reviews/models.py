@@ -58,6 +58,9 @@ class ReviewItem(models.Model):
     )
     reason = models.CharField(max_length=30, choices=ReviewReason.choices)
     detail = models.TextField(blank=True)
+    # The trace's task, copied at enqueue: the queue page lists and searches it without
+    # joining or scanning every trace.
+    task_excerpt = models.CharField(max_length=500, blank=True)
     status = models.CharField(
         max_length=20, choices=ReviewStatus.choices, default=ReviewStatus.OPEN
     )

@@ -53,7 +53,7 @@ def queue_items(queue, filters: dict, user):
     if filters.get("assigned") == "me":
         items = items.filter(assigned_to=user)
     if text := (filters.get("q") or "").strip():
-        items = items.filter(trace__task__icontains=text)
+        items = items.filter(task_excerpt__icontains=text)
     return items
 
 
@@ -82,7 +82,7 @@ def queue_items_page(items, page_number, per_page: int, *, searching: bool = Fal
 def queue_items_page_rows(items):
     """What the queue table shows per row, in claim order, without per-row queries."""
     return (
-        items.select_related("trace", "claimed_by", "assigned_to", "rubric_version__rubric")
+        items.select_related("claimed_by", "assigned_to", "rubric_version__rubric")
         .only(
             "pk",
             "reason",
@@ -92,10 +92,8 @@ def queue_items_page_rows(items):
             "lock_expires_at",
             "created_at",
             "resolved_score",
-            "trace__id",
-            "trace__task",
-            "trace__external_id",
-            "trace__agent_name",
+            "trace_id",
+            "task_excerpt",
             "claimed_by__username",
             "assigned_to__username",
             "rubric_version__number",

@@ -34,6 +34,7 @@ logger = logging.getLogger(__name__)
 DEFAULT_QUEUE_NAME = "Default"
 LOCK_SECONDS = getattr(settings, "REVIEW_LOCK_SECONDS", 15 * 60)
 UNDO_SECONDS = getattr(settings, "REVIEW_UNDO_SECONDS", 60)
+TASK_EXCERPT_CHARS = 500
 MAX_TAGS = 10
 MAX_TAG_CHARS = 60
 MAX_EXPLANATION_CHARS = 20_000
@@ -64,6 +65,11 @@ def queue_for_rubric(rubric, project=None) -> Queue:
     return queue
 
 
+def task_excerpt_of(trace) -> str:
+    """The start of the trace's task as the queue page shows and searches it."""
+    return " ".join((trace.task or "").split())[:TASK_EXCERPT_CHARS]
+
+
 def review_item_enqueue(
     *, trace, reason, verdict=None, rubric_version=None, detail="", priority=0, queue=None
 ) -> ReviewItem:
@@ -85,6 +91,7 @@ def review_item_enqueue(
                 reason=reason,
                 detail=detail,
                 priority=priority,
+                task_excerpt=task_excerpt_of(trace),
             )
     except IntegrityError:
         # Lost a race with another writer: the row it made is the one we wanted.

@@ -158,6 +158,7 @@ class ReviewItemFactory(factory.django.DjangoModelFactory):
     queue = factory.SubFactory(QueueFactory)
     trace = factory.SubFactory(TraceFactory)
     reason = ReviewReason.PASSES_DISAGREE
+    task_excerpt = factory.LazyAttribute(lambda item: item.trace.task[:500])
 
 
 class GoldenExampleFactory(factory.django.DjangoModelFactory):

@@ -19,6 +19,8 @@ def test_a_disputed_verdict_is_queued_once_per_reason():
     items = ReviewItem.objects.filter(trace=verdict.trace)
     assert sorted(items.values_list("reason", flat=True)) == ["passes_disagree", "red_flag"]
     assert items.first().queue.name == "Default"
+    # The queue page lists and searches the task without joining traces
+    assert items.first().task_excerpt == verdict.trace.task
 
 
 def test_a_rubric_queue_takes_its_rubrics_items():
