@@ -1,15 +1,17 @@
 """Review queue API: claim, resolve, adjudicate, skip, renew the lock, undo, flag a trace."""
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator, IsCurator
 from reviews.access import annotation_for_user, queue_for_user, review_item_for_action
+from reviews.forms import QueueFilterForm
 from reviews.models import Annotation, ReviewItem
-from reviews.selectors import queues_with_counts
+from reviews.selectors import queue_items, queue_items_page_rows, queues_with_counts
 from reviews.services import (
     annotation_undo,
     review_item_adjudicate,
@@ -89,6 +91,29 @@ class QueueListApi(APIView):
     @extend_schema(responses=QueueOut(many=True))
     def get(self, request):
         return Response(QueueOut(queues_with_counts(), many=True).data)
+
+
+class QueueItemsApi(APIView):
+    """The queue's items, filtered like the queue page (status, reason, claim, curator, q)."""
+
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(name, str, description=field.label or name)
+            for name, field in QueueFilterForm.base_fields.items()
+        ],
+        responses=ReviewItemOut(many=True),
+    )
+    def get(self, request, queue_id: int):
+        queue = queue_for_user(request.user, queue_id)
+        form = QueueFilterForm(request.query_params)
+        if not form.is_valid():
+            raise serializers.ValidationError(form.errors)
+        items = queue_items_page_rows(queue_items(queue, form.cleaned_data, request.user))
+        paginator = LimitOffsetPagination()
+        page = paginator.paginate_queryset(items, request, view=self)
+        return paginator.get_paginated_response(ReviewItemOut(page, many=True).data)
 
 
 class QueueClaimApi(APIView):

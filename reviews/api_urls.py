@@ -5,6 +5,11 @@ from reviews import api
 urlpatterns = [
     path("reviews/queues/", api.QueueListApi.as_view(), name="api-review-queues"),
     path(
+        "reviews/queues/<int:queue_id>/items/",
+        api.QueueItemsApi.as_view(),
+        name="api-review-queue-items",
+    ),
+    path(
         "reviews/queues/<int:queue_id>/claim/",
         api.QueueClaimApi.as_view(),
         name="api-review-claim",

@@ -118,3 +118,20 @@ def test_schema_lists_the_review_endpoints(client, annotator):
     client.force_login(annotator)
     schema = client.get("/api/schema/").content.decode()
     assert "/api/reviews/items/{item_id}/resolve/" in schema
+
+
+def test_queue_items_are_listed_with_the_page_filters(api_client_for, annotator, outsider):
+    queue = QueueFactory()
+    flagged = ReviewItemFactory(queue=queue, reason=ReviewReason.RED_FLAG)
+    ReviewItemFactory(queue=queue)
+    ReviewItemFactory(queue=queue, status=ReviewStatus.CLOSED)
+    api = api_client_for(annotator)
+    url = f"/api/reviews/queues/{queue.pk}/items/"
+    everything_open = api.get(url).json()
+    assert everything_open["count"] == 2
+    red = api.get(url, {"reason": "red_flag"}).json()
+    assert [row["id"] for row in red["results"]] == [flagged.pk]
+    bad = api.get(url, {"status": "nonsense"})
+    assert bad.status_code == 400
+    assert "status" in bad.json()["error"]["fields"]
+    assert api_client_for(outsider).get(url).status_code == 403

@@ -42,6 +42,7 @@ def disputed_item():
     JudgmentFactory(
         trace=trace, run=verdict.run, pass_index=1, score=0, explanation="Wrong passenger count.",
         cited_spans=[{"span_id": "aaaa000000000002"}],
+        criteria_results=[{"question": "Were both adults booked?", "met": False}],
     )  # fmt: skip
     RedFlag.objects.create(trace=trace, kind=RedFlag.Kind.LOOP, detail="search_trains called 3x")
     return ReviewItemFactory(
@@ -62,6 +63,7 @@ def test_item_page_shows_task_answer_tree_passes_and_red_flags(client, annotator
     assert "Book the 9:40 train from Lyon to Paris" in html
     assert "Booked the right train." in html and "Wrong passenger count." in html
     assert "search_trains called 3x" in html
+    assert "Were both adults booked?" in html
     assert 'id="span-aaaa000000000002"' in html
     # Both cited spans are highlighted in the tree
     assert html.count("is-highlighted") == 2
