@@ -11,7 +11,7 @@ from accounts.permissions import IsAnnotator, IsCurator
 from reviews.access import annotation_for_user, queue_for_user, review_item_for_action
 from reviews.forms import QueueFilterForm
 from reviews.models import Annotation, ReviewItem
-from reviews.selectors import queue_items, queue_items_page_rows, queues_with_counts
+from reviews.selectors import CLAIM_ORDER, queue_items, queues_with_counts
 from reviews.services import (
     annotation_undo,
     review_item_adjudicate,
@@ -110,7 +110,11 @@ class QueueItemsApi(APIView):
         form = QueueFilterForm(request.query_params)
         if not form.is_valid():
             raise serializers.ValidationError(form.errors)
-        items = queue_items_page_rows(queue_items(queue, form.cleaned_data, request.user))
+        items = (
+            queue_items(queue, form.cleaned_data, request.user)
+            .select_related("claimed_by")
+            .order_by(*CLAIM_ORDER)
+        )
         paginator = LimitOffsetPagination()
         page = paginator.paginate_queryset(items, request, view=self)
         return paginator.get_paginated_response(ReviewItemOut(page, many=True).data)

@@ -127,8 +127,17 @@ def test_queue_items_are_listed_with_the_page_filters(api_client_for, annotator,
     ReviewItemFactory(queue=queue, status=ReviewStatus.CLOSED)
     api = api_client_for(annotator)
     url = f"/api/reviews/queues/{queue.pk}/items/"
-    everything_open = api.get(url).json()
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    api.get(url)  # the token records its first use once
+    with CaptureQueriesContext(connection) as few:
+        everything_open = api.get(url).json()
     assert everything_open["count"] == 2
+    ReviewItemFactory.create_batch(5, queue=queue, claimed_by=annotator)
+    with CaptureQueriesContext(connection) as many:
+        assert api.get(url).json()["count"] == 7
+    assert len(many) == len(few)
     red = api.get(url, {"reason": "red_flag"}).json()
     assert [row["id"] for row in red["results"]] == [flagged.pk]
     bad = api.get(url, {"status": "nonsense"})
