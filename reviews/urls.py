@@ -17,5 +17,6 @@ urlpatterns = [
     path("items/<int:item_id>/flag/", items.item_flag, name="item_flag"),
     path("items/<int:item_id>/comment/", items.item_comment, name="item_comment"),
     path("items/<int:item_id>/heartbeat/", items.item_heartbeat, name="item_heartbeat"),
+    path("traces/<int:trace_id>/flag/", items.trace_flag, name="trace_flag"),
     path("annotations/<int:annotation_id>/undo/", items.item_undo, name="annotation_undo"),
 ]

@@ -3,7 +3,7 @@
 from django.conf import settings
 from django.contrib import messages
 from django.http import JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
@@ -20,10 +20,12 @@ from reviews.services import (
     review_item_claim_next,
     review_item_comment,
     review_item_flag,
+    review_item_flag_trace,
     review_item_lock_renew,
     review_item_resolve,
     review_item_skip,
 )
+from traces.models import Trace
 
 
 def _render_item(request, item, form=None, *, status=200, lock_error=""):
@@ -156,3 +158,15 @@ def item_undo(request, annotation_id: int):
         return redirect("reviews:item_detail", item_id=annotation.item_id)
     messages.success(request, f"Undone: item #{item.pk} is open again for your answer.")
     return redirect("reviews:item_detail", item_id=item.pk)
+
+
+@require_POST
+@require_role(ANNOTATOR)
+def trace_flag(request, trace_id: int):
+    """A "send to review" button anywhere a trace is shown; back to the trace page."""
+    trace = get_object_or_404(Trace, pk=trace_id)
+    form = FlagForm(request.POST)
+    note = form.cleaned_data["note"] if form.is_valid() else ""
+    item = review_item_flag_trace(trace=trace, user=request.user, note=note)
+    messages.success(request, f"Sent to the {item.queue.name} review queue as item #{item.pk}.")
+    return redirect("traces:detail", trace_id=trace.pk)

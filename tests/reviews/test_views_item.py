@@ -233,3 +233,19 @@ def test_item_page_query_count_does_not_grow_with_spans_or_flags(client, annotat
         html = client.get(url).content.decode()
     assert "step_19" in html
     assert len(many) == len(few)
+
+
+def test_a_person_sends_a_trace_to_review_from_any_page(client, annotator, outsider):
+    from reviews.models import ReviewItem, ReviewReason
+
+    trace = TraceFactory(task="Upgrade my seat to business on BA117")
+    url = reverse("reviews:trace_flag", args=[trace.pk])
+    client.force_login(outsider)
+    assert client.post(url, {"note": "x"}).status_code == 403
+    client.force_login(annotator)
+    response = client.post(url, {"note": "Charged twice for the upgrade."})
+    assert response.url == reverse("traces:detail", args=[trace.pk])
+    item = ReviewItem.objects.get(trace=trace)
+    assert item.reason == ReviewReason.FLAGGED
+    assert item.detail == "Charged twice for the upgrade."
+    assert item.task_excerpt == "Upgrade my seat to business on BA117"
