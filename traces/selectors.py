@@ -5,6 +5,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models.functions import Coalesce
+from django.shortcuts import get_object_or_404
+
+from traces.filters import TraceFilter
 from traces.models import Span, SpanStatus, Trace
 
 # Values longer than this are folded behind a one-line preview on the page.
@@ -150,23 +155,16 @@ def span_nodes_rows(nodes: list[SpanNode]) -> list[SpanRow]:
 
 def trace_get(trace_id: int) -> Trace:
     """One trace with its project, or 404."""
-    from django.shortcuts import get_object_or_404
-
     return get_object_or_404(Trace.objects.select_related("project"), pk=trace_id)
 
 
 def trace_list(params):
     """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
-    from traces.filters import TraceFilter
-
     return TraceFilter(params, queryset=trace_list_rows())
 
 
 def trace_list_rows():
     """Traces with their project, open review item count and verdicts, in constant queries."""
-    from django.db.models import Count, OuterRef, Prefetch, Subquery
-    from django.db.models.functions import Coalesce
-
     review_model = Trace._meta.get_field("review_items").related_model
     verdict_model = Trace._meta.get_field("verdicts").related_model
     open_items = (
