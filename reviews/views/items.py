@@ -5,6 +5,7 @@ from django.contrib import messages
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
@@ -31,7 +32,12 @@ from traces.models import Trace
 def _render_item(request, item, form=None, *, status=200, lock_error=""):
     page = review_item_page(item.pk, request.user)
     item = page.item
-    holds = item.claimed_by_id == request.user.pk and item.status == ReviewStatus.OPEN
+    holds = (
+        item.claimed_by_id == request.user.pk
+        and item.status == ReviewStatus.OPEN
+        and item.lock_expires_at is not None
+        and item.lock_expires_at > timezone.now()
+    )
     can_adjudicate = has_role(request.user, CURATOR) and item.status == ReviewStatus.OPEN
     previous = annotation_previous(request.user, item.queue, item.pk)
     review_config = {
