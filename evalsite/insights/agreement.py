@@ -22,6 +22,11 @@ def _resolved_items():
     )
 
 
+def _open_labelled_items():
+    """Resolved items outside the held-out golden set, whose agreement only curators see."""
+    return _resolved_items().exclude(trace__golden_examples__held_out=True)
+
+
 def _human_score(verdict_ref: str, trace_ref: str | None = None):
     items = _resolved_items().order_by("-resolved_at")
     if trace_ref:
@@ -37,7 +42,7 @@ def _blind(verdict_filter: dict):
 
 def judge_human_cells() -> list[dict]:
     """Counts of (judge score, human score) per judge version, source and blind mode."""
-    labelled = _resolved_items().values("verdict_id")
+    labelled = _open_labelled_items().values("verdict_id")
     verdict_cells = (
         Verdict.objects.filter(pk__in=labelled, score__isnull=False)
         .annotate(
@@ -49,7 +54,7 @@ def judge_human_cells() -> list[dict]:
     )
     pass_cells = (
         Judgment.objects.filter(
-            trace_id__in=_resolved_items().values("trace_id"),
+            trace_id__in=_open_labelled_items().values("trace_id"),
             parse_status=ParseStatus.OK,
             score__isnull=False,
         )
@@ -223,6 +228,7 @@ def judge_human_chart(resamples: int = 1000) -> Chart:
         note=(f"Matrices: {top}. " if top else "")
         + "Confusion of each pass and of the verdict against the person's resolution; "
         "Cohen's kappa (linear-weighted on ordinal scales) with a 95% bootstrap interval. "
-        "Labels made in blind mode are counted apart.",
+        "Labels made in blind mode are counted apart; held-out golden examples are reported "
+        "to curators only.",
         tables=tables,
     )

@@ -6,6 +6,7 @@ from sklearn.metrics import cohen_kappa_score
 from evalsite.insights.agreement import judge_human_agreement, judge_human_chart
 from reviews.models import Annotation, Queue, ReviewItem
 from tests.factories import (
+    GoldenExampleFactory,
     JudgeRunFactory,
     JudgmentFactory,
     RubricVersionFactory,
@@ -95,3 +96,13 @@ def test_open_items_and_unlabelled_verdicts_are_left_out():
     VerdictFactory(run=run, status="agreed", score=1.0)
     assert judge_human_agreement(resamples=10) == []
     assert judge_human_chart(resamples=10).figure["data"] == []
+
+
+def test_held_out_golden_traces_are_left_to_the_curator_report():
+    run = JudgeRunFactory()
+    resolved(run, [1.0, 1.0], 1.0, 1.0)
+    hidden = resolved(run, [1.0, 1.0], 1.0, 0.0)
+    GoldenExampleFactory(source_trace=hidden.trace, held_out=True)
+    results = by_source(judge_human_agreement(resamples=10))
+    assert results[("verdict", False)]["n"] == 1
+    assert results[("pass 1", False)]["n"] == 1
