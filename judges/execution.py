@@ -69,8 +69,9 @@ def retry_delay(attempt: int, exc: Exception | None = None) -> float:
 
 def _locked_passes(judgment: Judgment) -> list[Judgment]:
     # Every pass of (trace, run), locked in primary-key order so concurrent finishers queue up.
+    # of=("self",): the joined rubric version row is shared by the whole run and stays unlocked.
     return list(
-        Judgment.objects.select_for_update()
+        Judgment.objects.select_for_update(of=("self",))
         .select_related("rubric_version", "trace")
         .filter(trace_id=judgment.trace_id, run_id=judgment.run_id)
         .order_by("pk")
