@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import render
 
@@ -20,5 +21,6 @@ def overview(request):
             "built_at": snapshot["built_at"],
             "build_ms": snapshot["build_ms"],
             "is_curator": has_role(request.user, CURATOR),
+            "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
         },
     )
