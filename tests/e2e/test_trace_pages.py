@@ -35,6 +35,15 @@ def test_trace_page_draws_the_waterfall_and_folds_the_tree(new_page, annotator):
     # the error span is marked
     failing = page.locator(".span-node.is-error")
     assert failing.count() == 1 and "PaymentGatewayTimeout" in failing.inner_text()
+    # clicking the error bar in the waterfall brings its span into view, highlighted
+    # plotly's drag layer takes the pointer, so click where the bar is drawn
+    bar = page.locator("#trace-waterfall g.point path").nth(3)
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    highlighted = page.locator(".span-node.is-highlighted")
+    highlighted.wait_for()
+    assert "issue_refund" in highlighted.first.inner_text()
     # collapsing the root hides its children
     root_summary = page.locator(".span-tree > li > details > summary").first
     child = page.locator(".span-children > li").first
