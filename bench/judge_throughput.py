@@ -39,6 +39,11 @@ def _args():
         "--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
     )
     parser.add_argument("--port", type=int, default=8799)
+    parser.add_argument(
+        "--calibrating",
+        action="store_true",
+        help="judge with a version still in calibration (the default is an approved one)",
+    )
     return parser.parse_args()
 
 
@@ -98,7 +103,15 @@ def main() -> None:
     call_command("migrate", verbosity=0)
 
     from evalsite.celery import app
-    from judges.models import JudgeConfig, JudgeRun, Rubric, Verdict, VerdictStatus
+    from judges.calibration import judge_calibration_update
+    from judges.models import (
+        JudgeCalibration,
+        JudgeConfig,
+        JudgeRun,
+        Rubric,
+        Verdict,
+        VerdictStatus,
+    )
     from judges.services import judge_run_start
     from tests.judges import sample_traces
     from traces.models import Project, Trace
@@ -164,6 +177,10 @@ def main() -> None:
 
         version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
         config = JudgeConfig.objects.get(name="default")
+        JudgeCalibration.objects.filter(rubric_version=version, config=config).delete()
+        if not args.calibrating:
+            # Steady state: the judge version has passed calibration against people.
+            judge_calibration_update(version, config, [(1, 1), (0, 0)] * 15)
         cpu_before = {name: _cpu_seconds(p.pid) for name, p in zip(names, processes, strict=True)}
         started = time.monotonic()
         run = judge_run_start(rubric_version=version, config=config, traces=traces)
@@ -192,9 +209,11 @@ def main() -> None:
     disputed = verdicts.filter(status=VerdictStatus.DISPUTED).count()
     rate = judgments / elapsed
     serial = 1000 / max(1, args.latency_ms)
+    state = "calibrating" if args.calibrating else "approved"
     print(
         f"{judgments} judgments ({len(traces)} traces x {config.passes} passes) in {elapsed:.1f}s "
-        f"with {args.workers} workers x {args.concurrency} threads, {args.latency_ms} ms latency"
+        f"with {args.workers} workers x {args.concurrency} threads, {args.latency_ms} ms latency, "
+        f"{state} judge version"
     )
     print(f"throughput: {rate:.1f} judgments/s  (target {TARGET:.0f}: {rate / TARGET:.2f}x)")
     print(f"speed-up over one call at a time: {rate / serial:.1f}x")
