@@ -32,7 +32,10 @@ PAGE_SIZE = 50
 
 @require_role(ANNOTATOR)
 def queue_list(request):
-    return render(request, "reviews/queue_list.html", {"queues": queues_with_counts()})
+    queues = list(queues_with_counts())
+    for queue in queues:
+        queue.agreement = queue_agreement_cached(queue)
+    return render(request, "reviews/queue_list.html", {"queues": queues})
 
 
 @require_role(ANNOTATOR)

@@ -136,3 +136,16 @@ def test_agreement_on_the_page_follows_new_and_undone_answers(client, annotator)
     last.save()
     html = client.get(url).content.decode()
     assert "(2 items, 2 people)" in html
+
+
+def test_queue_list_shows_agreement_per_queue(client, annotator):
+    queue = QueueFactory(name="Overlap", annotators_per_item=2)
+    other = UserFactory(roles=[ANNOTATOR])
+    for a, b in [(1, 1), (0, 0), (1, 0), (0, 0)]:
+        item = ReviewItemFactory(queue=queue)
+        Annotation.objects.create(item=item, annotator=annotator, score=a)
+        Annotation.objects.create(item=item, annotator=other, score=b)
+    client.force_login(annotator)
+    html = client.get(reverse("reviews:queue_list")).content.decode()
+    assert "κ 0.50" in html
+    assert "(4 items)" in html
