@@ -67,9 +67,10 @@ class SpanNode:
         return FoldedText(value_as_text(self.span.output))
 
 
-def trace_spans_ordered(trace: Trace) -> list[Span]:
-    """All spans of a trace in display order (uses the (trace, position) index)."""
-    return list(trace.spans.order_by("position", "started_at", "pk"))
+def trace_spans_ordered(trace: Trace, limit: int | None = None) -> list[Span]:
+    """Spans of a trace in display order, the first `limit` if given ((trace, position) index)."""
+    spans = trace.spans.order_by("position", "started_at", "pk")
+    return list(spans[:limit] if limit is not None else spans)
 
 
 def span_parents(spans: list[Span]) -> dict[str, str]:

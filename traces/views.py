@@ -10,6 +10,8 @@ from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import project_for_ingest
 
 PAGE_SIZES = (25, 50, 100, 200)
+# Beyond this a page would weigh tens of megabytes; the API returns every span.
+TRACE_PAGE_MAX_SPANS = 5000
 
 
 @require_role(ANNOTATOR)
@@ -45,7 +47,7 @@ def trace_list(request):
 def trace_detail(request, trace_id: int):
     """One trace: task and answer, timeline, span tree, and what judges and people said."""
     trace = selectors.trace_get(trace_id)
-    spans = selectors.trace_spans_ordered(trace)
+    spans = selectors.trace_spans_ordered(trace, limit=TRACE_PAGE_MAX_SPANS)
     nodes = selectors.trace_span_nodes(trace, spans)
     judging = selectors.trace_judging(trace)
     highlight = selectors.trace_cited_span_ids(judging["judgments"])
@@ -57,6 +59,8 @@ def trace_detail(request, trace_id: int):
         {
             "trace": trace,
             "nodes": nodes,
+            "spans_shown": len(spans),
+            "spans_cut": len(spans) == TRACE_PAGE_MAX_SPANS and trace.span_count > len(spans),
             "highlight_span_ids": highlight,
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
             "trace_attributes_text": selectors.value_as_text(trace.attributes),

@@ -172,3 +172,13 @@ def test_a_2000_span_trace_renders_fast(logged_in):
     assert response.content.count(b'class="span-node') == 2000
     print(f"2000-span trace page: {cpu * 1000:.0f} ms CPU, {elapsed * 1000:.0f} ms wall")
     assert cpu < 0.5
+
+
+def test_a_huge_trace_shows_its_first_spans_and_says_so(logged_in, monkeypatch):
+    from traces import views
+
+    monkeypatch.setattr(views, "TRACE_PAGE_MAX_SPANS", 50)
+    trace = _big_trace(120)
+    response = logged_in.get(f"/traces/{trace.pk}/")
+    assert response.content.count(b'class="span-node') == 50
+    assert b"Showing the first 50 of 120 spans" in response.content
