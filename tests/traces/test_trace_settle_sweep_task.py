@@ -110,3 +110,11 @@ def test_trace_without_its_root_completes_after_ten_settle_times(received, setti
     age(trace, 301)
     assert trace_settle_sweep_task() == 1
     assert received == [trace.pk]
+
+
+def test_resent_spans_do_not_hold_back_completion(received, settings):
+    settings.TRACE_SETTLE_SECONDS = 30
+    trace = ingest_span_tree(ProjectFactory(), tree("e" * 32))
+    age(trace, 31)
+    ingest_span_tree(ProjectFactory(), tree("e" * 32))
+    assert trace_settle_sweep_task() == 1

@@ -147,17 +147,15 @@ def spans_store(
                 for index, record in enumerate(ordered)
             )
         spans_insert_new(rows)
-        _traces_refresh(traces, by_trace, extras, now)
+        _traces_refresh(traces, by_trace, extras, now, count_before)
         if had_spans & set(by_trace):
             _positions_renumber([traces[ext].pk for ext in had_spans & set(by_trace)])
-        for ext, trace in traces.items():
-            trace.new_span_count = trace.span_count - count_before[ext]
         pks = [trace.pk for trace in traces.values()]
         spans_ingested.send(sender=Trace, trace_ids=pks)
     return traces
 
 
-def _traces_refresh(traces, by_trace, extras, now) -> None:
+def _traces_refresh(traces, by_trace, extras, now, count_before) -> None:
     """Recompute totals from stored spans (one grouped query) and trace fields from the batch."""
     totals = {
         row["trace_id"]: row
@@ -185,7 +183,10 @@ def _traces_refresh(traces, by_trace, extras, now) -> None:
             # The trace column holds up to a million dollars; a larger sum is a sender's error.
             trace.cost_usd = min(row["cost"] or Decimal(0), Decimal("999999.999999"))
         _trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
-        trace.last_span_received_at = now
+        trace.new_span_count = trace.span_count - count_before[ext]
+        # A re-sent span is not news: it must not hold back a trace's completion.
+        if trace.new_span_count or trace.last_span_received_at is None:
+            trace.last_span_received_at = now
     rows_update(Trace, list(traces.values()), TRACE_UPDATE_FIELDS)
 
 
