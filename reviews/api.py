@@ -72,12 +72,20 @@ class AnnotationOut(serializers.ModelSerializer):
             "blind",
             "is_adjudication",
             "promoted",
+            "criteria_results",
             "created_at",
         ]
 
 
 class ResolveIn(serializers.Serializer):
-    score = serializers.FloatField()
+    score = serializers.FloatField(required=False, allow_null=True, default=None)
+    criteria_results = serializers.ListField(
+        child=serializers.BooleanField(),
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="Yes/no per rubric criterion, in order; the score is then the share met.",
+    )
     explanation = serializers.CharField(required=False, allow_blank=True, max_length=20_000)
     failure_tags = serializers.ListField(
         child=serializers.CharField(max_length=60), required=False, max_length=10

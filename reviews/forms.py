@@ -37,7 +37,8 @@ class QueueFilterForm(forms.Form):
 
 
 class ResolveForm(forms.Form):
-    score = forms.FloatField()
+    # Not required here: criteria rubrics score from the yes/no answers instead.
+    score = forms.FloatField(required=False)
     explanation = forms.CharField(required=False, widget=forms.Textarea, max_length=20_000)
     failure_tags = forms.MultipleChoiceField(
         required=False, choices=FailureTag.choices, widget=forms.CheckboxSelectMultiple
@@ -46,6 +47,15 @@ class ResolveForm(forms.Form):
         required=False, max_length=600, help_text="Other failure modes, separated by commas."
     )
     promote = forms.BooleanField(required=False)
+
+    def criteria_answers(self, count: int) -> list[bool] | None:
+        """criterion_0 .. criterion_{count-1} as booleans; None when the rubric has none."""
+        if not count:
+            return None
+        return [self.data.get(f"criterion_{i}") == "yes" for i in range(count)]
+
+    def criteria_missing(self, count: int) -> bool:
+        return any(self.data.get(f"criterion_{i}") not in ("yes", "no") for i in range(count))
 
     def tags(self) -> list[str]:
         custom = [t for t in self.cleaned_data.get("custom_tags", "").split(",") if t.strip()]

@@ -181,6 +181,7 @@ class ItemPage:
     mine: Annotation | None
     reveal: bool  # judge passes and others' answers are shown
     score_choices: list = field(default_factory=list)
+    criteria: list = field(default_factory=list)
 
 
 def item_judgment_passes(item) -> list[Judgment]:
@@ -205,6 +206,14 @@ def item_judgment_passes(item) -> list[Judgment]:
     for judgment in passes:
         judgment.cited_span_ids = _cited_span_ids(judgment.cited_spans)
     return passes
+
+
+def criteria_questions(item) -> list[str]:
+    """The rubric's yes/no questions when it scores per criterion, else []."""
+    version = item.rubric_version
+    if version is None or version.score_type != "criteria":
+        return []
+    return [str(c.get("question", "")) for c in version.criteria or []]
 
 
 def score_choices(item) -> list[tuple[str, str]]:
@@ -251,4 +260,5 @@ def review_item_page(item_id: int, user) -> ItemPage:
         mine=mine,
         reveal=reveal,
         score_choices=score_choices(item),
+        criteria=criteria_questions(item),
     )

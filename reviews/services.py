@@ -269,6 +269,31 @@ def score_validate(item: ReviewItem, score) -> float:
     return value
 
 
+def criteria_score(item: ReviewItem, answers) -> tuple[float, list[dict]]:
+    """Yes/no answers to the rubric's criteria, and the score as the judge counts it (share met)."""
+    version = item.rubric_version
+    questions = [str(c.get("question", "")) for c in (version.criteria if version else [])]
+    if not version or version.score_type != ScoreType.CRITERIA or not questions:
+        raise ApplicationError(
+            "This rubric has no criteria to answer; give a score.", field="criteria_results"
+        )
+    answers = list(answers)
+    if len(answers) != len(questions) or not all(isinstance(a, bool) for a in answers):
+        raise ApplicationError(
+            f"Answer each of the {len(questions)} criteria with yes or no.",
+            field="criteria_results",
+        )
+    results = [{"question": q, "met": met} for q, met in zip(questions, answers, strict=True)]
+    return sum(answers) / len(answers), results
+
+
+def _score_with_criteria(item, score, criteria_results) -> tuple[float, list[dict]]:
+    if criteria_results is None:
+        return score_validate(item, score), []
+    value, results = criteria_score(item, criteria_results)
+    return score_validate(item, value), results
+
+
 def failure_tags_clean(tags) -> list[str]:
     """Known failure modes by value, plus short custom tags; duplicates dropped."""
     cleaned: list[str] = []
@@ -339,7 +364,16 @@ _STATE_FIELDS = ["status", "resolved_score", "needs_curator", "resolved_at"]
 
 
 def _annotation_write(
-    *, item, user, score, explanation, failure_tags, promote, is_adjudication, action
+    *,
+    item,
+    user,
+    score,
+    explanation,
+    failure_tags,
+    promote,
+    is_adjudication,
+    action,
+    criteria_results=(),
 ) -> Annotation:
     now = timezone.now()
     before = review_item_snapshot(item)
@@ -347,6 +381,7 @@ def _annotation_write(
         item=item,
         annotator=user,
         score=score,
+        criteria_results=list(criteria_results),
         explanation=explanation,
         failure_tags=failure_tags,
         blind=item.queue.blind and not is_adjudication,
@@ -377,7 +412,7 @@ def _annotation_write(
 
 
 def review_item_resolve(
-    *, item, user, score, explanation="", failure_tags=(), promote=False
+    *, item, user, score=None, explanation="", failure_tags=(), promote=False, criteria_results=None
 ) -> Annotation:
     """Record the person's answer on an item they hold; refused with LockLost if they do not.
 
@@ -398,11 +433,12 @@ def review_item_resolve(
             or item.lock_expires_at <= now
         ):
             raise LockLost(lock_lost_message(item))
-        score = score_validate(item, score)
+        score, criteria = _score_with_criteria(item, score, criteria_results)
         return _annotation_write(
             item=item,
             user=user,
             score=score,
+            criteria_results=criteria,
             explanation=explanation,
             failure_tags=failure_tags,
             promote=promote,
@@ -412,7 +448,7 @@ def review_item_resolve(
 
 
 def review_item_adjudicate(
-    *, item, user, score, explanation="", failure_tags=(), promote=False
+    *, item, user, score=None, explanation="", failure_tags=(), promote=False, criteria_results=None
 ) -> Annotation:
     """A curator's final answer on an open item (annotators disagreed, or it was flagged)."""
     if not has_role(user, CURATOR):
@@ -428,11 +464,12 @@ def review_item_adjudicate(
                 code="not_open",
                 status_code=409,
             )
-        score = score_validate(item, score)
+        score, criteria = _score_with_criteria(item, score, criteria_results)
         return _annotation_write(
             item=item,
             user=user,
             score=score,
+            criteria_results=criteria,
             explanation=explanation,
             failure_tags=failure_tags,
             promote=promote,

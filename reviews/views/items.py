@@ -13,7 +13,12 @@ from evalsite.api import ApplicationError
 from reviews.access import annotation_for_user, review_item_for_action, review_item_for_user
 from reviews.forms import CommentForm, FlagForm, ResolveForm
 from reviews.models import FailureTag, ReviewStatus
-from reviews.selectors import annotation_previous, annotation_undoable, review_item_page
+from reviews.selectors import (
+    annotation_previous,
+    annotation_undoable,
+    criteria_questions,
+    review_item_page,
+)
 from reviews.services import (
     LockLost,
     annotation_undo,
@@ -86,11 +91,16 @@ def item_resolve(request, item_id: int):
         return _render_item(request, item, form, status=400)
     adjudicate = request.POST.get("mode") == "adjudicate"
     write = review_item_adjudicate if adjudicate else review_item_resolve
+    questions = criteria_questions(item)
+    if questions and form.criteria_missing(len(questions)):
+        form.add_error(None, "Answer every criterion with yes or no.")
+        return _render_item(request, item, form, status=400)
     try:
         write(
             item=item,
             user=request.user,
             score=form.cleaned_data["score"],
+            criteria_results=form.criteria_answers(len(questions)),
             explanation=form.cleaned_data["explanation"],
             failure_tags=form.tags(),
             promote=form.cleaned_data["promote"],
