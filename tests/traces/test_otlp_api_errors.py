@@ -142,3 +142,8 @@ def test_user_without_a_role_is_403(outsider, api_client_for):
 def test_json_nested_too_deeply_is_400(client):
     body = b'{"resourceSpans": ' + b"[" * 5000 + b"]" * 5000 + b"}"
     assert_error(post(client, body, "application/json"), 400, "body")
+
+
+def test_application_protobuf_alias_is_accepted(client):
+    assert post(client, GOOD, "application/protobuf").status_code == 200
+    assert Span.objects.count() == 2

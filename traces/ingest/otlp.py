@@ -92,7 +92,7 @@ def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceReq
     """Parse an ExportTraceServiceRequest from protobuf or OTLP/JSON bytes."""
     message = ExportTraceServiceRequest()
     media = (content_type or "").split(";")[0].strip().lower()
-    if media == PROTOBUF:
+    if media in (PROTOBUF, "application/protobuf"):
         try:
             message.ParseFromString(body)
         except (DecodeError, RuntimeWarning, ValueError) as exc:
