@@ -11,7 +11,8 @@ def fresh_local(monkeypatch, settings):
     monkeypatch.setattr(ratelimit, "_local", ratelimit.LocalWindow())
 
 
-def test_requests_over_the_rpm_wait_or_are_refused(fresh_local, settings):
+def test_requests_over_the_rpm_wait_or_are_refused(fresh_local, settings, monkeypatch):
+    monkeypatch.setattr(ratelimit, "_now", lambda: 1_800_000_030.0)
     settings.JUDGE_RATE_LIMIT_RPM = 3
     settings.JUDGE_RATE_LIMIT_TPM = 1_000_000
 
@@ -20,10 +21,11 @@ def test_requests_over_the_rpm_wait_or_are_refused(fresh_local, settings):
 
     with pytest.raises(ratelimit.RateLimited) as refused:
         ratelimit.rate_limit_acquire("anthropic", 100, max_wait=0)
-    assert 0 < refused.value.wait_seconds <= 60
+    assert refused.value.wait_seconds == 30
 
 
-def test_tokens_over_the_tpm_are_refused(fresh_local, settings):
+def test_tokens_over_the_tpm_are_refused(fresh_local, settings, monkeypatch):
+    monkeypatch.setattr(ratelimit, "_now", lambda: 1_800_000_030.0)
     settings.JUDGE_RATE_LIMIT_RPM = 1000
     settings.JUDGE_RATE_LIMIT_TPM = 1000
 
@@ -53,3 +55,35 @@ def test_workers_share_one_window_through_redis(settings):
     ]
 
     assert taken == [True, True, False]
+
+
+@pytest.mark.integration
+def test_a_worker_reserves_small_blocks_and_never_exceeds_the_shared_limit(monkeypatch, settings):
+    import os
+
+    import redis
+
+    url = os.environ.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+    settings.REDIS_URL = url
+    settings.JUDGE_RATE_LIMIT_RPM = 10
+    settings.JUDGE_RATE_LIMIT_TPM = 1_000_000
+    monkeypatch.setattr(ratelimit, "_reservations", ratelimit.Reservations())
+    # One fixed minute: a window ending mid-test would reset the counts.
+    monkeypatch.setattr(ratelimit, "_now", lambda: 1_800_000_030.0)
+    provider = f"block-test-{os.getpid()}-{os.urandom(3).hex()}"
+    client = redis.Redis.from_url(url)
+
+    def counted() -> int:
+        keys = client.keys(f"evalsite:judge-rate:{provider}:*:requests")
+        return sum(int(client.get(key)) for key in keys)
+
+    for _ in range(8):
+        ratelimit.rate_limit_acquire(provider, 50, max_wait=0)
+    after_block = counted()
+    ratelimit.rate_limit_acquire(provider, 50, max_wait=0)
+    ratelimit.rate_limit_acquire(provider, 50, max_wait=0)
+
+    assert after_block == 8  # one round trip reserved the first eight calls
+    assert counted() == 10
+    with pytest.raises(ratelimit.RateLimited):
+        ratelimit.rate_limit_acquire(provider, 50, max_wait=0)
