@@ -3,7 +3,7 @@ review items, verdicts, task search and sort."""
 
 import django_filters
 from django import forms
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, F, OuterRef
 
 from traces.models import Project, Trace
 
@@ -32,6 +32,13 @@ SORT_CHOICES = [
 
 
 DATE_INPUT = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+
+
+def _ordering(value: str):
+    """Traces without times (or costs) go last either way, on SQLite and PostgreSQL alike."""
+    if value.startswith("-"):
+        return F(value[1:]).desc(nulls_last=True)
+    return F(value).asc(nulls_last=True)
 
 
 def _related_model(name: str):
@@ -92,12 +99,12 @@ class TraceFilter(django_filters.FilterSet):
 
     def filter_sort(self, queryset, name, value):
         if value in dict(SORT_CHOICES):
-            return queryset.order_by(value, "-pk")
+            return queryset.order_by(_ordering(value), "-pk")
         return queryset
 
     @property
     def qs(self):
         queryset = super().qs
         if not queryset.query.order_by:
-            queryset = queryset.order_by("-started_at", "-pk")
+            queryset = queryset.order_by(_ordering("-started_at"), "-pk")
         return queryset

@@ -138,3 +138,10 @@ def test_column_headers_sort_and_keep_the_filters(page):
     body = page(agent_name="support").content.decode()
     assert 'href="?agent_name=support&amp;sort=-span_count"' in body
     assert tasks(page(agent_name="support", sort="-span_count")) == ["many", "few"]
+
+
+def test_traces_without_times_list_last(page):
+    TraceFactory(task="timed", started_at=timezone.now())
+    TraceFactory(task="untimed", started_at=None)
+    assert tasks(page()) == ["timed", "untimed"]
+    assert tasks(page(sort="started_at")) == ["timed", "untimed"]
