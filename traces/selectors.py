@@ -229,12 +229,13 @@ def trace_judging(trace: Trace) -> dict:
         "review_items": list(
             trace.review_items.select_related("queue", "claimed_by").order_by("-created_at")
         ),
+        "red_flags": list(trace.red_flags.select_related("span").order_by("created_at", "pk")),
     }
 
 
-def trace_cited_span_ids(judgments) -> set[str]:
-    """Span ids the judges cited, to highlight them in the tree."""
-    cited: set[str] = set()
+def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
+    """Span ids the judges cited or a red flag fired on, to highlight them in the tree."""
+    cited: set[str] = {flag.span.span_id for flag in red_flags if flag.span_id}
     for judgment in judgments:
         for item in judgment.cited_spans or []:
             if isinstance(item, str):

@@ -50,7 +50,7 @@ def trace_detail(request, trace_id: int):
     spans = selectors.trace_spans_ordered(trace, limit=TRACE_PAGE_MAX_SPANS)
     nodes = selectors.trace_span_nodes(trace, spans)
     judging = selectors.trace_judging(trace)
-    highlight = selectors.trace_cited_span_ids(judging["judgments"])
+    highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"])
     if request.GET.get("span"):
         highlight.add(request.GET["span"])
     return render(

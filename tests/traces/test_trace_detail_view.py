@@ -9,6 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from judges.models import RedFlag
 from tests.factories import (
     JudgmentFactory,
     ProjectFactory,
@@ -78,6 +79,13 @@ def test_judgments_verdicts_and_review_items_are_listed(logged_in):
     )
     VerdictFactory(trace=trace, run=judgment.run, status="disputed", reason="passes disagree")
     ReviewItemFactory(trace=trace)
+    lookup = trace.spans.get(name="lookup_order")
+    RedFlag.objects.create(
+        trace=trace,
+        span=lookup,
+        kind=RedFlag.Kind.LOOP,
+        detail="lookup_order called twice with the same order id",
+    )
     # when
     response = logged_in.get(f"/traces/{trace.pk}/")
     # then
@@ -87,6 +95,8 @@ def test_judgments_verdicts_and_review_items_are_listed(logged_in):
     assert refund_span.span_id in response.context["highlight_span_ids"]
     assert f'href="/reviews/items/{trace.review_items.get().pk}/"' in body
     assert f'href="/judges/runs/{judgment.run_id}/"' in body
+    assert "Repeated identical calls" in body and "called twice with the same order id" in body
+    assert lookup.span_id in response.context["highlight_span_ids"]
     assert f'is-highlighted" id="span-{refund_span.span_id}"' in body
 
 
