@@ -1,50 +1,55 @@
-"""Writes for the review queue: enqueue, claim, resolve, undo, adjudicate. Reads: selectors.py."""
+"""Writes for the review queue: enqueue, resolve, undo, adjudicate, skip, flag.
+
+Claims live in claims.py, answer validation in scoring.py, reads in selectors.py.
+"""
 
 import logging
-import math
-import random
-import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import IntegrityError, OperationalError, connection, transaction
-from django.db.models import Exists, OuterRef, Q
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from evalsite.api import ApplicationError
-from judges.models import ScoreType
 from judges.trajectory.redflags import red_flags_ensure
-from reviews.access import review_items_visible
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
+
+# Claiming lives in claims.py; these names are part of this module's interface too.
+from reviews.claims import (  # noqa: F401
+    LOCK_SECONDS,
+    LockLost,
+    lock_expiry,
+    lock_lost_message,
+    review_item_claim_next,
+    review_item_claim_next_any,
+    review_item_lock_renew,
+    review_items_claimable,
+    review_locks_release_expired,
+)
 from reviews.models import (
     Annotation,
     Comment,
-    FailureTag,
     ItemSkip,
     Queue,
     ReviewItem,
     ReviewReason,
     ReviewStatus,
 )
+from reviews.scoring import (  # noqa: F401
+    criteria_score,
+    explanation_clean,
+    failure_tags_clean,
+    score_validate,
+    score_with_criteria,
+)
 from reviews.signals import review_item_promoted
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_NAME = "Default"
-LOCK_SECONDS = getattr(settings, "REVIEW_LOCK_SECONDS", 15 * 60)
 UNDO_SECONDS = getattr(settings, "REVIEW_UNDO_SECONDS", 60)
 TASK_EXCERPT_CHARS = 500
-MAX_TAGS = 10
-MAX_TAG_CHARS = 60
-MAX_EXPLANATION_CHARS = 20_000
-
-
-class LockLost(ApplicationError):
-    """The person no longer holds the item: the lock expired or someone else claimed it."""
-
-    def __init__(self, message: str):
-        super().__init__(message, field="item", code="lock_lost", status_code=409)
 
 
 def queue_for_rubric(rubric, project=None) -> Queue:
@@ -110,219 +115,7 @@ def _red_flags_prepare(trace) -> None:
         logger.exception("red flags for trace %s could not be computed", trace.pk)
 
 
-# --- Claim ----------------------------------------------------------------------------------
-
-
-def _lock_expiry(now):
-    return now + timedelta(seconds=LOCK_SECONDS)
-
-
-def review_items_claimable(*, user, queue, now=None):
-    """Open items of a queue this person may claim now, in claim order."""
-    now = now or timezone.now()
-    annotated = Annotation.objects.filter(
-        item=OuterRef("pk"), annotator=user, undone_at__isnull=True
-    )
-    skipped = ItemSkip.objects.filter(item=OuterRef("pk"), user=user)
-    items = review_items_visible(user, ReviewItem.objects.all())
-    return (
-        items.filter(queue=queue, status=ReviewStatus.OPEN, needs_curator=False)
-        # An expired lock returns the item to the queue.
-        .filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lt=now))
-        .filter(Q(assigned_to__isnull=True) | Q(assigned_to=user))
-        .exclude(Exists(annotated))
-        .exclude(Exists(skipped))
-        .order_by("-priority", "created_at", "pk")
-    )
-
-
-def review_item_claim_next(*, user, queue) -> ReviewItem | None:
-    """Lock the next item of the queue for this person (15 min), or None when none is left.
-
-    An item the person already holds is returned first. Two people asking at the same moment
-    never get the same item: PostgreSQL skips rows another claim has locked; elsewhere a
-    conditional UPDATE takes an item only if it is still free.
-    """
-    if not has_role(user, ANNOTATOR):
-        raise ApplicationError("Claiming review items needs the annotator role.", status_code=403)
-    now = timezone.now()
-    held = (
-        ReviewItem.objects.filter(
-            queue=queue, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
-        )
-        .order_by("-priority", "created_at", "pk")
-        .first()
-    )
-    if held:
-        review_item_lock_renew(item=held, user=user)
-        held.refresh_from_db()
-        return held
-    if connection.features.has_select_for_update_skip_locked:
-        return _claim_with_skip_locked(user=user, queue=queue, now=now)
-    return _claim_with_conditional_update(user=user, queue=queue, now=now)
-
-
-def review_item_claim_next_any(*, user) -> ReviewItem | None:
-    """The next item from the highest-priority queue that has one for this person."""
-    for queue in Queue.objects.order_by("-priority", "name"):
-        item = review_item_claim_next(user=user, queue=queue)
-        if item is not None:
-            return item
-    return None
-
-
-def _claim_with_skip_locked(*, user, queue, now) -> ReviewItem | None:
-    with transaction.atomic():
-        item = (
-            review_items_claimable(user=user, queue=queue, now=now)
-            .select_for_update(skip_locked=True, of=("self",))
-            .first()
-        )
-        if item is None:
-            return None
-        item.claimed_by = user
-        item.lock_expires_at = _lock_expiry(now)
-        item.save(update_fields=["claimed_by", "lock_expires_at"])
-        return item
-
-
-def _claim_with_conditional_update(*, user, queue, now, attempts: int = 40) -> ReviewItem | None:
-    # The UPDATE re-checks "still free" in the same statement, so only one claimer wins a row.
-    for attempt in range(attempts):
-        try:
-            return _claim_first_free(user=user, queue=queue, now=now)
-        except OperationalError as exc:
-            # SQLite reports a writer holding the table as "locked": wait a moment and retry.
-            if "locked" not in str(exc) or attempt == attempts - 1:
-                raise
-            time.sleep(0.01 + random.random() * 0.04)
-    return None
-
-
-def _claim_first_free(*, user, queue, now) -> ReviewItem | None:
-    while True:
-        candidates = list(
-            review_items_claimable(user=user, queue=queue, now=now).values_list("pk", flat=True)[:5]
-        )
-        if not candidates:
-            return None
-        for pk in candidates:
-            taken = (
-                ReviewItem.objects.filter(pk=pk, status=ReviewStatus.OPEN, needs_curator=False)
-                .filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lt=now))
-                .update(claimed_by=user, lock_expires_at=_lock_expiry(now))
-            )
-            if taken:
-                return ReviewItem.objects.get(pk=pk)
-        # All five went to others between the read and the update: read again.
-
-
-def review_item_lock_renew(*, item, user):
-    """Extend the person's lock while the item page is open; raise LockLost if it is gone."""
-    now = timezone.now()
-    expires = _lock_expiry(now)
-    renewed = ReviewItem.objects.filter(
-        pk=item.pk, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
-    ).update(lock_expires_at=expires)
-    if not renewed:
-        raise LockLost(lock_lost_message(item))
-    return expires
-
-
-def lock_lost_message(item) -> str:
-    return (
-        f"Your lock on item #{item.pk} has expired or another reviewer has it now, "
-        "so this resolution was not saved. Your text is kept below: copy it, then claim "
-        "the next item."
-    )
-
-
-def review_locks_release_expired() -> int:
-    """Clear locks past their expiry so the queue pages show the items as free again."""
-    return ReviewItem.objects.filter(
-        claimed_by__isnull=False, lock_expires_at__lt=timezone.now()
-    ).update(claimed_by=None, lock_expires_at=None)
-
-
 # --- Resolve --------------------------------------------------------------------------------
-
-
-def score_validate(item: ReviewItem, score) -> float:
-    """The score as a float if the item's rubric version allows it, else ApplicationError."""
-    try:
-        value = float(score)
-    except (TypeError, ValueError):
-        raise ApplicationError("Give a score as a number.", field="score") from None
-    if not math.isfinite(value):
-        raise ApplicationError("Give a score as a number.", field="score")
-    version = item.rubric_version
-    low, high = (version.score_min, version.score_max) if version else (0.0, 1.0)
-    score_type = version.score_type if version else ScoreType.BINARY
-    if not low <= value <= high:
-        raise ApplicationError(
-            f"The score must be between {low:g} and {high:g} for this rubric.", field="score"
-        )
-    if score_type in (ScoreType.BINARY, ScoreType.RANGE) and value != int(value):
-        raise ApplicationError("This rubric takes whole-number scores.", field="score")
-    if score_type == ScoreType.CONTINUOUS and value not in (0.0, 0.5, 1.0):
-        raise ApplicationError("This rubric takes 0, 0.5 or 1.", field="score")
-    return value
-
-
-def criteria_score(item: ReviewItem, answers) -> tuple[float, list[dict]]:
-    """Yes/no answers to the rubric's criteria, and the score as the judge counts it (share met)."""
-    version = item.rubric_version
-    questions = [str(c.get("question", "")) for c in (version.criteria if version else [])]
-    if not version or version.score_type != ScoreType.CRITERIA or not questions:
-        raise ApplicationError(
-            "This rubric has no criteria to answer; give a score.", field="criteria_results"
-        )
-    answers = list(answers)
-    if len(answers) != len(questions) or not all(isinstance(a, bool) for a in answers):
-        raise ApplicationError(
-            f"Answer each of the {len(questions)} criteria with yes or no.",
-            field="criteria_results",
-        )
-    results = [{"question": q, "met": met} for q, met in zip(questions, answers, strict=True)]
-    return sum(answers) / len(answers), results
-
-
-def _score_with_criteria(item, score, criteria_results) -> tuple[float, list[dict]]:
-    if criteria_results is None:
-        return score_validate(item, score), []
-    value, results = criteria_score(item, criteria_results)
-    return score_validate(item, value), results
-
-
-def failure_tags_clean(tags) -> list[str]:
-    """Known failure modes by value, plus short custom tags; duplicates dropped."""
-    cleaned: list[str] = []
-    for raw in tags or ():
-        tag = " ".join(str(raw).split()).lower()
-        if not tag:
-            continue
-        if len(tag) > MAX_TAG_CHARS:
-            raise ApplicationError(
-                f"A failure tag is at most {MAX_TAG_CHARS} characters.", field="failure_tags"
-            )
-        if tag not in cleaned:
-            cleaned.append(tag)
-    if len(cleaned) > MAX_TAGS:
-        raise ApplicationError(f"At most {MAX_TAGS} failure tags.", field="failure_tags")
-    return cleaned
-
-
-def is_known_failure_tag(tag: str) -> bool:
-    return tag in FailureTag.values
-
-
-def _explanation_clean(explanation) -> str:
-    text = (explanation or "").strip()
-    if len(text) > MAX_EXPLANATION_CHARS:
-        raise ApplicationError(
-            f"The explanation is at most {MAX_EXPLANATION_CHARS} characters.", field="explanation"
-        )
-    return text
 
 
 def _item_locked_for_write(item) -> ReviewItem:
@@ -421,7 +214,7 @@ def review_item_resolve(
     """
     if not has_role(user, ANNOTATOR):
         raise ApplicationError("Resolving review items needs the annotator role.", status_code=403)
-    explanation = _explanation_clean(explanation)
+    explanation = explanation_clean(explanation)
     failure_tags = failure_tags_clean(failure_tags)
     with transaction.atomic():
         item = _item_locked_for_write(item)
@@ -433,7 +226,7 @@ def review_item_resolve(
             or item.lock_expires_at <= now
         ):
             raise LockLost(lock_lost_message(item))
-        score, criteria = _score_with_criteria(item, score, criteria_results)
+        score, criteria = score_with_criteria(item, score, criteria_results)
         return _annotation_write(
             item=item,
             user=user,
@@ -453,7 +246,7 @@ def review_item_adjudicate(
     """A curator's final answer on an open item (annotators disagreed, or it was flagged)."""
     if not has_role(user, CURATOR):
         raise ApplicationError("Adjudication needs the curator role.", status_code=403)
-    explanation = _explanation_clean(explanation)
+    explanation = explanation_clean(explanation)
     failure_tags = failure_tags_clean(failure_tags)
     with transaction.atomic():
         item = _item_locked_for_write(item)
@@ -464,7 +257,7 @@ def review_item_adjudicate(
                 code="not_open",
                 status_code=409,
             )
-        score, criteria = _score_with_criteria(item, score, criteria_results)
+        score, criteria = score_with_criteria(item, score, criteria_results)
         return _annotation_write(
             item=item,
             user=user,
@@ -512,7 +305,7 @@ def annotation_undo(*, annotation, user) -> ReviewItem:
         still_held = item.claimed_by_id and item.lock_expires_at and item.lock_expires_at > now
         if item.status == ReviewStatus.OPEN and not still_held and not annotation.is_adjudication:
             # The person gets the item back to answer again.
-            item.claimed_by, item.lock_expires_at = user, _lock_expiry(now)
+            item.claimed_by, item.lock_expires_at = user, lock_expiry(now)
             fields += ["claimed_by", "lock_expires_at"]
         item.save(update_fields=fields)
         audit_event_record(
