@@ -154,6 +154,7 @@ OUTPUT_ATTRIBUTES = (
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")
 FLATTENED_OUTPUT_PREFIXES = ("llm.output_messages", "gen_ai.completion")
+_FLATTENED_STARTS = tuple(p + "." for p in FLATTENED_INPUT_PREFIXES + FLATTENED_OUTPUT_PREFIXES)
 # Span events that carry content (pre-1.37 GenAI); event name -> (field, attribute or None).
 CONTENT_EVENTS: dict[str, tuple[str, str | None]] = {
     "gen_ai.content.prompt": ("input", "gen_ai.prompt"),
@@ -273,14 +274,18 @@ def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> 
     """(input, output) of a span from its attributes, flattened messages or content events."""
     value_in = first_present(attributes, INPUT_ATTRIBUTES)
     value_out = first_present(attributes, OUTPUT_ATTRIBUTES)
-    if value_in is None:
-        for prefix in FLATTENED_INPUT_PREFIXES:
-            if (value_in := unflatten(attributes, prefix)) is not None:
-                break
-    if value_out is None:
-        for prefix in FLATTENED_OUTPUT_PREFIXES:
-            if (value_out := unflatten(attributes, prefix)) is not None:
-                break
+    # One pass decides whether any flattened message list is there at all (rarely).
+    if (value_in is None or value_out is None) and any(
+        key.startswith(_FLATTENED_STARTS) for key in attributes
+    ):
+        if value_in is None:
+            for prefix in FLATTENED_INPUT_PREFIXES:
+                if (value_in := unflatten(attributes, prefix)) is not None:
+                    break
+        if value_out is None:
+            for prefix in FLATTENED_OUTPUT_PREFIXES:
+                if (value_out := unflatten(attributes, prefix)) is not None:
+                    break
     value_in = _with_system_instructions(attributes, json_maybe(value_in))
     value_out = json_maybe(value_out)
     if events and (value_in is None or value_out is None):
@@ -334,6 +339,8 @@ def trace_fields_from(attributes: Mapping) -> dict:
 
 def cost_estimate(model: str, input_tokens: int, output_tokens: int) -> Decimal:
     """USD for a model call from the price table; 0 for a model it does not know."""
+    if not (input_tokens or output_tokens):
+        return Decimal(0)
     name = (model or "").lower()
     for prefix, price_in, price_out in MODEL_PRICES:
         if prefix in name:
