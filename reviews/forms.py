@@ -6,7 +6,7 @@ from django.db.models import Q
 
 from accounts.roles import ROLE_ORDER
 from reviews.bulk import BULK_ACTIONS
-from reviews.models import FailureTag, ReviewReason, ReviewStatus
+from reviews.models import FailureTag, Queue, ReviewReason, ReviewStatus
 
 
 class QueueFilterForm(forms.Form):
@@ -100,3 +100,35 @@ class BulkActionForm(forms.Form):
 class SavedViewForm(forms.Form):
     name = forms.CharField(max_length=100)
     query = forms.CharField(required=False, max_length=1000)
+
+
+class QueueForm(forms.ModelForm):
+    """A curator names a queue for a rubric or a project and sets how it is worked."""
+
+    class Meta:
+        model = Queue
+        fields = [
+            "name",
+            "rubric",
+            "project",
+            "priority",
+            "blind",
+            "annotators_per_item",
+            "audit_sample_rate",
+        ]
+        help_texts = {
+            "annotators_per_item": "Items settle when this many people agree, or a curator rules.",
+            "audit_sample_rate": "Share of agreed verdicts of the rubric sent here (0 to 1).",
+        }
+
+    def clean_annotators_per_item(self):
+        value = self.cleaned_data["annotators_per_item"]
+        if not 1 <= value <= 10:
+            raise forms.ValidationError("Between 1 and 10 people per item.")
+        return value
+
+    def clean_audit_sample_rate(self):
+        value = self.cleaned_data["audit_sample_rate"]
+        if not 0 <= value <= 1:
+            raise forms.ValidationError("A share between 0 and 1, such as 0.05.")
+        return value

@@ -14,8 +14,8 @@ from evalsite.api import ApplicationError
 from reviews.access import queue_for_user
 from reviews.agreement import queue_agreement_cached
 from reviews.bulk import review_items_bulk_apply
-from reviews.forms import BulkActionForm, QueueFilterForm, SavedViewForm
-from reviews.models import SavedView
+from reviews.forms import BulkActionForm, QueueFilterForm, QueueForm, SavedViewForm
+from reviews.models import Queue, SavedView
 from reviews.selectors import (
     SEARCH_CAP,
     annotation_undoable,
@@ -150,3 +150,15 @@ def saved_view_delete(request, view_id: int):
     queue_id = view.queue_id
     view.delete()
     return redirect("reviews:queue_detail", queue_id=queue_id)
+
+
+@require_role(CURATOR)
+def queue_edit(request, queue_id: int | None = None):
+    """Create or change a queue (curators)."""
+    queue = get_object_or_404(Queue, pk=queue_id) if queue_id else None
+    form = QueueForm(request.POST or None, instance=queue)
+    if request.method == "POST" and form.is_valid():
+        saved = form.save()
+        messages.success(request, f"Saved queue {saved.name}.")
+        return redirect("reviews:queue_detail", queue_id=saved.pk)
+    return render(request, "reviews/queue_edit.html", {"form": form, "queue": queue})

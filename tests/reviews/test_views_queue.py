@@ -149,3 +149,35 @@ def test_queue_list_shows_agreement_per_queue(client, annotator):
     html = client.get(reverse("reviews:queue_list")).content.decode()
     assert "κ 0.50" in html
     assert "(4 items)" in html
+
+
+@pytest.mark.parametrize(
+    ("persona", "status"), [("annotator", 403), ("curator", 200), ("admin_user", 200)]
+)
+def test_queue_create_page_is_for_curators(client, request, persona, status):
+    client.force_login(request.getfixturevalue(persona))
+    assert client.get(reverse("reviews:queue_create")).status_code == status
+
+
+def test_curator_creates_and_edits_a_queue(client, curator):
+    from reviews.models import Queue
+
+    client.force_login(curator)
+    response = client.post(
+        reverse("reviews:queue_create"),
+        {"name": "Refunds", "priority": "4", "annotators_per_item": "2",
+         "audit_sample_rate": "0.05", "blind": "on"},
+    )  # fmt: skip
+    queue = Queue.objects.get(name="Refunds")
+    assert response.url == reverse("reviews:queue_detail", args=[queue.pk])
+    assert queue.blind and queue.annotators_per_item == 2 and queue.priority == 4
+    refused = client.post(
+        reverse("reviews:queue_edit", args=[queue.pk]),
+        {"name": "Refunds", "priority": "4", "annotators_per_item": "0",
+         "audit_sample_rate": "3"},
+    )  # fmt: skip
+    assert refused.status_code == 200
+    assert "Between 1 and 10" in refused.content.decode()
+    assert "between 0 and 1" in refused.content.decode()
+    queue.refresh_from_db()
+    assert queue.annotators_per_item == 2
