@@ -86,6 +86,9 @@ def main() -> None:
         "EVALSITE_VAR_DIR": str(var_dir),
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{args.port}",
         "JUDGE_SIMULATED": "1",
+        # The simulated provider has no limits to respect; the shared limiter still runs.
+        "JUDGE_RATE_LIMIT_RPM": "1000000",
+        "JUDGE_RATE_LIMIT_TPM": "10000000000",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
     }
