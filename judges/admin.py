@@ -22,6 +22,14 @@ class RubricVersionAdmin(admin.ModelAdmin):
     list_display = ("rubric", "number", "status", "score_type", "output_format")
     list_select_related = ("rubric",)
 
+    # Versions are immutable: judgments point at the exact text they used. Edit on the rubric
+    # page, which saves a new version.
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
 
 @admin.register(JudgeConfig)
 class JudgeConfigAdmin(admin.ModelAdmin):
