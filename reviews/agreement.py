@@ -84,11 +84,16 @@ def queue_agreement(queue) -> Agreement:
     return ratings_agreement(list(ratings))
 
 
-def queue_agreement_cached(queue) -> Agreement:
-    """queue_agreement, recomputed only after someone answers or undoes (two index lookups)."""
-    fingerprint = Annotation.objects.aggregate(last=Max("id"), undone=Max("undone_at"))
-    undone = fingerprint["undone"].timestamp() if fingerprint["undone"] else 0
-    key = f"reviews:agreement:{queue.pk}:{fingerprint['last']}:{undone}"
+def answers_fingerprint() -> str:
+    """Changes whenever anyone answers or undoes an answer (two index lookups)."""
+    found = Annotation.objects.aggregate(last=Max("id"), undone=Max("undone_at"))
+    undone = found["undone"].timestamp() if found["undone"] else 0
+    return f"{found['last']}:{undone}"
+
+
+def queue_agreement_cached(queue, fingerprint: str | None = None) -> Agreement:
+    """queue_agreement, recomputed only after someone answers or undoes an answer."""
+    key = f"reviews:agreement:{queue.pk}:{fingerprint or answers_fingerprint()}"
     found = cache.get(key)
     if found is None:
         found = queue_agreement(queue)

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from evalsite.api import ApplicationError
 from reviews.access import queue_for_user
-from reviews.agreement import queue_agreement_cached
+from reviews.agreement import answers_fingerprint, queue_agreement_cached
 from reviews.bulk import review_items_bulk_apply
 from reviews.forms import BulkActionForm, QueueFilterForm, QueueForm, SavedViewForm
 from reviews.models import Queue, SavedView
@@ -33,8 +33,9 @@ PAGE_SIZE = 50
 @require_role(ANNOTATOR)
 def queue_list(request):
     queues = list(queues_with_counts())
+    fingerprint = answers_fingerprint()
     for queue in queues:
-        queue.agreement = queue_agreement_cached(queue)
+        queue.agreement = queue_agreement_cached(queue, fingerprint)
     return render(request, "reviews/queue_list.html", {"queues": queues})
 
 

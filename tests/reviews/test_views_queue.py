@@ -181,3 +181,19 @@ def test_curator_creates_and_edits_a_queue(client, curator):
     assert "between 0 and 1" in refused.content.decode()
     queue.refresh_from_db()
     assert queue.annotators_per_item == 2
+
+
+def test_queue_list_query_count_does_not_grow_with_queues(client, annotator):
+    QueueFactory(name="One")
+    client.force_login(annotator)
+    url = reverse("reviews:queue_list")
+    client.get(url)
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    for name in ("Two", "Three", "Four"):
+        QueueFactory(name=name)
+    client.get(url)  # agreement of the new queues is computed once
+    with CaptureQueriesContext(connection) as many:
+        html = client.get(url).content.decode()
+    assert "Four" in html
+    assert len(many) == len(few)
