@@ -24,6 +24,9 @@ class RubricVersionAdmin(admin.ModelAdmin):
 
     # Versions are immutable: judgments point at the exact text they used. Edit on the rubric
     # page, which saves a new version.
+    def has_add_permission(self, request):
+        return False
+
     def has_change_permission(self, request, obj=None):
         return False
 
