@@ -210,7 +210,10 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     )
     if judgment is None:
         return PassOutcome("skipped")
-    params, digest = judgment_request(judgment)
+    try:
+        params, digest = judgment_request(judgment)
+    except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
+        return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     cached = _cached_reply(digest, judgment.pk)
     if cached is not None:
         return judgment_complete(judgment, cached, digest, served_from_cache=True)

@@ -3,7 +3,7 @@
 import pytest
 
 from judges.execution import judgment_execute, judgments_stale
-from judges.models import Judgment, JudgmentStatus, ParseStatus, Verdict, VerdictStatus
+from judges.models import Judgment, JudgmentStatus, ParseStatus, Rubric, Verdict, VerdictStatus
 from judges.services import judge_run_start
 from reviews.models import ReviewItem
 from tests.judges import sample_traces
@@ -169,3 +169,29 @@ def test_a_pass_whose_worker_died_is_released_once_its_lease_ran_out(
     assert released == [judgments[0].pk]
     assert Judgment.objects.get(pk=judgments[0].pk).status == JudgmentStatus.PENDING
     assert judgments_stale() == []
+
+
+def test_a_template_that_fails_on_this_trace_fails_the_pass_without_a_call(
+    simulator, default_config, capture
+):
+    from judges.models import RubricVersion
+
+    version = RubricVersion.objects.create(
+        rubric=Rubric.objects.get(name="General trace judge"),
+        number=2,
+        system_prompt="Score from 0 to 10.",
+        user_template="{{ trace_json }} {{ 10 // score_range[0] }}",
+        score_type="range",
+        score_min=0,
+        score_max=10,
+        output_format="score_reason",
+    )
+    trace = sample_traces.travel_book_ok()
+    _, judgments = _start(version, default_config, [trace], capture)
+
+    outcome = judgment_execute(judgments[0].pk)
+
+    failed = Judgment.objects.get(pk=judgments[0].pk)
+    assert outcome.state == "failed" and failed.status == JudgmentStatus.FAILED
+    assert "template failed" in failed.error and "division" in failed.error
+    assert simulator.request_count == 0
