@@ -119,3 +119,24 @@ def test_a_curator_cancels_a_live_run(curator, capture):
     run.refresh_from_db()
     assert run.status == "cancelled"
     assert "Run cancelled" in response.content.decode()
+
+
+def test_the_run_page_lists_verdicts_in_constant_queries(
+    annotator, capture, django_assert_max_num_queries
+):
+    from judges.services import judge_run_start
+    from tests.factories import VerdictFactory
+
+    traces = sample_traces.traces_mixed(6)
+    with capture(execute=False):
+        run = judge_run_start(
+            rubric_version=_version(), config=JudgeConfig.objects.get(name="default"), traces=traces
+        )
+    for trace in traces:
+        VerdictFactory(trace=trace, run=run, status="agreed", score=1.0)
+    client = _client(annotator)
+
+    with django_assert_max_num_queries(10):
+        response = client.get(f"/judges/runs/{run.pk}/")
+
+    assert response.content.decode().count('badge good">agreed') == 6
