@@ -8,6 +8,7 @@ import pytest
 from django.db import transaction
 
 from judges.calibration import judge_calibration_update
+from judges.costs import call_cost_usd
 from judges.models import (
     JudgeConfig,
     JudgeRun,
@@ -178,7 +179,15 @@ def test_a_backfill_through_the_batches_api_costs_half(celery_worker, simulated_
     assert counts == (1, 8, 0)
     _assert_nothing_lost_or_duplicated(run, traces)
     judgment = Judgment.objects.filter(run=run).exclude(provider_batch_id="").first()
-    assert judgment is not None and judgment.cost_usd > 0
+    tokens = {
+        "input_tokens": judgment.input_tokens,
+        "output_tokens": judgment.output_tokens,
+        "cache_read_tokens": judgment.cache_read_tokens,
+        "cache_write_tokens": judgment.cache_write_tokens,
+    }
+    live_price = call_cost_usd(judgment.config.model, **tokens)
+    assert judgment.cost_usd == call_cost_usd(judgment.config.model, batch=True, **tokens)
+    assert 0 < judgment.cost_usd < live_price
 
 
 def test_online_judging_judges_settled_traces_and_late_spans_make_verdicts_stale(

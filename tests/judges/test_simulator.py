@@ -162,6 +162,10 @@ def test_malformed_replies_are_not_valid_summaries(simulator):
         ("End with a last line `Score: N`, N from 1 to 5.", "Score: 5"),
         ('Reply {"score", "reason"} with a score between 0 and 10.', '"score": 10'),
         ("Answer with a bare number: 1.0, 0.5 or 0.0.", "1.0"),
+        (
+            'Reply {"criteria": [{"question", "met"}]} for each:\nQ1: Was order A1042 cancelled?',
+            '{"question": "Was order A1042 cancelled?", "met": true}',
+        ),
     ],
 )
 def test_it_answers_in_the_format_the_prompt_asks_for(simulator, instruction, expected):
