@@ -202,3 +202,54 @@ def test_the_batches_api_returns_results_when_ended(simulator):
     assert batch.request_counts.succeeded == 1
     assert results[0].custom_id == "j-1"
     assert json.loads(results[0].result.message.content[0].text)["evaluation_summary"]["score"] == 1
+
+
+def test_the_command_line_server_takes_knobs_as_flags_and_at_run_time():
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "judges.simulator",
+            "--port",
+            str(port),
+            "--latency-ms",
+            "0",
+            "--flip-rate",
+            "0",
+        ],
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(100):
+            try:
+                knobs = json.loads(urllib.request.urlopen(f"{base}/_simulator/knobs").read())
+                break
+            except OSError:
+                time.sleep(0.1)
+        change = urllib.request.Request(
+            f"{base}/_simulator/knobs",
+            data=json.dumps({"script": ["429"]}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        urllib.request.urlopen(change)
+        client = anthropic.Anthropic(api_key="simulated", base_url=base, max_retries=0)
+        with pytest.raises(anthropic.RateLimitError):
+            _ask(client, GOOD)
+        _, summary = _ask(client, GOOD)
+        stats = json.loads(urllib.request.urlopen(f"{base}/_simulator/stats").read())
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+    assert (knobs["latency_ms"], knobs["flip_rate"]) == (0, 0.0)
+    assert summary["score"] == 1
+    assert (stats["requests"], stats["errors_429"], stats["answers"]) == (2, 1, 1)
