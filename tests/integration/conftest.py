@@ -37,7 +37,8 @@ def pytest_configure(config):
     if database["ENGINE"].endswith("sqlite3"):
         test = database.setdefault("TEST", {})
         if not test.get("NAME"):
-            test["NAME"] = str(Path(settings.VAR_DIR) / "test_evalsite.sqlite3")
+            # Per process, so two test runs sharing a var folder never share a database.
+            test["NAME"] = str(Path(settings.VAR_DIR) / f"test_evalsite_{os.getpid()}.sqlite3")
 
 
 def database_url_for_worker() -> str:
