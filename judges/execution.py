@@ -31,6 +31,7 @@ from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
 
 CHARS_PER_TOKEN = 4
+UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
 
 
 @dataclass(frozen=True)
@@ -239,9 +240,7 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
 
 def judge_run_finish_if_done(run_id: int) -> bool:
     """Mark a (non-online) run done once none of its passes is outstanding."""
-    outstanding = Judgment.objects.filter(
-        run_id=run_id, status__in=(JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
-    ).exists()
+    outstanding = Judgment.objects.filter(run_id=run_id, status__in=UNFINISHED_STATES).exists()
     if outstanding:
         return False
     return bool(
@@ -257,7 +256,7 @@ def judgments_stale(limit: int = 1000) -> list[int]:
     lease = _lease()
     stale = (
         Judgment.objects.filter(
-            status__in=(JudgmentStatus.PENDING, JudgmentStatus.RUNNING),
+            status__in=UNFINISHED_STATES,
             run__status=JudgeRunStatus.RUNNING,
             provider_batch_id="",
         )
@@ -276,6 +275,3 @@ def judgments_stale(limit: int = 1000) -> list[int]:
         ):
             released.append(judgment_id)
     return released
-
-
-UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
