@@ -1,8 +1,9 @@
 """How the simulated judge decides: simple visible rules read from the trace in the prompt.
 
 A trace fails when a tool errored (or came back empty) and the agent still answered confidently,
-when the same tool was called twice with identical input, or when a tool parameter appears
-nowhere earlier in the trace (task, context or earlier outputs). Otherwise it passes.
+when the same tool was called again with identical input and no other tool call in between, or
+when an identifier-like tool parameter (letters and digits, such as an order or flight id)
+appears nowhere earlier in the trace (task, context or earlier outputs). Otherwise it passes.
 """
 
 import json
@@ -49,16 +50,21 @@ def _walk(node: dict, out: list[dict]) -> None:
             _walk(child, out)
 
 
-def _scalars(value) -> list[str]:
+# Ids mix letters and digits with no spaces (A-88213, UA1532, evt_5521); free text, plain
+# numbers and dates are rephrased by agents too often to prove a hallucination.
+IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.:-]{2,63}$")
+DATE_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}")
+
+
+def _identifiers(value) -> list[str]:
     if isinstance(value, dict):
-        return [s for v in value.values() for s in _scalars(v)]
+        return [s for v in value.values() for s in _identifiers(v)]
     if isinstance(value, list):
-        return [s for v in value for s in _scalars(v)]
+        return [s for v in value for s in _identifiers(v)]
     if isinstance(value, bool) or value is None:
         return []
     text = str(value).strip()
-    # Short values (flags, counts, "en") are too common to prove anything.
-    return [text] if len(text) >= 3 else []
+    return [text] if IDENTIFIER.match(text) and not DATE_LIKE.match(text) else []
 
 
 def _text(value) -> str:
@@ -84,19 +90,19 @@ def score_tree(tree: dict) -> Finding:
     _walk(tree, nodes)
     final_answer = _text(tree.get("output") or "")
     seen_text = [_text(tree.get("input") or ""), _text(tree.get("context") or "")]
-    seen_calls: set[str] = set()
+    previous_call = ""
     finding = Finding(passed=True)
 
     for node in nodes[1:]:
         name = str(node.get("name", "?"))
         if node.get("type") == "tool":
             call_key = name + json.dumps(node.get("input"), sort_keys=True, default=str)
-            if call_key in seen_calls:
+            if call_key == previous_call:
                 finding.reasons.append(f"repeated identical call to {name}")
                 finding.cited_spans.append(name)
-            seen_calls.add(call_key)
+            previous_call = call_key
             earlier = "\n".join(seen_text)
-            for value in _scalars(node.get("input")):
+            for value in _identifiers(node.get("input")):
                 if value not in earlier:
                     finding.reasons.append(f"{name} used {value!r}, found nowhere earlier")
                     finding.cited_spans.append(name)

@@ -253,3 +253,30 @@ def test_the_command_line_server_takes_knobs_as_flags_and_at_run_time():
     assert (knobs["latency_ms"], knobs["flip_rate"]) == (0, 0.0)
     assert summary["score"] == 1
     assert (stats["requests"], stats["errors_429"], stats["answers"]) == (2, 1, 1)
+
+
+@pytest.mark.parametrize(
+    "children",
+    [
+        # Free text and dates are rephrased by agents; only ids must come from somewhere.
+        [
+            _tool(
+                "cancel_order",
+                {"order_id": "A1042", "reason": "customer changed their mind"},
+                {"status": "cancelled"},
+            )
+        ],
+        [_tool("search_flights", {"origin": "SFO", "date": "2026-12-18"}, {"flights": ["UA1532"]})],
+        # Re-running the tests after an edit is not a loop; back-to-back identical calls are.
+        [
+            _tool("run_tests", {"path": "tests/"}, {"failed": 1}),
+            _tool("edit_file", {"path": "timeutil.py"}, {"ok": True}),
+            _tool("run_tests", {"path": "tests/"}, {"failed": 0}),
+        ],
+    ],
+    ids=["free-text-parameter", "date-parameter", "rerun-after-edit"],
+)
+def test_ordinary_trajectories_are_not_failed(simulator, children):
+    _, summary = _ask(_client(simulator), _trace(children, answer="Done: cancelled A1042."))
+
+    assert summary["score"] == 1, summary["explanation"]
