@@ -15,21 +15,11 @@ from judges.models import (
     Verdict,
     VerdictStatus,
 )
+from judges.rubrics import VERSION_FIELDS
 from traces.models import Trace
 
-DIFF_FIELDS = (
-    "system_prompt",
-    "user_template",
-    "evaluation_steps",
-    "rubric_text",
-    "criteria",
-    "score_type",
-    "score_min",
-    "score_max",
-    "output_format",
-    "trace_format",
-    "status",
-)
+# A version diff compares what shapes the prompt and the score; the note is commentary.
+DIFF_FIELDS = tuple(name for name in VERSION_FIELDS if name != "note")
 
 
 def rubric_list() -> QuerySet:
