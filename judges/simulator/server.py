@@ -19,6 +19,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from judges.simulator.criteria import (
+    CLASSIFY_MARKER,
+    GENERATE_MARKER,
+    criteria_propose,
+    question_is_generic,
+    task_type_guess,
+)
 from judges.simulator.scoring import Finding, score_prompt
 
 ERROR_TYPES = {
@@ -167,7 +174,11 @@ def reply_compose(prompt: str, finding: Finding, flip: bool) -> str:
         return json.dumps({"evaluation_summary": {"score": score, "explanation": why}})
     if '"criteria"' in prompt and '"met"' in prompt:
         questions = CRITERION_LINE.findall(prompt) or ["Was the task completed correctly?"]
-        results = [{"question": q, "met": finding.passed} for q in questions]
+        results = [
+            {"question": q, "met": finding.passed or question_is_generic(q)} for q in questions
+        ]
+        for result in results if finding.cited_spans else []:
+            result["span"] = finding.cited_spans[0]
         if flip:
             results[0]["met"] = not results[0]["met"]
         return json.dumps({"criteria": results})
@@ -186,6 +197,10 @@ def message_answer(state: SimulatorState, body: dict, outcome: str = "ok") -> di
     prompt_hash = hashlib.sha256(prompt.encode()).hexdigest()
     if outcome == "malformed":
         text = random.choice(MALFORMED_REPLIES)
+    elif GENERATE_MARKER in system_text:
+        text = criteria_propose(user_text)
+    elif CLASSIFY_MARKER in system_text:
+        text = task_type_guess(user_text)
     else:
         flip = outcome == "flip" or state.should_flip(prompt_hash)
         text = reply_compose(prompt, score_prompt(user_text), flip)

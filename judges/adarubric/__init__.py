@@ -1,0 +1,1 @@
+"""Task-adaptive rubrics: task types, generated per-type criteria, per-criterion statistics."""
