@@ -94,6 +94,9 @@ def judge_run_start(
         raise ApplicationError("Sample rate must be above 0 and at most 1.", field="sample_rate")
     if config.temperature != 0:
         raise ApplicationError("Judges run at temperature 0.", field="config")
+    if rubric_version.status == RubricVersionStatus.DRAFT:
+        # A draft is only ever previewed; it scores nothing until a person approves it.
+        raise ApplicationError("Approve this draft before judging with it.", field="rubric_version")
     trace_ids = _trace_ids(traces)
     if sample_rate < 1:
         trace_ids = [pk for pk in trace_ids if random.random() < sample_rate]
@@ -153,6 +156,15 @@ def _online_run(version: RubricVersion, config: JudgeConfig) -> JudgeRun:
     return run
 
 
+def _trace_task_type(trace: Trace) -> str:
+    from judges.adarubric.task_types import trace_task_type_assign
+
+    if not hasattr(trace, "_task_type_decided"):
+        # Attribute and curator rules only: the LLM classifier is too slow for this path.
+        trace._task_type_decided = trace_task_type_assign(trace, classify=False)
+    return trace._task_type_decided
+
+
 def trace_judge_online(trace: Trace) -> list[JudgeRun]:
     """Judge a completed trace with every rubric set to judge new traces, at its sample rate.
 
@@ -163,6 +175,9 @@ def trace_judge_online(trace: Trace) -> list[JudgeRun]:
     config = None
     for rubric in rubrics:
         if rubric.project_id and rubric.project_id != trace.project_id:
+            continue
+        # A task-type rubric judges only traces of its type.
+        if rubric.task_type and rubric.task_type != _trace_task_type(trace):
             continue
         version = (
             rubric.versions.filter(status=RubricVersionStatus.APPROVED).order_by("-number").first()

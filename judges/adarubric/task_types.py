@@ -89,6 +89,8 @@ def trace_task_type_assign(trace: Trace, *, classify: bool = True) -> str:
     for rule in TaskTypeRule.objects.all():
         if task_type_rule_matches(rule, trace.task, tools):
             return _assignment_save(trace, rule.task_type, TaskTypeSource.RULE, rule)
+    if existing is not None and existing.source == TaskTypeSource.CLASSIFIER:
+        return existing.task_type
     if not classify:
         return ""
     known = sorted(

@@ -53,10 +53,11 @@ CLOSING_CRITERIA = (
         "Every tool span serves the task; no unrelated lookups.",
     ),
 )
-TYPE_WORDS = (
-    ("order_cancellation", ("cancel", "refund", "order")),
-    ("flight_booking", ("flight", "book", "trip")),
-    ("bug_fix", ("bug", "fix", "test", "error in", "traceback")),
+# Tools say more than words: a coding task may well mention an order model.
+TYPE_SIGNALS = (
+    ("bug_fix", ("run_tests", "read_file", "edit_file"), ("bug", "fix", "failing test")),
+    ("flight_booking", ("search_flights", "book_flight"), ("flight", "trip")),
+    ("order_cancellation", ("cancel_order", "get_recent_orders"), ("cancel", "refund")),
 )
 
 
@@ -97,7 +98,11 @@ def task_type_guess(prompt: str) -> str:
     match = re.search(r"<task>(.*?)</task>", prompt, flags=re.DOTALL)
     task = (match.group(1) if match else prompt).lower()
     known = [k.strip() for k in _line_value(prompt, "Known task types").split(",")]
-    for task_type, words in TYPE_WORDS:
+    tools = {t.strip() for t in _line_value(prompt, "Tools called").split(",")}
+    for task_type, type_tools, _words in TYPE_SIGNALS:
+        if tools & set(type_tools):
+            return json.dumps({"task_type": task_type})
+    for task_type, _tools, words in TYPE_SIGNALS:
         if any(word in task for word in words):
             return json.dumps({"task_type": task_type})
     fallback = next((k for k in known if k and not k.startswith("(")), "general")
