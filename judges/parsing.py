@@ -98,7 +98,10 @@ def _parse_criteria(text: str) -> tuple[float, str, list[dict]]:
     for index, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("met"), bool):
             raise ReplyError(f"criteria[{index}].met must be true or false")
-        results.append({"question": str(item.get("question", "")), "met": item["met"]})
+        result = {"question": str(item.get("question", "")), "met": item["met"]}
+        if isinstance(item.get("span"), str) and item["span"]:
+            result["span"] = item["span"][:200]
+        results.append(result)
     met = sum(1 for r in results if r["met"])
     explanation = "; ".join(f"{'yes' if r['met'] else 'no'}: {r['question']}" for r in results)
     return met / len(results), explanation, results
@@ -137,6 +140,18 @@ def score_out_of_range(score: float, version: RubricVersion) -> str:
     return ""
 
 
+def criteria_weighted_score(results: list[dict], criteria: list[dict]) -> float:
+    """The weighted share of criteria met; a question the rubric does not list weighs 1."""
+    weights = {
+        str(c.get("question", "")): float(c.get("weight", 1) or 1)
+        for c in criteria or []
+        if isinstance(c, dict)
+    }
+    total = sum(weights.get(r["question"], 1.0) for r in results)
+    met = sum(weights.get(r["question"], 1.0) for r in results if r["met"])
+    return met / total if total else 0.0
+
+
 def reply_parse(text: str, version: RubricVersion, span_names: list[str] = ()) -> ParsedReply:
     """Parse and validate one judge reply; cited spans are the span names its reason mentions."""
     parser = PARSERS.get(version.output_format)
@@ -146,7 +161,12 @@ def reply_parse(text: str, version: RubricVersion, span_names: list[str] = ()) -
         score, explanation, criteria = parser(text)
     except ReplyError as exc:
         return ParsedReply(ParseStatus.UNPARSEABLE, error=str(exc))
+    if criteria and version.criteria:
+        score = criteria_weighted_score(criteria, version.criteria)
     cited = [name for name in dict.fromkeys(span_names) if name and name in explanation]
+    # Each criterion names the span that settles it; those are cited too.
+    settling = [r["span"] for r in criteria if r.get("span") in span_names]
+    cited = list(dict.fromkeys(cited + settling))
     problem = score_out_of_range(score, version)
     if problem:
         return ParsedReply(
