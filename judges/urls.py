@@ -1,4 +1,4 @@
-from django.urls import path
+from django.urls import include, path
 
 from judges import views
 
@@ -14,4 +14,5 @@ urlpatterns = [
     path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("runs/<int:run_id>/cancel/", views.run_cancel, name="run_cancel"),
+    path("adarubric/", include("judges.adarubric.urls")),
 ]
