@@ -156,28 +156,37 @@ def _online_run(version: RubricVersion, config: JudgeConfig) -> JudgeRun:
     return run
 
 
-def _trace_task_type(trace: Trace) -> str:
+def _trace_task_type(trace: Trace, classify_later: bool) -> str:
     from judges.adarubric.task_types import trace_task_type_assign
 
     if not hasattr(trace, "_task_type_decided"):
         # Attribute and curator rules only: the LLM classifier is too slow for this path.
         trace._task_type_decided = trace_task_type_assign(trace, classify=False)
+        if not trace._task_type_decided and classify_later:
+            from judges.adarubric.tasks import trace_task_type_classify_task
+
+            trace_id = trace.pk
+            transaction.on_commit(lambda: trace_task_type_classify_task.delay(trace_id))
     return trace._task_type_decided
 
 
-def trace_judge_online(trace: Trace) -> list[JudgeRun]:
+def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[JudgeRun]:
     """Judge a completed trace with every rubric set to judge new traces, at its sample rate.
 
     Each rubric's newest approved version judges it, in that version's standing online run.
+    A trace no rule types is classified by the judge in a task, which then calls this again
+    with task_typed_only for the rubrics of the type it found.
     """
     rubrics = Rubric.objects.filter(judge_new_traces=True).order_by("pk")
+    if task_typed_only:
+        rubrics = rubrics.exclude(task_type="")
     runs = []
     config = None
     for rubric in rubrics:
         if rubric.project_id and rubric.project_id != trace.project_id:
             continue
         # A task-type rubric judges only traces of its type.
-        if rubric.task_type and rubric.task_type != _trace_task_type(trace):
+        if rubric.task_type and rubric.task_type != _trace_task_type(trace, not task_typed_only):
             continue
         version = (
             rubric.versions.filter(status=RubricVersionStatus.APPROVED).order_by("-number").first()

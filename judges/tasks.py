@@ -4,6 +4,7 @@ transient provider errors only, with the cap and the backoff decided in judges.e
 from celery import shared_task
 from django.conf import settings
 
+from judges.adarubric.tasks import trace_task_type_classify_task  # noqa: F401 - registers it
 from judges.batches import judge_batch_collect, judge_run_batch_submit
 from judges.execution import judgment_execute, judgments_stale
 from judges.models import Judgment, JudgmentStatus
