@@ -12,7 +12,8 @@ def _manage(args, env_extra, tmp_path):
     env = {
         k: v
         for k, v in os.environ.items()
-        if k not in {"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DEBUG"}
+        if k
+        not in {"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
     }
     env.update({"EVALSITE_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "evalsite.settings"})
     env.update(env_extra)
