@@ -4,6 +4,7 @@ import math
 
 from evalsite.api import ApplicationError
 from judges.models import ScoreType
+from judges.parsing import criteria_weighted_score
 from reviews.models import FailureTag, ReviewItem
 
 MAX_TAGS = 10
@@ -48,7 +49,8 @@ def criteria_score(item: ReviewItem, answers) -> tuple[float, list[dict]]:
             field="criteria_results",
         )
     results = [{"question": q, "met": met} for q, met in zip(questions, answers, strict=True)]
-    return sum(answers) / len(answers), results
+    # Weighted as the judge weighs them, so people and judge scores compare.
+    return criteria_weighted_score(results, version.criteria), results
 
 
 def score_with_criteria(item, score, criteria_results) -> tuple[float, list[dict]]:

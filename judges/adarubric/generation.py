@@ -161,3 +161,29 @@ def rubric_version_approve(*, version: RubricVersion, user=None) -> RubricVersio
     locked.status = RubricVersionStatus.APPROVED
     locked.save(update_fields=["status"])
     return locked
+
+
+def generated_rubric_calibration_start(*, version: RubricVersion, user=None):
+    """Judge the latest traces of the version's task type, so its first verdicts reach people.
+
+    Returns the run, or None when the type has no traces yet. Every verdict of a calibrating
+    version up to the first-N sample goes to the blind calibration queue.
+    """
+    from judges.calibration import FIRST_SAMPLED
+    from judges.services import judge_config_default, judge_run_start
+
+    task_type = version.rubric.task_type
+    trace_ids = list(
+        Trace.objects.filter(task_type=task_type)
+        .order_by("-pk")
+        .values_list("pk", flat=True)[:FIRST_SAMPLED]
+    )
+    if not task_type or not trace_ids:
+        return None
+    return judge_run_start(
+        rubric_version=version,
+        config=judge_config_default(),
+        traces=trace_ids,
+        user=user,
+        trace_filter={"task_type": task_type, "calibration": True},
+    )

@@ -2,6 +2,7 @@
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -18,6 +19,7 @@ from judges.adarubric.forms import (
 )
 from judges.adarubric.generation import (
     criteria_version_create,
+    generated_rubric_calibration_start,
     rubric_criteria_generate,
     rubric_version_approve,
 )
@@ -171,11 +173,14 @@ def rubric_version_approve_view(request, rubric_id: int, number: int):
     rubric = get_object_or_404(Rubric, pk=rubric_id)
     version = _version(rubric, number)
     try:
-        rubric_version_approve(version=version, user=request.user)
+        with transaction.atomic():
+            approved = rubric_version_approve(version=version, user=request.user)
+            run = generated_rubric_calibration_start(version=approved, user=request.user)
     except ApplicationError as exc:
         messages.error(request, exc.message)
     else:
-        messages.success(
-            request, f"v{version.number} approved; it is calibrated against people next."
+        judged = (
+            f" Judging {run.trace_count} traces of the type for people to check." if run else ""
         )
+        messages.success(request, f"v{version.number} approved.{judged}")
     return _to_version(version)

@@ -89,3 +89,20 @@ def test_edited_criteria_are_validated_and_saved_as_the_next_draft(
     assert version.criteria[0]["question"] == draft.criteria[1]["question"]
     with pytest.raises(ApplicationError):
         criteria_version_create(rubric=draft.rubric, criteria=[{"question": "x?", "weight": -1}])
+
+
+def test_calibration_judges_at_most_the_first_sample_of_the_type(
+    simulator, cancellation_traces, curator, capture
+):
+    draft = rubric_criteria_generate(task_type="order_cancellation", user=curator)
+    approved = rubric_version_approve(version=draft, user=curator)
+    sample_traces.coding_fix_ok()
+
+    with capture(execute=False) as callbacks:
+        run = generation.generated_rubric_calibration_start(version=approved, user=curator)
+
+    assert run.trace_count == len(cancellation_traces)
+    assert set(run.judgments.values_list("trace_id", flat=True)) == {
+        t.pk for t in cancellation_traces
+    }
+    assert callbacks  # the passes are enqueued once the transaction commits

@@ -9,7 +9,7 @@ from judges.adarubric.generation import (
     rubric_criteria_generate,
     rubric_version_approve,
 )
-from judges.models import RubricVersionStatus, TaskTypeAssignment, TaskTypeRule
+from judges.models import JudgeRun, RubricVersionStatus, TaskTypeAssignment, TaskTypeRule
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db
@@ -98,6 +98,10 @@ def test_a_curator_approves_a_draft_and_an_annotator_cannot(
 
     draft.refresh_from_db()
     assert draft.status == RubricVersionStatus.APPROVED
+    # its first verdicts are on their way to the calibration queue
+    run = JudgeRun.objects.get(rubric_version=draft)
+    assert run.trace_count == len(cancellation_traces)
+    assert run.judgments.count() == 2 * len(cancellation_traces)
 
 
 def test_the_task_type_page_generates_adds_rules_and_keeps_corrections(
