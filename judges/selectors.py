@@ -131,3 +131,12 @@ def traces_for_filter(spec: dict) -> QuerySet:
     if spec.get("limit"):
         traces = traces[: spec["limit"]]
     return traces
+
+
+def traces_for_prompt_preview() -> QuerySet:
+    """Traces a rubric author may preview a prompt on: never the source of a held-out example.
+
+    Held-out golden data must not shape prompt edits; the reverse relation keeps judges from
+    importing golden.
+    """
+    return Trace.objects.exclude(golden_examples__held_out=True)

@@ -43,7 +43,9 @@ def rubric_detail(request, rubric_id: int):
         "shown": shown,
         "diff_against": diff_against,
         "diffs": diffs,
-        "traces": Trace.objects.only("pk", "task").order_by("-pk")[:PREVIEW_TRACE_CHOICES],
+        "traces": selectors.traces_for_prompt_preview()
+        .only("pk", "task")
+        .order_by("-pk")[:PREVIEW_TRACE_CHOICES],
         "online_form": RubricOnlineForm(
             initial={"judge_new_traces": rubric.judge_new_traces, "sample_rate": rubric.sample_rate}
         ),
@@ -104,7 +106,7 @@ def rubric_online_update(request, rubric_id: int):
 def rubric_preview(request, rubric_id: int):
     rubric = _rubric_or_404(rubric_id)
     version = rubric.versions.filter(number=_int(request.GET.get("version"))).first()
-    trace = Trace.objects.filter(pk=_int(request.GET.get("trace"))).first()
+    trace = selectors.traces_for_prompt_preview().filter(pk=_int(request.GET.get("trace"))).first()
     context = {"version": version, "trace": trace, "error": "", "prompt": None}
     if version is None or trace is None:
         context["error"] = "Choose a version and a trace to preview."

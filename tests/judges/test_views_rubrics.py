@@ -5,6 +5,7 @@ from django.test import Client
 
 from judges.models import Rubric
 from judges.rubrics import rubric_version_create
+from tests.factories import GoldenExampleFactory
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db
@@ -136,6 +137,30 @@ def test_the_preview_renders_the_prompt_with_the_trace_escaped(annotator):
     assert "&lt;untrusted_trace&gt;" in html and "cancel_order" in html
     assert "<script>alert(1)</script>" not in html
     assert "Score from 0 to 1" in html
+
+
+def test_held_out_golden_traces_are_never_offered_for_prompt_previews(curator):
+    # given one trace behind a held-out golden example and one behind an open example
+    held = sample_traces.support_cancel_ok()
+    open_trace = sample_traces.support_cancel_ok()
+    GoldenExampleFactory(source_trace=held, held_out=True)
+    GoldenExampleFactory(source_trace=open_trace, held_out=False)
+    rubric = _tool_rubric()
+    client = _client(curator)
+
+    # when the author opens the rubric page and asks for a preview on each
+    choices = client.get(f"/judges/rubrics/{rubric.pk}/").context["traces"]
+    held_preview = client.get(
+        f"/judges/rubrics/{rubric.pk}/preview/", {"version": 1, "trace": held.pk}
+    )
+    open_preview = client.get(
+        f"/judges/rubrics/{rubric.pk}/preview/", {"version": 1, "trace": open_trace.pk}
+    )
+
+    # then the held-out trace is neither listed nor rendered
+    assert open_trace in choices and held not in choices
+    assert held_preview.context["prompt"] is None
+    assert open_preview.context["prompt"]
 
 
 def test_online_judging_is_switched_on_with_a_sample_rate(curator):
