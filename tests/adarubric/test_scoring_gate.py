@@ -2,6 +2,8 @@
 the first verdicts of a new generated rubric reach the calibration queue."""
 
 import pytest
+from django.urls import reverse
+from django.utils.html import escape
 
 from evalsite.api import ApplicationError
 from judges.adarubric.generation import rubric_criteria_generate
@@ -82,3 +84,24 @@ def test_the_first_verdicts_of_a_new_generated_rubric_go_to_people(
     assert scored == len(cancellation_traces) <= FIRST_SAMPLED
     assert sampled.count() == scored
     assert set(sampled.values_list("queue__name", flat=True)) == {"Calibration"}
+
+
+def test_the_review_page_highlights_the_criterion_that_flipped(
+    approved_generated, default_config, judge_all, simulator, client, annotator
+):
+    # given a trace whose second pass flipped the first criterion
+    simulator.set(script=["ok", "flip"])
+    trace = sample_traces.support_cancel_ok()
+    judge_all(approved_generated, default_config, [trace])
+    item = ReviewItem.objects.get(trace=trace, reason=ReviewReason.CRITERION_FLIP)
+    client.force_login(annotator)
+
+    # when a reviewer claims and opens it
+    client.post(reverse("reviews:queue_claim", args=[item.queue_id]))
+    body = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()
+
+    # then that criterion, and only it, is marked as the one the passes disagree on
+    marker = '<span class="badge warn">flipped between passes</span>'
+    assert body.count(marker) == 1
+    question = escape(approved_generated.criteria[0]["question"])
+    assert f'<div class="criterion flipped"><span>{question} {marker}' in body
