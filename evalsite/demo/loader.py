@@ -16,7 +16,8 @@ from traces.ingest.services import ingest_span_tree
 from traces.models import Project, Trace
 
 DEMO_PROJECT_SLUG = "demo"
-DEMO_RUBRIC = "Tool-call decision accuracy"
+# Three seed rubrics give the queue and the charts something to show on first start.
+DEMO_RUBRICS = ("Tool-call decision accuracy", "General trace judge", "Outcome 1-5")
 DEMO_USERS = (("admin", ADMIN), ("annie", ANNOTATOR), ("cora", CURATOR))
 
 
@@ -58,27 +59,28 @@ def demo_traces_ensure() -> tuple[Project, int]:
     return project, added
 
 
-def demo_judge_run_ensure(project: Project):
-    """Judge the demo traces once with the tool-call rubric; later loads leave it alone."""
-    rubric = Rubric.objects.get(name=DEMO_RUBRIC)
-    version = rubric.latest_version()
+def demo_judge_runs_ensure(project: Project) -> list:
+    """Judge the demo traces once with each demo rubric; later loads leave them alone."""
     config = JudgeConfig.objects.get(name="default")
-    if version.runs.filter(config=config).exists():
-        return None
     traces = Trace.objects.filter(project=project)
-    return judge_run_start(rubric_version=version, config=config, traces=traces)
+    runs = []
+    for name in DEMO_RUBRICS:
+        version = Rubric.objects.get(name=name).latest_version()
+        if not version.runs.filter(config=config).exists():
+            runs.append(judge_run_start(rubric_version=version, config=config, traces=traces))
+    return runs
 
 
 def demo_load() -> dict:
     logins = demo_users_ensure()
     project, added = demo_traces_ensure()
-    run = demo_judge_run_ensure(project)
+    runs = demo_judge_runs_ensure(project)
     curator = get_user_model().objects.get(username="cora")
     dataset = golden_demo_ensure(user=curator)
     return {
         "logins": logins,
         "password": demo_password(),
         "traces_added": added,
-        "run": run,
+        "runs": runs,
         "dataset": dataset,
     }

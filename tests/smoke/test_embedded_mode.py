@@ -96,7 +96,7 @@ def test_make_run_stack_judges_the_demo_and_takes_traces_then_stops_cleanly(embe
     # Given a fresh folder with the demo loaded, twice (the second load changes nothing)
     _manage(embedded_env, "migrate", "--noinput")
     first = _manage(embedded_env, "load_demo")
-    assert "Demo traces added: 12." in first and "queued" in first
+    assert "Demo traces added: 12." in first and first.count("queued") == 3
     assert "Demo traces added: 0." in _manage(embedded_env, "load_demo")
     token = _manage(embedded_env, "create_api_token", "admin").strip()
 
@@ -115,11 +115,11 @@ def test_make_run_stack_judges_the_demo_and_takes_traces_then_stops_cleanly(embe
         counts = {}
         while time.monotonic() < deadline:
             counts = _counts(embedded_env)
-            if counts["verdicts"] == 12 and counts["pending"] == 0:
+            if counts["verdicts"] == 36 and counts["pending"] == 0:
                 break
             time.sleep(2)
         # Then the worker judged every demo trace twice and reconciled the passes
-        assert counts == {"verdicts": 12, "pending": 0}, (tmp_path / "serve.log").read_text()[
+        assert counts == {"verdicts": 36, "pending": 0}, (tmp_path / "serve.log").read_text()[
             -3000:
         ]
 

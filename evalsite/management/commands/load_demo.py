@@ -9,8 +9,10 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         result = demo_load()
         self.stdout.write(f"Demo traces added: {result['traces_added']}.")
-        if result["run"] is not None:
-            self.stdout.write(f"Judge run {result['run'].pk} queued for the demo traces.")
+        for run in result["runs"]:
+            self.stdout.write(
+                f"Judge run {run.pk} ({run.rubric_version}) queued for the demo traces."
+            )
         self.stdout.write(f"Golden dataset version: {result['dataset'].name}.")
         self.stdout.write(f"Log in as one of (password for all: {result['password']}):")
         for username, role in result["logins"]:
