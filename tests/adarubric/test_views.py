@@ -1,6 +1,8 @@
 """AdaRubric pages: task types, criteria with statistics, the criteria editor, approval."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import escape
 
@@ -9,6 +11,7 @@ from judges.adarubric.generation import (
     rubric_criteria_generate,
     rubric_version_approve,
 )
+from judges.adarubric.task_types import trace_task_type_correct
 from judges.models import JudgeRun, RubricVersionStatus, TaskTypeAssignment, TaskTypeRule
 from tests.judges import sample_traces
 
@@ -138,3 +141,21 @@ def test_pages_need_login_and_outsiders_are_refused(client, outsider, approved_g
     assert all(client.get(url).status_code == 302 for url in urls)
     client.force_login(outsider)
     assert all(client.get(url).status_code == 403 for url in urls)
+
+
+def test_the_task_type_page_takes_the_same_queries_however_many_corrections(
+    client, curator, django_assert_max_num_queries
+):
+    client.force_login(curator)
+    for trace in [sample_traces.support_cancel_ok() for _ in range(2)]:
+        trace_task_type_correct(trace=trace, task_type="refunds", user=curator)
+    url = reverse("judges:adarubric_task_types")
+    with CaptureQueriesContext(connection) as few:
+        client.get(url)
+    for trace in [sample_traces.travel_book_ok() for _ in range(6)]:
+        trace_task_type_correct(trace=trace, task_type="trips", user=curator)
+
+    with django_assert_max_num_queries(len(few.captured_queries)):
+        page = client.get(url)
+
+    assert page.content.decode().count("trips") >= 6
