@@ -1,6 +1,16 @@
 from django.contrib import admin
 
-from judges.models import JudgeConfig, JudgeRun, Judgment, RedFlag, Rubric, RubricVersion, Verdict
+from judges.models import (
+    JudgeConfig,
+    JudgeRun,
+    Judgment,
+    RedFlag,
+    Rubric,
+    RubricVersion,
+    TaskTypeAssignment,
+    TaskTypeRule,
+    Verdict,
+)
 
 
 class RubricVersionInline(admin.TabularInline):
@@ -64,3 +74,16 @@ class RedFlagAdmin(admin.ModelAdmin):
     list_display = ("trace", "kind", "span", "created_at")
     list_filter = ("kind",)
     raw_id_fields = ("trace", "span")
+
+
+@admin.register(TaskTypeRule)
+class TaskTypeRuleAdmin(admin.ModelAdmin):
+    list_display = ("task_type", "task_pattern", "tools", "priority", "created_by")
+
+
+@admin.register(TaskTypeAssignment)
+class TaskTypeAssignmentAdmin(admin.ModelAdmin):
+    list_display = ("trace", "task_type", "source", "previous_task_type", "corrected_by")
+    list_filter = ("source",)
+    list_select_related = ("trace", "corrected_by")
+    raw_id_fields = ("trace",)

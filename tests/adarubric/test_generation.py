@@ -106,3 +106,14 @@ def test_calibration_judges_at_most_the_first_sample_of_the_type(
         t.pk for t in cancellation_traces
     }
     assert callbacks  # the passes are enqueued once the transaction commits
+
+
+def test_travel_traces_get_booking_criteria_about_search_and_booking(simulator, curator):
+    sample_traces.travel_book_ok()
+    sample_traces.travel_book_ok()
+
+    draft = rubric_criteria_generate(task_type="flight_booking", user=curator)
+
+    questions = [c["question"] for c in draft.criteria]
+    assert any("book_flight" in q and "search_flights" in q for q in questions)
+    assert 4 <= len(questions) <= 6
