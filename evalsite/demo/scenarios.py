@@ -24,6 +24,7 @@ SUPPORT_TOOLS = [
         "name": "cancel_order",
         "description": "Cancel an order that has not shipped.",
         "parameters": {"order_id": "string", "reason": "string"},
+        "requires": ["get_recent_orders"],
     },
     {
         "name": "search_help_center",
@@ -41,6 +42,7 @@ TRAVEL_TOOLS = [
         "name": "book_flight",
         "description": "Book a flight for the traveller on file.",
         "parameters": {"flight_id": "string", "fare_class": "string"},
+        "requires": ["search_flights"],
     },
 ]
 CODING_TOOLS = [
