@@ -10,7 +10,6 @@ items with annotations and eval runs; then prints the time to build the overview
 
 import argparse
 import datetime as dt
-import os
 import random
 import statistics
 import sys
@@ -20,6 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchdb import database_ensure, django_setup  # noqa: E402
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_i_bench"
 TARGET_MS = 300.0
 BATCH = 5000
@@ -42,32 +45,6 @@ TASKS = [
     ),
 ]
 FLAG_KINDS = ["prerequisite", "hallucinated_parameter", "loop", "confident_after_failure"]
-
-
-def database_ensure(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def django_setup(args) -> None:
-    os.environ.update(
-        DATABASE_URL=args.database_url,
-        EVALSITE_VAR_DIR=args.var_dir,
-        DJANGO_SETTINGS_MODULE="evalsite.settings",
-        LOG_LEVEL="WARNING",
-        ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def fill(n_traces: int, seed: int = 1) -> None:
@@ -338,7 +315,7 @@ def main() -> None:
     parser.add_argument("--var-dir", default="/tmp/evalsite-i-bench")
     args = parser.parse_args()
     database_ensure(args.database_url)
-    django_setup(args)
+    django_setup(args.database_url, args.var_dir)
     from traces.models import Trace
 
     if args.refill or Trace.objects.count() != args.traces:

@@ -19,6 +19,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchdb import database_ensure, django_setup  # noqa: E402
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_r_bench"
 TARGET_MS = 100.0
 BATCH = 5000
@@ -33,32 +37,6 @@ TASKS = [
     ("coding_agent", "Add retry with backoff to the payment webhook client, PR {n}."),
 ]
 REASONS = ["passes_disagree", "red_flag", "unparseable", "audit_sample", "flagged"]
-
-
-def database_ensure(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        if not conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
-def django_setup(args) -> None:
-    os.environ.update(
-        DATABASE_URL=args.database_url,
-        EVALSITE_VAR_DIR=args.var_dir,
-        DJANGO_SETTINGS_MODULE="evalsite.settings",
-        LOG_LEVEL="WARNING",
-        ALLOWED_HOSTS="testserver,127.0.0.1,localhost",
-    )
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
 
 
 def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
@@ -192,7 +170,7 @@ def main() -> None:
     parser.add_argument("--var-dir", default="/tmp/evalsite-r-bench")
     args = parser.parse_args()
     database_ensure(args.database_url)
-    django_setup(args)
+    django_setup(args.database_url, args.var_dir)
 
     from django.test import Client
 
