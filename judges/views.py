@@ -8,8 +8,9 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from evalsite.api import ApplicationError
 from judges import selectors
+from judges.adarubric.selectors import criteria_page_rows
 from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm
-from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Rubric
+from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Rubric, ScoreType
 from judges.prompts import prompt_render
 from judges.rubrics import RubricTemplateError, rubric_version_create
 from judges.services import DEFAULT_CONFIG_NAME, judge_run_cancel, judge_run_start
@@ -50,6 +51,7 @@ def rubric_detail(request, rubric_id: int):
             initial={"judge_new_traces": rubric.judge_new_traces, "sample_rate": rubric.sample_rate}
         ),
         "can_edit": has_role(request.user, CURATOR),
+        "stats": criteria_page_rows(shown) if shown.score_type == ScoreType.CRITERIA else [],
     }
     return render(request, "judges/rubric_detail.html", context)
 

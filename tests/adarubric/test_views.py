@@ -58,6 +58,12 @@ def test_the_rubric_page_shows_criteria_statistics_and_flags(
     assert "50%" in body and "100%" in body
     assert body.count('class="badge bad">vague') == 1 and "Rewrite it" in body
     assert "Edit criteria" not in body  # annotators read, curators edit
+    # and the rubric page itself shows the same statistics for that version
+    rubric_page = client.get(
+        f"/judges/rubrics/{version.rubric_id}/", {"version": version.number}
+    ).content.decode()
+    assert rubric_page.count("0 of 6") == 2
+    assert rubric_page.count('class="badge bad">vague') == 1
 
 
 def test_a_curator_reorders_weights_deletes_and_adds_into_a_new_draft(
