@@ -364,8 +364,8 @@ def scenarios() -> list[dict]:
             version="0.12.0",
             task_type="bug_fix",
             day=4,
-            task="The test test_parse_duration fails on '1h30m'. Fix parse_duration in "
-            "timeutil.py.",
+            task="The test tests/test_timeutil.py::test_parse_duration fails on '1h30m'. "
+            "Fix parse_duration in timeutil.py.",
             answer="parse_duration now handles combined units; all 48 tests pass.",
             tools=CODING_TOOLS,
             steps=[
@@ -416,7 +416,8 @@ def scenarios() -> list[dict]:
             task_type="bug_fix",
             day=5,
             stop_reason="max_steps_exceeded",
-            task="CI is red: test_export_csv fails with a UnicodeEncodeError. Fix it.",
+            task="CI is red: tests/test_export.py::test_export_csv fails with a "
+            "UnicodeEncodeError. Fix it.",
             answer="I fixed the encoding issue in export.py.",
             tools=CODING_TOOLS,
             steps=[

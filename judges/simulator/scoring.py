@@ -2,7 +2,7 @@
 
 A trace fails when a tool errored (or came back empty) and the agent still answered confidently,
 when the same tool was called again with identical input and no other tool call in between, or
-when an identifier-like tool parameter (letters and digits, such as an order or flight id)
+when an identifier-like tool parameter (an order or flight id, a file path)
 appears nowhere earlier in the trace (task, context or earlier outputs). Otherwise it passes.
 """
 
@@ -53,6 +53,8 @@ def _walk(node: dict, out: list[dict]) -> None:
 # Ids mix letters and digits with no spaces (A-88213, UA1532, evt_5521); free text, plain
 # numbers and dates are rephrased by agents too often to prove a hallucination.
 IDENTIFIER = re.compile(r"^(?=.*\d)(?=.*[A-Za-z])[A-Za-z0-9][A-Za-z0-9_.:-]{2,63}$")
+# File paths name one thing just as exactly (src/orders/handlers.py).
+PATH_LIKE = re.compile(r"^[\w.-]+(?:/[\w.-]+)+$")
 DATE_LIKE = re.compile(r"^\d{4}-\d{2}-\d{2}")
 
 
@@ -64,7 +66,8 @@ def _identifiers(value) -> list[str]:
     if isinstance(value, bool) or value is None:
         return []
     text = str(value).strip()
-    return [text] if IDENTIFIER.match(text) and not DATE_LIKE.match(text) else []
+    exact = (IDENTIFIER.match(text) and not DATE_LIKE.match(text)) or PATH_LIKE.match(text)
+    return [text] if exact else []
 
 
 def _text(value) -> str:

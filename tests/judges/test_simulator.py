@@ -280,3 +280,12 @@ def test_ordinary_trajectories_are_not_failed(simulator, children):
     _, summary = _ask(_client(simulator), _trace(children, answer="Done: cancelled A1042."))
 
     assert summary["score"] == 1, summary["explanation"]
+
+
+def test_a_file_path_found_nowhere_earlier_fails(simulator):
+    children = [_tool("read_file", {"path": "src/orders/handlers.py"}, {"content": "def create()"})]
+
+    _, summary = _ask(_client(simulator), _trace(children, answer="Fixed the handler."))
+
+    assert summary["score"] == 0
+    assert "src/orders/handlers.py" in summary["explanation"]
