@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from judges.models import (
+    JudgeCalibration,
     JudgeConfig,
     JudgeRun,
     Judgment,
@@ -87,3 +88,12 @@ class TaskTypeAssignmentAdmin(admin.ModelAdmin):
     list_filter = ("source",)
     list_select_related = ("trace", "corrected_by")
     raw_id_fields = ("trace",)
+
+
+@admin.register(JudgeCalibration)
+class JudgeCalibrationAdmin(admin.ModelAdmin):
+    list_display = ("rubric_version", "config", "status", "kappa", "items", "flagged", "updated_at")
+    list_filter = ("status", "flagged")
+    list_select_related = ("rubric_version__rubric", "config")
+    # Status moves through the calibration service, which measures kappa; not by hand here.
+    readonly_fields = ("kappa", "items", "window_kappa", "verdicts_seen", "approved_at")

@@ -1,0 +1,26 @@
+"""Every model of the project is in the Django admin, and only admins reach it."""
+
+import pytest
+from django.apps import apps
+from django.contrib import admin
+
+PROJECT_APPS = ("accounts", "traces", "judges", "reviews", "golden")
+
+
+def test_every_project_model_is_registered_in_the_admin():
+    missing = [
+        f"{model._meta.app_label}.{model.__name__}"
+        for app in PROJECT_APPS
+        for model in apps.get_app_config(app).get_models()
+        if model not in admin.site._registry
+    ]
+    assert missing == []
+
+
+@pytest.mark.django_db
+def test_an_admin_opens_every_changelist(client, admin_user):
+    client.force_login(admin_user)
+    for app in PROJECT_APPS:
+        for model in apps.get_app_config(app).get_models():
+            url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
+            assert client.get(url).status_code == 200, url
