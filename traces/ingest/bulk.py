@@ -6,6 +6,9 @@ every column as an array; at thousands of spans per second both dominate the req
 
 from __future__ import annotations
 
+import json
+
+import orjson
 from django.db import connection
 from psycopg.types.json import Jsonb
 
@@ -67,6 +70,14 @@ _JSON = {"input", "output", "attributes"}
 _JSON_INDEXES = [i for i, name in enumerate(SPAN_FIELDS) if name in _JSON]
 
 
+def _json_dumps(value) -> bytes | str:
+    """orjson is several times faster than json on span payloads; json takes what it refuses."""
+    try:
+        return orjson.dumps(value)
+    except TypeError:  # non-string keys, integers beyond 64 bits
+        return json.dumps(value)
+
+
 def spans_insert_new(rows: list[list]) -> None:
     """Insert span rows (values in SPAN_FIELDS order), skipping (trace, span_id) already stored."""
     if not rows:
@@ -87,7 +98,7 @@ def spans_insert_new(rows: list[list]) -> None:
             for row in rows:
                 for index in _JSON_INDEXES:
                     if row[index] is not None:
-                        row[index] = Jsonb(row[index])
+                        row[index] = Jsonb(row[index], dumps=_json_dumps)
                 copy.write_row(row)
         cursor.execute(
             f"INSERT INTO traces_span ({names}) SELECT {names} FROM {_STAGING} "  # noqa: S608
