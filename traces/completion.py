@@ -35,10 +35,14 @@ def traces_settled_ids(*, limit: int = 500, now=None) -> list[int]:
     )
 
 
-def trace_complete(trace_id: int, *, now=None) -> bool:
-    """Mark one settled trace complete and send trace_completed, once; False if not ours."""
+def trace_complete(trace_id: int, *, now=None, whole: bool = False) -> bool:
+    """Mark one settled trace complete and send trace_completed, once; False if not ours.
+
+    `whole` is for traces that arrive in one request (span trees, transcripts): they are
+    complete on arrival, with no settle wait.
+    """
     now = now or timezone.now()
-    cutoff = now - timedelta(seconds=settings.TRACE_SETTLE_SECONDS)
+    cutoff = now if whole else now - timedelta(seconds=settings.TRACE_SETTLE_SECONDS)
     with transaction.atomic():
         # The conditional update is the claim: two sweeps never complete a trace twice, and a
         # span that arrived since the scan keeps the trace open.

@@ -56,9 +56,16 @@ def test_json_file_is_one_trace_and_project_is_used(tmp_path):
     assert Trace.objects.get().project.slug == "support"
 
 
-def test_unknown_project_is_refused(tmp_path):
+def test_a_new_project_is_created_on_first_use(tmp_path):
     path = tmp_path / "one.jsonl"
     path.write_text(json.dumps(refund_tree()))
-    with pytest.raises(CommandError, match="Unknown project"):
-        call_command("ingest", str(path), "--project", "nope", stdout=io.StringIO())
+    call_command("ingest", str(path), "--project", "billing-agent", stdout=io.StringIO())
+    assert Trace.objects.get().project.name == "Billing agent"
+
+
+def test_a_project_that_is_no_slug_is_refused(tmp_path):
+    path = tmp_path / "one.jsonl"
+    path.write_text(json.dumps(refund_tree()))
+    with pytest.raises(CommandError, match="not a project slug"):
+        call_command("ingest", str(path), "--project", "no such", stdout=io.StringIO())
     assert Trace.objects.count() == 0

@@ -139,11 +139,18 @@ def test_query_count_does_not_grow_with_spans():
     with CaptureQueriesContext(connection) as wide_q:
         ingest_span_tree(project, wide)
 
-    # then only the batched span INSERT repeats (SQLite caps parameters per statement)
+    # then only the batched span INSERT repeats (SQLite caps parameters per statement); red
+    # flags found on completion depend on the content, not on storage
     def others(ctx):
-        return [q["sql"] for q in ctx.captured_queries if '"traces_span"' not in q["sql"][:40]]
+        return [
+            q["sql"]
+            for q in ctx.captured_queries
+            if '"traces_span"' not in q["sql"][:40]
+            and '"judges_redflag"' not in q["sql"][:40]
+            and "SAVEPOINT" not in q["sql"][:20]
+        ]
 
-    span_inserts = len(wide_q) - len(others(wide_q))
+    span_inserts = sum('INTO "traces_span"' in q["sql"][:60] for q in wide_q.captured_queries)
     assert len(others(wide_q)) == len(others(small_q))
     assert span_inserts <= 10
     assert Span.objects.filter(trace__external_id="a" * 32).count() == 301

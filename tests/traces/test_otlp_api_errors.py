@@ -111,8 +111,14 @@ def test_gzip_that_inflates_over_the_limit_is_413(client, settings):
     assert_error(post(client, bomb, HTTP_CONTENT_ENCODING="gzip"), 413, "body")
 
 
-def test_unknown_project_is_403(client):
-    assert_error(post(client, GOOD, HTTP_X_EVALSITE_PROJECT="no-such"), 403, "x-evalsite-project")
+def test_a_project_named_for_the_first_time_is_created(client):
+    assert post(client, GOOD, HTTP_X_EVALSITE_PROJECT="support-agent").status_code == 200
+    assert Trace.objects.get().project.slug == "support-agent"
+
+
+def test_a_project_header_that_is_no_slug_is_400(client):
+    assert_error(post(client, GOOD, HTTP_X_EVALSITE_PROJECT="no such/"), 400, "x-evalsite-project")
+    assert Trace.objects.count() == 0
 
 
 def test_known_project_header_is_used(client):

@@ -41,7 +41,7 @@ def test_page_shows_task_answer_tree_and_timeline(logged_in):
     assert response.status_code == 200
     assert body.index("Refund order A1042, it arrived broken.") < body.index("span-tree")
     assert "PaymentGatewayTimeout after 30s" in body
-    assert 'class="span-node kind-tool is-error"' in body
+    assert 'class="span-node kind-tool is-error' in body
     assert "vendor/plotly.min.js" in body and "js/trace_detail.js" in body
     rows = response.context["waterfall"]
     assert [r["ms"] for r in rows] == [6000, 1400, 300, 3000]

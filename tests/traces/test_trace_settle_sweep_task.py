@@ -7,7 +7,9 @@ from django.utils import timezone
 
 from tests.factories import ProjectFactory
 from traces.ingest.services import ingest_span_tree
-from traces.models import Trace
+from traces.ingest.span_tree import span_tree_records
+from traces.ingest.store import spans_store
+from traces.models import SourceFormat, Trace
 from traces.signals import trace_completed
 from traces.tasks import trace_settle_sweep_task
 
@@ -50,6 +52,12 @@ def tree(trace_id, with_root_end=True):
     return node
 
 
+def spans_send(project, payload) -> Trace:
+    """Store a tree's spans the way OTLP exports arrive: with no word on whether more follow."""
+    records, extras, external_id = span_tree_records(payload)
+    return spans_store(project, records, SourceFormat.OTLP, {external_id: extras})[external_id]
+
+
 def age(trace, seconds):
     Trace.objects.filter(pk=trace.pk).update(
         last_span_received_at=timezone.now() - timedelta(seconds=seconds)
@@ -59,7 +67,7 @@ def age(trace, seconds):
 def test_settled_trace_completes_once(received, settings):
     # given a trace whose last span came longer ago than the settle time
     settings.TRACE_SETTLE_SECONDS = 30
-    trace = ingest_span_tree(ProjectFactory(), tree("a" * 32))
+    trace = spans_send(ProjectFactory(), tree("a" * 32))
     age(trace, 31)
     # when the sweep runs twice
     first = trace_settle_sweep_task()
@@ -72,7 +80,7 @@ def test_settled_trace_completes_once(received, settings):
 
 def test_trace_still_receiving_spans_waits(received, settings):
     settings.TRACE_SETTLE_SECONDS = 30
-    trace = ingest_span_tree(ProjectFactory(), tree("b" * 32))
+    trace = spans_send(ProjectFactory(), tree("b" * 32))
     age(trace, 5)
     assert trace_settle_sweep_task() == 0
     assert received == []
@@ -114,7 +122,16 @@ def test_trace_without_its_root_completes_after_ten_settle_times(received, setti
 
 def test_resent_spans_do_not_hold_back_completion(received, settings):
     settings.TRACE_SETTLE_SECONDS = 30
-    trace = ingest_span_tree(ProjectFactory(), tree("e" * 32))
+    trace = spans_send(ProjectFactory(), tree("e" * 32))
     age(trace, 31)
-    ingest_span_tree(ProjectFactory(), tree("e" * 32))
+    spans_send(ProjectFactory(), tree("e" * 32))
     assert trace_settle_sweep_task() == 1
+
+
+def test_a_whole_tree_posted_at_once_completes_on_arrival(received, settings):
+    settings.TRACE_SETTLE_SECONDS = 30
+    trace = ingest_span_tree(ProjectFactory(), tree("f" * 32))
+    assert received == [trace.pk]
+    assert trace_settle_sweep_task() == 0
+    ingest_span_tree(ProjectFactory(), tree("f" * 32))
+    assert received == [trace.pk]

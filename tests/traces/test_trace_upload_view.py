@@ -35,13 +35,13 @@ def test_upload_without_a_file_says_what_to_do(client, annotator):
     assert "Choose a JSONL file" in [str(m) for m in response.context["messages"]][0]
 
 
-def test_upload_to_an_unknown_project_is_refused(client, annotator):
+def test_upload_to_a_malformed_project_slug_is_refused(client, annotator):
     client.force_login(annotator)
     response = client.post(
-        URL, {"file": jsonl(json.dumps(refund_tree())), "project": "nope"}, follow=True
+        URL, {"file": jsonl(json.dumps(refund_tree())), "project": "no such"}, follow=True
     )
     assert Trace.objects.count() == 0
-    assert "Unknown project" in [str(m) for m in response.context["messages"]][0]
+    assert "not a project slug" in [str(m) for m in response.context["messages"]][0]
 
 
 def test_upload_needs_a_role_and_post(client, outsider, annotator):

@@ -65,12 +65,19 @@ def test_oversized_body_is_413(client, settings):
     assert Trace.objects.count() == 0
 
 
-def test_unknown_project_is_403(client):
+def test_a_malformed_project_is_400_naming_the_field(client):
     response = client.post(
-        "/api/traces/", refund_tree(), format="json", HTTP_X_EVALSITE_PROJECT="ghost"
+        "/api/traces/", refund_tree(), format="json", HTTP_X_EVALSITE_PROJECT="ghost town"
     )
-    assert response.status_code == 403
+    assert response.status_code == 400
     assert response.json()["error"]["fields"] == {"project": [response.json()["error"]["message"]]}
+    assert Trace.objects.count() == 0
+
+
+def test_a_span_tree_is_complete_on_arrival(client):
+    response = client.post("/api/traces/", refund_tree(), format="json")
+    assert response.status_code == 201
+    assert Trace.objects.get().completed_at is not None
 
 
 def test_outsider_cannot_post_or_read(outsider, api_client_for):

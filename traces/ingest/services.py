@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -10,6 +11,7 @@ from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
 from evalsite.api import ApplicationError
+from traces.completion import trace_complete
 from traces.ingest import otlp
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import spans_store
@@ -19,21 +21,26 @@ from traces.models import Project, SourceFormat, Trace
 DEFAULT_PROJECT_SLUG = "default"
 
 
+PROJECT_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
+
+
 def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
-    """The project named by slug; without one, the "default" project (created on first use)."""
-    if not slug:
-        project, _ = Project.objects.get_or_create(
-            slug=DEFAULT_PROJECT_SLUG, defaults={"name": "Default"}
-        )
-        return project
-    project = Project.objects.filter(slug=slug).first()
-    if project is None:
+    """The project named by slug, created on first use; without one, the "default" project.
+
+    Whoever may send traces may start a project by naming it, the way an OpenTelemetry
+    exporter names its service: curators rename it later on the projects page.
+    """
+    slug = (slug or "").strip() or DEFAULT_PROJECT_SLUG
+    if not PROJECT_SLUG.match(slug):
         raise ApplicationError(
-            f"Unknown project {slug!r}. Create it first or leave it out to use 'default'.",
+            f"{slug[:120]!r} is not a project slug: use 1-100 letters, digits, '-' or '_'.",
             field=field,
-            code="unknown_project",
-            status_code=403,
+            code="invalid_project",
         )
+    name = "Default" if slug == DEFAULT_PROJECT_SLUG else slug.replace("-", " ").replace("_", " ")
+    project, _ = Project.objects.get_or_create(
+        slug=slug, defaults={"name": name[:1].upper() + name[1:]}
+    )
     return project
 
 
@@ -55,16 +62,29 @@ def _nesting_guard(ingest):
 def ingest_span_tree(project: Project, payload: dict) -> Trace:
     """Store one span-tree JSON trace (`name`, `type`, `input`, `output`, `children`)."""
     records, extras, external_id = span_tree_records(payload)
-    traces = spans_store(project, records, SourceFormat.SPAN_TREE, {external_id: extras})
-    return traces[external_id]
+    return _store_whole(project, records, SourceFormat.SPAN_TREE, extras, external_id)
 
 
 @_nesting_guard
 def ingest_transcript(project: Project, payload: dict) -> Trace:
     """Store an Anthropic Messages or OpenAI chat transcript as a span tree."""
     records, extras, external_id, source_format = transcript_records(payload)
-    traces = spans_store(project, records, source_format, {external_id: extras})
-    return traces[external_id]
+    return _store_whole(project, records, source_format, extras, external_id)
+
+
+def _store_whole(project, records, source_format, extras, external_id) -> Trace:
+    """A trace that arrives in one request is complete on arrival: judging starts at once.
+
+    A posted tree whose root names a parent is a fragment of a larger trace; it waits for the
+    settle sweep like OTLP spans do.
+    """
+    whole = any(record.is_root for record in records)
+    with transaction.atomic():
+        trace = spans_store(project, records, source_format, {external_id: extras})[external_id]
+        if whole and trace.completed_at is None and trace.new_span_count:
+            trace_complete(trace.pk, whole=True)
+            trace.refresh_from_db(fields=["completed_at"])
+    return trace
 
 
 def ingest_payload(project: Project, payload) -> Trace:
