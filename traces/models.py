@@ -5,6 +5,13 @@ class Project(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Tool results that open with an error marker are failures (traces/ingest/failures.py).
+    tool_error_text_detection = models.BooleanField(
+        default=True, help_text="Tool results that open with Error:, Traceback, HTTP 4xx/5xx fail."
+    )
+    tool_error_markers = models.JSONField(
+        default=list, blank=True, help_text="More openings that mark a tool result as failed."
+    )
 
     def __str__(self) -> str:
         return self.name

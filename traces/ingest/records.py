@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from traces.ingest import conventions
+from traces.ingest.failures import structured_failure
 from traces.models import SpanKind, SpanStatus
 
 
@@ -96,6 +97,9 @@ def span_record_build(
     if not is_error and fields.get("error_type"):
         is_error = True
         error_message = error_message or str(fields["error_type"])
+    if not is_error and kind == SpanKind.TOOL:
+        error_message = structured_failure(output_value, events)
+        is_error = bool(error_message)
     status = SpanStatus.ERROR if is_error else SpanStatus.OK
     component = tool_name or str(fields.get("agent_name") or "") or name
     return SpanRecord(

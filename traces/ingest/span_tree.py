@@ -10,6 +10,46 @@ from rest_framework.exceptions import ValidationError
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 from traces.ingest.timeparse import timestamp_parse
 
+# Keys a span node may carry, and the trace-level keys its root may add; any other is refused
+# by name rather than ignored.
+NODE_KEYS = frozenset(
+    {
+        "name",
+        "type",
+        "input",
+        "output",
+        "children",
+        "attributes",
+        "metadata",
+        "span_id",
+        "parent_span_id",
+        "status",
+        "error",
+        "start_time",
+        "started_at",
+        "end_time",
+        "ended_at",
+        "tool_name",
+        "tool_call_id",
+        "model",
+        "usage",
+        "input_tokens",
+        "output_tokens",
+    }
+)
+ROOT_KEYS = NODE_KEYS | {
+    "trace_id",
+    "task",
+    "final_answer",
+    "stop_reason",
+    "task_type",
+    "agent_name",
+    "agent_version",
+    "context",
+    "available_tools",
+    "format",
+    "project",
+}
 MAX_SPANS = 20_000
 TRACE_ID_MAX = 64
 SPAN_ID_MAX = 32
@@ -96,9 +136,22 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
     return records, extras, external_id
 
 
+def _unknown_keys_refuse(node: dict, path: str) -> None:
+    allowed = ROOT_KEYS if not path else NODE_KEYS
+    unknown = sorted(key for key in node if key not in allowed)
+    if unknown:
+        message = (
+            "Not a span field. Put it in `attributes` or `metadata`, or use one of: "
+            + ", ".join(sorted(allowed))
+            + "."
+        )
+        raise ValidationError({f"{path}{unknown[0]}": [message]})
+
+
 def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: str) -> SpanRecord:
     if not isinstance(node, dict):
         raise ValidationError({path.rstrip(".") or "non_field_errors": ["Expected an object."]})
+    _unknown_keys_refuse(node, path)
     name = node.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ValidationError({f"{path}name": ["Every span needs a non-empty string name."]})
@@ -120,6 +173,11 @@ def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: s
         raise ValidationError({f"{path}end_time": ["end_time is before start_time."]})
     # Explicit node fields are folded into the attributes the convention table reads.
     attributes = dict(attributes)
+    metadata = node.get("metadata")
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise ValidationError({f"{path}metadata": ["Expected an object."]})
+        attributes.setdefault("metadata", metadata)
     for key, attribute in (
         ("tool_name", "gen_ai.tool.name"),
         ("tool_call_id", "gen_ai.tool.call.id"),

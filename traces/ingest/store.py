@@ -12,6 +12,7 @@ from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
 from traces.ingest.bulk import rows_update, spans_insert_new
+from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.models import Project, Span, SpanStatus, Trace
 from traces.signals import spans_ingested
@@ -114,6 +115,11 @@ def spans_store(
     """
     extras = extras or {}
     records = _dedupe(records)
+    tool_failures_mark(
+        records,
+        detect_text=project.tool_error_text_detection,
+        extra_markers=tuple(str(m) for m in project.tool_error_markers or ()),
+    )
     by_trace: dict[str, list[SpanRecord]] = defaultdict(list)
     for record in records:
         by_trace[record.trace_external_id].append(record)

@@ -1,8 +1,11 @@
 """Transcripts (Anthropic Messages, OpenAI chat) turned into the same span tree as span-tree JSON.
 
-Each assistant turn becomes an llm span; each tool call it makes becomes a tool span right after
-it, holding the arguments and the matching result (or error). The root agent span holds the
-task (first user message) and the final answer (last assistant text).
+Each assistant turn becomes an llm span whose input holds every message that came since the
+previous turn (the first turn also the system prompt) and whose output is the assistant
+message itself, so the whole conversation is kept, in order, on the spans. Each tool call it
+makes becomes a tool span right after it with its arguments and its result. A result pairs
+with the most recent unanswered call with its id, else with the oldest unanswered call of the
+latest turn: never with a call already answered, since agents do reuse ids within a run.
 """
 
 from __future__ import annotations
@@ -10,12 +13,46 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+from dataclasses import dataclass, field
 
 from rest_framework.exceptions import ValidationError
 
-from traces.ingest.records import SpanRecord, TraceExtras
+from traces.ingest.failures import structured_failure
+from traces.ingest.records import SpanRecord
 from traces.ingest.span_tree import span_tree_records
 from traces.models import SourceFormat
+
+# Top-level keys a transcript may carry; any other is refused by name, never ignored.
+TRANSCRIPT_KEYS = frozenset(
+    {
+        "format",
+        "messages",
+        "model",
+        "system",
+        "tools",
+        "available_tools",
+        "trace_id",
+        "task",
+        "final_answer",
+        "stop_reason",
+        "task_type",
+        "agent_name",
+        "agent_version",
+        "context",
+        "metadata",
+        "project",
+    }
+)
+PASSED_TO_TREE = (
+    "trace_id",
+    "task",
+    "final_answer",
+    "stop_reason",
+    "task_type",
+    "agent_name",
+    "agent_version",
+    "context",
+)
 
 
 def _content_text(content) -> str:
@@ -64,7 +101,17 @@ def transcript_format_detect(messages: list) -> str:
     return SourceFormat.OPENAI
 
 
-def _validate_messages(payload: dict) -> list[dict]:
+def _validate(payload: dict) -> list[dict]:
+    unknown = sorted(set(payload) - TRANSCRIPT_KEYS)
+    if unknown:
+        raise ValidationError(
+            {
+                unknown[0]: [
+                    f"Not a transcript field. Put it in `context` or `metadata`, or use one "
+                    f"of: {', '.join(sorted(TRANSCRIPT_KEYS))}."
+                ]
+            }
+        )
     messages = payload.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ValidationError({"messages": ["Expected a non-empty list of messages."]})
@@ -73,162 +120,217 @@ def _validate_messages(payload: dict) -> list[dict]:
             raise ValidationError({f"messages[{index}]": ["Expected an object."]})
         if not isinstance(message.get("role"), str):
             raise ValidationError({f"messages[{index}].role": ["Every message needs a role."]})
+    for key in ("context", "metadata"):
+        if payload.get(key) is not None and not isinstance(payload[key], dict):
+            raise ValidationError({key: ["Expected an object."]})
     return messages
 
 
-def _anthropic_steps(messages: list[dict], model: str | None) -> list[dict]:
-    results: dict[str, dict] = {}
-    for message in messages:
-        if message["role"] == "user" and isinstance(message.get("content"), list):
-            for block in message["content"]:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    results[str(block.get("tool_use_id", ""))] = block
-    steps: list[dict] = []
-    turn = 0
-    for index, message in enumerate(messages):
-        if message["role"] != "assistant":
-            continue
-        content = message.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
-        calls = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
-        turn += 1
-        steps.append(_llm_step(turn, model, messages[:index], message, _content_text(content)))
-        for call_index, call in enumerate(calls):
-            call_id = str(call.get("id", ""))
-            if not isinstance(call.get("name"), str):
-                raise ValidationError(
-                    {f"messages[{index}].content.tool_use.name": ["A tool_use needs a name."]}
-                )
-            result = results.get(call_id)
-            step = {
-                "name": call["name"],
-                "type": "tool",
-                "tool_call_id": call_id,
-                "input": call.get("input"),
-                "output": _tool_result_value(result.get("content")) if result else None,
-                "attributes": {"agent.step_index": turn, "transcript.call_index": call_index},
-            }
-            if result is None:
-                step["error"] = "No tool_result for this tool_use."
-            elif result.get("is_error"):
-                step["error"] = _content_text(result.get("content")) or "tool error"
-            steps.append(step)
-    return steps
+@dataclass
+class _Call:
+    turn: int
+    call_id: str
+    step: dict
+    answered: bool = False
 
 
-def _openai_steps(messages: list[dict], model: str | None) -> list[dict]:
-    results = {
-        str(m.get("tool_call_id", "")): m
-        for m in messages
-        if m["role"] == "tool" and m.get("tool_call_id") is not None
-    }
-    steps: list[dict] = []
-    turn = 0
-    for index, message in enumerate(messages):
-        if message["role"] != "assistant":
-            continue
-        calls = message.get("tool_calls") or []
-        if not isinstance(calls, list):
-            raise ValidationError({f"messages[{index}].tool_calls": ["Expected a list."]})
-        turn += 1
-        steps.append(
-            _llm_step(turn, model, messages[:index], message, _content_text(message.get("content")))
-        )
-        for call_index, call in enumerate(calls):
-            function = call.get("function") if isinstance(call, dict) else None
-            if not isinstance(function, dict) or not isinstance(function.get("name"), str):
-                raise ValidationError(
-                    {f"messages[{index}].tool_calls[{call_index}].function.name": ["Required."]}
-                )
-            arguments = function.get("arguments")
-            if isinstance(arguments, str):
-                # Models do emit broken JSON; then the raw text is what the judge should see.
-                with contextlib.suppress(ValueError):
-                    arguments = json.loads(arguments) if arguments.strip() else {}
-            call_id = str(call.get("id", ""))
-            result = results.get(call_id)
-            output = _tool_result_value(result.get("content")) if result else None
+@dataclass
+class _Conversation:
+    """Walks a transcript once, building steps and pairing results to their calls."""
+
+    model: str | None
+    system: object
+    steps: list[dict] = field(default_factory=list)
+    calls: list[_Call] = field(default_factory=list)
+    since_last_turn: list[dict] = field(default_factory=list)
+    first_unsent: int = 0
+    turn: int = 0
+
+    def assistant(self, index: int, message: dict, calls: list[tuple[str, str, object]]) -> None:
+        self.turn += 1
+        self.steps.append(self._llm_step(index, message))
+        self.since_last_turn, self.first_unsent = [], index + 1
+        for call_index, (call_id, name, arguments) in enumerate(calls):
             step = {
-                "name": function["name"],
+                "name": name,
                 "type": "tool",
                 "tool_call_id": call_id,
                 "input": arguments,
-                "output": output,
-                "attributes": {"agent.step_index": turn, "transcript.call_index": call_index},
+                "attributes": {"agent.step_index": self.turn, "transcript.call_index": call_index},
             }
-            if result is None:
-                step["error"] = "No tool message answers this tool call."
-            elif isinstance(output, dict) and output.get("error"):
-                step["error"] = _content_text(output["error"])
-            steps.append(step)
-    return steps
+            self.steps.append(step)
+            self.calls.append(_Call(self.turn, call_id, step))
 
+    def heard(self, message: dict) -> None:
+        self.since_last_turn.append(message)
 
-def _llm_step(turn: int, model: str | None, history: list, message: dict, text: str) -> dict:
-    step = {
-        "name": f"assistant turn {turn}" + (f" ({model})" if model else ""),
-        "type": "llm",
-        "input": {"messages": len(history)},
-        "output": message.get("content") if message.get("tool_calls") is None else message,
-        "attributes": {"agent.step_index": turn},
-    }
-    if model:
-        step["model"] = model
-    usage = message.get("usage")
-    if isinstance(usage, dict):
-        step["usage"] = {
-            "input_tokens": usage.get("input_tokens", usage.get("prompt_tokens")),
-            "output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
+    def result(self, call_id: str, output, error: str) -> None:
+        call = self._call_for(call_id)
+        if call is None:
+            return  # an answer to no call stays visible in the next turn's input messages
+        call.answered = True
+        call.step["output"] = output
+        error = error or structured_failure(output, None)
+        if error:
+            call.step["error"] = error
+
+    def finish(self, unanswered: str) -> None:
+        for call in self.calls:
+            if not call.answered:
+                call.step["error"] = unanswered
+
+    def _call_for(self, call_id: str) -> _Call | None:
+        open_calls = [c for c in self.calls if not c.answered]
+        if call_id:
+            same_id = [c for c in open_calls if c.call_id == call_id]
+            if same_id:
+                return same_id[-1]
+        if not open_calls:
+            return None
+        latest_turn = open_calls[-1].turn
+        return next(c for c in open_calls if c.turn == latest_turn)
+
+    def _llm_step(self, index: int, message: dict) -> dict:
+        given: dict = {"messages": self.since_last_turn, "first_message_index": self.first_unsent}
+        if self.turn == 1 and self.system:
+            given = {"system": self.system, **given}
+        step = {
+            "name": f"assistant turn {self.turn}" + (f" ({self.model})" if self.model else ""),
+            "type": "llm",
+            "input": given,
+            "output": message,
+            "attributes": {"agent.step_index": self.turn, "transcript.message_index": index},
         }
-        step["usage"] = {k: v for k, v in step["usage"].items() if isinstance(v, int)}
-    return step
+        if self.model:
+            step["model"] = self.model
+        usage = message.get("usage")
+        if isinstance(usage, dict):
+            tokens = {
+                "input_tokens": usage.get("input_tokens", usage.get("prompt_tokens")),
+                "output_tokens": usage.get("output_tokens", usage.get("completion_tokens")),
+            }
+            step["usage"] = {k: v for k, v in tokens.items() if isinstance(v, int)}
+        return step
 
 
-def transcript_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str, str]:
+def _anthropic_walk(conversation: _Conversation, messages: list[dict]) -> None:
+    for index, message in enumerate(messages):
+        content = message.get("content")
+        blocks = content if isinstance(content, list) else []
+        if message["role"] == "assistant":
+            calls = []
+            for block in blocks:
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    if not isinstance(block.get("name"), str):
+                        raise ValidationError(
+                            {
+                                f"messages[{index}].content.tool_use.name": [
+                                    "A tool_use needs a name."
+                                ]
+                            }
+                        )
+                    calls.append((str(block.get("id", "")), block["name"], block.get("input")))
+            conversation.assistant(index, message, calls)
+            continue
+        conversation.heard(message)
+        for block in blocks:
+            if isinstance(block, dict) and block.get("type") == "tool_result":
+                output = _tool_result_value(block.get("content"))
+                error = ""
+                if block.get("is_error"):
+                    error = _content_text(block.get("content")) or "tool error"
+                conversation.result(str(block.get("tool_use_id", "")), output, error)
+    conversation.finish("No tool_result for this tool_use.")
+
+
+def _openai_walk(conversation: _Conversation, messages: list[dict]) -> None:
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant":
+            raw_calls = message.get("tool_calls") or []
+            if not isinstance(raw_calls, list):
+                raise ValidationError({f"messages[{index}].tool_calls": ["Expected a list."]})
+            calls = []
+            for call_index, call in enumerate(raw_calls):
+                function = call.get("function") if isinstance(call, dict) else None
+                if not isinstance(function, dict) or not isinstance(function.get("name"), str):
+                    path = f"messages[{index}].tool_calls[{call_index}].function.name"
+                    raise ValidationError({path: ["Required."]})
+                arguments = function.get("arguments")
+                if isinstance(arguments, str):
+                    # Models do emit broken JSON; then the raw text is what the judge should see.
+                    with contextlib.suppress(ValueError):
+                        arguments = json.loads(arguments) if arguments.strip() else {}
+                calls.append((str(call.get("id", "")), function["name"], arguments))
+            conversation.assistant(index, message, calls)
+            continue
+        conversation.heard(message)
+        if message["role"] == "tool":
+            output = _tool_result_value(message.get("content"))
+            conversation.result(str(message.get("tool_call_id") or ""), output, "")
+    conversation.finish("No tool message answers this tool call.")
+
+
+def _first_user_text(messages: list[dict]) -> str:
+    for message in messages:
+        if message["role"] == "user":
+            text = _content_text(message.get("content")).strip()
+            if text:
+                return text
+    return ""
+
+
+def _last_assistant_text(messages: list[dict]) -> str:
+    for message in reversed(messages):
+        if message["role"] == "assistant":
+            text = _content_text(message.get("content")).strip()
+            if text:
+                return text
+    return ""
+
+
+def transcript_records(payload: dict):
     """Validate a transcript and return span records, extras, trace id and source format."""
     if not isinstance(payload, dict):
         raise ValidationError({"non_field_errors": ["A transcript must be a JSON object."]})
-    messages = _validate_messages(payload)
+    messages = _validate(payload)
     fmt = payload.get("format") or transcript_format_detect(messages)
     if fmt not in (SourceFormat.ANTHROPIC, SourceFormat.OPENAI):
         raise ValidationError({"format": ["Use anthropic or openai for transcripts."]})
     model = payload.get("model") if isinstance(payload.get("model"), str) else None
     system = payload.get("system")
-    if fmt == SourceFormat.OPENAI:
-        system = system or next(
+    if fmt == SourceFormat.OPENAI and not system:
+        system = next(
             (_content_text(m.get("content")) for m in messages if m["role"] == "system"), None
         )
-    task = payload.get("task") or next(
-        (
-            _content_text(m.get("content"))
-            for m in messages
-            if m["role"] == "user" and _content_text(m.get("content")).strip()
-        ),
-        "",
-    )
+    conversation = _Conversation(model=model, system=payload.get("system"))
+    (_anthropic_walk if fmt == SourceFormat.ANTHROPIC else _openai_walk)(conversation, messages)
+    task = payload.get("task") or _first_user_text(messages)
     final = payload.get("final_answer")
     if final is None:
-        last = next((m for m in reversed(messages) if m["role"] == "assistant"), None)
-        final = _content_text(last.get("content")) if last else ""
-    steps = (_anthropic_steps if fmt == SourceFormat.ANTHROPIC else _openai_steps)(messages, model)
+        final = _last_assistant_text(messages)
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
+    attributes: dict = {"gen_ai.system_instructions": system} if system else {}
+    if conversation.since_last_turn:
+        # Messages after the last assistant turn were given to no model call yet.
+        attributes["transcript.trailing_messages"] = conversation.since_last_turn
+    if payload.get("metadata"):
+        attributes["metadata"] = payload["metadata"]
     tree = {
         "trace_id": payload.get("trace_id") or hashlib.sha256(canonical.encode()).hexdigest()[:32],
         "name": f"invoke_agent {payload.get('agent_name') or 'agent'}",
         "type": "agent",
         "input": task,
         "output": final,
-        "children": steps,
-        "attributes": {"gen_ai.system_instructions": system} if system else {},
+        "children": conversation.steps,
+        "attributes": attributes,
     }
-    for key in ("task", "final_answer", "stop_reason", "task_type", "agent_name", "agent_version"):
-        if payload.get(key) is not None:
-            tree[key] = payload[key]
+    tree.update({key: payload[key] for key in PASSED_TO_TREE if payload.get(key) is not None})
     tree.setdefault("task", task)
     tree.setdefault("final_answer", final)
     tools = payload.get("tools") or payload.get("available_tools")
     if tools is not None:
         tree["available_tools"] = tools
+    records: list[SpanRecord]
     records, extras, external_id = span_tree_records(tree)
     extras.content_hash = hashlib.sha256(canonical.encode()).hexdigest()
     return records, extras, external_id, fmt

@@ -1,0 +1,98 @@
+"""When a tool call failed: one rule set for every way in.
+
+A tool span is a failure when any of these holds, checked in this order:
+
+1. its OpenTelemetry status is ERROR, or it carries `error.type` / `exception.type`;
+2. it has an `exception` span event;
+3. its result says so in a structured field: Anthropic `is_error`, MCP `isError`, a non-empty
+   `error`, or `status` of `error`/`failed`;
+4. its result is text that opens with an error marker: `Error:`, `Exception:`, a
+   `SomethingError:` line, `Traceback (most recent call last)`, or an HTTP 4xx/5xx status
+   line. A project can turn this rule off or add markers of its own (Project.tool_error_*).
+
+An empty result is never a failure here: tools such as a scratchpad `think` return nothing by
+design. Whether an empty result matters is the trajectory checks' call, which know the tool's
+declared output.
+"""
+
+from __future__ import annotations
+
+import re
+from http import HTTPStatus
+
+from traces.models import SpanKind
+
+FAILED_STATUSES = {"error", "failed", "failure"}
+TEXT_ERROR_OPENINGS = re.compile(
+    r"\s*(?:(?:error|exception|fatal)\s*[:\-!]|traceback \(most recent call last\)"
+    r"|http(?:/\d(?:\.\d)?)?\s+[45]\d\d\b)",
+    re.IGNORECASE,
+)
+EXCEPTION_LINE = re.compile(r"\s*[A-Z][A-Za-z.]*(?:Error|Exception)\b\s*[:(]")
+# "404 Not Found", "503 Service Unavailable": the standard reason phrases only.
+_HTTP_ERROR_LINES = "|".join(
+    re.escape(f"{status.value} {status.phrase}") for status in HTTPStatus if status.value >= 400
+)
+HTTP_STATUS_LINE = re.compile(rf"\s*(?:{_HTTP_ERROR_LINES})\b", re.IGNORECASE)
+MESSAGE_LIMIT = 500
+
+
+def structured_failure(output, events: list[dict] | None) -> str:
+    """The failure a tool span's events or structured result report; "" when none."""
+    for event in events or ():
+        if event.get("name") == "exception":
+            attrs = event.get("attributes") or {}
+            parts = [attrs.get("exception.type"), attrs.get("exception.message")]
+            return ": ".join(str(p) for p in parts if p) or "exception"
+    if isinstance(output, dict):
+        if output.get("is_error") is True or output.get("isError") is True:
+            return _short(output.get("content") or output.get("error") or "tool error")
+        error = output.get("error")
+        if error not in (None, "", False, {}, []):
+            return _short(error)
+        status = output.get("status")
+        if isinstance(status, str) and status.lower() in FAILED_STATUSES:
+            return _short(output.get("message") or output.get("detail") or f"status {status}")
+    return ""
+
+
+def text_failure(output, extra_markers: tuple[str, ...] = ()) -> str:
+    """The error line a text result opens with; "" when it reads as a normal result."""
+    text = _result_text(output)
+    if not text:
+        return ""
+    lowered = text.lstrip().lower()
+    if any(
+        rule.match(text) for rule in (TEXT_ERROR_OPENINGS, EXCEPTION_LINE, HTTP_STATUS_LINE)
+    ) or any(lowered.startswith(marker.lower()) for marker in extra_markers if marker):
+        return _short(text.strip().splitlines()[0])
+    return ""
+
+
+def tool_failures_mark(records, *, detect_text: bool, extra_markers: tuple[str, ...]) -> None:
+    """Mark tool spans whose text result is an error report (rule 4), in place."""
+    if not detect_text:
+        return
+    for record in records:
+        if record.kind == SpanKind.TOOL and record.status != "error":
+            message = text_failure(record.output, extra_markers)
+            if message:
+                record.status = "error"
+                record.error_message = message
+
+
+def _result_text(output) -> str:
+    if isinstance(output, str):
+        return output
+    if isinstance(output, dict) and isinstance(output.get("content"), str) and len(output) <= 2:
+        return output["content"]
+    if isinstance(output, list) and output and isinstance(output[0], dict):
+        first = output[0]  # Anthropic/MCP content blocks
+        if first.get("type") == "text" and isinstance(first.get("text"), str):
+            return first["text"]
+    return ""
+
+
+def _short(value) -> str:
+    text = value if isinstance(value, str) else str(value)
+    return text[:MESSAGE_LIMIT]

@@ -1,0 +1,260 @@
+"""Chat messages in every form agent traces carry them, read into one shape.
+
+Forms read: OpenAI chat (`content`, `tool_calls`, role `tool`), Anthropic Messages (`text`,
+`tool_use`, `tool_result` blocks), OpenTelemetry GenAI parts (`parts` with `text`,
+`tool_call`, `tool_call_response`), LangChain (`type: human|ai|tool`, or its serialized
+`kwargs` form), OpenInference (`message.role`, `message.content`, `message.tool_calls`),
+Gemini/ADK (`role: model`, `parts` with `text`, `function_call`, `function_response`) and the
+pre-1.37 GenAI message events. Containers are a list, `{"messages": [...]}` or
+`{"contents": [...]}`. Nothing here changes what is stored: it is a reading of it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+ROLE_ALIASES = {
+    "human": "user",
+    "user": "user",
+    "ai": "assistant",
+    "assistant": "assistant",
+    "model": "assistant",
+    "bot": "assistant",
+    "system": "system",
+    "developer": "system",
+    "tool": "tool",
+    "function": "tool",
+    "ipython": "tool",
+}
+EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+    "gen_ai.choice": "assistant",
+}
+LANGCHAIN_CLASSES = {
+    "HumanMessage": "user",
+    "AIMessage": "assistant",
+    "SystemMessage": "system",
+    "ToolMessage": "tool",
+    "FunctionMessage": "tool",
+}
+# Keys whose string value is what a person asked or was told, most telling first.
+TEXT_KEYS = (
+    "task",
+    "query",
+    "question",
+    "user_input",
+    "input",
+    "prompt",
+    "message",
+    "content",
+    "text",
+    "final_output",
+    "final_answer",
+    "answer",
+    "output",
+    "response",
+    "result",
+)
+
+
+@dataclass
+class ToolCall:
+    id: str
+    name: str
+    arguments: object = None
+
+
+@dataclass
+class ToolResult:
+    id: str
+    content: object = None
+    is_error: bool = False
+
+
+@dataclass
+class Message:
+    role: str
+    text: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_results: list[ToolResult] = field(default_factory=list)
+
+
+def _decoded(value):
+    if isinstance(value, str):
+        stripped = value.strip()
+        if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+            try:
+                return json.loads(stripped)
+            except ValueError:
+                return value
+    return value
+
+
+def _arguments(value):
+    decoded = _decoded(value)
+    return decoded if decoded is not None else value
+
+
+def _role_of(raw: dict) -> str | None:
+    role = raw.get("role") or raw.get("type")
+    if isinstance(raw.get("id"), list) and raw.get("kwargs") is not None:
+        role = LANGCHAIN_CLASSES.get(str(raw["id"][-1]))
+    if raw.get("event") in EVENT_ROLES:
+        role = EVENT_ROLES[raw["event"]]
+    if not isinstance(role, str):
+        return None
+    return ROLE_ALIASES.get(role.lower())
+
+
+def _block_into(message: Message, block, texts: list[str]) -> None:
+    """One content block or part of any form, added to the message."""
+    if isinstance(block, str):
+        texts.append(block)
+        return
+    if not isinstance(block, dict):
+        return
+    kind = block.get("type")
+    if kind in ("text", "output_text", "input_text") or (kind is None and "text" in block):
+        text = block.get("text", block.get("content"))
+        if isinstance(text, str):
+            texts.append(text)
+    elif kind in ("tool_use", "tool_call", "function_call") or "function_call" in block:
+        call = block.get("function_call") if isinstance(block.get("function_call"), dict) else block
+        message.tool_calls.append(
+            ToolCall(
+                id=str(call.get("id") or call.get("call_id") or ""),
+                name=str(call.get("name") or ""),
+                arguments=_arguments(call.get("input", call.get("arguments", call.get("args")))),
+            )
+        )
+    elif kind in ("tool_result", "tool_call_response", "function_call_output") or (
+        "function_response" in block
+    ):
+        response = block.get("function_response")
+        source = response if isinstance(response, dict) else block
+        message.tool_results.append(
+            ToolResult(
+                id=str(
+                    source.get("tool_use_id") or source.get("id") or source.get("call_id") or ""
+                ),
+                content=_decoded(
+                    next(
+                        (
+                            source[k]
+                            for k in ("content", "response", "result", "output")
+                            if k in source
+                        ),
+                        None,
+                    )
+                ),
+                is_error=bool(source.get("is_error")),
+            )
+        )
+    elif kind == "reasoning" or kind == "thinking":
+        return
+    elif isinstance(block.get("content"), str) and kind in (None, "message"):
+        texts.append(block["content"])
+
+
+def message_read(raw) -> Message | None:
+    """One message of any form, or None when the value is not a message."""
+    if not isinstance(raw, dict):
+        return None
+    if isinstance(raw.get("message"), dict) and "role" not in raw:
+        inner = message_read(raw["message"])  # OpenInference and gen_ai.choice wrap it
+        if inner is not None:
+            return inner
+    role = _role_of(raw)
+    if role is None:
+        return None
+    body = raw.get("kwargs") if isinstance(raw.get("kwargs"), dict) else raw
+    message = Message(role=role)
+    texts: list[str] = []
+    content = body.get("content")
+    parts = body.get("parts")
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for block in content:
+            _block_into(message, block, texts)
+    elif isinstance(content, dict):
+        _block_into(message, content, texts)
+    if isinstance(parts, list):
+        for part in parts:
+            _block_into(message, part, texts)
+    for call in body.get("tool_calls") or []:
+        if not isinstance(call, dict):
+            continue
+        call = call.get("tool_call", call)  # OpenInference nests one level deeper
+        function = call.get("function") if isinstance(call.get("function"), dict) else call
+        message.tool_calls.append(
+            ToolCall(
+                id=str(call.get("id") or ""),
+                name=str(function.get("name") or ""),
+                arguments=_arguments(function.get("arguments", function.get("args"))),
+            )
+        )
+    call_id = body.get("tool_call_id")
+    if role == "tool" and call_id is not None and not message.tool_results:
+        message.tool_results.append(
+            ToolResult(
+                id=str(call_id), content=_decoded(content), is_error=bool(body.get("is_error"))
+            )
+        )
+        texts = []
+    message.text = "\n".join(t for t in texts if t)
+    return message
+
+
+def messages_read(value) -> list[Message] | None:
+    """The messages in a value (a list, or a container of one), or None when it holds none."""
+    value = _decoded(value)
+    if isinstance(value, dict):
+        for key in ("messages", "contents", "input_messages", "output_messages"):
+            inner = value.get(key)
+            if isinstance(inner, list):
+                # LangChain passes a batch of conversations: [[...]]
+                if len(inner) == 1 and isinstance(inner[0], list):
+                    inner = inner[0]
+                return messages_read(inner)
+        single = message_read(value)
+        return [single] if single is not None else None
+    if not isinstance(value, list) or not value:
+        return None
+    messages = [m for m in (message_read(item) for item in value) if m is not None]
+    return messages or None
+
+
+def readable_text(value, *, role: str) -> str:
+    """What a person would read as the value's sentence: from messages, the first `user` or the
+    last `assistant` text; from a string, itself; from an object, its telling key. "" when the
+    value holds no such text (never a JSON dump)."""
+    value = _decoded(value)
+    if isinstance(value, str):
+        return value.strip()
+    messages = messages_read(value)
+    if messages:
+        return conversation_text(messages, role=role)
+    if isinstance(value, dict):
+        for key in TEXT_KEYS:
+            if key in value:
+                text = readable_text(value[key], role=role)
+                if text:
+                    return text
+        scalars = [(k, v) for k, v in value.items() if isinstance(v, str | int | float)]
+        if scalars and len(scalars) == len(value):
+            return ", ".join(f"{k}: {v}" for k, v in scalars)
+    return ""
+
+
+def conversation_text(messages: list[Message], *, role: str) -> str:
+    """The first user text, or the last assistant text, of a conversation."""
+    candidates = [m for m in messages if m.role == role and m.text.strip()]
+    if not candidates:
+        return ""
+    chosen = candidates[0] if role == "user" else candidates[-1]
+    return chosen.text.strip()
