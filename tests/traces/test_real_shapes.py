@@ -161,3 +161,58 @@ def test_a_project_can_turn_text_detection_off_or_add_markers():
     ingest_span_tree(strict, {**tree, "trace_id": "b" * 32})
     failed = Span.objects.filter(trace__project=strict, status=SpanStatus.ERROR)
     assert sorted(failed.values_list("name", flat=True)) == ["lookup", "pay"]
+
+
+GENAI_PARTS_IN = [
+    {"role": "system", "parts": [{"type": "text", "content": "Be brief."}]},
+    {"role": "user", "parts": [{"type": "text", "content": "Which gate for TP542?"}]},
+]
+GENAI_PARTS_OUT = [{"role": "assistant", "parts": [{"type": "text", "content": "Gate 14."}]}]
+LANGCHAIN_IN = {"messages": [[{"type": "human", "content": "Which gate for TP542?"}]]}
+LANGCHAIN_OUT = {"generations": [], "messages": [{"type": "ai", "content": "Gate 14."}]}
+OPENINFERENCE_IN = [{"message": {"role": "user", "content": "Which gate for TP542?"}}]
+OPENINFERENCE_OUT = [{"message": {"role": "assistant", "content": "Gate 14."}}]
+
+
+@pytest.mark.parametrize(
+    ("given", "reply"),
+    [
+        (GENAI_PARTS_IN, GENAI_PARTS_OUT),
+        (LANGCHAIN_IN, LANGCHAIN_OUT),
+        (OPENINFERENCE_IN, OPENINFERENCE_OUT),
+    ],
+    ids=["genai-parts", "langchain", "openinference"],
+)
+def test_task_and_answer_come_from_a_root_in_any_message_form(given, reply):
+    tree = {"name": "invoke_agent", "type": "agent", "input": given, "output": reply}
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    assert (trace.task, trace.final_answer) == ("Which gate for TP542?", "Gate 14.")
+
+
+def test_a_rootless_trace_takes_them_from_its_model_calls():
+    def call(start, given, reply, trace_id="c" * 32):
+        return {
+            "trace_id": trace_id,
+            "name": "chat",
+            "type": "llm",
+            "parent_span_id": "00f067aa0ba902b7",
+            "start_time": start,
+            "input": given,
+            "output": reply,
+        }
+
+    project = ProjectFactory()
+    later = [
+        {"role": "assistant", "parts": [{"type": "text", "content": "Gate 14, boarding 9:10."}]}
+    ]
+    ingest_span_tree(project, call("2026-11-20T10:00:05Z", GENAI_PARTS_IN, later))
+    trace = ingest_span_tree(project, call("2026-11-20T10:00:01Z", GENAI_PARTS_IN, GENAI_PARTS_OUT))
+    assert trace.task == "Which gate for TP542?"
+    # the earlier call arrived last, but the answer stays the latest call's
+    assert trace.final_answer == "Gate 14, boarding 9:10."
+
+
+def test_a_root_input_object_without_text_is_never_a_json_blob():
+    tree = {"name": "agent", "type": "agent", "input": {"order": {"id": 7, "lines": [1, 2]}}}
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    assert not trace.task.startswith("{")

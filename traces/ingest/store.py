@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -14,7 +13,8 @@ from django.utils import timezone
 from traces.ingest.bulk import rows_update, spans_insert_new
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
-from traces.models import Project, Span, SpanStatus, Trace
+from traces.messages import readable_text
+from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 from traces.signals import spans_ingested
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
@@ -39,25 +39,6 @@ TRACE_UPDATE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-
-
-def _text_of(value) -> str:
-    """A task or answer as text: strings as they are, a user message's text, else JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        for key in ("task", "query", "question", "input", "content", "text"):
-            if isinstance(value.get(key), str):
-                return value[key]
-    if isinstance(value, list):
-        for message in value:
-            if isinstance(message, dict) and message.get("role") == "user":
-                content = message.get("content")
-                if isinstance(content, str):
-                    return content
-    return json.dumps(value, ensure_ascii=False, default=str)
 
 
 def _dedupe(records: list[SpanRecord]) -> list[SpanRecord]:
@@ -206,6 +187,12 @@ def _trace_fields_apply(trace: Trace, records: list[SpanRecord], extra: TraceExt
         explicit = getattr(extra, field, None) if extra else None
         from_root = root.trace_fields.get(field) if root else None
         from_any = next((r.trace_fields[field] for r in ranked if field in r.trace_fields), None)
+        if field in READABLE_FIELDS:
+            explicit = readable_text(explicit, role=READABLE_FIELDS[field]) if explicit else None
+            from_root = readable_text(from_root, role=READABLE_FIELDS[field]) if from_root else None
+            from_any = readable_text(from_any, role=READABLE_FIELDS[field]) if from_any else None
+            if explicit or from_root or (from_any and not getattr(trace, field)):
+                _source_note(trace, field, SOURCE_EXPLICIT)
         if explicit:
             setattr(trace, field, explicit)
         elif from_root:
@@ -219,12 +206,7 @@ def _trace_fields_apply(trace: Trace, records: list[SpanRecord], extra: TraceExt
     )
     if version and (explicit_version or not trace.agent_version):
         trace.agent_version = version
-    if root is not None:
-        # A root that arrives last still gives the trace its task and final answer.
-        if not trace.task and root.input is not None:
-            trace.task = _text_of(root.input)
-        if not trace.final_answer and root.output is not None:
-            trace.final_answer = _text_of(root.output)
+    _readable_fields_derive(trace, records, root, extra)
     if not trace.model:
         models = Counter(r.model for r in records if r.model)
         if models:
@@ -247,6 +229,69 @@ def _trace_fields_apply(trace: Trace, records: list[SpanRecord], extra: TraceExt
     trace.task_type = (trace.task_type or "")[:100]
     trace.agent_name = (trace.agent_name or "")[:200]
     trace.agent_version = (trace.agent_version or "")[:100]
+
+
+READABLE_FIELDS = {"task": "user", "final_answer": "assistant"}
+# Where a task or final answer came from, best first; a better source replaces a worse one.
+SOURCE_EXPLICIT, SOURCE_ROOT, SOURCE_MODEL_CALLS = 3, 2, 1
+SOURCES_KEY = "evalsite.derived_from"
+
+
+def _source_note(trace: Trace, field: str, rank: int, at: str = "") -> None:
+    notes = dict(trace.attributes.get(SOURCES_KEY) or {})
+    notes[field] = {"rank": rank, "at": at}
+    trace.attributes = {**trace.attributes, SOURCES_KEY: notes}
+
+
+def _source_of(trace: Trace, field: str) -> tuple[int, str]:
+    if not getattr(trace, field):
+        return 0, ""
+    note = (trace.attributes.get(SOURCES_KEY) or {}).get(field)
+    # A value stored before sources were noted came from an explicit field or the root.
+    return (note["rank"], note.get("at", "")) if note else (SOURCE_EXPLICIT, "")
+
+
+def _readable_fields_derive(trace: Trace, records, root, extra) -> None:
+    """Task and final answer when no explicit field gave them, in the documented order: the
+    root's input and output in any message form, else the first user turn and the last
+    assistant text of the model calls. Works whether or not the root is in this batch."""
+    for field, role in READABLE_FIELDS.items():
+        rank, at = _source_of(trace, field)
+        if rank >= SOURCE_EXPLICIT:
+            continue
+        value = root.input if (root and field == "task") else (root.output if root else None)
+        text = readable_text(value, role=role) if value is not None else ""
+        if text:
+            setattr(trace, field, text)
+            _source_note(trace, field, SOURCE_ROOT)
+            continue
+        if rank >= SOURCE_ROOT:
+            continue
+        found = _model_call_text(records, field, role)
+        if found is None:
+            continue
+        text, started = found
+        earlier = field == "task" and (not at or started < at)
+        later = field == "final_answer" and (not at or started >= at)
+        if rank == 0 or earlier or later:
+            setattr(trace, field, text)
+            _source_note(trace, field, SOURCE_MODEL_CALLS, started)
+
+
+def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
+    """The first user text given to the earliest model call, or the last assistant text of
+    the latest one that answered in text, with that call's start time."""
+    calls = sorted(
+        (r for r in records if r.kind == SpanKind.LLM),
+        key=lambda r: (r.started_at is None, r.started_at or _EPOCH),
+        reverse=field == "final_answer",
+    )
+    for call in calls:
+        value = call.input if field == "task" else call.output
+        text = readable_text(value, role=role) if value is not None else ""
+        if text:
+            return text, call.started_at.isoformat() if call.started_at else ""
+    return None
 
 
 def _positions_renumber(trace_pks: list[int]) -> None:
