@@ -157,11 +157,47 @@ def test_cost_from_attribute_or_price_table():
         name="chat",
         attributes={
             "gen_ai.request.model": "claude-sonnet-4-5",
-            "gen_ai.usage.input_tokens": 1_000_000,
+            "gen_ai.usage.input_tokens": 100_000,
             "gen_ai.usage.output_tokens": 0,
         },
     )
-    assert estimated.cost_usd == Decimal("3.000000")
+    assert estimated.cost_usd == Decimal("0.300000")
+
+
+@pytest.mark.parametrize(
+    ("model", "provider"),
+    [("gpt-4.1-nano", "openai"), ("gemini-2.0-flash", "gcp.gemini"), ("o4-mini", "")],
+)
+def test_models_the_old_table_never_knew_are_priced(model, provider):
+    record = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="",
+        name="chat",
+        attributes={
+            "gen_ai.request.model": model,
+            "gen_ai.provider.name": provider,
+            "gen_ai.usage.input_tokens": 10_000,
+            "gen_ai.usage.output_tokens": 1_000,
+        },
+    )
+    assert record.cost_usd > 0
+
+
+def test_a_frameworks_own_cost_parts_win_over_the_price():
+    record = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="",
+        name="chat",
+        attributes={
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 10_000,
+            "llm.cost.prompt": 0.5,
+            "llm.cost.completion": 0.25,
+        },
+    )
+    assert record.cost_usd == Decimal("0.750000")
 
 
 def test_unknown_attributes_are_kept_and_error_type_marks_an_error():

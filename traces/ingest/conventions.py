@@ -8,10 +8,13 @@ the caller stores the full attribute map on the span.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal
+
+from genai_prices import Usage, calc_price
 
 from traces.models import SpanKind
 
@@ -117,7 +120,7 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
         "gen_ai.usage.completion_tokens",
         "llm.token_count.completion",
     ),
-    "cost_usd": ("gen_ai.usage.cost", "llm.cost.total"),
+    "cost_usd": ("gen_ai.usage.cost", "gen_ai.usage.total_cost", "llm.cost.total"),
     "error_type": ("error.type", "exception.type"),
     "agent_name": ("gen_ai.agent.name", "agent.name"),
 }
@@ -173,22 +176,11 @@ PROVIDER_ALIASES = {
     "az.ai.openai": "azure.ai.openai",
     "xai": "x_ai",
 }
-# USD per million tokens (input, output) for a cost estimate when the trace brings none.
-MODEL_PRICES: list[tuple[str, Decimal, Decimal]] = [
-    ("claude-opus-4", Decimal("15"), Decimal("75")),
-    ("claude-sonnet-4", Decimal("3"), Decimal("15")),
-    ("claude-3-7-sonnet", Decimal("3"), Decimal("15")),
-    ("claude-3-5-sonnet", Decimal("3"), Decimal("15")),
-    ("claude-haiku-4", Decimal("1"), Decimal("5")),
-    ("claude-3-5-haiku", Decimal("0.8"), Decimal("4")),
-    ("gpt-4o-mini", Decimal("0.15"), Decimal("0.6")),
-    ("gpt-4o", Decimal("2.5"), Decimal("10")),
-    ("gpt-4.1-mini", Decimal("0.4"), Decimal("1.6")),
-    ("gpt-4.1", Decimal("2"), Decimal("8")),
-    ("o3-mini", Decimal("1.1"), Decimal("4.4")),
-    ("gemini-2.5-pro", Decimal("1.25"), Decimal("10")),
-    ("gemini-2.5-flash", Decimal("0.3"), Decimal("2.5")),
-]
+# A framework's own cost figures: a total, else input and output parts that add up to it.
+COST_PART_ATTRIBUTES = (
+    ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
+    ("llm.cost.prompt", "llm.cost.completion"),
+)
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
 
 
@@ -337,15 +329,58 @@ def trace_fields_from(attributes: Mapping) -> dict:
     return out
 
 
-def cost_estimate(model: str, input_tokens: int, output_tokens: int) -> Decimal:
-    """USD for a model call from the price table; 0 for a model it does not know."""
-    if not (input_tokens or output_tokens):
+def cost_declared(attributes: Mapping):
+    """The cost a span states for itself: a total, else the sum of its parts; None if none."""
+    total = first_present(attributes, SPAN_FIELDS["cost_usd"])
+    if total is not None:
+        return total
+    for names in COST_PART_ATTRIBUTES:
+        parts = [attributes.get(name) for name in names]
+        if any(isinstance(p, int | float) and not isinstance(p, bool) for p in parts):
+            return sum(p for p in parts if isinstance(p, int | float) and not isinstance(p, bool))
+    return None
+
+
+@functools.lru_cache(maxsize=2048)
+def _model_price(model: str, provider: str):
+    """genai-prices' price of a model, looked up once per model and provider."""
+    for provider_id in (provider or None, None):
+        try:
+            return calc_price(
+                Usage(input_tokens=1, output_tokens=1), model_ref=model, provider_id=provider_id
+            ).model_price
+        except LookupError:
+            continue
+    return None
+
+
+def cost_estimate(model: str, input_tokens: int, output_tokens: int, provider: str = "") -> Decimal:
+    """USD for a model call at genai-prices' price; 0 for a model it does not know."""
+    if not (input_tokens or output_tokens) or not model:
         return Decimal(0)
-    name = (model or "").lower()
-    for prefix, price_in, price_out in MODEL_PRICES:
-        if prefix in name:
-            return (price_in * input_tokens + price_out * output_tokens) / Decimal(1_000_000)
-    return Decimal(0)
+    price = _model_price(model, PROVIDER_IDS.get(provider, provider))
+    if price is None:
+        return Decimal(0)
+    if isinstance(price.input_mtok, Decimal) and isinstance(price.output_mtok, Decimal):
+        # Flat prices (most models): the arithmetic here is 100x cheaper than a full calculation.
+        return (price.input_mtok * input_tokens + price.output_mtok * output_tokens) / Decimal(
+            1_000_000
+        )
+    usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+    return Decimal(str(price.calc_price(usage)["total_price"]))
+
+
+# gen_ai.provider.name values whose genai-prices provider id is spelled otherwise.
+PROVIDER_IDS = {
+    "gcp.gemini": "google",
+    "gcp.vertex_ai": "google",
+    "gcp.gen_ai": "google",
+    "aws.bedrock": "aws",
+    "azure.ai.openai": "azure",
+    "azure.ai.inference": "azure",
+    "x_ai": "x-ai",
+    "mistral_ai": "mistral",
+}
 
 
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.

@@ -87,7 +87,13 @@ def span_record_build(
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
     model = str(fields.get("model") or "")[:200]
-    cost = _cost(fields.get("cost_usd"), model, fields["input_tokens"], fields["output_tokens"])
+    cost = _cost(
+        conventions.cost_declared(attributes),
+        model,
+        fields["input_tokens"],
+        fields["output_tokens"],
+        str(fields.get("provider") or ""),
+    )
     tool_name = str(fields.get("tool_name") or "")
     if kind == SpanKind.TOOL and not tool_name:
         # `execute_tool get_weather` names the tool when no attribute does.
@@ -126,8 +132,8 @@ def span_record_build(
     )
 
 
-def _cost(declared, model: str, input_tokens: int, output_tokens: int) -> Decimal:
-    """USD: the span's own figure if it has a usable one, else the price-table estimate."""
+def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider: str) -> Decimal:
+    """USD: the span's own figure if it has a usable one, else genai-prices' estimate."""
     cost = None
     if declared is not None and not isinstance(declared, bool):
         try:
@@ -135,7 +141,7 @@ def _cost(declared, model: str, input_tokens: int, output_tokens: int) -> Decima
         except ArithmeticError:
             cost = None
     if cost is None or not cost.is_finite():
-        cost = conventions.cost_estimate(model, input_tokens, output_tokens)
+        cost = conventions.cost_estimate(model, input_tokens, output_tokens, provider)
     cost = min(max(cost, Decimal(0)), conventions.MAX_COST)
     return cost.quantize(Decimal("0.000001"))
 
