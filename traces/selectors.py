@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
+from accounts.roles import CURATOR, has_role
 from traces.filters import TraceFilter
 from traces.models import Span, SpanStatus, Trace
 
@@ -154,14 +155,30 @@ def span_nodes_rows(nodes: list[SpanNode]) -> list[SpanRow]:
     return rows
 
 
-def trace_get(trace_id: int) -> Trace:
-    """One trace with its project, or 404."""
-    return get_object_or_404(Trace.objects.select_related("project"), pk=trace_id)
+def traces_visible(user, queryset: QuerySet | None = None, *, via: str = "") -> QuerySet:
+    """The one held-out rule: traces backing held-out golden examples are for curators only.
+
+    `queryset` holds traces, or rows that reach a trace through the relation `via` ("trace"
+    for review items). `user=None` asks for what nobody-in-particular may see (samples,
+    statistics, previews), which never includes held-out traces.
+    """
+    if queryset is None:
+        queryset = Trace.objects.all()
+    if user is not None and has_role(user, CURATOR):
+        return queryset
+    return queryset.filter(**{f"{via}__held_out" if via else "held_out": False})
 
 
-def trace_list(params):
+def trace_get(user, trace_id: int) -> Trace:
+    """One trace with its project the user may see, or 404."""
+    return get_object_or_404(
+        traces_visible(user, Trace.objects.select_related("project")), pk=trace_id
+    )
+
+
+def trace_list(user, params):
     """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
-    return TraceFilter(params, queryset=trace_list_rows())
+    return TraceFilter(params, queryset=traces_visible(user, trace_list_rows()))
 
 
 def trace_list_rows():
