@@ -254,7 +254,10 @@ def review_item_page(item_id: int, user) -> ItemPage:
         nodes=trace_span_nodes(item.trace),
         passes=passes,
         highlight_span_ids=highlight,
-        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk")),
+        # Red flags anchor a label as much as a score does: blind until the person answers.
+        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk"))
+        if reveal
+        else [],
         annotations=visible_annotations,
         comments=list(item.comments.select_related("author").order_by("created_at")),
         mine=mine,

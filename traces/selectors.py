@@ -230,6 +230,23 @@ def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[dict]:
     return rows
 
 
+def trace_blind_for(user, trace: Trace) -> bool:
+    """True while the user holds an unanswered item on this trace in a blind queue.
+
+    The trace page then hides what judges said, as the item page does; reverse relations keep
+    traces from importing reviews.
+    """
+    if has_role(user, CURATOR):
+        return False
+    items = trace.review_items.filter(queue__blind=True, status="open", claimed_by=user)
+    answered = items.filter(annotations__annotator=user, annotations__undone_at__isnull=True)
+    return items.exclude(pk__in=answered.values("pk")).exists()
+
+
+# What the trace page shows of judging when the view is blind: nothing.
+TRACE_JUDGING_BLIND = {"judgments": [], "verdicts": [], "review_items": [], "red_flags": []}
+
+
 def trace_judging(trace: Trace) -> dict:
     """Judgments, verdicts and review items pointing at a trace, through its reverse relations."""
     return {
