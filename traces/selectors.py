@@ -274,6 +274,8 @@ def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
         for item in judgment.cited_spans or []:
             if isinstance(item, str):
                 cited.add(item)
-            elif isinstance(item, dict) and isinstance(item.get("span_id"), str):
+            elif (
+                isinstance(item, dict) and isinstance(item.get("span_id"), str) and item["span_id"]
+            ):
                 cited.add(item["span_id"])
     return cited
