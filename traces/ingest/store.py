@@ -11,6 +11,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
+from traces.components import records_components_assign
 from traces.ingest.bulk import rows_update, spans_insert_new
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.models import Project, Span, SpanStatus, Trace
@@ -114,6 +115,7 @@ def spans_store(
     """
     extras = extras or {}
     records = _dedupe(records)
+    records_components_assign(records)
     by_trace: dict[str, list[SpanRecord]] = defaultdict(list)
     for record in records:
         by_trace[record.trace_external_id].append(record)
