@@ -10,6 +10,7 @@ from evalsite.api import ApplicationError
 from golden.content import content_hash, example_content, version_hash
 from golden.duplicates import NearDuplicate, example_near_duplicates
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
+from golden.held_out_traces import example_traces, traces_held_out_sync
 from golden.models import (
     DatasetVersion,
     DatasetVersionEntry,
@@ -209,6 +210,7 @@ def held_out_draw(
     now = timezone.now()
     examples.filter(pk__in=chosen).update(held_out=True, updated_at=now)
     examples.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
+    traces_held_out_sync(example_traces(examples))
     audit_event_record(
         user,
         "held_out_draw",

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from judges.citations import citations_resolve
 from judges.costs import call_cost_usd
 from judges.models import JudgeRun, JudgeRunStatus, Judgment, JudgmentStatus, ParseStatus
 from judges.parsing import reply_parse
@@ -113,6 +114,9 @@ def judgment_complete(
     if span_names is None:
         span_names = list(judgment.trace.spans.values_list("name", flat=True))
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
+    spans = judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name")
+    settling = [r["span"] for r in parsed.criteria_results if r.get("span")]
+    cited = citations_resolve(parsed.explanation, settling, list(spans))
     cost = (
         0
         if served_from_cache
@@ -130,7 +134,7 @@ def judgment_complete(
         status=JudgmentStatus.DONE,
         score=parsed.score,
         explanation=parsed.explanation,
-        cited_spans=parsed.cited_spans,
+        cited_spans=cited,
         criteria_results=parsed.criteria_results,
         raw_response=reply.text,
         parse_status=parsed.status,

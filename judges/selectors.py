@@ -17,6 +17,7 @@ from judges.models import (
 )
 from judges.rubrics import VERSION_FIELDS
 from traces.models import Trace
+from traces.selectors import traces_visible
 
 # A version diff compares what shapes the prompt and the score; the note is commentary.
 DIFF_FIELDS = tuple(name for name in VERSION_FIELDS if name != "note")
@@ -106,9 +107,10 @@ def judge_run_get(run_id: int) -> JudgeRun:
     return JudgeRun.objects.select_related(*RUN_RELATED).get(pk=run_id)
 
 
-def run_verdicts(run: JudgeRun, limit: int = 200) -> QuerySet:
+def run_verdicts(user, run: JudgeRun, limit: int = 200) -> QuerySet:
+    """A run's latest verdicts on traces the user may see."""
     return (
-        Verdict.objects.filter(run=run)
+        traces_visible(user, Verdict.objects.filter(run=run), via="trace")
         .select_related("trace")
         .only("pk", "status", "score", "stale", "reason", "trace__id", "trace__task")
         .order_by("-pk")[:limit]
@@ -139,4 +141,4 @@ def traces_for_prompt_preview() -> QuerySet:
     Held-out golden data must not shape prompt edits; the reverse relation keeps judges from
     importing golden.
     """
-    return Trace.objects.exclude(golden_examples__held_out=True)
+    return traces_visible(None, Trace.objects.all())

@@ -178,7 +178,7 @@ def _run_or_404(run_id: int) -> JudgeRun:
 def run_detail(request, run_id: int):
     run = _run_or_404(run_id)
     context = _run_context(request, run)
-    context["verdicts"] = selectors.run_verdicts(run)
+    context["verdicts"] = selectors.run_verdicts(request.user, run)
     return render(request, "judges/run_detail.html", context)
 
 

@@ -6,13 +6,12 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from reviews.models import Annotation, Queue, ReviewItem
+from traces.selectors import traces_visible
 
 
 def review_items_visible(user, items):
     """Held-out golden traces stay with curators: annotators never see or label them."""
-    if has_role(user, CURATOR):
-        return items
-    return items.exclude(trace__golden_examples__held_out=True)
+    return traces_visible(user, items, via="trace")
 
 
 def queue_for_user(user, queue_id: int) -> Queue:

@@ -40,6 +40,10 @@ class AuditEventAdmin(admin.ModelAdmin):
     list_display = ("created_at", "actor", "action", "object_type", "object_id")
     list_filter = ("action", "object_type")
 
+    # The audit log is append-only: services write it, nobody edits or removes a line.
+    def has_add_permission(self, request):
+        return False
+
     def has_change_permission(self, request, obj=None):
         return False
 

@@ -12,6 +12,7 @@ from judges.calibration import calibration_sample_claim, judge_calibration_updat
 from judges.signals import verdict_written
 from reviews.models import Queue, ReviewItem, ReviewReason, ReviewStatus
 from reviews.services import review_item_enqueue
+from traces.selectors import traces_visible
 
 CALIBRATION_QUEUE_NAME = "Calibration"
 
@@ -23,14 +24,10 @@ def calibration_queue() -> Queue:
     return queue
 
 
-def trace_is_held_out(trace) -> bool:
-    """Held-out golden traces never feed calibration (looked up by relation, not by import)."""
-    return trace.golden_examples.filter(held_out=True).exists()
-
-
 def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]:
     """(judge verdict score, human resolved score) of resolved calibration items, oldest first."""
-    rows = (
+    rows = traces_visible(
+        None,
         ReviewItem.objects.filter(
             reason=ReviewReason.CALIBRATION,
             status=ReviewStatus.RESOLVED,
@@ -38,17 +35,16 @@ def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]
             verdict__rubric_version=rubric_version,
             verdict__config=config,
             verdict__score__isnull=False,
-        )
-        .exclude(trace__golden_examples__held_out=True)
-        .order_by("resolved_at", "pk")
-        .values_list("verdict__score", "resolved_score")
-    )
-    return list(rows)
+        ),
+        via="trace",
+    ).order_by("resolved_at", "pk")
+    return list(rows.values_list("verdict__score", "resolved_score"))
 
 
 @receiver(verdict_written, dispatch_uid="reviews.calibration_sample")
 def calibration_sample_verdict(sender, verdict, **kwargs):
-    if trace_is_held_out(verdict.trace):
+    # Held-out golden traces never feed calibration.
+    if not traces_visible(None).filter(pk=verdict.trace_id).exists():
         return
     if not calibration_sample_claim(verdict):
         return

@@ -159,14 +159,21 @@ def saved_views_for(user, queue):
     return SavedView.objects.filter(user=user, queue=queue).order_by("name")
 
 
-def _cited_span_ids(cited) -> list[str]:
-    ids = []
+def judgment_citations(cited) -> list[dict]:
+    """{"cited", "span_id"} per citation; an unresolved one has span_id "" and shows as text.
+
+    Older passes stored bare span ids, as strings or {"span_id"} objects.
+    """
+    citations = []
     for entry in cited or ():
         if isinstance(entry, dict):
-            entry = entry.get("span_id") or entry.get("id") or ""
-        if entry:
-            ids.append(str(entry))
-    return ids
+            span_id = str(entry.get("span_id") or entry.get("id") or "")
+            text = str(entry.get("cited") or span_id)
+        else:
+            span_id = text = str(entry)
+        if text:
+            citations.append({"cited": text, "span_id": span_id})
+    return citations
 
 
 @dataclass
@@ -204,7 +211,8 @@ def item_judgment_passes(item) -> list[Judgment]:
         return []
     passes = list(passes.order_by("pass_index"))
     for judgment in passes:
-        judgment.cited_span_ids = _cited_span_ids(judgment.cited_spans)
+        judgment.citations = judgment_citations(judgment.cited_spans)
+        judgment.cited_span_ids = [c["span_id"] for c in judgment.citations if c["span_id"]]
     return passes
 
 
@@ -254,7 +262,10 @@ def review_item_page(item_id: int, user) -> ItemPage:
         nodes=trace_span_nodes(item.trace),
         passes=passes,
         highlight_span_ids=highlight,
-        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk")),
+        # Red flags anchor a label as much as a score does: blind until the person answers.
+        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk"))
+        if reveal
+        else [],
         annotations=visible_annotations,
         comments=list(item.comments.select_related("author").order_by("created_at")),
         mine=mine,

@@ -149,7 +149,7 @@ class TraceListCreateApi(GenericAPIView):
     filterset_class = TraceFilter
 
     def get_queryset(self):
-        return selectors.trace_list_rows()
+        return selectors.traces_visible(self.request.user, selectors.trace_list_rows())
 
     @extend_schema(responses=TraceOut(many=True))
     def get(self, request):
@@ -195,7 +195,7 @@ class TraceDetailApi(APIView):
 
     @extend_schema(responses=TraceDetailOut)
     def get(self, request, trace_id: int):
-        trace = selectors.trace_get(trace_id)
+        trace = selectors.trace_get(request.user, trace_id)
         return Response(TraceDetailOut(trace).data)
 
 

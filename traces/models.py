@@ -52,6 +52,8 @@ class Trace(models.Model):
     last_span_received_at = models.DateTimeField(null=True, blank=True)
     # Set by the settle sweep when trace_completed is sent; null while spans may still come.
     completed_at = models.DateTimeField(null=True, blank=True)
+    # True while the trace backs a held-out golden example; golden's services keep it so.
+    held_out = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

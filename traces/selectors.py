@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, Prefetch, Subquery
+from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.shortcuts import get_object_or_404
 
+from accounts.roles import CURATOR, has_role
 from traces.filters import TraceFilter
 from traces.models import Span, SpanStatus, Trace
 
@@ -154,14 +155,30 @@ def span_nodes_rows(nodes: list[SpanNode]) -> list[SpanRow]:
     return rows
 
 
-def trace_get(trace_id: int) -> Trace:
-    """One trace with its project, or 404."""
-    return get_object_or_404(Trace.objects.select_related("project"), pk=trace_id)
+def traces_visible(user, queryset: QuerySet | None = None, *, via: str = "") -> QuerySet:
+    """The one held-out rule: traces backing held-out golden examples are for curators only.
+
+    `queryset` holds traces, or rows that reach a trace through the relation `via` ("trace"
+    for review items). `user=None` asks for what nobody-in-particular may see (samples,
+    statistics, previews), which never includes held-out traces.
+    """
+    if queryset is None:
+        queryset = Trace.objects.all()
+    if user is not None and has_role(user, CURATOR):
+        return queryset
+    return queryset.filter(**{f"{via}__held_out" if via else "held_out": False})
 
 
-def trace_list(params):
+def trace_get(user, trace_id: int) -> Trace:
+    """One trace with its project the user may see, or 404."""
+    return get_object_or_404(
+        traces_visible(user, Trace.objects.select_related("project")), pk=trace_id
+    )
+
+
+def trace_list(user, params):
     """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
-    return TraceFilter(params, queryset=trace_list_rows())
+    return TraceFilter(params, queryset=traces_visible(user, trace_list_rows()))
 
 
 def trace_list_rows():
@@ -213,6 +230,23 @@ def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[dict]:
     return rows
 
 
+def trace_blind_for(user, trace: Trace) -> bool:
+    """True while the user holds an unanswered item on this trace in a blind queue.
+
+    The trace page then hides what judges said, as the item page does; reverse relations keep
+    traces from importing reviews.
+    """
+    if has_role(user, CURATOR):
+        return False
+    items = trace.review_items.filter(queue__blind=True, status="open", claimed_by=user)
+    answered = items.filter(annotations__annotator=user, annotations__undone_at__isnull=True)
+    return items.exclude(pk__in=answered.values("pk")).exists()
+
+
+# What the trace page shows of judging when the view is blind: nothing.
+TRACE_JUDGING_BLIND = {"judgments": [], "verdicts": [], "review_items": [], "red_flags": []}
+
+
 def trace_judging(trace: Trace) -> dict:
     """Judgments, verdicts and review items pointing at a trace, through its reverse relations."""
     return {
@@ -240,6 +274,8 @@ def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
         for item in judgment.cited_spans or []:
             if isinstance(item, str):
                 cited.add(item)
-            elif isinstance(item, dict) and isinstance(item.get("span_id"), str):
+            elif (
+                isinstance(item, dict) and isinstance(item.get("span_id"), str) and item["span_id"]
+            ):
                 cited.add(item["span_id"])
     return cited

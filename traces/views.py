@@ -17,7 +17,7 @@ TRACE_PAGE_MAX_SPANS = 5000
 @require_role(ANNOTATOR)
 def trace_list(request):
     """Traces with filters, sort, search and pagination."""
-    trace_filter = selectors.trace_list(request.GET)
+    trace_filter = selectors.trace_list(request.user, request.GET)
     try:
         per_page = int(request.GET.get("per_page", 50))
     except ValueError:
@@ -46,10 +46,12 @@ def trace_list(request):
 @require_role(ANNOTATOR)
 def trace_detail(request, trace_id: int):
     """One trace: task and answer, timeline, span tree, and what judges and people said."""
-    trace = selectors.trace_get(trace_id)
+    trace = selectors.trace_get(request.user, trace_id)
     spans = selectors.trace_spans_ordered(trace, limit=TRACE_PAGE_MAX_SPANS)
     nodes = selectors.trace_span_nodes(trace, spans)
-    judging = selectors.trace_judging(trace)
+    # A blind review item links here with ?blind=1; holding one makes the page blind anyway.
+    blind = request.GET.get("blind") == "1" or selectors.trace_blind_for(request.user, trace)
+    judging = selectors.TRACE_JUDGING_BLIND if blind else selectors.trace_judging(trace)
     highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"])
     if request.GET.get("span"):
         highlight.add(request.GET["span"])
@@ -64,6 +66,7 @@ def trace_detail(request, trace_id: int):
             "highlight_span_ids": highlight,
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
             "trace_attributes_text": selectors.value_as_text(trace.attributes),
+            "blind": blind,
             **judging,
         },
     )

@@ -12,6 +12,7 @@ from evalsite.insights.stats import agreement_measure
 from judges.calibration import rubric_version_scale
 from judges.models import Judgment, ParseStatus, RubricVersion, Verdict
 from reviews.models import Annotation, ReviewItem, ReviewStatus
+from traces.selectors import traces_visible
 
 VERSION_FIELDS = ("rubric_version_id", "rubric_version__rubric__name", "rubric_version__number")
 
@@ -24,7 +25,7 @@ def _resolved_items():
 
 def _open_labelled_items():
     """Resolved items outside the held-out golden set, whose agreement only curators see."""
-    return _resolved_items().exclude(trace__golden_examples__held_out=True)
+    return traces_visible(None, _resolved_items(), via="trace")
 
 
 def _human_score(verdict_ref: str, trace_ref: str | None = None):

@@ -9,6 +9,7 @@ from judges.calibration import KAPPA_BAR, MIN_ITEMS, rubric_version_scale
 from judges.models import JudgeCalibration
 from reviews.calibration_receivers import calibration_label_pairs
 from reviews.models import ReviewItem, ReviewReason, ReviewStatus
+from traces.selectors import traces_visible
 
 DISAGREEMENTS_SHOWN = 50
 
@@ -29,16 +30,15 @@ def calibration_detail(calibration: JudgeCalibration) -> dict:
     if labels is not None and not set(judge) | set(human) <= set(labels):
         labels = None
     measure = agreement_measure(judge, human, ordinal=ordinal, labels=labels)
+    labelled = ReviewItem.objects.filter(
+        reason=ReviewReason.CALIBRATION,
+        status=ReviewStatus.RESOLVED,
+        verdict__rubric_version=version,
+        verdict__config=config,
+        resolved_score__isnull=False,
+    ).exclude(resolved_score=F("verdict__score"))
     disagreements = (
-        ReviewItem.objects.filter(
-            reason=ReviewReason.CALIBRATION,
-            status=ReviewStatus.RESOLVED,
-            verdict__rubric_version=version,
-            verdict__config=config,
-            resolved_score__isnull=False,
-        )
-        .exclude(resolved_score=F("verdict__score"))
-        .exclude(trace__golden_examples__held_out=True)
+        traces_visible(None, labelled, via="trace")
         .select_related("trace", "verdict")
         .order_by("-resolved_at")[:DISAGREEMENTS_SHOWN]
     )

@@ -26,7 +26,7 @@ def held_out_agreement() -> list[dict]:
         .values("resolved_score")[:1]
     )
     cells = (
-        Verdict.objects.filter(trace__golden_examples__held_out=True, score__isnull=False)
+        Verdict.objects.filter(trace__held_out=True, score__isnull=False)
         .annotate(human=Subquery(human))
         .filter(human__isnull=False)
         .values(

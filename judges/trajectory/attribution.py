@@ -6,6 +6,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from traces.components import component_for
 from traces.models import Span, SpanKind, Trace
 
 ORCHESTRATOR = "orchestrator"
@@ -26,16 +27,15 @@ def span_agent_component(span: Span, by_id: dict[str, Span]) -> str:
     while parent is not None and parent.kind != SpanKind.AGENT and hops < 100:
         parent = by_id.get(parent.parent_span_id)
         hops += 1
-    return f"agent:{_agent_name(parent)}" if parent is not None else ""
+    if parent is None:
+        return ""
+    return parent.component or component_for(parent.kind, _agent_name(parent), "", "")
 
 
 def span_component(span: Span, by_id: dict[str, Span]) -> str:
     """`tool:<name>` for tools, `agent:<name>` for agents; other spans belong to their agent."""
-    if span.kind == SpanKind.TOOL:
-        return f"tool:{span.tool_name or span.name}"
-    if span.kind == SpanKind.AGENT:
-        return f"agent:{_agent_name(span)}"
-    return span_agent_component(span, by_id)
+    name = _agent_name(span) if span.kind == SpanKind.AGENT else span.name
+    return component_for(span.kind, name, span.tool_name, span_agent_component(span, by_id))
 
 
 def component_roles(spans: Iterable[Span]) -> dict[str, str]:

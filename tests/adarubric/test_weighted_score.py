@@ -28,7 +28,8 @@ def test_the_score_is_the_weighted_share_met(
     # then the verdict is 1/4, not 1/2, and the failing criterion's span is cited
     assert Verdict.objects.get(run=run).score == pytest.approx(0.25)
     judgment = Judgment.objects.filter(run=run).first()
-    assert "cancel_order" in judgment.cited_spans
+    cancel = trace.spans.get(name="cancel_order").span_id
+    assert {"cited": "cancel_order", "span_id": cancel} in judgment.cited_spans
     assert judgment.criteria_results[0] == {
         "question": SPECIFIC,
         "met": False,

@@ -48,7 +48,9 @@ def test_a_failing_trace_agrees_on_zero_and_cites_the_span(
 
     verdict = Verdict.objects.get(run=run)
     assert (verdict.status, verdict.score) == (VerdictStatus.AGREED, 0.0)
-    assert "cancel_order" in Judgment.objects.filter(run=run).first().cited_spans
+    cited = Judgment.objects.filter(run=run).first().cited_spans
+    cancel = trace.spans.get(name="cancel_order").span_id
+    assert {"cited": "cancel_order", "span_id": cancel} in cited
 
 
 def test_a_flipped_second_pass_disputes_the_verdict_and_queues_review(

@@ -10,6 +10,7 @@ from django.db import transaction
 from django.db.models import Count, Max, Min, Q, Sum
 from django.utils import timezone
 
+from traces.components import records_components_assign
 from traces.ingest.bulk import rows_update, spans_insert_new
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
@@ -101,6 +102,7 @@ def spans_store(
         detect_text=project.tool_error_text_detection,
         extra_markers=tuple(str(m) for m in project.tool_error_markers or ()),
     )
+    records_components_assign(records)
     by_trace: dict[str, list[SpanRecord]] = defaultdict(list)
     for record in records:
         by_trace[record.trace_external_id].append(record)

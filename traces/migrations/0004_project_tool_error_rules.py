@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('traces', '0002_span_cost_usd_trace_completed_at_and_more'),
+        ('traces', '0003_trace_held_out'),
     ]
 
     operations = [

@@ -1,0 +1,91 @@
+"""A blind item in the browser: nothing the judge said is in the DOM until the answer is in."""
+
+import pytest
+
+from judges.models import RedFlag
+from reviews.models import ReviewReason
+from tests.e2e.conftest import login_as
+from tests.factories import (
+    JudgmentFactory,
+    QueueFactory,
+    ReviewItemFactory,
+    SpanFactory,
+    TraceFactory,
+    VerdictFactory,
+)
+
+pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
+
+EXPLANATIONS = ("The refund went to a card the customer never gave.", "Refund matches the order.")
+VERDICT_DETAIL = "pass scores 1, 0 on Refund policy"
+FLAG_DETAIL = "card_id 4242-XX appears nowhere in the task or earlier outputs"
+REASON_TEXT = "Outcome passes but a trajectory red flag fired"
+JUDGE_SELECTORS = ("#judge-passes", ".pass .score", "#red-flags", "#item-detail", "#trace-judging")
+
+
+def _blind_item():
+    trace = TraceFactory(task="Refund order A1042 to the card it was paid with, please.")
+    SpanFactory(trace=trace, name="get_order", tool_name="get_order", position=0)
+    refund = SpanFactory(
+        trace=trace, name="issue_refund", tool_name="issue_refund", input={"card_id": "4242-XX"}
+    )
+    verdict = VerdictFactory(trace=trace, reason=VERDICT_DETAIL)
+    for index, (score, text) in enumerate(zip((0, 1), EXPLANATIONS, strict=True)):
+        JudgmentFactory(
+            trace=trace, run=verdict.run, pass_index=index, score=score, explanation=text,
+            cited_spans=[refund.span_id],
+        )  # fmt: skip
+    RedFlag.objects.create(
+        trace=trace, span=refund, kind=RedFlag.Kind.HALLUCINATED_PARAMETER, detail=FLAG_DETAIL
+    )
+    return ReviewItemFactory(
+        trace=trace,
+        verdict=verdict,
+        rubric_version=verdict.rubric_version,
+        queue=QueueFactory(name="Blind refunds", blind=True),
+        reason=ReviewReason.RED_FLAG,
+        detail=VERDICT_DETAIL,
+    )
+
+
+def _judge_traces_in(page) -> list[str]:
+    html = page.content()
+    found = [
+        text for text in (*EXPLANATIONS, VERDICT_DETAIL, FLAG_DETAIL, REASON_TEXT) if text in html
+    ]
+    found += [selector for selector in JUDGE_SELECTORS if page.locator(selector).count()]
+    found += ["highlighted span"] * page.locator(".is-highlighted").count()
+    return found
+
+
+def test_blind_item_hides_the_judge_on_the_page_and_the_linked_trace(new_page, annotator):
+    item = _blind_item()
+    page = new_page()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    login_as(page, annotator)
+    page.goto(f"/reviews/queues/{item.queue_id}/")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+    assert page.url.endswith(f"/reviews/items/{item.pk}/")
+    assert "Refund order A1042" in page.locator("#trace-task").inner_text()
+    assert page.locator("#item-reason").inner_text() == "needs review"
+    assert _judge_traces_in(page) == []
+    page.screenshot(path="/tmp/blind-item.png", full_page=False)
+
+    with page.expect_navigation():
+        page.click("#open-trace")
+    assert f"/traces/{item.trace_id}/" in page.url
+    assert page.locator("#trace-blind").is_visible()
+    assert _judge_traces_in(page) == []
+    page.screenshot(path="/tmp/blind-trace.png", full_page=False)
+
+    page.go_back()
+    page.keyboard.press("0")
+    with page.expect_navigation():
+        page.keyboard.press("Control+Enter")
+    page.goto(f"/reviews/items/{item.pk}/")
+    html = page.content()
+    assert all(text in html for text in (*EXPLANATIONS, FLAG_DETAIL, REASON_TEXT))
+    page.goto(f"/traces/{item.trace_id}/")
+    assert page.locator("#trace-judging").is_visible()
+    page.screenshot(path="/tmp/revealed-trace.png", full_page=False)

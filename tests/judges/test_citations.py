@@ -1,0 +1,101 @@
+"""Cited spans are resolved to span ids when a judge reply is stored."""
+
+import json
+
+import pytest
+from django.urls import reverse
+
+from judges.citations import citations_resolve
+from judges.execution import judgment_complete
+from judges.models import JudgmentStatus, Rubric
+from judges.providers.anthropic import ProviderReply
+from reviews.services import review_item_claim_next
+from tests.factories import (
+    JudgeRunFactory,
+    JudgmentFactory,
+    QueueFactory,
+    ReviewItemFactory,
+    SpanFactory,
+    TraceFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+# The seed general trace judge asks for {"score": <integer>, "reason": "<why, citing ...>"}.
+REASON = (
+    "search_flights #2 returned no fares for 14 March, yet book_flight booked TP-555, which "
+    "neither search returned; search_flights[1] only listed TP-541. The weather_lookup[1] "
+    "call the plan mentions never happened."
+)
+
+
+@pytest.fixture
+def booking_trace():
+    trace = TraceFactory(task="Book the cheapest nonstop flight from Lisbon to Berlin on 14 March.")
+    spans = [
+        SpanFactory(trace=trace, span_id=f"{i:016x}", name=name, tool_name=name, position=i)
+        for i, name in enumerate(["search_flights", "search_flights", "book_flight"], start=1)
+    ]
+    return trace, spans
+
+
+def _seed_general_judge_pass(trace):
+    version = Rubric.objects.get(name="General trace judge").versions.order_by("number").first()
+    assert '{"score": <integer>, "reason": "<why, citing the names of the spans' in (
+        version.system_prompt
+    )
+    run = JudgeRunFactory(rubric_version=version)
+    return JudgmentFactory(trace=trace, run=run, status=JudgmentStatus.RUNNING, score=None)
+
+
+def test_a_reply_citing_by_name_and_number_is_stored_with_span_ids(booking_trace):
+    trace, (first_search, second_search, booking) = booking_trace
+    judgment = _seed_general_judge_pass(trace)
+    reply = json.dumps({"score": 2, "reason": REASON})
+
+    judgment_complete(judgment, ProviderReply(reply, 900, 80, 0, 0, 410), "digest-1")
+
+    judgment.refresh_from_db()
+    assert judgment.score == 2
+    assert judgment.cited_spans == [
+        {"cited": "search_flights #2", "span_id": second_search.span_id},
+        {"cited": "book_flight", "span_id": booking.span_id},
+        {"cited": "search_flights[1]", "span_id": first_search.span_id},
+        {"cited": "weather_lookup[1]", "span_id": ""},
+    ]
+
+
+def test_a_bare_shared_name_cites_every_span_of_it_and_ids_resolve_too(booking_trace):
+    trace, (first_search, second_search, booking) = booking_trace
+    spans = [(s.span_id, s.name) for s in (first_search, second_search, booking)]
+    cited = citations_resolve(f"search_flights looped; see {booking.span_id}.", [], spans)
+    assert [c["span_id"] for c in cited] == [
+        first_search.span_id,
+        second_search.span_id,
+        booking.span_id,
+    ]
+    assert citations_resolve("", ["search_flights[3]"], spans) == [
+        {"cited": "search_flights[3]", "span_id": ""}
+    ]
+
+
+def test_review_page_highlights_resolved_citations_and_lists_unresolved_ones(
+    client, annotator, booking_trace
+):
+    trace, (_, second_search, booking) = booking_trace
+    judgment = _seed_general_judge_pass(trace)
+    reply = json.dumps({"score": 2, "reason": REASON})
+    judgment_complete(judgment, ProviderReply(reply, 900, 80, 0, 0, 410), "digest-1")
+    item = ReviewItemFactory(
+        trace=trace, rubric_version=judgment.rubric_version, queue=QueueFactory()
+    )
+    review_item_claim_next(user=annotator, queue=item.queue)
+    client.force_login(annotator)
+
+    html = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()
+
+    assert f'href="#span-{second_search.span_id}" class="cite"' in html
+    assert f'href="#span-{booking.span_id}" class="cite"' in html
+    assert 'class="cite-unresolved"' in html and "weather_lookup[1]" in html
+    assert f'id="span-{second_search.span_id}"' in html
+    assert html.count("is-highlighted") == 3

@@ -1,0 +1,75 @@
+"""A blind item, before the person answers, shows task, trajectory and rubric only."""
+
+import pytest
+from django.urls import reverse
+
+from judges.models import RedFlag
+from reviews.models import ReviewReason
+from reviews.services import review_item_claim_next
+from tests.factories import (
+    JudgmentFactory,
+    QueueFactory,
+    ReviewItemFactory,
+    SpanFactory,
+    TraceFactory,
+    VerdictFactory,
+)
+
+pytestmark = pytest.mark.django_db
+
+JUDGE_TEXTS = ("pass scores 10, 0", "Refund went to the wrong card.", "Outcome passes but")
+FLAG_TEXT = "issue_refund called with card_id found nowhere in the task"
+
+
+@pytest.fixture
+def blind_item():
+    trace = TraceFactory(task="Refund order A1042 to the card it was paid with.")
+    span = SpanFactory(trace=trace, name="issue_refund", tool_name="issue_refund")
+    verdict = VerdictFactory(trace=trace, reason="pass scores 10, 0")
+    JudgmentFactory(
+        trace=trace, run=verdict.run, score=1, explanation="Refund went to the wrong card."
+    )
+    RedFlag.objects.create(
+        trace=trace, span=span, kind=RedFlag.Kind.HALLUCINATED_PARAMETER, detail=FLAG_TEXT
+    )
+    return ReviewItemFactory(
+        trace=trace,
+        verdict=verdict,
+        rubric_version=verdict.rubric_version,
+        queue=QueueFactory(name="Blind", blind=True),
+        reason=ReviewReason.RED_FLAG,
+        detail="pass scores 10, 0",
+    )
+
+
+def _hidden(html: str) -> list[str]:
+    return [text for text in (*JUDGE_TEXTS, FLAG_TEXT, "red-flags") if text in html]
+
+
+def test_blind_item_and_its_trace_show_no_judge_until_answered(client, annotator, blind_item):
+    assert review_item_claim_next(user=annotator, queue=blind_item.queue).pk == blind_item.pk
+    client.force_login(annotator)
+    item_url = reverse("reviews:item_detail", args=[blind_item.pk])
+    trace_url = reverse("traces:detail", args=[blind_item.trace_id])
+    queue_url = reverse("reviews:queue_detail", args=[blind_item.queue_id])
+
+    item_html = client.get(item_url).content.decode()
+    assert _hidden(item_html) == []
+    assert 'id="item-reason">needs review<' in item_html
+    assert f'href="{trace_url}?blind=1"' in item_html
+    # The trace page stays blind for the holder even without the query parameter.
+    assert _hidden(client.get(trace_url).content.decode()) == []
+    queue_html = client.get(queue_url).content.decode()
+    assert 'class="badge">needs review<' in queue_html and 'badge bad">Outcome' not in queue_html
+
+    client.post(reverse("reviews:item_resolve", args=[blind_item.pk]), {"score": "0"})
+    item_html = client.get(item_url).content.decode()
+    assert "Refund went to the wrong card." in item_html and FLAG_TEXT in item_html
+    assert "pass scores 10, 0" in item_html and "Outcome passes but" in item_html
+    assert FLAG_TEXT in client.get(trace_url).content.decode()
+
+
+def test_curators_see_the_judge_on_a_blind_item(client, curator, blind_item):
+    client.force_login(curator)
+    html = client.get(reverse("reviews:item_detail", args=[blind_item.pk])).content.decode()
+    assert "Refund went to the wrong card." in html and FLAG_TEXT in html
