@@ -1,8 +1,11 @@
 """Forms for the judging pages: a rubric version edit and a judge-run start."""
 
+from urllib.parse import urlsplit
+
 from django import forms
 
 from judges.models import JudgeConfig, RubricVersion, RubricVersionStatus
+from judges.selectors import trace_external_ids_unknown
 from traces.models import Project
 
 
@@ -61,7 +64,19 @@ class JudgeRunForm(forms.Form):
     trace_ids = forms.CharField(
         required=False,
         label="Trace ids",
-        help_text="Comma- or space-separated. Leave empty to use the filter below.",
+        help_text="Hex trace ids as trace pages show them, comma- or space-separated.",
+    )
+    trace_list_query = forms.CharField(
+        required=False,
+        label="Trace list filter",
+        help_text="A trace list address (or its ?query) to judge the traces it lists.",
+    )
+    last = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        label="The last N traces",
+        help_text="The newest N traces, after the filters below.",
     )
     project = forms.ModelChoiceField(
         queryset=Project.objects.order_by("name"), required=False, to_field_name="slug"
@@ -69,23 +84,32 @@ class JudgeRunForm(forms.Form):
     agent_name = forms.CharField(required=False)
     agent_version = forms.CharField(required=False)
     task_type = forms.CharField(required=False)
-    limit = forms.IntegerField(required=False, min_value=1, max_value=100_000)
     sample_rate = forms.FloatField(initial=1.0, min_value=0.001, max_value=1.0)
 
-    def clean_trace_ids(self) -> list[int]:
-        raw = (self.cleaned_data.get("trace_ids") or "").replace(",", " ").split()
-        try:
-            return [int(value) for value in raw]
-        except ValueError:
-            raise forms.ValidationError("Trace ids are whole numbers.") from None
+    def clean_trace_ids(self) -> list[str]:
+        return (self.cleaned_data.get("trace_ids") or "").replace(",", " ").split()
+
+    def clean_trace_list_query(self) -> str:
+        value = (self.cleaned_data.get("trace_list_query") or "").strip()
+        return urlsplit(value).query if "?" in value or "/" in value else value.lstrip("?")
+
+    def clean(self):
+        data = super().clean()
+        ids = data.get("trace_ids") or []
+        if ids:
+            unknown = trace_external_ids_unknown(ids)
+            if unknown:
+                shown = ", ".join(unknown[:5]) + ("…" if len(unknown) > 5 else "")
+                self.add_error("trace_ids", f"No trace has the id {shown}.")
+        return data
 
     def trace_filter(self) -> dict:
         data = self.cleaned_data
         spec = {
-            key: data[key]
-            for key in ("agent_name", "agent_version", "task_type", "limit")
-            if data.get(key)
+            key: data[key] for key in ("agent_name", "agent_version", "task_type") if data.get(key)
         }
+        if data.get("last"):
+            spec["limit"] = data["last"]
         if data.get("project"):
             spec["project"] = data["project"].slug
         return spec

@@ -64,6 +64,7 @@ def trace_detail(request, trace_id: int):
             "highlight_span_ids": highlight,
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
             "trace_attributes_text": selectors.value_as_text(trace.attributes),
+            "judge_versions": selectors.trace_judge_versions(judging["judgments"]),
             **judging,
         },
     )
