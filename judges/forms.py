@@ -113,3 +113,32 @@ class JudgeRunForm(forms.Form):
         if data.get("project"):
             spec["project"] = data["project"].slug
         return spec
+
+
+class RubricCreateForm(RubricVersionForm):
+    """A new rubric's name and first version, from a seed rubric's version or from scratch."""
+
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    task_type = forms.CharField(
+        max_length=100, required=False, help_text="Judge only traces of this task type."
+    )
+    field_order = ["name", "description", "task_type"]
+
+
+class JudgeConfigForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    model = forms.CharField(max_length=200, help_text="The Anthropic model id.")
+    passes = forms.IntegerField(
+        min_value=1, max_value=5, initial=2, help_text="Independent calls per trace."
+    )
+    tolerance = forms.FloatField(
+        min_value=0, initial=0.0, help_text="Largest score gap between passes still agreeing."
+    )
+    max_tokens = forms.IntegerField(min_value=64, max_value=32_000, initial=1024)
+    use_batch_api = forms.BooleanField(
+        required=False,
+        label="Use the Message Batches API",
+        help_text="Half the price; results arrive within hours, not seconds. Online judging "
+        "always calls the API directly.",
+    )
