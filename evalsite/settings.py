@@ -252,6 +252,9 @@ JUDGE_SIMULATED = not ANTHROPIC_API_KEY or envbool("JUDGE_SIMULATED", False)
 if JUDGE_SIMULATED and not ANTHROPIC_BASE_URL:
     ANTHROPIC_BASE_URL = f"http://127.0.0.1:{SIMULATED_JUDGE_PORT}"
 JUDGE_MODEL = envstr("JUDGE_MODEL", "claude-sonnet-4-5")
+# Simulated scores cost nothing and are labelled everywhere, so by default the demo judges live
+# traffic before calibration; a real judge waits until people have measured it.
+JUDGE_ONLINE_BEFORE_CALIBRATION = envbool("JUDGE_ONLINE_BEFORE_CALIBRATION", JUDGE_SIMULATED)
 JUDGE_TIMEOUT_SECONDS = envfloat("JUDGE_TIMEOUT_SECONDS", 60.0)
 JUDGE_MAX_RETRIES = envint("JUDGE_MAX_RETRIES", 5)
 JUDGE_TRACE_TOKEN_BUDGET = envint("JUDGE_TRACE_TOKEN_BUDGET", 60000)

@@ -1,8 +1,11 @@
 """Forms for the judging pages: a rubric version edit and a judge-run start."""
 
+from urllib.parse import urlsplit
+
 from django import forms
 
 from judges.models import JudgeConfig, RubricVersion, RubricVersionStatus
+from judges.selectors import trace_external_ids_unknown
 from traces.models import Project
 
 
@@ -61,7 +64,19 @@ class JudgeRunForm(forms.Form):
     trace_ids = forms.CharField(
         required=False,
         label="Trace ids",
-        help_text="Comma- or space-separated. Leave empty to use the filter below.",
+        help_text="Hex trace ids as trace pages show them, comma- or space-separated.",
+    )
+    trace_list_query = forms.CharField(
+        required=False,
+        label="Trace list filter",
+        help_text="A trace list address (or its ?query) to judge the traces it lists.",
+    )
+    last = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=100_000,
+        label="The last N traces",
+        help_text="The newest N traces, after the filters below.",
     )
     project = forms.ModelChoiceField(
         queryset=Project.objects.order_by("name"), required=False, to_field_name="slug"
@@ -69,23 +84,61 @@ class JudgeRunForm(forms.Form):
     agent_name = forms.CharField(required=False)
     agent_version = forms.CharField(required=False)
     task_type = forms.CharField(required=False)
-    limit = forms.IntegerField(required=False, min_value=1, max_value=100_000)
     sample_rate = forms.FloatField(initial=1.0, min_value=0.001, max_value=1.0)
 
-    def clean_trace_ids(self) -> list[int]:
-        raw = (self.cleaned_data.get("trace_ids") or "").replace(",", " ").split()
-        try:
-            return [int(value) for value in raw]
-        except ValueError:
-            raise forms.ValidationError("Trace ids are whole numbers.") from None
+    def clean_trace_ids(self) -> list[str]:
+        return (self.cleaned_data.get("trace_ids") or "").replace(",", " ").split()
+
+    def clean_trace_list_query(self) -> str:
+        value = (self.cleaned_data.get("trace_list_query") or "").strip()
+        return urlsplit(value).query if "?" in value or "/" in value else value.lstrip("?")
+
+    def clean(self):
+        data = super().clean()
+        ids = data.get("trace_ids") or []
+        if ids:
+            unknown = trace_external_ids_unknown(ids)
+            if unknown:
+                shown = ", ".join(unknown[:5]) + ("…" if len(unknown) > 5 else "")
+                self.add_error("trace_ids", f"No trace has the id {shown}.")
+        return data
 
     def trace_filter(self) -> dict:
         data = self.cleaned_data
         spec = {
-            key: data[key]
-            for key in ("agent_name", "agent_version", "task_type", "limit")
-            if data.get(key)
+            key: data[key] for key in ("agent_name", "agent_version", "task_type") if data.get(key)
         }
+        if data.get("last"):
+            spec["limit"] = data["last"]
         if data.get("project"):
             spec["project"] = data["project"].slug
         return spec
+
+
+class RubricCreateForm(RubricVersionForm):
+    """A new rubric's name and first version, from a seed rubric's version or from scratch."""
+
+    name = forms.CharField(max_length=200)
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 2}))
+    task_type = forms.CharField(
+        max_length=100, required=False, help_text="Judge only traces of this task type."
+    )
+    field_order = ["name", "description", "task_type"]
+
+
+class JudgeConfigForm(forms.Form):
+    name = forms.CharField(max_length=200)
+    model = forms.CharField(max_length=200, help_text="The Anthropic model id.")
+    passes = forms.IntegerField(
+        min_value=1, max_value=5, initial=2, help_text="Independent calls per trace."
+    )
+    tolerance = forms.FloatField(
+        min_value=0, initial=0.0, help_text="Largest score gap between passes still agreeing."
+    )
+    max_tokens = forms.IntegerField(min_value=64, max_value=32_000, initial=1024)
+    use_batch_api = forms.BooleanField(
+        required=False,
+        label="Use the Message Batches API",
+        help_text="Half the price; results arrive within hours, not seconds. Online judging "
+        "always calls the API directly.",
+    )

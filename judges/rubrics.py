@@ -2,6 +2,7 @@
 
 from django.db import transaction
 
+from evalsite.api import ApplicationError
 from judges.models import Rubric, RubricVersion
 from judges.prompts import TemplateProblem, rubric_templates_check
 
@@ -49,3 +50,37 @@ def rubric_version_create(*, rubric: Rubric, user=None, **fields) -> RubricVersi
         version.number = (latest or 0) + 1
         version.save()
     return version
+
+
+def rubric_create(
+    *, name: str, description: str = "", task_type: str = "", user=None, **version_fields
+) -> Rubric:
+    """A new rubric with its first version; nothing is stored when a template is broken.
+
+    Raises ApplicationError when the name is taken, RubricTemplateError for bad templates.
+    """
+    name = name.strip()
+    if not name:
+        raise ApplicationError("Give the rubric a name.", field="name")
+    with transaction.atomic():
+        if Rubric.objects.filter(name__iexact=name).exists():
+            raise ApplicationError(f"A rubric named {name!r} exists already.", field="name")
+        rubric = Rubric.objects.create(
+            name=name, description=description, task_type=task_type, created_by=user
+        )
+        # A template problem raises here and rolls the new rubric back with it.
+        rubric_version_create(rubric=rubric, user=user, **version_fields)
+    return rubric
+
+
+def rubric_version_fields(version: RubricVersion | None) -> dict:
+    """A version's fields as a form's initial data, to start a new rubric from a seed."""
+    if version is None:
+        return {}
+    fields = {name: getattr(version, name) for name in VERSION_FIELDS}
+    fields["evaluation_steps"] = "\n".join(version.evaluation_steps or [])
+    fields["status"], fields["note"] = (
+        "draft",
+        f"Started from {version.rubric.name} v{version.number}.",
+    )
+    return fields

@@ -5,6 +5,7 @@ import json
 from dataclasses import dataclass
 
 from django.db.models import Count, Q, QuerySet, Sum
+from django.http import QueryDict
 
 from judges.models import (
     JudgeRun,
@@ -17,7 +18,11 @@ from judges.models import (
 )
 from judges.rubrics import VERSION_FIELDS
 from traces.models import Trace
+<<<<<<< HEAD
 from traces.selectors import traces_visible
+=======
+from traces.selectors import trace_list
+>>>>>>> issue-16
 
 # A version diff compares what shapes the prompt and the score; the note is commentary.
 DIFF_FIELDS = tuple(name for name in VERSION_FIELDS if name != "note")
@@ -133,6 +138,31 @@ def traces_for_filter(spec: dict) -> QuerySet:
     if spec.get("limit"):
         traces = traces[: spec["limit"]]
     return traces
+
+
+def trace_external_ids_unknown(external_ids: list[str]) -> list[str]:
+    """The hex trace ids among these that no stored trace carries."""
+    known = set(
+        Trace.objects.filter(external_id__in=external_ids).values_list("external_id", flat=True)
+    )
+    return [value for value in external_ids if value not in known]
+
+
+def traces_for_run_selection(
+    *, external_ids: list[str], trace_list_query: str, spec: dict
+) -> tuple[QuerySet, dict]:
+    """The traces a judge-run form picked, and the filter the run records.
+
+    Hex ids win; else a trace list query (the list page's own filters); else the spec.
+    """
+    if external_ids:
+        return Trace.objects.filter(external_id__in=external_ids), {"trace_ids": external_ids}
+    if trace_list_query:
+        traces = trace_list(QueryDict(trace_list_query)).qs.order_by("-pk")
+        if spec.get("limit"):
+            traces = traces[: spec["limit"]]
+        return traces, {"trace_list": trace_list_query, **spec}
+    return traces_for_filter(spec), spec
 
 
 def traces_for_prompt_preview() -> QuerySet:

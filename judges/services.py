@@ -6,6 +6,7 @@ A pass itself runs in judges.execution; reconciliation lives in judges.reconcile
 import random
 from collections.abc import Iterable
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
@@ -135,8 +136,6 @@ def judge_run_cancel(*, run: JudgeRun, user=None) -> JudgeRun:
 
 def judge_config_default() -> JudgeConfig:
     """The config named "default" (the seed migration creates it)."""
-    from django.conf import settings
-
     config, _ = JudgeConfig.objects.get_or_create(
         name=DEFAULT_CONFIG_NAME, defaults={"model": settings.JUDGE_MODEL, "passes": 2}
     )
@@ -195,7 +194,8 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
             continue
         config = config or judge_config_default()
         # Live traffic is judged only by versions whose agreement with people was measured.
-        if not judge_version_approved_for_online(version, config):
+        before_calibration = settings.JUDGE_ONLINE_BEFORE_CALIBRATION
+        if not before_calibration and not judge_version_approved_for_online(version, config):
             continue
         with transaction.atomic():
             run = _online_run(version, config)

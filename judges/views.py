@@ -14,7 +14,6 @@ from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Rubric, ScoreTy
 from judges.prompts import prompt_render
 from judges.rubrics import RubricTemplateError, rubric_version_create
 from judges.services import DEFAULT_CONFIG_NAME, judge_run_cancel, judge_run_start
-from traces.models import Trace
 
 PREVIEW_TRACE_CHOICES = 30
 
@@ -133,15 +132,18 @@ def run_list(request):
 def run_new(request):
     default_config = JudgeConfig.objects.filter(name=DEFAULT_CONFIG_NAME).first()
     initial = {"sample_rate": 1.0, "config": default_config}
+    # Trace pages and the trace list link here with their traces already chosen.
+    for name in ("trace_ids", "trace_list_query"):
+        if name in request.GET:
+            initial[name] = request.GET[name]
     form = JudgeRunForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        if data["trace_ids"]:
-            traces = Trace.objects.filter(pk__in=data["trace_ids"])
-            trace_filter = {"trace_ids": len(data["trace_ids"])}
-        else:
-            trace_filter = form.trace_filter()
-            traces = selectors.traces_for_filter(trace_filter)
+        traces, trace_filter = selectors.traces_for_run_selection(
+            external_ids=data["trace_ids"],
+            trace_list_query=data["trace_list_query"],
+            spec=form.trace_filter(),
+        )
         try:
             run = judge_run_start(
                 rubric_version=data["rubric_version"],

@@ -8,6 +8,12 @@ from accounts.roles import ADMIN, ANNOTATOR, CURATOR
 from tests.factories import UserFactory
 
 
+@pytest.fixture(autouse=True)
+def judge_online_only_when_calibrated(settings):
+    """Tests see the calibration gate a real judge has; a test about the demo lifts it."""
+    settings.JUDGE_ONLINE_BEFORE_CALIBRATION = False
+
+
 @pytest.fixture
 def annotator(db):
     return UserFactory(username="annie", roles=[ANNOTATOR])

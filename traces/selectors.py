@@ -251,9 +251,9 @@ def trace_judging(trace: Trace) -> dict:
     """Judgments, verdicts and review items pointing at a trace, through its reverse relations."""
     return {
         "judgments": list(
-            trace.judgments.select_related("rubric_version__rubric", "config", "run").order_by(
-                "run_id", "rubric_version_id", "pass_index"
-            )
+            trace.judgments.select_related("rubric_version__rubric", "config", "run")
+            .prefetch_related("rubric_version__calibrations")
+            .order_by("run_id", "rubric_version_id", "pass_index")
         ),
         "verdicts": list(
             trace.verdicts.select_related("rubric_version__rubric", "config").order_by(
@@ -265,6 +265,26 @@ def trace_judging(trace: Trace) -> dict:
         ),
         "red_flags": list(trace.red_flags.select_related("span").order_by("created_at", "pk")),
     }
+
+
+def trace_judge_versions(judgments) -> list[dict]:
+    """Each judge version (rubric version under a config) that judged the trace, and whether
+    its agreement with people has been measured and cleared (calibration status "approved")."""
+    versions: dict[tuple[int, int], dict] = {}
+    for judgment in judgments:
+        key = (judgment.rubric_version_id, judgment.config_id)
+        if key in versions:
+            continue
+        calibration = next(
+            (c for c in judgment.rubric_version.calibrations.all() if c.config_id == key[1]), None
+        )
+        versions[key] = {
+            "rubric_version": judgment.rubric_version,
+            "config": judgment.config,
+            "online": judgment.run.online,
+            "calibrated": calibration is not None and calibration.status == "approved",
+        }
+    return list(versions.values())
 
 
 def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:

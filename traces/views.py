@@ -67,6 +67,7 @@ def trace_detail(request, trace_id: int):
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
             "trace_attributes_text": selectors.value_as_text(trace.attributes),
             "blind": blind,
+            "judge_versions": [] if blind else selectors.trace_judge_versions(judging["judgments"]),
             **judging,
         },
     )

@@ -19,6 +19,9 @@ DEMO_PROJECT_SLUG = "demo"
 # Three seed rubrics give the queue and the charts something to show on first start.
 DEMO_RUBRICS = ("Tool-call decision accuracy", "General trace judge", "Outcome 1-5")
 DEMO_USERS = (("admin", ADMIN), ("annie", ANNOTATOR), ("cora", CURATOR))
+# With the simulated judge this rubric judges every new trace, so a newcomer's first trace
+# is judged within the minute.
+DEMO_ONLINE_RUBRIC = "General trace judge"
 
 
 def demo_password() -> str:
@@ -71,9 +74,22 @@ def demo_judge_runs_ensure(project: Project) -> list:
     return runs
 
 
+def demo_online_judging_enable() -> Rubric | None:
+    """Judge all new traces with the demo's online rubric, when the judge is the simulator."""
+    if not settings.JUDGE_SIMULATED:
+        return None
+    rubric = Rubric.objects.get(name=DEMO_ONLINE_RUBRIC)
+    rubric.judge_new_traces, rubric.sample_rate = True, 1.0
+    rubric.save(update_fields=["judge_new_traces", "sample_rate"])
+    return rubric
+
+
 def demo_load() -> dict:
     logins = demo_users_ensure()
     project, added = demo_traces_ensure()
+    if added:
+        # Only on the first load: a curator's later choice survives loading the demo again.
+        demo_online_judging_enable()
     runs = demo_judge_runs_ensure(project)
     curator = get_user_model().objects.get(username="cora")
     dataset = golden_demo_ensure(user=curator)

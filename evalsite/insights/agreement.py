@@ -124,7 +124,8 @@ def _heatmap(result: dict, axis: int) -> dict:
         "x": [str(v) for v in labels],
         "y": [str(v) for v in labels],
         "z": result["matrix"],
-        "colorscale": "Blues",
+        # Light for few items, dark for many: plotly's named "Blues" runs the other way.
+        "colorscale": [[0, "#f4f8fc"], [1, "#08519c"]],
         "showscale": False,
         "xaxis": f"x{suffix}",
         "yaxis": f"y{suffix}",

@@ -60,12 +60,15 @@ def plain(value):
     return value
 
 
+DAY_MS = 86_400_000
+
+
 def layout(title_x: str = "", title_y: str = "", **extra) -> dict:
-    """A plotly layout in the site's style."""
+    """A plotly layout in the site's style; the legend sits above the plot, clear of the x title."""
     base = {
-        "margin": {"l": 60, "r": 20, "t": 30, "b": 50},
+        "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
         "height": 340,
-        "legend": {"orientation": "h", "y": -0.2},
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         "xaxis": {"title": {"text": title_x}},
         "yaxis": {"title": {"text": title_y}},
         "font": {"size": 12},
@@ -94,3 +97,38 @@ def empty_figure(message: str) -> dict:
             ],
         },
     }
+
+
+def period_ms(unit: str) -> int:
+    """The length of one bucket of a day or week axis, in the milliseconds plotly dates use."""
+    return DAY_MS * (7 if unit == "week" else 1)
+
+
+def date_axis(xs, unit: str, **extra) -> dict:
+    """A day or week x-axis. With one or two buckets plotly would zoom to milliseconds and
+    draw bars 0 px wide; the range is padded by a bucket on each side instead."""
+    axis = {"type": "date", "title": {"text": unit}, **extra}
+    values = sorted({str(x)[:10] for x in xs if x})
+    if 0 < len(values) < 3:
+        pad = dt.timedelta(milliseconds=period_ms(unit))
+        first, last = dt.date.fromisoformat(values[0]), dt.date.fromisoformat(values[-1])
+        axis["range"] = [(first - pad).isoformat(), (last + pad).isoformat()]
+    return axis
+
+
+def count_axis(largest, title: str = "", **extra) -> dict:
+    """A y-axis of counts: whole-number ticks from zero, 1.2k rather than 1200."""
+    axis = {"title": {"text": title}, "rangemode": "tozero", "tickformat": "~s", **extra}
+    if (largest or 0) <= 6:
+        axis["dtick"] = 1
+    return axis
+
+
+def bar_width(unit: str, share: float = 0.8) -> int:
+    """A bar's width on a date axis: plotly cannot infer it from a single date."""
+    return int(period_ms(unit) * share)
+
+
+def readable(slug: str) -> str:
+    """A stored slug as a label: max_steps_exceeded -> max steps exceeded."""
+    return str(slug).replace("_", " ")

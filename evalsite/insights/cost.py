@@ -10,7 +10,15 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
-from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
+from evalsite.insights.charts import (
+    PALETTE,
+    Chart,
+    bar_width,
+    date_axis,
+    empty_figure,
+    layout,
+    plain,
+)
 from judges.models import Judgment
 
 PER_MILLION = 1_000_000
@@ -105,6 +113,7 @@ def judge_cost_chart() -> Chart:
                 "hovertemplate": "$%{y:.2f} · %{customdata:,} tokens"
                 "<extra>%{fullData.name}</extra>",
                 "marker": {"color": PALETTE[i % len(PALETTE)]},
+                "width": bar_width("day"),
             }
             for i, name in enumerate(sorted(series))
         ]
@@ -120,7 +129,13 @@ def judge_cost_chart() -> Chart:
         )
         figure = {
             "data": data,
-            "layout": layout("day", "USD", barmode="stack", yaxis={"tickprefix": "$"}),
+            "layout": layout(
+                "day",
+                "USD",
+                barmode="stack",
+                xaxis=date_axis(days, "day"),
+                yaxis={"title": {"text": "USD"}, "tickprefix": "$", "rangemode": "tozero"},
+            ),
         }
     total = sum(r["cost_usd"] for r in rows)
     saved_total = sum(r["request_cache_saved_usd"] + r["prompt_cache_saved_usd"] for r in rows)

@@ -1,4 +1,4 @@
-"""Chart 8: eval runs per agent version over time, against the noise of no-op runs."""
+"""Chart 8: eval runs per agent version, against the noise of no-op runs."""
 
 from __future__ import annotations
 
@@ -55,6 +55,7 @@ def eval_run_chart() -> Chart:
             figure=empty_figure("No eval run yet."),
         )
     data, shapes = [], []
+    versions = list(dict.fromkeys(r["agent_version"] for r in rows))
     lay = {"margin": {"l": 60, "r": 20, "t": 30, "b": 50}, "height": 560, "showlegend": True}
     gap, height = 0.05, 1 / len(METRICS)
     for index, metric in enumerate(METRICS):
@@ -65,7 +66,15 @@ def eval_run_chart() -> Chart:
             "title": {"text": metric.replace("_", " "), "font": {"size": 10}},
             "range": [0, 1.05],
         }
-        lay[f"xaxis{suffix}"] = {"anchor": f"y{suffix}", "showticklabels": index == 3}
+        # Agent versions in the order they were first run: the axis reads as the agent's history.
+        lay[f"xaxis{suffix}"] = {
+            "anchor": f"y{suffix}",
+            "showticklabels": index == 3,
+            "type": "category",
+            "categoryorder": "array",
+            "categoryarray": versions,
+            "title": {"text": "agent version" if index == 3 else ""},
+        }
         if index:
             lay[f"xaxis{suffix}"]["matches"] = "x"
         band = noise_band(rows, metric)
@@ -89,9 +98,9 @@ def eval_run_chart() -> Chart:
                 "type": "scatter",
                 "mode": "lines+markers",
                 "name": metric.replace("_", " "),
-                "x": [r["created_at"] for r in rows],
+                "x": [r["agent_version"] for r in rows],
                 "y": [r[metric] for r in rows],
-                "text": [f"{r['agent_version']}{' (no-op)' if r['is_noop'] else ''}" for r in rows],
+                "text": [f"{r['name']}{' (no-op)' if r['is_noop'] else ''}" for r in rows],
                 "hovertemplate": "%{text}: %{y:.3f}<extra>%{fullData.name}</extra>",
                 "xaxis": f"x{suffix}",
                 "yaxis": f"y{suffix}",

@@ -9,7 +9,7 @@ from django.db.models import Count, FloatField, Max, Min, OuterRef, Subquery
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
-from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
+from evalsite.insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain
 from evalsite.insights.stats import wilson_interval
 from judges.models import Judgment, ParseStatus, Verdict, VerdictStatus
 
@@ -132,6 +132,7 @@ def flip_rate_chart() -> Chart:
             "layout": layout(
                 "week",
                 "flip rate (95% Wilson interval)",
+                xaxis=date_axis([r[0] for r in table], "week"),
                 shapes=[band],
                 yaxis={"title": {"text": "flip rate (95% Wilson)"}, "tickformat": ".0%"},
             ),

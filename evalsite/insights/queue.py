@@ -8,7 +8,17 @@ from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Q
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
-from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
+from evalsite.insights.charts import (
+    PALETTE,
+    Chart,
+    bar_width,
+    count_axis,
+    date_axis,
+    empty_figure,
+    layout,
+    plain,
+    readable,
+)
 from reviews.models import Annotation, ReviewItem, ReviewStatus
 
 WINDOW = dt.timedelta(days=90)
@@ -30,14 +40,25 @@ def queue_backlog_chart() -> Chart:
         data = [
             {
                 "type": "bar",
-                "name": reason,
+                "name": readable(reason),
                 "x": [r[0] for r in table if r[1] == reason],
                 "y": [r[2] for r in table if r[1] == reason],
                 "marker": {"color": PALETTE[i % len(PALETTE)]},
             }
             for i, reason in enumerate(reasons)
         ]
-        figure = {"data": data, "layout": layout("queue", "open items", barmode="stack")}
+        per_queue: dict[str, int] = {}
+        for queue, _, count in table:
+            per_queue[queue] = per_queue.get(queue, 0) + count
+        figure = {
+            "data": data,
+            "layout": layout(
+                "queue",
+                "open items",
+                barmode="stack",
+                yaxis=count_axis(max(per_queue.values()), "open items"),
+            ),
+        }
     return Chart(
         key="queue_backlog",
         title="Review backlog",
@@ -88,10 +109,26 @@ def queue_flow_chart() -> Chart:
         figure = empty_figure("Nothing has been queued yet.")
     else:
         days = [r[0] for r in table]
+        half = bar_width("day", 0.4)
         figure = {
             "data": [
-                {"type": "bar", "name": "arrivals", "x": days, "y": [r[1] for r in table]},
-                {"type": "bar", "name": "resolutions", "x": days, "y": [r[2] for r in table]},
+                # Side by side by explicit offset: plotly infers no width from one date.
+                {
+                    "type": "bar",
+                    "name": "arrivals",
+                    "x": days,
+                    "y": [r[1] for r in table],
+                    "width": half,
+                    "offset": -half,
+                },
+                {
+                    "type": "bar",
+                    "name": "resolutions",
+                    "x": days,
+                    "y": [r[2] for r in table],
+                    "width": half,
+                    "offset": 0,
+                },
                 {
                     "type": "scatter",
                     "mode": "lines+markers",
@@ -105,9 +142,18 @@ def queue_flow_chart() -> Chart:
             "layout": layout(
                 "day",
                 "items",
-                barmode="group",
+                barmode="overlay",
                 colorway=PALETTE,
-                yaxis2={"title": {"text": "hours"}, "overlaying": "y", "side": "right"},
+                margin={"l": 60, "r": 70, "t": 40, "b": 50},
+                xaxis=date_axis(days, "day"),
+                yaxis=count_axis(max(max(r[1], r[2]) for r in table), "items"),
+                yaxis2={
+                    "title": {"text": "hours to resolve"},
+                    "overlaying": "y",
+                    "side": "right",
+                    "rangemode": "tozero",
+                    "showgrid": False,
+                },
             ),
         }
     return Chart(
@@ -178,6 +224,8 @@ def annotator_chart() -> Chart:
             "layout": layout(
                 "annotator",
                 "annotations",
+                margin={"l": 60, "r": 70, "t": 40, "b": 50},
+                yaxis=count_axis(max(r["annotations"] for r in rows), "annotations"),
                 yaxis2={
                     "title": {"text": "agreement with peers"},
                     "overlaying": "y",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.db.models import Count
 
-from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
+from evalsite.insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
+from evalsite.numbers import number_label
 from judges.models import RedFlag, Verdict
 
 
@@ -20,18 +21,7 @@ def score_distribution_chart() -> Chart:
     if not rows:
         figure = empty_figure("No scored verdict yet.")
     else:
-        rubrics = sorted({r[0] for r in table})
-        data = [
-            {
-                "type": "bar",
-                "name": rubric,
-                "x": [str(r[1]) for r in table if r[0] == rubric],
-                "y": [r[2] for r in table if r[0] == rubric],
-                "marker": {"color": PALETTE[i % len(PALETTE)]},
-            }
-            for i, rubric in enumerate(rubrics)
-        ]
-        figure = {"data": data, "layout": layout("score", "verdicts", barmode="group")}
+        figure = _score_panels(table)
     return Chart(
         key="score_distribution",
         title="Score distribution per rubric",
@@ -40,6 +30,51 @@ def score_distribution_chart() -> Chart:
         figure=figure,
         note="Reconciled verdict scores; disputed verdicts without a score are left out.",
     )
+
+
+def _score_panels(table: list[list]) -> dict:
+    """One panel per rubric, each on its own score axis: 0-1, 1-5 and 0-10 do not share one."""
+    rubrics = sorted({r[0] for r in table})
+    width = 1 / len(rubrics)
+    lay = layout("", "", showlegend=False, annotations=[])
+    data = []
+    for index, rubric in enumerate(rubrics, start=1):
+        suffix = "" if index == 1 else str(index)
+        mine = [r for r in table if r[0] == rubric]
+        domain = [(index - 1) * width + 0.02, index * width - 0.02]
+        lay[f"xaxis{suffix}"] = {
+            "domain": domain,
+            "type": "category",
+            "title": {"text": "score"},
+            "anchor": f"y{suffix}",
+        }
+        lay[f"yaxis{suffix}"] = count_axis(
+            max(r[2] for r in mine), "verdicts" if index == 1 else "", anchor=f"x{suffix}"
+        )
+        data.append(
+            {
+                "type": "bar",
+                "name": rubric,
+                "x": [number_label(r[1]) for r in mine],
+                "y": [r[2] for r in mine],
+                "xaxis": f"x{suffix}",
+                "yaxis": f"y{suffix}",
+                "marker": {"color": PALETTE[(index - 1) % len(PALETTE)]},
+            }
+        )
+        lay["annotations"].append(
+            {
+                "text": rubric,
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": sum(domain) / 2,
+                "y": 1.02,
+                "yanchor": "bottom",
+                "font": {"size": 11},
+            }
+        )
+    return {"data": data, "layout": lay}
 
 
 def red_flag_chart() -> Chart:
@@ -60,7 +95,12 @@ def red_flag_chart() -> Chart:
                     "marker": {"color": "#D55E00"},
                 }
             ],
-            "layout": layout("flags", "", margin={"l": 230, "r": 20, "t": 30, "b": 50}),
+            "layout": layout(
+                "flags",
+                "",
+                margin={"l": 230, "r": 20, "t": 30, "b": 50},
+                xaxis=count_axis(max(r[2] for r in table), "flags"),
+            ),
         }
     return Chart(
         key="red_flags",

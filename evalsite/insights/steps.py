@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery,
 from django.db.models.functions import Coalesce, TruncWeek
 from django.utils import timezone
 
-from evalsite.insights.charts import PALETTE, Chart, empty_figure, layout, plain
+from evalsite.insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
 from judges.models import RedFlag
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
@@ -71,22 +71,23 @@ def component_accuracy_chart() -> Chart:
             "data": [
                 {
                     "type": "heatmap",
-                    "x": weeks,
+                    # Weeks as categories: a date axis gives a lone week's cell no width.
+                    "x": [f"week of {plain(w)}" for w in weeks],
                     "y": components,
                     "z": z,
                     "customdata": steps,
                     "zmin": 0,
                     "zmax": 1,
                     "colorscale": [[0, "#b3261e"], [0.5, "#f0d58a"], [1, "#1e7a3c"]],
-                    "hovertemplate": "%{y}, week of %{x}: %{z:.1%} of %{customdata} steps"
-                    "<extra></extra>",
+                    "hovertemplate": "%{y}, %{x}: %{z:.1%} of %{customdata} steps<extra></extra>",
                     "colorbar": {"tickformat": ".0%"},
                 }
             ],
             "layout": layout(
                 "week",
                 "",
-                margin={"l": 200, "r": 20, "t": 30, "b": 50},
+                xaxis={"type": "category", "title": {"text": "week"}},
+                margin={"l": 200, "r": 20, "t": 40, "b": 50},
                 height=max(300, 28 * len(components) + 100),
             ),
         }
@@ -195,7 +196,10 @@ def compound_error_chart() -> Chart:
                     "range": [0, 1.02],
                     "tickformat": ".0%",
                 },
-                yaxis2={"title": {"text": "traces"}, "overlaying": "y", "side": "right"},
+                margin={"l": 60, "r": 70, "t": 40, "b": 50},
+                yaxis2=count_axis(
+                    max(r[2] for r in table), "traces", overlaying="y", side="right", showgrid=False
+                ),
             ),
         }
     note = (

@@ -39,7 +39,7 @@ def test_a_curator_starts_a_run_and_sees_it_finish_without_reloading(new_page, c
     page.goto("/judges/runs/new/")
     page.select_option("#id_rubric_version", str(version.pk))
     page.select_option("#id_config", label="default")
-    page.fill("#id_trace_ids", " ".join(str(t.pk) for t in traces))
+    page.fill("#id_trace_ids", " ".join(t.external_id for t in traces))
     page.click("main button[type=submit]")
     page.wait_for_url(re.compile(r"/judges/runs/\d+/$"))
     assert "0 of 4 passes finished" in page.locator("#run-progress").inner_text()

@@ -69,3 +69,32 @@ def test_curator_reaches_a_judge_versions_matrix_in_one_click(
     assert page.locator("#calibration-status").inner_text() == "approved"
     assert page.locator("#confusion-matrix").is_visible()
     assert page.console_errors == []
+
+
+# Sizes of what plotly drew in each chart's plot area: bars and markers are paths, heatmaps
+# an image; a chart "drew nothing" when every mark is under a pixel wide or tall.
+MARK_SIZES = """node => Array.from(
+  node.querySelectorAll('.cartesianlayer .trace path, .cartesianlayer image')
+).map(el => { const box = el.getBoundingClientRect(); return [box.width, box.height]; })"""
+
+
+def test_on_one_day_of_data_every_chart_draws_visible_marks(
+    new_page, annotator, process_local_insights_cache
+):
+    insights_world(days=1)
+    page = new_page()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    login_as(page, annotator)
+    page.goto("/")
+    for key in CHART_BUILDERS:
+        chart = page.locator(f'#chart-{key}[data-rendered="true"]')
+        chart.wait_for(timeout=15000)
+        sizes = chart.evaluate(MARK_SIZES)
+        visible = [(w, h) for w, h in sizes if w >= 2 and h >= 2]
+        assert visible, f"{key} drew no visible mark: {sizes[:5]}"
+    for key in ("queue_flow", "judge_cost"):
+        bars = page.locator(f"#chart-{key} .barlayer path").evaluate_all(
+            "els => els.map(el => el.getBoundingClientRect().width)"
+        )
+        assert bars and min(bars) >= 4, (key, bars)
+    assert page.console_errors == []

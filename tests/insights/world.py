@@ -32,8 +32,9 @@ TOOLS = {
 }
 
 
-def insights_world(now=None):
-    """Build traces, two judge versions with two passes each, reviews, flags and eval runs."""
+def insights_world(now=None, days: int = 14):
+    """Build traces, two judge versions with two passes each, reviews, flags and eval runs,
+    spread over `days` days (one day is what a fresh install has)."""
     now = now or timezone.now()
     config = JudgeConfigFactory(name="default", model="claude-sonnet-4-5")
     binary = RubricVersionFactory(rubric=RubricFactory(name="Refund policy compliance"))
@@ -54,7 +55,7 @@ def insights_world(now=None):
     traces = []
     for i in range(24):
         task_type, task = TASKS[i % 3]
-        day = now - dt.timedelta(days=i % 14)
+        day = now - dt.timedelta(days=i % days)
         trace = TraceFactory(
             task=task, task_type=task_type, started_at=day, ended_at=day, agent_version="1.4.0"
         )
@@ -121,7 +122,9 @@ def insights_world(now=None):
                 )
     # Spread verdicts over three weeks so the weekly charts have more than one point.
     for index, trace in enumerate(traces):
-        trace.verdicts.update(created_at=now - dt.timedelta(days=7 * (index % 3)))
+        trace.verdicts.update(
+            created_at=now - dt.timedelta(days=7 * (index % 3) if days > 7 else 0)
+        )
     ReviewItem.objects.create(
         queue=queue, trace=traces[-1], rubric_version=binary, reason=ReviewReason.PASSES_DISAGREE
     )
@@ -148,5 +151,7 @@ def insights_world(now=None):
                 }
             },
         )
-        EvalRun.objects.filter(pk=run.pk).update(created_at=now - dt.timedelta(days=10 - index))
+        EvalRun.objects.filter(pk=run.pk).update(
+            created_at=now - dt.timedelta(days=10 - index if days > 10 else 0, minutes=10 - index)
+        )
     return {"binary": binary, "ordinal": ordinal, "config": config, "traces": traces}

@@ -158,6 +158,8 @@ def worker_env(base_url: str, **overrides) -> dict:
         EVALSITE_VAR_DIR=str(settings.VAR_DIR),
         ANTHROPIC_BASE_URL=base_url,
         JUDGE_SIMULATED="1",
+        # The worker keeps the calibration gate a real judge has, as this process does.
+        JUDGE_ONLINE_BEFORE_CALIBRATION="0",
         CELERY_TASK_ALWAYS_EAGER="0",
         PYTHONUNBUFFERED="1",
     )

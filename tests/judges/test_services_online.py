@@ -73,3 +73,17 @@ def test_spans_after_judging_make_the_verdict_stale():
 
     assert Verdict.objects.get(pk=verdict.pk).stale
     assert not Verdict.objects.get(pk=untouched.pk).stale
+
+
+def test_before_calibration_is_allowed_a_version_judges_live_traffic_uncalibrated(
+    settings, capture
+):
+    settings.JUDGE_ONLINE_BEFORE_CALIBRATION = True
+    rubric = _online("General trace judge", 1.0)
+    trace = sample_traces.travel_book_ok()
+
+    with capture(execute=False), transaction.atomic():
+        [run] = trace_judge_online(trace)
+
+    assert run.online and run.rubric_version == rubric.latest_version()
+    assert Judgment.objects.filter(run=run, trace=trace).count() == 2

@@ -30,7 +30,7 @@ def test_a_curator_starts_a_run_from_the_form(curator, capture):
             {
                 "rubric_version": _version().pk,
                 "config": config.pk,
-                "trace_ids": f"{traces[0].pk}, {traces[1].pk}",
+                "trace_ids": f"{traces[0].external_id}, {traces[1].external_id}",
                 "sample_rate": "1",
             },
         )
@@ -38,6 +38,58 @@ def test_a_curator_starts_a_run_from_the_form(curator, capture):
     run = JudgeRun.objects.get()
     assert response.status_code == 302 and response["Location"] == f"/judges/runs/{run.pk}/"
     assert (run.trace_count, run.created_by) == (2, curator)
+
+
+def _start(curator, capture, **fields):
+    data = {
+        "rubric_version": _version().pk,
+        "config": JudgeConfig.objects.get(name="default").pk,
+        "sample_rate": "1",
+        **fields,
+    }
+    with capture(execute=False):
+        return _client(curator).post("/judges/runs/new/", data)
+
+
+def test_an_unknown_hex_trace_id_is_named_on_the_form(curator, capture):
+    known = sample_traces.travel_book_ok()
+
+    response = _start(curator, capture, trace_ids=f"{known.external_id} deadbeef00")
+
+    assert response.status_code == 200
+    assert "No trace has the id deadbeef00." in response.content.decode()
+    assert not JudgeRun.objects.exists()
+
+
+def test_the_last_n_traces_are_the_newest(curator, capture):
+    traces = [sample_traces.travel_book_ok(), sample_traces.coding_fix_ok()]
+    newest = sample_traces.support_confident_after_error()
+
+    _start(curator, capture, last="1")
+
+    run = JudgeRun.objects.get()
+    assert run.trace_count == 1 and run.trace_filter == {"limit": 1}
+    assert list(run.judgments.values_list("trace_id", flat=True).distinct()) == [newest.pk]
+    assert all(t.pk != newest.pk for t in traces)
+
+
+def test_a_trace_list_address_judges_what_the_list_shows(curator, capture):
+    wanted = sample_traces.travel_book_ok()
+    sample_traces.coding_fix_ok()
+
+    _start(curator, capture, trace_list_query=f"http://x/traces/?agent_name={wanted.agent_name}")
+
+    run = JudgeRun.objects.get()
+    assert run.trace_filter["trace_list"] == f"agent_name={wanted.agent_name}"
+    assert set(run.judgments.values_list("trace_id", flat=True)) == {wanted.pk}
+
+
+def test_the_trace_page_link_fills_in_the_trace_id(curator):
+    trace = sample_traces.travel_book_ok()
+
+    page = _client(curator).get(f"/judges/runs/new/?trace_ids={trace.external_id}")
+
+    assert f'value="{trace.external_id}"' in page.content.decode()
 
 
 def test_an_empty_selection_is_explained_on_the_form(curator):

@@ -1,0 +1,10 @@
+"""Template filters for numbers people read: {{ cost|usd }}, {{ tokens|compact_count }}."""
+
+from django import template
+
+from evalsite.numbers import count_label, number_label, usd_label
+
+register = template.Library()
+register.filter("usd", usd_label)
+register.filter("compact_count", count_label)
+register.filter("plain_number", number_label)

@@ -1,0 +1,82 @@
+"""Figures a fresh install draws: one day of data still gives bars width and cells a size."""
+
+import pytest
+
+from evalsite.insights.agreement import judge_human_chart
+from evalsite.insights.charts import DAY_MS, count_axis, date_axis
+from evalsite.insights.cost import judge_cost_chart
+from evalsite.insights.evalruns import eval_run_chart
+from evalsite.insights.queue import queue_backlog_chart, queue_flow_chart
+from evalsite.insights.scores import score_distribution_chart
+from evalsite.insights.steps import component_accuracy_chart
+from tests.insights.world import insights_world
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def one_day():
+    insights_world(days=1)
+
+
+def test_a_single_day_is_padded_to_a_readable_range():
+    axis = date_axis(["2026-12-02"], "day")
+
+    assert axis["type"] == "date" and axis["range"] == ["2026-12-01", "2026-12-03"]
+    assert "range" not in date_axis([f"2026-11-{d:02}" for d in range(1, 20)], "day")
+
+
+def test_small_counts_tick_in_whole_numbers():
+    assert count_axis(3)["dtick"] == 1 and "dtick" not in count_axis(400)
+
+
+def test_day_bars_have_an_explicit_width_on_one_day(one_day):
+    for chart in (queue_flow_chart(), judge_cost_chart()):
+        bars = [t for t in chart.figure["data"] if t["type"] == "bar"]
+        assert bars, chart.key
+        assert all(0 < bar["width"] < DAY_MS for bar in bars), chart.key
+        assert "range" in chart.figure["layout"]["xaxis"], chart.key
+
+
+def test_arrivals_and_resolutions_sit_side_by_side(one_day):
+    arrivals, resolutions = queue_flow_chart().figure["data"][:2]
+
+    assert arrivals["offset"] + arrivals["width"] == resolutions["offset"]
+
+
+def test_a_lone_week_of_component_accuracy_is_a_category_cell(one_day):
+    figure = component_accuracy_chart().figure
+
+    [heatmap] = figure["data"]
+    assert figure["layout"]["xaxis"]["type"] == "category"
+    assert len(heatmap["x"]) == 1 and heatmap["x"][0].startswith("week of ")
+
+
+def test_each_rubric_scale_has_its_own_score_axis(one_day):
+    figure = score_distribution_chart().figure
+
+    axes = {trace["xaxis"] for trace in figure["data"]}
+    assert len(axes) == len(figure["data"]) == 2
+    assert all(label in ("0", "1") for label in figure["data"][1]["x"]) or all(
+        label in ("0", "1") for label in figure["data"][0]["x"]
+    )
+
+
+def test_an_empty_confusion_cell_is_the_lightest(one_day):
+    heatmap = judge_human_chart(resamples=0).figure["data"][0]
+
+    low, high = heatmap["colorscale"][0][1], heatmap["colorscale"][-1][1]
+    assert int(low[1:3], 16) > int(high[1:3], 16)
+
+
+def test_backlog_labels_are_words_not_slugs(one_day):
+    names = {trace["name"] for trace in queue_backlog_chart().figure["data"]}
+
+    assert names and not any("_" in name for name in names)
+
+
+def test_eval_runs_are_plotted_against_the_agent_version(one_day):
+    figure = eval_run_chart().figure
+
+    assert figure["data"][0]["x"][0] == figure["layout"]["xaxis"]["categoryarray"][0]
+    assert figure["layout"]["xaxis"]["type"] == "category"
