@@ -18,11 +18,7 @@ from judges.models import (
 )
 from judges.rubrics import VERSION_FIELDS
 from traces.models import Trace
-<<<<<<< HEAD
-from traces.selectors import traces_visible
-=======
-from traces.selectors import trace_list
->>>>>>> issue-16
+from traces.selectors import trace_list, traces_visible
 
 # A version diff compares what shapes the prompt and the score; the note is commentary.
 DIFF_FIELDS = tuple(name for name in VERSION_FIELDS if name != "note")
@@ -158,7 +154,7 @@ def traces_for_run_selection(
     if external_ids:
         return Trace.objects.filter(external_id__in=external_ids), {"trace_ids": external_ids}
     if trace_list_query:
-        traces = trace_list(QueryDict(trace_list_query)).qs.order_by("-pk")
+        traces = trace_list(None, QueryDict(trace_list_query)).qs.order_by("-pk")
         if spec.get("limit"):
             traces = traces[: spec["limit"]]
         return traces, {"trace_list": trace_list_query, **spec}
