@@ -1,6 +1,7 @@
 """/v1/traces refuses bad input with a clear JSON error and writes nothing."""
 
 import gzip
+import json
 
 import pytest
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
@@ -153,3 +154,55 @@ def test_json_nested_too_deeply_is_400(client):
 def test_application_protobuf_alias_is_accepted(client):
     assert post(client, GOOD, "application/protobuf").status_code == 200
     assert Span.objects.count() == 2
+
+
+def otlp_json(spans_key="scopeSpans", scope_key="scope", envelope="resourceSpans"):
+    span = {
+        "traceId": "5b8efff798038103d269b633813fc60c",
+        "spanId": "eee19b7ec3c1b174",
+        "name": "invoke_agent support",
+        "startTimeUnixNano": "1700000000000000000",
+        "endTimeUnixNano": "1700000001000000000",
+    }
+    return json.dumps(
+        {envelope: [{"resource": {}, spans_key: [{scope_key: {"name": "agent"}, "spans": [span]}]}]}
+    ).encode()
+
+
+@pytest.mark.parametrize(
+    ("spans_key", "scope_key", "envelope"),
+    [
+        ("instrumentationLibrarySpans", "instrumentationLibrary", "resourceSpans"),
+        ("scopeSpans", "scope", "batches"),
+        ("scope_spans", "scope", "resource_spans"),
+    ],
+    ids=["pre-0.19-names", "batches-envelope", "snake-case"],
+)
+def test_older_otlp_json_names_are_read(client, spans_key, scope_key, envelope):
+    body = otlp_json(spans_key, scope_key, envelope)
+    response = post(client, body, content_type="application/json")
+    assert response.status_code == 200, response.content
+    span = Span.objects.get()
+    assert span.name == "invoke_agent support"
+    assert span.attributes["otel.scope.name"] == "agent"
+
+
+def test_an_envelope_we_cannot_read_is_400_not_an_empty_200(client):
+    body = json.dumps({"data": [{"resourceSpans": []}]}).encode()
+    assert_error(post(client, body, content_type="application/json"), 400, "body")
+
+
+def test_a_request_with_no_span_is_400(client):
+    body = json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": []}]}).encode()
+    assert_error(post(client, body, content_type="application/json"), 400, "resourceSpans")
+    assert_error(
+        post(client, ExportTraceServiceRequest().SerializeToString()), 400, "resourceSpans"
+    )
+
+
+def test_an_unknown_span_field_is_refused_by_name(client):
+    body = json.loads(otlp_json())
+    body["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["atributes"] = []
+    response = post(client, json.dumps(body).encode(), content_type="application/json")
+    assert response.status_code == 400
+    assert "atributes" in json.dumps(response.json())

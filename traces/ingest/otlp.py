@@ -31,6 +31,14 @@ SPAN_KIND_NAMES = {
     for value in trace_pb2.Span.SpanKind.DESCRIPTOR.values
 }
 _ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
+# Names older OTLP/JSON writers still use (proto before v0.19; Tempo's "batches" envelope).
+OLD_FIELD_NAMES = {
+    "instrumentationLibrarySpans": "scopeSpans",
+    "instrumentation_library_spans": "scope_spans",
+    "instrumentationLibrary": "scope",
+    "instrumentation_library": "scope",
+    "batches": "resourceSpans",
+}
 
 
 @dataclass
@@ -72,6 +80,21 @@ def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
     return out
 
 
+def _old_names_renamed(node):
+    """The request with field names of older OTLP versions read as today's."""
+    if isinstance(node, dict):
+        renamed = {}
+        for key, value in node.items():
+            new_key = OLD_FIELD_NAMES.get(key, key)
+            if new_key in renamed:
+                raise ValidationError({key: [f"Both {key!r} and {new_key!r} are present."]})
+            renamed[new_key] = _old_names_renamed(value)
+        return renamed
+    if isinstance(node, list):
+        return [_old_names_renamed(item) for item in node]
+    return node
+
+
 def _hex_ids_to_base64(node) -> None:
     """OTLP/JSON writes ids as hex; protobuf's JSON mapping expects base64 for bytes."""
     if isinstance(node, dict):
@@ -107,9 +130,11 @@ def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceReq
             raise ValidationError({"body": [f"Not valid JSON: {exc}."]}) from exc
         if not isinstance(data, dict):
             raise ValidationError({"body": ["Expected an ExportTraceServiceRequest object."]})
+        data = _old_names_renamed(data)
         _hex_ids_to_base64(data)
         try:
-            json_format.ParseDict(data, message, ignore_unknown_fields=True)
+            # Unknown fields are refused by name: ignoring them stored nothing and said 200.
+            json_format.ParseDict(data, message, ignore_unknown_fields=False)
         except (
             json_format.ParseError,
             binascii.Error,
@@ -187,6 +212,10 @@ def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
                 ext = records[-1].trace_external_id
                 if ext not in extras:
                     extras[ext] = TraceExtras(attributes={"resource": resource})
+    if not count:
+        raise ValidationError(
+            {"resourceSpans": ["No span could be read from this request: nothing was stored."]}
+        )
     return OtlpBatch(records_by_project, extras_by_project, count)
 
 
