@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
 from traces.filters import TraceFilter
-from traces.models import Span, SpanStatus, Trace
+from traces.models import Project, Span, SpanStatus, Trace
 
 # Values longer than this are folded behind a one-line preview on the page.
 FOLD_CHARS = 400
@@ -299,3 +299,8 @@ def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
             ):
                 cited.add(item["span_id"])
     return cited
+
+
+def projects_with_counts():
+    """Every project with its number of traces, in one query."""
+    return Project.objects.annotate(trace_total=Count("traces")).order_by("name")

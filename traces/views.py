@@ -1,13 +1,15 @@
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from accounts.roles import ANNOTATOR, require_role
+from accounts.roles import ANNOTATOR, CURATOR, require_role
 from evalsite.api import ApplicationError
 from traces import selectors
+from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import project_for_ingest
+from traces.models import Project
 
 PAGE_SIZES = (25, 50, 100, 200)
 # Beyond this a page would weigh tens of megabytes; the API returns every span.
@@ -93,3 +95,29 @@ def trace_upload(request):
     if len(report.errors) > 20:
         messages.error(request, f"…and {len(report.errors) - 20} more failed lines.")
     return redirect("traces:list")
+
+
+@require_role(CURATOR)
+def project_list(request):
+    """Projects with their trace counts; curators create and rename them here."""
+    editing = None
+    if request.GET.get("edit"):
+        editing = get_object_or_404(Project, pk=request.GET["edit"])
+    if request.method == "POST":
+        editing = (
+            get_object_or_404(Project, pk=request.POST["project"])
+            if request.POST.get("project")
+            else None
+        )
+        form = ProjectForm(request.POST, instance=editing)
+        if form.is_valid():
+            project = form.save()
+            messages.success(request, f"Saved project {project.name} ({project.slug}).")
+            return redirect("traces:projects")
+    else:
+        form = ProjectForm(instance=editing)
+    return render(
+        request,
+        "traces/project_list.html",
+        {"projects": selectors.projects_with_counts(), "form": form, "editing": editing},
+    )
