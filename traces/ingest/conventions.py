@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 
 from genai_prices import Usage, calc_price
+from genai_prices.types import TieredPrices
 
 from traces.models import SpanKind
 
@@ -361,13 +362,25 @@ def cost_estimate(model: str, input_tokens: int, output_tokens: int, provider: s
     price = _model_price(model, PROVIDER_IDS.get(provider, provider))
     if price is None:
         return Decimal(0)
-    if isinstance(price.input_mtok, Decimal) and isinstance(price.output_mtok, Decimal):
-        # Flat prices (most models): the arithmetic here is 100x cheaper than a full calculation.
-        return (price.input_mtok * input_tokens + price.output_mtok * output_tokens) / Decimal(
-            1_000_000
-        )
+    total = input_tokens + output_tokens
+    rate_in, rate_out = _rate(price.input_mtok, total), _rate(price.output_mtok, total)
+    if rate_in is not None and rate_out is not None:
+        # A flat rate or a call below every tier: plain arithmetic, 100x cheaper than a full
+        # calculation, which is kept for what it alone gets right (long-context tiers).
+        return (rate_in * input_tokens + rate_out * output_tokens) / Decimal(1_000_000)
     usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
     return Decimal(str(price.calc_price(usage)["total_price"]))
+
+
+def _rate(price, tokens: int) -> Decimal | None:
+    """USD per million tokens when no tier applies; None when a tier might."""
+    if price is None:
+        return Decimal(0)
+    if isinstance(price, Decimal):
+        return price
+    if isinstance(price, TieredPrices) and all(tokens < tier.start for tier in price.tiers):
+        return price.base
+    return None
 
 
 # gen_ai.provider.name values whose genai-prices provider id is spelled otherwise.
