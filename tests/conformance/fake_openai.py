@@ -1,0 +1,123 @@
+"""A scripted OpenAI-compatible chat-completions server on 127.0.0.1 for conformance runs.
+
+Each request is answered from the conversation so far: no tool result yet -> call
+`lookup_order`; an order result -> call `refund` with the amount it names; a refund result ->
+the final answer. A `lookup_order` result that is an error text makes it retry the lookup.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.conformance import support_task
+
+MODEL = "gpt-4o-mini"
+PROMPT_TOKENS = 120
+COMPLETION_TOKENS = 30
+
+
+def next_reply(messages: list[dict]) -> dict:
+    """The assistant message that follows `messages` in the support script."""
+    tool_results = [m for m in messages if m.get("role") == "tool"]
+    if not tool_results:
+        return _tool_call("call_1", "lookup_order", {"order_id": support_task.ORDER_ID})
+    last = _text(tool_results[-1].get("content"))
+    if last.startswith("Error:"):
+        return _tool_call(
+            f"call_{len(tool_results) + 1}", "lookup_order", {"order_id": support_task.ORDER_ID}
+        )
+    if "refund_id" in last:
+        return {"role": "assistant", "content": support_task.FINAL_ANSWER}
+    amount = json.loads(last)["amount"]
+    return _tool_call(
+        f"call_{len(tool_results) + 1}",
+        "refund",
+        {"order_id": support_task.ORDER_ID, "amount": amount},
+    )
+
+
+def _text(content) -> str:
+    if isinstance(content, list):
+        return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+    return content or ""
+
+
+def _tool_call(call_id: str, name: str, arguments: dict) -> dict:
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)},
+            }
+        ],
+    }
+
+
+def completion_for(messages: list[dict]) -> dict:
+    message = next_reply(messages)
+    return {
+        "id": f"chatcmpl-{len(messages)}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": MODEL,
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": PROMPT_TOKENS,
+            "completion_tokens": COMPLETION_TOKENS,
+            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+        },
+    }
+
+
+class _Handler(BaseHTTPRequestHandler):
+    def do_POST(self):  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        self.server.requests.append(body)
+        self._send(200, completion_for(body.get("messages", [])))
+
+    def _send(self, status: int, payload: dict) -> None:
+        data = json.dumps(payload).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args):  # keep test output quiet
+        pass
+
+
+class FakeOpenAI:
+    """Context manager: `with FakeOpenAI() as server: server.base_url` ends in /v1."""
+
+    def __enter__(self):
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self.httpd.requests = []
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        host, port = self.httpd.server_address
+        self.base_url = f"http://{host}:{port}/v1"
+        return self
+
+    @property
+    def requests(self) -> list[dict]:
+        return self.httpd.requests
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
