@@ -14,7 +14,10 @@ IN_ORDER = "in_order"
 ANY_ORDER = "any_order"
 PRECISION_RECALL = "precision_recall"
 SEMANTIC = "semantic"
-MATCHERS = (EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
+STATE = "state"
+# State when the reference writes anything, else in_order: what a task changes decides it.
+AUTO = "auto"
+MATCHERS = (AUTO, STATE, EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
 
 # (reference steps, actual steps, task) -> (score in {1.0, 0.5, 0.0}, reason)
 PathJudge = Callable[[list[dict], list[dict], str], tuple[float, str]]
@@ -146,6 +149,45 @@ def match_semantic(
         aligned.recall,
         reason,
     )
+
+
+def match_state(
+    reference_tools: Sequence[str],
+    actual_tools: Sequence[str],
+    write_indexes: tuple[list[int], list[int]],
+    arguments_match: Callable[[int, int], bool],
+    depends_on: dict[int, list[int]],
+) -> MatchResult:
+    """The writes the agent made must equal the reference's writes, arguments included.
+
+    `write_indexes` holds (reference write indexes, indexes of the agent's writes that took
+    effect). Order counts only where `depends_on` says a reference write needs another
+    reference write first. Reads are not compared: they change nothing.
+    """
+    ref_writes, act_writes = write_indexes
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    paired: dict[int, int] = {}
+    wrong: list[str] = []
+    for ref in ref_writes:
+        same_tool = [a for a in act_writes if a not in used and actual_tools[a] == reference_tools[ref]]
+        after = max((paired[d] for d in depends_on.get(ref, []) if d in paired), default=-1)
+        exact = next((a for a in same_tool if a > after and arguments_match(ref, a)), None)
+        chosen = exact if exact is not None else (same_tool[0] if same_tool else None)
+        if chosen is None:
+            wrong.append(f"missing write {reference_tools[ref]}")
+            continue
+        if exact is None:
+            wrong.append(f"{reference_tools[ref]} written with other arguments or out of order")
+        used.add(chosen)
+        paired[ref] = chosen
+        pairs.append((ref, chosen))
+    extra = [a for a in act_writes if a not in used]
+    wrong += [f"unexpected write {actual_tools[a]}" for a in extra]
+    precision = _ratio(len(pairs), len(act_writes))
+    recall = _ratio(len(pairs), len(ref_writes))
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return MatchResult(STATE, not wrong, f1, pairs, precision, recall, "; ".join(wrong))
 
 
 def trajectory_match(
