@@ -59,9 +59,9 @@ def message_texts(value: Any, roles: set[str]) -> list[str]:
                     if not (isinstance(b, dict) and b.get("type") in ("tool_result", "tool_use"))
                 ]
             texts.extend(_strings(part))
-    if isinstance(value, dict) and isinstance(value.get("system"), (str, list)):
-        if "system" in roles:
-            texts.extend(_strings(value["system"]))
+    system = value.get("system") if isinstance(value, dict) else None
+    if "system" in roles and isinstance(system, (str, list)):
+        texts.extend(_strings(system))
     return texts
 
 

@@ -19,8 +19,9 @@ STATE = "state"
 AUTO = "auto"
 MATCHERS = (AUTO, STATE, EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
 
-# (reference steps, actual steps, task) -> (score in {1.0, 0.5, 0.0}, reason)
-PathJudge = Callable[[list[dict], list[dict], str], tuple[float, str]]
+# (reference steps, actual steps, task) -> (score in {1.0, 0.5, 0.0}, or None when the judge's
+# reply was unreadable, and a reason)
+PathJudge = Callable[[list[dict], list[dict], str], tuple[float | None, str]]
 
 
 @dataclass
@@ -34,6 +35,8 @@ class MatchResult:
     precision: float = 1.0
     recall: float = 1.0
     reason: str = ""
+    # The judge's reply could not be read: a person decides, not a 0.
+    unreadable: bool = False
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -140,6 +143,11 @@ def match_semantic(
     if reference == actual:
         return MatchResult(SEMANTIC, True, 1.0, aligned.pairs, 1.0, 1.0, "identical path")
     score, reason = judge(reference_steps, actual_steps, task)
+    if score is None:
+        return MatchResult(
+            SEMANTIC, False, aligned.tool_selection_accuracy, aligned.pairs, aligned.precision,
+            aligned.recall, reason, unreadable=True,
+        )  # fmt: skip
     return MatchResult(
         SEMANTIC,
         score >= 1.0,
@@ -170,7 +178,8 @@ def match_state(
     paired: dict[int, int] = {}
     wrong: list[str] = []
     for ref in ref_writes:
-        same_tool = [a for a in act_writes if a not in used and actual_tools[a] == reference_tools[ref]]
+        tool = reference_tools[ref]
+        same_tool = [a for a in act_writes if a not in used and actual_tools[a] == tool]
         after = max((paired[d] for d in depends_on.get(ref, []) if d in paired), default=-1)
         exact = next((a for a in same_tool if a > after and arguments_match(ref, a)), None)
         chosen = exact if exact is not None else (same_tool[0] if same_tool else None)

@@ -58,7 +58,7 @@ class TrajectoryScore:
     steps: list[StepScore] = field(default_factory=list)
     retried_calls: int = 0
     failed_writes: list[dict] = field(default_factory=list)
-    parameters_unreadable: bool = False
+    judge_unreadable: bool = False
 
     def as_dict(self) -> dict:
         return {
@@ -74,7 +74,7 @@ class TrajectoryScore:
             "reason": self.reason,
             "retried_calls": self.retried_calls,
             "failed_writes": self.failed_writes,
-            "parameters_unreadable": self.parameters_unreadable,
+            "judge_unreadable": self.judge_unreadable,
             "steps": [
                 {
                     "span_id": s.span_id,
@@ -210,9 +210,7 @@ def trajectory_score(
         missing = len(ref_writes) - len(match.pairs)
     else:
         actual_dicts = [{"tool": s.tool, "inputs": s.inputs} for s in actual]
-        match = trajectory_match(
-            matcher, reference, actual_dicts, task=task, path_judge=path_judge
-        )
+        match = trajectory_match(matcher, reference, actual_dicts, task=task, path_judge=path_judge)
         param_of = {}
         for r, a in match.pairs:
             earlier = {
@@ -266,7 +264,9 @@ def trajectory_score(
     else:
         # Nothing aligned: no parameter can be right unless nothing was expected.
         parameter_accuracy = None if not reference else 0.0
-    undecided = any(p.method == UNREADABLE for params in param_of.values() for p in params)
+    undecided = match.unreadable or any(
+        p.method == UNREADABLE for params in param_of.values() for p in params
+    )
     failed_writes = [
         {"span_id": s.span_id, "tool": s.tool, "inputs": s.inputs}
         for s in all_calls
@@ -286,5 +286,5 @@ def trajectory_score(
         steps=step_scores,
         retried_calls=len(all_calls) - len(actual),
         failed_writes=failed_writes,
-        parameters_unreadable=undecided,
+        judge_unreadable=undecided,
     )
