@@ -20,15 +20,24 @@ Rule shapes (every key is required unless marked optional):
 
 ``{"rule": "max_calls", "tool": T, "limit": N}``
     Fires when ``T`` is called more than ``N`` times (loops, retries without change). N >= 1.
+
+``{"rule": "generic_flag", "kind": K}``
+    Fires when the generic check ``K`` (e.g. ``hallucinated_parameter``) fired on the trace:
+    the example declares that flag blocking, so a trial with it fails.
+
+Every rule that fires fails the trial (see golden/evals/README.md, "The pass rule").
 """
 
 from typing import Any
+
+from judges.models import RedFlag
 
 RULE_SHAPES: dict[str, dict[str, type]] = {
     "called_before": {"tool": str, "prerequisite": str},
     "param_from_output": {"tool": str, "param": str, "source_tool": str},
     "never_called": {"tool": str},
     "max_calls": {"tool": str, "limit": int},
+    "generic_flag": {"kind": str},
 }
 
 
@@ -49,6 +58,8 @@ def red_flag_rule_errors(rule: Any) -> list[str]:
             errors.append(f"'{key}' must be an integer")
         elif kind is int and value < 1:
             errors.append(f"'{key}' must be at least 1")
+    if name == "generic_flag" and rule.get("kind") not in RedFlag.Kind.values:
+        errors.append(f"'kind' must be one of {', '.join(RedFlag.Kind.values)}")
     extra = set(rule) - set(shape) - {"rule"}
     if extra:
         errors.append(f"unexpected keys: {', '.join(sorted(extra))}")

@@ -10,8 +10,10 @@ from judges.models import (
     RubricVersion,
     TaskTypeAssignment,
     TaskTypeRule,
+    ToolEffect,
     Verdict,
 )
+from judges.trajectory.effects import tool_effect_set
 
 
 class RubricVersionInline(admin.TabularInline):
@@ -97,3 +99,22 @@ class JudgeCalibrationAdmin(admin.ModelAdmin):
     list_select_related = ("rubric_version__rubric", "config")
     # Status moves through the calibration service, which measures kappa; not by hand here.
     readonly_fields = ("kappa", "items", "window_kappa", "verdicts_seen", "approved_at")
+
+
+@admin.register(ToolEffect)
+class ToolEffectAdmin(admin.ModelAdmin):
+    """The tool catalogue: a curator marks each tool as reading or writing state."""
+
+    list_display = ("tool", "project", "effect", "source", "updated_by", "updated_at")
+    list_filter = ("effect", "source", "project")
+    list_select_related = ("project", "updated_by")
+    search_fields = ("tool",)
+    fields = ("project", "tool", "effect", "source", "definition", "updated_by")
+    readonly_fields = ("source", "definition", "updated_by")
+
+    def save_model(self, request, obj, form, change):
+        # Through the service, so the change is audited and marked as the curator's.
+        saved = tool_effect_set(
+            project=obj.project, tool=obj.tool, effect=obj.effect, user=request.user
+        )
+        obj.pk, obj.source, obj.updated_by = saved.pk, saved.source, saved.updated_by

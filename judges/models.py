@@ -331,3 +331,36 @@ class TaskTypeAssignment(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     updated_at = models.DateTimeField(auto_now=True)
+
+
+class ToolEffect(models.Model):
+    """A project's tool and what calling it does: reads (no lasting change) or writes state.
+
+    Trajectory matching compares writes for correctness and counts reads only for efficiency.
+    """
+
+    class Effect(models.TextChoices):
+        READ = "read", "Read"
+        WRITE = "write", "Write"
+
+    class Source(models.TextChoices):
+        DEFAULT = "default", "Guessed from the name and definition"
+        CURATOR = "curator", "Set by a curator"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="tool_effects")
+    tool = models.CharField(max_length=200)
+    effect = models.CharField(max_length=10, choices=Effect.choices)
+    source = models.CharField(max_length=10, choices=Source.choices, default=Source.DEFAULT)
+    definition = models.JSONField(default=dict, blank=True, help_text="As the agent sent it.")
+    updated_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "tool"], name="tool_effect_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool}: {self.effect}"

@@ -130,6 +130,7 @@ def prompt_context(version: RubricVersion, trace_text: str = "", **extra) -> dic
         "parameter_name": "",
         "expected_value": "",
         "actual_value": "",
+        "expected_behavior": "",
     }
     context.update(extra)
     return context

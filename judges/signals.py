@@ -8,3 +8,7 @@ verdict_needs_review = Signal()
 
 # Sent with verdict=<Verdict> for every verdict written (audit sampling, calibration).
 verdict_written = Signal()
+
+# Sent with effect=<ToolEffect>, user, before={"effect", "source"} when a curator changes
+# what a tool does; the audit log lives downstream.
+tool_effect_changed = Signal()

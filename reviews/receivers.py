@@ -5,7 +5,8 @@ import random
 from django.dispatch import receiver
 
 from judges.models import VerdictStatus
-from judges.signals import verdict_needs_review, verdict_written
+from judges.signals import tool_effect_changed, verdict_needs_review, verdict_written
+from reviews.audit import audit_event_record
 from reviews.models import ReviewReason
 from reviews.services import queue_for_rubric, review_item_enqueue
 
@@ -37,4 +38,16 @@ def sample_agreed_verdict_for_audit(sender, verdict, **kwargs):
         reason=ReviewReason.AUDIT_SAMPLE,
         detail=f"Random audit sample ({queue.audit_sample_rate:.0%} of agreed verdicts).",
         queue=queue,
+    )
+
+
+@receiver(tool_effect_changed, dispatch_uid="reviews.audit_tool_effect")
+def audit_tool_effect_change(sender, effect, user, before, **kwargs):
+    """A curator's change to a tool's effect changes how runs are scored, so it is audited."""
+    audit_event_record(
+        actor=user,
+        action="tool_effect_set",
+        obj=effect,
+        before=before,
+        after={"tool": effect.tool, "effect": effect.effect, "source": effect.source},
     )

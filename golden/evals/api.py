@@ -12,8 +12,9 @@ from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, g
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.selectors import eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
-from judges.trajectory.llm import parameter_judge_llm, path_judge_llm
-from judges.trajectory.matchers import IN_ORDER, MATCHERS, SEMANTIC
+from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
+from judges.trajectory.matchers import AUTO as AUTO_MATCHER
+from judges.trajectory.matchers import MATCHERS, SEMANTIC
 
 
 class EvalRunOut(serializers.Serializer):
@@ -41,7 +42,7 @@ class EvalRunIn(serializers.Serializer):
 
 
 class EvalRunScoreIn(serializers.Serializer):
-    matcher = serializers.ChoiceField(choices=MATCHERS, default=IN_ORDER)
+    matcher = serializers.ChoiceField(choices=MATCHERS, default=AUTO_MATCHER)
     use_llm = serializers.BooleanField(default=True)
 
     def validate(self, attrs):
@@ -137,6 +138,7 @@ class EvalRunScoreView(APIView):
                 matcher=data.validated_data["matcher"],
                 path_judge=path_judge_llm if use_llm else None,
                 parameter_judge=parameter_judge_safe(parameter_judge_llm) if use_llm else None,
+                behavior_judge=behavior_judge_llm if use_llm else None,
             ),
         )
         return Response(EvalRunOut(run, context={"request": request}).data)

@@ -1,19 +1,24 @@
 """The outcome score of a trial, normalised to 0..1.
 
-A judge verdict under the example's outcome rubric wins; without one, the final answer is
-checked against the expected outcome's key facts (ids, amounts, dates), deterministically.
+A judge verdict under the example's outcome rubric wins; without one, what the agent said in
+the whole conversation is checked against the expected outcome's key facts (ids, amounts,
+dates, counts of any length), deterministically, numbers compared as numbers.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 
 from judges.models import Verdict, VerdictStatus
-from traces.models import Trace
+from judges.trajectory.conversation import said_texts
+from traces.models import Span, Trace
 
-# Tokens that carry the facts of an outcome: anything with a digit, e.g. A1042, 49.90, 2026-03-14.
-FACT = re.compile(r"[A-Za-z0-9][A-Za-z0-9.\-/:]*\d[A-Za-z0-9.\-/:]*")
+# Tokens that carry the facts of an outcome: anything with a digit, e.g. 4, A1042, 49.90,
+# 2026-03-14, $1,200.
+FACT = re.compile(r"[A-Za-z0-9$€£][A-Za-z0-9.,\-/:$€£]*")
+CURRENCY = "$€£"
 
 
 @dataclass(frozen=True)
@@ -22,8 +27,35 @@ class Outcome:
     source: str  # "verdict", "expected_facts", or "none"
 
 
+def _fact_tokens(text: str) -> list[str]:
+    tokens = (t.strip(".,:").lower() for t in FACT.findall(text or ""))
+    return [t for t in tokens if any(ch.isdigit() for ch in t)]
+
+
+def _as_number(token: str) -> Decimal | None:
+    text = token.strip(CURRENCY).replace(",", "")
+    if not re.fullmatch(r"-?\d+(\.\d+)?", text):
+        return None
+    try:
+        return Decimal(text).normalize()
+    except InvalidOperation:
+        return None
+
+
 def expected_facts(expected_outcome: str) -> list[str]:
-    return [token.rstrip(".").lower() for token in FACT.findall(expected_outcome or "")]
+    return _fact_tokens(expected_outcome)
+
+
+def facts_found(facts: list[str], texts: list[str]) -> int:
+    """How many facts the texts state: ids as written (case-blind), numbers by value."""
+    said = [token for text in texts for token in _fact_tokens(text)]
+    numbers = {n for n in map(_as_number, said) if n is not None}
+    words = set(said)
+    found = 0
+    for fact in facts:
+        number = _as_number(fact)
+        found += (number in numbers) if number is not None else (fact in words)
+    return found
 
 
 def outcome_from_verdict(trace: Trace, rubric_name: str | None) -> Outcome | None:
@@ -45,14 +77,13 @@ def outcome_from_verdict(trace: Trace, rubric_name: str | None) -> Outcome | Non
     return Outcome(max(0.0, min(1.0, scaled)), "verdict")
 
 
-def outcome_score(trace: Trace, content: dict) -> Outcome:
-    """Verdict first; else the share of the expected outcome's facts found in the final answer."""
+def outcome_score(trace: Trace, content: dict, spans: list[Span] | None = None) -> Outcome:
+    """Verdict first; else the share of the expected outcome's facts the agent stated."""
     from_verdict = outcome_from_verdict(trace, content.get("outcome_rubric"))
     if from_verdict is not None:
         return from_verdict
     facts = expected_facts(content.get("expected_outcome", ""))
     if not facts:
         return Outcome(None, "none")
-    answer = (trace.final_answer or "").lower()
-    found = sum(1 for fact in facts if fact in answer)
-    return Outcome(found / len(facts), "expected_facts")
+    spans = list(trace.spans.all()) if spans is None else spans
+    return Outcome(facts_found(facts, said_texts(trace, spans)) / len(facts), "expected_facts")

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass
 from statistics import fmean
 
 from django.db import transaction
 
 from golden.evals.outcome import outcome_score
+from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
@@ -19,12 +21,16 @@ from judges.trajectory.attribution import (
     span_agent_component,
     span_component,
 )
-from judges.trajectory.matchers import IN_ORDER, PathJudge
+from judges.trajectory.effects import tool_catalogue_ensure, tool_definitions
+from judges.trajectory.matchers import AUTO, PathJudge
 from judges.trajectory.parameters import ParameterJudge
 from judges.trajectory.redflags import red_flags_ensure
 from judges.trajectory.rules import golden_rules_check
 from judges.trajectory.scoring import trajectory_score
 from judges.trajectory.steps import tool_steps_from_spans
+from reviews.models import ReviewReason
+from reviews.services import review_item_enqueue
+from traces.models import Trace
 
 logger = logging.getLogger(__name__)
 
@@ -38,29 +44,16 @@ MEAN_METRICS = (
 )
 
 
-@dataclass(frozen=True)
-class PassCriteria:
-    """A trial passes when it reaches the outcome by the reference path with the right inputs."""
-
-    outcome_min: float = 0.5
-    tool_selection_min: float = 1.0
-    parameter_min: float = 1.0
-
-    def passed(self, metrics: dict) -> bool:
-        outcome = metrics.get("outcome_score")
-        params = metrics.get("parameter_accuracy")
-        return (
-            (outcome is None or outcome >= self.outcome_min)
-            and metrics["tool_selection_accuracy"] >= self.tool_selection_min
-            and (params is None or params >= self.parameter_min)
-        )
+# (trace, expected behaviour) -> (1.0 shown / 0.0 not / None unreadable, reason)
+BehaviorJudge = Callable[[Trace, str], tuple[float | None, str]]
 
 
 @dataclass
 class ScoringOptions:
-    matcher: str = IN_ORDER
+    matcher: str = AUTO
     path_judge: PathJudge | None = None
     parameter_judge: ParameterJudge | None = None
+    behavior_judge: BehaviorJudge | None = None
     criteria: PassCriteria = PassCriteria()
 
 
@@ -77,6 +70,26 @@ def parameter_judge_safe(judge: ParameterJudge) -> ParameterJudge:
     return ask
 
 
+def trial_effects(trace: Trace, context: dict, steps) -> dict[str, str]:
+    """The project's tool catalogue, extended by the tools this trial was given or called."""
+    definitions = {**tool_definitions(trace.context), **tool_definitions(context)}
+    return tool_catalogue_ensure(trace.project, definitions, (s.tool for s in steps))
+
+
+def behavior_check(trace: Trace, content: dict, judge: BehaviorJudge | None) -> tuple:
+    """(score, reason) for an adversarial example's expected behaviour; None when undecided."""
+    expected = content.get("expected_behavior")
+    if not expected:
+        return None, ""
+    if judge is None:
+        return None, "no behaviour judge in this scoring (deterministic only)"
+    try:
+        return judge(trace, expected)
+    except Exception:  # noqa: BLE001 - a provider failure leaves the behaviour undecided
+        logger.warning("behaviour judge failed for trace %s", trace.pk, exc_info=True)
+        return None, "the behaviour judge call failed"
+
+
 def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     """Every metric of one trial; red flags are the trace's stored flags plus golden rules."""
     trace, content = trial.trace, trial.entry.content
@@ -87,14 +100,16 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         # Traces scored before they settled have not been attributed yet.
         span.component = span.component or span_component(span, by_id)
     steps = tool_steps_from_spans(spans)
+    context = content.get("context") or trace.context
     trajectory = trajectory_score(
         content.get("reference_trajectory") or [],
         steps,
         task=content.get("task") or trace.task,
-        context=content.get("context") or trace.context,
+        context=context,
         matcher=options.matcher,
         path_judge=options.path_judge,
         parameter_judge=options.parameter_judge,
+        effects=trial_effects(trace, context or {}, steps),
     )
     components = {s.span_id: s.component for s in spans}
     agents = {s.span_id: span_agent_component(s, by_id) for s in spans}
@@ -117,10 +132,13 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     flags = list(merged.values())
     for flag in flags:
         flag["component"] = components.get(flag["span_id"], "")
-    outcome = outcome_score(trace, content)
+    outcome = outcome_score(trace, content, spans)
+    behavior, behavior_reason = behavior_check(trace, content, options.behavior_judge)
     metrics = {
         "outcome_score": outcome.score,
         "outcome_source": outcome.source,
+        "behavior_score": behavior,
+        "behavior_reason": behavior_reason,
         **trajectory.as_dict(),
         "red_flags": flags,
         "red_flag_rate": float(len(flags)),
@@ -130,7 +148,10 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     }
     for step in metrics["steps"]:
         step["agent"] = agents.get(step["span_id"], "")
-    metrics["passed"] = options.criteria.passed(metrics)
+    decision = trial_decide(metrics, content, options.criteria)
+    metrics.update(
+        passed=decision.passed, fail_reasons=decision.reasons, undecided=decision.undecided
+    )
     return metrics
 
 
@@ -188,7 +209,7 @@ def run_rollup(run: EvalRun, trials: list[EvalTrial]) -> dict:
     for trial in trials:
         for step in trial.metrics.get("steps", []):
             score = step["parameter_accuracy"] if step["reference_step"] is not None else 0.0
-            if score is None:
+            if score is None or step.get("counted") is False:
                 continue
             step_scores.append((step["component"] or f"tool:{step['tool']}", score))
             if step.get("agent"):
@@ -223,6 +244,14 @@ def eval_run_score(run: EvalRun, options: ScoringOptions | None = None) -> dict:
         trial.passed = trial.metrics["passed"]
     with transaction.atomic():
         EvalTrial.objects.bulk_update(trials, ["metrics", "passed"])
+        for trial in trials:
+            if trial.metrics["judge_unreadable"]:
+                review_item_enqueue(
+                    trace=trial.trace,
+                    reason=ReviewReason.UNPARSEABLE,
+                    detail="A trajectory judge reply could not be read while scoring "
+                    f"eval run {run.name!r}; the trial is undecided until a person looks.",
+                )
         run.metrics = {**run_rollup(run, trials), "matcher": options.matcher, **attach_counts}
         run.save(update_fields=["metrics"])
     return run.metrics

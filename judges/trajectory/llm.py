@@ -6,16 +6,15 @@ Tests inject their own judges instead; these defaults are used by eval scoring a
 from __future__ import annotations
 
 import json
-import re
 from typing import Any
 
 from django.conf import settings
 
-from judges.models import Rubric
+from judges.models import OutputFormat, ParseStatus, Rubric, RubricVersion, ScoreType
+from judges.parsing import reply_parse
 from judges.providers.anthropic import messages_create
 
 PARAMETER_RUBRIC = "Parameter equivalence"
-ALLOWED = (0.0, 0.5, 1.0)
 
 PARAMETER_SYSTEM = (
     "You decide whether two tool-call parameter values mean the same thing for the tool. "
@@ -30,31 +29,47 @@ PATH_SYSTEM = (
 )
 
 
-def _system_prompt(default: str, rubric_name: str) -> str:
+def _rubric_version(rubric_name: str) -> RubricVersion | None:
     rubric = Rubric.objects.filter(name=rubric_name).first()
-    version = rubric.latest_version() if rubric else None
-    return version.system_prompt if version and version.system_prompt else default
+    return rubric.latest_version() if rubric else None
 
 
-def reply_score(text: str) -> tuple[float, str]:
-    """A 1.0 / 0.5 / 0.0 score from a JSON reply or a last line `Score: N`; 0.0 if unreadable."""
-    reason = ""
-    try:
-        data = json.loads(text[text.index("{") : text.rindex("}") + 1])
-        summary = data.get("evaluation_summary", data)
-        raw = summary.get("score")
-        reason = str(summary.get("reason") or summary.get("explanation") or "")
-    except (ValueError, AttributeError):
-        found = re.findall(r"score\s*[:=]\s*([0-9.]+)", text, re.I)
-        raw = found[-1] if found else None
-    try:
-        value = float(raw)
-    except (TypeError, ValueError):
-        return 0.0, "unreadable judge reply"
-    return min(ALLOWED, key=lambda allowed: abs(allowed - value)), reason
+def _scale(output_format: str) -> RubricVersion:
+    """An unsaved version that describes the 1.0 / 0.5 / 0.0 scale for the reply parser."""
+    return RubricVersion(
+        score_type=ScoreType.CONTINUOUS, score_min=0, score_max=1, output_format=output_format
+    )
 
 
-def _ask(system: str, user: str) -> tuple[float, str]:
+# The reply shapes the prompts ask for, tried after the rubric's own format.
+REPLY_FORMATS = (
+    OutputFormat.BARE_NUMBER,
+    OutputFormat.SCORE_LINE,
+    OutputFormat.SCORE_REASON,
+    OutputFormat.EVALUATION_SUMMARY,
+)
+
+
+def reply_score(text: str, output_format: str = "") -> tuple[float | None, str]:
+    """A 1.0 / 0.5 / 0.0 score read by the judge's own reply parser, or None if unreadable.
+
+    The rubric's format is tried first, then the other shapes a prompt may ask for (a bare
+    number, a last line `Score: N`, JSON). A score off the scale is not guessed: it is None.
+    """
+    formats = [output_format] if output_format else []
+    formats += [f for f in REPLY_FORMATS if f != output_format]
+    problems = []
+    for fmt in formats:
+        parsed = reply_parse(text, _scale(fmt))
+        if parsed.status == ParseStatus.OK:
+            return parsed.score, parsed.explanation
+        problems.append(parsed.error)
+        if parsed.status == ParseStatus.OUT_OF_RANGE:
+            break
+    return None, "unreadable judge reply: " + problems[-1]
+
+
+def _ask(system: str, user: str, output_format: str) -> tuple[float | None, str]:
     reply = messages_create(
         {
             "model": settings.JUDGE_MODEL,
@@ -64,7 +79,7 @@ def _ask(system: str, user: str) -> tuple[float, str]:
             "messages": [{"role": "user", "content": user}],
         }
     )
-    return reply_score(reply.text)
+    return reply_score(reply.text, output_format)
 
 
 def parameter_judge_llm(name: str, expected: Any, actual: Any, task: str) -> float:
@@ -74,13 +89,45 @@ def parameter_judge_llm(name: str, expected: Any, actual: Any, task: str) -> flo
         f"<expected>{json.dumps(expected, default=str)}</expected>\n"
         f"<actual>{json.dumps(actual, default=str)}</actual>"
     )
-    return _ask(_system_prompt(PARAMETER_SYSTEM, PARAMETER_RUBRIC), user)[0]
+    version = _rubric_version(PARAMETER_RUBRIC)
+    if version is None or not version.system_prompt:
+        return _ask(PARAMETER_SYSTEM, user, OutputFormat.SCORE_REASON)[0]
+    return _ask(version.system_prompt, user, version.output_format)[0]
 
 
-def path_judge_llm(reference: list[dict], actual: list[dict], task: str) -> tuple[float, str]:
-    """Whether a path that differs from the reference was still reasonable."""
+def path_judge_llm(
+    reference: list[dict], actual: list[dict], task: str
+) -> tuple[float | None, str]:
+    """Whether a path that differs from the reference was still reasonable; None if unreadable."""
     user = (
         f"<task>{task}</task>\n<reference>{json.dumps(reference, default=str)}</reference>\n"
         f"<actual>{json.dumps(actual, default=str)}</actual>"
     )
-    return _ask(PATH_SYSTEM, user)
+    return _ask(PATH_SYSTEM, user, OutputFormat.SCORE_REASON)
+
+
+BEHAVIOR_RUBRIC = "Expected behavior"
+
+
+def behavior_judge_llm(trace, expected_behavior: str) -> tuple[float | None, str]:
+    """The seeded "Expected behavior" rubric on one trace: 1 shown, 0 not, None unreadable."""
+    from judges.prompts import prompt_render
+
+    version = _rubric_version(BEHAVIOR_RUBRIC)
+    if version is None:
+        return None, f"no {BEHAVIOR_RUBRIC!r} rubric; run the migrations"
+    prompt = prompt_render(version, trace, expected_behavior=expected_behavior)
+    reply = messages_create(
+        {
+            "model": settings.JUDGE_MODEL,
+            "max_tokens": 400,
+            "temperature": 0,
+            "system": prompt.system,
+            "messages": [{"role": "user", "content": prompt.user}],
+        }
+    )
+    parsed = reply_parse(reply.text, version)
+    if parsed.status != ParseStatus.OK:
+        return None, f"unreadable judge reply: {parsed.error}"
+    low, high = version.score_range
+    return (parsed.score - low) / (high - low), parsed.explanation

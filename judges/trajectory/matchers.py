@@ -14,10 +14,14 @@ IN_ORDER = "in_order"
 ANY_ORDER = "any_order"
 PRECISION_RECALL = "precision_recall"
 SEMANTIC = "semantic"
-MATCHERS = (EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
+STATE = "state"
+# State when the reference writes anything, else in_order: what a task changes decides it.
+AUTO = "auto"
+MATCHERS = (AUTO, STATE, EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
 
-# (reference steps, actual steps, task) -> (score in {1.0, 0.5, 0.0}, reason)
-PathJudge = Callable[[list[dict], list[dict], str], tuple[float, str]]
+# (reference steps, actual steps, task) -> (score in {1.0, 0.5, 0.0}, or None when the judge's
+# reply was unreadable, and a reason)
+PathJudge = Callable[[list[dict], list[dict], str], tuple[float | None, str]]
 
 
 @dataclass
@@ -31,6 +35,8 @@ class MatchResult:
     precision: float = 1.0
     recall: float = 1.0
     reason: str = ""
+    # The judge's reply could not be read: a person decides, not a 0.
+    unreadable: bool = False
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -137,6 +143,11 @@ def match_semantic(
     if reference == actual:
         return MatchResult(SEMANTIC, True, 1.0, aligned.pairs, 1.0, 1.0, "identical path")
     score, reason = judge(reference_steps, actual_steps, task)
+    if score is None:
+        return MatchResult(
+            SEMANTIC, False, aligned.tool_selection_accuracy, aligned.pairs, aligned.precision,
+            aligned.recall, reason, unreadable=True,
+        )  # fmt: skip
     return MatchResult(
         SEMANTIC,
         score >= 1.0,
@@ -146,6 +157,46 @@ def match_semantic(
         aligned.recall,
         reason,
     )
+
+
+def match_state(
+    reference_tools: Sequence[str],
+    actual_tools: Sequence[str],
+    write_indexes: tuple[list[int], list[int]],
+    arguments_match: Callable[[int, int], bool],
+    depends_on: dict[int, list[int]],
+) -> MatchResult:
+    """The writes the agent made must equal the reference's writes, arguments included.
+
+    `write_indexes` holds (reference write indexes, indexes of the agent's writes that took
+    effect). Order counts only where `depends_on` says a reference write needs another
+    reference write first. Reads are not compared: they change nothing.
+    """
+    ref_writes, act_writes = write_indexes
+    used: set[int] = set()
+    pairs: list[tuple[int, int]] = []
+    paired: dict[int, int] = {}
+    wrong: list[str] = []
+    for ref in ref_writes:
+        tool = reference_tools[ref]
+        same_tool = [a for a in act_writes if a not in used and actual_tools[a] == tool]
+        after = max((paired[d] for d in depends_on.get(ref, []) if d in paired), default=-1)
+        exact = next((a for a in same_tool if a > after and arguments_match(ref, a)), None)
+        chosen = exact if exact is not None else (same_tool[0] if same_tool else None)
+        if chosen is None:
+            wrong.append(f"missing write {reference_tools[ref]}")
+            continue
+        if exact is None:
+            wrong.append(f"{reference_tools[ref]} written with other arguments or out of order")
+        used.add(chosen)
+        paired[ref] = chosen
+        pairs.append((ref, chosen))
+    extra = [a for a in act_writes if a not in used]
+    wrong += [f"unexpected write {actual_tools[a]}" for a in extra]
+    precision = _ratio(len(pairs), len(act_writes))
+    recall = _ratio(len(pairs), len(ref_writes))
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return MatchResult(STATE, not wrong, f1, pairs, precision, recall, "; ".join(wrong))
 
 
 def trajectory_match(

@@ -25,8 +25,10 @@ ISO_DATETIME = re.compile(
 # Unix times between 2001 and 2100, in seconds or milliseconds.
 UNIX_SECONDS = (1e9, 4.2e9)
 
-# (parameter name, expected, actual, context text) -> 1.0, 0.5 or 0.0
-ParameterJudge = Callable[[str, Any, Any, str], float]
+# (parameter name, expected, actual, context text) -> 1.0, 0.5 or 0.0; None when the judge's
+# reply could not be read (the trial then goes to a person).
+ParameterJudge = Callable[[str, Any, Any, str], float | None]
+UNREADABLE = "unreadable"
 
 
 @dataclass(frozen=True)
@@ -35,7 +37,7 @@ class ParamScore:
 
     name: str
     score: float
-    method: str  # "deterministic", "placeholder", "llm", "missing", "undecided"
+    method: str  # "deterministic", "placeholder", "llm", "missing", "undecided", "unreadable"
     expected: Any = None
     actual: Any = None
 
@@ -225,6 +227,8 @@ def parameter_score(
     if judge is None:
         return ParamScore(name, 0.5, "undecided", expected, actual)
     score = judge(name, expected, actual, task)
+    if score is None:
+        return ParamScore(name, 0.5, UNREADABLE, expected, actual)
     return ParamScore(name, float(score), "llm", expected, actual)
 
 

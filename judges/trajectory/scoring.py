@@ -4,9 +4,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judges.trajectory.matchers import IN_ORDER, PathJudge, efficiency, trajectory_match
-from judges.trajectory.parameters import ParameterJudge, mean_score, step_parameter_scores
-from judges.trajectory.steps import ToolStep
+from judges.trajectory.effects import WRITE, tool_effect_default
+from judges.trajectory.matchers import (
+    AUTO,
+    IN_ORDER,
+    STATE,
+    PathJudge,
+    efficiency,
+    match_in_order,
+    match_state,
+    trajectory_match,
+)
+from judges.trajectory.parameters import (
+    FROM_STEP,
+    UNREADABLE,
+    ParameterJudge,
+    mean_score,
+    step_parameter_scores,
+)
+from judges.trajectory.steps import ToolStep, last_attempts, leaf_values
 
 
 @dataclass
@@ -19,6 +35,8 @@ class StepScore:
     reference_step: int | None
     parameter_accuracy: float | None
     parameters: list[dict] = field(default_factory=list)
+    # False for calls that do not bear on correctness (reads under the state matcher).
+    counted: bool = True
 
     @property
     def tool_correct(self) -> bool:
@@ -38,6 +56,9 @@ class TrajectoryScore:
     reference_calls: int
     reason: str = ""
     steps: list[StepScore] = field(default_factory=list)
+    retried_calls: int = 0
+    failed_writes: list[dict] = field(default_factory=list)
+    judge_unreadable: bool = False
 
     def as_dict(self) -> dict:
         return {
@@ -51,6 +72,9 @@ class TrajectoryScore:
             "calls": self.calls,
             "reference_calls": self.reference_calls,
             "reason": self.reason,
+            "retried_calls": self.retried_calls,
+            "failed_writes": self.failed_writes,
+            "judge_unreadable": self.judge_unreadable,
             "steps": [
                 {
                     "span_id": s.span_id,
@@ -59,6 +83,7 @@ class TrajectoryScore:
                     "reference_step": s.reference_step,
                     "parameter_accuracy": s.parameter_accuracy,
                     "parameters": s.parameters,
+                    "counted": s.counted,
                 }
                 for s in self.steps
             ],
@@ -69,47 +94,153 @@ def _step_number(reference: list[dict], index: int) -> int:
     return int(reference[index].get("step") or index + 1)
 
 
+def _effect(effects: dict[str, str] | None, tool: str) -> str:
+    # A tool missing from the catalogue gets the default its name implies.
+    effects = effects or {}
+    return effects[tool] if tool in effects else tool_effect_default(tool)
+
+
+def reference_dependencies(reference: list[dict]) -> dict[int, list[int]]:
+    """Reference index -> indexes it must come after: `after: N` or a `<from_step_N_output>`."""
+    index_of = {_step_number(reference, i): i for i in range(len(reference))}
+    depends: dict[int, list[int]] = {}
+    for index, step in enumerate(reference):
+        after = step.get("after")
+        numbers = list(after) if isinstance(after, (list, tuple)) else [after]
+        for _key, value in leaf_values(step.get("inputs") or {}):
+            match = FROM_STEP.match(value) if isinstance(value, str) else None
+            if match:
+                numbers.append(int(match.group(1)))
+        found = [index_of[n] for n in numbers if isinstance(n, int) and n in index_of]
+        if found:
+            depends[index] = found
+    return depends
+
+
+def matcher_for(matcher: str, reference: list[dict], effects: dict[str, str] | None) -> str:
+    """`auto` is the state matcher when the reference writes anything, else in_order."""
+    if matcher != AUTO:
+        return matcher
+    writes = any(_effect(effects, s.get("tool", "")) == WRITE for s in reference)
+    return STATE if writes else IN_ORDER
+
+
+@dataclass
+class _Scorer:
+    reference: list[dict]
+    actual: list[ToolStep]
+    task: str
+    context: dict | None
+    parameter_judge: ParameterJudge | None
+    effects: dict[str, str] | None
+
+    def __post_init__(self):
+        self.output_fields = {
+            _step_number(self.reference, i): list(step.get("acceptable_output_fields") or [])
+            for i, step in enumerate(self.reference)
+        }
+        self.cache: dict[tuple[int, int], list] = {}
+
+    def params(self, ref_index: int, act_index: int, earlier_outputs: dict) -> list:
+        return step_parameter_scores(
+            self.reference[ref_index],
+            self.actual[act_index].inputs,
+            task=self.task,
+            context=self.context,
+            step_outputs=earlier_outputs,
+            output_fields=self.output_fields,
+            judge=self.parameter_judge,
+        )
+
+    def tool_outputs_before(self, act_index: int) -> dict[int, list]:
+        """Step N's output is any earlier successful output of step N's tool."""
+        return {
+            _step_number(self.reference, r): [
+                s.output
+                for s in self.actual[:act_index]
+                if s.tool == step.get("tool") and not s.failed
+            ]
+            for r, step in enumerate(self.reference)
+        }
+
+    def state_params(self, ref_index: int, act_index: int) -> list:
+        key = (ref_index, act_index)
+        if key not in self.cache:
+            self.cache[key] = self.params(ref_index, act_index, self.tool_outputs_before(act_index))
+        return self.cache[key]
+
+
 def trajectory_score(
     reference: list[dict],
     actual: list[ToolStep],
     *,
     task: str = "",
     context: dict | None = None,
-    matcher: str = IN_ORDER,
+    matcher: str = AUTO,
     path_judge: PathJudge | None = None,
     parameter_judge: ParameterJudge | None = None,
+    effects: dict[str, str] | None = None,
 ) -> TrajectoryScore:
     """Align with `matcher`, then score the inputs of each aligned call.
 
-    Placeholders `<from_step_N_output>` resolve against the output of the agent's call that
-    was aligned to reference step N, and only if that call came earlier.
+    A failed call that was retried is scored by its last attempt. Under the in-order family,
+    `<from_step_N_output>` resolves against the output of the agent's call aligned to step N;
+    under the state matcher, against any earlier successful call of step N's tool.
     """
-    actual_dicts = [{"tool": s.tool, "inputs": s.inputs} for s in actual]
-    match = trajectory_match(matcher, reference, actual_dicts, task=task, path_judge=path_judge)
-    aligned = dict((act, ref) for ref, act in match.pairs)
-    output_fields = {
-        _step_number(reference, i): list(step.get("acceptable_output_fields") or [])
-        for i, step in enumerate(reference)
-    }
+    all_calls = actual
+    actual = last_attempts(all_calls)
+    matcher = matcher_for(matcher, reference, effects)
+    scorer = _Scorer(reference, actual, task, context, parameter_judge, effects)
+    if matcher == STATE:
+        ref_writes = [
+            i for i, s in enumerate(reference) if _effect(effects, s.get("tool", "")) == WRITE
+        ]
+        act_writes = [
+            i for i, s in enumerate(actual) if _effect(effects, s.tool) == WRITE and not s.failed
+        ]
+        match = match_state(
+            [s.get("tool", "") for s in reference],
+            [s.tool for s in actual],
+            (ref_writes, act_writes),
+            lambda r, a: mean_score(scorer.state_params(r, a)) >= 1.0,
+            reference_dependencies(reference),
+        )
+        param_of = {a: scorer.state_params(r, a) for r, a in match.pairs}
+        # A reference write the agent never made has no right parameter.
+        missing = len(ref_writes) - len(match.pairs)
+    else:
+        actual_dicts = [{"tool": s.tool, "inputs": s.inputs} for s in actual]
+        match = trajectory_match(matcher, reference, actual_dicts, task=task, path_judge=path_judge)
+        param_of = {}
+        for r, a in match.pairs:
+            earlier = {
+                _step_number(reference, r2): actual[a2].output for r2, a2 in match.pairs if a2 < a
+            }
+            param_of[a] = scorer.params(r, a, earlier)
+        missing = 0
+    aligned = {act: ref for ref, act in match.pairs}
+    shown = dict(aligned)
+    if matcher == STATE:
+        # Reads are shown against the reference's reads, in order, but do not score.
+        ref_reads = [i for i, s in enumerate(reference) if i not in ref_writes]
+        act_reads = [i for i, s in enumerate(actual) if i not in act_writes]
+        read_pairs = match_in_order(
+            [reference[i].get("tool", "") for i in ref_reads], [actual[i].tool for i in act_reads]
+        ).pairs
+        shown.update({act_reads[a]: ref_reads[r] for r, a in read_pairs})
     step_scores: list[StepScore] = []
     pair_scores: list[float] = []
     for act_index, step in enumerate(actual):
         ref_index = aligned.get(act_index)
+        counted = matcher != STATE or _effect(effects, step.tool) == WRITE
         if ref_index is None:
-            step_scores.append(StepScore(step.span_id, step.component, step.tool, None, None))
+            seen_as = shown.get(act_index)
+            number = _step_number(reference, seen_as) if seen_as is not None else None
+            step_scores.append(
+                StepScore(step.span_id, step.component, step.tool, number, None, counted=counted)
+            )
             continue
-        earlier_outputs = {
-            _step_number(reference, r): actual[a].output for r, a in match.pairs if a < act_index
-        }
-        params = step_parameter_scores(
-            reference[ref_index],
-            step.inputs,
-            task=task,
-            context=context,
-            step_outputs=earlier_outputs,
-            output_fields=output_fields,
-            judge=parameter_judge,
-        )
+        params = param_of[act_index]
         score = mean_score(params)
         pair_scores.append(score)
         step_scores.append(
@@ -125,21 +256,35 @@ def trajectory_score(
                 ],
             )
         )
+    pair_scores += [0.0] * missing
     if pair_scores:
         parameter_accuracy: float | None = sum(pair_scores) / len(pair_scores)
+    elif matcher == STATE:
+        parameter_accuracy = None
     else:
         # Nothing aligned: no parameter can be right unless nothing was expected.
         parameter_accuracy = None if not reference else 0.0
+    undecided = match.unreadable or any(
+        p.method == UNREADABLE for params in param_of.values() for p in params
+    )
+    failed_writes = [
+        {"span_id": s.span_id, "tool": s.tool, "inputs": s.inputs}
+        for s in all_calls
+        if s.failed and _effect(effects, s.tool) == WRITE
+    ]
     return TrajectoryScore(
         matcher=match.matcher,
         matched=match.matched,
         tool_selection_accuracy=match.tool_selection_accuracy,
         parameter_accuracy=parameter_accuracy,
-        efficiency=efficiency(len(reference), len(actual)),
+        efficiency=efficiency(len(reference), len(all_calls)),
         precision=match.precision,
         recall=match.recall,
-        calls=len(actual),
+        calls=len(all_calls),
         reference_calls=len(reference),
         reason=match.reason,
         steps=step_scores,
+        retried_calls=len(all_calls) - len(actual),
+        failed_writes=failed_writes,
+        judge_unreadable=undecided,
     )

@@ -85,3 +85,35 @@ def is_empty_result(output: Any) -> bool:
         values = [v for v in output.values() if not isinstance(v, bool)]
         return bool(values) and all(is_empty_result(v) for v in values)
     return False
+
+
+def attempt_groups(steps: list[ToolStep]) -> list[list[ToolStep]]:
+    """Calls grouped into attempts: a failed call and the next call of the same tool are one
+    group, so a retry with corrected arguments is what gets scored, not the failed try.
+
+    Groups come in the order of their last attempt, which is where the call took effect.
+    """
+    groups: list[list[ToolStep]] = []
+    open_by_tool: dict[str, list[ToolStep]] = {}
+    for step in steps:
+        group = open_by_tool.pop(step.tool, None)
+        if group is None:
+            group = []
+            groups.append(group)
+        group.append(step)
+        if step.failed:
+            open_by_tool[step.tool] = group
+    position = {id(step): index for index, step in enumerate(steps)}
+    return sorted(groups, key=lambda g: position[id(g[-1])])
+
+
+def last_attempts(steps: list[ToolStep]) -> list[ToolStep]:
+    """The call each attempt group is scored by, in the order they took effect."""
+    return [group[-1] for group in attempt_groups(steps)]
+
+
+def declares_output(definition: dict | None) -> bool:
+    """Whether a tool definition promises a result (an output schema or a described return)."""
+    definition = definition or {}
+    keys = ("outputSchema", "output_schema", "returns", "output", "response_schema")
+    return any(definition.get(key) for key in keys)

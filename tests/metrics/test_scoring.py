@@ -54,12 +54,15 @@ def test_hallucinated_order_id_lowers_parameter_accuracy_not_tool_selection():
         _step("cancel_order", {"order_id": "A1049"}, {"status": "cancelled"}, "s2"),
     ]
     # when
-    score = trajectory_score(REFERENCE, actual, context=CONTEXT)
-    # then
-    assert score.tool_selection_accuracy == 1.0
-    assert score.parameter_accuracy == pytest.approx(0.5)
-    assert [s.parameter_accuracy for s in score.steps] == [1.0, 0.0]
-    assert score.steps[1].span_id == "s2" and score.steps[1].reference_step == 2
+    in_order = trajectory_score(REFERENCE, actual, context=CONTEXT, matcher="in_order")
+    state = trajectory_score(REFERENCE, actual, context=CONTEXT)
+    # then both lookups and writes count in order; only the write counts for the state
+    assert in_order.tool_selection_accuracy == 1.0
+    assert in_order.parameter_accuracy == pytest.approx(0.5)
+    assert state.matcher == "state" and not state.matched
+    assert state.tool_selection_accuracy == 1.0 and state.parameter_accuracy == 0.0
+    assert [s.parameter_accuracy for s in in_order.steps] == [1.0, 0.0]
+    assert in_order.steps[1].span_id == "s2" and in_order.steps[1].reference_step == 2
 
 
 def test_extra_call_is_unaligned_and_lowers_efficiency():

@@ -5,8 +5,8 @@ from django.core.management.base import BaseCommand, CommandError
 from evalsite.api import ApplicationError
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.services import eval_run_lookup
-from judges.trajectory.llm import parameter_judge_llm, path_judge_llm
-from judges.trajectory.matchers import IN_ORDER, MATCHERS
+from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
+from judges.trajectory.matchers import AUTO, MATCHERS
 
 
 class Command(BaseCommand):
@@ -14,7 +14,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("run", help="Eval run id or name.")
-        parser.add_argument("--matcher", choices=MATCHERS, default=IN_ORDER)
+        parser.add_argument("--matcher", choices=MATCHERS, default=AUTO)
         parser.add_argument(
             "--no-llm",
             action="store_true",
@@ -30,6 +30,7 @@ class Command(BaseCommand):
             matcher=opts["matcher"],
             path_judge=None if opts["no_llm"] else path_judge_llm,
             parameter_judge=None if opts["no_llm"] else parameter_judge_safe(parameter_judge_llm),
+            behavior_judge=None if opts["no_llm"] else behavior_judge_llm,
         )
         if opts["no_llm"] and opts["matcher"] == "semantic":
             raise CommandError("The semantic matcher needs the LLM; drop --no-llm.")
