@@ -14,6 +14,7 @@ import pytest
 from judges.models import RedFlag
 from tests.evals.golden_set import EXAMPLES, agent_payload, golden_version_create
 from tests.integration.conftest import ROOT, database_url_for_worker
+from traces.models import Trace
 from traces.tasks import trace_settle_sweep_task
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
@@ -77,8 +78,9 @@ def test_gate_blocks_correct_by_accident_agent(curator, api_client_for, settings
         "ci-813-again": _agent_run(client, "1.4.0", "ci-813-again"),
         "ci-814-cand": _agent_run(client, "1.5.0", "ci-814-cand"),
     }
-    # when the traces settle (red flags are checked) and each run is scored
-    assert trace_settle_sweep_task() == 3 * len(EXAMPLES) * TRIALS
+    # when the traces complete on arrival (red flags are checked) and each run is scored
+    assert Trace.objects.filter(completed_at__isnull=False).count() == 3 * len(EXAMPLES) * TRIALS
+    assert trace_settle_sweep_task() == 0
     for run in runs.values():
         scored = client.post(
             f"/api/eval-runs/{run['id']}/score/", {"use_llm": False}, format="json"
@@ -94,7 +96,8 @@ def test_gate_blocks_correct_by_accident_agent(curator, api_client_for, settings
     base, cand = runs["ci-812-base"]["metrics"], runs["ci-814-cand"]["metrics"]
     assert base["outcome_score"] == cand["outcome_score"] == 1.0
     assert base["parameter_accuracy"] == 1.0
-    assert cand["parameter_accuracy"] == pytest.approx(5 / 6)
+    # only the write counts under the state matcher: the cancel task scores 0, the others 1
+    assert cand["parameter_accuracy"] == pytest.approx(2 / 3)
 
     database = database_url_for_worker()
     # an unchanged agent passes the gate, exit code 0
@@ -108,6 +111,6 @@ def test_gate_blocks_correct_by_accident_agent(curator, api_client_for, settings
     rows = {row["metric"]: row for row in report["metrics"]}
     assert rows["outcome_score"]["blocked"] is False
     assert rows["outcome_score"]["baseline"] == rows["outcome_score"]["candidate"]
-    assert rows["parameter_accuracy"]["relative_drop"] == pytest.approx(1 / 6)
+    assert rows["parameter_accuracy"]["relative_drop"] == pytest.approx(1 / 3)
     assert '<testcase classname="evalsite.gate" name="parameter_accuracy"><failure' in junit
     assert "parameter_accuracy dropped" in blocked.stderr

@@ -1,7 +1,6 @@
 """The trace page: task and answer on top, tree, timeline data, judging, escaping, speed."""
 
 import json
-import time
 from datetime import timedelta
 
 import pytest
@@ -169,19 +168,14 @@ def test_query_count_does_not_grow_with_spans(logged_in):
     assert len(many) == len(few)
 
 
-def test_a_2000_span_trace_renders_fast(logged_in):
-    # given
+def test_a_2000_span_trace_renders_every_span(logged_in):
+    # given (its server time is measured by bench/trace_page.py, not here)
     trace = _big_trace(2000)
-    logged_in.get(f"/traces/{trace.pk}/")  # warm template and URL caches
     # when
-    began, began_cpu = time.perf_counter(), time.process_time()
     response = logged_in.get(f"/traces/{trace.pk}/")
-    elapsed, cpu = time.perf_counter() - began, time.process_time() - began_cpu
-    # then: server CPU time (wall time also counts other work on a shared machine)
+    # then
     assert response.status_code == 200
     assert response.content.count(b'class="span-node') == 2000
-    print(f"2000-span trace page: {cpu * 1000:.0f} ms CPU, {elapsed * 1000:.0f} ms wall")
-    assert cpu < 0.5
 
 
 def test_a_huge_trace_shows_its_first_spans_and_says_so(logged_in, monkeypatch):
