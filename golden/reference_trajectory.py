@@ -3,13 +3,16 @@
 Shape: ``[{"step": 1, "tool": "get_recent_orders", "inputs": {...},
 "acceptable_output_fields": ["orders"]}, ...]``. An input value may be a literal or a
 placeholder: ``<from_context>`` (taken from the task or its context) or
-``<from_step_N_output>`` (taken from the output of an earlier step N).
+``<from_step_N_output>`` (taken from the output of an earlier step N). An optional
+``"after": [N, ...]`` says a step must come after those steps; without it, and without a
+placeholder naming another step's output, steps that write may happen in any order.
 """
 
 import re
 from typing import Any
 
 STEP_KEYS = ("step", "tool", "inputs", "acceptable_output_fields")
+OPTIONAL_STEP_KEYS = ("after",)
 FROM_CONTEXT = "<from_context>"
 STEP_OUTPUT_PATTERN = re.compile(r"^<from_step_(\d+)_output>$")
 PLACEHOLDER_LIKE = re.compile(r"^<[a-z_0-9]+>$")
@@ -48,7 +51,7 @@ def reference_trajectory_errors(steps: Any) -> dict[str, str]:
             errors[path] = f"must be an object with keys {', '.join(STEP_KEYS)}"
             continue
         missing = [key for key in STEP_KEYS if key not in step]
-        extra = sorted(set(step) - set(STEP_KEYS))
+        extra = sorted(set(step) - set(STEP_KEYS) - set(OPTIONAL_STEP_KEYS))
         if missing:
             errors[path] = f"missing keys: {', '.join(missing)}"
         elif extra:
@@ -65,6 +68,13 @@ def reference_trajectory_errors(steps: Any) -> dict[str, str]:
                 errors[f"{path}.inputs"] = "must be an object of parameter values"
             else:
                 _placeholder_errors(inputs, index + 1, f"{path}.inputs", errors)
+        if "after" in step:
+            after = step["after"]
+            numbers = after if isinstance(after, list) else [after]
+            if not numbers or not all(
+                isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= index for n in numbers
+            ):
+                errors[f"{path}.after"] = f"must list earlier step numbers (1 to {index})"
         fields = step.get("acceptable_output_fields")
         if "acceptable_output_fields" in step and not (
             isinstance(fields, list) and all(isinstance(f, str) and f for f in fields)
