@@ -117,12 +117,13 @@ def reference_dependencies(reference: list[dict]) -> dict[int, list[int]]:
     return depends
 
 
-def matcher_for(matcher: str, reference: list[dict], effects: dict[str, str] | None) -> str:
-    """`auto` is the state matcher when the reference writes anything, else in_order."""
+def matcher_for(matcher: str, reference: list[dict]) -> str:
+    """`auto` is the state matcher whenever there is a reference: what a run changed decides,
+    and a reference that only reads says nothing may change. Without a reference, in_order
+    (which then has nothing to miss)."""
     if matcher != AUTO:
         return matcher
-    writes = any(_effect(effects, s.get("tool", "")) == WRITE for s in reference)
-    return STATE if writes else IN_ORDER
+    return STATE if reference else IN_ORDER
 
 
 @dataclass
@@ -189,7 +190,7 @@ def trajectory_score(
     """
     all_calls = actual
     actual = last_attempts(all_calls)
-    matcher = matcher_for(matcher, reference, effects)
+    matcher = matcher_for(matcher, reference)
     scorer = _Scorer(reference, actual, task, context, parameter_judge, effects)
     if matcher == STATE:
         ref_writes = [
