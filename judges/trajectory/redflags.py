@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 
 from judges.models import RedFlag
+from judges.trajectory.conversation import TOLD_ROLES, message_texts, system_prompt_texts
+from judges.trajectory.effects import tool_definitions
 from judges.trajectory.steps import (
     ToolStep,
     canonical_json,
+    declares_output,
     is_empty_result,
     leaf_values,
     tool_steps_from_spans,
@@ -101,33 +104,50 @@ def _looks_like_identifier(key: str, value: Any) -> bool:
     return False
 
 
-def _user_texts(llm_input: Any) -> list[str]:
-    """User turns from an LLM span's input: later requests a person typed count as the task."""
-    messages = llm_input.get("messages") if isinstance(llm_input, dict) else llm_input
-    if not isinstance(messages, list):
-        return []
-    return [
-        json.dumps(message.get("content"), default=str)
-        for message in messages
-        if isinstance(message, dict) and message.get("role") == "user"
-    ]
-
-
 MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-ISO_DAY = re.compile(r"^(\d{4})-(\d{2})-(\d{2})")
+DAY_FORMS = (
+    re.compile(r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),
+    re.compile(r"^(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})$"),
+    re.compile(r"^(?P<d>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<y>\d{4})$"),
+    re.compile(r"^(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})$"),
+)
+NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
+
+
+def _days(value: str) -> set[tuple[int, int, int]]:
+    """The calendar days a date-like value can mean (1/2/2026 is read both ways)."""
+    found = set()
+    for form in DAY_FORMS:
+        match = form.match(value.strip())
+        if match:
+            year, month, day = int(match["y"]), int(match["m"]), int(match["d"])
+            if 1 <= month <= 12 and 1 <= day <= 31:
+                found.add((year, month, day))
+    return found
 
 
 def _date_spellings(value: str) -> list[re.Pattern]:
-    """How a person writes the ISO date's day: "3rd of December", "Dec 3", "3 Dec"."""
-    match = ISO_DAY.match(value.strip())
-    if not match or not 1 <= int(match.group(2)) <= 12:
-        return []
-    day, month = int(match.group(3)), MONTHS[int(match.group(2)) - 1]
-    day_text = rf"0?{day}(st|nd|rd|th)?"
-    return [
-        re.compile(rf"\b{day_text}\s+(of\s+)?{month}[a-z]*\b"),
-        re.compile(rf"\b{month}[a-z]*\.?\s+{day_text}\b"),
-    ]
+    """How a person or a system writes the value's day: "3rd of December", "Dec 3", "3 Dec",
+    2026-12-03, 03/12/2026, 12/3/2026."""
+    patterns = []
+    for year, month, day in _days(value):
+        name = MONTHS[month - 1]
+        day_text = rf"0?{day}(st|nd|rd|th)?"
+        patterns += [
+            re.compile(rf"\b{day_text}\s+(of\s+)?{name}[a-z]*\b"),
+            re.compile(rf"\b{name}[a-z]*\.?\s+{day_text}\b"),
+            re.compile(rf"\b{year}-0?{month}-0?{day}\b"),
+            re.compile(rf"\b0?{day}[/.]0?{month}[/.]{year}\b"),
+            re.compile(rf"\b0?{month}/0?{day}/{year}\b"),
+        ]
+    return patterns
+
+
+def _number(text: str) -> Decimal | None:
+    try:
+        return Decimal(text.replace(",", "")).normalize()
+    except InvalidOperation:
+        return None
 
 
 def _squash(text: str) -> str:
@@ -135,21 +155,26 @@ def _squash(text: str) -> str:
 
 
 class _Haystack:
-    """Everything the agent was told or shown so far, searched case- and separator-blind."""
+    """Everything the agent was told or shown so far, searched blind to case, separators,
+    how a date is written and how a number is written."""
 
     def __init__(self, *texts: str):
         self.text = ""
         self.squashed = ""
+        self.numbers: set[Decimal] = set()
         for text in texts:
             self.add(text)
 
     def add(self, text: str) -> None:
         self.text += "\n" + text.lower()
         self.squashed += "|" + _squash(text)
+        self.numbers.update(n for n in map(_number, NUMBER.findall(text)) if n is not None)
 
     def __contains__(self, value: Any) -> bool:
         needle = str(value).strip().lower()
         if needle in self.text:
+            return True
+        if NUMBER.fullmatch(needle.replace(",", "")) and _number(needle) in self.numbers:
             return True
         # A date the user wrote in words is not made up when the agent passes it as ISO.
         if any(pattern.search(self.text) for pattern in _date_spellings(needle)):
@@ -159,8 +184,11 @@ class _Haystack:
 
 
 def check_hallucinated_parameters(trace: Trace, spans: list[Span]):
-    """An id-like argument found nowhere in the task, the context, or earlier outputs."""
+    """An id-like argument found nowhere the agent could have read it before the call: the
+    task, the context, the system prompt, every user turn so far, and earlier tool outputs."""
     seen = _Haystack(trace.task or "", canonical_json(trace.context or {}))
+    for text in system_prompt_texts(trace, spans):
+        seen.add(text)
     for span in spans:
         if span.kind == SpanKind.TOOL:
             for key, value in leaf_values(span.input):
@@ -169,12 +197,13 @@ def check_hallucinated_parameters(trace: Trace, spans: list[Span]):
                         Kind.HALLUCINATED_PARAMETER,
                         span.span_id,
                         f"{span.tool_name or span.name}({key}={value!r}): the value appears "
-                        "nowhere in the task, the context or earlier tool outputs.",
+                        "nowhere in the task, the context, the conversation or earlier tool "
+                        "outputs.",
                         span.pk,
                     )
             seen.add(canonical_json(span.output))
         elif span.kind == SpanKind.LLM:
-            for text in _user_texts(span.input):
+            for text in message_texts(span.input, TOLD_ROLES):
                 seen.add(text)
         else:
             # Agent and retriever spans carry handed-down tasks and retrieved documents.
@@ -184,30 +213,58 @@ def check_hallucinated_parameters(trace: Trace, spans: list[Span]):
 
 
 def check_loops(steps: list[ToolStep], repeats: int):
-    """The same tool with the same arguments called `repeats` times."""
-    counts: dict[str, int] = {}
+    """The same tool with the same arguments called `repeats` times with the same result kind.
+
+    Identical calls that succeeded and identical calls that failed are counted apart, so one
+    retry after a failure is not a repeat, while retrying a failing call again and again is.
+    """
+    counts: dict[tuple[str, bool], int] = {}
     for step in steps:
-        counts[step.call_key] = counts.get(step.call_key, 0) + 1
-        if counts[step.call_key] == repeats:
+        key = (step.call_key, step.failed)
+        counts[key] = counts.get(key, 0) + 1
+        if counts[key] == repeats:
             yield FlagHit(
                 Kind.LOOP,
                 step.span_id,
-                f"{step.tool} was called {repeats} times with identical arguments.",
+                f"{step.tool} was called {repeats} times with identical arguments"
+                + (", failing each time." if step.failed else "."),
                 step.span_pk,
             )
 
 
+LOOKUP_VERBS = {"get", "list", "search", "find", "fetch", "lookup", "query", "retrieve", "read"}
+
+
+def empty_means_failure(tool: str, definitions: dict[str, dict]) -> bool:
+    """Whether an empty result of `tool` says it found nothing: its definition declares an
+    output, or, with no definition, its name says it fetches something. A scratchpad or a
+    write that returns nothing by design has not failed."""
+    if tool in definitions:
+        return declares_output(definitions[tool])
+    words = re.split(r"[^a-z]+", re.sub(r"([a-z])([A-Z])", r"\1 \2", tool).lower())
+    return bool(words) and words[0] in LOOKUP_VERBS
+
+
 def check_confident_after_failure(trace: Trace, steps: list[ToolStep]):
-    """A failed or empty tool result, never recovered, followed by an answer that admits nothing."""
+    """A failed or empty tool result, never recovered, followed by an answer that admits nothing.
+
+    An empty result counts only for tools that promise one (see `empty_means_failure`).
+    """
     answer = (trace.final_answer or "").strip()
     if not answer or HEDGES.search(answer):
         return
+    definitions = tool_definitions(trace.context)
+
+    def fell_short(step: ToolStep) -> bool:
+        if step.failed:
+            return True
+        return is_empty_result(step.output) and empty_means_failure(step.tool, definitions)
+
     for index, step in enumerate(steps):
-        if not (step.failed or is_empty_result(step.output)):
+        if not fell_short(step):
             continue
         recovered = any(
-            later.tool == step.tool and not later.failed and not is_empty_result(later.output)
-            for later in steps[index + 1 :]
+            later.tool == step.tool and not fell_short(later) for later in steps[index + 1 :]
         )
         if not recovered:
             what = "failed" if step.failed else "returned nothing"
