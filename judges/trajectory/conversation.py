@@ -14,6 +14,12 @@ TOLD_ROLES = {"user", "system", "developer", "human"}
 SAID_ROLES = {"assistant", "ai", "model"}
 # Keys whose strings are not words anyone read: ids and the message machinery.
 SKIPPED_KEYS = {"role", "type", "id", "tool_use_id", "tool_call_id", "cache_control", "name"}
+# Message parts that carry tool calls and results (Anthropic, GenAI conventions, OpenAI
+# responses): data passed between the model and its tools, not words of a person.
+TOOL_PART_TYPES = {
+    "tool_use", "tool_result", "tool_call", "tool_call_response", "function_call",
+    "function_call_output",
+}  # fmt: skip
 SYSTEM_ATTRIBUTES = ("gen_ai.system_instructions", "gen_ai.system", "system", "system_prompt")
 
 
@@ -56,7 +62,7 @@ def message_texts(value: Any, roles: set[str]) -> list[str]:
                 part = [
                     b
                     for b in part
-                    if not (isinstance(b, dict) and b.get("type") in ("tool_result", "tool_use"))
+                    if not (isinstance(b, dict) and b.get("type") in TOOL_PART_TYPES)
                 ]
             texts.extend(_strings(part))
     system = value.get("system") if isinstance(value, dict) else None
@@ -112,9 +118,11 @@ def said_texts(trace: Trace, spans: list[Span]) -> list[str]:
             texts.extend(message_texts([output], SAID_ROLES))
         elif isinstance(output, dict):
             texts.extend(message_texts(output, SAID_ROLES) or list(_strings(output)))
+        elif isinstance(output, list) and any(isinstance(b, dict) and "role" in b for b in output):
+            texts.extend(message_texts(output, SAID_ROLES))
         elif isinstance(output, list):
             blocks = [
-                b for b in output if not (isinstance(b, dict) and b.get("type") == "tool_use")
+                b for b in output if not (isinstance(b, dict) and b.get("type") in TOOL_PART_TYPES)
             ]
             texts.extend(_strings(blocks))
     texts.append(trace.final_answer or "")
