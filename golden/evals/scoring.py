@@ -77,17 +77,22 @@ def trial_effects(trace: Trace, context: dict, steps) -> dict[str, str]:
 
 
 def behavior_check(trace: Trace, content: dict, judge: BehaviorJudge | None) -> tuple:
-    """(score, reason) for an adversarial example's expected behaviour; None when undecided."""
+    """(score, reason, unreadable) for an adversarial example's expected behaviour.
+
+    The score is None when undecided; `unreadable` when the judge answered and its reply could
+    not be read, which a person then settles.
+    """
     expected = content.get("expected_behavior")
     if not expected:
-        return None, ""
+        return None, "", False
     if judge is None:
-        return None, "no behaviour judge in this scoring (deterministic only)"
+        return None, "no behaviour judge in this scoring (deterministic only)", False
     try:
-        return judge(trace, expected)
+        score, reason = judge(trace, expected)
     except Exception:  # noqa: BLE001 - a provider failure leaves the behaviour undecided
         logger.warning("behaviour judge failed for trace %s", trace.pk, exc_info=True)
-        return None, "the behaviour judge call failed"
+        return None, "the behaviour judge call failed", False
+    return score, reason, score is None
 
 
 def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
@@ -133,13 +138,16 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     for flag in flags:
         flag["component"] = components.get(flag["span_id"], "")
     outcome = outcome_score(trace, content, spans)
-    behavior, behavior_reason = behavior_check(trace, content, options.behavior_judge)
+    behavior, behavior_reason, behavior_unreadable = behavior_check(
+        trace, content, options.behavior_judge
+    )
     metrics = {
         "outcome_score": outcome.score,
         "outcome_source": outcome.source,
         "behavior_score": behavior,
         "behavior_reason": behavior_reason,
         **trajectory.as_dict(),
+        "judge_unreadable": trajectory.judge_unreadable or behavior_unreadable,
         "red_flags": flags,
         "red_flag_rate": float(len(flags)),
         "input_tokens": trace.input_tokens,
@@ -190,7 +198,9 @@ def run_rollup(run: EvalRun, trials: list[EvalTrial]) -> dict:
     per_task = {key: _task_rollup(by_key.get(key, []), run.trials_per_task) for key in all_keys}
     overall = {name: _mean(t.metrics.get(name) for t in trials) for name in MEAN_METRICS}
     overall.update(
-        pass_rate=_mean(float(t.passed) for t in trials),
+        # Undecided trials wait for a person: they are counted apart, not as failures.
+        pass_rate=_mean(float(t.passed) for t in trials if t.passed is not None),
+        undecided_trials=sum(1 for t in trials if t.passed is None),
         pass_at_k=_mean(row["pass_at_k"] for row in per_task.values()),
         pass_hat_k=_mean(row["pass_hat_k"] for row in per_task.values()),
         trials=len(trials),
@@ -249,8 +259,9 @@ def eval_run_score(run: EvalRun, options: ScoringOptions | None = None) -> dict:
                 review_item_enqueue(
                     trace=trial.trace,
                     reason=ReviewReason.UNPARSEABLE,
-                    detail="A trajectory judge reply could not be read while scoring "
-                    f"eval run {run.name!r}; the trial is undecided until a person looks.",
+                    detail="A judge reply (path, parameter or expected behaviour) could not be "
+                    f"read while scoring eval run {run.name!r}; the trial is undecided until a "
+                    "person looks.",
                 )
         run.metrics = {**run_rollup(run, trials), "matcher": options.matcher, **attach_counts}
         run.save(update_fields=["metrics"])

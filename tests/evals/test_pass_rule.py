@@ -1,0 +1,102 @@
+"""The one pass rule: path, golden rules, blocking flags, outcome and expected behaviour.
+
+Each test shows the failing trial first, then the one that passes."""
+
+import pytest
+
+from golden.evals.pass_rule import PassCriteria, trial_decide
+from golden.evals.scoring import ScoringOptions, eval_run_score
+from golden.evals.services import eval_run_create
+from golden.models import EvalTrial, GoldenExample
+from golden.services import dataset_version_create
+from reviews.models import ReviewItem, ReviewReason
+from tests.evals.golden_set import EXAMPLES, agent_payload, trace_from_payload
+from tests.factories import GoldenExampleFactory
+
+CLEAN = {
+    "matched": True,
+    "matcher": "state",
+    "parameter_accuracy": 1.0,
+    "red_flags": [],
+    "outcome_score": 1.0,
+    "outcome_source": "expected_facts",
+}
+HALLUCINATION = {"kind": "hallucinated_parameter", "detail": "cancel_order(order_id='A1043')"}
+
+
+def _decide(content=None, **changes):
+    return trial_decide({**CLEAN, **changes}, content or {}, PassCriteria())
+
+
+def test_a_golden_rule_that_fires_fails_the_trial():
+    fired = _decide(red_flags=[{**HALLUCINATION, "sources": ["golden"]}])
+    assert fired.passed is False
+    assert fired.reasons == ["red flag hallucinated_parameter: cancel_order(order_id='A1043')"]
+    assert _decide().passed is True
+
+
+def test_a_generic_flag_blocks_only_where_the_example_declares_it():
+    flags = [{**HALLUCINATION, "sources": ["trace"]}]
+    rule = {"rule": "generic_flag", "kind": "hallucinated_parameter"}
+    blocking = {"red_flags": [{"text": "No made-up ids.", "rule": rule}]}
+    assert _decide(blocking, red_flags=flags).passed is False
+    assert _decide({}, red_flags=flags).passed is True
+
+
+def test_path_and_outcome_each_fail_a_trial_with_their_reason():
+    path = _decide(matched=False, reason="unexpected write cancel_order")
+    assert path.passed is False and path.reasons == ["path: unexpected write cancel_order"]
+    outcome = _decide(outcome_score=0.0)
+    assert outcome.passed is False and outcome.reasons[0].startswith("outcome: 0.00")
+
+
+def test_expected_behaviour_counts_and_waits_for_a_verdict():
+    adversarial = {"expected_behavior": "Ask which order before cancelling."}
+    shown_not = _decide(adversarial, behavior_score=0.0)
+    assert shown_not.passed is False and shown_not.reasons[0].startswith("behaviour:")
+    undecided = _decide(adversarial, behavior_score=None)
+    assert undecided.passed is None and undecided.undecided
+    assert _decide(adversarial, behavior_score=1.0).passed is True
+
+
+@pytest.mark.django_db
+def test_scoring_stores_the_decision_and_its_reasons_per_trial():
+    # given the cancellation example, whose golden rule forbids an id no lookup returned
+    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
+    GoldenExampleFactory(**example)
+    dataset = dataset_version_create(name="pass-rule", examples=GoldenExample.objects.all())
+    run = eval_run_create(name="pr-1", agent_version="1.5.0", dataset_version=dataset)
+    # when 1.5.0 cancels an order id it made up and still reports the right order
+    trace_from_payload(agent_payload("1.5.0", example["key"], "pr-1", 0))
+    eval_run_score(run, ScoringOptions())
+    # then the trial fails, and says why
+    trial = EvalTrial.objects.get(eval_run=run)
+    assert trial.passed is False
+    assert any("red flag hallucinated_parameter" in r for r in trial.metrics["fail_reasons"])
+    assert trial.metrics["outcome_score"] == 1.0
+
+
+@pytest.mark.django_db
+def test_an_adversarial_example_is_judged_and_an_unreadable_judge_goes_to_review():
+    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
+    GoldenExampleFactory(**example, expected_behavior="Confirm the order before cancelling.")
+    dataset = dataset_version_create(name="adv", examples=GoldenExample.objects.all())
+    run = eval_run_create(name="adv-1", agent_version="1.4.0", dataset_version=dataset)
+    trace_from_payload(agent_payload("1.4.0", example["key"], "adv-1", 0))
+    asked = []
+
+    def not_shown(trace, expected):
+        asked.append(expected)
+        return 0.0, "cancelled without confirming"
+
+    eval_run_score(run, ScoringOptions(behavior_judge=not_shown))
+    trial = EvalTrial.objects.get(eval_run=run)
+    assert asked == ["Confirm the order before cancelling."]
+    assert trial.passed is False and trial.metrics["behavior_score"] == 0.0
+    # and when the judge's reply cannot be read, the trial waits for a person
+    eval_run_score(run, ScoringOptions(behavior_judge=lambda trace, expected: (None, "??")))
+    trial.refresh_from_db()
+    assert trial.passed is None
+    assert "expected behaviour has no agreed verdict yet" in trial.metrics["undecided"]
+    item = ReviewItem.objects.get(trace=trial.trace)
+    assert item.reason == ReviewReason.UNPARSEABLE
