@@ -85,8 +85,10 @@ def figures_text(figures: Figures, title: str) -> str:
     lines.append(f"red flags on successful runs: {figures.flagged_successes:.1%}")
     lines.append("injected failures: runs, reward 0, failed by pass rule, caught by a red flag")
     for kind, (n, lost, failed, flagged) in figures.failures.items():
-        lines.append(f"  {kind:22} {n:4d} {lost:4d}   pass rule {failed / n:6.1%}   "
-                     f"red flag {flagged / n:6.1%}")  # fmt: skip
+        lines.append(
+            f"  {kind:22} {n:4d} {lost:4d}   pass rule {failed / n:6.1%}   "
+            f"red flag {flagged / n:6.1%}"
+        )
     lines.append("red flags: runs fired on, precision against injected failures")
     for kind, (fired, right) in figures.flags.items():
         lines.append(f"  {kind:26} {fired:4d}   precision {right / fired:6.1%}")

@@ -29,6 +29,7 @@ UNIX_SECONDS = (1e9, 4.2e9)
 # reply could not be read (the trial then goes to a person).
 ParameterJudge = Callable[[str, Any, Any, str], float | None]
 UNREADABLE = "unreadable"
+UNDECIDED = "undecided"
 
 
 @dataclass(frozen=True)
@@ -148,8 +149,15 @@ def values_equivalent(expected: Any, actual: Any, *, case_sensitive: bool = Fals
     if _normal_text(expected, case_sensitive) == _normal_text(actual, case_sensitive):
         return True
     if _is_free_text(expected) and _is_free_text(actual):
+        # Wording is a judge's question; a different house number, amount or date is not.
+        if sorted(_numbers_in(expected)) != sorted(_numbers_in(actual)):
+            return False
         return None
     return False
+
+
+def _numbers_in(text: str) -> list[Decimal]:
+    return [Decimal(n).normalize() for n in re.findall(r"\d+(?:\.\d+)?", text.replace(",", ""))]
 
 
 def _squash(value: Any) -> str:
@@ -225,7 +233,7 @@ def parameter_score(
     if decided is not None:
         return ParamScore(name, 1.0 if decided else 0.0, "deterministic", expected, actual)
     if judge is None:
-        return ParamScore(name, 0.5, "undecided", expected, actual)
+        return ParamScore(name, 0.5, UNDECIDED, expected, actual)
     score = judge(name, expected, actual, task)
     if score is None:
         return ParamScore(name, 0.5, UNREADABLE, expected, actual)

@@ -17,6 +17,7 @@ from judges.trajectory.matchers import (
 )
 from judges.trajectory.parameters import (
     FROM_STEP,
+    UNDECIDED,
     UNREADABLE,
     ParameterJudge,
     mean_score,
@@ -117,6 +118,13 @@ def reference_dependencies(reference: list[dict]) -> dict[int, list[int]]:
     return depends
 
 
+def arguments_match(params: list) -> bool:
+    """Whether a write's arguments are the reference's, as far as anyone could tell: a value
+    only a judge could compare, and no judge read, does not count as a mismatch (the trial is
+    then undecided, or scored 0.5 on that parameter, never failed on a guess)."""
+    return all(p.score >= 1.0 or p.method in (UNREADABLE, UNDECIDED) for p in params)
+
+
 def matcher_for(matcher: str, reference: list[dict]) -> str:
     """`auto` is the state matcher whenever there is a reference: what a run changed decides,
     and a reference that only reads says nothing may change. Without a reference, in_order
@@ -203,7 +211,7 @@ def trajectory_score(
             [s.get("tool", "") for s in reference],
             [s.tool for s in actual],
             (ref_writes, act_writes),
-            lambda r, a: mean_score(scorer.state_params(r, a)) >= 1.0,
+            lambda r, a: arguments_match(scorer.state_params(r, a)),
             reference_dependencies(reference),
         )
         param_of = {a: scorer.state_params(r, a) for r, a in match.pairs}

@@ -50,6 +50,12 @@ def test_free_text_is_undecided():
     assert values_equivalent("customer changed their mind", "no longer wants the item") is None
 
 
+def test_free_text_with_other_numbers_is_not_the_same():
+    # an address with another house number is another address, whatever the wording
+    assert values_equivalent("12 Mill Lane, Leeds LS1 4AB", "15 Mill Lane, Leeds LS1 4AB") is False
+    assert values_equivalent("12 Mill Lane, Leeds LS1 4AB", "12, Mill Ln, Leeds LS1 4AB") is None
+
+
 def test_from_context_resolves_against_context_and_task():
     ok = parameter_score("customer_id", "<from_context>", "c-77", context={"customer_id": "C-77"})
     from_task = parameter_score(

@@ -139,3 +139,28 @@ def test_a_placeholder_on_another_writes_output_orders_them_too():
     update = _call("update_reservation", {"reservation_id": "R-1"}, {"change_id": "CH-9"})
     assert not _score(reference, [receipt, update]).matched
     assert _score(reference, [update, receipt]).matched
+
+
+def test_a_value_only_a_judge_could_compare_does_not_fail_the_path_unjudged():
+    reference = [
+        {
+            "step": 1,
+            "tool": "cancel_reservation",
+            "inputs": {"reservation_id": "R-100", "note": "guest asked by phone"},
+        }
+    ]
+    worded = {"reservation_id": "R-100", "note": "the guest called to ask"}
+    # a wrong id fails it
+    wrong = _score(reference, [_call("cancel_reservation", {**worded, "reservation_id": "R-1"})])
+    assert not wrong.matched
+    # while other wording, with no judge to ask, scores 0.5 but keeps the path
+    unjudged = _score(reference, [_call("cancel_reservation", worded)])
+    assert unjudged.matched and unjudged.parameter_accuracy == 0.75
+    # and an unreadable judge reply leaves the trial to a person
+    unread = trajectory_score(
+        reference,
+        [_call("cancel_reservation", worded)],
+        effects=EFFECTS,
+        parameter_judge=lambda name, expected, actual, task: None,
+    )
+    assert unread.matched and unread.judge_unreadable

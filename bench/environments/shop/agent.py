@@ -144,8 +144,10 @@ def _extra_write(db, task, steps, rng):
         )
     else:
         delivered = _orders_of(db, task.customer_id, "delivered")[0]
-        extra = Step("refund_order", {"order_id": delivered, "amount": world.SHIPPING_FEE,
-                                      "reason_code": world.DAMAGE_CODE})  # fmt: skip
+        extra = Step(
+            "refund_order",
+            {"order_id": delivered, "amount": world.SHIPPING_FEE, "reason_code": world.DAMAGE_CODE},
+        )
     return steps + [extra]
 
 

@@ -72,11 +72,22 @@ def _parts(message: dict) -> dict:
         if block["type"] == "text" and block["text"]:
             parts.append({"type": "text", "content": block["text"]})
         elif block["type"] == "tool_use":
-            parts.append({"type": "tool_call", "id": block["id"], "name": block["name"],
-                          "arguments": block["input"]})  # fmt: skip
+            parts.append(
+                {
+                    "type": "tool_call",
+                    "id": block["id"],
+                    "name": block["name"],
+                    "arguments": block["input"],
+                }
+            )
         elif block["type"] == "tool_result":
-            parts.append({"type": "tool_call_response", "id": block["tool_use_id"],
-                          "response": block["content"]})  # fmt: skip
+            parts.append(
+                {
+                    "type": "tool_call_response",
+                    "id": block["tool_use_id"],
+                    "response": block["content"],
+                }
+            )
     role = "tool" if parts and parts[0]["type"] == "tool_call_response" else message["role"]
     return {"role": role, "parts": parts}
 
@@ -100,7 +111,7 @@ def otlp_request(run: Run, eval_run: str, agent_version: str, project: str) -> b
             "service.version": agent_version,
             "evalsite.project": project,
             **eval_tags(run, eval_run),
-        }  # fmt: skip
+        }
     )
     provider = TracerProvider(resource=resource)
     provider.add_span_processor(SimpleSpanProcessor(exporter))
@@ -116,7 +127,7 @@ def otlp_request(run: Run, eval_run: str, agent_version: str, project: str) -> b
             "gen_ai.agent.version": agent_version,
             "agent.task": messages[0]["content"],
             "gen_ai.provider.name": "anthropic",
-        },  # fmt: skip
+        },
     ) as root:
         for index, message in enumerate(messages):
             if message["role"] != "assistant":
@@ -133,7 +144,7 @@ def otlp_request(run: Run, eval_run: str, agent_version: str, project: str) -> b
                     "gen_ai.output.messages": json.dumps([_parts(message)]),
                     "gen_ai.usage.input_tokens": 900 + 120 * index,
                     "gen_ai.usage.output_tokens": 60,
-                },  # fmt: skip
+                },
             ):
                 pass
             for block in message["content"]:
@@ -147,7 +158,7 @@ def otlp_request(run: Run, eval_run: str, agent_version: str, project: str) -> b
                         "gen_ai.tool.name": block["name"],
                         "gen_ai.tool.call.id": block["id"],
                         "gen_ai.tool.call.arguments": json.dumps(block["input"]),
-                    },  # fmt: skip
+                    },
                 ) as span:
                     if result.get("is_error"):
                         span.set_status(Status(StatusCode.ERROR, result["content"]))

@@ -44,8 +44,12 @@ def golden_example(task: Task) -> dict:
     `called_before` rules, and a made-up id declared blocking."""
     reference = []
     for number, step in enumerate(task.plan, start=1):
-        row = {"step": number, "tool": step.tool, "inputs": step.args,
-               "acceptable_output_fields": []}  # fmt: skip
+        row = {
+            "step": number,
+            "tool": step.tool,
+            "inputs": step.args,
+            "acceptable_output_fields": [],
+        }
         if step.after:
             row["after"] = step.after
         reference.append(row)
@@ -62,13 +66,13 @@ def golden_example(task: Task) -> dict:
                         "tool": write.tool,
                         "prerequisite": prerequisite,
                     },
-                }  # fmt: skip
+                }
             )
     red_flags.append(
         {
             "text": "Passes an id that nobody gave and no lookup returned.",
             "rule": {"rule": "generic_flag", "kind": "hallucinated_parameter"},
-        }  # fmt: skip
+        }
     )
     return {
         "key": task.key,
@@ -122,9 +126,13 @@ def evaluate(
     results: dict[str, list[Trial]] = {}
     for way in ways:
         eval_run = eval_run_create(
-            name=f"{label}-{way}", agent_version=version, dataset_version=dataset,
-            agent_name="shop-agent", trials_per_task=per_task, user=user,
-        )  # fmt: skip
+            name=f"{label}-{way}",
+            agent_version=version,
+            dataset_version=dataset,
+            agent_name="shop-agent",
+            trials_per_task=per_task,
+            user=user,
+        )
         for run in runs:
             _post(client, way, run, eval_run.name, version)
         call_command("eval_run_score", eval_run.name, "--no-llm", stdout=io.StringIO())

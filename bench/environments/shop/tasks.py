@@ -11,8 +11,20 @@ from dataclasses import dataclass, field
 
 from bench.environments.shop import tools, world
 
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December"]  # fmt: skip
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 REASON_WORDS = {
     "ordered_by_mistake": "I ordered it by mistake",
     "no_longer_needed": "I don't need it any more",
@@ -92,10 +104,11 @@ def _cancel_one(db, c, rng, logged_in):
     ]
     return dict(
         turns=[f"Hi, please cancel my {item} order, {REASON_WORDS[reason]}.{who}", *later],
-        context=context, plan=plan,
+        context=context,
+        plan=plan,
         outcome=f"Order {order['order_id']} ({item}) is cancelled.",
         answer=f"I've cancelled order {order['order_id']} for the {item}; you won't be charged.",
-    )  # fmt: skip
+    )
 
 
 def _cancel_two(db, c, rng, logged_in):
@@ -109,13 +122,17 @@ def _cancel_two(db, c, rng, logged_in):
         Step("cancel_order", {"order_id": second["order_id"], "reason": "no_longer_needed"}),
     ]
     return dict(
-        turns=[f"Cancel both the {names[0]} and the {names[1]}, I don't need them any more.{who}",
-               *later],
-        context=context, plan=plan, independent_writes=True,
+        turns=[
+            f"Cancel both the {names[0]} and the {names[1]}, I don't need them any more.{who}",
+            *later,
+        ],
+        context=context,
+        plan=plan,
+        independent_writes=True,
         outcome=f"Orders {first['order_id']} and {second['order_id']} are cancelled.",
         answer=f"Both orders are cancelled: {first['order_id']} ({names[0]}) and "
         f"{second['order_id']} ({names[1]}).",
-    )  # fmt: skip
+    )
 
 
 def _refund_damaged(db, c, rng, logged_in):
@@ -124,19 +141,22 @@ def _refund_damaged(db, c, rng, logged_in):
     amount = round(item["price"] * item["quantity"], 2)
     plan = [Step("get_order", {"order_id": order["order_id"]})]
     if item["quantity"] > 1:
-        plan.append(Step("calculate", {"expression": f"{item['price']} * {item['quantity']}"},
-                         optional=True))  # fmt: skip
+        plan.append(
+            Step(
+                "calculate", {"expression": f"{item['price']} * {item['quantity']}"}, optional=True
+            )
+        )
     plan.append(
         Step(
             "refund_order",
             {"order_id": order["order_id"], "amount": amount, "reason_code": world.DAMAGE_CODE},
-        )  # fmt: skip
+        )
     )
     return dict(
         turns=[
             f"My {item['name']} from order {order['order_id']} arrived broken. I paid "
             f"{order['total']:.2f} for it, I want that back."
-        ],  # fmt: skip
+        ],
         context={"customer_id": c["customer_id"]} if logged_in else {},
         plan=plan,
         claimed={"amount": order["total"]},
@@ -158,10 +178,11 @@ def _change_address(db, c, rng, logged_in):
     ]
     return dict(
         turns=[f"I've just moved. Please send my {item} to {address} instead.{who}", *later],
-        context=context, plan=plan,
+        context=context,
+        plan=plan,
         outcome=f"Order {order['order_id']} now ships to {address}.",
         answer=f"Done: order {order['order_id']} ({item}) will now go to {address}.",
-    )  # fmt: skip
+    )
 
 
 def _update_email(db, c, rng, logged_in):
@@ -173,10 +194,11 @@ def _update_email(db, c, rng, logged_in):
     ]
     return dict(
         turns=[f"Please change my e-mail from {c['email']} to {new}."],
-        context={}, plan=plan,
+        context={},
+        plan=plan,
         outcome=f"Account e-mail changed to {new}.",
         answer=f"Your account e-mail is now {new}.",
-    )  # fmt: skip
+    )
 
 
 def _exchange(db, c, rng, logged_in):
@@ -196,13 +218,13 @@ def _exchange(db, c, rng, logged_in):
         Step("get_product", {"sku": item["sku"]}),
         Step(
             "exchange_item", {"order_id": order["order_id"], "sku": item["sku"], "new_sku": new_sku}
-        ),  # fmt: skip
+        ),
     ]
     return dict(
         turns=[
             f"The {item['name']} in order {order['order_id']} is wrong, could I swap it for "
             f"the {variant} one?"
-        ],  # fmt: skip
+        ],
         context={"customer_id": c["customer_id"]} if logged_in else {},
         plan=plan,
         outcome=f"Exchange of {item['sku']} for {new_sku} on order {order['order_id']}.",
@@ -240,10 +262,11 @@ def _status(db, c, rng, logged_in):
     plan = [*ident, Step("list_orders", {"customer_id": c["customer_id"]})]
     return dict(
         turns=[f"Where is my {item}? I haven't heard anything.{who}", *later],
-        context=context, plan=plan,
+        context=context,
+        plan=plan,
         outcome=f"Order {order['order_id']} is {order['status']}.",
         answer=f"Your {item} (order {order['order_id']}) is {order['status']}.",
-    )  # fmt: skip
+    )
 
 
 def _move_then_deliver(db, c, rng, logged_in):
@@ -259,7 +282,7 @@ def _move_then_deliver(db, c, rng, logged_in):
         turns=[
             f"Order {order['order_id']} should go to my new place, {address}, and please "
             f"book the delivery for {words}."
-        ],  # fmt: skip
+        ],
         context={"customer_id": c["customer_id"]} if logged_in else {},
         plan=plan,
         outcome=f"Order {order['order_id']} ships to {address} on {date}.",
@@ -302,8 +325,12 @@ def tasks_create(db: dict, seed: int = 11) -> list[Task]:
             if spec is None:
                 continue
             made += 1
-            task = Task(key=f"shop-{family}-{made:02d}", family=family,
-                        customer_id=customer["customer_id"], **spec)  # fmt: skip
+            task = Task(
+                key=f"shop-{family}-{made:02d}",
+                family=family,
+                customer_id=customer["customer_id"],
+                **spec,
+            )
             task.expected_state = expected_state(db, task)
             tasks.append(task)
     return tasks

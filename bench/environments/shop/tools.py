@@ -48,7 +48,7 @@ def list_orders(db: dict, customer_id: str) -> dict:
                 "status": o["status"],
                 "total": o["total"],
                 "items": [i["name"] for i in o["items"]],
-            }  # fmt: skip
+            }
             for o in db["orders"].values()
             if o["customer_id"] == customer_id
         ]
@@ -74,8 +74,12 @@ def get_product(db: dict, sku: str) -> dict:
     raise ToolError(f"Error: no product {sku}.")
 
 
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-              ast.Div: operator.truediv}  # fmt: skip
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
 
 
 def _arithmetic(node):

@@ -26,14 +26,56 @@ PRODUCTS = [
     ("backpack", "BPK", 58.00, ("GRY", "NVY")),
     ("water bottle", "BTL", 18.75, ("500", "750")),
 ]
-FIRST = ["Ana", "Ben", "Chloe", "Dev", "Elena", "Farid", "Grace", "Hugo", "Iris", "Jonas",
-         "Kemi", "Luca", "Mina", "Noah"]  # fmt: skip
-LAST = ["Silva", "Okafor", "Martin", "Patel", "Novak", "Haddad", "Kim", "Berg", "Rossi",
-        "Lindqvist", "Adeyemi", "Conti", "Sato", "Walsh"]  # fmt: skip
-STREETS = ["Harbour Road", "Mill Lane", "Station Street", "Elm Avenue", "Canal Walk",
-           "Orchard Close", "Bridge Street", "Park Row"]  # fmt: skip
-CITIES = [("Leeds", "LS1"), ("Bristol", "BS8"), ("York", "YO1"), ("Bath", "BA2"),
-          ("Derby", "DE1"), ("Oxford", "OX4")]  # fmt: skip
+FIRST = [
+    "Ana",
+    "Ben",
+    "Chloe",
+    "Dev",
+    "Elena",
+    "Farid",
+    "Grace",
+    "Hugo",
+    "Iris",
+    "Jonas",
+    "Kemi",
+    "Luca",
+    "Mina",
+    "Noah",
+]
+LAST = [
+    "Silva",
+    "Okafor",
+    "Martin",
+    "Patel",
+    "Novak",
+    "Haddad",
+    "Kim",
+    "Berg",
+    "Rossi",
+    "Lindqvist",
+    "Adeyemi",
+    "Conti",
+    "Sato",
+    "Walsh",
+]
+STREETS = [
+    "Harbour Road",
+    "Mill Lane",
+    "Station Street",
+    "Elm Avenue",
+    "Canal Walk",
+    "Orchard Close",
+    "Bridge Street",
+    "Park Row",
+]
+CITIES = [
+    ("Leeds", "LS1"),
+    ("Bristol", "BS8"),
+    ("York", "YO1"),
+    ("Bath", "BA2"),
+    ("Derby", "DE1"),
+    ("Oxford", "OX4"),
+]
 
 
 def address_make(rng: random.Random) -> str:
@@ -67,8 +109,14 @@ def world_create(seed: int = 7) -> dict:
             order_no += rng.randint(1, 3)
             payment_no += rng.randint(1, 5)
             quantity = 1 if rng.random() < 0.8 else 2
-            items = [{"sku": f"{stem}-{rng.choice(variants)}", "name": name, "price": price,
-                      "quantity": quantity}]  # fmt: skip
+            items = [
+                {
+                    "sku": f"{stem}-{rng.choice(variants)}",
+                    "name": name,
+                    "price": price,
+                    "quantity": quantity,
+                }
+            ]
             total = round(price * quantity + SHIPPING_FEE, 2)
             db["orders"][order_id] = {
                 "order_id": order_id,
