@@ -84,6 +84,23 @@ class GateMetricOut(serializers.Serializer):
     reason = serializers.CharField()
 
 
+class GateTrialOut(serializers.Serializer):
+    example_key = serializers.CharField()
+    trial = serializers.IntegerField()
+    trace_id = serializers.IntegerField()
+    passed = serializers.BooleanField(allow_null=True)
+    reasons = serializers.ListField(child=serializers.CharField())
+    undecided = serializers.ListField(child=serializers.CharField())
+
+
+class GateTrialsOut(serializers.Serializer):
+    """The candidate's trials that did not pass, with the pass rule's reasons."""
+
+    passed = serializers.IntegerField()
+    failed = GateTrialOut(many=True)
+    undecided = GateTrialOut(many=True)
+
+
 class GateReportOut(serializers.Serializer):
     decision = serializers.ChoiceField(choices=["pass", "block"])
     summary = serializers.CharField()
@@ -93,6 +110,7 @@ class GateReportOut(serializers.Serializer):
     config = serializers.DictField()
     noise = serializers.DictField()
     metrics = GateMetricOut(many=True)
+    candidate_trials = GateTrialsOut()
     warnings = serializers.ListField(child=serializers.CharField())
 
 
@@ -194,5 +212,6 @@ class GateView(APIView):
                 min_noop_runs=values["min_noop_runs"],
                 noop_run_ids=values.get("noop_runs"),
             ),
+            user=request.user,
         )
         return Response(report)

@@ -14,7 +14,9 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean, stdev
 
 from evalsite.api import ApplicationError
+from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
+from golden.selectors import dataset_entries_visible, sees_held_out
 
 HIGHER, LOWER = "higher_is_better", "lower_is_better"
 GATED_METRICS = {
@@ -174,7 +176,27 @@ def metric_verdict(
     return row
 
 
-def gate_evaluate(baseline: EvalRun, candidate: EvalRun, config: GateConfig | None = None) -> dict:
+def candidate_trials(candidate: EvalRun, user=None) -> dict:
+    """The candidate's trials that did not pass, each with the pass rule's reasons.
+
+    Without a user (the CLI) every trial is listed; a user who may not see held-out examples
+    gets only the trials of examples they can see.
+    """
+    keys = None
+    if user is not None and not sees_held_out(user):
+        visible = dataset_entries_visible(user, candidate.dataset_version)
+        keys = set(visible.values_list("example_key", flat=True))
+    outcomes = trial_outcomes(candidate, keys)
+    return {
+        "passed": sum(1 for t in outcomes if t["passed"] is True),
+        "failed": [t for t in outcomes if t["passed"] is False],
+        "undecided": [t for t in outcomes if t["passed"] is None],
+    }
+
+
+def gate_evaluate(
+    baseline: EvalRun, candidate: EvalRun, config: GateConfig | None = None, user=None
+) -> dict:
     """Compare two scored runs and decide pass or block; returns the full JSON report."""
     config = config or GateConfig()
     config.validate()
@@ -209,5 +231,6 @@ def gate_evaluate(baseline: EvalRun, candidate: EvalRun, config: GateConfig | No
         "config": asdict(config),
         "noise": {"noop_runs": [r.pk for r in noop], "metrics": spread},
         "metrics": rows,
+        "candidate_trials": candidate_trials(candidate, user),
         "warnings": warnings,
     }

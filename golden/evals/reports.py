@@ -41,7 +41,40 @@ def gate_report_junit(report: dict) -> str:
         out.text = row["reason"]
     testsuites = ET.Element("testsuites", name="evalsite")
     testsuites.append(suite)
+    trials = report.get("candidate_trials")
+    if trials is not None:
+        testsuites.append(_trials_suite(trials))
     return ET.tostring(testsuites, encoding="unicode", xml_declaration=True)
+
+
+def trial_label(trial: dict) -> str:
+    return f"{trial['example_key']} #{trial['trial']} (trace {trial['trace_id']})"
+
+
+def _trials_suite(trials: dict) -> ET.Element:
+    """One test case per candidate trial that did not pass: a failure says the pass rule's
+    reasons, an undecided trial is skipped with what it waits for. Passed trials are counted."""
+    failed, undecided = trials["failed"], trials["undecided"]
+    suite = ET.Element(
+        "testsuite",
+        name="evalsite.trials",
+        tests=str(trials["passed"] + len(failed) + len(undecided)),
+        failures=str(len(failed)),
+        errors="0",
+        skipped=str(len(undecided)),
+    )
+    for trial in failed:
+        case = ET.SubElement(
+            suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
+        )
+        message = "; ".join(trial["reasons"]) or "failed"
+        ET.SubElement(case, "failure", message=message, type="pass_rule").text = message
+    for trial in undecided:
+        case = ET.SubElement(
+            suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
+        )
+        ET.SubElement(case, "skipped", message="; ".join(trial["undecided"]) or "undecided")
+    return suite
 
 
 def gate_reports_write(report: dict, json_path: str | None, junit_path: str | None) -> None:

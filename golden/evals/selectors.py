@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db.models.fields.json import KeyTransform
+
 from golden.models import EvalRun, EvalTrial
 from golden.selectors import dataset_entries_visible, sees_held_out
 
@@ -46,18 +48,39 @@ def _delta(name: str, base, cand) -> float | None:
     return (base - cand) if name in LOWER_IS_BETTER else (cand - base)
 
 
-def _trial_traces(run: EvalRun) -> dict[str, list[dict]]:
-    traces: dict[str, list[dict]] = {}
+def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
+    """Every trial of a run with its verdict and the pass rule's reasons, by task and trial.
+
+    Only the reasons are read from the metrics JSON, so the query stays small with many trials.
+    """
     trials = (
         EvalTrial.objects.filter(eval_run=run, trace__isnull=False)
-        .select_related("entry")
-        .only("trial_index", "passed", "trace_id", "entry__example_key")
-        .order_by("entry__example_key", "trial_index")
-    )
-    for trial in trials:
-        traces.setdefault(trial.entry.example_key, []).append(
-            {"trace_id": trial.trace_id, "trial": trial.trial_index, "passed": trial.passed}
+        .annotate(
+            fail_reasons=KeyTransform("fail_reasons", "metrics"),
+            undecided=KeyTransform("undecided", "metrics"),
         )
+        .values("trial_index", "passed", "trace_id", "entry__example_key", "fail_reasons",
+                "undecided")
+        .order_by("entry__example_key", "trial_index")
+    )  # fmt: skip
+    return [
+        {
+            "example_key": row["entry__example_key"],
+            "trial": row["trial_index"],
+            "trace_id": row["trace_id"],
+            "passed": row["passed"],
+            "reasons": list(row["fail_reasons"] or []),
+            "undecided": list(row["undecided"] or []),
+        }
+        for row in trials
+        if keys is None or row["entry__example_key"] in keys
+    ]
+
+
+def _trial_traces(run: EvalRun) -> dict[str, list[dict]]:
+    traces: dict[str, list[dict]] = {}
+    for trial in trial_outcomes(run):
+        traces.setdefault(trial["example_key"], []).append(trial)
     return traces
 
 

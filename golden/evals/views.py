@@ -26,7 +26,7 @@ def eval_run_compare_page(request):
         context = {"runs": runs, "error": exc.message}
         return render(request, "golden/evals/run_list.html", context, status=404)
     try:
-        gate = gate_evaluate(baseline, candidate)
+        gate = gate_evaluate(baseline, candidate, user=request.user)
     except ApplicationError as exc:
         # An unscored run has no gate decision yet; the page says why.
         gate = {"error": exc.message}

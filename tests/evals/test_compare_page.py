@@ -1,5 +1,7 @@
 """The comparison page: two runs side by side, worse tasks first, traces one click away."""
 
+import json
+
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
@@ -56,6 +58,12 @@ def test_worse_task_is_listed_first_with_links_to_its_traces(client, annotator):
         'data-key="book-cheapest-flight"'
     )
     assert 'id="metric-parameter_accuracy"' in html
+    # and the candidate's failed trial says why it failed
+    row = html[html.index('data-key="cancel-recent-order"') :]
+    row = row[: row.index("</tr>")]
+    assert 'class="trial-reason" data-trial="0"' in row
+    assert "red flag hallucinated_parameter" in row and "A1043" in row
+    assert 'class="trial-reason"' not in html[html.index('data-key="book-cheapest-flight"') :]
     # and the gate's decision is on the page with the rule that blocked
     assert response.context["gate"]["decision"] == "block"
     assert "parameter_accuracy dropped" in html
@@ -111,6 +119,12 @@ def test_held_out_tasks_stay_hidden_from_annotators_on_the_page_and_the_api(
     assert reverse("traces:detail", args=[held_out_trace]) not in html
     assert "cancel-recent-order" not in run_json["metrics"]["per_task"]
     assert "book-cheapest-flight" in run_json["metrics"]["per_task"]
+    # nor does the gate report's list of failed trials
+    gate = api_client_for(annotator).post(
+        "/api/gate/", {"baseline": base.pk, "candidate": cand.pk}, format="json"
+    )
+    assert gate.status_code == 200
+    assert "cancel-recent-order" not in json.dumps(gate.json()["candidate_trials"])
     # and a curator still sees it
     client.force_login(curator)
     assert 'data-key="cancel-recent-order"' in _page(client, base, cand).content.decode()

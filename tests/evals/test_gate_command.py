@@ -65,7 +65,19 @@ def test_gate_blocks_the_hallucinating_agent_with_exit_code_and_reports(tmp_path
         case.get("name") for case in suite.iter("testcase") if case.find("failure") is not None
     }
     assert "parameter_accuracy" in failed and int(suite.get("failures")) == len(failed)
-    assert "BLOCK" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "BLOCK" in out
+    # and each report says which trial failed and why
+    [trial] = report["candidate_trials"]["failed"]
+    assert (trial["example_key"], trial["trial"]) == ("cancel-recent-order", 0)
+    assert any("hallucinated_parameter" in reason for reason in trial["reasons"])
+    assert report["candidate_trials"]["passed"] == 2
+    trials_suite = ET.parse(junit_path).getroot().findall("testsuite")[1]
+    assert trials_suite.get("name") == "evalsite.trials"
+    assert (trials_suite.get("tests"), trials_suite.get("failures")) == ("3", "1")
+    failure = trials_suite.find("testcase/failure")
+    assert "hallucinated_parameter" in failure.get("message")
+    assert "FAIL  cancel-recent-order #0" in out and "A1043" in out
 
 
 def test_gate_passes_an_unchanged_agent(tmp_path):
@@ -83,8 +95,10 @@ def test_gate_passes_an_unchanged_agent(tmp_path):
         "--junit",
         str(tmp_path / "r.xml"),
     )
-    assert json.loads((tmp_path / "r.json").read_text())["decision"] == "pass"
-    assert ET.parse(tmp_path / "r.xml").getroot().find("testsuite").get("failures") == "0"
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["decision"] == "pass" and report["candidate_trials"]["failed"] == []
+    suites = ET.parse(tmp_path / "r.xml").getroot().findall("testsuite")
+    assert [suite.get("failures") for suite in suites] == ["0", "0"]
 
 
 def test_gate_names_a_missing_run():

@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from evalsite.api import ApplicationError
 from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
-from golden.evals.reports import gate_reports_write
+from golden.evals.reports import gate_reports_write, trial_label
 from golden.evals.services import eval_run_lookup
 
 
@@ -64,6 +64,15 @@ class Command(BaseCommand):
         for row in report["metrics"]:
             mark = "BLOCK" if row["blocked"] else "ok"
             self.stdout.write(f"  {mark:5} {row['reason']}")
+        trials = report["candidate_trials"]
+        self.stdout.write(
+            f"Candidate trials: {trials['passed']} passed, {len(trials['failed'])} failed, "
+            f"{len(trials['undecided'])} undecided"
+        )
+        for trial in trials["failed"]:
+            self.stdout.write(f"  FAIL  {trial_label(trial)}: {'; '.join(trial['reasons'])}")
+        for trial in trials["undecided"]:
+            self.stdout.write(f"  WAIT  {trial_label(trial)}: {'; '.join(trial['undecided'])}")
         for warning in report["warnings"]:
             self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
         self.stdout.write(f"JSON report: {opts['json_path']}  JUnit: {opts['junit_path']}")
