@@ -63,6 +63,8 @@ def trial_decide(metrics: dict, content: dict, criteria: PassCriteria) -> TrialD
             reasons.append(f"behaviour: judged {behavior:.2f} against the expected behaviour")
     if metrics.get("judge_unreadable"):
         undecided.append("a judge reply could not be read; sent to review")
+    # The same rule fired on several calls reads once.
+    reasons = list(dict.fromkeys(reasons))
     if reasons:
         return TrialDecision(False, reasons, undecided)
     return TrialDecision(None if undecided else True, reasons, undecided)

@@ -181,13 +181,17 @@ def match_state(
         tool = reference_tools[ref]
         same_tool = [a for a in act_writes if a not in used and actual_tools[a] == tool]
         after = max((paired[d] for d in depends_on.get(ref, []) if d in paired), default=-1)
-        exact = next((a for a in same_tool if a > after and arguments_match(ref, a)), None)
-        chosen = exact if exact is not None else (same_tool[0] if same_tool else None)
+        right = [a for a in same_tool if arguments_match(ref, a)]
+        exact = next((a for a in right if a > after), None)
+        chosen = exact if exact is not None else (right or same_tool or [None])[0]
         if chosen is None:
-            wrong.append(f"missing write {reference_tools[ref]}")
+            wrong.append(f"missing write {tool}")
             continue
-        if exact is None:
-            wrong.append(f"{reference_tools[ref]} written with other arguments or out of order")
+        if exact is None and right:
+            before = ", ".join(reference_tools[d] for d in depends_on.get(ref, []))
+            wrong.append(f"{tool} written out of order (it must come after {before})")
+        elif exact is None:
+            wrong.append(f"{tool} written with other arguments")
         used.add(chosen)
         paired[ref] = chosen
         pairs.append((ref, chosen))

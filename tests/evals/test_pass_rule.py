@@ -35,6 +35,14 @@ def test_a_golden_rule_that_fires_fails_the_trial():
     assert _decide().passed is True
 
 
+def test_a_rule_that_fired_on_several_calls_reads_once():
+    early = {"kind": "prerequisite", "detail": "refund_order called before get_order."}
+    twice = [{**early, "span_id": s, "sources": ["golden"]} for s in ("a", "b")]
+    assert _decide(red_flags=twice).reasons == [
+        "red flag prerequisite: refund_order called before get_order."
+    ]
+
+
 def test_a_generic_flag_blocks_only_where_the_example_declares_it():
     flags = [{**HALLUCINATION, "sources": ["trace"]}]
     rule = {"rule": "generic_flag", "kind": "hallucinated_parameter"}
