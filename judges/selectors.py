@@ -13,6 +13,7 @@ from judges.models import (
     JudgmentStatus,
     Rubric,
     RubricVersion,
+    ToolEffect,
     Verdict,
     VerdictStatus,
 )
@@ -168,3 +169,12 @@ def traces_for_prompt_preview() -> QuerySet:
     importing golden.
     """
     return traces_visible(None, Trace.objects.all())
+
+
+def tool_catalogue_rows(project) -> QuerySet:
+    """A project's tools with what calling each does, writes first, then by name."""
+    return (
+        ToolEffect.objects.filter(project=project)
+        .select_related("updated_by")
+        .order_by("-effect", "tool")
+    )

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from judges import views, views_setup
+from judges import views, views_setup, views_tools
 
 app_name = "judges"
 urlpatterns = [
@@ -8,6 +8,7 @@ urlpatterns = [
     path("rubrics/new/", views_setup.rubric_new, name="rubric_new"),
     path("rubrics/new/preview/", views_setup.rubric_new_preview, name="rubric_new_preview"),
     path("configs/", views_setup.config_list, name="config_list"),
+    path("tools/", views_tools.tool_catalogue, name="tool_catalogue"),
     path("rubrics/<int:rubric_id>/", views.rubric_detail, name="rubric_detail"),
     path("rubrics/<int:rubric_id>/edit/", views.rubric_edit, name="rubric_edit"),
     path("rubrics/<int:rubric_id>/preview/", views.rubric_preview, name="rubric_preview"),
