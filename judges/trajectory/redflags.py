@@ -161,20 +161,33 @@ class _Haystack:
     def __init__(self, *texts: str):
         self.text = ""
         self.squashed = ""
+        # Model calls resend the whole conversation: each text is added once.
+        self.added: set[str] = set()
         self.numbers: set[Decimal] = set()
+        self.unparsed: list[str] = []
         for text in texts:
             self.add(text)
 
     def add(self, text: str) -> None:
+        if not text or text in self.added:
+            return
+        self.added.add(text)
         self.text += "\n" + text.lower()
         self.squashed += "|" + _squash(text)
-        self.numbers.update(n for n in map(_number, NUMBER.findall(text)) if n is not None)
+        self.unparsed.append(text)
+
+    def has_number(self, needle: str) -> bool:
+        # Numbers are read only when an argument is a number, which few are.
+        for text in self.unparsed:
+            self.numbers.update(n for n in map(_number, NUMBER.findall(text)) if n is not None)
+        self.unparsed = []
+        return _number(needle) in self.numbers
 
     def __contains__(self, value: Any) -> bool:
         needle = str(value).strip().lower()
         if needle in self.text:
             return True
-        if NUMBER.fullmatch(needle.replace(",", "")) and _number(needle) in self.numbers:
+        if NUMBER.fullmatch(needle.replace(",", "")) and self.has_number(needle):
             return True
         # A date the user wrote in words is not made up when the agent passes it as ISO.
         if any(pattern.search(self.text) for pattern in _date_spellings(needle)):
