@@ -122,7 +122,7 @@ def _wrong_argument(db, task, steps, rng):
         args[name] = _another_value(db, task, name, args[name], rng)
     else:
         # The wrong one of the customer's own orders, in the same state so the write goes through.
-        status = db["orders"][args["order_id"]]["status"]
+        status = db["orders"][args["order_id"].upper()]["status"]
         taken = {s.args.get("order_id") for s in task.writes}
         others = [o for o in _orders_of(db, task.customer_id, status) if o not in taken]
         if others:
@@ -166,6 +166,19 @@ def _hallucinated_id(db, task, steps, rng):
     return steps[:index] + [Step(write.tool, args)] + steps[index + 1 :]
 
 
+def _reformatted(args: dict) -> dict:
+    """The same values written the way agents also write them; the shop's tools accept them."""
+    args = dict(args)
+    if "email" in args:
+        local, domain = args["email"].split("@")
+        args["email"] = f"{local.title()}@{domain.upper()}"
+    elif "address" in args:
+        args["address"] = "  ".join(args["address"].split(" ")) + " "
+    elif "order_id" in args:
+        args["order_id"] = args["order_id"].lower()
+    return args
+
+
 def _steps_for(db, task: Task, failure: str, rng: random.Random, notes: list[str]) -> list[Step]:
     steps = [s for s in task.plan if not (s.optional and rng.random() < 0.5)]
     if len(steps) < len(task.plan):
@@ -185,6 +198,11 @@ def _steps_for(db, task: Task, failure: str, rng: random.Random, notes: list[str
         reads = [s for s in steps if not s.write]
         steps = reads + writes[::-1]
         notes.append("writes_reordered")
+    if task.writes and rng.random() < 0.25:
+        write = rng.choice([s for s in steps if s.write])
+        index = steps.index(write)
+        steps = steps[:index] + [Step(write.tool, _reformatted(write.args))] + steps[index + 1 :]
+        notes.append("reformatted_argument")
     if failure == "extra_write":
         steps = _extra_write(db, task, steps, rng)
     elif failure == "wrong_argument":
