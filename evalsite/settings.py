@@ -51,6 +51,7 @@ INSTALLED_APPS = [
     "judges",
     "reviews",
     "golden",
+    "webhooks",
     "evalsite",
 ]
 
@@ -320,3 +321,14 @@ CELERY_BEAT_SCHEDULE["review-locks-release"] = {
 # A judge version is approved for live traffic at this kappa against people on this many items.
 CALIBRATION_KAPPA_BAR = envfloat("CALIBRATION_KAPPA_BAR", 0.6)
 CALIBRATION_MIN_ITEMS = envint("CALIBRATION_MIN_ITEMS", 30)
+
+# --- Webhooks -------------------------------------------------------------------------------
+WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)
+# Exponential backoff with jitter between attempts: 30 s, 60 s, 120 s ... capped at an hour.
+WEBHOOK_RETRY_BASE_SECONDS = envint("WEBHOOK_RETRY_BASE_SECONDS", 30)
+WEBHOOK_RETRY_MAX_SECONDS = envint("WEBHOOK_RETRY_MAX_SECONDS", 3600)
+WEBHOOK_MAX_ATTEMPTS = envint("WEBHOOK_MAX_ATTEMPTS", 8)
+CELERY_BEAT_SCHEDULE["review-backlog-check"] = {
+    "task": "webhooks.tasks.review_backlog_check_task",
+    "schedule": float(envint("WEBHOOK_BACKLOG_CHECK_SECONDS", 60)),
+}
