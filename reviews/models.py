@@ -30,6 +30,7 @@ class ReviewReason(models.TextChoices):
     AUDIT_SAMPLE = "audit_sample", "Random audit sample"
     CALIBRATION = "calibration", "Judge calibration sample"
     FLAGGED = "flagged", "Flagged by a person"
+    USER_FEEDBACK = "user_feedback", "An end user gave a thumbs-down"
 
 
 class ReviewStatus(models.TextChoices):

@@ -304,3 +304,16 @@ def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
 def projects_with_counts():
     """Every project with its number of traces, in one query."""
     return Project.objects.annotate(trace_total=Count("traces")).order_by("name")
+
+
+FEEDBACK_SHOWN = 100
+
+
+def trace_feedback(trace: Trace) -> list:
+    """The newest outside scores of a trace, each with the name of the span it points at."""
+    rows = list(trace.feedback.order_by("-created_at", "-pk")[:FEEDBACK_SHOWN])
+    ids = {row.span_id for row in rows if row.span_id}
+    names = dict(trace.spans.filter(span_id__in=ids).values_list("span_id", "name")) if ids else {}
+    for row in rows:
+        row.span_name = names.get(row.span_id, row.span_id)
+    return rows

@@ -70,6 +70,7 @@ def trace_detail(request, trace_id: int):
             "trace_attributes_text": selectors.value_as_text(trace.attributes),
             "blind": blind,
             "judge_versions": [] if blind else selectors.trace_judge_versions(judging["judgments"]),
+            "feedback": [] if blind else selectors.trace_feedback(trace),
             **judging,
         },
     )
