@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from accounts.roles import CURATOR, has_role
 from judges.models import Judgment
-from reviews.access import review_items_visible
+from reviews.access import queue_hides_judge_from, review_items_visible
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
 from reviews.services import UNDO_SECONDS
 from traces.selectors import trace_span_nodes
@@ -35,7 +35,8 @@ def queue_items(queue, filters: dict, user):
     status = filters.get("status") or ReviewStatus.OPEN
     if status != "all":
         items = items.filter(status=status)
-    if reason := filters.get("reason"):
+    # The reason is the judge's side: a blind queue is not sorted by it for annotators.
+    if (reason := filters.get("reason")) and not queue_hides_judge_from(user, queue):
         items = items.filter(reason=reason)
     now = timezone.now()
     claim = filters.get("claim")
