@@ -295,17 +295,41 @@ def trace_judge_versions(judgments) -> list[dict]:
     return list(versions.values())
 
 
-def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
+def span_citations(cited, spans: list[Span]) -> list[dict]:
+    """A judgment's citations as {"cited", "span_id"}, checked against the trace's spans.
+
+    A citation no span answers keeps its text with span_id "" so pages flag it, never drop
+    it. Replies stored before citations were resolved hold bare strings: ids, or span names.
+    """
+    ids = {span.span_id for span in spans}
+    by_name: dict[str, list[str]] = {}
+    for span in spans:
+        by_name.setdefault(span.name, []).append(span.span_id)
+    citations = []
+    for entry in cited or ():
+        if isinstance(entry, dict):
+            span_id = str(entry.get("span_id") or entry.get("id") or "")
+            text = str(entry.get("cited") or span_id)
+            found = [span_id] if span_id in ids else []
+        else:
+            text = str(entry)
+            found = [text] if text in ids else by_name.get(text, [])
+        if text:
+            citations += [{"cited": text, "span_id": span_id} for span_id in found or [""]]
+    return citations
+
+
+def trace_judgment_rows(judgments, spans: list[Span]) -> list[tuple]:
+    """(judgment, its citations) for the trace page's judging table."""
+    return [(judgment, span_citations(judgment.cited_spans, spans)) for judgment in judgments]
+
+
+def trace_cited_span_ids(judgments, red_flags=(), spans: list[Span] = ()) -> set[str]:
     """Span ids the judges cited or a red flag fired on, to highlight them in the tree."""
     cited: set[str] = {flag.span.span_id for flag in red_flags if flag.span_id}
     for judgment in judgments:
-        for item in judgment.cited_spans or []:
-            if isinstance(item, str):
-                cited.add(item)
-            elif (
-                isinstance(item, dict) and isinstance(item.get("span_id"), str) and item["span_id"]
-            ):
-                cited.add(item["span_id"])
+        cited.update(c["span_id"] for c in span_citations(judgment.cited_spans, spans))
+    cited.discard("")
     return cited
 
 
