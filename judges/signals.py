@@ -12,3 +12,7 @@ verdict_written = Signal()
 # Sent with effect=<ToolEffect>, user, before={"effect", "source"} when a curator changes
 # what a tool does; the audit log lives downstream.
 tool_effect_changed = Signal()
+
+# Sent with policy=<GuardrailPolicy>, user, before={...} or None when a curator changes a
+# project's guardrail thresholds; the audit log lives downstream.
+guardrail_policy_changed = Signal()

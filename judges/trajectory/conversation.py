@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from collections.abc import Sequence
+
+from judges.trajectory.steps import SpanFacts, TraceFacts
 from traces.models import Span, SpanKind, Trace
 
 TOLD_ROLES = {"user", "system", "developer", "human"}
@@ -71,7 +74,7 @@ def message_texts(value: Any, roles: set[str]) -> list[str]:
     return texts
 
 
-def system_prompt_texts(trace: Trace, spans: list[Span]) -> list[str]:
+def system_prompt_texts(trace: TraceFacts, spans: Sequence[SpanFacts]) -> list[str]:
     """The system prompt wherever the trace keeps it: span attributes or the trace context."""
     texts: list[str] = []
     for source in [trace.context or {}, trace.attributes or {}] + [s.attributes for s in spans]:
