@@ -408,6 +408,8 @@ class GuardrailDecision(models.Model):
     # The id the agent exports the trace under; the trace may arrive after the decision.
     trace_external_id = models.CharField(max_length=64)
     decision = models.CharField(max_length=10, choices=Decision.choices)
+    # The first blocking check's kind (a RedFlag kind), counted on the overview.
+    blocked_by = models.CharField(max_length=40, blank=True)
     next_tool = models.CharField(max_length=200, blank=True)
     steps = models.PositiveIntegerField(default=0)
     # [{"check", "span_id", "detail", "fallback", "blocking"}] as answered.

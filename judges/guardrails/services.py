@@ -22,6 +22,7 @@ def guardrail_decision_record(project: Project, result: GuardrailResult, user=No
         project=project,
         trace_external_id=result.trace_external_id,
         decision=result.decision,
+        blocked_by=next((c["check"] for c in result.checks if c["blocking"]), ""),
         next_tool=result.next_tool[:200],
         steps=result.steps,
         checks=result.checks,
