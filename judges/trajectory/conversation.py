@@ -6,9 +6,8 @@ or GenAI parts. The walk is generic: every string under a message of the wanted 
 
 from __future__ import annotations
 
-from typing import Any
-
 from collections.abc import Sequence
+from typing import Any
 
 from judges.trajectory.steps import SpanFacts, TraceFacts
 from traces.models import Span, SpanKind, Trace

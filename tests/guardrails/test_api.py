@@ -3,9 +3,10 @@
 import pytest
 from django.urls import reverse
 
-from judges.models import GuardrailDecision
+from judges.models import GuardrailDecision, GuardrailPolicy
 from tests.factories import ProjectFactory
-from tests.guardrails.trajectories import search_steps, span_tree, tool
+from tests.guardrails.trajectories import search_steps, span_tree
+from traces.models import Project
 
 pytestmark = pytest.mark.django_db
 
@@ -58,8 +59,6 @@ def test_allow_answer(agent):
 def test_checking_writes_nothing_not_even_a_project(agent):
     agent.post(URL, _loop_request(project="never-seen"), format="json")
     assert not GuardrailDecision.objects.exists()
-    from traces.models import Project
-
     assert not Project.objects.filter(slug="never-seen").exists()
 
 
@@ -100,8 +99,6 @@ def test_bad_input_is_a_400_naming_the_field(agent, payload, field):
 
 
 def test_project_header_is_read(agent):
-    from judges.models import GuardrailPolicy
-
     GuardrailPolicy.objects.create(project=ProjectFactory(slug="travel"), loop_repeats=5)
     payload = _loop_request()
     del payload["project"]

@@ -1,8 +1,8 @@
 """Each runtime check, the decision it leads to, and the span it names (service level)."""
 
 import pytest
-from django.test.utils import CaptureQueriesContext
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.exceptions import ValidationError
 
 from judges.guardrails.check import guardrail_check
@@ -162,7 +162,7 @@ def test_write_before_its_prerequisite_is_blocked_with_project_prerequisites():
 def test_step_limit_blocks_the_call_over_it_and_every_later_one():
     project = ProjectFactory(slug="support")
     GuardrailPolicy.objects.create(project=project, max_steps=3)
-    steps = [tool(f"get_page", {"page": n}, {"rows": [n]}) for n in range(1, 4)]
+    steps = [tool("get_page", {"page": n}, {"rows": [n]}) for n in range(1, 4)]
     # when the fourth call is asked for
     result = guardrail_check(
         project, trajectory=span_tree(*steps), next_call={"tool": "get_page", "input": {"page": 4}}
