@@ -10,37 +10,64 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator
-from judges.guardrails.check import ALLOW, BLOCK, RUNTIME_KINDS, guardrail_check
+from judges.guardrails.check import (
+    ALLOW,
+    BLOCK,
+    RUNTIME_KINDS,
+    guardrail_check,
+    project_with_policy,
+)
 from judges.guardrails.services import guardrail_decision_record
 from traces.api import ERROR_RESPONSES, PROJECT_HEADER, TraceJSONParser
 from traces.ingest.services import PROJECT_SLUG, project_for_ingest
-from traces.models import Project
+
+
+class ParsedJSONObject(serializers.JSONField):
+    """A JSON object from the parsed body, taken as it is: the body was JSON already, and
+    re-encoding a long trajectory to prove it would cost more than the checks."""
+
+    def to_internal_value(self, data):
+        if not isinstance(data, dict):
+            raise serializers.ValidationError("Expected a JSON object.")
+        return data
+
+
+def _at_most(value: str, length: int) -> str:
+    # Checked here rather than with max_length, whose validator costs a translation lookup
+    # per request.
+    if len(value) > length:
+        raise serializers.ValidationError(f"At most {length} characters.")
+    return value
 
 
 class GuardrailCallIn(serializers.Serializer):
-    tool = serializers.CharField(max_length=200, help_text="The tool about to be called.")
-    input = serializers.JSONField(required=False, default=dict, help_text="Its arguments.")
+    tool = serializers.CharField(help_text="The tool about to be called (at most 200 characters).")
+    input = ParsedJSONObject(required=False, default=dict, help_text="Its arguments.")
     id = serializers.CharField(
-        max_length=32, required=False, default="", help_text="The call id, named in checks."
+        required=False, default="", help_text="The call id (at most 32), named in checks."
     )
+
+    def validate_tool(self, value):
+        return _at_most(value, 200)
+
+    def validate_id(self, value):
+        return _at_most(value, 32)
 
 
 class GuardrailCheckIn(serializers.Serializer):
     project = serializers.CharField(
         required=False,
-        max_length=100,
         help_text="Project slug; else the x-evalsite-project header, else `default`.",
     )
-    trajectory = serializers.JSONField(
+    trajectory = ParsedJSONObject(
         required=False,
         help_text="The trajectory so far: a span tree or an Anthropic/OpenAI transcript, "
         "as POST /api/traces/ takes it.",
     )
     trace_id = serializers.CharField(
         required=False,
-        max_length=64,
-        help_text="The trace id the agent exports under. Without `trajectory`, the stored "
-        "spans of that trace are checked.",
+        help_text="The trace id (at most 64 characters) the agent exports under. Without "
+        "`trajectory`, the stored spans of that trace are checked.",
     )
     next_call = GuardrailCallIn(required=False, help_text="The tool call about to be made.")
     record = serializers.BooleanField(
@@ -51,6 +78,9 @@ class GuardrailCheckIn(serializers.Serializer):
         if not PROJECT_SLUG.match(value):
             raise serializers.ValidationError("Use 1-100 letters, digits, '-' or '_'.")
         return value
+
+    def validate_trace_id(self, value):
+        return _at_most(value, 64)
 
     def validate(self, attrs):
         if "trajectory" not in attrs and not attrs.get("trace_id"):
@@ -137,11 +167,7 @@ class GuardrailCheckApi(APIView):
         slug = values.get("project") or request.META.get(PROJECT_HEADER) or "default"
         record = values["record"]
         # Checking writes nothing; only a decision to keep may start a project.
-        project = (
-            project_for_ingest(slug)
-            if record
-            else Project.objects.filter(slug=slug).only("pk", "slug").first()
-        )
+        project = project_for_ingest(slug) if record else project_with_policy(slug)
         result = guardrail_check(
             project,
             trajectory=values.get("trajectory"),

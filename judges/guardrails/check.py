@@ -58,10 +58,18 @@ class GuardrailResult:
     extra: dict = field(default_factory=dict)
 
 
+def project_with_policy(slug: str) -> Project | None:
+    """The project and its policy in one query (the check sits in an agent's loop)."""
+    return Project.objects.select_related("guardrail_policy").filter(slug=slug).first()
+
+
 def project_policy(project: Project | None) -> GuardrailPolicy | None:
     if project is None:
         return None
-    return GuardrailPolicy.objects.filter(project=project).first()
+    try:
+        return project.guardrail_policy
+    except GuardrailPolicy.DoesNotExist:
+        return None
 
 
 def _stored_trajectory(project: Project | None, external_id: str) -> ParsedTrajectory | None:

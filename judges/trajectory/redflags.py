@@ -12,7 +12,12 @@ from django.conf import settings
 from django.db import transaction
 
 from judges.models import GuardrailPolicy, RedFlag
-from judges.trajectory.conversation import TOLD_ROLES, message_texts, system_prompt_texts
+from judges.trajectory.conversation import (
+    TOLD_ROLES,
+    conversation_messages,
+    message_texts,
+    system_prompt_texts,
+)
 from judges.trajectory.effects import tool_definitions
 from judges.trajectory.steps import (
     SpanFacts,
@@ -229,6 +234,8 @@ def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts])
     seen = _Haystack(trace.task or "", canonical_json(trace.context or {}))
     for text in system_prompt_texts(trace, spans):
         seen.add(text)
+    # Each model call is sent the conversation so far: only what it adds is read again.
+    read: list = []
     for span in spans:
         if span.kind == SpanKind.TOOL:
             for key, value in leaf_values(span.input):
@@ -243,8 +250,11 @@ def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts])
                     )
             seen.add(canonical_json(span.output))
         elif span.kind == SpanKind.LLM:
-            for text in message_texts(span.input, TOLD_ROLES):
+            messages = conversation_messages(span.input)
+            resent = len(messages) >= len(read) and messages[: len(read)] == read
+            for text in message_texts(span.input, TOLD_ROLES, skip=len(read) if resent else 0):
                 seen.add(text)
+            read = messages
         else:
             # Agent and retriever spans carry handed-down tasks and retrieved documents.
             if span.kind == SpanKind.AGENT:
