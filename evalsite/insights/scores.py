@@ -107,11 +107,12 @@ def red_flag_chart() -> Chart:
                 if any(r[column] for r in table)
             ],
             "layout": layout(
-                "flags",
+                "count",
                 "",
                 barmode="group",
+                showlegend=True,
                 margin={"l": 230, "r": 20, "t": 30, "b": 50},
-                xaxis=count_axis(max(max(r[2], r[3]) for r in table), "flags"),
+                xaxis=count_axis(max(max(r[2], r[3]) for r in table), "count"),
             ),
         }
     return Chart(

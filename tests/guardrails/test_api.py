@@ -88,6 +88,12 @@ def test_recorded_block_is_kept_under_the_trace_id(agent, annotator):
         ({"trajectory": {"name": "a"}, "record": True}, "trace_id"),
         ({"trajectory": {"name": "a"}, "project": "no spaces"}, "project"),
         ({"trace_id": "feedbeef"}, "trace_id"),
+        ({"trace_id": "f" * 65}, "trace_id"),
+        ({"trajectory": {"name": "a"}, "next_call": {"tool": "t" * 201}}, "next_call.tool"),
+        (
+            {"trajectory": {"name": "a"}, "next_call": {"tool": "t", "input": [1]}},
+            "next_call.input",
+        ),
     ],
 )
 def test_bad_input_is_a_400_naming_the_field(agent, payload, field):
