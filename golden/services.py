@@ -17,6 +17,7 @@ from golden.models import (
     ExampleOrigin,
     GoldenExample,
 )
+from golden.signals import dataset_version_created
 from golden.trajectory_draft import reference_trajectory_draft
 from judges.models import Rubric
 from reviews.models import AuditEvent, ReviewStatus
@@ -257,6 +258,7 @@ def dataset_version_create(
             for entry in entries:
                 entry.version = version
             DatasetVersionEntry.objects.bulk_create(entries, batch_size=500)
+            dataset_version_created.send(sender=DatasetVersion, version=version)
             audit_event_record(
                 user,
                 "dataset_version_create",

@@ -16,3 +16,7 @@ tool_effect_changed = Signal()
 # Sent with policy=<GuardrailPolicy>, user, before={...} or None when a curator changes a
 # project's guardrail thresholds; the audit log lives downstream.
 guardrail_policy_changed = Signal()
+
+# Sent with calibration=<JudgeCalibration> when an approved judge version's recent agreement
+# with people fell below the bar and it went back to calibrating.
+judge_drift_flagged = Signal()

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judges', '0007_seed_expected_behavior'),
+        ('judges', '0008_judge_config_provider_base_url'),
         ('traces', '0004_project_tool_error_rules'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
