@@ -3,7 +3,7 @@ beyond reading the project's policy (and the stored trace, when the agent names 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from rest_framework.exceptions import ValidationError
 
@@ -55,7 +55,6 @@ class GuardrailResult:
     next_tool: str = ""
     checked_span_id: str = ""
     policy_source: str = "settings"
-    extra: dict = field(default_factory=dict)
 
 
 def project_with_policy(slug: str) -> Project | None:
