@@ -32,3 +32,5 @@ urlpatterns = [
     path("insights/", include("evalsite.insights.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "evalsite.views.server_error"
