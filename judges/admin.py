@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from judges.models import (
     GuardrailDecision,
+    GuardrailPolicy,
     JudgeCalibration,
     JudgeConfig,
     JudgeRun,
@@ -128,6 +129,19 @@ class GuardrailDecisionAdmin(admin.ModelAdmin):
     list_display = ("created_at", "project", "trace_external_id", "decision", "blocked_by")
     list_filter = ("decision", "blocked_by", "project")
     search_fields = ("trace_external_id", "next_tool")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(GuardrailPolicy)
+class GuardrailPolicyAdmin(admin.ModelAdmin):
+    """Read-only here: thresholds change on the guardrails page, where each change is audited."""
+
+    list_display = ("project", "loop_repeats", "max_steps", "updated_at")
 
     def has_add_permission(self, request):
         return False
