@@ -86,6 +86,11 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
+    if kind == SpanKind.TOOL:
+        input_value, output_value = tool_arguments(input_value), tool_result(output_value)
+    elif kind != SpanKind.LLM and AGGREGATE_TOKENS.intersection(attributes):
+        # OpenInference agent and chain spans repeat their model calls' token sums.
+        fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
     cost = _cost(
         conventions.cost_declared(attributes),
@@ -130,6 +135,36 @@ def span_record_build(
         component=component[:200],
         trace_fields=conventions.trace_fields_from(attributes),
     )
+
+
+AGGREGATE_TOKENS = frozenset({"llm.token_count.prompt", "llm.token_count.completion"})
+
+
+def tool_arguments(value):
+    """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`."""
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("kwargs"), dict)
+        and not value.get("args")
+        and set(value) <= {"args", "kwargs", "sanitize_inputs_outputs"}
+    ):
+        return value["kwargs"]
+    return value
+
+
+def tool_result(value):
+    """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`."""
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "tool"
+        and isinstance(value.get("data"), dict)
+    ):
+        data = value["data"]
+        content = conventions.json_maybe(data.get("content"))
+        if data.get("status") == "error":
+            return {"error": content}
+        return content
+    return value
 
 
 def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider: str) -> Decimal:
