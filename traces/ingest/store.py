@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from traces.components import records_components_assign
 from traces.ingest.bulk import rows_update, spans_insert_new
+from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.messages import readable_text
@@ -97,6 +98,7 @@ def spans_store(
     """
     extras = extras or {}
     records = _dedupe(records)
+    langgraph_tool_calls_resolve(records)
     tool_failures_mark(
         records,
         detect_text=project.tool_error_text_detection,
