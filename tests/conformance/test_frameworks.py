@@ -120,3 +120,44 @@ def test_langgraph_with_openinference(agent_api):
         instrumentor.uninstrument()
     trace = export_to_evalsite(agent_api, exporter)
     assert_support_run(trace)
+
+
+def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
+    import openai
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
+    provider, exporter = capturing_provider("support")
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeOpenAI() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            client = openai.OpenAI(base_url=server.base_url, api_key="test")
+            messages = [
+                {"role": "system", "content": support_task.SYSTEM_PROMPT},
+                {"role": "user", "content": support_task.TASK},
+            ]
+            while True:
+                reply = client.chat.completions.create(model=MODEL, messages=messages)
+                message = reply.choices[0].message
+                if not message.tool_calls:
+                    break
+                messages.append(message.model_dump(exclude_none=True))
+                for call in message.tool_calls:
+                    result = support_task.TOOLS[call.function.name](
+                        **json.loads(call.function.arguments)
+                    )
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    finally:
+        instrumentor.uninstrument()
+    trace = export_to_evalsite(agent_api, exporter)
+    # model calls under a root that says nothing: task and answer come from the calls
+    spans = Span.objects.filter(trace=trace)
+    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
