@@ -193,6 +193,11 @@ def message_read(raw) -> Message | None:
     if isinstance(parts, list):
         for part in parts:
             _block_into(message, part, texts)
+    contents = body.get("contents")
+    if isinstance(contents, list):  # OpenInference `message.contents.N.message_content`
+        for part in contents:
+            inner = part.get("message_content") if isinstance(part, dict) else None
+            _block_into(message, inner if isinstance(inner, dict) else part, texts)
     for call in body.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue

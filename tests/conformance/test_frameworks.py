@@ -7,7 +7,7 @@ from decimal import Decimal
 import pytest
 
 from accounts.roles import ANNOTATOR
-from tests.conformance import support_task
+from tests.conformance import documented_tools, support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKENS, FakeOpenAI
 from tests.conformance.harness import capturing_provider, export_to_evalsite, tool_calls
 from tests.factories import UserFactory
@@ -161,3 +161,41 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     assert trace.task == support_task.TASK
     assert trace.final_answer == support_task.FINAL_ANSWER
     assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+
+
+def test_smolagents_with_openinference(agent_api):
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    provider, exporter = capturing_provider("support")
+    instrumentor = SmolagentsInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
+            tools = [
+                tool(documented_tools.lookup_order),
+                tool(documented_tools.refund),
+            ]
+            agent = ToolCallingAgent(tools=tools, model=model, max_steps=5, verbosity_level=0)
+            agent.run(support_task.TASK)
+    finally:
+        instrumentor.uninstrument()
+    trace = export_to_evalsite(agent_api, exporter)
+    calls = tool_calls(trace)
+    # smolagents answers through its own `final_answer` tool
+    assert calls[-1] == (
+        "final_answer",
+        {"answer": support_task.FINAL_ANSWER},
+        support_task.FINAL_ANSWER,
+    )
+    assert [(name, args) for name, args, _ in calls[:-1]] == EXPECTED_CALLS
+    assert [result for *_, result in calls[:-1]] == [ORDER, REFUND]
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
+    # the agent span repeats its calls' token sums; they count once
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert trace.cost_usd > Decimal(0)
+    first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
+    assert any(m.get("message", {}).get("role") == "user" for m in first_call.input)

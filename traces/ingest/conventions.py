@@ -297,6 +297,13 @@ def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> 
     """(input, output) of a span from its attributes, flattened messages or content events."""
     value_in = first_present(attributes, INPUT_ATTRIBUTES)
     value_out = first_present(attributes, OUTPUT_ATTRIBUTES)
+    if attributes.get("openinference.span.kind") == "LLM":
+        # The structured messages are exact where `input.value` may be a text dump
+        # (smolagents writes Python reprs there).
+        if "llm.input_messages.0.message.role" in attributes:
+            value_in = unflatten(attributes, "llm.input_messages")
+        if "llm.output_messages.0.message.role" in attributes:
+            value_out = unflatten(attributes, "llm.output_messages")
     # One pass decides whether any flattened message list is there at all (rarely).
     if (value_in is None or value_out is None) and any(
         key.startswith(_FLATTENED_STARTS) for key in attributes
