@@ -188,3 +188,35 @@ def test_langchain_tool_message_and_langgraph_tool_node():
 )
 def test_langchain_and_openinference_message_forms(value, role, text):
     assert readable_text(value, role=role) == text
+
+
+def test_an_empty_tool_result_attribute_is_an_empty_result_not_a_missing_one():
+    tool = build({"gen_ai.tool.name": "think", "gen_ai.tool.call.result": ""})
+    assert tool.output == "" and tool.status == "ok"
+
+
+@pytest.mark.django_db
+def test_untimed_model_calls_give_the_last_reply_as_final_answer():
+    from tests.factories import ProjectFactory
+    from traces.ingest.services import ingest_span_tree
+
+    tree = {
+        "name": "agent",
+        "type": "agent",
+        "children": [
+            {
+                "name": "chat",
+                "type": "llm",
+                "input": [{"role": "user", "content": "Hi"}],
+                "output": {"role": "assistant", "content": "First."},
+            },
+            {
+                "name": "chat",
+                "type": "llm",
+                "input": [{"role": "user", "content": "Hi"}],
+                "output": {"role": "assistant", "content": "Last."},
+            },
+        ],
+    }
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    assert (trace.task, trace.final_answer) == ("Hi", "Last.")

@@ -316,6 +316,8 @@ def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> 
             for prefix in FLATTENED_OUTPUT_PREFIXES:
                 if (value_out := unflatten(attributes, prefix)) is not None:
                     break
+    if value_out is None and any(attributes.get(name) == "" for name in OUTPUT_ATTRIBUTES):
+        value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
     value_in = _with_system_instructions(attributes, json_maybe(value_in))
     value_out = json_maybe(value_out)
     if events and (value_in is None or value_out is None):

@@ -288,8 +288,10 @@ def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
     calls = sorted(
         (r for r in records if r.kind == SpanKind.LLM),
         key=lambda r: (r.started_at is None, r.started_at or _EPOCH),
-        reverse=field == "final_answer",
     )
+    if field == "final_answer":
+        # Reversed after sorting: calls without times keep the order they were sent in.
+        calls.reverse()
     for call in calls:
         value = call.input if field == "task" else call.output
         text = readable_text(value, role=role) if value is not None else ""
