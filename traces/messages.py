@@ -156,6 +156,27 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
                 is_error=bool(source.get("is_error")),
             )
         )
+    elif isinstance(block.get("toolUse"), dict):  # Bedrock Converse (strands)
+        use = block["toolUse"]
+        message.tool_calls.append(
+            ToolCall(
+                id=str(use.get("toolUseId") or ""),
+                name=str(use.get("name") or ""),
+                arguments=use.get("input"),
+            )
+        )
+    elif isinstance(block.get("toolResult"), dict):
+        result = block["toolResult"]
+        texts_in: list[str] = []
+        for inner in result.get("content") or []:
+            _block_into(Message(role="tool"), inner, texts_in)
+        message.tool_results.append(
+            ToolResult(
+                id=str(result.get("toolUseId") or ""),
+                content=_decoded("\n".join(texts_in)),
+                is_error=result.get("status") == "error",
+            )
+        )
     elif kind == "reasoning" or kind == "thinking":
         return
     elif isinstance(block.get("content"), str) and kind in (None, "message"):
@@ -182,6 +203,12 @@ def message_read(raw) -> Message | None:
     message = Message(role=role)
     texts: list[str] = []
     content = body.get("content")
+    if content is None and isinstance(body.get("message"), str):
+        content = body["message"]  # a gen_ai.choice event's reply (strands)
+    if isinstance(content, str) and content.startswith("[{"):
+        blocks = _decoded(content)  # strands writes its content blocks as JSON text
+        if isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks):
+            content = blocks
     parts = body.get("parts")
     if isinstance(content, str):
         texts.append(content)

@@ -111,7 +111,34 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         self.server.requests.append(body)
-        self._send(200, completion_for(body.get("messages", []), body.get("tools")))
+        completion = completion_for(body.get("messages", []), body.get("tools"))
+        if body.get("stream"):
+            self._stream(completion)
+        else:
+            self._send(200, completion)
+
+    def _stream(self, completion: dict) -> None:
+        """The same reply as server-sent chunks: the message, the finish, then usage."""
+        choice = completion["choices"][0]
+        delta = dict(choice["message"])
+        for index, call in enumerate(delta.get("tool_calls") or []):
+            call["index"] = index
+        head = {key: completion[key] for key in ("id", "object", "created", "model")}
+        head["object"] = "chat.completion.chunk"
+        chunks = [
+            {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {
+                **head,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+            },
+            {**head, "choices": [], "usage": completion["usage"]},
+        ]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
 
     def _send(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()

@@ -105,6 +105,8 @@ def span_record_build(
         tool_name = name.removeprefix("execute_tool ").strip()
     if not error_message and is_error:
         error_message = str(fields.get("error_type") or "")
+    if not is_error and attributes.get("gen_ai.tool.status") == "error":  # strands
+        is_error, error_message = True, error_message or "tool status error"
     if not is_error and fields.get("error_type"):
         is_error = True
         error_message = error_message or str(fields["error_type"])
@@ -141,7 +143,10 @@ AGGREGATE_TOKENS = frozenset({"llm.token_count.prompt", "llm.token_count.complet
 
 
 def tool_arguments(value):
-    """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`."""
+    """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`,
+    strands sends them as a `gen_ai.tool.message` event."""
+    if isinstance(value, dict) and value.get("event") == "gen_ai.tool.message":
+        return conventions.json_maybe(value.get("content"))
     if (
         isinstance(value, dict)
         and isinstance(value.get("kwargs"), dict)
@@ -153,7 +158,13 @@ def tool_arguments(value):
 
 
 def tool_result(value):
-    """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`."""
+    """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`;
+    strands sends `[{"text": ...}]` in a `gen_ai.choice` event."""
+    if isinstance(value, dict) and value.get("event") == "gen_ai.choice":
+        blocks = conventions.json_maybe(value.get("message"))
+        if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict):
+            return conventions.json_maybe(blocks[0].get("text", blocks[0]))
+        return blocks
     if (
         isinstance(value, dict)
         and value.get("type") == "tool"
