@@ -47,3 +47,17 @@ def test_strands_agents(api_client_for):
     assert trace.cost_usd > Decimal(0) and trace.error_count == 0
     first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
     assert support_task.TASK in json.dumps(first_call.input)
+
+
+def test_google_adk(api_client_for):
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "google-adk")
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
+    assert [result for *_, result in calls] == [ORDER, REFUND]
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert Span.objects.get(trace=trace, parent_span_id="").kind == SpanKind.AGENT
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert trace.model == "gemini-2.0-flash" and trace.cost_usd > Decimal(0)
+    assert trace.error_count == 0

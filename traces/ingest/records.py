@@ -159,7 +159,9 @@ def tool_arguments(value):
 
 def tool_result(value):
     """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`;
-    strands sends `[{"text": ...}]` in a `gen_ai.choice` event."""
+    strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`."""
+    if isinstance(value, dict) and len(value) == 1 and "result" in value:
+        return conventions.json_maybe(value["result"])  # google-adk wraps plain returns
     if isinstance(value, dict) and value.get("event") == "gen_ai.choice":
         blocks = conventions.json_maybe(value.get("message"))
         if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict):
