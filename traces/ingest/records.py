@@ -88,7 +88,7 @@ def span_record_build(
         output_value = found_out if output_value is None else output_value
     if kind == SpanKind.TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
-    elif kind != SpanKind.LLM and AGGREGATE_TOKENS.intersection(attributes):
+    elif kind != SpanKind.LLM and any(name in attributes for name in AGGREGATE_TOKENS):
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
@@ -139,7 +139,7 @@ def span_record_build(
     )
 
 
-AGGREGATE_TOKENS = frozenset({"llm.token_count.prompt", "llm.token_count.completion"})
+AGGREGATE_TOKENS = ("llm.token_count.prompt", "llm.token_count.completion")
 
 
 def tool_arguments(value):
