@@ -70,5 +70,5 @@ def conversation_html(label: str, value) -> str:
         )
     return (
         f'<div class="span-io span-conversation"><span class="io-label">{_esc(label)} '
-        f"({len(messages)} messages)</span>{shown}</div>"
+        f"({len(messages)} message{'' if len(messages) == 1 else 's'})</span>{shown}</div>"
     )
