@@ -161,7 +161,7 @@ def record(framework: str) -> None:
     with tempfile.TemporaryDirectory() as venv:
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
         python = str(Path(venv) / "bin" / "python")
-        exporter = "opentelemetry-exporter-otlp-proto-common"
+        exporter = "opentelemetry-exporter-otlp-proto-common==1.44.0"
         subprocess.run(
             [python, "-m", "pip", "install", "--quiet", *PINS[framework], exporter], check=True
         )
