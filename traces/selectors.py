@@ -238,9 +238,9 @@ def trace_ids_blind_for(user) -> QuerySet:
     Every page and answer that shows what judges said about a trace leaves these out for
     that user, as the item page does; reverse relations keep traces from importing reviews.
     """
-    if user is None or not user.is_authenticated or has_role(user, CURATOR):
-        return Trace.objects.none().values("pk")
     review_model = Trace._meta.get_field("review_items").related_model
+    if user is None or not user.is_authenticated or has_role(user, CURATOR):
+        return review_model.objects.none().values("trace_id")
     items = review_model.objects.filter(queue__blind=True, status="open", claimed_by=user)
     answered = items.filter(annotations__annotator=user, annotations__undone_at__isnull=True)
     return items.exclude(pk__in=answered.values("pk")).values("trace_id")
