@@ -147,7 +147,7 @@ def test_query_count_does_not_grow_with_spans():
             for q in ctx.captured_queries
             if '"traces_span"' not in q["sql"][:40]
             and '"judges_redflag"' not in q["sql"][:40]
-            and 'INTO "judges_tooleffect"' not in q["sql"][:40]
+            and 'INTO "judges_tooleffect"' not in q["sql"][:60]
             and "SAVEPOINT" not in q["sql"][:20]
         ]
 
