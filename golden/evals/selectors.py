@@ -125,8 +125,9 @@ def eval_run_comparison(baseline: EvalRun, candidate: EvalRun, user) -> dict:
             b, c = base_tasks.get(key, {}).get(name), cand_tasks.get(key, {}).get(name)
             delta = _delta(name, b, c)
             worst = min(worst, delta if delta is not None else 0.0)
+            change = _change(b, c)
             cells.append(
-                {"name": name, "baseline": b, "candidate": c, "delta": delta, "change": _change(b, c)}
+                {"name": name, "baseline": b, "candidate": c, "delta": delta, "change": change}
             )
         tasks.append(
             {
