@@ -3,7 +3,8 @@
 Sets up its own database and var folder, loads the demo (optionally on top of `--fill N`
 traces written by bench/overview_page.py, which needs PostgreSQL), starts the whole stack with
 `manage.py serve` (web, worker, simulated judge), waits for the demo's judging to finish,
-then visits each page as the admin and saves one PNG per page. Prints each page's status,
+then visits each page as the admin and saves two PNGs per page: the 1400x900 view
+(`NAME.png`) and the whole page (`NAME.full.png`). Prints each page's status,
 console errors and the figures of the run.
 
     .venv/bin/python bench/screenshots.py [--out var/screenshots] [--port 8160]
@@ -124,6 +125,8 @@ def _shoot(page, name: str, path: str, out: Path, report: list) -> None:
     # Charts draw after load; give plotly its frame before the picture.
     page.wait_for_timeout(300)
     page.screenshot(path=str(out / f"{name}.png"))
+    # What lies below the fold too: charts and long tables.
+    page.screenshot(path=str(out / f"{name}.full.png"), full_page=True)
     page.remove_listener("console", on_console)
     report.append((name, path, response.status if response else 0, ms, errors))
 

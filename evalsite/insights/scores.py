@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from django.db.models import Count
 
-from evalsite.insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
+from evalsite.insights.charts import (
+    PALETTE,
+    Chart,
+    count_axis,
+    empty_figure,
+    layout,
+    plain,
+    readable,
+)
 from evalsite.numbers import number_label
 from judges.models import RedFlag, Verdict
 
@@ -81,7 +89,11 @@ def red_flag_chart() -> Chart:
     labels = dict(RedFlag.Kind.choices)
     rows = list(RedFlag.objects.values("kind").annotate(flags=Count("id")).order_by("-flags"))
     columns = ["kind", "label", "flags"]
-    table = [[r["kind"], labels.get(r["kind"], r["kind"]), r["flags"]] for r in rows]
+    # A kind whose label is its slug still reads as words on the axis.
+    names = {kind: readable(labels.get(kind, kind)) for kind in (r["kind"] for r in rows)}
+    table = [
+        [r["kind"], names[r["kind"]][:1].upper() + names[r["kind"]][1:], r["flags"]] for r in rows
+    ]
     if not rows:
         figure = empty_figure("No red flag has fired yet.")
     else:
