@@ -324,3 +324,25 @@ def annotation_to_restore(user, item: ReviewItem) -> Annotation | None:
         .order_by("-undone_at", "-pk")
         .first()
     )
+
+
+def queue_purpose(queue: Queue) -> str:
+    """What a queue is for, in a sentence, as the queues page says it."""
+    from reviews.calibration_receivers import CALIBRATION_QUEUE_NAME
+    from reviews.services import DEFAULT_QUEUE_NAME
+
+    if queue.name == CALIBRATION_QUEUE_NAME:
+        return (
+            "Blind samples of judge versions still being calibrated: your labels measure how "
+            "well the judge agrees with people before it may judge live traffic."
+        )
+    if queue.name == DEFAULT_QUEUE_NAME:
+        return (
+            "Disputes: judge passes that disagree, unusable replies, outcomes contradicted by a "
+            "red flag, and traces people flagged."
+        )
+    if queue.rubric_id:
+        return f"Disputed and sampled verdicts of the rubric {queue.rubric.name}."
+    if queue.project_id:
+        return f"Disputed and sampled verdicts of the project {queue.project.name}."
+    return "Items curators route here."
