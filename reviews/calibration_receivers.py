@@ -22,7 +22,8 @@ CALIBRATION_QUEUE_PRIORITY = -1
 
 def calibration_queue() -> Queue:
     queue, _ = Queue.objects.get_or_create(
-        name=CALIBRATION_QUEUE_NAME, defaults={"blind": True, "priority": CALIBRATION_QUEUE_PRIORITY}
+        name=CALIBRATION_QUEUE_NAME,
+        defaults={"blind": True, "priority": CALIBRATION_QUEUE_PRIORITY},
     )
     return queue
 
