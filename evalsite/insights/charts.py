@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -116,12 +117,30 @@ def date_axis(xs, unit: str, **extra) -> dict:
     return axis
 
 
+def count_step(largest) -> int:
+    """A whole, round tick step (1, 2, 5, 10, 20, ...) giving about five ticks up to largest."""
+    target = max(float(largest or 0) / 5, 1.0)
+    magnitude = 10 ** math.floor(math.log10(target))
+    for factor in (1, 2, 5, 10):
+        if factor * magnitude >= target:
+            return int(factor * magnitude)
+    return int(10 * magnitude)
+
+
 def count_axis(largest, title: str = "", **extra) -> dict:
-    """A y-axis of counts: whole-number ticks from zero, 1.2k rather than 1200."""
-    axis = {"title": {"text": title}, "rangemode": "tozero", "tickformat": "~s", **extra}
-    if (largest or 0) <= 6:
-        axis["dtick"] = 1
-    return axis
+    """A y-axis of counts: whole-number ticks from zero, 1.2k rather than 1200.
+
+    The step is set, not left to plotly: an axis overlaying another would otherwise take
+    the other's grid and label counts like 8.25608."""
+    return {
+        "title": {"text": title},
+        "rangemode": "tozero",
+        "tickformat": "~s",
+        "tickmode": "linear",
+        "tick0": 0,
+        "dtick": count_step(largest),
+        **extra,
+    }
 
 
 def bar_width(unit: str, share: float = 0.8) -> int:

@@ -26,8 +26,11 @@ def test_a_single_day_is_padded_to_a_readable_range():
     assert "range" not in date_axis([f"2026-11-{d:02}" for d in range(1, 20)], "day")
 
 
-def test_small_counts_tick_in_whole_numbers():
-    assert count_axis(3)["dtick"] == 1 and "dtick" not in count_axis(400)
+def test_counts_tick_in_whole_round_numbers_even_on_an_overlaying_axis():
+    assert count_axis(3)["dtick"] == 1
+    assert [count_axis(n)["dtick"] for n in (9, 33, 400, 12_345)] == [2, 10, 100, 5000]
+    right = count_axis(9, overlaying="y", side="right")
+    assert right["tickmode"] == "linear" and right["tick0"] == 0 and right["dtick"] == 2
 
 
 def test_day_bars_have_an_explicit_width_on_one_day(one_day):
