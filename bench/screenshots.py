@@ -70,6 +70,13 @@ FOLLOWED_PAGES = [
 ]
 
 
+# A reused database keeps its demo users; the new var folder has a new password for them.
+_PASSWORD_RESET = (
+    "from django.contrib.auth import get_user_model; u = get_user_model().objects.get("
+    "username='admin'); u.set_password('{password}'); u.save()"
+)
+
+
 def _run(args: list[str], env: dict) -> None:
     subprocess.run([sys.executable, *args], cwd=ROOT, env=env, check=True)
 
@@ -179,6 +186,9 @@ def main() -> None:
         "--database-url", default="", help="PostgreSQL database to recreate (needed by --fill)"
     )
     parser.add_argument("--judge-wait", type=float, default=180, help="Seconds to wait at most.")
+    parser.add_argument(
+        "--reuse", action="store_true", help="Keep the database as an earlier run left it."
+    )
     args = parser.parse_args()
     if args.fill and not args.database_url:
         parser.error("--fill needs --database-url (a PostgreSQL database to recreate)")
@@ -194,12 +204,15 @@ def main() -> None:
         INSIGHTS_REFRESH_SECONDS="5",
     )
     env.pop("DATABASE_URL", None)
+    if args.reuse and not args.database_url:
+        parser.error("--reuse needs --database-url")
     if args.database_url:
-        _database_reset(args.database_url)
+        if not args.reuse:
+            _database_reset(args.database_url)
         env["DATABASE_URL"] = args.database_url
     started = time.monotonic()
     _run(["manage.py", "migrate", "--noinput", "-v", "0"], env)
-    if args.fill:
+    if args.fill and not args.reuse:
         fill = f"import overview_page as o; o.fill({args.fill})"
         _run(
             [
@@ -210,14 +223,21 @@ def main() -> None:
         )
     _run(["manage.py", "load_demo"], env)
     password = (Path(var_dir) / "demo-password").read_text().strip()
+    if args.reuse:
+        _run(["manage.py", "shell", "-c", _PASSWORD_RESET.format(password=password)], env)
+    server_log = Path(var_dir) / "serve.log"
     server = subprocess.Popen(
         [sys.executable, "manage.py", "serve", "--addr", f"127.0.0.1:{args.port}",
          "--concurrency", "4"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=ROOT, env=env, stdout=server_log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
     try:
         base_url = f"http://127.0.0.1:{args.port}"
-        _wait_for(base_url + "/login/", 60)
+        try:
+            _wait_for(base_url + "/login/", 180)
+        except OSError:
+            print(server_log.read_text()[-3000:], file=sys.stderr)
+            raise
         deadline = time.monotonic() + args.judge_wait
         while _pending_judgments(env) and time.monotonic() < deadline:
             time.sleep(2)
