@@ -25,6 +25,9 @@ class Chart:
     note: str = ""
     tables: list[dict] = field(default_factory=list)
 
+    def __post_init__(self):
+        legend_room(self.figure)
+
     def as_dict(self) -> dict:
         return {
             "key": self.key,
@@ -76,6 +79,38 @@ def layout(title_x: str = "", title_y: str = "", **extra) -> dict:
     }
     base.update(extra)
     return base
+
+
+LEGEND_ROW_PX = 19
+# Names longer than this take a legend row each in a half-width card.
+LEGEND_NAME_CHARS_PER_ROW = 30
+
+
+def legend_room(figure: dict) -> dict:
+    """Make the plot taller by what a legend above it needs, so many entries never cover it.
+
+    Marked in the layout's meta, so a figure rebuilt from the cache is not grown twice."""
+    layout_ = figure.get("layout") or {}
+    meta = layout_.setdefault("meta", {}) if isinstance(layout_.get("meta", {}), dict) else {}
+    legend = layout_.get("legend") or {}
+    if meta.get("legend_room") or legend.get("y", 0) < 1:
+        return figure
+    names = [
+        str(t.get("name", ""))
+        for t in figure.get("data", [])
+        if t.get("showlegend", True) and t.get("name")
+    ]
+    if len(set(names)) < 2:
+        return figure
+    long_names = any(len(name) > LEGEND_NAME_CHARS_PER_ROW for name in names)
+    rows = len(set(names)) if long_names else math.ceil(len(set(names)) / 3)
+    extra = LEGEND_ROW_PX * rows
+    margin = layout_.setdefault("margin", {})
+    margin["t"] = max(margin.get("t", 40), 20 + extra)
+    layout_["height"] = layout_.get("height", 340) + max(0, extra - 20)
+    meta["legend_room"] = True
+    layout_["meta"] = meta
+    return figure
 
 
 def empty_figure(message: str) -> dict:

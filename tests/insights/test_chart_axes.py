@@ -83,3 +83,21 @@ def test_eval_runs_are_plotted_against_the_agent_version(one_day):
 
     assert figure["data"][0]["x"][0] == figure["layout"]["xaxis"]["categoryarray"][0]
     assert figure["layout"]["xaxis"]["type"] == "category"
+
+
+def test_a_long_legend_above_the_plot_gets_room_once():
+    from evalsite.insights.charts import Chart, layout
+
+    data = [{"type": "scatter", "name": f"Judge version {n} · claude-sonnet-4-5"} for n in range(9)]
+    chart = Chart("k", "t", [], [], {"data": data, "layout": layout("x", "y")})
+    height, top = chart.figure["layout"]["height"], chart.figure["layout"]["margin"]["t"]
+    assert top >= 9 * 19 and height > 340
+    # rebuilt from the cache, it is not grown again
+    again = Chart.from_dict(chart.as_dict())
+    assert (again.figure["layout"]["height"], again.figure["layout"]["margin"]["t"]) == (
+        height,
+        top,
+    )
+    # and a single-series chart keeps its size
+    single = Chart("k", "t", [], [], {"data": data[:1], "layout": layout("x", "y")})
+    assert single.figure["layout"]["height"] == 340
