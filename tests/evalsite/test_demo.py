@@ -76,3 +76,16 @@ def test_the_demo_records_a_baseline_and_a_candidate_the_gate_blocks(simulated_d
     # and loading again records nothing new
     demo_load()
     assert EvalRun.objects.count() == 2
+
+
+def test_the_demo_has_end_user_feedback_once(django_capture_on_commit_callbacks):
+    from evalsite.demo.loader import demo_load
+    from traces.models import Feedback
+
+    with django_capture_on_commit_callbacks(execute=False):
+        demo_load()
+        first = Feedback.objects.count()
+        demo_load()
+
+    assert first > 0 and Feedback.objects.count() == first
+    assert Feedback.objects.filter(value=0.0).exclude(comment="").exists()
