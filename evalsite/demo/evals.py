@@ -19,6 +19,8 @@ from traces.ingest.services import ingest_span_tree
 from traces.models import Project
 
 DEMO_GATE_VERSION = "demo-gate-v1"
+# Eval traces live apart from the demo's live traffic, as a CI project's would.
+DEMO_EVAL_PROJECT = ("demo-evals", "Demo eval runs")
 DEMO_BASELINE_RUN, DEMO_CANDIDATE_RUN = "demo-baseline", "demo-candidate"
 AGENT = "support-agent"
 # The demo examples an agent can run end to end without a human in the loop.
@@ -112,8 +114,10 @@ def _gate_version(user) -> DatasetVersion:
 
 
 @transaction.atomic
-def demo_eval_runs_ensure(project: Project, user=None) -> list[EvalRun]:
+def demo_eval_runs_ensure(user=None) -> list[EvalRun]:
     """Record and score the two demo runs once; later loads return them unchanged."""
+    slug, name = DEMO_EVAL_PROJECT
+    project, _ = Project.objects.get_or_create(slug=slug, defaults={"name": name})
     existing = list(EvalRun.objects.filter(name__in=[DEMO_BASELINE_RUN, DEMO_CANDIDATE_RUN]))
     if existing:
         return existing

@@ -117,7 +117,7 @@ def demo_load() -> dict:
     demo_feedback_ensure(project)
     curator = get_user_model().objects.get(username="cora")
     dataset = golden_demo_ensure(user=curator)
-    eval_runs = demo_eval_runs_ensure(project, user=curator)
+    eval_runs = demo_eval_runs_ensure(user=curator)
     return {
         "eval_runs": eval_runs,
         "logins": logins,
