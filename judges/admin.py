@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from judges.models import (
+    GuardrailDecision,
     JudgeCalibration,
     JudgeConfig,
     JudgeRun,
@@ -118,3 +119,18 @@ class ToolEffectAdmin(admin.ModelAdmin):
             project=obj.project, tool=obj.tool, effect=obj.effect, user=request.user
         )
         obj.pk, obj.source, obj.updated_by = saved.pk, saved.source, saved.updated_by
+
+
+@admin.register(GuardrailDecision)
+class GuardrailDecisionAdmin(admin.ModelAdmin):
+    """Decisions agents recorded; read-only (thresholds change on the guardrails page, audited)."""
+
+    list_display = ("created_at", "project", "trace_external_id", "decision", "blocked_by")
+    list_filter = ("decision", "blocked_by", "project")
+    search_fields = ("trace_external_id", "next_tool")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

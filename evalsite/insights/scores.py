@@ -14,7 +14,7 @@ from evalsite.insights.charts import (
     readable,
 )
 from evalsite.numbers import number_label
-from judges.models import RedFlag, Verdict
+from judges.models import GuardrailDecision, RedFlag, Verdict
 
 
 def score_distribution_chart() -> Chart:
@@ -86,32 +86,45 @@ def _score_panels(table: list[list]) -> dict:
 
 
 def red_flag_chart() -> Chart:
+    """Flags found on settled traces, beside the calls guardrails blocked (recorded ones)."""
     labels = dict(RedFlag.Kind.choices)
-    rows = list(RedFlag.objects.values("kind").annotate(flags=Count("id")).order_by("-flags"))
-    columns = ["kind", "label", "flags"]
+    flags = dict(RedFlag.objects.values_list("kind").annotate(n=Count("id")))
+    blocks = dict(
+        GuardrailDecision.objects.filter(decision=GuardrailDecision.Decision.BLOCK)
+        .values_list("blocked_by")
+        .annotate(n=Count("id"))
+    )
+    kinds = sorted(set(flags) | set(blocks), key=lambda k: (-flags.get(k, 0), -blocks.get(k, 0), k))
+    columns = ["kind", "label", "flags", "runtime_blocks"]
     # A kind whose label is its slug still reads as words on the axis.
-    names = {kind: readable(labels.get(kind, kind)) for kind in (r["kind"] for r in rows)}
+    names = {k: readable(labels.get(k, k)) for k in kinds}
     table = [
-        [r["kind"], names[r["kind"]][:1].upper() + names[r["kind"]][1:], r["flags"]] for r in rows
+        [k, names[k][:1].upper() + names[k][1:], flags.get(k, 0), blocks.get(k, 0)] for k in kinds
     ]
-    if not rows:
+    if not table:
         figure = empty_figure("No red flag has fired yet.")
     else:
+        series = [("after the trace", 2, "#D55E00"), ("blocked at runtime", 3, "#0072B2")]
         figure = {
             "data": [
                 {
                     "type": "bar",
                     "orientation": "h",
-                    "x": [r[2] for r in table],
+                    "name": name,
+                    "x": [r[column] for r in table],
                     "y": [r[1] for r in table],
-                    "marker": {"color": "#D55E00"},
+                    "marker": {"color": color},
                 }
+                for name, column, color in series
+                if any(r[column] for r in table)
             ],
             "layout": layout(
-                "flags",
+                "count",
                 "",
+                barmode="group",
+                showlegend=True,
                 margin={"l": 230, "r": 20, "t": 30, "b": 50},
-                xaxis=count_axis(max(r[2] for r in table), "flags"),
+                xaxis=count_axis(max(max(r[2], r[3]) for r in table), "count"),
             ),
         }
     return Chart(
@@ -120,5 +133,6 @@ def red_flag_chart() -> Chart:
         columns=columns,
         rows=table,
         figure=figure,
-        note="Deterministic trajectory checks that fired, over all traces.",
+        note="Deterministic trajectory checks that fired over all traces, and the tool calls "
+        "runtime guardrails blocked (decisions recorded by the agent).",
     )
