@@ -296,6 +296,10 @@ LOGGING = {
         "django.db.backends": {"level": "WARNING"},
         # The filesystem broker has no host; kombu warns about that on every publish.
         "kombu.connection": {"level": "ERROR"},
+        # A 4xx answer is the client's news, not the operator's; 5xx still log with traceback.
+        "django.request": {"level": "ERROR"},
+        # Beat's every-few-seconds "Sending due task" lines would drown the rest at INFO.
+        "celery.beat": {"level": "WARNING"},
     },
 }
 

@@ -15,11 +15,15 @@ from reviews.services import review_item_enqueue
 from traces.selectors import traces_visible
 
 CALIBRATION_QUEUE_NAME = "Calibration"
+# Below the disputes (priority 0): a verdict nobody can trust waits on a person; a calibration
+# sample only measures the judge, so "the most urgent queue" is never this one by default.
+CALIBRATION_QUEUE_PRIORITY = -1
 
 
 def calibration_queue() -> Queue:
     queue, _ = Queue.objects.get_or_create(
-        name=CALIBRATION_QUEUE_NAME, defaults={"blind": True, "priority": 5}
+        name=CALIBRATION_QUEUE_NAME,
+        defaults={"blind": True, "priority": CALIBRATION_QUEUE_PRIORITY},
     )
     return queue
 

@@ -258,3 +258,76 @@ def review_item_page(item_id: int, user) -> ItemPage:
         score_choices=score_choices(item),
         criteria=criteria_questions(item),
     )
+
+
+@dataclass
+class ReviewProgress:
+    position: int  # this item's place among the queue's items, counting the settled ones
+    total: int
+    answered_last_hour: int
+    seconds_per_item: float | None  # None until two answers in the hour give a pace
+
+    @property
+    def pace_text(self) -> str:
+        if self.seconds_per_item is None:
+            return ""
+        if self.seconds_per_item < 90:
+            return f"about {self.seconds_per_item:.0f} s per item"
+        return f"about {self.seconds_per_item / 60:.1f} min per item"
+
+
+PACE_WINDOW = timedelta(hours=1)
+
+
+def review_progress(user, item: ReviewItem) -> ReviewProgress:
+    """Where the person is in the queue ("item 4 of 32") and their pace over the last hour."""
+    counts = review_items_visible(user, item.queue.items.all()).aggregate(
+        total=Count("id"), settled=Count("id", filter=~Q(status=ReviewStatus.OPEN))
+    )
+    since = timezone.now() - PACE_WINDOW
+    times = list(
+        Annotation.objects.filter(annotator=user, undone_at__isnull=True, created_at__gte=since)
+        .order_by("created_at")
+        .values_list("created_at", flat=True)
+    )
+    pace = None
+    if len(times) >= 2:
+        pace = (times[-1] - times[0]).total_seconds() / (len(times) - 1)
+    settled = counts["settled"] + (0 if item.status == ReviewStatus.OPEN else -1)
+    return ReviewProgress(
+        position=min(settled + 1, counts["total"]),
+        total=counts["total"],
+        answered_last_hour=len(times),
+        seconds_per_item=pace,
+    )
+
+
+def annotation_to_restore(user, item: ReviewItem) -> Annotation | None:
+    """The person's answer on this item they took back, so the form comes back filled in."""
+    return (
+        Annotation.objects.filter(annotator=user, item=item, undone_at__isnull=False)
+        .order_by("-undone_at", "-pk")
+        .first()
+    )
+
+
+def queue_purpose(queue: Queue) -> str:
+    """What a queue is for, in a sentence, as the queues page says it."""
+    from reviews.calibration_receivers import CALIBRATION_QUEUE_NAME
+    from reviews.services import DEFAULT_QUEUE_NAME
+
+    if queue.name == CALIBRATION_QUEUE_NAME:
+        return (
+            "Blind samples of judge versions still being calibrated: your labels measure how "
+            "well the judge agrees with people before it may judge live traffic."
+        )
+    if queue.name == DEFAULT_QUEUE_NAME:
+        return (
+            "Disputes: judge passes that disagree, unusable replies, outcomes contradicted by a "
+            "red flag, and traces people flagged."
+        )
+    if queue.rubric_id:
+        return f"Disputed and sampled verdicts of the rubric {queue.rubric.name}."
+    if queue.project_id:
+        return f"Disputed and sampled verdicts of the project {queue.project.name}."
+    return "Items curators route here."

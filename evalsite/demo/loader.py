@@ -8,6 +8,7 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from accounts.roles import ADMIN, ANNOTATOR, CURATOR
+from evalsite.demo.evals import demo_eval_runs_ensure
 from evalsite.demo.scenarios import scenarios
 from golden.demo import golden_demo_ensure
 from judges.models import JudgeConfig, Rubric
@@ -116,7 +117,9 @@ def demo_load() -> dict:
     demo_feedback_ensure(project)
     curator = get_user_model().objects.get(username="cora")
     dataset = golden_demo_ensure(user=curator)
+    eval_runs = demo_eval_runs_ensure(user=curator)
     return {
+        "eval_runs": eval_runs,
         "logins": logins,
         "password": demo_password(),
         "traces_added": added,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
+import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
@@ -23,6 +24,9 @@ class Chart:
     figure: dict
     note: str = ""
     tables: list[dict] = field(default_factory=list)
+
+    def __post_init__(self):
+        legend_room(self.figure)
 
     def as_dict(self) -> dict:
         return {
@@ -77,6 +81,38 @@ def layout(title_x: str = "", title_y: str = "", **extra) -> dict:
     return base
 
 
+LEGEND_ROW_PX = 19
+# Names longer than this take a legend row each in a half-width card.
+LEGEND_NAME_CHARS_PER_ROW = 30
+
+
+def legend_room(figure: dict) -> dict:
+    """Make the plot taller by what a legend above it needs, so many entries never cover it.
+
+    Marked in the layout's meta, so a figure rebuilt from the cache is not grown twice."""
+    layout_ = figure.get("layout") or {}
+    meta = layout_.setdefault("meta", {}) if isinstance(layout_.get("meta", {}), dict) else {}
+    legend = layout_.get("legend") or {}
+    if meta.get("legend_room") or legend.get("y", 0) < 1:
+        return figure
+    names = [
+        str(t.get("name", ""))
+        for t in figure.get("data", [])
+        if t.get("showlegend", True) and t.get("name")
+    ]
+    if len(set(names)) < 2:
+        return figure
+    long_names = any(len(name) > LEGEND_NAME_CHARS_PER_ROW for name in names)
+    rows = len(set(names)) if long_names else math.ceil(len(set(names)) / 3)
+    extra = LEGEND_ROW_PX * rows
+    margin = layout_.setdefault("margin", {})
+    margin["t"] = max(margin.get("t", 40), 20 + extra)
+    layout_["height"] = layout_.get("height", 340) + max(0, extra - 20)
+    meta["legend_room"] = True
+    layout_["meta"] = meta
+    return figure
+
+
 def empty_figure(message: str) -> dict:
     """A figure that says there is nothing to draw yet, instead of a blank box."""
     return {
@@ -116,12 +152,30 @@ def date_axis(xs, unit: str, **extra) -> dict:
     return axis
 
 
+def count_step(largest) -> int:
+    """A whole, round tick step (1, 2, 5, 10, 20, ...) giving about five ticks up to largest."""
+    target = max(float(largest or 0) / 5, 1.0)
+    magnitude = 10 ** math.floor(math.log10(target))
+    for factor in (1, 2, 5, 10):
+        if factor * magnitude >= target:
+            return int(factor * magnitude)
+    return int(10 * magnitude)
+
+
 def count_axis(largest, title: str = "", **extra) -> dict:
-    """A y-axis of counts: whole-number ticks from zero, 1.2k rather than 1200."""
-    axis = {"title": {"text": title}, "rangemode": "tozero", "tickformat": "~s", **extra}
-    if (largest or 0) <= 6:
-        axis["dtick"] = 1
-    return axis
+    """A y-axis of counts: whole-number ticks from zero, 1.2k rather than 1200.
+
+    The step is set, not left to plotly: an axis overlaying another would otherwise take
+    the other's grid and label counts like 8.25608."""
+    return {
+        "title": {"text": title},
+        "rangemode": "tozero",
+        "tickformat": "~s",
+        "tickmode": "linear",
+        "tick0": 0,
+        "dtick": count_step(largest),
+        **extra,
+    }
 
 
 def bar_width(unit: str, share: float = 0.8) -> int:

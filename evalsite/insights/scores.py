@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from django.db.models import Count
 
-from evalsite.insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
+from evalsite.insights.charts import (
+    PALETTE,
+    Chart,
+    count_axis,
+    empty_figure,
+    layout,
+    plain,
+    readable,
+)
 from evalsite.numbers import number_label
 from judges.models import GuardrailDecision, RedFlag, Verdict
 
@@ -88,7 +96,11 @@ def red_flag_chart() -> Chart:
     )
     kinds = sorted(set(flags) | set(blocks), key=lambda k: (-flags.get(k, 0), -blocks.get(k, 0), k))
     columns = ["kind", "label", "flags", "runtime_blocks"]
-    table = [[k, labels.get(k, k), flags.get(k, 0), blocks.get(k, 0)] for k in kinds]
+    # A kind whose label is its slug still reads as words on the axis.
+    names = {k: readable(labels.get(k, k)) for k in kinds}
+    table = [
+        [k, names[k][:1].upper() + names[k][1:], flags.get(k, 0), blocks.get(k, 0)] for k in kinds
+    ]
     if not table:
         figure = empty_figure("No red flag has fired yet.")
     else:

@@ -48,6 +48,21 @@ def _delta(name: str, base, cand) -> float | None:
     return (base - cand) if name in LOWER_IS_BETTER else (cand - base)
 
 
+def _change(base, cand) -> float | None:
+    return None if base is None or cand is None else cand - base
+
+
+def _task_texts(run: EvalRun, keys: set[str]) -> dict[str, str]:
+    """Each task's request text from the run's dataset version, so tasks read as words."""
+    rows = KeyTransform("task", "content")
+    entries = (
+        run.dataset_version.entries.filter(example_key__in=keys)
+        .annotate(task_text=rows)
+        .values_list("example_key", "task_text")
+    )
+    return {key: text for key, text in entries if isinstance(text, str)}
+
+
 def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
     """Every trial of a run with its verdict and the pass rule's reasons, by task and trial.
 
@@ -94,12 +109,14 @@ def eval_run_comparison(baseline: EvalRun, candidate: EvalRun, user) -> dict:
             "baseline": base_overall.get(name),
             "candidate": cand_overall.get(name),
             "delta": _delta(name, base_overall.get(name), cand_overall.get(name)),
+            "change": _change(base_overall.get(name), cand_overall.get(name)),
         }
         for name in COMPARED_METRICS
     ]
     base_tasks, cand_tasks = base.get("per_task", {}), cand.get("per_task", {})
     base_traces, cand_traces = _trial_traces(baseline), _trial_traces(candidate)
     tasks = []
+    texts = _task_texts(candidate, set(base_tasks) | set(cand_tasks))
     # Only tasks the user may see: their trial traces would reveal a held-out task.
     for key in sorted(set(base_tasks) | set(cand_tasks)):
         cells = []
@@ -108,10 +125,14 @@ def eval_run_comparison(baseline: EvalRun, candidate: EvalRun, user) -> dict:
             b, c = base_tasks.get(key, {}).get(name), cand_tasks.get(key, {}).get(name)
             delta = _delta(name, b, c)
             worst = min(worst, delta if delta is not None else 0.0)
-            cells.append({"name": name, "baseline": b, "candidate": c, "delta": delta})
+            change = _change(b, c)
+            cells.append(
+                {"name": name, "baseline": b, "candidate": c, "delta": delta, "change": change}
+            )
         tasks.append(
             {
                 "key": key,
+                "task": texts.get(key, ""),
                 "cells": cells,
                 "worst_delta": worst,
                 "got_worse": worst < 0,

@@ -18,6 +18,11 @@ def eval_run_list_page(request):
 @require_role(ANNOTATOR)
 def eval_run_compare_page(request):
     """?baseline=ID&candidate=ID; tasks that got worse are listed first."""
+    if not request.GET.get("baseline") and not request.GET.get("candidate"):
+        # Nothing chosen yet is a question, not a missing page: offer the choice.
+        runs = list(eval_run_list()[:200])
+        context = {"runs": runs, "notice": "Choose a baseline and a candidate to compare."}
+        return render(request, "golden/evals/run_list.html", context)
     try:
         baseline = eval_run_lookup(request.GET.get("baseline"), field="baseline")
         candidate = eval_run_lookup(request.GET.get("candidate"), field="candidate")

@@ -15,9 +15,11 @@ from reviews.forms import CommentForm, FlagForm, ResolveForm
 from reviews.models import FailureTag, ReviewStatus
 from reviews.selectors import (
     annotation_previous,
+    annotation_to_restore,
     annotation_undoable,
     criteria_questions,
     review_item_page,
+    review_progress,
 )
 from reviews.services import (
     LockLost,
@@ -34,6 +36,21 @@ from reviews.services import (
 from traces.models import Trace
 
 
+def _restored_form(annotation) -> ResolveForm:
+    """The form filled with an answer the person took back with undo."""
+    known = set(FailureTag.values)
+    tags = annotation.failure_tags or []
+    return ResolveForm(
+        initial={
+            "score": annotation.score,
+            "explanation": annotation.explanation,
+            "failure_tags": [t for t in tags if t in known],
+            "custom_tags": ", ".join(t for t in tags if t not in known),
+            "promote": annotation.promoted,
+        }
+    )
+
+
 def _render_item(request, item, form=None, *, status=200, lock_error=""):
     page = review_item_page(item.pk, request.user)
     item = page.item
@@ -44,6 +61,9 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
         and item.lock_expires_at > timezone.now()
     )
     can_adjudicate = has_role(request.user, CURATOR) and item.status == ReviewStatus.OPEN
+    if form is None and holds:
+        restored = annotation_to_restore(request.user, item)
+        form = _restored_form(restored) if restored else None
     previous = annotation_previous(request.user, item.queue, item.pk)
     review_config = {
         "holds": holds,
@@ -62,6 +82,7 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
         "lock_error": lock_error,
         "failure_tags": FailureTag.choices,
         "undoable": annotation_undoable(request.user, item.queue),
+        "progress": review_progress(request.user, item),
     }
     return render(request, "reviews/item_detail.html", context, status=status)
 
@@ -72,10 +93,12 @@ def item_detail(request, item_id: int):
     return _render_item(request, item)
 
 
-def _advance(request, queue):
+def _advance(request, queue, saved=None):
     """Open the person's next item, or the queue page when none is left."""
     following = review_item_claim_next(user=request.user, queue=queue)
     if following is None:
+        if saved is not None:
+            messages.success(request, f"Saved item #{saved.pk}.")
         messages.info(request, f"Nothing left for you in {queue.name}.")
         return redirect("reviews:queue_detail", queue_id=queue.pk)
     return redirect("reviews:item_detail", item_id=following.pk)
@@ -110,10 +133,11 @@ def item_resolve(request, item_id: int):
     except ApplicationError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         return _render_item(request, item, form, status=exc.status_code)
-    messages.success(request, f"Saved item #{item.pk}.")
     if adjudicate:
+        # The next item page says "Saved" in its undo box; the queue page has none.
+        messages.success(request, f"Saved item #{item.pk}.")
         return redirect("reviews:queue_detail", queue_id=item.queue_id)
-    return _advance(request, item.queue)
+    return _advance(request, item.queue, saved=item)
 
 
 @require_POST

@@ -22,6 +22,7 @@ from reviews.selectors import (
     queue_items,
     queue_items_page,
     queue_progress,
+    queue_purpose,
     queues_with_counts,
     saved_views_for,
 )
@@ -36,6 +37,7 @@ def queue_list(request):
     fingerprint = answers_fingerprint()
     for queue in queues:
         queue.agreement = queue_agreement_cached(queue, fingerprint)
+        queue.purpose = queue_purpose(queue)
     return render(request, "reviews/queue_list.html", {"queues": queues})
 
 

@@ -15,6 +15,14 @@
     );
   };
 
+  // Labels are stored slugs; axes of counts tick in whole numbers; labels set their own margin.
+  var readable = function (slug) { return String(slug).replace(/_/g, " "); };
+  var countAxis = function (values) {
+    var largest = Math.max.apply(null, values.concat([1]));
+    return { dtick: largest <= 6 ? 1 : null, tickformat: "~s", rangemode: "tozero" };
+  };
+  var labelAxis = { automargin: true };
+
   var low = data.guidance.shift[0];
   var high = data.guidance.shift[1];
   Plotly.newPlot(
@@ -36,21 +44,31 @@
     config
   );
 
-  var types = data.task_types.map(function (row) { return row.task_type; });
+  var types = data.task_types.map(function (row) { return readable(row.task_type); });
   var traces = [{ type: "bar", orientation: "h", name: "open", y: types,
                   x: data.task_types.map(function (row) { return row.open; }) }];
   if (data.show_held_out) {
     traces.push({ type: "bar", orientation: "h", name: "held-out", y: types,
                   x: data.task_types.map(function (row) { return row.held_out; }) });
   }
-  Plotly.newPlot("chart-task-types", traces, layout(), config);
+  var typeTotals = data.task_types.map(function (row) { return row.open + (row.held_out || 0); });
+  Plotly.newPlot(
+    "chart-task-types", traces,
+    layout({ margin: { l: 20, r: 20, t: 10, b: 40 }, xaxis: countAxis(typeTotals), yaxis: labelAxis }),
+    config
+  );
 
   Plotly.newPlot(
     "chart-failure-modes",
     [{ type: "bar", orientation: "h", name: "examples",
-       y: data.failure_modes.map(function (row) { return row.mode; }),
+       y: data.failure_modes.map(function (row) { return readable(row.mode); }),
        x: data.failure_modes.map(function (row) { return row.count; }) }],
-    layout({ showlegend: false }),
+    layout({
+      showlegend: false,
+      margin: { l: 20, r: 20, t: 10, b: 40 },
+      xaxis: countAxis(data.failure_modes.map(function (row) { return row.count; })),
+      yaxis: labelAxis,
+    }),
     config
   );
 })();

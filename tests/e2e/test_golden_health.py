@@ -19,13 +19,24 @@ def test_health_page_draws_its_charts_with_local_plotly(new_page, curator, annot
     page.wait_for_selector("#chart-task-types .main-svg")
     for chart in ("#chart-size", "#chart-task-types", "#chart-failure-modes"):
         assert page.locator(f"{chart} .main-svg").count() >= 1
-    assert "flight_rebooking" in page.locator("#chart-task-types").inner_text()
+    assert "flight rebooking" in page.locator("#chart-task-types").inner_text()
     assert page.console_errors == []
+    # labels are whole inside their chart, and count axes tick in whole numbers
+    for chart in ("#chart-task-types", "#chart-failure-modes"):
+        left = page.locator(chart).bounding_box()["x"]
+        boxes = page.eval_on_selector_all(
+            f"{chart} .ytick text", "els => els.map(e => e.getBoundingClientRect().left)"
+        )
+        assert boxes and min(boxes) >= left, chart
+        ticks = page.eval_on_selector_all(
+            f"{chart} .xtick text", "els => els.map(e => e.textContent)"
+        )
+        assert ticks and all("." not in t for t in ticks), ticks
 
     # and an annotator's charts leave the held-out task type out
     other = new_page()
     login_as(other, annotator)
     other.goto("/golden/health/")
     other.wait_for_selector("#chart-task-types .main-svg")
-    assert "flight_rebooking" not in other.locator("#chart-task-types").inner_text()
+    assert "flight rebooking" not in other.locator("#chart-task-types").inner_text()
     assert other.locator("#dataset-size").inner_text() == "3"

@@ -128,3 +128,43 @@ def test_held_out_tasks_stay_hidden_from_annotators_on_the_page_and_the_api(
     # and a curator still sees it
     client.force_login(curator)
     assert 'data-key="cancel-recent-order"' in _page(client, base, cand).content.decode()
+
+
+def test_compare_with_no_selection_offers_the_choice_with_different_defaults(client, annotator):
+    # given two runs
+    dataset = golden_version_create()
+    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    client.force_login(annotator)
+    # when the compare page is opened with nothing chosen
+    response = client.get(reverse("golden:eval_run_compare"))
+    # then it is a chooser, not a 404, and the two selects start on different runs
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Choose a baseline and a candidate" in html
+    baseline_select = html[html.index('id="baseline"') : html.index('id="candidate"')]
+    candidate_select = html[html.index('id="candidate"') :]
+    assert f'value="{base.pk}" selected' in baseline_select
+    assert f'value="{cand.pk}" selected' in candidate_select.split("</select>")[0]
+
+
+def test_tasks_read_as_their_text_and_changes_say_better_or_worse(client, annotator):
+    dataset = golden_version_create()
+    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    client.force_login(annotator)
+    response = _page(client, base, cand)
+    html = response.content.decode()
+    [task] = [
+        t for t in response.context["comparison"]["tasks"] if t["key"] == "cancel-recent-order"
+    ]
+    assert task["task"] and task["task"][:40] in html
+    # red flags rose for the candidate: the change reads as a rise that is worse
+    row = html[html.index('id="metric-red_flag_rate"') :]
+    row = row[: row.index("</tr>")]
+    metric = next(
+        m for m in response.context["comparison"]["metrics"] if m["name"] == "red_flag_rate"
+    )
+    assert metric["change"] > 0 and metric["delta"] < 0
+    assert f"+{metric['change']:.3f} worse" in row
+    # and a fall in parameter accuracy reads as a negative change that is worse
+    row = html[html.index('id="metric-parameter_accuracy"') :]
+    assert "badge bad delta" in row[: row.index("</tr>")] and ">-0." in row[: row.index("</tr>")]

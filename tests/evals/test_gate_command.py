@@ -111,3 +111,16 @@ def test_eval_run_create_refuses_an_unknown_dataset_version():
         call_command(
             "eval_run_create", "r1", "--agent-version", "1.0", "--dataset-version", "missing"
         )
+
+
+def test_gate_writes_no_report_files_unless_asked(tmp_path, monkeypatch, capsys):
+    # given two scored runs and an empty working directory
+    golden_version_create()
+    _scored_run("1.4.0", "base")
+    _scored_run("1.4.0", "same")
+    monkeypatch.chdir(tmp_path)
+    # when the gate runs without --json or --junit
+    call_command("gate", "--baseline", "base", "--candidate", "same")
+    # then nothing was written and the output names no report file
+    assert list(tmp_path.iterdir()) == []
+    assert "JSON report" not in capsys.readouterr().out

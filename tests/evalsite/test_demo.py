@@ -56,6 +56,28 @@ def test_with_a_real_judge_the_demo_leaves_online_judging_off(
     assert not Rubric.objects.filter(judge_new_traces=True).exists()
 
 
+def test_the_demo_records_a_baseline_and_a_candidate_the_gate_blocks(simulated_demo):
+    from golden.evals.gate import gate_evaluate
+    from golden.models import EvalRun
+
+    base = EvalRun.objects.get(name="demo-baseline")
+    cand = EvalRun.objects.get(name="demo-candidate")
+    # both are scored over every task of the gate's dataset, one trial each
+    assert base.metrics["overall"] and cand.metrics["overall"]
+    assert base.trials.filter(trace__isnull=False).count() == base.dataset_version.entries.count()
+    # the candidate is right by accident: it cancelled the right order without looking it up
+    assert cand.metrics["overall"]["outcome_score"] == base.metrics["overall"]["outcome_score"]
+    assert cand.metrics["overall"]["red_flags"] == {"prerequisite": 1, "hallucinated_parameter": 1}
+    assert base.metrics["overall"]["red_flags"] == {}
+    report = gate_evaluate(base, cand)
+    assert report["decision"] == "block"
+    assert {"parameter_accuracy", "red_flag_rate"} <= set(report["blocked_by"])
+    assert "outcome_score" not in report["blocked_by"]
+    # and loading again records nothing new
+    demo_load()
+    assert EvalRun.objects.count() == 2
+
+
 def test_the_demo_has_end_user_feedback_once(django_capture_on_commit_callbacks):
     from evalsite.demo.loader import demo_load
     from traces.models import Feedback

@@ -26,8 +26,11 @@ def test_a_single_day_is_padded_to_a_readable_range():
     assert "range" not in date_axis([f"2026-11-{d:02}" for d in range(1, 20)], "day")
 
 
-def test_small_counts_tick_in_whole_numbers():
-    assert count_axis(3)["dtick"] == 1 and "dtick" not in count_axis(400)
+def test_counts_tick_in_whole_round_numbers_even_on_an_overlaying_axis():
+    assert count_axis(3)["dtick"] == 1
+    assert [count_axis(n)["dtick"] for n in (9, 33, 400, 12_345)] == [2, 10, 100, 5000]
+    right = count_axis(9, overlaying="y", side="right")
+    assert right["tickmode"] == "linear" and right["tick0"] == 0 and right["dtick"] == 2
 
 
 def test_day_bars_have_an_explicit_width_on_one_day(one_day):
@@ -80,3 +83,21 @@ def test_eval_runs_are_plotted_against_the_agent_version(one_day):
 
     assert figure["data"][0]["x"][0] == figure["layout"]["xaxis"]["categoryarray"][0]
     assert figure["layout"]["xaxis"]["type"] == "category"
+
+
+def test_a_long_legend_above_the_plot_gets_room_once():
+    from evalsite.insights.charts import Chart, layout
+
+    data = [{"type": "scatter", "name": f"Judge version {n} · claude-sonnet-4-5"} for n in range(9)]
+    chart = Chart("k", "t", [], [], {"data": data, "layout": layout("x", "y")})
+    height, top = chart.figure["layout"]["height"], chart.figure["layout"]["margin"]["t"]
+    assert top >= 9 * 19 and height > 340
+    # rebuilt from the cache, it is not grown again
+    again = Chart.from_dict(chart.as_dict())
+    assert (again.figure["layout"]["height"], again.figure["layout"]["margin"]["t"]) == (
+        height,
+        top,
+    )
+    # and a single-series chart keeps its size
+    single = Chart("k", "t", [], [], {"data": data[:1], "layout": layout("x", "y")})
+    assert single.figure["layout"]["height"] == 340

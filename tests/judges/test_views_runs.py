@@ -1,5 +1,7 @@
 """Judge-run pages: start a run, follow its progress, cancel it."""
 
+import re
+
 import pytest
 from django.test import Client
 
@@ -134,7 +136,10 @@ def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
     assert "simulated judge" in live
     run.refresh_from_db()
     assert run.status == "done"
-    assert "$0.0" in done
+    # Money reads as people write it: two significant digits, never 16 decimals.
+    cost = re.search(r"<th>Cost</th><td>([^<]*)</td>", done).group(1)
+    assert re.fullmatch(r"\$0\.0\d{0,3}[1-9]?|\$0\.\d{1,2}|\$0", cost), cost
+    assert len(cost) <= 8
 
 
 def test_the_run_list_lists_runs_in_constant_queries(

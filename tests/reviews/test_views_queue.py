@@ -197,3 +197,21 @@ def test_queue_list_query_count_does_not_grow_with_queues(client, annotator):
         html = client.get(url).content.decode()
     assert "Four" in html
     assert len(many) == len(few)
+
+
+def test_a_first_time_annotator_starts_with_disputes_not_calibration(client, annotator):
+    # given a dispute in the default queue and a blind calibration sample
+    from reviews.calibration_receivers import calibration_queue
+    from reviews.services import queue_for_rubric
+
+    dispute = ReviewItemFactory(queue=queue_for_rubric(None))
+    ReviewItemFactory(queue=calibration_queue())
+    client.force_login(annotator)
+    # when they press the start button
+    response = client.post(reverse("reviews:claim_any"))
+    # then they get the dispute, and the page says what each queue is for
+    assert response.url == reverse("reviews:item_detail", args=[dispute.pk])
+    html = client.get(reverse("reviews:queue_list")).content.decode()
+    assert html.index(">Default</a>") < html.index(">Calibration</a>")
+    assert "Disputes: judge passes that disagree" in html
+    assert "Blind samples of judge versions still being calibrated" in html

@@ -14,6 +14,12 @@ class Command(BaseCommand):
                 f"Judge run {run.pk} ({run.rubric_version}) queued for the demo traces."
             )
         self.stdout.write(f"Golden dataset version: {result['dataset'].name}.")
+        if len(result["eval_runs"]) == 2:
+            base, cand = sorted(result["eval_runs"], key=lambda run: run.pk)
+            self.stdout.write(
+                f"Eval runs {base.name} and {cand.name}: compare them at "
+                f"/golden/evals/compare/?baseline={base.pk}&candidate={cand.pk}"
+            )
         self.stdout.write(f"Log in as one of (password for all: {result['password']}):")
         for username, role in result["logins"]:
             self.stdout.write(f"  {username:8} {role}")

@@ -42,8 +42,12 @@ class Command(BaseCommand):
             default=None,
             help="No-op run id to learn the noise from (repeatable).",
         )
-        parser.add_argument("--json", dest="json_path", default="gate-report.json")
-        parser.add_argument("--junit", dest="junit_path", default="gate-junit.xml")
+        parser.add_argument(
+            "--json", dest="json_path", default=None, help="Write the JSON report to this file."
+        )
+        parser.add_argument(
+            "--junit", dest="junit_path", default=None, help="Write a JUnit XML report here."
+        )
 
     def handle(self, *args, **opts):
         try:
@@ -77,7 +81,9 @@ class Command(BaseCommand):
             self.stdout.write(f"  WAIT  {trial_label(trial)}: {'; '.join(trial['undecided'])}")
         for warning in report["warnings"]:
             self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
-        self.stdout.write(f"JSON report: {opts['json_path']}  JUnit: {opts['junit_path']}")
+        for label, path in (("JSON report", opts["json_path"]), ("JUnit", opts["junit_path"])):
+            if path:
+                self.stdout.write(f"{label}: {path}")
         if report["decision"] == "block":
             self.stderr.write(self.style.ERROR(report["summary"]))
             raise SystemExit(1)
