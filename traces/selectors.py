@@ -248,7 +248,6 @@ def trace_ids_blind_for(user) -> QuerySet:
 
 def trace_blind_for(user, trace: Trace) -> bool:
     """True while the user holds an unanswered item on this trace in a blind queue."""
-    # Through Trace: the ids come from review items, or from Trace itself for curators.
     return Trace.objects.filter(pk=trace.pk, pk__in=trace_ids_blind_for(user)).exists()
 
 
