@@ -11,7 +11,7 @@ from datetime import timedelta
 
 import anthropic
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -232,6 +232,8 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
             lease_until=timezone.now() + timedelta(seconds=exc.wait_seconds) + _lease(),
         )
         return PassOutcome("retry", retry_in=exc.wait_seconds + random.uniform(0, 5))
+    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
+        connection.close()  # back to the pool while the provider answers; the next query reopens
     try:
         reply = messages_create(params)
     except TRANSIENT_ERRORS as exc:
