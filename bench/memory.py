@@ -88,7 +88,9 @@ def main() -> None:
     args = parser.parse_args()
     trees = {"before": tree_at(args.before), "now": ROOT}
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
-    print(f"before = {args.before}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    print(
+        f"before = {args.before}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
     for run in range(1, args.runs + 1):
         for name, tree in trees.items():
             cold, rss = launch(tree, args.port)
