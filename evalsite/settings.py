@@ -208,6 +208,8 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "evalsite.api.exception_handler",
     "UNAUTHENTICATED_USER": None,
+    # Answers are JSON only; `?format=` is the export's own parameter (jsonl, csv).
+    "URL_FORMAT_OVERRIDE": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalsite API",
@@ -217,6 +219,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a `status`; each choice set gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "JudgmentStatusEnum": "judges.models.JudgmentStatus",
+        "ReviewStatusEnum": "reviews.models.ReviewStatus",
+        "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
+    },
 }
 
 # --- Celery ---------------------------------------------------------------------------------
