@@ -28,8 +28,12 @@ demo: install
 run: demo
 	$(BIN)/python manage.py serve
 
+# The suite runs on TEST_WORKERS processes (pytest-xdist), each with its own test database,
+# var folder and Redis db (tests/settings.py); `make test TEST_WORKERS=0` runs it in one.
+TEST_WORKERS ?= auto
+
 test: install-dev
-	$(BIN)/pytest
+	$(BIN)/pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 
 lint: install-dev
 	$(BIN)/ruff check .

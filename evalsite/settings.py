@@ -92,6 +92,18 @@ TEMPLATES = [
 DATABASE_URL = envstr("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    # PostgreSQL: each process shares a pool of at most DB_POOL_MAX_SIZE connections among its
+    # threads, so processes x pool size (the connection budget, README) bounds what the server
+    # sees however many threads run. A thread waits DB_POOL_TIMEOUT s for a free connection.
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
+        "DB_POOL", True
+    ):
+        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps connections, not the thread
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": envint("DB_POOL_MIN_SIZE", 1),
+            "max_size": envint("DB_POOL_MAX_SIZE", 8),
+            "timeout": envfloat("DB_POOL_TIMEOUT", 30.0),
+        }
     if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         # A SQLite file shared with a worker process needs the same locking as embedded mode.
         DATABASES["default"]["OPTIONS"] = {

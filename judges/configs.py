@@ -4,7 +4,6 @@ from django.db import transaction
 
 from evalsite.api import ApplicationError
 from judges.models import JudgeConfig
-from judges.providers import BATCH_PROVIDERS, PROVIDERS
 
 MAX_PASSES = 5
 
@@ -21,6 +20,9 @@ def judge_config_create(
     base_url: str = "",
 ) -> JudgeConfig:
     """A judge config at temperature 0: passes are only comparable when sampling is greedy."""
+    # Not at module level: the provider SDKs would load in every web worker at start.
+    from judges.providers import BATCH_PROVIDERS, PROVIDERS
+
     name, model = name.strip(), model.strip()
     if not name:
         raise ApplicationError("Give the config a name.", field="name")

@@ -8,7 +8,6 @@ from decimal import Decimal
 from functools import lru_cache
 
 from django.conf import settings
-from genai_prices import Usage, calc_price
 
 MILLION = Decimal(1_000_000)
 # The Message Batches API bills every token at half the price.
@@ -18,6 +17,8 @@ CENT_FRACTION = Decimal("0.000001")
 
 @lru_cache(maxsize=256)
 def _known_to_genai_prices(model: str) -> bool:
+    from genai_prices import Usage, calc_price  # its price tables load on the first priced call
+
     try:
         calc_price(Usage(input_tokens=1, output_tokens=1), model_ref=model)
     except LookupError:
@@ -44,6 +45,8 @@ def call_cost_usd(
             + Decimal(str(own.get("cache_write", own["input"]))) * cache_write_tokens
         ) / MILLION
     elif _known_to_genai_prices(model):
+        from genai_prices import Usage, calc_price
+
         usage = Usage(
             input_tokens=input_tokens + cache_read_tokens + cache_write_tokens,
             output_tokens=output_tokens,

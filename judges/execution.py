@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -235,6 +235,8 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
             lease_until=timezone.now() + timedelta(seconds=exc.wait_seconds) + _lease(),
         )
         return PassOutcome("retry", retry_in=exc.wait_seconds + random.uniform(0, 5))
+    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
+        connection.close()  # back to the pool while the provider answers; the next query reopens
     try:
         reply = provider_call(judgment.config, params)
     except TRANSIENT_ERRORS as exc:

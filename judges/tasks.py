@@ -3,10 +3,11 @@ transient provider errors only, with the cap and the backoff decided in judges.e
 
 from celery import shared_task
 from django.conf import settings
+from django.db import InterfaceError, OperationalError, connection
 
 from judges.adarubric.tasks import trace_task_type_classify_task  # noqa: F401 - registers it
 from judges.batches import judge_batch_collect, judge_run_batch_submit
-from judges.execution import judgment_execute, judgments_stale
+from judges.execution import judgment_execute, judgments_stale, retry_delay
 from judges.models import Judgment, JudgmentStatus
 
 DISPATCH_BATCH = 500
@@ -15,7 +16,13 @@ DISPATCH_BATCH = 500
 @shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def judge_pass_task(self, judgment_id: int) -> str:
     """Run one judge pass; a transient error comes back as a delayed retry of this task."""
-    outcome = judgment_execute(judgment_id)
+    try:
+        outcome = judgment_execute(judgment_id)
+    except (OperationalError, InterfaceError) as exc:
+        # No connection (pool timeout, "too many clients", a restart) is transient: retry the
+        # pass later; a pass claimed before the error is released by the stale sweep.
+        connection.close()
+        raise self.retry(countdown=retry_delay(self.request.retries), exc=exc) from exc
     if outcome.state == "retry":
         raise self.retry(countdown=outcome.retry_in)
     return outcome.state

@@ -4,11 +4,8 @@ import math
 import warnings
 from dataclasses import dataclass
 
-import krippendorff
-import numpy as np
 from django.core.cache import cache
 from django.db.models import Count, Max
-from sklearn.metrics import cohen_kappa_score
 
 from reviews.models import Annotation
 
@@ -47,6 +44,11 @@ def ratings_agreement(ratings: list[tuple[int, int, float]]) -> Agreement:
     level = "nominal" if len(values) <= 2 and values <= {0.0, 1.0} else "ordinal"
     if not by_item or len(values) < 2:
         return Agreement(len(by_item), len(raters), None, None, level)
+    # Loaded here: scikit-learn, scipy and numpy would double a web worker's memory otherwise.
+    import krippendorff
+    import numpy as np
+    from sklearn.metrics import cohen_kappa_score
+
     items = sorted(by_item)
     matrix = np.full((len(raters), len(items)), np.nan)
     for col, item_id in enumerate(items):

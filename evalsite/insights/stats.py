@@ -5,8 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads where used: most web requests never need it
+    import numpy as np
 
 Z_95 = 1.959963984540054
 
@@ -24,6 +26,8 @@ def wilson_interval(successes: int, n: int, z: float = Z_95) -> tuple[float, flo
 
 def _weight_matrix(k: int, weights: str | None) -> np.ndarray:
     """Disagreement weights as scikit-learn defines them, over label positions."""
+    import numpy as np
+
     i, j = np.indices((k, k))
     if weights is None:
         return (i != j).astype(float)
@@ -38,6 +42,8 @@ def confusion_matrix(
     first: Sequence[float], second: Sequence[float], labels: Sequence[float]
 ) -> np.ndarray:
     """Rows are `first`'s labels, columns `second`'s; pairs outside `labels` are dropped."""
+    import numpy as np
+
     position = {label: index for index, label in enumerate(labels)}
     k = len(labels)
     matrix = np.zeros((k, k), dtype=np.int64)
@@ -49,6 +55,8 @@ def confusion_matrix(
 
 def kappa_from_confusion(matrix: np.ndarray, weights: str | None = None) -> float:
     """Cohen's kappa of a k x k (or a stack of B x k x k) confusion matrix; nan if undefined."""
+    import numpy as np
+
     matrix = np.asarray(matrix, dtype=float)
     k = matrix.shape[-1]
     w = _weight_matrix(k, weights)
@@ -87,6 +95,8 @@ def kappa_bootstrap_interval(
     seed: int = 0,
 ) -> tuple[float | None, float | None]:
     """Percentile 95% bootstrap interval of kappa over resampled pairs (vectorised)."""
+    import numpy as np
+
     labels = list(labels) if labels is not None else labels_of(first, second)
     position = {label: index for index, label in enumerate(labels)}
     pairs = [(position.get(a), position.get(b)) for a, b in zip(first, second, strict=True)]
@@ -137,6 +147,8 @@ def agreement_measure(
     resamples: int = 1000,
 ) -> Agreement:
     """Confusion matrix, % agreement, kappa (linear-weighted if ordinal) and its bootstrap CI."""
+    import numpy as np
+
     labels = list(labels) if labels is not None else labels_of(first, second)
     weights = "linear" if ordinal and len(labels) > 2 else None
     matrix = confusion_matrix(first, second, labels)

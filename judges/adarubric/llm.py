@@ -6,7 +6,6 @@ import re
 from django.conf import settings
 
 from judges.models import JudgeConfig
-from judges.providers import messages_create
 
 
 class JudgeReplyError(ValueError):
@@ -15,6 +14,8 @@ class JudgeReplyError(ValueError):
 
 def judge_ask(system: str, user: str, config: JudgeConfig | None = None, max_tokens=1500) -> dict:
     """Send one prompt through the configured provider; returns the JSON object it answered."""
+    from judges.providers import messages_create  # the SDK loads only when a prompt is sent
+
     model = config.model if config else settings.JUDGE_MODEL
     params = {
         "model": model,

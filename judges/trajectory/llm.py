@@ -12,7 +12,6 @@ from django.conf import settings
 
 from judges.models import OutputFormat, ParseStatus, Rubric, RubricVersion, ScoreType
 from judges.parsing import reply_parse
-from judges.providers.anthropic import messages_create
 
 PARAMETER_RUBRIC = "Parameter equivalence"
 
@@ -70,6 +69,8 @@ def reply_score(text: str, output_format: str = "") -> tuple[float | None, str]:
 
 
 def _ask(system: str, user: str, output_format: str) -> tuple[float | None, str]:
+    from judges.providers.anthropic import messages_create  # the SDK loads only when asked
+
     reply = messages_create(
         {
             "model": settings.JUDGE_MODEL,
@@ -112,6 +113,7 @@ BEHAVIOR_RUBRIC = "Expected behavior"
 def behavior_judge_llm(trace, expected_behavior: str) -> tuple[float | None, str]:
     """The seeded "Expected behavior" rubric on one trace: 1 shown, 0 not, None unreadable."""
     from judges.prompts import prompt_render
+    from judges.providers.anthropic import messages_create
 
     version = _rubric_version(BEHAVIOR_RUBRIC)
     if version is None:

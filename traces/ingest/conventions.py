@@ -14,9 +14,6 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
-from genai_prices import Usage, calc_price
-from genai_prices.types import TieredPrices
-
 from traces.models import SpanKind
 
 # (attribute, {value: kind}) tried in order; a value missing from the map falls through.
@@ -384,6 +381,9 @@ def cost_declared(attributes: Mapping):
 @functools.lru_cache(maxsize=2048)
 def _model_price(model: str, provider: str):
     """genai-prices' price of a model, looked up once per model and provider."""
+    # Loaded on the first priced span: its price tables cost start-up time and memory.
+    from genai_prices import Usage, calc_price
+
     for provider_id in (provider or None, None):
         try:
             return calc_price(
@@ -407,6 +407,8 @@ def cost_estimate(model: str, input_tokens: int, output_tokens: int, provider: s
         # A flat rate or a call below every tier: plain arithmetic, 100x cheaper than a full
         # calculation, which is kept for what it alone gets right (long-context tiers).
         return (rate_in * input_tokens + rate_out * output_tokens) / Decimal(1_000_000)
+    from genai_prices import Usage
+
     usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
     return Decimal(str(price.calc_price(usage)["total_price"]))
 
@@ -417,6 +419,8 @@ def _rate(price, tokens: int) -> Decimal | None:
         return Decimal(0)
     if isinstance(price, Decimal):
         return price
+    from genai_prices.types import TieredPrices
+
     if isinstance(price, TieredPrices) and all(tokens < tier.start for tier in price.tiers):
         return price.base
     return None
