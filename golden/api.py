@@ -9,6 +9,7 @@ from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from evalsite.api import ApplicationError
 from golden.example_schema import ExampleInvalid
@@ -82,6 +83,7 @@ class GoldenExampleListView(_ReadAnnotatorWriteCurator):
         return paginator.get_paginated_response(GoldenExampleOutSerializer(page, many=True).data)
 
     @extend_schema(request=GoldenExampleInSerializer, responses={201: GoldenExampleOutSerializer})
+    @idempotent_post
     def post(self, request):
         serializer = GoldenExampleInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -120,6 +122,7 @@ class GoldenExamplePromoteView(APIView):
     permission_classes = [IsCurator]
 
     @extend_schema(request=PromoteInSerializer, responses={201: GoldenExampleOutSerializer})
+    @idempotent_post
     def post(self, request):
         serializer = PromoteInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -151,6 +154,7 @@ class DatasetVersionListView(_ReadAnnotatorWriteCurator):
         return Response(DatasetVersionOutSerializer(versions, many=True, context=context).data)
 
     @extend_schema(request=DatasetVersionInSerializer, responses={201: DatasetVersionOutSerializer})
+    @idempotent_post
     def post(self, request):
         serializer = DatasetVersionInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -212,6 +216,7 @@ class DatasetImportView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(request=DatasetImportInSerializer, responses={201: OpenApiTypes.OBJECT})
+    @idempotent_post
     def post(self, request):
         serializer = DatasetImportInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

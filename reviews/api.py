@@ -7,6 +7,7 @@ from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from reviews.access import annotation_for_user, queue_for_user, review_item_for_action
 from reviews.forms import QueueFilterForm
@@ -212,6 +213,7 @@ class TraceFlagApi(APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=FlagIn, responses={201: ReviewItemOut})
+    @idempotent_post
     def post(self, request):
         data = FlagIn(data=request.data)
         data.is_valid(raise_exception=True)
