@@ -4,7 +4,6 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +11,7 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from evalsite.api import ApplicationError
+from evalsite.pagination import ApiPagination
 from golden.example_schema import ExampleInvalid
 from golden.jsonl import ImportInvalid, dataset_import_jsonl
 from golden.selectors import (
@@ -63,6 +63,8 @@ def _example_write(write, **kwargs):
 
 
 class GoldenExampleListView(_ReadAnnotatorWriteCurator):
+    pagination_class = ApiPagination
+
     @extend_schema(
         parameters=[
             OpenApiParameter("task_type", str),
@@ -72,13 +74,16 @@ class GoldenExampleListView(_ReadAnnotatorWriteCurator):
         responses=GoldenExampleOutSerializer(many=True),
     )
     def get(self, request):
+        held_out = request.query_params.get("held_out", "")
+        if held_out not in ("", "yes", "no"):
+            raise ApplicationError("Must be yes or no.", field="held_out")
         examples = golden_example_list(
             request.user,
             task_type=request.query_params.get("task_type", ""),
-            held_out=request.query_params.get("held_out", ""),
+            held_out=held_out,
             query=request.query_params.get("q", ""),
         ).select_related("outcome_rubric")
-        paginator = LimitOffsetPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(examples, request, view=self)
         return paginator.get_paginated_response(GoldenExampleOutSerializer(page, many=True).data)
 

@@ -3,12 +3,12 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
+from evalsite.pagination import ApiPagination
 from reviews.access import annotation_for_user, queue_for_user, review_item_for_action
 from reviews.forms import QueueFilterForm
 from reviews.models import Annotation, ReviewItem
@@ -106,6 +106,7 @@ class QueueItemsApi(APIView):
     """The queue's items, filtered like the queue page (status, reason, claim, curator, q)."""
 
     permission_classes = [IsAnnotator]
+    pagination_class = ApiPagination
 
     @extend_schema(
         parameters=[
@@ -124,7 +125,7 @@ class QueueItemsApi(APIView):
             .select_related("claimed_by")
             .order_by(*CLAIM_ORDER)
         )
-        paginator = LimitOffsetPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(items, request, view=self)
         return paginator.get_paginated_response(ReviewItemOut(page, many=True).data)
 
