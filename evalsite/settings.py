@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "judges",
     "reviews",
     "golden",
+    "webhooks",
     "evalsite",
 ]
 
@@ -269,10 +270,15 @@ CELERY_BEAT_SCHEDULE = {
 ANTHROPIC_API_KEY = envsecret("ANTHROPIC_API_KEY")
 ANTHROPIC_BASE_URL = envstr("ANTHROPIC_BASE_URL")
 SIMULATED_JUDGE_PORT = envint("SIMULATED_JUDGE_PORT", 8765)
+# A second provider for judge configs that choose it: OpenAI or any compatible server.
+OPENAI_API_KEY = envsecret("OPENAI_API_KEY")
+OPENAI_BASE_URL = envstr("OPENAI_BASE_URL")
 # Without a key the judge is the local simulator, and every page says scores are simulated.
-JUDGE_SIMULATED = not ANTHROPIC_API_KEY or envbool("JUDGE_SIMULATED", False)
+JUDGE_SIMULATED = not (ANTHROPIC_API_KEY or OPENAI_API_KEY) or envbool("JUDGE_SIMULATED", False)
 if JUDGE_SIMULATED and not ANTHROPIC_BASE_URL:
     ANTHROPIC_BASE_URL = f"http://127.0.0.1:{SIMULATED_JUDGE_PORT}"
+if JUDGE_SIMULATED and not OPENAI_BASE_URL:
+    OPENAI_BASE_URL = f"http://127.0.0.1:{SIMULATED_JUDGE_PORT}/v1"
 JUDGE_MODEL = envstr("JUDGE_MODEL", "claude-sonnet-4-5")
 # Simulated scores cost nothing and are labelled everywhere, so by default the demo judges live
 # traffic before calibration; a real judge waits until people have measured it.
@@ -280,12 +286,9 @@ JUDGE_ONLINE_BEFORE_CALIBRATION = envbool("JUDGE_ONLINE_BEFORE_CALIBRATION", JUD
 JUDGE_TIMEOUT_SECONDS = envfloat("JUDGE_TIMEOUT_SECONDS", 60.0)
 JUDGE_MAX_RETRIES = envint("JUDGE_MAX_RETRIES", 5)
 JUDGE_TRACE_TOKEN_BUDGET = envint("JUDGE_TRACE_TOKEN_BUDGET", 60000)
-# USD per million tokens: input, output, cache read, cache write.
-JUDGE_PRICES = {
-    "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cache_read": 0.30, "cache_write": 3.75},
-    "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cache_read": 1.50, "cache_write": 18.75},
-    "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_read": 0.10, "cache_write": 1.25},
-}
+# USD per million tokens (input, output, cache_read, cache_write) for models whose price is not
+# genai-prices' list price, e.g. a negotiated rate or a self-hosted model; others come from it.
+JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
@@ -340,3 +343,14 @@ CELERY_BEAT_SCHEDULE["review-locks-release"] = {
 # A judge version is approved for live traffic at this kappa against people on this many items.
 CALIBRATION_KAPPA_BAR = envfloat("CALIBRATION_KAPPA_BAR", 0.6)
 CALIBRATION_MIN_ITEMS = envint("CALIBRATION_MIN_ITEMS", 30)
+
+# --- Webhooks -------------------------------------------------------------------------------
+WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)
+# Exponential backoff with jitter between attempts: 30 s, 60 s, 120 s ... capped at an hour.
+WEBHOOK_RETRY_BASE_SECONDS = envint("WEBHOOK_RETRY_BASE_SECONDS", 30)
+WEBHOOK_RETRY_MAX_SECONDS = envint("WEBHOOK_RETRY_MAX_SECONDS", 3600)
+WEBHOOK_MAX_ATTEMPTS = envint("WEBHOOK_MAX_ATTEMPTS", 8)
+CELERY_BEAT_SCHEDULE["review-backlog-check"] = {
+    "task": "webhooks.tasks.review_backlog_check_task",
+    "schedule": float(envint("WEBHOOK_BACKLOG_CHECK_SECONDS", 60)),
+}

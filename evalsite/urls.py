@@ -12,6 +12,7 @@ api_patterns = [
     path("", include("judges.api_urls")),
     path("", include("reviews.api_urls")),
     path("", include("golden.api_urls")),
+    path("", include("webhooks.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]
 
@@ -27,6 +28,9 @@ urlpatterns = [
     path("judges/", include("judges.urls")),
     path("reviews/", include("reviews.urls")),
     path("golden/", include("golden.urls")),
+    path("webhooks/", include("webhooks.urls")),
     path("insights/", include("evalsite.insights.urls")),
     path("admin/", admin.site.urls),
 ]
+
+handler500 = "evalsite.views.server_error"

@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.auth.decorators import login_required
+from django.http import HttpResponseServerError
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
@@ -24,3 +25,11 @@ def overview(request):
             "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
         },
     )
+
+
+def server_error(request):
+    """The 500 page with the navigation; falls back to plain text if the page itself fails."""
+    try:
+        return render(request, "500.html", status=500)
+    except Exception:  # noqa: BLE001 - the error page must not raise in turn
+        return HttpResponseServerError("Server error: try again in a moment.")

@@ -11,6 +11,7 @@ from judges.models import Rubric
 
 NO_TASK_TYPE = "-"
 JSON_FIELDS = ("context", "reference_trajectory", "red_flags")
+EMPTY_JSON = {"context": {}, "reference_trajectory": [], "red_flags": []}
 JSON_HELP = {
     "reference_trajectory": 'A list of steps: {"step": 1, "tool": "...", "inputs": {...}, '
     '"acceptable_output_fields": [...]}. Inputs may use <from_context> or '
@@ -58,18 +59,30 @@ class GoldenExampleForm(forms.Form):
 
     @classmethod
     def initial_from(cls, example: GoldenExample) -> dict:
+        return cls.initial_from_data(
+            {
+                "task": example.task,
+                "task_type": example.task_type,
+                "adversarial_kind": example.adversarial_kind,
+                "context": example.context,
+                "reference_trajectory": example.reference_trajectory,
+                "expected_outcome": example.expected_outcome,
+                "outcome_rubric": example.outcome_rubric.name if example.outcome_rubric else "",
+                "expected_behavior": example.expected_behavior,
+                "failure_tags": example.failure_tags,
+                "red_flags": example.red_flags,
+                "held_out": example.held_out,
+            }
+        )
+
+    @classmethod
+    def initial_from_data(cls, data: dict) -> dict:
+        """Form values for example data (the shape example_data_clean takes)."""
         return {
-            "task": example.task,
-            "task_type": example.task_type,
-            "adversarial_kind": example.adversarial_kind,
-            "context": _pretty(example.context),
-            "reference_trajectory": _pretty(example.reference_trajectory),
-            "expected_outcome": example.expected_outcome,
-            "outcome_rubric": example.outcome_rubric.name if example.outcome_rubric else "",
-            "expected_behavior": example.expected_behavior,
-            "failure_tags": ", ".join(example.failure_tags),
-            "red_flags": _pretty(example.red_flags),
-            "held_out": example.held_out,
+            **data,
+            "outcome_rubric": data.get("outcome_rubric") or "",
+            "failure_tags": ", ".join(data.get("failure_tags") or []),
+            **{name: _pretty(data.get(name) or EMPTY_JSON[name]) for name in JSON_FIELDS},
         }
 
     def clean(self):

@@ -1,17 +1,14 @@
-"""Receives the reviews -> golden hand-off, and keeps source traces' held-out flag in step."""
+"""Keeps source traces' held-out flag in step with their examples.
+
+An annotator's "promote" is a suggestion: the item leads the curator's promote list, and an
+example exists only once a curator saves the draft.
+"""
 
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from golden.held_out_traces import traces_held_out_sync
 from golden.models import GoldenExample
-from golden.services import golden_example_promote
-from reviews.signals import review_item_promoted
-
-
-@receiver(review_item_promoted, dispatch_uid="golden.promote_item")
-def promote_resolved_item(sender, item, annotation, user, **kwargs):
-    golden_example_promote(item=item, annotation=annotation, user=user)
 
 
 # Every save (services, admin) and delete of one example; bulk writes call the sync themselves.

@@ -3,12 +3,12 @@
 from collections import Counter
 
 from django.core.exceptions import PermissionDenied
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from golden.models import DatasetVersion, DatasetVersionEntry, EvalTrial, GoldenExample
-from reviews.models import ReviewItem, ReviewStatus
+from reviews.models import Annotation, ReviewItem, ReviewStatus
 
 # Guidance on dataset size: ~50 examples catch major regressions; 150-200 see a 5% shift.
 SIZE_MAJOR_REGRESSIONS = 50
@@ -118,16 +118,21 @@ def dataset_version_diff(user, old: DatasetVersion, new: DatasetVersion) -> dict
 
 
 def promotable_review_items(limit: int = 100) -> QuerySet[ReviewItem]:
-    """Resolved review items that no golden example was made from yet."""
+    """Resolved review items that no golden example was made from yet, annotators'
+    suggestions first (``suggested`` is true when an answer asked for promotion)."""
+    suggested = Annotation.objects.filter(
+        item=OuterRef("pk"), promoted=True, undone_at__isnull=True
+    )
     return (
         ReviewItem.objects.filter(status=ReviewStatus.RESOLVED)
+        .annotate(suggested=Exists(suggested))
         .exclude(
             pk__in=GoldenExample.objects.filter(source_review_item__isnull=False).values(
                 "source_review_item"
             )
         )
         .select_related("trace", "queue")
-        .order_by("-resolved_at", "-pk")[:limit]
+        .order_by("-suggested", "-resolved_at", "-pk")[:limit]
     )
 
 

@@ -17,6 +17,8 @@ from golden.models import (
     ExampleOrigin,
     GoldenExample,
 )
+from golden.reference_trajectory import PLACEHOLDER_LIKE
+from golden.signals import dataset_version_created
 from golden.trajectory_draft import reference_trajectory_draft
 from judges.models import Rubric
 from reviews.models import AuditEvent, ReviewStatus
@@ -126,50 +128,86 @@ def _outcome_passed(item, score: float) -> bool:
     return score > 0
 
 
-def _red_flags_of(trace) -> list[dict]:
-    flags = []
-    for flag in trace.red_flags.all().order_by("pk"):
+def _red_flags_of(flags) -> list[dict]:
+    texts = []
+    for flag in flags:
         label = flag.get_kind_display()
-        flags.append({"text": f"{label}: {flag.detail}" if flag.detail else label, "rule": None})
-    return flags
+        texts.append({"text": f"{label}: {flag.detail}" if flag.detail else label, "rule": None})
+    return texts
 
 
-def golden_example_promote(*, item, annotation, user) -> GoldenExample:
-    """Make a golden example from a resolved review item; promoting twice returns the first.
+def _literals_dropped(value):
+    """Inputs with every literal left blank; inferred placeholders stay (they name a source)."""
+    if isinstance(value, dict):
+        return {key: _literals_dropped(inner) for key, inner in value.items()}
+    if isinstance(value, list):
+        return [_literals_dropped(inner) for inner in value]
+    return value if isinstance(value, str) and PLACEHOLDER_LIKE.match(value) else None
 
-    The trace's tool calls become the draft reference trajectory with inferred placeholders;
-    the curator then edits it.
+
+def golden_example_promote_draft(*, item, annotation) -> tuple[dict, list[dict]]:
+    """The example a promotion proposes, unsaved, and the steps where a red flag fired.
+
+    A flagged step's literal input values are what the agent got wrong (a hallucinated id, a
+    call made too early): they are left blank for the curator, never copied as expected.
+    """
+    trace = item.trace
+    tool_spans = list(trace.spans.filter(kind=SpanKind.TOOL).order_by("position", "pk"))
+    flags = list(trace.red_flags.select_related("span").order_by("pk"))
+    trajectory = reference_trajectory_draft(trace, tool_spans)
+    flagged_steps = []
+    for step, span in zip(trajectory, tool_spans, strict=True):
+        fired = [flag for flag in flags if flag.span_id == span.pk]
+        if not fired:
+            continue
+        step["inputs"] = _literals_dropped(step["inputs"])
+        flagged_steps.append(
+            {"step": step["step"], "tool": step["tool"], "flags": _red_flags_of(fired)}
+        )
+    passed = _outcome_passed(item, annotation.score)
+    data = {
+        "task": trace.task,
+        "task_type": trace.task_type,
+        "context": trace.context or {},
+        "reference_trajectory": trajectory,
+        "expected_outcome": trace.final_answer if passed else "",
+        "expected_behavior": annotation.explanation,
+        "outcome_rubric": item.rubric_version.rubric.name if item.rubric_version else None,
+        "failure_tags": sorted(set(annotation.failure_tags or [])),
+        "red_flags": _red_flags_of(flags),
+    }
+    return data, flagged_steps
+
+
+def golden_example_promote(*, item, annotation, user, data: dict | None = None) -> GoldenExample:
+    """Save a promotion as a golden example; promoting twice returns the first.
+
+    `data` is what the curator saved from the draft form; without it the draft is saved as
+    proposed (the API's one-call promotion). Raises ExampleInvalid on bad data.
     """
     existing = GoldenExample.objects.filter(source_review_item=item).first()
     if existing:
         return existing
-    trace = item.trace
-    tool_spans = list(trace.spans.filter(kind=SpanKind.TOOL).order_by("position", "pk"))
-    passed = _outcome_passed(item, annotation.score)
+    if data is None:
+        data, _ = golden_example_promote_draft(item=item, annotation=annotation)
+    cleaned = example_data_clean(data)
     with transaction.atomic():
-        example = GoldenExample.objects.create(
+        example = GoldenExample(
             origin=ExampleOrigin.PROMOTED,
-            task=trace.task,
-            task_type=trace.task_type,
-            context=trace.context,
-            reference_trajectory=reference_trajectory_draft(trace, tool_spans),
-            expected_outcome=trace.final_answer if passed else "",
-            expected_behavior=annotation.explanation,
-            outcome_rubric=item.rubric_version.rubric if item.rubric_version else None,
-            failure_tags=sorted(set(annotation.failure_tags or [])),
-            red_flags=_red_flags_of(trace),
-            source_trace=trace,
+            source_trace=item.trace,
             source_review_item=item,
             created_by=user,
         )
+        _apply(example, cleaned)
+        example.save()
         audit_event_record(
             user, "golden_example_promote", "golden_example", example.pk, after={"item": item.pk}
         )
     return example
 
 
-def golden_example_promote_item(*, item, user) -> GoldenExample:
-    """Promote a resolved item from the golden pages, using its deciding annotation."""
+def promotion_annotation(item):
+    """The deciding annotation of a resolved item, which a promotion is drafted from."""
     if item.status != ReviewStatus.RESOLVED:
         raise ApplicationError("Only resolved review items can be promoted.", field="item")
     annotation = (
@@ -179,7 +217,13 @@ def golden_example_promote_item(*, item, user) -> GoldenExample:
     )
     if annotation is None:
         raise ApplicationError("This item has no annotation to promote.", field="item")
-    return golden_example_promote(item=item, annotation=annotation, user=user)
+    return annotation
+
+
+def golden_example_promote_item(*, item, user, data: dict | None = None) -> GoldenExample:
+    """Promote a resolved item, using its deciding annotation."""
+    annotation = promotion_annotation(item)
+    return golden_example_promote(item=item, annotation=annotation, user=user, data=data)
 
 
 @transaction.atomic
@@ -257,6 +301,7 @@ def dataset_version_create(
             for entry in entries:
                 entry.version = version
             DatasetVersionEntry.objects.bulk_create(entries, batch_size=500)
+            dataset_version_created.send(sender=DatasetVersion, version=version)
             audit_event_record(
                 user,
                 "dataset_version_create",

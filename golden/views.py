@@ -3,13 +3,12 @@
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
 from evalsite.api import ApplicationError
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
-from golden.models import AdversarialKind
+from golden.models import AdversarialKind, GoldenExample
 from golden.selectors import (
     golden_example_get_for_user,
     golden_example_list,
@@ -20,9 +19,11 @@ from golden.selectors import (
 from golden.services import (
     NearDuplicateFound,
     golden_example_create,
-    golden_example_promote_item,
+    golden_example_promote,
+    golden_example_promote_draft,
     golden_example_update,
     held_out_draw,
+    promotion_annotation,
 )
 from reviews.models import ReviewItem
 
@@ -58,11 +59,11 @@ def example_detail(request, pk: int):
     )
 
 
-def _render_form(request, form, example=None, duplicates=()):
+def _render_form(request, form, example=None, duplicates=(), **extra):
     return render(
         request,
         "golden/example_form.html",
-        {"form": form, "example": example, "duplicates": duplicates},
+        {"form": form, "example": example, "duplicates": duplicates, **extra},
         status=400 if form.is_bound and (form.errors or duplicates) else 200,
     )
 
@@ -126,20 +127,32 @@ def promote_list(request):
 
 
 @require_role(CURATOR)
-@require_POST
 def promote_item(request, item_id: int):
+    """The promotion draft as the example form; nothing is written until the curator saves."""
     item = get_object_or_404(
-        ReviewItem.objects.select_related("trace", "rubric_version"), pk=item_id
+        ReviewItem.objects.select_related("trace", "rubric_version__rubric"), pk=item_id
     )
+    existing = GoldenExample.objects.filter(source_review_item=item).first()
+    if existing is not None:
+        return redirect("golden:example_edit", pk=existing.pk)
     try:
-        example = golden_example_promote_item(item=item, user=request.user)
+        annotation = promotion_annotation(item)
     except ApplicationError as exc:
         messages.error(request, exc.message)
         return redirect("golden:promote_list")
-    messages.success(
-        request, "Draft made from the trace. Check the reference trajectory, then save."
+    draft, flagged_steps = golden_example_promote_draft(item=item, annotation=annotation)
+    context = {"promoted_item": item, "flagged_steps": flagged_steps}
+    if request.method != "POST":
+        form = GoldenExampleForm(initial=GoldenExampleForm.initial_from_data(draft))
+        return _render_form(request, form, **context)
+    form = GoldenExampleForm(request.POST)
+    if not form.is_valid():
+        return _render_form(request, form, **context)
+    example = golden_example_promote(
+        item=item, annotation=annotation, user=request.user, data=form.example_data
     )
-    return redirect("golden:example_edit", pk=example.pk)
+    messages.success(request, f"Example #{example.pk} saved from review item #{item.pk}.")
+    return redirect("golden:example_detail", pk=example.pk)
 
 
 @require_role(CURATOR)

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from evalsite.insights.stats import agreement_measure
 from judges.models import CalibrationStatus, JudgeCalibration, ScoreType, Verdict
+from judges.signals import judge_drift_flagged
 
 KAPPA_BAR = getattr(settings, "CALIBRATION_KAPPA_BAR", 0.6)
 MIN_ITEMS = getattr(settings, "CALIBRATION_MIN_ITEMS", 30)
@@ -122,6 +123,8 @@ def judge_calibration_update(
             )
             fields += ["status", "flagged", "flag_reason"]
         calibration.save(update_fields=fields)
+        if "flag_reason" in fields and calibration.flagged:
+            judge_drift_flagged.send(sender=JudgeCalibration, calibration=calibration)
     return calibration
 
 

@@ -4,6 +4,7 @@ from django.db import transaction
 
 from evalsite.api import ApplicationError
 from judges.models import JudgeConfig
+from judges.providers import BATCH_PROVIDERS, PROVIDERS
 
 MAX_PASSES = 5
 
@@ -16,13 +17,30 @@ def judge_config_create(
     tolerance: float = 0.0,
     max_tokens: int = 1024,
     use_batch_api: bool = False,
+    provider: str = "anthropic",
+    base_url: str = "",
 ) -> JudgeConfig:
     """A judge config at temperature 0: passes are only comparable when sampling is greedy."""
     name, model = name.strip(), model.strip()
     if not name:
         raise ApplicationError("Give the config a name.", field="name")
     if not model:
-        raise ApplicationError("Name the judge model, e.g. claude-sonnet-4-5.", field="model")
+        raise ApplicationError(
+            "Name the judge model, e.g. claude-sonnet-4-5 or gpt-4.1.", field="model"
+        )
+    if provider not in PROVIDERS:
+        raise ApplicationError(f"Provider is one of {', '.join(PROVIDERS)}.", field="provider")
+    base_url = base_url.strip()
+    if base_url and provider != "openai":
+        raise ApplicationError(
+            "A base URL is for an OpenAI-compatible server; Anthropic's comes from settings.",
+            field="base_url",
+        )
+    if use_batch_api and provider not in BATCH_PROVIDERS:
+        raise ApplicationError(
+            "The Batches API is used only with Anthropic; this provider is called directly.",
+            field="use_batch_api",
+        )
     if not 1 <= passes <= MAX_PASSES:
         raise ApplicationError(f"Passes are between 1 and {MAX_PASSES}.", field="passes")
     if tolerance < 0:
@@ -32,6 +50,8 @@ def judge_config_create(
             raise ApplicationError(f"A config named {name!r} exists already.", field="name")
         return JudgeConfig.objects.create(
             name=name,
+            provider=provider,
+            base_url=base_url,
             model=model,
             temperature=0.0,
             passes=passes,

@@ -9,7 +9,6 @@ import random
 from dataclasses import dataclass
 from datetime import timedelta
 
-import anthropic
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
@@ -21,9 +20,11 @@ from judges.models import JudgeRun, JudgeRunStatus, Judgment, JudgmentStatus, Pa
 from judges.parsing import reply_parse
 from judges.prompts import prompt_render
 from judges.providers import (
+    PERMANENT_ERRORS,
     TRANSIENT_ERRORS,
     ProviderReply,
-    messages_create,
+    provider_call,
+    provider_identity,
     request_hash,
     request_params,
     retry_after_seconds,
@@ -200,7 +201,9 @@ def judgment_request(judgment: Judgment) -> tuple[dict, str]:
     # The reply parser cites spans by name; the render has just loaded them.
     judgment.span_names = prompt.span_names
     params = request_params(prompt, judgment.config)
-    digest = request_hash(params, provider=judgment.config.provider, pass_index=judgment.pass_index)
+    digest = request_hash(
+        params, provider=provider_identity(judgment.config), pass_index=judgment.pass_index
+    )
     return params, digest
 
 
@@ -233,10 +236,10 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
         )
         return PassOutcome("retry", retry_in=exc.wait_seconds + random.uniform(0, 5))
     try:
-        reply = messages_create(params)
+        reply = provider_call(judgment.config, params)
     except TRANSIENT_ERRORS as exc:
         return judgment_retry_or_fail(judgment, exc, digest)
-    except anthropic.APIError as exc:
+    except PERMANENT_ERRORS as exc:
         # Bad request, auth, not found: the same call would fail again.
         return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
     return judgment_complete(judgment, reply, digest)

@@ -128,7 +128,19 @@ class RubricCreateForm(RubricVersionForm):
 
 class JudgeConfigForm(forms.Form):
     name = forms.CharField(max_length=200)
-    model = forms.CharField(max_length=200, help_text="The Anthropic model id.")
+    provider = forms.ChoiceField(
+        choices=[("anthropic", "Anthropic"), ("openai", "OpenAI-compatible (Chat Completions)")],
+        initial="anthropic",
+        required=False,
+    )
+    base_url = forms.URLField(
+        required=False,
+        assume_scheme="https",
+        label="Base URL",
+        help_text="OpenAI-compatible only, e.g. http://gpu-box:8000/v1 for a self-hosted model. "
+        "Blank: OPENAI_BASE_URL, else OpenAI's.",
+    )
+    model = forms.CharField(max_length=200, help_text="The provider's model id.")
     passes = forms.IntegerField(
         min_value=1, max_value=5, initial=2, help_text="Independent calls per trace."
     )
@@ -142,3 +154,6 @@ class JudgeConfigForm(forms.Form):
         help_text="Half the price; results arrive within hours, not seconds. Online judging "
         "always calls the API directly.",
     )
+
+    def clean_provider(self):
+        return self.cleaned_data["provider"] or "anthropic"

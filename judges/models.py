@@ -92,7 +92,14 @@ class RubricVersion(models.Model):
 
 class JudgeConfig(models.Model):
     name = models.CharField(max_length=200, unique=True)
-    provider = models.CharField(max_length=50, default="anthropic")
+    provider = models.CharField(
+        max_length=50,
+        choices=[("anthropic", "Anthropic"), ("openai", "OpenAI-compatible")],
+        default="anthropic",
+    )
+    base_url = models.URLField(
+        blank=True, help_text="OpenAI-compatible server; blank: OPENAI_BASE_URL or OpenAI's."
+    )
     model = models.CharField(max_length=200)
     temperature = models.FloatField(default=0.0)
     max_tokens = models.PositiveIntegerField(default=1024)

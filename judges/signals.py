@@ -12,3 +12,7 @@ verdict_written = Signal()
 # Sent with effect=<ToolEffect>, user, before={"effect", "source"} when a curator changes
 # what a tool does; the audit log lives downstream.
 tool_effect_changed = Signal()
+
+# Sent with calibration=<JudgeCalibration> when an approved judge version's recent agreement
+# with people fell below the bar and it went back to calibrating.
+judge_drift_flagged = Signal()

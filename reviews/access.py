@@ -14,6 +14,11 @@ def review_items_visible(user, items):
     return traces_visible(user, items, via="trace")
 
 
+def queue_hides_judge_from(user, queue: Queue) -> bool:
+    """Lists of a blind queue say "needs review" to annotators: no reason, no verdict detail."""
+    return queue.blind and not has_role(user, CURATOR)
+
+
 def queue_for_user(user, queue_id: int) -> Queue:
     """Annotators and above see every queue."""
     if not has_role(user, ANNOTATOR):

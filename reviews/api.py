@@ -9,7 +9,12 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from evalsite.pagination import ApiPagination
-from reviews.access import annotation_for_user, queue_for_user, review_item_for_action
+from reviews.access import (
+    annotation_for_user,
+    queue_for_user,
+    queue_hides_judge_from,
+    review_item_for_action,
+)
 from reviews.forms import QueueFilterForm
 from reviews.models import Annotation, ReviewItem
 from reviews.selectors import CLAIM_ORDER, queue_items, queues_with_counts
@@ -56,6 +61,14 @@ class ReviewItemOut(serializers.ModelSerializer):
             "lock_expires_at",
             "resolved_score",
         ]
+        extra_kwargs = {"reason": {"allow_null": True}}
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        # A blind queue keeps the judge's side from annotators, as its page does.
+        if self.context.get("blind"):
+            data.update(reason=None, detail="")
+        return data
 
 
 class AnnotationOut(serializers.ModelSerializer):
@@ -120,6 +133,10 @@ class QueueItemsApi(APIView):
         form = QueueFilterForm(request.query_params)
         if not form.is_valid():
             raise serializers.ValidationError(form.errors)
+        if form.cleaned_data.get("reason") and queue_hides_judge_from(request.user, queue):
+            raise serializers.ValidationError(
+                {"reason": "A blind queue is not filtered by reason: the reason is the judge's."}
+            )
         items = (
             queue_items(queue, form.cleaned_data, request.user)
             .select_related("claimed_by")
@@ -127,7 +144,8 @@ class QueueItemsApi(APIView):
         )
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(items, request, view=self)
-        return paginator.get_paginated_response(ReviewItemOut(page, many=True).data)
+        blind = {"blind": queue_hides_judge_from(request.user, queue)}
+        return paginator.get_paginated_response(ReviewItemOut(page, many=True, context=blind).data)
 
 
 class QueueClaimApi(APIView):
@@ -142,7 +160,8 @@ class QueueClaimApi(APIView):
     def post(self, request, queue_id: int):
         queue = queue_for_user(request.user, queue_id)
         item = review_item_claim_next(user=request.user, queue=queue)
-        return Response({"item": ReviewItemOut(item).data if item else None})
+        blind = {"blind": queue_hides_judge_from(request.user, queue)}
+        return Response({"item": ReviewItemOut(item, context=blind).data if item else None})
 
 
 class ItemResolveApi(APIView):

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import api
+from reviews import api, scores_api
 
 urlpatterns = [
     path("reviews/queues/", api.QueueListApi.as_view(), name="api-review-queues"),
@@ -36,4 +36,5 @@ urlpatterns = [
         name="api-review-undo",
     ),
     path("reviews/flags/", api.TraceFlagApi.as_view(), name="api-review-flag"),
+    path("scores/", scores_api.ScoresApi.as_view(), name="api-scores"),
 ]

@@ -1,4 +1,4 @@
-"""AuditEvent rows: who did what to which review object, with the state before and after."""
+"""AuditEvent rows: who did what to which object, with the state before and after; and reads."""
 
 from reviews.models import Annotation, AuditEvent, ReviewItem
 
@@ -36,3 +36,20 @@ def audit_event_record(*, actor, action: str, obj, before=None, after=None) -> A
         before=before,
         after=after,
     )
+
+
+def audit_events_filtered(*, person: str = "", item: int | None = None, action: str = ""):
+    """Audit events newest first, filtered by the actor's username, a review item, an action."""
+    events = AuditEvent.objects.select_related("actor").order_by("-created_at", "-pk")
+    if person:
+        events = events.filter(actor__username=person)
+    if item is not None:
+        events = events.filter(object_type=ReviewItem._meta.label_lower, object_id=str(item))
+    if action:
+        events = events.filter(action=action)
+    return events
+
+
+def audit_actions() -> list[str]:
+    """Every action written so far, for the filter's choices."""
+    return list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())

@@ -30,6 +30,7 @@ class ReviewReason(models.TextChoices):
     AUDIT_SAMPLE = "audit_sample", "Random audit sample"
     CALIBRATION = "calibration", "Judge calibration sample"
     FLAGGED = "flagged", "Flagged by a person"
+    USER_FEEDBACK = "user_feedback", "An end user gave a thumbs-down"
 
 
 class ReviewStatus(models.TextChoices):
@@ -178,7 +179,24 @@ class Comment(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
 
+class AuditLogAppendOnly(Exception):
+    """An audit event was about to be changed or removed; the log only grows."""
+
+
+class AuditEventQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        # Removing a person clears the actor (on_delete=SET_NULL); nothing else may change.
+        if kwargs.keys() != {"actor"} or kwargs["actor"] is not None:
+            raise AuditLogAppendOnly("Audit events cannot be changed.")
+        return super().update(**kwargs)
+
+    def delete(self):
+        raise AuditLogAppendOnly("Audit events cannot be deleted.")
+
+
 class AuditEvent(models.Model):
+    """Who did what to which object, when, with the state before and after. Append-only."""
+
     actor = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
@@ -189,5 +207,15 @@ class AuditEvent(models.Model):
     after = models.JSONField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AuditEventQuerySet.as_manager()
+
     class Meta:
         indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object")]
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise AuditLogAppendOnly("Audit events cannot be changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise AuditLogAppendOnly("Audit events cannot be deleted.")

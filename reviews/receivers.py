@@ -9,6 +9,8 @@ from judges.signals import tool_effect_changed, verdict_needs_review, verdict_wr
 from reviews.audit import audit_event_record
 from reviews.models import ReviewReason
 from reviews.services import queue_for_rubric, review_item_enqueue
+from traces.models import FeedbackKind
+from traces.signals import feedback_received
 
 
 @receiver(verdict_needs_review, dispatch_uid="reviews.enqueue_verdict")
@@ -50,4 +52,20 @@ def audit_tool_effect_change(sender, effect, user, before, **kwargs):
         obj=effect,
         before=before,
         after={"tool": effect.tool, "effect": effect.effect, "source": effect.source},
+    )
+
+
+@receiver(feedback_received, dispatch_uid="reviews.thumbs_down")
+def enqueue_thumbs_down(sender, feedback, **kwargs):
+    """Projects that ask for it get every end-user thumbs-down in their review queue."""
+    trace = feedback.trace
+    if not trace.project.route_thumbs_down_to_review:
+        return
+    if feedback.kind != FeedbackKind.THUMBS or feedback.value != 0.0:
+        return
+    comment = f": {feedback.comment[:300]}" if feedback.comment else ""
+    review_item_enqueue(
+        trace=trace,
+        reason=ReviewReason.USER_FEEDBACK,
+        detail=f"Thumbs-down from {feedback.end_user or 'an end user'}{comment}",
     )

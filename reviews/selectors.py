@@ -9,10 +9,10 @@ from django.utils import timezone
 
 from accounts.roles import CURATOR, has_role
 from judges.models import Judgment
-from reviews.access import review_items_visible
+from reviews.access import queue_hides_judge_from, review_items_visible
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
 from reviews.services import UNDO_SECONDS
-from traces.selectors import trace_span_nodes
+from traces.selectors import span_citations, trace_span_nodes, trace_spans_ordered
 
 
 def queues_with_counts():
@@ -35,7 +35,8 @@ def queue_items(queue, filters: dict, user):
     status = filters.get("status") or ReviewStatus.OPEN
     if status != "all":
         items = items.filter(status=status)
-    if reason := filters.get("reason"):
+    # The reason is the judge's side: a blind queue is not sorted by it for annotators.
+    if (reason := filters.get("reason")) and not queue_hides_judge_from(user, queue):
         items = items.filter(reason=reason)
     now = timezone.now()
     claim = filters.get("claim")
@@ -159,23 +160,6 @@ def saved_views_for(user, queue):
     return SavedView.objects.filter(user=user, queue=queue).order_by("name")
 
 
-def judgment_citations(cited) -> list[dict]:
-    """{"cited", "span_id"} per citation; an unresolved one has span_id "" and shows as text.
-
-    Older passes stored bare span ids, as strings or {"span_id"} objects.
-    """
-    citations = []
-    for entry in cited or ():
-        if isinstance(entry, dict):
-            span_id = str(entry.get("span_id") or entry.get("id") or "")
-            text = str(entry.get("cited") or span_id)
-        else:
-            span_id = text = str(entry)
-        if text:
-            citations.append({"cited": text, "span_id": span_id})
-    return citations
-
-
 @dataclass
 class ItemPage:
     item: ReviewItem
@@ -191,7 +175,7 @@ class ItemPage:
     criteria: list = field(default_factory=list)
 
 
-def item_judgment_passes(item) -> list[Judgment]:
+def item_judgment_passes(item, spans: list) -> list[Judgment]:
     """The judge passes behind the item's verdict (or the latest run on this rubric version)."""
     if item.verdict_id:
         passes = Judgment.objects.filter(
@@ -211,7 +195,7 @@ def item_judgment_passes(item) -> list[Judgment]:
         return []
     passes = list(passes.order_by("pass_index"))
     for judgment in passes:
-        judgment.citations = judgment_citations(judgment.cited_spans)
+        judgment.citations = span_citations(judgment.cited_spans, spans)
         judgment.cited_span_ids = [c["span_id"] for c in judgment.citations if c["span_id"]]
     return passes
 
@@ -254,12 +238,13 @@ def review_item_page(item_id: int, user) -> ItemPage:
     is_curator = has_role(user, CURATOR)
     # Blind queues show the judge only after the person's own answer; curators see all.
     reveal = is_curator or mine is not None or not item.queue.blind
-    passes = item_judgment_passes(item) if reveal else []
+    spans = trace_spans_ordered(item.trace)
+    passes = item_judgment_passes(item, spans) if reveal else []
     highlight = {span_id for p in passes for span_id in p.cited_span_ids}
     visible_annotations = annotations if (is_curator or mine is not None) else []
     return ItemPage(
         item=item,
-        nodes=trace_span_nodes(item.trace),
+        nodes=trace_span_nodes(item.trace, spans),
         passes=passes,
         highlight_span_ids=highlight,
         # Red flags anchor a label as much as a score does: blind until the person answers.

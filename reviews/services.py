@@ -44,7 +44,6 @@ from reviews.scoring import (  # noqa: F401
     score_validate,
     score_with_criteria,
 )
-from reviews.signals import review_item_promoted
 
 logger = logging.getLogger(__name__)
 
@@ -194,7 +193,6 @@ def _annotation_write(
         after={**review_item_snapshot(item), **annotation_snapshot(annotation)},
     )
     if promote:
-        review_item_promoted.send(sender=ReviewItem, item=item, annotation=annotation, user=user)
         audit_event_record(
             actor=user,
             action="review_item.promote",
@@ -211,7 +209,7 @@ def review_item_resolve(
     """Record the person's answer on an item they hold; refused with LockLost if they do not.
 
     The item settles when the queue's number of annotators agree; if they disagree it goes
-    to a curator. With promote set, review_item_promoted is sent inside the transaction.
+    to a curator. With promote set, the item is suggested for the golden dataset (audited).
     """
     if not has_role(user, ANNOTATOR):
         raise ApplicationError("Resolving review items needs the annotator role.", status_code=403)
@@ -289,13 +287,6 @@ def annotation_undo(*, annotation, user) -> ReviewItem:
                 "ask a curator to re-queue the item instead.",
                 field="annotation",
                 code="undo_window_passed",
-            )
-        if annotation.promoted:
-            raise ApplicationError(
-                "This answer was promoted to the golden dataset; a curator can edit or remove "
-                "the golden example instead.",
-                field="annotation",
-                code="promoted",
             )
         item = _item_locked_for_write(annotation.item)
         before = {**review_item_snapshot(item), **annotation_snapshot(annotation)}

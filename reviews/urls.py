@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews.views import items, queues
+from reviews.views import audit, items, queues
 
 app_name = "reviews"
 urlpatterns = [
@@ -21,4 +21,5 @@ urlpatterns = [
     path("items/<int:item_id>/heartbeat/", items.item_heartbeat, name="item_heartbeat"),
     path("traces/<int:trace_id>/flag/", items.trace_flag, name="trace_flag"),
     path("annotations/<int:annotation_id>/undo/", items.item_undo, name="annotation_undo"),
+    path("audit/", audit.audit_list, name="audit_list"),
 ]

@@ -1,9 +1,10 @@
 from django.urls import path
 
-from traces import api
+from traces import api, feedback_api
 
 urlpatterns = [
     path("traces/", api.TraceListCreateApi.as_view(), name="api-traces"),
     path("traces/bulk/", api.TraceBulkImportApi.as_view(), name="api-traces-bulk"),
     path("traces/<int:trace_id>/", api.TraceDetailApi.as_view(), name="api-trace-detail"),
+    path("feedback/", feedback_api.FeedbackApi.as_view(), name="api-feedback"),
 ]

@@ -1,11 +1,11 @@
 """Trace list filters (page and API): project, agent, version, task type, status, dates,
-review items, verdicts, task search and sort."""
+review items, verdicts, end-user feedback, task search and sort."""
 
 import django_filters
 from django import forms
 from django.db.models import Exists, F, OuterRef
 
-from traces.models import Project, Trace
+from traces.models import Feedback, FeedbackKind, Project, Trace
 
 # Verdict statuses as stored by judges (traces never imports the apps to its right).
 VERDICT_CHOICES = [
@@ -19,6 +19,12 @@ STATUS_CHOICES = [
     ("ok", "No errors"),
     ("in_progress", "Still receiving spans"),
     ("complete", "Complete"),
+]
+FEEDBACK_CHOICES = [
+    ("thumbs_down", "A thumbs-down"),
+    ("thumbs_up", "A thumbs-up"),
+    ("any", "Any feedback"),
+    ("none", "No feedback"),
 ]
 SORT_CHOICES = [
     ("-started_at", "Newest first"),
@@ -70,6 +76,9 @@ class TraceFilter(django_filters.FilterSet):
     verdict = django_filters.ChoiceFilter(
         choices=VERDICT_CHOICES, method="filter_verdict", empty_label="Any", label="Verdict"
     )
+    feedback = django_filters.ChoiceFilter(
+        choices=FEEDBACK_CHOICES, method="filter_feedback", empty_label="Any", label="Feedback"
+    )
     q = django_filters.CharFilter(field_name="task", lookup_expr="icontains", label="Search task")
     sort = django_filters.ChoiceFilter(
         choices=SORT_CHOICES, method="filter_sort", empty_label="Newest first", label="Sort"
@@ -96,6 +105,16 @@ class TraceFilter(django_filters.FilterSet):
         if value == "none":
             return queryset.filter(~Exists(verdicts))
         return queryset.filter(Exists(verdicts.filter(status=value)))
+
+    def filter_feedback(self, queryset, name, value):
+        given = Feedback.objects.filter(trace=OuterRef("pk"))
+        if value == "none":
+            return queryset.filter(~Exists(given))
+        if value in ("thumbs_down", "thumbs_up"):
+            given = given.filter(
+                kind=FeedbackKind.THUMBS, value=1.0 if value == "thumbs_up" else 0.0
+            )
+        return queryset.filter(Exists(given))
 
     def filter_sort(self, queryset, name, value):
         if value in dict(SORT_CHOICES):

@@ -16,7 +16,13 @@ class ProjectForm(forms.ModelForm):
 
     class Meta:
         model = Project
-        fields = ["name", "slug", "tool_error_text_detection", "tool_error_markers"]
+        fields = [
+            "name",
+            "slug",
+            "tool_error_text_detection",
+            "tool_error_markers",
+            "route_thumbs_down_to_review",
+        ]
         help_texts = {"slug": "What exporters send in x-evalsite-project. Renaming it breaks them."}
 
     def __init__(self, *args, **kwargs):

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 
 
@@ -11,6 +12,9 @@ class Project(models.Model):
     )
     tool_error_markers = models.JSONField(
         default=list, blank=True, help_text="More openings that mark a tool result as failed."
+    )
+    route_thumbs_down_to_review = models.BooleanField(
+        default=False, help_text="A thumbs-down from end users queues the trace for review."
     )
 
     def __str__(self) -> str:
@@ -135,3 +139,37 @@ class Span(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.name}"
+
+
+class FeedbackKind(models.TextChoices):
+    THUMBS = "thumbs", "Thumbs up or down"
+    NUMBER = "number", "A number"
+    CATEGORY = "category", "A category"
+
+
+class Feedback(models.Model):
+    """A score sent from outside (an end user's thumbs, a rating), about a trace or one span."""
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="feedback")
+    # The span it is about, by its hex id: a span re-sent under the same id keeps its feedback.
+    span_id = models.CharField(max_length=32, blank=True)
+    name = models.CharField(max_length=100, default="user_feedback")
+    kind = models.CharField(max_length=20, choices=FeedbackKind.choices)
+    # Thumbs: 1 up, 0 down. Number: the number. Category: null, the label is in `category`.
+    value = models.FloatField(null=True, blank=True)
+    category = models.CharField(max_length=100, blank=True)
+    comment = models.TextField(blank=True)
+    end_user = models.CharField(max_length=200, blank=True, help_text="Who gave it, as sent.")
+    metadata = models.JSONField(default=dict, blank=True)
+    # The sender's key for this piece of feedback: a retry with the same key is the same row.
+    key = models.CharField(max_length=200)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["trace", "key"], name="feedback_unique_key"),
+        ]
+        indexes = [models.Index(fields=["kind", "value"], name="feedback_kind_value")]

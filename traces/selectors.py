@@ -178,11 +178,13 @@ def trace_get(user, trace_id: int) -> Trace:
 
 def trace_list(user, params):
     """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
-    return TraceFilter(params, queryset=traces_visible(user, trace_list_rows()))
+    return TraceFilter(params, queryset=traces_visible(user, trace_list_rows(user)))
 
 
-def trace_list_rows():
-    """Traces with their project, open review item count and verdicts, in constant queries."""
+def trace_list_rows(user=None):
+    """Traces with their project, open review item count and verdicts, in constant queries.
+
+    A trace the user is labelling blind lists no verdict (see `trace_ids_blind_for`)."""
     review_model = Trace._meta.get_field("review_items").related_model
     verdict_model = Trace._meta.get_field("verdicts").related_model
     open_items = (
@@ -199,9 +201,9 @@ def trace_list_rows():
         .prefetch_related(
             Prefetch(
                 "verdicts",
-                queryset=verdict_model.objects.only("pk", "trace_id", "status", "score").order_by(
-                    "-created_at"
-                ),
+                queryset=verdict_model.objects.exclude(trace_id__in=trace_ids_blind_for(user))
+                .only("pk", "trace_id", "status", "score")
+                .order_by("-created_at"),
                 to_attr="verdict_list",
             )
         )
@@ -230,17 +232,23 @@ def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[dict]:
     return rows
 
 
-def trace_blind_for(user, trace: Trace) -> bool:
-    """True while the user holds an unanswered item on this trace in a blind queue.
+def trace_ids_blind_for(user) -> QuerySet:
+    """Ids of traces on which the user holds an unanswered item in a blind queue.
 
-    The trace page then hides what judges said, as the item page does; reverse relations keep
-    traces from importing reviews.
+    Every page and answer that shows what judges said about a trace leaves these out for
+    that user, as the item page does; reverse relations keep traces from importing reviews.
     """
-    if has_role(user, CURATOR):
-        return False
-    items = trace.review_items.filter(queue__blind=True, status="open", claimed_by=user)
+    if user is None or not user.is_authenticated or has_role(user, CURATOR):
+        return Trace.objects.none().values("pk")
+    review_model = Trace._meta.get_field("review_items").related_model
+    items = review_model.objects.filter(queue__blind=True, status="open", claimed_by=user)
     answered = items.filter(annotations__annotator=user, annotations__undone_at__isnull=True)
-    return items.exclude(pk__in=answered.values("pk")).exists()
+    return items.exclude(pk__in=answered.values("pk")).values("trace_id")
+
+
+def trace_blind_for(user, trace: Trace) -> bool:
+    """True while the user holds an unanswered item on this trace in a blind queue."""
+    return trace_ids_blind_for(user).filter(trace_id=trace.pk).exists()
 
 
 # What the trace page shows of judging when the view is blind: nothing.
@@ -287,20 +295,57 @@ def trace_judge_versions(judgments) -> list[dict]:
     return list(versions.values())
 
 
-def trace_cited_span_ids(judgments, red_flags=()) -> set[str]:
+def span_citations(cited, spans: list[Span]) -> list[dict]:
+    """A judgment's citations as {"cited", "span_id"}, checked against the trace's spans.
+
+    A citation no span answers keeps its text with span_id "" so pages flag it, never drop
+    it. Replies stored before citations were resolved hold bare strings: ids, or span names.
+    """
+    ids = {span.span_id for span in spans}
+    by_name: dict[str, list[str]] = {}
+    for span in spans:
+        by_name.setdefault(span.name, []).append(span.span_id)
+    citations = []
+    for entry in cited or ():
+        if isinstance(entry, dict):
+            span_id = str(entry.get("span_id") or entry.get("id") or "")
+            text = str(entry.get("cited") or span_id)
+            found = [span_id] if span_id in ids else []
+        else:
+            text = str(entry)
+            found = [text] if text in ids else by_name.get(text, [])
+        if text:
+            citations += [{"cited": text, "span_id": span_id} for span_id in found or [""]]
+    return citations
+
+
+def trace_judgment_rows(judgments, spans: list[Span]) -> list[tuple]:
+    """(judgment, its citations) for the trace page's judging table."""
+    return [(judgment, span_citations(judgment.cited_spans, spans)) for judgment in judgments]
+
+
+def trace_cited_span_ids(judgments, red_flags=(), spans: list[Span] = ()) -> set[str]:
     """Span ids the judges cited or a red flag fired on, to highlight them in the tree."""
     cited: set[str] = {flag.span.span_id for flag in red_flags if flag.span_id}
     for judgment in judgments:
-        for item in judgment.cited_spans or []:
-            if isinstance(item, str):
-                cited.add(item)
-            elif (
-                isinstance(item, dict) and isinstance(item.get("span_id"), str) and item["span_id"]
-            ):
-                cited.add(item["span_id"])
+        cited.update(c["span_id"] for c in span_citations(judgment.cited_spans, spans))
+    cited.discard("")
     return cited
 
 
 def projects_with_counts():
     """Every project with its number of traces, in one query."""
     return Project.objects.annotate(trace_total=Count("traces")).order_by("name")
+
+
+FEEDBACK_SHOWN = 100
+
+
+def trace_feedback(trace: Trace) -> list:
+    """The newest outside scores of a trace, each with the name of the span it points at."""
+    rows = list(trace.feedback.order_by("-created_at", "-pk")[:FEEDBACK_SHOWN])
+    ids = {row.span_id for row in rows if row.span_id}
+    names = dict(trace.spans.filter(span_id__in=ids).values_list("span_id", "name")) if ids else {}
+    for row in rows:
+        row.span_name = names.get(row.span_id, row.span_id)
+    return rows

@@ -8,3 +8,7 @@ spans_ingested = Signal()
 # Sent with trace=<Trace> once its root span has ended and no span arrived for
 # settings.TRACE_SETTLE_SECONDS (traces.tasks.trace_settle_sweep_task).
 trace_completed = Signal()
+
+# Sent with feedback=<Feedback> when an outside score (an end user's thumbs, a rating) is
+# stored for the first time; a retried post with the same key sends nothing.
+feedback_received = Signal()

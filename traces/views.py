@@ -54,7 +54,7 @@ def trace_detail(request, trace_id: int):
     # A blind review item links here with ?blind=1; holding one makes the page blind anyway.
     blind = request.GET.get("blind") == "1" or selectors.trace_blind_for(request.user, trace)
     judging = selectors.TRACE_JUDGING_BLIND if blind else selectors.trace_judging(trace)
-    highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"])
+    highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"], spans)
     if request.GET.get("span"):
         highlight.add(request.GET["span"])
     return render(
@@ -70,6 +70,8 @@ def trace_detail(request, trace_id: int):
             "trace_attributes_text": selectors.value_as_text(trace.attributes),
             "blind": blind,
             "judge_versions": [] if blind else selectors.trace_judge_versions(judging["judgments"]),
+            "feedback": [] if blind else selectors.trace_feedback(trace),
+            "judgment_rows": selectors.trace_judgment_rows(judging["judgments"], spans),
             **judging,
         },
     )

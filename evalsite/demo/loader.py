@@ -12,6 +12,7 @@ from evalsite.demo.scenarios import scenarios
 from golden.demo import golden_demo_ensure
 from judges.models import JudgeConfig, Rubric
 from judges.services import judge_run_start
+from traces.feedback import feedback_record
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project, Trace
 
@@ -84,6 +85,27 @@ def demo_online_judging_enable() -> Rubric | None:
     return rubric
 
 
+def demo_feedback_ensure(project: Project) -> int:
+    """End users' thumbs on the demo traces: down where a tool failed, up elsewhere."""
+    added = 0
+    for index, trace in enumerate(Trace.objects.filter(project=project).order_by("pk")):
+        if index % 3 == 2:
+            continue  # most people never rate a reply
+        failed = trace.error_count > 0
+        _, created = feedback_record(
+            {
+                "trace_id": trace.pk,
+                "kind": "thumbs",
+                "value": not failed,
+                "comment": "It said it was done, but nothing changed." if failed else "",
+                "end_user": f"customer-{1000 + index}",
+                "key": f"demo-{trace.external_id}",
+            }
+        )
+        added += created
+    return added
+
+
 def demo_load() -> dict:
     logins = demo_users_ensure()
     project, added = demo_traces_ensure()
@@ -91,6 +113,7 @@ def demo_load() -> dict:
         # Only on the first load: a curator's later choice survives loading the demo again.
         demo_online_judging_enable()
     runs = demo_judge_runs_ensure(project)
+    demo_feedback_ensure(project)
     curator = get_user_model().objects.get(username="cora")
     dataset = golden_demo_ensure(user=curator)
     return {

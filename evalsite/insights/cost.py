@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from django.conf import settings
 from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDay
 from django.utils import timezone
@@ -19,6 +18,7 @@ from evalsite.insights.charts import (
     layout,
     plain,
 )
+from judges.costs import cache_read_saving_per_million
 from judges.models import Judgment
 
 PER_MILLION = 1_000_000
@@ -43,15 +43,13 @@ def judge_cost_rows() -> list[dict]:
         )
         .order_by("day", "rubric_version__rubric__name", "config__model")
     )
-    prices = settings.JUDGE_PRICES
     out = []
     for row in rows:
-        price = prices.get(row["config__model"], {})
         paid_calls = row["calls"] - row["cached_calls"]
         paid_cost = float(row["paid_cost_usd"] or 0)
         # A cache hit would have cost what a paid call of its day, rubric and model cost.
         request_cache_saved = row["cached_calls"] * paid_cost / paid_calls if paid_calls else 0.0
-        discount = price.get("input", 0.0) - price.get("cache_read", 0.0)
+        discount = cache_read_saving_per_million(row["config__model"])
         prompt_cache_saved = (row["sum_cache_read_tokens"] or 0) * discount / PER_MILLION
         out.append(
             {

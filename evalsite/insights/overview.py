@@ -16,6 +16,7 @@ from evalsite.insights.agreement import judge_human_chart
 from evalsite.insights.charts import Chart
 from evalsite.insights.cost import judge_cost_chart
 from evalsite.insights.evalruns import eval_run_chart
+from evalsite.insights.feedback import feedback_chart
 from evalsite.insights.flips import flip_rate_chart
 from evalsite.insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
 from evalsite.insights.scores import red_flag_chart, score_distribution_chart
@@ -41,6 +42,7 @@ CHART_BUILDERS: dict[str, Callable[[], Chart]] = {
     "component_accuracy": component_accuracy_chart,
     "compound_error": compound_error_chart,
     "eval_runs": eval_run_chart,
+    "feedback": feedback_chart,
 }
 
 

@@ -13,6 +13,7 @@ from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, g
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.selectors import eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
+from golden.signals import gate_decided
 from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
 from judges.trajectory.matchers import AUTO as AUTO_MATCHER
 from judges.trajectory.matchers import MATCHERS, SEMANTIC
@@ -217,4 +218,5 @@ class GateView(APIView):
             ),
             user=request.user,
         )
+        gate_decided.send(sender=GateView, report=report)
         return Response(report)

@@ -1,18 +1,52 @@
-"""Judge providers: the calls that leave the building. Only Anthropic is built in."""
+"""Judge providers: the calls that leave the building, chosen per judge config.
 
-from judges.providers.anthropic import (
-    TRANSIENT_ERRORS,
-    ProviderReply,
-    messages_create,
-    request_hash,
-    request_params,
-    retry_after_seconds,
-)
+`anthropic` speaks the Messages API (and its Batches API); `openai` speaks Chat Completions to
+OpenAI or any compatible server at the config's base URL. Both return a ProviderReply and
+raise their SDK's errors, sorted here into retryable and final ones.
+"""
+
+from judges.models import JudgeConfig
+from judges.prompts import RenderedPrompt
+from judges.providers import anthropic, openai_chat
+from judges.providers.anthropic import messages_create
+from judges.providers.common import ProviderReply, request_hash, retry_after_seconds
+
+PROVIDERS = ("anthropic", "openai")
+BATCH_PROVIDERS = ("anthropic",)
+TRANSIENT_ERRORS = anthropic.TRANSIENT_ERRORS + openai_chat.TRANSIENT_ERRORS
+PERMANENT_ERRORS = anthropic.PERMANENT_ERRORS + openai_chat.PERMANENT_ERRORS
+
+
+def provider_identity(config: JudgeConfig) -> str:
+    """Who answers: part of a request's hash, so one server's reply is never reused for another."""
+    if config.provider == "openai":
+        return f"openai@{config.base_url}" if config.base_url else "openai"
+    return config.provider
+
+
+def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
+    """The request body in the config's provider's own shape."""
+    if config.provider == "openai":
+        return openai_chat.request_params(prompt, config)
+    return anthropic.request_params(prompt, config)
+
+
+def provider_call(config: JudgeConfig, params: dict) -> ProviderReply:
+    """One judge call to the config's provider."""
+    if config.provider == "openai":
+        return openai_chat.chat_create(params, config.base_url)
+    return messages_create(params)
+
 
 __all__ = [
+    "BATCH_PROVIDERS",
+    "PERMANENT_ERRORS",
+    "PROVIDERS",
     "TRANSIENT_ERRORS",
     "ProviderReply",
     "messages_create",
+    "provider_call",
+    "provider_identity",
     "request_hash",
     "request_params",
     "retry_after_seconds",

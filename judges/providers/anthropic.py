@@ -4,17 +4,15 @@ The SDK never retries (max_retries=0): retries belong to Celery, with backoff an
 worker thread is never parked in a sleep and every attempt is counted on the judgment.
 """
 
-import hashlib
-import json
 import threading
 import time
-from dataclasses import dataclass
 
 import anthropic
 from django.conf import settings
 
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
+from judges.providers.common import ProviderReply
 
 # Rate limits, overload (529) and other 5xx, timeouts, dropped connections: worth retrying.
 TRANSIENT_ERRORS = (
@@ -23,20 +21,11 @@ TRANSIENT_ERRORS = (
     anthropic.APITimeoutError,
     anthropic.APIConnectionError,
 )
+PERMANENT_ERRORS = (anthropic.APIError,)
 SIMULATOR_KEY = "simulated-judge-key"
 
 _clients: dict[tuple, anthropic.Anthropic] = {}
 _clients_lock = threading.Lock()
-
-
-@dataclass(frozen=True)
-class ProviderReply:
-    text: str
-    input_tokens: int
-    output_tokens: int
-    cache_read_tokens: int
-    cache_write_tokens: int
-    latency_ms: int
 
 
 def client() -> anthropic.Anthropic:
@@ -64,17 +53,6 @@ def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
     }
 
 
-def request_hash(params: dict, *, provider: str, pass_index: int) -> str:
-    """Identity of a paid request. The pass index is part of it: the second pass is a second,
-    independent call with identical input, never the first one's answer replayed."""
-    payload = json.dumps(
-        {"provider": provider, "params": params, "pass": pass_index},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
-    return hashlib.sha256(payload.encode()).hexdigest()
-
-
 def messages_create(params: dict) -> ProviderReply:
     """One judge call. Raises the SDK's exceptions; TRANSIENT_ERRORS are the retryable ones."""
     body = dict(params)
@@ -99,18 +77,6 @@ def reply_from_message(message, latency_ms: int = 0) -> ProviderReply:
         cache_write_tokens=usage.cache_creation_input_tokens or 0,
         latency_ms=latency_ms,
     )
-
-
-def retry_after_seconds(exc: Exception) -> float | None:
-    """The provider's retry-after header, when it sent one."""
-    response = getattr(exc, "response", None)
-    if response is None:
-        return None
-    value = response.headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 def batch_create(requests: list[dict]) -> str:

@@ -1,4 +1,5 @@
-"""A local stand-in for the Anthropic Messages API, spoken to through the real `anthropic` SDK.
+"""A local stand-in for the Anthropic Messages API, spoken to through the real `anthropic` SDK,
+and for OpenAI's Chat Completions (POST /v1/chat/completions) through the real `openai` SDK.
 
 POST /v1/messages answers in the shape the SDK expects (usage with cache read/creation counts),
 or with the API's error shapes (429/500/529 with retry-after) or a hung connection, as the knobs
@@ -223,6 +224,47 @@ def message_answer(state: SimulatorState, body: dict, outcome: str = "ok") -> di
     }
 
 
+def messages_body_from_chat(body: dict) -> dict:
+    """A Chat Completions body as the Messages body it stands for: system messages lifted out."""
+    messages = body.get("messages") or []
+    system = "\n".join(
+        m.get("content") or ""
+        for m in messages
+        if isinstance(m, dict) and m.get("role") == "system"
+    )
+    return {
+        "model": body.get("model"),
+        "max_tokens": body.get("max_tokens") or body.get("max_completion_tokens") or 1024,
+        "system": system,
+        "messages": [m for m in messages if isinstance(m, dict) and m.get("role") != "system"],
+    }
+
+
+def chat_answer(state: SimulatorState, body: dict, outcome: str = "ok") -> dict:
+    """A Chat Completions response body; cached prompt tokens as OpenAI reports them."""
+    message = message_answer(state, messages_body_from_chat(body), outcome)
+    usage = message["usage"]
+    return {
+        "id": f"chatcmpl-sim{uuid.uuid4().hex[:20]}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": message["model"],
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": message["content"][0]["text"]},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": usage["input_tokens"],
+            "completion_tokens": usage["output_tokens"],
+            "total_tokens": usage["input_tokens"] + usage["output_tokens"],
+            "prompt_tokens_details": {"cached_tokens": 0},
+        },
+    }
+
+
 def _iso(moment: datetime | None) -> str | None:
     return moment.isoformat().replace("+00:00", "Z") if moment else None
 
@@ -286,11 +328,15 @@ class SimulatorHandler(BaseHTTPRequestHandler):
             return self._send(200, asdict(state.knobs))
         if self.path.split("?")[0] == "/v1/messages":
             return self._messages(body)
+        if self.path.split("?")[0] == "/v1/chat/completions":
+            if "model" not in body or "messages" not in body:
+                return self._error(400, "invalid_request_error", "model and messages: required")
+            return self._messages(body, chat=True)
         if self.path.split("?")[0] == "/v1/messages/batches":
             return self._batch_create(body)
         return self._error(404, "not_found_error", f"No route for POST {self.path}.")
 
-    def _messages(self, body: dict):
+    def _messages(self, body: dict, chat: bool = False):
         state = self.server.state
         with state.lock:
             state.counts["requests"] += 1
@@ -298,14 +344,14 @@ class SimulatorHandler(BaseHTTPRequestHandler):
             state.counts["max_in_flight"] = max(state.counts["max_in_flight"], state.in_flight)
             latency = state.knobs.latency_ms
         try:
-            return self._answer_or_fail(body, latency)
+            return self._answer_or_fail(body, latency, chat)
         finally:
             with state.lock:
                 state.in_flight -= 1
 
-    def _answer_or_fail(self, body: dict, latency: int):
+    def _answer_or_fail(self, body: dict, latency: int, chat: bool = False):
         state = self.server.state
-        for required in ("model", "max_tokens", "messages"):
+        for required in () if chat else ("model", "max_tokens", "messages"):
             if required not in body:
                 return self._error(400, "invalid_request_error", f"{required}: Field required")
         outcome = state.next_outcome()
@@ -324,7 +370,7 @@ class SimulatorHandler(BaseHTTPRequestHandler):
             headers = {"retry-after": str(retry_after)} if status in (429, 529) else None
             error_type = ERROR_TYPES.get(status, "api_error")
             return self._error(status, error_type, f"Simulated {error_type}.", headers)
-        answer = message_answer(state, body, outcome)
+        answer = chat_answer(state, body, outcome) if chat else message_answer(state, body, outcome)
         with state.lock:
             state.counts["answers"] += 1
             if outcome == "malformed":

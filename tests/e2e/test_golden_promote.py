@@ -21,8 +21,10 @@ def test_curator_promotes_a_resolved_item_and_edits_its_reference_trajectory(new
 
     # when the curator promotes it from the golden pages
     page.goto("/golden/promote/")
-    page.locator(f"#item-{item.pk} button", has_text="Promote").click()
-    page.wait_for_url("**/golden/examples/*/edit/")
+    page.locator(f"#item-{item.pk} a", has_text="Promote").click()
+    page.wait_for_url(f"**/golden/promote/{item.pk}/")
+    # the draft is not in the dataset until it is saved
+    assert not GoldenExample.objects.filter(source_review_item=item).exists()
 
     # then the draft trajectory has the trace's tool calls with inferred placeholders
     textarea = page.locator("#id_reference_trajectory")
@@ -72,8 +74,8 @@ def test_a_broken_step_is_refused_with_the_field_named(new_page, curator):
     page = new_page()
     login_as(page, curator)
     page.goto("/golden/promote/")
-    page.locator(f"#item-{item.pk} button").click()
-    page.wait_for_url("**/golden/examples/*/edit/")
+    page.locator(f"#item-{item.pk} a", has_text="Promote").click()
+    page.wait_for_url(f"**/golden/promote/{item.pk}/")
     page.fill(
         "#id_reference_trajectory",
         json.dumps(
@@ -90,5 +92,10 @@ def test_a_broken_step_is_refused_with_the_field_named(new_page, curator):
     page.click("button[type=submit].primary")
     error = page.locator(".field-reference_trajectory .field-error").first.inner_text()
     assert "[0].inputs.order_id" in error and "earlier step" in error
-    example = GoldenExample.objects.get(source_review_item=item)
-    assert example.reference_trajectory[0]["tool"] == "get_recent_orders"
+    assert not GoldenExample.objects.filter(source_review_item=item).exists()
+
+    # and Cancel leaves the dataset as it was
+    page.get_by_role("link", name="Cancel").click()
+    page.wait_for_url("**/golden/promote/")
+    assert not GoldenExample.objects.filter(source_review_item=item).exists()
+    assert page.locator(f"#item-{item.pk}").count() == 1

@@ -54,3 +54,16 @@ def test_with_a_real_judge_the_demo_leaves_online_judging_off(
         demo_load()
 
     assert not Rubric.objects.filter(judge_new_traces=True).exists()
+
+
+def test_the_demo_has_end_user_feedback_once(django_capture_on_commit_callbacks):
+    from evalsite.demo.loader import demo_load
+    from traces.models import Feedback
+
+    with django_capture_on_commit_callbacks(execute=False):
+        demo_load()
+        first = Feedback.objects.count()
+        demo_load()
+
+    assert first > 0 and Feedback.objects.count() == first
+    assert Feedback.objects.filter(value=0.0).exclude(comment="").exists()

@@ -1,10 +1,15 @@
 import pytest
 
 from evalsite.api import ApplicationError
-from golden.models import ExampleOrigin
-from golden.services import golden_example_promote, golden_example_promote_item
+from golden.models import ExampleOrigin, GoldenExample
+from golden.selectors import promotable_review_items
+from golden.services import (
+    golden_example_promote,
+    golden_example_promote_draft,
+    golden_example_promote_item,
+)
+from judges.models import RedFlag
 from reviews.models import ReviewStatus
-from reviews.signals import review_item_promoted
 from tests.factories import ReviewItemFactory
 from tests.golden.builders import cancel_order_trace, red_flag, resolved_item
 
@@ -57,15 +62,40 @@ def test_promoting_twice_returns_the_first_example(curator):
     assert first.pk == second.pk
 
 
-def test_the_review_signal_promotes_through_the_receiver(curator):
-    # given the review queue resolves an item with promote set
-    item = resolved_item()
-    # when it sends the hand-off signal
-    review_item_promoted.send(
-        sender=None, item=item, annotation=item.annotations.get(), user=curator
+def test_a_red_flagged_step_is_marked_and_its_values_not_copied_as_expected(curator):
+    # given the agent cancelled an order id it never looked up, and the check flagged it
+    trace = cancel_order_trace()
+    cancel = trace.spans.get(name="cancel_order")
+    cancel.input = {"order_id": "Z-9999", "customer_id": "C-77"}
+    cancel.save(update_fields=["input"])
+    RedFlag.objects.create(
+        trace=trace,
+        span=cancel,
+        kind=RedFlag.Kind.HALLUCINATED_PARAMETER,
+        detail="order_id Z-9999 is nowhere in the task or earlier outputs",
     )
-    # then a golden example exists for it
-    assert item.goldenexample_set.count() == 1
+    item = resolved_item(trace, score=0.0)
+    # when the promotion is drafted
+    draft, flagged = golden_example_promote_draft(item=item, annotation=item.annotations.get())
+    # then the flagged step is named, its made-up value is blank, its sourced value kept
+    assert [(s["step"], s["tool"]) for s in flagged] == [(2, "cancel_order")]
+    assert "Z-9999" in flagged[0]["flags"][0]["text"]
+    assert draft["reference_trajectory"][1]["inputs"] == {
+        "order_id": None,
+        "customer_id": "<from_context>",
+    }
+    assert draft["reference_trajectory"][0]["inputs"]["customer_id"] == "<from_context>"
+    # and drafting wrote nothing
+    assert not GoldenExample.objects.exists()
+
+
+def test_an_annotators_suggestion_writes_no_example(curator):
+    item = resolved_item()
+    annotation = item.annotations.get()
+    annotation.promoted = True
+    annotation.save(update_fields=["promoted"])
+    assert not GoldenExample.objects.exists()
+    assert list(promotable_review_items())[0].suggested is True
 
 
 def test_an_open_item_cannot_be_promoted(curator):

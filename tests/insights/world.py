@@ -19,6 +19,7 @@ from tests.factories import (
     UserFactory,
     VerdictFactory,
 )
+from traces.models import Feedback
 
 TASKS = [
     ("travel_booking", "Book the cheapest nonstop flight from Lisbon to Berlin on 14 March."),
@@ -153,5 +154,12 @@ def insights_world(now=None, days: int = 14):
         )
         EvalRun.objects.filter(pk=run.pk).update(
             created_at=now - dt.timedelta(days=10 - index if days > 10 else 0, minutes=10 - index)
+        )
+    for index, trace in enumerate(traces[:12]):
+        feedback = Feedback.objects.create(
+            trace=trace, kind="thumbs", value=float(index % 3 != 0), key=f"thumbs-{index}"
+        )
+        Feedback.objects.filter(pk=feedback.pk).update(
+            created_at=now - dt.timedelta(days=index % days)
         )
     return {"binary": binary, "ordinal": ordinal, "config": config, "traces": traces}

@@ -99,3 +99,46 @@ def test_review_page_highlights_resolved_citations_and_lists_unresolved_ones(
     assert 'class="cite-unresolved"' in html and "weather_lookup[1]" in html
     assert f'id="span-{second_search.span_id}"' in html
     assert html.count("is-highlighted") == 3
+
+
+def test_cites_link_to_the_span_on_the_trace_page_and_flag_what_no_span_answers(
+    client, annotator, booking_trace
+):
+    trace, (_, second_search, booking) = booking_trace
+    judgment = _seed_general_judge_pass(trace)
+    reply = json.dumps({"score": 2, "reason": REASON})
+    judgment_complete(judgment, ProviderReply(reply, 900, 80, 0, 0, 410), "digest-1")
+    item = ReviewItemFactory(
+        trace=trace, rubric_version=judgment.rubric_version, queue=QueueFactory()
+    )
+    review_item_claim_next(user=annotator, queue=item.queue)
+    client.force_login(annotator)
+    trace_url = reverse("traces:detail", args=[trace.pk])
+
+    item_html = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()
+    assert f'href="{trace_url}?span={booking.span_id}#span-{booking.span_id}"' in item_html
+    assert 'weather_lookup[1] <span class="badge warn">no such span</span>' in item_html
+
+    trace_html = client.get(trace_url).content.decode()
+    assert f'href="?span={second_search.span_id}#span-{second_search.span_id}"' in trace_html
+    assert 'weather_lookup[1] <span class="badge warn">no such span</span>' in trace_html
+    assert f'id="span-{booking.span_id}"' in trace_html
+    followed = client.get(trace_url, {"span": booking.span_id}).content.decode()
+    assert f'class="span-node kind-tool is-highlighted" id="span-{booking.span_id}"' in followed
+
+
+def test_citations_stored_as_bare_names_before_resolution_still_find_their_spans(
+    client, annotator, booking_trace
+):
+    # given a pass stored the old way: the span names as if they were ids, one unknown
+    trace, (first_search, second_search, booking) = booking_trace
+    run = JudgeRunFactory()
+    JudgmentFactory(trace=trace, run=run, cited_spans=["book_flight", "refund_lookup"])
+    item = ReviewItemFactory(trace=trace, rubric_version=run.rubric_version, queue=QueueFactory())
+    review_item_claim_next(user=annotator, queue=item.queue)
+    client.force_login(annotator)
+    html = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()
+    # then the name finds its span, and the unknown one is flagged rather than dropped
+    assert f'href="#span-{booking.span_id}" class="cite"' in html
+    assert 'refund_lookup <span class="badge warn">no such span</span>' in html
+    assert html.count("is-highlighted") == 1

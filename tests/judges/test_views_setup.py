@@ -118,3 +118,32 @@ def test_a_config_with_zero_passes_is_refused_on_the_field(curator):
 
     assert "greater than or equal to 1" in body
     assert not JudgeConfig.objects.filter(name="none").exists()
+
+
+def test_a_curator_points_a_config_at_a_self_hosted_openai_compatible_server(curator):
+    data = {"name": "local-llama", "provider": "openai", "model": "llama-3.3-70b"}
+    url = "http://gpu-box.internal:8000/v1"
+
+    response = _client(curator).post(
+        "/judges/configs/",
+        {**data, "base_url": url, "passes": "2", "tolerance": "0", "max_tokens": "1024"},
+    )
+
+    assert response.status_code == 302
+    config = JudgeConfig.objects.get(name="local-llama")
+    assert (config.provider, config.base_url) == ("openai", url)
+    page = _client(curator).get("/judges/configs/").content.decode()
+    assert "OpenAI-compatible" in page and url in page
+
+
+def test_the_batches_api_with_an_openai_config_is_refused_on_its_field(curator):
+    data = {"name": "gpt", "provider": "openai", "model": "gpt-4.1", "use_batch_api": "on"}
+
+    body = (
+        _client(curator)
+        .post("/judges/configs/", {**data, "passes": "2", "tolerance": "0", "max_tokens": "1024"})
+        .content.decode()
+    )
+
+    assert "Batches API is used only with Anthropic" in body
+    assert not JudgeConfig.objects.filter(name="gpt").exists()

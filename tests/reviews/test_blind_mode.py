@@ -73,3 +73,47 @@ def test_curators_see_the_judge_on_a_blind_item(client, curator, blind_item):
     client.force_login(curator)
     html = client.get(reverse("reviews:item_detail", args=[blind_item.pk])).content.decode()
     assert "Refund went to the wrong card." in html and FLAG_TEXT in html
+
+
+def _verdict_badges(html: str) -> int:
+    return html.count('badge warn">disputed')
+
+
+def test_other_pages_list_no_verdict_of_a_trace_labelled_blind(client, annotator, blind_item):
+    # given the annotator holds the blind item, and its trace has a disputed verdict
+    review_item_claim_next(user=annotator, queue=blind_item.queue)
+    client.force_login(annotator)
+    trace_list = reverse("traces:list")
+    run_page = reverse("judges:run_detail", args=[blind_item.verdict.run_id])
+    # then neither the trace list nor the judge run page shows that verdict
+    assert (
+        _verdict_badges(client.get(trace_list, {"q": "Refund order A1042"}).content.decode()) == 0
+    )
+    assert "pass scores 10, 0" not in client.get(run_page).content.decode()
+    # and once answered, both show it
+    client.post(reverse("reviews:item_resolve", args=[blind_item.pk]), {"score": "0"})
+    assert (
+        _verdict_badges(client.get(trace_list, {"q": "Refund order A1042"}).content.decode()) == 1
+    )
+    assert "pass scores 10, 0" in client.get(run_page).content.decode()
+
+
+def test_the_api_hides_reason_and_detail_of_a_blind_queue_from_annotators(
+    annotator, curator, api_client_for, blind_item
+):
+    api = api_client_for(annotator)
+    claimed = api.post(reverse("api-review-claim", args=[blind_item.queue_id])).json()["item"]
+    assert claimed["id"] == blind_item.pk
+    assert (claimed["reason"], claimed["detail"]) == (None, "")
+    listing = api.get(reverse("api-review-queue-items", args=[blind_item.queue_id])).json()
+    assert [(i["reason"], i["detail"]) for i in listing["results"]] == [(None, "")]
+    # filtering by reason would tell the reason: refused, naming the field
+    refused = api.get(
+        reverse("api-review-queue-items", args=[blind_item.queue_id]), {"reason": "red_flag"}
+    )
+    assert refused.status_code == 400 and "reason" in refused.json()["error"]["fields"]
+    # curators see it all
+    seen = api_client_for(curator).get(
+        reverse("api-review-queue-items", args=[blind_item.queue_id]), {"status": "all"}
+    )
+    assert seen.json()["results"][0]["detail"] == "pass scores 10, 0"

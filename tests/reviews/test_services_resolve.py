@@ -98,10 +98,11 @@ def test_score_must_fit_the_rubric_version(annotator, score_type, low, high, sco
         assert not Annotation.objects.exists()
 
 
-def test_promote_creates_a_golden_example_and_audits_the_promotion(annotator):
+def test_promote_suggests_the_item_and_audits_it_but_writes_no_example(annotator):
     item = _claimed(annotator)
-    review_item_resolve(item=item, user=annotator, score=1, promote=True)
-    assert GoldenExample.objects.filter(source_review_item=item).count() == 1
+    annotation = review_item_resolve(item=item, user=annotator, score=1, promote=True)
+    assert annotation.promoted is True
+    assert not GoldenExample.objects.filter(source_review_item=item).exists()
     assert AuditEvent.objects.filter(action="review_item.promote", object_id=str(item.pk)).exists()
 
 

@@ -6,6 +6,7 @@ from evalsite.api import ApplicationError
 from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
 from golden.evals.reports import gate_reports_write, trial_label
 from golden.evals.services import eval_run_lookup
+from golden.signals import gate_decided
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -60,6 +61,7 @@ class Command(BaseCommand):
             )
         except ApplicationError as exc:
             raise CommandError(f"{exc.field}: {exc.message}") from exc
+        gate_decided.send(sender=Command, report=report)
         gate_reports_write(report, opts["json_path"], opts["junit_path"])
         for row in report["metrics"]:
             mark = "BLOCK" if row["blocked"] else "ok"

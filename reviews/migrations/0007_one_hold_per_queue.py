@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('judges', '0007_seed_expected_behavior'),
-        ('reviews', '0005_reviewitem_task_excerpt'),
+        ('reviews', '0006_user_feedback_reason'),
         ('traces', '0004_project_tool_error_rules'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

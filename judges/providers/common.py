@@ -1,0 +1,38 @@
+"""What every provider's call returns, and what is the same for all of them."""
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ProviderReply:
+    text: str
+    input_tokens: int  # without the tokens read from or written to the prompt cache
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    latency_ms: int
+
+
+def request_hash(params: dict, *, provider: str, pass_index: int) -> str:
+    """Identity of a paid request. The pass index is part of it: the second pass is a second,
+    independent call with identical input, never the first one's answer replayed."""
+    payload = json.dumps(
+        {"provider": provider, "params": params, "pass": pass_index},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def retry_after_seconds(exc: Exception) -> float | None:
+    """The provider's retry-after header, when it sent one."""
+    response = getattr(exc, "response", None)
+    if response is None:
+        return None
+    value = response.headers.get("retry-after")
+    try:
+        return float(value) if value is not None else None
+    except ValueError:
+        return None

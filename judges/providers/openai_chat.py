@@ -1,0 +1,78 @@
+"""OpenAI-compatible Chat Completions through the `openai` SDK: GPT models, or any server that
+speaks the same API (vLLM, llama.cpp, a gateway) at the judge config's base URL.
+
+As for Anthropic, the SDK never retries (max_retries=0): Celery owns retries and counts them.
+"""
+
+import threading
+import time
+
+import openai
+from django.conf import settings
+
+from judges.models import JudgeConfig
+from judges.prompts import RenderedPrompt
+from judges.providers.common import ProviderReply
+
+TRANSIENT_ERRORS = (
+    openai.RateLimitError,
+    openai.InternalServerError,
+    openai.APITimeoutError,
+    openai.APIConnectionError,
+)
+PERMANENT_ERRORS = (openai.APIError,)
+SIMULATOR_KEY = "simulated-judge-key"
+
+_clients: dict[tuple, openai.OpenAI] = {}
+_clients_lock = threading.Lock()
+
+
+def client(base_url: str = "") -> openai.OpenAI:
+    """One SDK client per base URL and key, shared by a worker's threads."""
+    url = base_url or settings.OPENAI_BASE_URL or None
+    key = (url, settings.OPENAI_API_KEY, settings.JUDGE_TIMEOUT_SECONDS)
+    with _clients_lock:
+        if key not in _clients:
+            _clients[key] = openai.OpenAI(
+                api_key=settings.OPENAI_API_KEY or SIMULATOR_KEY,
+                base_url=url,
+                max_retries=0,
+                timeout=settings.JUDGE_TIMEOUT_SECONDS,
+            )
+        return _clients[key]
+
+
+def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
+    """The Chat Completions body: the rubric as the system message, the trace as the user's.
+
+    `max_tokens` rather than `max_completion_tokens`: self-hosted servers take the former."""
+    return {
+        "model": config.model,
+        "max_tokens": config.max_tokens,
+        "temperature": config.temperature,
+        "messages": [
+            {"role": "system", "content": prompt.system},
+            {"role": "user", "content": prompt.user},
+        ],
+    }
+
+
+def chat_create(params: dict, base_url: str = "") -> ProviderReply:
+    """One judge call. Raises the SDK's exceptions; TRANSIENT_ERRORS are the retryable ones."""
+    started = time.monotonic()
+    completion = client(base_url).chat.completions.create(**params)
+    latency_ms = int((time.monotonic() - started) * 1000)
+    text = "".join(choice.message.content or "" for choice in completion.choices[:1])
+    usage = completion.usage
+    details = getattr(usage, "prompt_tokens_details", None) if usage else None
+    cached = (getattr(details, "cached_tokens", None) or 0) if details else 0
+    prompt_tokens = (usage.prompt_tokens or 0) if usage else 0
+    # Anthropic counts input without the cached part; the same here, so costs add up alike.
+    return ProviderReply(
+        text=text,
+        input_tokens=max(prompt_tokens - cached, 0),
+        output_tokens=(usage.completion_tokens or 0) if usage else 0,
+        cache_read_tokens=cached,
+        cache_write_tokens=0,
+        latency_ms=latency_ms,
+    )

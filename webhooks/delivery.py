@@ -1,0 +1,65 @@
+"""One attempt at delivering a webhook: a signed POST, and its answer recorded on the delivery."""
+
+import json
+import time
+
+import httpx
+from django.conf import settings
+from django.utils import timezone
+
+from webhooks.models import DeliveryStatus, WebhookDelivery
+from webhooks.signing import SIGNATURE_HEADER, signature_header
+
+# Worth another try later: the receiver is down, overloaded or asks us to slow down.
+RETRYABLE_STATUSES = {408, 425, 429}
+
+
+class DeliveryRetry(Exception):
+    """The attempt failed in a way a later attempt may not."""
+
+
+def delivery_attempt(delivery_id: int, *, final: bool) -> str:
+    """POST the stored payload. Returns the delivery's status; raises DeliveryRetry to retry.
+
+    On the final attempt a retryable failure marks the delivery failed instead of raising."""
+    delivery = WebhookDelivery.objects.select_related("webhook").filter(pk=delivery_id).first()
+    if delivery is None or delivery.status != DeliveryStatus.PENDING:
+        return delivery.status if delivery else "missing"
+    body = json.dumps(delivery.payload, sort_keys=True, separators=(",", ":")).encode()
+    headers = {
+        "Content-Type": "application/json",
+        "User-Agent": "evalsite-webhooks",
+        "X-Evalsite-Event": delivery.event,
+        "X-Evalsite-Delivery": str(delivery.pk),
+        SIGNATURE_HEADER: signature_header(delivery.webhook.secret, int(time.time()), body),
+    }
+    code, excerpt, error = None, "", ""
+    try:
+        response = httpx.post(
+            delivery.webhook.url,
+            content=body,
+            headers=headers,
+            timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
+            follow_redirects=False,
+        )
+        code, excerpt = response.status_code, response.text[:500]
+    except httpx.HTTPError as exc:
+        error = f"{type(exc).__name__}: {exc}"[:500]
+    delivered = code is not None and 200 <= code < 300
+    retryable = code is None or code >= 500 or code in RETRYABLE_STATUSES
+    status = DeliveryStatus.DELIVERED if delivered else DeliveryStatus.PENDING
+    if not delivered and (final or not retryable):
+        status = DeliveryStatus.FAILED
+    now = timezone.now()
+    WebhookDelivery.objects.filter(pk=delivery.pk).update(
+        attempts=delivery.attempts + 1,
+        response_code=code,
+        response_excerpt=excerpt,
+        error=error,
+        status=status,
+        last_attempt_at=now,
+        delivered_at=now if delivered else None,
+    )
+    if status == DeliveryStatus.PENDING:
+        raise DeliveryRetry(error or f"HTTP {code}")
+    return status
