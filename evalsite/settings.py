@@ -227,6 +227,12 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Several models have a `status`; each choice set gets its own name in the schema.
+    "ENUM_NAME_OVERRIDES": {
+        "JudgmentStatusEnum": "judges.models.JudgmentStatus",
+        "ReviewStatusEnum": "reviews.models.ReviewStatus",
+        "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
+    },
 }
 
 # --- Celery ---------------------------------------------------------------------------------

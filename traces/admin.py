@@ -1,6 +1,6 @@
 from django.contrib import admin
 
-from traces.models import Project, Span, Trace
+from traces.models import Feedback, Project, Span, Trace
 
 
 @admin.register(Project)
@@ -28,4 +28,11 @@ class TraceAdmin(admin.ModelAdmin):
 class SpanAdmin(admin.ModelAdmin):
     list_display = ("name", "kind", "trace", "tool_name", "status")
     list_filter = ("kind", "status")
+    raw_id_fields = ("trace",)
+
+
+@admin.register(Feedback)
+class FeedbackAdmin(admin.ModelAdmin):
+    list_display = ("trace", "name", "kind", "value", "category", "end_user", "created_at")
+    list_filter = ("kind", "name")
     raw_id_fields = ("trace",)

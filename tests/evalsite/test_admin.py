@@ -4,7 +4,7 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-PROJECT_APPS = ("accounts", "traces", "judges", "reviews", "golden")
+PROJECT_APPS = ("accounts", "traces", "judges", "reviews", "golden", "webhooks")
 
 
 def test_every_project_model_is_registered_in_the_admin():
