@@ -94,16 +94,18 @@ def web_server(own_redis, tmp_path, settings):
         stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
-    wait_for(
-        lambda: process.poll() is not None or _answers(base),
-        timeout=60,
-        message="web server did not start",
-    )
-    assert process.poll() is None, (tmp_path / "web.log").read_text()
-    yield base
-    process.terminate()
-    process.wait(timeout=20)
-    log.close()
+    try:
+        wait_for(
+            lambda: process.poll() is not None or _answers(base),
+            timeout=60,
+            message="web server did not start",
+        )
+        assert process.poll() is None, (tmp_path / "web.log").read_text()
+        yield base
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        log.close()
 
 
 def _answers(base: str) -> bool:
