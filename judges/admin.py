@@ -1,6 +1,8 @@
 from django.contrib import admin
 
 from judges.models import (
+    GuardrailDecision,
+    GuardrailPolicy,
     JudgeCalibration,
     JudgeConfig,
     JudgeRun,
@@ -118,3 +120,31 @@ class ToolEffectAdmin(admin.ModelAdmin):
             project=obj.project, tool=obj.tool, effect=obj.effect, user=request.user
         )
         obj.pk, obj.source, obj.updated_by = saved.pk, saved.source, saved.updated_by
+
+
+@admin.register(GuardrailDecision)
+class GuardrailDecisionAdmin(admin.ModelAdmin):
+    """Decisions agents recorded; read-only (thresholds change on the guardrails page, audited)."""
+
+    list_display = ("created_at", "project", "trace_external_id", "decision", "blocked_by")
+    list_filter = ("decision", "blocked_by", "project")
+    search_fields = ("trace_external_id", "next_tool")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(GuardrailPolicy)
+class GuardrailPolicyAdmin(admin.ModelAdmin):
+    """Read-only here: thresholds change on the guardrails page, where each change is audited."""
+
+    list_display = ("project", "loop_repeats", "max_steps", "updated_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from judges import api
+from judges.guardrails.api import GuardrailCheckApi
 
 urlpatterns = [
     path("judge-runs/", api.JudgeRunCreateApi.as_view(), name="api-judge-runs"),
@@ -10,4 +11,5 @@ urlpatterns = [
         api.JudgeRunCancelApi.as_view(),
         name="api-judge-run-cancel",
     ),
+    path("guardrails/check", GuardrailCheckApi.as_view(), name="api-guardrails-check"),
 ]

@@ -1,6 +1,7 @@
 from django.urls import include, path
 
 from judges import views, views_setup, views_tools
+from judges.guardrails.views import guardrail_policy
 
 app_name = "judges"
 urlpatterns = [
@@ -9,6 +10,7 @@ urlpatterns = [
     path("rubrics/new/preview/", views_setup.rubric_new_preview, name="rubric_new_preview"),
     path("configs/", views_setup.config_list, name="config_list"),
     path("tools/", views_tools.tool_catalogue, name="tool_catalogue"),
+    path("guardrails/", guardrail_policy, name="guardrail_policy"),
     path("rubrics/<int:rubric_id>/", views.rubric_detail, name="rubric_detail"),
     path("rubrics/<int:rubric_id>/edit/", views.rubric_edit, name="rubric_edit"),
     path("rubrics/<int:rubric_id>/preview/", views.rubric_preview, name="rubric_preview"),

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import api, scores_api
+from reviews import api, export_api, scores_api
 
 urlpatterns = [
     path("reviews/queues/", api.QueueListApi.as_view(), name="api-review-queues"),
@@ -37,4 +37,5 @@ urlpatterns = [
     ),
     path("reviews/flags/", api.TraceFlagApi.as_view(), name="api-review-flag"),
     path("scores/", scores_api.ScoresApi.as_view(), name="api-scores"),
+    path("export/traces/", export_api.TraceExportApi.as_view(), name="api-export-traces"),
 ]

@@ -5,7 +5,12 @@ import random
 from django.dispatch import receiver
 
 from judges.models import VerdictStatus
-from judges.signals import tool_effect_changed, verdict_needs_review, verdict_written
+from judges.signals import (
+    guardrail_policy_changed,
+    tool_effect_changed,
+    verdict_needs_review,
+    verdict_written,
+)
 from reviews.audit import audit_event_record
 from reviews.models import ReviewReason
 from reviews.services import queue_for_rubric, review_item_enqueue
@@ -52,6 +57,22 @@ def audit_tool_effect_change(sender, effect, user, before, **kwargs):
         obj=effect,
         before=before,
         after={"tool": effect.tool, "effect": effect.effect, "source": effect.source},
+    )
+
+
+@receiver(guardrail_policy_changed, dispatch_uid="reviews.audit_guardrail_policy")
+def audit_guardrail_policy_change(sender, policy, user, before, **kwargs):
+    """Guardrail thresholds decide which agent calls are blocked and which traces are flagged."""
+    audit_event_record(
+        actor=user,
+        action="guardrail_policy_set",
+        obj=policy,
+        before=before,
+        after={
+            "loop_repeats": policy.loop_repeats,
+            "max_steps": policy.max_steps,
+            "tool_prerequisites": policy.tool_prerequisites,
+        },
     )
 
 

@@ -252,7 +252,13 @@ def trace_blind_for(user, trace: Trace) -> bool:
 
 
 # What the trace page shows of judging when the view is blind: nothing.
-TRACE_JUDGING_BLIND = {"judgments": [], "verdicts": [], "review_items": [], "red_flags": []}
+TRACE_JUDGING_BLIND = {
+    "judgments": [],
+    "verdicts": [],
+    "review_items": [],
+    "red_flags": [],
+    "guardrail_blocks": [],
+}
 
 
 def trace_judging(trace: Trace) -> dict:
@@ -272,6 +278,12 @@ def trace_judging(trace: Trace) -> dict:
             trace.review_items.select_related("queue", "claimed_by").order_by("-created_at")
         ),
         "red_flags": list(trace.red_flags.select_related("span").order_by("created_at", "pk")),
+        # Recorded at runtime under the id the agent exports under, maybe before the trace.
+        "guardrail_blocks": list(
+            trace.project.guardrail_decisions.filter(
+                trace_external_id=trace.external_id, decision="block"
+            ).order_by("created_at", "pk")
+        ),
     }
 
 

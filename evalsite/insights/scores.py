@@ -6,7 +6,7 @@ from django.db.models import Count
 
 from evalsite.insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
 from evalsite.numbers import number_label
-from judges.models import RedFlag, Verdict
+from judges.models import GuardrailDecision, RedFlag, Verdict
 
 
 def score_distribution_chart() -> Chart:
@@ -78,28 +78,41 @@ def _score_panels(table: list[list]) -> dict:
 
 
 def red_flag_chart() -> Chart:
+    """Flags found on settled traces, beside the calls guardrails blocked (recorded ones)."""
     labels = dict(RedFlag.Kind.choices)
-    rows = list(RedFlag.objects.values("kind").annotate(flags=Count("id")).order_by("-flags"))
-    columns = ["kind", "label", "flags"]
-    table = [[r["kind"], labels.get(r["kind"], r["kind"]), r["flags"]] for r in rows]
-    if not rows:
+    flags = dict(RedFlag.objects.values_list("kind").annotate(n=Count("id")))
+    blocks = dict(
+        GuardrailDecision.objects.filter(decision=GuardrailDecision.Decision.BLOCK)
+        .values_list("blocked_by")
+        .annotate(n=Count("id"))
+    )
+    kinds = sorted(set(flags) | set(blocks), key=lambda k: (-flags.get(k, 0), -blocks.get(k, 0), k))
+    columns = ["kind", "label", "flags", "runtime_blocks"]
+    table = [[k, labels.get(k, k), flags.get(k, 0), blocks.get(k, 0)] for k in kinds]
+    if not table:
         figure = empty_figure("No red flag has fired yet.")
     else:
+        series = [("after the trace", 2, "#D55E00"), ("blocked at runtime", 3, "#0072B2")]
         figure = {
             "data": [
                 {
                     "type": "bar",
                     "orientation": "h",
-                    "x": [r[2] for r in table],
+                    "name": name,
+                    "x": [r[column] for r in table],
                     "y": [r[1] for r in table],
-                    "marker": {"color": "#D55E00"},
+                    "marker": {"color": color},
                 }
+                for name, column, color in series
+                if any(r[column] for r in table)
             ],
             "layout": layout(
-                "flags",
+                "count",
                 "",
+                barmode="group",
+                showlegend=True,
                 margin={"l": 230, "r": 20, "t": 30, "b": 50},
-                xaxis=count_axis(max(r[2] for r in table), "flags"),
+                xaxis=count_axis(max(max(r[2], r[3]) for r in table), "count"),
             ),
         }
     return Chart(
@@ -108,5 +121,6 @@ def red_flag_chart() -> Chart:
         columns=columns,
         rows=table,
         figure=figure,
-        note="Deterministic trajectory checks that fired, over all traces.",
+        note="Deterministic trajectory checks that fired over all traces, and the tool calls "
+        "runtime guardrails blocked (decisions recorded by the agent).",
     )

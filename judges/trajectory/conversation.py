@@ -6,8 +6,10 @@ or GenAI parts. The walk is generic: every string under a message of the wanted 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from judges.trajectory.steps import SpanFacts, TraceFacts
 from traces.models import Span, SpanKind, Trace
 
 TOLD_ROLES = {"user", "system", "developer", "human"}
@@ -38,7 +40,8 @@ def _strings(value: Any, skip_keys: bool = True):
         yield str(value)
 
 
-def _messages(value: Any) -> list:
+def conversation_messages(value: Any) -> list:
+    """The message list an LLM span's input holds, in any of the shapes it comes in."""
     if isinstance(value, dict):
         for key in ("messages", "input", "prompt", "gen_ai.input.messages"):
             if isinstance(value.get(key), list):
@@ -47,14 +50,15 @@ def _messages(value: Any) -> list:
     return value if isinstance(value, list) else []
 
 
-def message_texts(value: Any, roles: set[str]) -> list[str]:
+def message_texts(value: Any, roles: set[str], skip: int = 0) -> list[str]:
     """Strings of the messages in `value` whose role is one of `roles`.
 
     Tool results ride in user messages (Anthropic) but are outputs, not words of a person; they
-    are left out here and counted as tool outputs where they belong.
+    are left out here and counted as tool outputs where they belong. `skip` leaves out the
+    first messages (already read from an earlier call that was sent them).
     """
     texts: list[str] = []
-    for message in _messages(value):
+    for message in conversation_messages(value)[skip:]:
         if not isinstance(message, dict) or str(message.get("role", "")).lower() not in roles:
             continue
         for part in message.get("content"), message.get("parts"):
@@ -71,7 +75,7 @@ def message_texts(value: Any, roles: set[str]) -> list[str]:
     return texts
 
 
-def system_prompt_texts(trace: Trace, spans: list[Span]) -> list[str]:
+def system_prompt_texts(trace: TraceFacts, spans: Sequence[SpanFacts]) -> list[str]:
     """The system prompt wherever the trace keeps it: span attributes or the trace context."""
     texts: list[str] = []
     for source in [trace.context or {}, trace.attributes or {}] + [s.attributes for s in spans]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -10,15 +11,23 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
-from judges.models import RedFlag
-from judges.trajectory.conversation import TOLD_ROLES, message_texts, system_prompt_texts
+from judges.models import GuardrailPolicy, RedFlag
+from judges.trajectory.conversation import (
+    TOLD_ROLES,
+    conversation_messages,
+    message_texts,
+    system_prompt_texts,
+)
 from judges.trajectory.effects import tool_definitions
 from judges.trajectory.steps import (
+    SpanFacts,
     ToolStep,
+    TraceFacts,
     canonical_json,
     declares_output,
     is_empty_result,
     leaf_values,
+    span_pk,
     tool_steps_from_spans,
     trace_spans,
 )
@@ -49,31 +58,54 @@ class FlagHit:
 
 @dataclass
 class FlagRules:
-    """What the checks need besides the spans; filled from the trace and settings."""
+    """What the checks need besides the spans: thresholds and tool prerequisites."""
 
     prerequisites: dict[str, list[str]]
     max_steps: int
     loop_repeats: int
 
 
-def flag_rules_for(trace: Trace) -> FlagRules:
-    """Prerequisites come from settings, the trace context, and tool definitions in it."""
+def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None) -> FlagRules:
+    """Settings, then the project's policy, then what the trace itself declares.
+
+    Prerequisites add up. The step limit is the stricter of the project's and the trace's own
+    `max_steps`; the loop threshold is the project's, else the setting.
+    """
     prerequisites: dict[str, list[str]] = {
         tool: list(reqs)
         for tool, reqs in getattr(settings, "TRAJECTORY_TOOL_PREREQUISITES", {}).items()
     }
-    context = trace.context or {}
+    if policy is not None:
+        for tool, reqs in (policy.tool_prerequisites or {}).items():
+            prerequisites.setdefault(tool, []).extend(reqs)
+    context = context or {}
     for tool, reqs in (context.get("tool_prerequisites") or {}).items():
         prerequisites.setdefault(tool, []).extend(reqs if isinstance(reqs, list) else [reqs])
     for tool in context.get("available_tools") or []:
         if isinstance(tool, dict) and tool.get("name"):
             reqs = tool.get("prerequisites") or tool.get("requires") or []
             prerequisites.setdefault(tool["name"], []).extend(reqs)
+    limits = [policy.max_steps] if policy is not None else []
+    declared = context.get("max_steps")
+    if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0:
+        limits.append(declared)
+    elif isinstance(declared, str) and declared.strip().isdigit() and int(declared) > 0:
+        limits.append(int(declared))
     return FlagRules(
         prerequisites=prerequisites,
-        max_steps=int(context.get("max_steps") or getattr(settings, "TRAJECTORY_MAX_STEPS", 30)),
-        loop_repeats=int(getattr(settings, "TRAJECTORY_LOOP_REPEATS", 3)),
+        max_steps=min(limits) if limits else int(getattr(settings, "TRAJECTORY_MAX_STEPS", 30)),
+        loop_repeats=(
+            policy.loop_repeats
+            if policy is not None
+            else int(getattr(settings, "TRAJECTORY_LOOP_REPEATS", 3))
+        ),
     )
+
+
+def flag_rules_for(trace: Trace) -> FlagRules:
+    """The rules for a stored trace: its project's policy and its own context."""
+    policy = GuardrailPolicy.objects.filter(project_id=trace.project_id).first()
+    return flag_rules_build(trace.context, policy)
 
 
 def check_prerequisites(steps: list[ToolStep], prerequisites: dict[str, list[str]]):
@@ -196,12 +228,14 @@ class _Haystack:
         return bool(squashed) and squashed in self.squashed
 
 
-def check_hallucinated_parameters(trace: Trace, spans: list[Span]):
+def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts]):
     """An id-like argument found nowhere the agent could have read it before the call: the
     task, the context, the system prompt, every user turn so far, and earlier tool outputs."""
     seen = _Haystack(trace.task or "", canonical_json(trace.context or {}))
     for text in system_prompt_texts(trace, spans):
         seen.add(text)
+    # Each model call is sent the conversation so far: only what it adds is read again.
+    read: list = []
     for span in spans:
         if span.kind == SpanKind.TOOL:
             for key, value in leaf_values(span.input):
@@ -212,12 +246,15 @@ def check_hallucinated_parameters(trace: Trace, spans: list[Span]):
                         f"{span.tool_name or span.name}({key}={value!r}): the value appears "
                         "nowhere in the task, the context, the conversation or earlier tool "
                         "outputs.",
-                        span.pk,
+                        span_pk(span),
                     )
             seen.add(canonical_json(span.output))
         elif span.kind == SpanKind.LLM:
-            for text in message_texts(span.input, TOLD_ROLES):
+            messages = conversation_messages(span.input)
+            resent = len(messages) >= len(read) and messages[: len(read)] == read
+            for text in message_texts(span.input, TOLD_ROLES, skip=len(read) if resent else 0):
                 seen.add(text)
+            read = messages
         else:
             # Agent and retriever spans carry handed-down tasks and retrieved documents.
             if span.kind == SpanKind.AGENT:
@@ -226,21 +263,33 @@ def check_hallucinated_parameters(trace: Trace, spans: list[Span]):
 
 
 def check_loops(steps: list[ToolStep], repeats: int):
-    """The same tool with the same arguments called `repeats` times with the same result kind.
+    """The same tool with the same or near-identical arguments (`loose_call_key`) called
+    `repeats` times with the same result kind.
 
-    Identical calls that succeeded and identical calls that failed are counted apart, so one
-    retry after a failure is not a repeat, while retrying a failing call again and again is.
+    Calls that succeeded and calls that failed are counted apart, so one retry after a failure
+    is not a repeat, while retrying a failing call again and again is. A call not made yet
+    (`failed` None) repeats either kind, and is flagged each time it would go round again;
+    a stored trace is flagged once per loop.
     """
     counts: dict[tuple[str, bool], int] = {}
     for step in steps:
-        key = (step.call_key, step.failed)
-        counts[key] = counts.get(key, 0) + 1
-        if counts[key] == repeats:
+        call = step.loose_call_key
+        outcomes = (True, False) if step.failed is None else (bool(step.failed),)
+        for failed in outcomes:
+            counts[(call, failed)] = counts.get((call, failed), 0) + 1
+        pending = step.failed is None
+        fired = [
+            f
+            for f in outcomes
+            if counts[(call, f)] == repeats or (pending and counts[(call, f)] > repeats)
+        ]
+        if fired:
+            failing = fired[0]
             yield FlagHit(
                 Kind.LOOP,
                 step.span_id,
-                f"{step.tool} was called {repeats} times with identical arguments"
-                + (", failing each time." if step.failed else "."),
+                f"{step.tool} was called {counts[(call, failing)]} times with identical or "
+                "near-identical arguments" + (", failing each time." if failing else "."),
                 step.span_pk,
             )
 
@@ -258,7 +307,7 @@ def empty_means_failure(tool: str, definitions: dict[str, dict]) -> bool:
     return bool(words) and words[0] in LOOKUP_VERBS
 
 
-def check_confident_after_failure(trace: Trace, steps: list[ToolStep]):
+def check_confident_after_failure(trace: TraceFacts, steps: list[ToolStep]):
     """A failed or empty tool result, never recovered, followed by an answer that admits nothing.
 
     An empty result counts only for tools that promise one (see `empty_means_failure`).
@@ -289,39 +338,57 @@ def check_confident_after_failure(trace: Trace, steps: list[ToolStep]):
             )
 
 
-def check_max_steps(trace: Trace, spans: list[Span], steps: list[ToolStep], max_steps: int):
-    """The agent stopped on its step limit, or made more tool calls than allowed."""
+def check_max_steps(
+    trace: TraceFacts, spans: Sequence[SpanFacts], steps: list[ToolStep], max_steps: int
+):
+    """The agent stopped on its step limit (named on the root), or made more tool calls than
+    allowed (named on the first call over the limit)."""
     stopped = (trace.stop_reason or "").strip().lower() in STOP_REASONS_MAX_STEPS
-    if not stopped and len(steps) <= max_steps:
+    if len(steps) > max_steps:
+        over = steps[max_steps]
+        yield FlagHit(
+            Kind.MAX_STEPS,
+            over.span_id,
+            f"{len(steps)} tool calls, more than the limit of {max_steps}.",
+            over.span_pk,
+        )
+        return
+    if not stopped:
         return
     last = spans[-1] if spans else None
     root = next((s for s in spans if s.span_id == trace.root_span_id), None) or last
-    detail = (
-        f"Stopped with stop reason {trace.stop_reason!r} after {len(steps)} tool calls."
-        if stopped
-        else f"{len(steps)} tool calls, more than the limit of {max_steps}."
-    )
     yield FlagHit(
         Kind.MAX_STEPS,
         root.span_id if root else "",
-        detail,
-        root.pk if root else None,
+        f"Stopped with stop reason {trace.stop_reason!r} after {len(steps)} tool calls.",
+        span_pk(root) if root else None,
     )
 
 
 def red_flags_detect(
-    trace: Trace, spans: list[Span] | None = None, rules: FlagRules | None = None
+    trace: TraceFacts,
+    spans: Sequence[SpanFacts] | None = None,
+    rules: FlagRules | None = None,
+    kinds: Collection[str] | None = None,
 ) -> list[FlagHit]:
-    """Run the five checks on a trace without writing anything."""
-    spans = trace_spans(trace) if spans is None else spans
-    rules = rules or flag_rules_for(trace)
+    """Run the five checks without writing anything.
+
+    `trace` and `spans` may be stored rows or records parsed in memory (then pass `spans` and
+    `rules`, since nothing can be loaded). `kinds` limits which checks run."""
+    spans = trace_spans(trace) if spans is None else spans  # type: ignore[arg-type]
+    rules = rules or flag_rules_for(trace)  # type: ignore[arg-type]
     steps = tool_steps_from_spans(spans)
+    checks = {
+        Kind.PREREQUISITE: lambda: check_prerequisites(steps, rules.prerequisites),
+        Kind.HALLUCINATED_PARAMETER: lambda: check_hallucinated_parameters(trace, spans),
+        Kind.LOOP: lambda: check_loops(steps, rules.loop_repeats),
+        Kind.CONFIDENT_AFTER_FAILURE: lambda: check_confident_after_failure(trace, steps),
+        Kind.MAX_STEPS: lambda: check_max_steps(trace, spans, steps, rules.max_steps),
+    }
     hits: list[FlagHit] = []
-    hits += check_prerequisites(steps, rules.prerequisites)
-    hits += check_hallucinated_parameters(trace, spans)
-    hits += check_loops(steps, rules.loop_repeats)
-    hits += check_confident_after_failure(trace, steps)
-    hits += check_max_steps(trace, spans, steps, rules.max_steps)
+    for kind, check in checks.items():
+        if kinds is None or kind in kinds:
+            hits += check()
     return hits
 
 

@@ -3,10 +3,46 @@
 from __future__ import annotations
 
 import json
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from traces.models import Span, SpanKind, SpanStatus, Trace
+
+
+class TraceFacts(Protocol):
+    """What the checks read of a trace: a stored Trace, or one parsed in memory."""
+
+    task: str | None
+    final_answer: str | None
+    stop_reason: str | None
+    context: dict
+    attributes: dict
+    root_span_id: str
+
+
+class SpanFacts(Protocol):
+    """What the checks read of a span: a stored Span, or an ingest SpanRecord."""
+
+    span_id: str
+    name: str
+    kind: str
+    input: Any
+    output: Any
+    attributes: dict
+    status: str
+    tool_name: str
+    component: str
+
+
+# Status of a call the agent is about to make (a guardrail check), never stored.
+PENDING = "pending"
+
+
+def span_pk(span: SpanFacts) -> int | None:
+    """The stored row's key; None for a span parsed in memory."""
+    return getattr(span, "pk", None)
 
 
 @dataclass
@@ -16,7 +52,8 @@ class ToolStep:
     tool: str
     inputs: Any
     output: Any = None
-    failed: bool = False
+    # None for a call not made yet, whose result nobody knows.
+    failed: bool | None = False
     span_id: str = ""
     span_pk: int | None = None
     component: str = ""
@@ -26,6 +63,31 @@ class ToolStep:
     def call_key(self) -> str:
         """Tool name plus canonical arguments: equal keys mean identical calls."""
         return f"{self.tool}:{canonical_json(self.inputs)}"
+
+    @property
+    def loose_call_key(self) -> str:
+        """Tool name plus arguments read loosely: case, spacing, punctuation and number
+        spelling aside, equal keys mean near-identical calls ("Paris" and " paris.")."""
+        return f"{self.tool}:{canonical_json(_loosened(self.inputs))}"
+
+
+_NOT_WORD = re.compile(r"[^0-9a-z]+")
+
+
+def _loosened(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k).lower(): _loosened(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_loosened(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return f"{float(value):g}"
+    text = str(value).strip().lower()
+    try:
+        return f"{float(text.replace(',', '')):g}"
+    except ValueError:
+        return _NOT_WORD.sub("", text)
 
 
 def canonical_json(value: Any) -> str:
@@ -37,7 +99,7 @@ def trace_spans(trace: Trace) -> list[Span]:
     return list(trace.spans.order_by("position", "started_at", "pk"))
 
 
-def tool_steps_from_spans(spans: list[Span]) -> list[ToolStep]:
+def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
     """The tool calls among `spans`, keeping span ids so flags and scores can name them."""
     steps = []
     for span in spans:
@@ -48,9 +110,9 @@ def tool_steps_from_spans(spans: list[Span]) -> list[ToolStep]:
                 tool=span.tool_name or span.name,
                 inputs=span.input if span.input is not None else {},
                 output=span.output,
-                failed=span.status == SpanStatus.ERROR,
+                failed=None if span.status == PENDING else span.status == SpanStatus.ERROR,
                 span_id=span.span_id,
-                span_pk=span.pk,
+                span_pk=span_pk(span),
                 component=span.component,
             )
         )

@@ -29,6 +29,6 @@ def test_red_flags_are_counted_per_kind_most_frequent_first():
         RedFlag.objects.create(trace=trace, kind=kind)
     chart = red_flag_chart()
     assert chart.rows == [
-        ["loop", "Repeated identical calls", 2],
-        ["max_steps_exceeded", "max_steps_exceeded", 1],
+        ["loop", "Repeated identical calls", 2, 0],
+        ["max_steps_exceeded", "max_steps_exceeded", 1, 0],
     ]

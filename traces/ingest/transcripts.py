@@ -290,6 +290,15 @@ def _last_assistant_text(messages: list[dict]) -> str:
 
 def transcript_records(payload: dict):
     """Validate a transcript and return span records, extras, trace id and source format."""
+    tree, canonical, fmt = transcript_span_tree(payload)
+    records: list[SpanRecord]
+    records, extras, external_id = span_tree_records(tree)
+    extras.content_hash = hashlib.sha256(canonical.encode()).hexdigest()
+    return records, extras, external_id, fmt
+
+
+def transcript_span_tree(payload: dict) -> tuple[dict, str, str]:
+    """Validate a transcript and return it as a span tree, its canonical JSON and its format."""
     if not isinstance(payload, dict):
         raise ValidationError({"non_field_errors": ["A transcript must be a JSON object."]})
     messages = _validate(payload)
@@ -330,7 +339,4 @@ def transcript_records(payload: dict):
     tools = payload.get("tools") or payload.get("available_tools")
     if tools is not None:
         tree["available_tools"] = tools
-    records: list[SpanRecord]
-    records, extras, external_id = span_tree_records(tree)
-    extras.content_hash = hashlib.sha256(canonical.encode()).hexdigest()
-    return records, extras, external_id, fmt
+    return tree, canonical, fmt

@@ -1,0 +1,111 @@
+"""The gate report as CI reads it: console text, JUnit XML, GitHub step-summary markdown."""
+
+from __future__ import annotations
+
+import json
+from xml.etree import ElementTree as ET
+
+
+def _number(value) -> str:
+    return "—" if value is None else f"{value:.3f}" if isinstance(value, float) else str(value)
+
+
+def trial_label(trial: dict) -> str:
+    return f"{trial['example_key']} #{trial['trial']} (trace {trial['trace_id']})"
+
+
+def report_text(report: dict) -> str:
+    lines = [f"{report['decision'].upper()}: {report['summary']}"]
+    for row in report["metrics"]:
+        mark = "BLOCK" if row["blocked"] else "ok   "
+        lines.append(
+            f"  {mark} {row['metric']:28s} {_number(row['baseline']):>7s} -> "
+            f"{_number(row['candidate']):>7s}  {row['reason']}"
+        )
+    trials = report.get("candidate_trials") or {}
+    for trial in trials.get("failed", []):
+        lines.append(f"  FAIL  {trial_label(trial)}: {'; '.join(trial['reasons'])}")
+    for warning in report.get("warnings", []):
+        lines.append(f"  warning: {warning}")
+    return "\n".join(lines)
+
+
+def _cell(text) -> str:
+    # Table cells: a pipe or a line break would end the cell or the row.
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def report_markdown(report: dict, run_url: str = "") -> str:
+    """A step summary: the decision, one row per metric, the trials that failed."""
+    icon = "❌" if report["decision"] == "block" else "✅"
+    base, cand = report["baseline"], report["candidate"]
+    lines = [
+        f"## {icon} evalsite gate: {report['decision']}",
+        "",
+        _cell(report["summary"]),
+        "",
+        f"Baseline **{_cell(base['name'])}** ({_cell(base['agent_version'])}) · candidate "
+        f"**{_cell(cand['name'])}** ({_cell(cand['agent_version'])})"
+        + (f" · [compare]({run_url})" if run_url else ""),
+        "",
+        "| metric | baseline | candidate | rule | |",
+        "|---|---:|---:|---|---|",
+    ]
+    for row in report["metrics"]:
+        verdict = "**blocked**" if row["blocked"] else "ok"
+        lines.append(
+            f"| {_cell(row['metric'])} | {_number(row['baseline'])} | "
+            f"{_number(row['candidate'])} | {_cell(row['rule'] or 'not gated')} | {verdict} |"
+        )
+    failed = (report.get("candidate_trials") or {}).get("failed", [])
+    if failed:
+        lines += ["", "<details><summary>Trials that failed</summary>", ""]
+        lines += [f"- {_cell(trial_label(t))}: {_cell('; '.join(t['reasons']))}" for t in failed]
+        lines += ["", "</details>"]
+    return "\n".join(lines) + "\n"
+
+
+def report_junit(report: dict) -> str:
+    """One test case per gated metric, and one per candidate trial that did not pass."""
+    rows = report["metrics"]
+    root = ET.Element("testsuites", name="evalsite")
+    suite = ET.SubElement(
+        root,
+        "testsuite",
+        name="evalsite.gate",
+        tests=str(len(rows)),
+        failures=str(sum(1 for r in rows if r["blocked"])),
+        errors="0",
+        skipped=str(sum(1 for r in rows if r["rule"] is None)),
+    )
+    for row in rows:
+        case = ET.SubElement(suite, "testcase", classname="evalsite.gate", name=row["metric"])
+        if row["rule"] is None:
+            ET.SubElement(case, "skipped", message=row["reason"])
+        elif row["blocked"]:
+            failure = ET.SubElement(case, "failure", message=row["reason"], type=row["rule"])
+            failure.text = json.dumps(row, default=str)
+    trials = report.get("candidate_trials")
+    if trials is not None:
+        failed, undecided = trials["failed"], trials["undecided"]
+        trial_suite = ET.SubElement(
+            root,
+            "testsuite",
+            name="evalsite.trials",
+            tests=str(trials["passed"] + len(failed) + len(undecided)),
+            failures=str(len(failed)),
+            errors="0",
+            skipped=str(len(undecided)),
+        )
+        for trial in failed:
+            case = ET.SubElement(
+                trial_suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
+            )
+            message = "; ".join(trial["reasons"]) or "failed"
+            ET.SubElement(case, "failure", message=message, type="pass_rule").text = message
+        for trial in undecided:
+            case = ET.SubElement(
+                trial_suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
+            )
+            ET.SubElement(case, "skipped", message="; ".join(trial["undecided"]) or "undecided")
+    return ET.tostring(root, encoding="unicode", xml_declaration=True)
