@@ -26,6 +26,8 @@ ROLE_ALIASES = {
     "tool": "tool",
     "function": "tool",
     "ipython": "tool",
+    "tool-response": "tool",  # smolagents
+    "tool-call": "assistant",
 }
 EVENT_ROLES = {
     "gen_ai.system.message": "system",
@@ -154,6 +156,27 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
                 is_error=bool(source.get("is_error")),
             )
         )
+    elif isinstance(block.get("toolUse"), dict):  # Bedrock Converse (strands)
+        use = block["toolUse"]
+        message.tool_calls.append(
+            ToolCall(
+                id=str(use.get("toolUseId") or ""),
+                name=str(use.get("name") or ""),
+                arguments=use.get("input"),
+            )
+        )
+    elif isinstance(block.get("toolResult"), dict):
+        result = block["toolResult"]
+        texts_in: list[str] = []
+        for inner in result.get("content") or []:
+            _block_into(Message(role="tool"), inner, texts_in)
+        message.tool_results.append(
+            ToolResult(
+                id=str(result.get("toolUseId") or ""),
+                content=_decoded("\n".join(texts_in)),
+                is_error=result.get("status") == "error",
+            )
+        )
     elif kind == "reasoning" or kind == "thinking":
         return
     elif isinstance(block.get("content"), str) and kind in (None, "message"):
@@ -162,8 +185,13 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
 
 def message_read(raw) -> Message | None:
     """One message of any form, or None when the value is not a message."""
+    if isinstance(raw, list | tuple) and len(raw) == 2 and all(isinstance(x, str) for x in raw):
+        role = ROLE_ALIASES.get(raw[0].lower())  # LangChain's ("user", "text") shorthand
+        return Message(role=role, text=raw[1]) if role else None
     if not isinstance(raw, dict):
         return None
+    if isinstance(raw.get("data"), dict) and isinstance(raw.get("type"), str):
+        raw = {**raw["data"], "type": raw["type"]}  # LangChain's messages_to_dict form
     if isinstance(raw.get("message"), dict) and "role" not in raw:
         inner = message_read(raw["message"])  # OpenInference and gen_ai.choice wrap it
         if inner is not None:
@@ -175,6 +203,12 @@ def message_read(raw) -> Message | None:
     message = Message(role=role)
     texts: list[str] = []
     content = body.get("content")
+    if content is None and isinstance(body.get("message"), str):
+        content = body["message"]  # a gen_ai.choice event's reply (strands)
+    if isinstance(content, str) and content.startswith("[{"):
+        blocks = _decoded(content)  # strands writes its content blocks as JSON text
+        if isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks):
+            content = blocks
     parts = body.get("parts")
     if isinstance(content, str):
         texts.append(content)
@@ -186,6 +220,11 @@ def message_read(raw) -> Message | None:
     if isinstance(parts, list):
         for part in parts:
             _block_into(message, part, texts)
+    contents = body.get("contents")
+    if isinstance(contents, list):  # OpenInference `message.contents.N.message_content`
+        for part in contents:
+            inner = part.get("message_content") if isinstance(part, dict) else None
+            _block_into(message, inner if isinstance(inner, dict) else part, texts)
     for call in body.get("tool_calls") or []:
         if not isinstance(call, dict):
             continue
@@ -214,11 +253,22 @@ def messages_read(value) -> list[Message] | None:
     """The messages in a value (a list, or a container of one), or None when it holds none."""
     value = _decoded(value)
     if isinstance(value, dict):
+        generations = value.get("generations")
+        if isinstance(generations, list) and generations:
+            # LangChain LLMResult: [[{"text", "message"}]] per prompt
+            batch = generations[0] if isinstance(generations[0], list) else generations
+            return messages_read([g.get("message") or g for g in batch if isinstance(g, dict)])
+        if isinstance(value.get("content"), dict) and "role" not in value:
+            return messages_read(value["content"])  # Gemini/ADK response
         for key in ("messages", "contents", "input_messages", "output_messages"):
             inner = value.get(key)
             if isinstance(inner, list):
                 # LangChain passes a batch of conversations: [[...]]
-                if len(inner) == 1 and isinstance(inner[0], list):
+                if (
+                    len(inner) == 1
+                    and isinstance(inner[0], list)
+                    and message_read(inner[0]) is None
+                ):
                     inner = inner[0]
                 return messages_read(inner)
         single = message_read(value)

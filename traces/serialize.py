@@ -1,5 +1,8 @@
 """The two ways a judge reads a trace: the nested span tree, or a transcript."""
 
+from collections import Counter
+
+from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
 from traces.selectors import span_parents
 
@@ -45,7 +48,10 @@ def trace_transcript(trace: Trace, spans: list[Span] | None = None) -> str:
     if spans is None:
         spans = list(trace.spans.order_by("position", "pk"))
     lines = [f"USER: {trace.task}"]
+    users_shown = Counter([(trace.task or "").strip()])
     for span in spans:
+        if span.kind == SpanKind.LLM:
+            lines.extend(f"USER: {text}" for text in _new_user_turns(span.input, users_shown))
         if span.kind == SpanKind.TOOL:
             lines.append(f"TOOL CALL {span.tool_name or span.name}: {span.input}")
             label = "TOOL ERROR" if span.status == "error" else "TOOL RESULT"
@@ -58,3 +64,21 @@ def trace_transcript(trace: Trace, spans: list[Span] | None = None) -> str:
             lines.append(f"RETRIEVED {span.name}: {span.output}")
     lines.append(f"FINAL ANSWER: {trace.final_answer}")
     return "\n".join(lines)
+
+
+def _new_user_turns(value, shown: Counter) -> list[str]:
+    """User turns of a model call's input not yet in the transcript. Calls resend the whole
+    history or only what is new; counting each text either way shows every turn once."""
+    if not isinstance(value, list | dict | str):
+        return []
+    here: Counter = Counter()
+    new = []
+    for message in messages_read(value) or ():
+        text = message.text.strip()
+        if message.role != "user" or not text:
+            continue
+        here[text] += 1
+        if here[text] > shown[text]:
+            shown[text] += 1
+            new.append(text)
+    return new

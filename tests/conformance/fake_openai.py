@@ -19,9 +19,25 @@ PROMPT_TOKENS = 120
 COMPLETION_TOKENS = 30
 
 
-def next_reply(messages: list[dict]) -> dict:
-    """The assistant message that follows `messages` in the support script."""
-    tool_results = [m for m in messages if m.get("role") == "tool"]
+OBSERVATION = "Observation:"
+
+
+def _tool_results(messages: list[dict]) -> list[dict]:
+    """Tool results: `role: tool` messages, or smolagents' user turns opening "Observation:"."""
+    results = []
+    for message in messages:
+        text = _text(message.get("content"))
+        if message.get("role") == "tool":
+            results.append(message)
+        elif message.get("role") == "user" and text.startswith(OBSERVATION):
+            results.append({"role": "tool", "content": text.removeprefix(OBSERVATION).strip()})
+    return results
+
+
+def next_reply(messages: list[dict], tool_names: tuple[str, ...] = ()) -> dict:
+    """The assistant message that follows `messages` in the support script. An agent that
+    offers a `final_answer` tool (smolagents) gets the answer through it."""
+    tool_results = _tool_results(messages)
     if not tool_results:
         return _tool_call("call_1", "lookup_order", {"order_id": support_task.ORDER_ID})
     last = _text(tool_results[-1].get("content"))
@@ -30,6 +46,12 @@ def next_reply(messages: list[dict]) -> dict:
             f"call_{len(tool_results) + 1}", "lookup_order", {"order_id": support_task.ORDER_ID}
         )
     if "refund_id" in last:
+        if "final_answer" in tool_names:
+            return _tool_call(
+                f"call_{len(tool_results) + 1}",
+                "final_answer",
+                {"answer": support_task.FINAL_ANSWER},
+            )
         return {"role": "assistant", "content": support_task.FINAL_ANSWER}
     amount = json.loads(last)["amount"]
     return _tool_call(
@@ -59,8 +81,9 @@ def _tool_call(call_id: str, name: str, arguments: dict) -> dict:
     }
 
 
-def completion_for(messages: list[dict]) -> dict:
-    message = next_reply(messages)
+def completion_for(messages: list[dict], tools: list | None = None) -> dict:
+    names = tuple((t.get("function") or {}).get("name", "") for t in tools or [])
+    message = next_reply(messages, names)
     return {
         "id": f"chatcmpl-{len(messages)}",
         "object": "chat.completion",
@@ -88,7 +111,34 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
         self.server.requests.append(body)
-        self._send(200, completion_for(body.get("messages", [])))
+        completion = completion_for(body.get("messages", []), body.get("tools"))
+        if body.get("stream"):
+            self._stream(completion)
+        else:
+            self._send(200, completion)
+
+    def _stream(self, completion: dict) -> None:
+        """The same reply as server-sent chunks: the message, the finish, then usage."""
+        choice = completion["choices"][0]
+        delta = dict(choice["message"])
+        for index, call in enumerate(delta.get("tool_calls") or []):
+            call["index"] = index
+        head = {key: completion[key] for key in ("id", "object", "created", "model")}
+        head["object"] = "chat.completion.chunk"
+        chunks = [
+            {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+            {
+                **head,
+                "choices": [{"index": 0, "delta": {}, "finish_reason": choice["finish_reason"]}],
+            },
+            {**head, "choices": [], "usage": completion["usage"]},
+        ]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for chunk in chunks:
+            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        self.wfile.write(b"data: [DONE]\n\n")
 
     def _send(self, status: int, payload: dict) -> None:
         data = json.dumps(payload).encode()

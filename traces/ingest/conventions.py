@@ -61,6 +61,7 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
             "retrieval": SpanKind.RETRIEVER,
             "execute_tool": SpanKind.TOOL,
             "invoke_agent": SpanKind.AGENT,
+            "agent_run": SpanKind.AGENT,
             "create_agent": SpanKind.AGENT,
             "invoke_workflow": SpanKind.AGENT,
             "plan": SpanKind.AGENT,
@@ -77,9 +78,22 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
     ),
 ]
 # Any of these present means a tool span even without an operation name (e.g. Pydantic AI).
-TOOL_MARKERS = ("gen_ai.tool.name", "gen_ai.tool.call.id", "tool.name")
-# Any of these present means a model call.
-LLM_MARKERS = ("gen_ai.request.model", "llm.model_name", "gen_ai.prompt.0.content")
+TOOL_MARKERS = (
+    "gen_ai.tool.name",
+    "gen_ai.tool.call.id",
+    "tool.name",
+    "gcp.vertex.agent.tool_call_args",
+    "tool_arguments",
+)
+# Any of these present means a model call, also on spans with no gen_ai.* attribute at all.
+LLM_MARKERS = (
+    "gen_ai.request.model",
+    "llm.model_name",
+    "gen_ai.prompt.0.content",
+    "llm.input_messages.0.message.role",
+    "gcp.vertex.agent.llm_request",
+    "gen_ai.input.messages",
+)
 # Span-tree JSON `type` values and their common synonyms.
 KIND_SYNONYMS = {
     "agent": SpanKind.AGENT,
@@ -121,9 +135,14 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
         "gen_ai.usage.completion_tokens",
         "llm.token_count.completion",
     ),
-    "cost_usd": ("gen_ai.usage.cost", "gen_ai.usage.total_cost", "llm.cost.total"),
+    "cost_usd": (
+        "gen_ai.usage.cost",
+        "gen_ai.usage.total_cost",
+        "llm.cost.total",
+        "operation.cost",  # pydantic-ai
+    ),
     "error_type": ("error.type", "exception.type"),
-    "agent_name": ("gen_ai.agent.name", "agent.name"),
+    "agent_name": ("gen_ai.agent.name", "agent.name", "agent_name"),
 }
 # Values a trace takes from its spans; the root span's value is preferred.
 TRACE_FIELDS: dict[str, tuple[str, ...]] = {
@@ -136,23 +155,34 @@ TRACE_FIELDS: dict[str, tuple[str, ...]] = {
     "conversation_id": ("gen_ai.conversation.id", "session.id", "langfuse.session.id"),
 }
 # Structured values: first present wins; a JSON string is decoded.
+# Framework dialects: pydantic-ai (`tool_arguments`, `tool_response`, `pydantic_ai.all_messages`,
+# `final_result`), google-adk (`gcp.vertex.agent.*`), OpenInference (`input.value`, ...).
 INPUT_ATTRIBUTES = (
     "langfuse.observation.input",
     "gen_ai.tool.call.arguments",
     "gen_ai.tool.input",
+    "tool_arguments",
+    "gcp.vertex.agent.tool_call_args",
     "input.value",
     "tool.parameters",
     "traceloop.entity.input",
     "gen_ai.input.messages",
+    "gcp.vertex.agent.llm_request",
+    "pydantic_ai.all_messages",
+    "all_messages_events",
     "gen_ai.prompt",
 )
 OUTPUT_ATTRIBUTES = (
     "langfuse.observation.output",
     "gen_ai.tool.call.result",
     "gen_ai.tool.output",
+    "tool_response",
+    "gcp.vertex.agent.tool_response",
     "output.value",
     "traceloop.entity.output",
     "gen_ai.output.messages",
+    "gcp.vertex.agent.llm_response",
+    "final_result",
     "gen_ai.completion",
 )
 # Flattened message lists: prefix -> what it fills.
@@ -267,6 +297,13 @@ def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> 
     """(input, output) of a span from its attributes, flattened messages or content events."""
     value_in = first_present(attributes, INPUT_ATTRIBUTES)
     value_out = first_present(attributes, OUTPUT_ATTRIBUTES)
+    if attributes.get("openinference.span.kind") == "LLM":
+        # The structured messages are exact where `input.value` may be a text dump
+        # (smolagents writes Python reprs there).
+        if "llm.input_messages.0.message.role" in attributes:
+            value_in = unflatten(attributes, "llm.input_messages")
+        if "llm.output_messages.0.message.role" in attributes:
+            value_out = unflatten(attributes, "llm.output_messages")
     # One pass decides whether any flattened message list is there at all (rarely).
     if (value_in is None or value_out is None) and any(
         key.startswith(_FLATTENED_STARTS) for key in attributes
@@ -279,6 +316,8 @@ def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> 
             for prefix in FLATTENED_OUTPUT_PREFIXES:
                 if (value_out := unflatten(attributes, prefix)) is not None:
                     break
+    if value_out is None and any(attributes.get(name) == "" for name in OUTPUT_ATTRIBUTES):
+        value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
     value_in = _with_system_instructions(attributes, json_maybe(value_in))
     value_out = json_maybe(value_out)
     if events and (value_in is None or value_out is None):

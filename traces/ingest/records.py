@@ -86,6 +86,11 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
+    if kind == SpanKind.TOOL:
+        input_value, output_value = tool_arguments(input_value), tool_result(output_value)
+    elif kind != SpanKind.LLM and any(name in attributes for name in AGGREGATE_TOKENS):
+        # OpenInference agent and chain spans repeat their model calls' token sums.
+        fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
     cost = _cost(
         conventions.cost_declared(attributes),
@@ -100,6 +105,8 @@ def span_record_build(
         tool_name = name.removeprefix("execute_tool ").strip()
     if not error_message and is_error:
         error_message = str(fields.get("error_type") or "")
+    if not is_error and attributes.get("gen_ai.tool.status") == "error":  # strands
+        is_error, error_message = True, error_message or "tool status error"
     if not is_error and fields.get("error_type"):
         is_error = True
         error_message = error_message or str(fields["error_type"])
@@ -130,6 +137,47 @@ def span_record_build(
         component=component[:200],
         trace_fields=conventions.trace_fields_from(attributes),
     )
+
+
+AGGREGATE_TOKENS = ("llm.token_count.prompt", "llm.token_count.completion")
+
+
+def tool_arguments(value):
+    """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`,
+    strands sends them as a `gen_ai.tool.message` event."""
+    if isinstance(value, dict) and value.get("event") == "gen_ai.tool.message":
+        return conventions.json_maybe(value.get("content"))
+    if (
+        isinstance(value, dict)
+        and isinstance(value.get("kwargs"), dict)
+        and not value.get("args")
+        and set(value) <= {"args", "kwargs", "sanitize_inputs_outputs"}
+    ):
+        return value["kwargs"]
+    return value
+
+
+def tool_result(value):
+    """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`;
+    strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`."""
+    if isinstance(value, dict) and len(value) == 1 and "result" in value:
+        return conventions.json_maybe(value["result"])  # google-adk wraps plain returns
+    if isinstance(value, dict) and value.get("event") == "gen_ai.choice":
+        blocks = conventions.json_maybe(value.get("message"))
+        if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict):
+            return conventions.json_maybe(blocks[0].get("text", blocks[0]))
+        return blocks
+    if (
+        isinstance(value, dict)
+        and value.get("type") == "tool"
+        and isinstance(value.get("data"), dict)
+    ):
+        data = value["data"]
+        content = conventions.json_maybe(data.get("content"))
+        if data.get("status") == "error":
+            return {"error": content}
+        return content
+    return value
 
 
 def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider: str) -> Decimal:

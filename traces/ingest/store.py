@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from traces.components import records_components_assign
 from traces.ingest.bulk import rows_update, spans_insert_new
+from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.messages import readable_text
@@ -19,6 +20,7 @@ from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 from traces.signals import spans_ingested
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
+MODEL_CALL = Q(kind=SpanKind.LLM)
 TRACE_UPDATE_FIELDS = [
     "task",
     "final_answer",
@@ -97,6 +99,7 @@ def spans_store(
     """
     extras = extras or {}
     records = _dedupe(records)
+    langgraph_tool_calls_resolve(records)
     tool_failures_mark(
         records,
         detect_text=project.tool_error_text_detection,
@@ -158,6 +161,9 @@ def _traces_refresh(traces, by_trace, extras, now, count_before) -> None:
             tokens_in=Sum("input_tokens"),
             tokens_out=Sum("output_tokens"),
             cost=Sum("cost_usd"),
+            llm_in=Sum("input_tokens", filter=MODEL_CALL),
+            llm_out=Sum("output_tokens", filter=MODEL_CALL),
+            llm_cost=Sum("cost_usd", filter=MODEL_CALL),
         )
     }
     for ext, trace in traces.items():
@@ -167,10 +173,19 @@ def _traces_refresh(traces, by_trace, extras, now, count_before) -> None:
             trace.error_count = row["errors"]
             trace.started_at = row["first"]
             trace.ended_at = row["last"]
-            trace.input_tokens = row["tokens_in"] or 0
-            trace.output_tokens = row["tokens_out"] or 0
+            # Agent spans often repeat their model calls' sums (strands, OpenInference):
+            # the model calls' figures count when there are any, else every span's.
+            by_calls = bool(row["llm_in"] or row["llm_out"] or row["llm_cost"])
+            keys = (
+                ("llm_in", "llm_out", "llm_cost")
+                if by_calls
+                else ("tokens_in", "tokens_out", "cost")
+            )
+            trace.input_tokens = row[keys[0]] or 0
+            trace.output_tokens = row[keys[1]] or 0
+            cost = row[keys[2]] or Decimal(0)
             # The trace column holds up to a million dollars; a larger sum is a sender's error.
-            trace.cost_usd = min(row["cost"] or Decimal(0), Decimal("999999.999999"))
+            trace.cost_usd = min(cost, Decimal("999999.999999"))
         _trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
         trace.new_span_count = trace.span_count - count_before[ext]
         # A re-sent span is not news: it must not hold back a trace's completion.
@@ -286,8 +301,10 @@ def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
     calls = sorted(
         (r for r in records if r.kind == SpanKind.LLM),
         key=lambda r: (r.started_at is None, r.started_at or _EPOCH),
-        reverse=field == "final_answer",
     )
+    if field == "final_answer":
+        # Reversed after sorting: calls without times keep the order they were sent in.
+        calls.reverse()
     for call in calls:
         value = call.input if field == "task" else call.output
         text = readable_text(value, role=role) if value is not None else ""

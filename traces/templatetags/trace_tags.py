@@ -7,6 +7,8 @@ import html
 from django import template
 from django.utils.safestring import SafeString
 
+from traces.conversation_html import conversation_html
+from traces.models import SpanKind
 from traces.selectors import FoldedText, SpanNode, span_nodes_rows, value_as_text
 
 register = template.Library()
@@ -49,6 +51,17 @@ def _io_html(label: str, text: FoldedText) -> str:
     return f'<div class="span-io"><span class="io-label">{label}</span>{body}</div>'
 
 
+def _content_html(label: str, value, text: FoldedText, kind: str) -> str:
+    """Messages read as a conversation (the raw value folded below it), else the value."""
+    turns = "" if kind == SpanKind.TOOL else conversation_html(label, value)
+    if not turns:
+        return _io_html(label, text)
+    return (
+        f'{turns}<details class="fold span-raw"><summary>{label} as sent</summary>'
+        f'<pre class="json">{_esc(text.text)}</pre></details>'
+    )
+
+
 def _node_html(node: SpanNode, highlight: set) -> str:
     span = node.span
     classes = f"span-node kind-{_esc(span.kind)}"
@@ -76,7 +89,8 @@ def _node_html(node: SpanNode, highlight: set) -> str:
     body = ""
     if node.is_error and span.error_message:
         body += f'<p class="error span-error">{_esc(span.error_message)}</p>'
-    body += _io_html("Input", node.input) + _io_html("Output", node.output)
+    body += _content_html("Input", span.input, node.input, span.kind)
+    body += _content_html("Output", span.output, node.output, span.kind)
     if span.attributes:
         # Every attribute the sender set is kept; folded, since most are bookkeeping.
         body += (

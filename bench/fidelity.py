@@ -1,0 +1,407 @@
+"""Ingest fidelity: one multi-turn support conversation sent through every ingest path, in the
+shapes frameworks write it, and read back from the database.
+
+Per path it prints messages kept / sent, tool results paired with the right call, failures
+marked right, and whether the task and final answer are present and readable. The sample has
+three user turns, a reused tool-call id, an `Error:` text result and an empty `think` result.
+
+    .venv/bin/python bench/fidelity.py [--database-url postgres://.../evalsite_fidelity]
+"""
+
+import argparse
+import json
+import sys
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from bench.benchdb import database_ensure, django_setup  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_fidelity"
+SYSTEM = "You are Acme's booking assistant."
+CODE = "QX7P2L"
+# (role, text or None, tool call (id, name, arguments) or None, tool result (id, text) or None)
+CONVERSATION = [
+    ("user", "I need to change my booking.", None, None),
+    ("assistant", "Sure. What is your booking code?", None, None),
+    ("user", f"It is {CODE}, move it to Friday.", None, None),
+    ("assistant", None, ("call_1", "get_booking", {"code": CODE}), None),
+    ("tool", None, None, ("call_1", "Error: booking service timeout")),
+    ("assistant", None, ("call_1", "get_booking", {"code": CODE}), None),
+    ("tool", None, None, ("call_1", json.dumps({"code": CODE, "day": "Wed"}))),
+    ("assistant", None, ("call_2", "think", {}), None),
+    ("tool", None, None, ("call_2", "")),
+    ("assistant", None, ("call_3", "move_booking", {"code": CODE, "day": "Fri"}), None),
+    ("tool", None, None, ("call_3", json.dumps({"status": "moved"}))),
+    ("assistant", "Moved. Which seat do you prefer?", None, None),
+    ("user", "Window, please.", None, None),
+    ("assistant", f"Done: {CODE} now departs Friday, window seat.", None, None),
+]
+TASK = CONVERSATION[0][1]
+FINAL = CONVERSATION[-1][1]
+EXPECTED_TOOLS = [
+    ("get_booking", "Error: booking service timeout", True),
+    ("get_booking", {"code": CODE, "day": "Wed"}, False),
+    ("think", "", False),
+    ("move_booking", {"status": "moved"}, False),
+]
+
+
+def openai_messages() -> list[dict]:
+    out = [{"role": "system", "content": SYSTEM}]
+    for role, text, call, result in CONVERSATION:
+        if call:
+            call_id, name, args = call
+            function = {"name": name, "arguments": json.dumps(args)}
+            out.append(
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [{"id": call_id, "type": "function", "function": function}],
+                }
+            )
+        elif result:
+            out.append({"role": "tool", "tool_call_id": result[0], "content": result[1]})
+        else:
+            out.append({"role": role, "content": text})
+    return out
+
+
+def anthropic_messages() -> list[dict]:
+    out = []
+    for role, text, call, result in CONVERSATION:
+        if call:
+            block = {"type": "tool_use", "id": call[0], "name": call[1], "input": call[2]}
+            out.append({"role": "assistant", "content": [block]})
+        elif result:
+            out.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": result[0], "content": result[1]}
+                    ],
+                }
+            )
+        else:
+            out.append({"role": role, "content": [{"type": "text", "text": text}]})
+    return out
+
+
+def genai_parts(message: dict) -> dict:
+    """An OpenAI chat message in the GenAI `parts` form (gen_ai.input.messages)."""
+    if message["role"] == "tool":
+        part = {
+            "type": "tool_call_response",
+            "id": message["tool_call_id"],
+            "response": message["content"],
+        }
+        return {"role": "tool", "parts": [part]}
+    parts = [{"type": "text", "content": message["content"]}] if message.get("content") else []
+    for call in message.get("tool_calls") or []:
+        fn = call["function"]
+        parts.append(
+            {
+                "type": "tool_call",
+                "id": call["id"],
+                "name": fn["name"],
+                "arguments": json.loads(fn["arguments"]),
+            }
+        )
+    return {"role": message["role"], "parts": parts}
+
+
+def model_calls():
+    """(history given, reply, tool call and its result or None) for each assistant turn."""
+    messages = openai_messages()
+    for index, message in enumerate(messages):
+        if message["role"] != "assistant":
+            continue
+        call = result = None
+        if message.get("tool_calls"):
+            call = message["tool_calls"][0]
+            result = messages[index + 1]
+        yield messages[:index], message, call, result
+
+
+def span_tree() -> dict:
+    children = []
+    for history, reply, call, result in model_calls():
+        children.append(
+            {
+                "name": "chat",
+                "type": "llm",
+                "model": "gpt-4o-mini",
+                "input": history,
+                "output": reply,
+            }
+        )
+        if call:
+            fn = call["function"]
+            children.append(
+                {
+                    "name": fn["name"],
+                    "type": "tool",
+                    "tool_call_id": call["id"],
+                    "input": json.loads(fn["arguments"]),
+                    "output": result["content"],
+                }
+            )
+    return {
+        "trace_id": uuid.uuid4().hex,
+        "name": "support agent",
+        "type": "agent",
+        "children": children,
+    }
+
+
+def otel_spans(dialect: str):
+    """The conversation recorded with the OpenTelemetry SDK as GenAI or OpenInference spans."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("fidelity")
+    with tracer.start_as_current_span("invoke_agent support") as root:
+        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+        for history, reply, call, result in model_calls():
+            with tracer.start_as_current_span("chat gpt-4o-mini") as span:
+                for key, value in _llm_attributes(dialect, history, reply).items():
+                    span.set_attribute(key, value)
+            if call:
+                with tracer.start_as_current_span(
+                    f"execute_tool {call['function']['name']}"
+                ) as span:
+                    for key, value in _tool_attributes(dialect, call, result).items():
+                        span.set_attribute(key, value)
+    return list(memory.get_finished_spans())
+
+
+def _llm_attributes(dialect, history, reply) -> dict:
+    if dialect == "genai":
+        system = [m for m in history if m["role"] == "system"]
+        return {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.system_instructions": json.dumps(
+                [{"type": "text", "content": m["content"]} for m in system]
+            ),
+            "gen_ai.input.messages": json.dumps(
+                [genai_parts(m) for m in history if m["role"] != "system"]
+            ),
+            "gen_ai.output.messages": json.dumps([genai_parts(reply)]),
+            "gen_ai.usage.input_tokens": 100,
+            "gen_ai.usage.output_tokens": 20,
+        }
+    out = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini"}
+    for prefix, messages in (("llm.input_messages", history), ("llm.output_messages", [reply])):
+        for i, m in enumerate(messages):
+            out[f"{prefix}.{i}.message.role"] = m["role"]
+            if m.get("content") is not None:
+                out[f"{prefix}.{i}.message.content"] = m["content"]
+            if m.get("tool_call_id"):
+                out[f"{prefix}.{i}.message.tool_call_id"] = m["tool_call_id"]
+            for j, call in enumerate(m.get("tool_calls") or []):
+                base = f"{prefix}.{i}.message.tool_calls.{j}.tool_call"
+                out[f"{base}.id"] = call["id"]
+                out[f"{base}.function.name"] = call["function"]["name"]
+                out[f"{base}.function.arguments"] = call["function"]["arguments"]
+    return out
+
+
+def _tool_attributes(dialect, call, result) -> dict:
+    fn = call["function"]
+    if dialect == "genai":
+        return {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": fn["name"],
+            "gen_ai.tool.call.id": call["id"],
+            "gen_ai.tool.call.arguments": fn["arguments"],
+            "gen_ai.tool.call.result": result["content"],
+        }
+    return {
+        "openinference.span.kind": "TOOL",
+        "tool.name": fn["name"],
+        "input.value": fn["arguments"],
+        "output.value": result["content"],
+    }
+
+
+def send_all(client) -> dict:
+    """Each path's trace, sent through the real endpoints with the Django test client."""
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    from traces.models import Trace
+
+    sent = {}
+
+    def latest(project):
+        return Trace.objects.filter(project__slug=project).latest("pk")
+
+    def post_json(path, project, body, **extra):
+        response = client.post(
+            path,
+            json.dumps(body),
+            content_type="application/json",
+            HTTP_X_EVALSITE_PROJECT=project,
+            **extra,
+        )
+        assert response.status_code in (200, 201), (path, response.content[:300])
+
+    run = uuid.uuid4().hex[:8]
+    for name, body in (
+        ("transcript openai", {"format": "openai", "messages": openai_messages()}),
+        (
+            "transcript anthropic",
+            {"format": "anthropic", "system": SYSTEM, "messages": anthropic_messages()},
+        ),
+        ("span-tree JSON", span_tree()),
+    ):
+        project = f"fidelity-{run}-{len(sent)}"
+        body = {**body, "context": {"run": run}} if "messages" in body else body
+        post_json("/api/traces/", project, body)
+        sent[name] = latest(project)
+    project = f"fidelity-{run}-bulk"
+    line = json.dumps(
+        {"format": "openai", "messages": openai_messages(), "trace_id": uuid.uuid4().hex}
+    )
+    response = client.post(
+        "/api/traces/bulk/",
+        line,
+        content_type="application/x-ndjson",
+        HTTP_X_EVALSITE_PROJECT=project,
+    )
+    assert response.status_code == 201, response.content[:300]
+    sent["bulk JSONL"] = latest(project)
+    for name, dialect, media in (
+        ("OTLP protobuf, GenAI", "genai", "application/x-protobuf"),
+        ("OTLP JSON, OpenInference", "openinference", "application/json"),
+    ):
+        project = f"fidelity-{run}-{dialect}"
+        request = encode_spans(otel_spans(dialect))
+        if media == "application/json":
+            data = json_format.MessageToDict(request)
+            _ids_to_hex(data)
+            body = json.dumps(data)
+        else:
+            body = request.SerializePartialToString()
+        response = client.generic(
+            "POST", "/v1/traces", body, content_type=media, HTTP_X_EVALSITE_PROJECT=project
+        )
+        assert response.status_code == 200, response.content[:300]
+        sent[name] = latest(project)
+    return sent
+
+
+def _ids_to_hex(node):
+    """OTLP/JSON writes ids as hex, where protobuf's JSON mapping gives base64."""
+    import base64
+
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
+                node[key] = base64.b64decode(value).hex()
+            else:
+                _ids_to_hex(value)
+    elif isinstance(node, list):
+        for item in node:
+            _ids_to_hex(item)
+
+
+def fidelity(trace) -> dict:
+    """Kept / expected counts for each measure, read from what was stored."""
+    from traces.messages import messages_read
+    from traces.models import SpanKind, SpanStatus
+
+    spans = list(trace.spans.order_by("position", "pk"))
+    said = set()
+    for span in spans:
+        if span.kind == SpanKind.LLM:
+            for value in (span.input, span.output):
+                for message in messages_read(value) or ():
+                    said.add((message.role, message.text.strip()))
+    stored_text = json.dumps([[s.input, s.output, s.attributes] for s in spans], ensure_ascii=False)
+    tools = [s for s in spans if s.kind == SpanKind.TOOL]
+    sent_messages = openai_messages()
+    kept = 0
+    for message in sent_messages:
+        if message["role"] in ("user", "assistant") and message.get("content"):
+            kept += (message["role"], message["content"]) in said
+        elif message["role"] == "system":
+            kept += SYSTEM in stored_text
+        elif message.get("tool_calls"):
+            fn = message["tool_calls"][0]["function"]
+            kept += any(
+                t.tool_name == fn["name"] and t.input == json.loads(fn["arguments"]) for t in tools
+            )
+        else:
+            kept += any(_result_equal(t.output, message["content"]) for t in tools)
+    paired = sum(
+        1
+        for (name, result, _), tool in zip(EXPECTED_TOOLS, tools, strict=False)
+        if tool.tool_name == name and _result_equal(tool.output, result)
+    )
+    marked = sum(
+        1
+        for (_, _, failed), tool in zip(EXPECTED_TOOLS, tools, strict=False)
+        if (tool.status == SpanStatus.ERROR) == failed
+    )
+    return {
+        "messages": (kept, len(sent_messages)),
+        "paired": (paired, len(EXPECTED_TOOLS)),
+        "failures": (marked, len(EXPECTED_TOOLS)),
+        "task": (int(trace.task == TASK), 1),
+        "final": (int(trace.final_answer == FINAL), 1),
+    }
+
+
+def _result_equal(stored, expected) -> bool:
+    """Same result, whether a path keeps JSON text as text or as data."""
+    return _decoded(stored) == _decoded(expected)
+
+
+def _decoded(value):
+    if isinstance(value, str) and value[:1] == "{":
+        return json.loads(value)
+    return value
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument("--var-dir", default=str(ROOT / "var" / "bench-fidelity"))
+    args = parser.parse_args()
+    database_ensure(args.database_url)
+    django_setup(args.database_url, args.var_dir)
+    from django.test import Client
+
+    from accounts.models import ApiToken
+    from accounts.roles import ANNOTATOR
+    from tests.factories import UserFactory
+
+    user = UserFactory(roles=[ANNOTATOR])
+    token = ApiToken.generate(user, "fidelity")[1]
+    client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    results = {name: fidelity(trace) for name, trace in send_all(client).items()}
+    print(
+        f"{'path':28} {'messages kept':>14} {'paired right':>13} {'failures':>9}"
+        f" {'task':>5} {'final':>6}"
+    )
+    total = [0, 0]
+    for name, row in results.items():
+        cells = []
+        for key in ("messages", "paired", "failures", "task", "final"):
+            got, of = row[key]
+            total[0] += got
+            total[1] += of
+            cells.append(f"{got}/{of}")
+        print(f"{name:28} {cells[0]:>14} {cells[1]:>13} {cells[2]:>9} {cells[3]:>5} {cells[4]:>6}")
+    print(f"overall: {100 * total[0] / total[1]:.1f}% of {total[1]} checks")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,43 @@
+"""Run a framework's agent with its own OpenTelemetry instrumentation, then send the spans to
+evalsite as the stock OTLP/HTTP exporter encodes them."""
+
+from __future__ import annotations
+
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from traces.models import Span, SpanKind, Trace
+
+PROJECT = "conformance"
+
+
+def capturing_provider(service: str) -> tuple[TracerProvider, InMemorySpanExporter]:
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": service}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    return provider, exporter
+
+
+def export_to_evalsite(api_client, exporter: InMemorySpanExporter) -> Trace:
+    """POST the captured spans as one protobuf export request; the one trace they make."""
+    body = encode_spans(exporter.get_finished_spans()).SerializePartialToString()
+    response = api_client.generic(
+        "POST",
+        "/v1/traces",
+        body,
+        content_type="application/x-protobuf",
+        HTTP_X_EVALSITE_PROJECT=PROJECT,
+    )
+    assert response.status_code == 200, response.content
+    return Trace.objects.get(project__slug=PROJECT)
+
+
+def tool_calls(trace: Trace) -> list[tuple[str, object, object]]:
+    """(tool name, arguments, result) of the trace's tool spans in start order."""
+    return [
+        (span.tool_name, span.input, span.output)
+        for span in Span.objects.filter(trace=trace, kind=SpanKind.TOOL).order_by("position")
+    ]

@@ -1,0 +1,183 @@
+"""Record the spans of frameworks too heavy for requirements-dev (over 150 MB installed) into
+small OTLP/JSON fixtures under tests/conformance/recorded/, which test_recorded.py ingests.
+
+Installs the pinned versions into a throwaway virtualenv, runs the two-tool support agent
+there against the fake OpenAI server (streaming), and writes what the framework's own
+instrumentation emitted, exactly as the stock exporter would send it as JSON.
+
+    python tests/conformance/record.py            # every framework below
+    python tests/conformance/record.py strands    # one
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+RECORDED = Path(__file__).resolve().parent / "recorded"
+PINS = {
+    "strands": ["strands-agents[openai]==1.62.0", "opentelemetry-sdk==1.44.0"],
+    "google-adk": ["google-adk==2.13.0", "opentelemetry-sdk==1.44.0"],
+}
+
+
+def strands_run(provider) -> None:
+    from opentelemetry import trace
+    from strands import Agent, tool
+    from strands.models.openai import OpenAIModel
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    trace.set_tracer_provider(provider)
+    with FakeOpenAI() as server:
+        model = OpenAIModel(
+            client_args={"base_url": server.base_url, "api_key": "test"}, model_id=MODEL
+        )
+        agent = Agent(
+            model=model,
+            system_prompt=support_task.SYSTEM_PROMPT,
+            tools=[tool(support_task.lookup_order), tool(support_task.refund)],
+            name="support",
+            callback_handler=None,
+        )
+        agent(support_task.TASK)
+
+
+def google_adk_run(provider) -> None:
+    """ADK reaches OpenAI models only through LiteLLM; a scripted BaseLlm plays the same
+    support script in Gemini's types instead, so the run needs no network and no key."""
+    import asyncio
+    import os
+
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "SPAN_ONLY"
+    from google.adk.agents import LlmAgent
+    from google.adk.models.base_llm import BaseLlm
+    from google.adk.models.llm_response import LlmResponse
+    from google.adk.runners import InMemoryRunner
+    from google.genai import types
+    from opentelemetry import trace
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS, next_reply
+
+    trace.set_tracer_provider(provider)
+
+    class ScriptedGemini(BaseLlm):
+        model: str = "gemini-2.0-flash"
+
+        async def generate_content_async(self, llm_request, stream=False):
+            results = []
+            for content in llm_request.contents:
+                for part in content.parts or []:
+                    if part.function_response:
+                        value = part.function_response.response
+                        value = value.get("result", value)
+                        text = value if isinstance(value, str) else json.dumps(value)
+                        results.append({"role": "tool", "content": text})
+            reply = next_reply(results)
+            if reply.get("tool_calls"):
+                call = reply["tool_calls"][0]
+                function_call = types.FunctionCall(
+                    id=call["id"],
+                    name=call["function"]["name"],
+                    args=json.loads(call["function"]["arguments"]),
+                )
+                part = types.Part(function_call=function_call)
+            else:
+                part = types.Part(text=reply["content"])
+            usage = types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=PROMPT_TOKENS,
+                candidates_token_count=COMPLETION_TOKENS,
+                total_token_count=PROMPT_TOKENS + COMPLETION_TOKENS,
+            )
+            yield LlmResponse(
+                content=types.Content(role="model", parts=[part]), usage_metadata=usage
+            )
+
+    agent = LlmAgent(
+        name="support",
+        model=ScriptedGemini(),
+        instruction=support_task.SYSTEM_PROMPT,
+        tools=[support_task.lookup_order, support_task.refund],
+    )
+    runner = InMemoryRunner(agent=agent, app_name="support")
+
+    async def run():
+        session = await runner.session_service.create_session(app_name="support", user_id="u")
+        message = types.Content(role="user", parts=[types.Part(text=support_task.TASK)])
+        async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message):
+            pass
+
+    asyncio.run(run())
+
+
+RUNS = {"strands": strands_run, "google-adk": google_adk_run}
+
+
+def record_inside(framework: str) -> None:
+    """Run one framework in this interpreter and write its fixture."""
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "support"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    RUNS[framework](provider)
+    request = json_format.MessageToDict(encode_spans(memory.get_finished_spans()))
+    _ids_to_hex(request)
+    versions = {pin.split("==")[0]: pin.split("==")[1] for pin in PINS[framework]}
+    fixture = {"recorded_with": versions, "request": request}
+    RECORDED.mkdir(exist_ok=True)
+    (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+
+
+def _ids_to_hex(node) -> None:
+    """OTLP/JSON writes ids as hex, where protobuf's JSON mapping gives base64."""
+    import base64
+
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
+                node[key] = base64.b64decode(value).hex()
+            else:
+                _ids_to_hex(value)
+    elif isinstance(node, list):
+        for item in node:
+            _ids_to_hex(item)
+
+
+def record(framework: str) -> None:
+    """Install the pinned framework into a throwaway venv and record there."""
+    with tempfile.TemporaryDirectory() as venv:
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        python = str(Path(venv) / "bin" / "python")
+        exporter = "opentelemetry-exporter-otlp-proto-common==1.44.0"
+        subprocess.run(
+            [python, "-m", "pip", "install", "--quiet", *PINS[framework], exporter], check=True
+        )
+        subprocess.run(
+            [python, str(Path(__file__).resolve()), "--inside", framework],
+            check=True,
+            cwd=ROOT,
+            env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        )
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["--inside"]:
+        sys.path.insert(0, str(ROOT))
+        record_inside(sys.argv[2])
+    else:
+        for name in sys.argv[1:] or list(RUNS):
+            record(name)
+            print(f"recorded {RECORDED / (name + '.json')}")

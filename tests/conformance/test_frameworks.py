@@ -1,0 +1,201 @@
+"""Each framework's own instrumentation, run for real against the fake OpenAI server, read right:
+kinds, tool names, arguments, results, task, final answer, tokens and cost."""
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from accounts.roles import ANNOTATOR
+from tests.conformance import documented_tools, support_task
+from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKENS, FakeOpenAI
+from tests.conformance.harness import capturing_provider, export_to_evalsite, tool_calls
+from tests.factories import UserFactory
+from traces.models import Span, SpanKind
+
+pytestmark = pytest.mark.django_db
+EXPECTED_CALLS = [
+    ("lookup_order", {"order_id": support_task.ORDER_ID}),
+    ("refund", {"order_id": support_task.ORDER_ID, "amount": support_task.ORDER_AMOUNT}),
+]
+ORDER = json.loads(support_task.lookup_order(support_task.ORDER_ID))
+REFUND = json.loads(support_task.refund(support_task.ORDER_ID, support_task.ORDER_AMOUNT))
+
+
+@pytest.fixture
+def agent_api(api_client_for):
+    return api_client_for(UserFactory(roles=[ANNOTATOR]))
+
+
+def assert_support_run(trace, *, model_calls: int = 3):
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
+    assert [result for *_, result in calls] == [ORDER, REFUND]
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    llm = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
+    assert llm.count() == model_calls
+    assert trace.input_tokens == model_calls * PROMPT_TOKENS
+    assert trace.output_tokens == model_calls * COMPLETION_TOKENS
+    assert trace.model.startswith(MODEL)
+    assert trace.cost_usd > Decimal(0)
+    assert trace.error_count == 0
+
+
+def test_pydantic_ai(agent_api):
+    from pydantic_ai import Agent
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider, exporter = capturing_provider("support")
+    with FakeOpenAI() as server:
+        model = OpenAIChatModel(
+            MODEL, provider=OpenAIProvider(base_url=server.base_url, api_key="test")
+        )
+        agent = Agent(model, system_prompt=support_task.SYSTEM_PROMPT, name="support")
+        agent.instrument = InstrumentationSettings(tracer_provider=provider)
+        agent.tool_plain(support_task.lookup_order)
+        agent.tool_plain(support_task.refund)
+        agent.run_sync(support_task.TASK)
+    trace = export_to_evalsite(agent_api, exporter)
+    assert_support_run(trace)
+    root = Span.objects.get(trace=trace, parent_span_id="")
+    assert root.kind == SpanKind.AGENT and trace.agent_name == "support"
+    # pydantic-ai states each call's cost itself (operation.cost); that figure is used
+    per_call = Decimal(
+        str(Span.objects.filter(trace=trace, kind=SpanKind.LLM)[0].attributes["operation.cost"])
+    )
+    assert trace.cost_usd == (3 * per_call).quantize(Decimal("0.000001"))
+
+
+def test_openai_agents_with_openinference(agent_api):
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    instrumentor = OpenAIAgentsInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            model = OpenAIChatCompletionsModel(
+                model=MODEL,
+                openai_client=AsyncOpenAI(base_url=server.base_url, api_key="test"),
+            )
+            agent = Agent(
+                name="support",
+                instructions=support_task.SYSTEM_PROMPT,
+                model=model,
+                tools=[
+                    function_tool(support_task.lookup_order),
+                    function_tool(support_task.refund),
+                ],
+            )
+            Runner.run_sync(agent, support_task.TASK)
+    finally:
+        instrumentor.uninstrument()
+    trace = export_to_evalsite(agent_api, exporter)
+    # the workflow root says nothing itself: task and answer come from the model calls
+    assert_support_run(trace)
+    assert Span.objects.filter(trace=trace, kind=SpanKind.AGENT).exists()
+
+
+def test_langgraph_with_openinference(agent_api):
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import create_react_agent
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    instrumentor = LangChainInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
+            tools = [tool(support_task.lookup_order), tool(support_task.refund)]
+            agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
+            agent.invoke({"messages": [("user", support_task.TASK)]})
+    finally:
+        instrumentor.uninstrument()
+    trace = export_to_evalsite(agent_api, exporter)
+    assert_support_run(trace)
+
+
+def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
+    import openai
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
+    provider, exporter = capturing_provider("support")
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeOpenAI() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            client = openai.OpenAI(base_url=server.base_url, api_key="test")
+            messages = [
+                {"role": "system", "content": support_task.SYSTEM_PROMPT},
+                {"role": "user", "content": support_task.TASK},
+            ]
+            while True:
+                reply = client.chat.completions.create(model=MODEL, messages=messages)
+                message = reply.choices[0].message
+                if not message.tool_calls:
+                    break
+                messages.append(message.model_dump(exclude_none=True))
+                for call in message.tool_calls:
+                    result = support_task.TOOLS[call.function.name](
+                        **json.loads(call.function.arguments)
+                    )
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    finally:
+        instrumentor.uninstrument()
+    trace = export_to_evalsite(agent_api, exporter)
+    # model calls under a root that says nothing: task and answer come from the calls
+    spans = Span.objects.filter(trace=trace)
+    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+
+
+def test_smolagents_with_openinference(agent_api):
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    provider, exporter = capturing_provider("support")
+    instrumentor = SmolagentsInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
+            tools = [
+                tool(documented_tools.lookup_order),
+                tool(documented_tools.refund),
+            ]
+            agent = ToolCallingAgent(tools=tools, model=model, max_steps=5, verbosity_level=0)
+            agent.run(support_task.TASK)
+    finally:
+        instrumentor.uninstrument()
+    trace = export_to_evalsite(agent_api, exporter)
+    calls = tool_calls(trace)
+    # smolagents answers through its own `final_answer` tool
+    assert calls[-1] == (
+        "final_answer",
+        {"answer": support_task.FINAL_ANSWER},
+        support_task.FINAL_ANSWER,
+    )
+    assert [(name, args) for name, args, _ in calls[:-1]] == EXPECTED_CALLS
+    assert [result for *_, result in calls[:-1]] == [ORDER, REFUND]
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
+    # the agent span repeats its calls' token sums; they count once
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert trace.cost_usd > Decimal(0)
+    first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
+    assert any(m.get("message", {}).get("role") == "user" for m in first_call.input)

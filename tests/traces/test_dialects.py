@@ -1,0 +1,222 @@
+"""Framework attribute dialects, in the shapes the frameworks were seen to write them (see
+tests/conformance for the runs these shapes come from)."""
+
+import json
+from decimal import Decimal
+
+import pytest
+
+from traces.ingest.dialects import langgraph_tool_calls_resolve
+from traces.ingest.records import span_record_build
+from traces.messages import readable_text
+from traces.models import SpanKind
+
+
+def build(attributes, name="span", parent="p"):
+    return span_record_build(
+        trace_external_id="t", span_id="s", parent_span_id=parent, name=name, attributes=attributes
+    )
+
+
+def test_an_agent_run_root_is_an_agent():
+    assert build({"gen_ai.operation.name": "agent_run"}, parent="").kind == SpanKind.AGENT
+
+
+@pytest.mark.parametrize(
+    "attributes",
+    [
+        {"llm.input_messages.0.message.role": "user"},
+        {"gcp.vertex.agent.llm_request": '{"contents": []}'},
+        {"gen_ai.input.messages": "[]"},
+    ],
+)
+def test_model_calls_without_gen_ai_operation_attributes_are_llm_spans(attributes):
+    assert build(attributes).kind == SpanKind.LLM
+
+
+def test_pydantic_ai_root_gives_task_and_answer_and_old_tool_attributes_are_read():
+    root = build(
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "pydantic_ai.all_messages": json.dumps(
+                [
+                    {"role": "system", "parts": [{"type": "text", "content": "Be brief."}]},
+                    {"role": "user", "parts": [{"type": "text", "content": "Refund R-1"}]},
+                ]
+            ),
+            "final_result": "Refunded R-1.",
+            "agent_name": "support",
+        },
+        parent="",
+    )
+    assert readable_text(root.input, role="user") == "Refund R-1"
+    assert root.output == "Refunded R-1."
+    assert root.component == "support"
+    tool = build(
+        {"gen_ai.tool.name": "refund", "tool_arguments": '{"id": "R-1"}', "tool_response": "ok"}
+    )
+    assert (tool.kind, tool.input, tool.output) == (SpanKind.TOOL, {"id": "R-1"}, "ok")
+
+
+def test_pydantic_ai_operation_cost_wins_over_the_price():
+    record = build(
+        {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.usage.input_tokens": 1000,
+            "operation.cost": 1.5,
+        }
+    )
+    assert record.cost_usd == Decimal("1.500000")
+
+
+def test_google_adk_tool_and_model_attributes():
+    tool = build(
+        {
+            "gen_ai.operation.name": "execute_tool",
+            "gen_ai.tool.name": "refund",
+            "gcp.vertex.agent.tool_call_args": '{"order_id": "R-1"}',
+            "gcp.vertex.agent.tool_response": '{"refund_id": "RF-1"}',
+        }
+    )
+    assert (tool.input, tool.output) == ({"order_id": "R-1"}, {"refund_id": "RF-1"})
+    llm = build(
+        {
+            "gen_ai.operation.name": "call_llm",
+            "gcp.vertex.agent.llm_request": json.dumps(
+                {"model": "gemini", "contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+            ),
+            "gcp.vertex.agent.llm_response": json.dumps(
+                {"content": {"role": "model", "parts": [{"text": "hello"}]}}
+            ),
+        }
+    )
+    assert readable_text(llm.input, role="user") == "hi"
+    assert readable_text(llm.output, role="assistant") == "hello"
+
+
+def test_smolagents_arguments_and_agent_token_sums():
+    tool = build(
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "refund",
+            "input.value": '{"args": [], "sanitize_inputs_outputs": true, "kwargs": {"id": "R-1"}}',
+        }
+    )
+    assert tool.input == {"id": "R-1"}
+    agent = build(
+        {
+            "openinference.span.kind": "AGENT",
+            "llm.token_count.prompt": 720,
+            "llm.token_count.completion": 180,
+        }
+    )
+    assert (agent.input_tokens, agent.output_tokens) == (0, 0)
+    assert agent.attributes["llm.token_count.prompt"] == 720  # kept, just not counted twice
+
+
+def test_langchain_tool_message_and_langgraph_tool_node():
+    node = build(
+        {
+            "openinference.span.kind": "CHAIN",
+            "input.value": json.dumps(
+                {
+                    "__type": "tool_call_with_context",
+                    "tool_call": {"name": "lookup", "args": {"order_id": "R-1"}, "id": "call_9"},
+                }
+            ),
+        },
+        name="tools",
+    )
+    node.span_id = "node"
+    tool = build(
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "lookup",
+            "input.value": "R-1",
+            "output.value": json.dumps(
+                {"type": "tool", "data": {"content": '{"amount": 3}', "status": "success"}}
+            ),
+        },
+        parent="node",
+    )
+    failed = build(
+        {
+            "openinference.span.kind": "TOOL",
+            "tool.name": "lookup",
+            "output.value": json.dumps(
+                {"type": "tool", "data": {"content": "no such order", "status": "error"}}
+            ),
+        }
+    )
+    langgraph_tool_calls_resolve([node, tool])
+    assert (tool.input, tool.tool_call_id, tool.output) == (
+        {"order_id": "R-1"},
+        "call_9",
+        {"amount": 3},
+    )
+    assert failed.status == "error" and "no such order" in failed.error_message
+
+
+@pytest.mark.parametrize(
+    ("value", "role", "text"),
+    [
+        ({"messages": [["user", "Refund R-1"]]}, "user", "Refund R-1"),
+        (
+            {"messages": [{"type": "ai", "data": {"content": "Done.", "type": "ai"}}]},
+            "assistant",
+            "Done.",
+        ),
+        (
+            {"generations": [[{"text": "x", "message": {"role": "assistant", "content": "Gen."}}]]},
+            "assistant",
+            "Gen.",
+        ),
+        (
+            [
+                {
+                    "message": {
+                        "role": "user",
+                        "contents": [{"message_content": {"type": "text", "text": "Hi"}}],
+                    }
+                }
+            ],
+            "user",
+            "Hi",
+        ),
+    ],
+)
+def test_langchain_and_openinference_message_forms(value, role, text):
+    assert readable_text(value, role=role) == text
+
+
+def test_an_empty_tool_result_attribute_is_an_empty_result_not_a_missing_one():
+    tool = build({"gen_ai.tool.name": "think", "gen_ai.tool.call.result": ""})
+    assert tool.output == "" and tool.status == "ok"
+
+
+@pytest.mark.django_db
+def test_untimed_model_calls_give_the_last_reply_as_final_answer():
+    from tests.factories import ProjectFactory
+    from traces.ingest.services import ingest_span_tree
+
+    tree = {
+        "name": "agent",
+        "type": "agent",
+        "children": [
+            {
+                "name": "chat",
+                "type": "llm",
+                "input": [{"role": "user", "content": "Hi"}],
+                "output": {"role": "assistant", "content": "First."},
+            },
+            {
+                "name": "chat",
+                "type": "llm",
+                "input": [{"role": "user", "content": "Hi"}],
+                "output": {"role": "assistant", "content": "Last."},
+            },
+        ],
+    }
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    assert (trace.task, trace.final_answer) == ("Hi", "Last.")
