@@ -1,3 +1,5 @@
+from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
@@ -19,12 +21,19 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         raw = token_from_headers(request)
         if raw is None:
             return None
+        failures_key = f"api-token-failures:{request.META.get('REMOTE_ADDR', '')}"
+        if cache.get(failures_key, 0) >= settings.API_TOKEN_FAILURE_LIMIT:
+            raise exceptions.Throttled(
+                wait=settings.AXES_COOLOFF_TIME.total_seconds(),
+                detail="Too many invalid API tokens from this address.",
+            )
         token = (
             ApiToken.objects.select_related("user")
             .filter(token_hash=hash_token(raw), revoked_at__isnull=True)
             .first()
         )
         if token is None or not token.user.is_active:
+            _failure_count(failures_key)
             raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
         now = timezone.now()
         # Writing on every request would serialize ingestion on one row; once a minute is enough.
@@ -34,3 +43,12 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
 
     def authenticate_header(self, request):
         return self.keyword
+
+
+def _failure_count(key: str) -> None:
+    timeout = int(settings.AXES_COOLOFF_TIME.total_seconds())
+    if not cache.add(key, 1, timeout=timeout):
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=timeout)

@@ -3,6 +3,7 @@ import secrets
 
 from django.conf import settings
 from django.db import models
+from rest_framework.utils.encoders import JSONEncoder
 
 TOKEN_PREFIX = "evs_"
 
@@ -35,3 +36,28 @@ class ApiToken(models.Model):
             user=user, name=name, prefix=raw[:10], token_hash=hash_token(raw)
         )
         return token, raw
+
+
+class IdempotencyKey(models.Model):
+    """A client's Idempotency-Key on a POST that creates work, and the answer it got, so a
+    retry of the same request gets the same answer and creates nothing twice."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="idempotency_keys"
+    )
+    key = models.CharField(max_length=255)
+    # Method, path and body hashed: the same key sent with another request is refused.
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    # Encoded as the API encodes answers, so a replay is byte for byte the first answer.
+    response_body = models.JSONField(encoder=JSONEncoder)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            # The lookup on every keyed POST, and what makes two racing requests one.
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_key_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}:{self.key}"

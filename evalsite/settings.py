@@ -1,6 +1,7 @@
 """evalsite settings. Everything comes from the environment, with safe defaults (README)."""
 
 import secrets
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -46,6 +47,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "django_filters",
     "csp",
+    "axes",
     "accounts",
     "traces",
     "judges",
@@ -60,6 +62,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
+    "evalsite.middleware.query_nul_refusal_middleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "evalsite.middleware.PageLoginRequiredMiddleware",
@@ -67,6 +70,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it answers a locked-out login with 429.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "evalsite.urls"
@@ -131,6 +136,21 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "overview"
 LOGOUT_REDIRECT_URL = "login"
+# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords an account, and
+# separately a client address, is locked for LOGIN_LOCKOUT_MINUTES; an admin unlocks it by
+# deleting its access attempts in the admin or with `manage.py axes_reset_username NAME`.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+# Invalid API tokens from one client address: the same limit and lock, counted in the cache.
+API_TOKEN_FAILURE_LIMIT = envint("API_TOKEN_FAILURE_LIMIT", 20)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -204,7 +224,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    "DEFAULT_PAGINATION_CLASS": "evalsite.pagination.ApiPagination",
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "evalsite.api.exception_handler",
     "UNAUTHENTICATED_USER": None,
@@ -216,6 +236,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Ingest agent traces, run LLM judges, review and curate golden datasets.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and its docs show every route: for people who have logged in.
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",

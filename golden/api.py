@@ -4,13 +4,14 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from evalsite.api import ApplicationError
+from evalsite.pagination import ApiPagination
 from golden.example_schema import ExampleInvalid
 from golden.jsonl import ImportInvalid, dataset_import_jsonl
 from golden.selectors import (
@@ -62,6 +63,8 @@ def _example_write(write, **kwargs):
 
 
 class GoldenExampleListView(_ReadAnnotatorWriteCurator):
+    pagination_class = ApiPagination
+
     @extend_schema(
         parameters=[
             OpenApiParameter("task_type", str),
@@ -71,17 +74,21 @@ class GoldenExampleListView(_ReadAnnotatorWriteCurator):
         responses=GoldenExampleOutSerializer(many=True),
     )
     def get(self, request):
+        held_out = request.query_params.get("held_out", "")
+        if held_out not in ("", "yes", "no"):
+            raise ApplicationError("Must be yes or no.", field="held_out")
         examples = golden_example_list(
             request.user,
             task_type=request.query_params.get("task_type", ""),
-            held_out=request.query_params.get("held_out", ""),
+            held_out=held_out,
             query=request.query_params.get("q", ""),
         ).select_related("outcome_rubric")
-        paginator = LimitOffsetPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(examples, request, view=self)
         return paginator.get_paginated_response(GoldenExampleOutSerializer(page, many=True).data)
 
     @extend_schema(request=GoldenExampleInSerializer, responses={201: GoldenExampleOutSerializer})
+    @idempotent_post
     def post(self, request):
         serializer = GoldenExampleInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -120,6 +127,7 @@ class GoldenExamplePromoteView(APIView):
     permission_classes = [IsCurator]
 
     @extend_schema(request=PromoteInSerializer, responses={201: GoldenExampleOutSerializer})
+    @idempotent_post
     def post(self, request):
         serializer = PromoteInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -151,6 +159,7 @@ class DatasetVersionListView(_ReadAnnotatorWriteCurator):
         return Response(DatasetVersionOutSerializer(versions, many=True, context=context).data)
 
     @extend_schema(request=DatasetVersionInSerializer, responses={201: DatasetVersionOutSerializer})
+    @idempotent_post
     def post(self, request):
         serializer = DatasetVersionInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -212,6 +221,7 @@ class DatasetImportView(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     @extend_schema(request=DatasetImportInSerializer, responses={201: OpenApiTypes.OBJECT})
+    @idempotent_post
     def post(self, request):
         serializer = DatasetImportInSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)

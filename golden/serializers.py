@@ -7,9 +7,15 @@ from golden.selectors import version_visible_count
 
 
 class GoldenExampleOutSerializer(serializers.ModelSerializer):
-    outcome_rubric = serializers.SlugRelatedField(slug_field="name", read_only=True)
-    source_trace = serializers.SlugRelatedField(slug_field="external_id", read_only=True)
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    outcome_rubric = serializers.SlugRelatedField(
+        slug_field="name", read_only=True, allow_null=True
+    )
+    source_trace = serializers.SlugRelatedField(
+        slug_field="external_id", read_only=True, allow_null=True
+    )
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
 
     class Meta:
         model = GoldenExample
@@ -71,7 +77,9 @@ class HeldOutDrawInSerializer(serializers.Serializer):
 
 
 class DatasetVersionOutSerializer(serializers.ModelSerializer):
-    created_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    created_by = serializers.SlugRelatedField(
+        slug_field="username", read_only=True, allow_null=True
+    )
     example_count = serializers.SerializerMethodField()
 
     class Meta:

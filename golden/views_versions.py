@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
@@ -71,8 +72,9 @@ def version_export_response(user, version, part: str) -> StreamingHttpResponse:
     response = StreamingHttpResponse(
         export_lines(user, version, part), content_type="application/x-ndjson; charset=utf-8"
     )
-    filename = f"{version.name}-{part}.jsonl".replace('"', "")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    # RFC 6266: a name with a newline or non-ASCII goes percent-encoded in filename*.
+    filename = f"{version.name}-{part}.jsonl"
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     return response
 
 

@@ -7,6 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from judges import selectors
 from judges.models import (
@@ -137,7 +138,14 @@ def _filter_record(data) -> dict:
 class JudgeRunCreateApi(APIView):
     permission_classes = [IsCurator]
 
-    @extend_schema(request=JudgeRunIn, responses={201: JudgeRunOut}, operation_id="judge_run_start")
+    @extend_schema(
+        request=JudgeRunIn,
+        responses={201: JudgeRunOut, 202: JudgeRunOut},
+        operation_id="judge_run_start",
+        description="201 with the run; 202 when it is stored but the broker is down: its passes "
+        "are enqueued by the sweep.",
+    )
+    @idempotent_post
     def post(self, request):
         incoming = JudgeRunIn(data=request.data)
         incoming.is_valid(raise_exception=True)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import jinja2
 from django.conf import settings
 from jinja2 import StrictUndefined, meta
+from jinja2.exceptions import SecurityError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from judges.models import RubricVersion, TraceFormat
@@ -32,9 +33,41 @@ LEGACY_PLACEHOLDER = re.compile(r"(?<!\{)\{(trajectory|trace_json|transcript)\}(
 CHARS_PER_TOKEN = 4
 LONG_STRING_CHARS = 2000
 
-_env = ImmutableSandboxedEnvironment(
-    undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False
-)
+# A template may compute, but not allocate without bound: `{{ ('a' * 10**7)|length }}` would
+# run at save time in the web process and at judge time in every worker.
+MAX_TEMPLATE_VALUE_CHARS = 100_000
+MAX_TEMPLATE_EXPONENT = 64
+
+
+class BoundedSandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox with repetition, concatenation and powers bounded."""
+
+    intercepted_binops = frozenset(["*", "+", "**"])
+
+    def call_binop(self, context, operator, left, right):
+        if operator == "**" and isinstance(right, int) and abs(right) > MAX_TEMPLATE_EXPONENT:
+            raise SecurityError(f"Exponents above {MAX_TEMPLATE_EXPONENT} are not allowed.")
+        if operator == "*" and _sized_repeat(left, right) > MAX_TEMPLATE_VALUE_CHARS:
+            raise SecurityError(f"Values over {MAX_TEMPLATE_VALUE_CHARS} characters are refused.")
+        if operator == "+" and _sized_concat(left, right) > MAX_TEMPLATE_VALUE_CHARS:
+            raise SecurityError(f"Values over {MAX_TEMPLATE_VALUE_CHARS} characters are refused.")
+        return super().call_binop(context, operator, left, right)
+
+
+def _sized_repeat(left, right) -> int:
+    for sequence, times in ((left, right), (right, left)):
+        if isinstance(sequence, (str, list, tuple)) and isinstance(times, int):
+            return len(sequence) * times
+    return 0
+
+
+def _sized_concat(left, right) -> int:
+    if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
+        return len(left) + len(right)
+    return 0
+
+
+_env = BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
 
 class StepList(list):

@@ -12,6 +12,7 @@ from django.db.models import F, QuerySet
 from django.utils import timezone
 
 from evalsite.api import ApplicationError
+from evalsite.publish import task_publish, tasks_publish_each
 from judges.calibration import judge_version_approved_for_online
 from judges.models import (
     JudgeConfig,
@@ -68,16 +69,16 @@ def _enqueue_after_commit(run: JudgeRun, trace_ids: list[int] | None = None) -> 
     from judges.tasks import judge_batch_submit_task, judge_pass_task, judge_run_dispatch_task
 
     if run.config.use_batch_api and not run.online:
-        transaction.on_commit(lambda: judge_batch_submit_task.delay(run.pk))
+        transaction.on_commit(lambda: task_publish(judge_batch_submit_task, run.pk))
         return
     pending = Judgment.objects.filter(run=run, status=JudgmentStatus.PENDING)
     if trace_ids is not None:
         pending = pending.filter(trace_id__in=trace_ids)
     if trace_ids is not None or run.trace_count * run.config.passes <= DIRECT_ENQUEUE_LIMIT:
         ids = list(pending.values_list("pk", flat=True))
-        transaction.on_commit(lambda: [judge_pass_task.delay(pk) for pk in ids])
+        transaction.on_commit(lambda: tasks_publish_each(judge_pass_task, ids))
     else:
-        transaction.on_commit(lambda: judge_run_dispatch_task.delay(run.pk))
+        transaction.on_commit(lambda: task_publish(judge_run_dispatch_task, run.pk))
 
 
 def judge_run_start(
@@ -165,7 +166,7 @@ def _trace_task_type(trace: Trace, classify_later: bool) -> str:
             from judges.adarubric.tasks import trace_task_type_classify_task
 
             trace_id = trace.pk
-            transaction.on_commit(lambda: trace_task_type_classify_task.delay(trace_id))
+            transaction.on_commit(lambda: task_publish(trace_task_type_classify_task, trace_id))
     return trace._task_type_decided
 
 

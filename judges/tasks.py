@@ -5,6 +5,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
+from evalsite.publish import tasks_publish_each
 from judges.adarubric.tasks import trace_task_type_classify_task  # noqa: F401 - registers it
 from judges.batches import judge_batch_collect, judge_run_batch_submit
 from judges.execution import judgment_execute, judgments_stale, retry_delay
@@ -46,9 +47,8 @@ def judge_run_dispatch_task(run_id: int, after_id: int = 0) -> None:
 def judgment_requeue_stale_task() -> int:
     """Periodic: passes whose worker died or whose message was lost run again, once."""
     ids = judgments_stale()
-    for judgment_id in ids:
-        judge_pass_task.delay(judgment_id)
-    return len(ids)
+    # Unpublished ones keep their new lease and come back on a later sweep.
+    return tasks_publish_each(judge_pass_task, ids)
 
 
 @shared_task(bind=True, acks_late=True, max_retries=20, ignore_result=True)

@@ -3,11 +3,12 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiParameter, extend_schema, inline_serializer
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
+from evalsite.pagination import ApiPagination
 from reviews.access import (
     annotation_for_user,
     queue_for_user,
@@ -118,6 +119,7 @@ class QueueItemsApi(APIView):
     """The queue's items, filtered like the queue page (status, reason, claim, curator, q)."""
 
     permission_classes = [IsAnnotator]
+    pagination_class = ApiPagination
 
     @extend_schema(
         parameters=[
@@ -140,7 +142,7 @@ class QueueItemsApi(APIView):
             .select_related("claimed_by")
             .order_by(*CLAIM_ORDER)
         )
-        paginator = LimitOffsetPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(items, request, view=self)
         blind = {"blind": queue_hides_judge_from(request.user, queue)}
         return paginator.get_paginated_response(ReviewItemOut(page, many=True, context=blind).data)
@@ -231,6 +233,7 @@ class TraceFlagApi(APIView):
     permission_classes = [IsAnnotator]
 
     @extend_schema(request=FlagIn, responses={201: ReviewItemOut})
+    @idempotent_post
     def post(self, request):
         data = FlagIn(data=request.data)
         data.is_valid(raise_exception=True)

@@ -9,7 +9,7 @@ import time
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import OperationalError, connection, transaction
+from django.db import IntegrityError, OperationalError, connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -72,9 +72,25 @@ def review_item_claim_next(*, user, queue) -> ReviewItem | None:
         review_item_lock_renew(item=held, user=user)
         held.refresh_from_db()
         return held
-    if connection.features.has_select_for_update_skip_locked:
-        return _claim_with_skip_locked(user=user, queue=queue, now=now)
-    return _claim_with_conditional_update(user=user, queue=queue, now=now)
+    review_item_holds_release(user=user, queue=queue, now=now)
+    try:
+        if connection.features.has_select_for_update_skip_locked:
+            return _claim_with_skip_locked(user=user, queue=queue, now=now)
+        return _claim_with_conditional_update(user=user, queue=queue, now=now)
+    except IntegrityError:
+        # review_item_one_hold_per_queue: a parallel claim of this person won; answer with it.
+        return ReviewItem.objects.filter(
+            queue=queue, status=ReviewStatus.OPEN, claimed_by=user
+        ).first()
+
+
+def review_item_holds_release(*, user, queue, now=None, expired_only: bool = True) -> int:
+    """Give back this person's holds in the queue (by default only those whose lock ran out),
+    so the one-hold-per-queue constraint leaves room for the next claim."""
+    holds = ReviewItem.objects.filter(queue=queue, status=ReviewStatus.OPEN, claimed_by=user)
+    if expired_only:
+        holds = holds.filter(lock_expires_at__lte=now or timezone.now())
+    return holds.update(claimed_by=None, lock_expires_at=None)
 
 
 def review_item_claim_next_any(*, user) -> ReviewItem | None:

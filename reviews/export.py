@@ -9,6 +9,7 @@ from itertools import islice
 
 import orjson
 
+from evalsite.csv_cells import csv_cell
 from judges.models import Judgment, RedFlag, Verdict
 from reviews.models import Annotation, ReviewItem
 from traces.models import Feedback, Span, Trace
@@ -77,8 +78,6 @@ CSV_COLUMNS = [
     "thumbs_up",
     "thumbs_down",
 ]
-# A cell opening with one of these is a formula to a spreadsheet; trace text is untrusted.
-FORMULA_OPENERS = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _default(value):
@@ -198,12 +197,6 @@ class _Line:
         return value
 
 
-def _cell(value):
-    if isinstance(value, str) and value.startswith(FORMULA_OPENERS):
-        return "'" + value
-    return value
-
-
 def _csv_row(record: dict) -> list:
     verdicts = "; ".join(
         f"{v['rubric']} v{v['rubric_version']}: {v['status']}"
@@ -222,7 +215,7 @@ def _csv_row(record: dict) -> list:
         "thumbs_up": thumbs.count(1.0),
         "thumbs_down": thumbs.count(0.0),
     }
-    return [_cell(row[column]) for column in CSV_COLUMNS]
+    return [csv_cell(row[column]) for column in CSV_COLUMNS]
 
 
 def export_csv(traces) -> Iterator[str]:

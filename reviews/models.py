@@ -101,6 +101,12 @@ class ReviewItem(models.Model):
             models.UniqueConstraint(
                 fields=["trace", "rubric_version", "reason"], name="review_item_unique_reason"
             ),
+            # A person holds at most one open item per queue, however many claims race.
+            models.UniqueConstraint(
+                fields=["queue", "claimed_by"],
+                condition=models.Q(status="open", claimed_by__isnull=False),
+                name="review_item_one_hold_per_queue",
+            ),
         ]
         indexes = [
             # claim_next and the queue page: open items of a queue by priority, age, id.

@@ -7,10 +7,10 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
-from rest_framework.pagination import LimitOffsetPagination
 
 from accounts.permissions import IsCurator
 from evalsite.api import ApplicationError
+from evalsite.pagination import ApiPagination
 from judges.models import Judgment, RedFlag, Verdict
 from reviews.models import Annotation, ReviewItem
 from traces.feedback_api import FeedbackOut
@@ -95,7 +95,7 @@ class TraceScoresOut(serializers.Serializer):
         ]
 
 
-class ScoresPagination(LimitOffsetPagination):
+class ScoresPagination(ApiPagination):
     default_limit = 50
     max_limit = 500
 

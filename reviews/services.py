@@ -23,6 +23,7 @@ from reviews.claims import (  # noqa: F401
     lock_lost_message,
     review_item_claim_next,
     review_item_claim_next_any,
+    review_item_holds_release,
     review_item_lock_renew,
     review_items_claimable,
     review_locks_release_expired,
@@ -295,7 +296,8 @@ def annotation_undo(*, annotation, user) -> ReviewItem:
         fields = list(_STATE_FIELDS)
         still_held = item.claimed_by_id and item.lock_expires_at and item.lock_expires_at > now
         if item.status == ReviewStatus.OPEN and not still_held and not annotation.is_adjudication:
-            # The person gets the item back to answer again.
+            # The person gets the item back to answer again, in place of what they held there.
+            review_item_holds_release(user=user, queue=item.queue, expired_only=False)
             item.claimed_by, item.lock_expires_at = user, lock_expiry(now)
             fields += ["claimed_by", "lock_expires_at"]
         item.save(update_fields=fields)

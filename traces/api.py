@@ -19,6 +19,7 @@ from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator
 from evalsite.api import ApplicationError
 from traces import selectors
@@ -177,6 +178,7 @@ class TraceListCreateApi(GenericAPIView):
         ),
         responses={201: TraceOut, **ERROR_RESPONSES},
     )
+    @idempotent_post
     def post(self, request):
         _body_size_check(request)
         payload = request.data
@@ -220,6 +222,7 @@ class TraceBulkImportApi(APIView):
             **ERROR_RESPONSES,
         },
     )
+    @idempotent_post
     def post(self, request):
         _body_size_check(request)
         project = project_for_ingest(request.META.get(PROJECT_HEADER), field="x-evalsite-project")

@@ -5,10 +5,10 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 
 from accounts.permissions import IsAnnotator
+from evalsite.pagination import ApiPagination
 from traces.feedback import feedback_record
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible
@@ -49,7 +49,7 @@ class FeedbackFilter(django_filters.FilterSet):
         fields: list[str] = []
 
 
-class FeedbackPagination(LimitOffsetPagination):
+class FeedbackPagination(ApiPagination):
     max_limit = 1000
 
 
@@ -64,6 +64,7 @@ class FeedbackApi(GenericAPIView):
         rows = Feedback.objects.select_related("trace__project").order_by("-pk")
         return traces_visible(self.request.user, rows, via="trace")
 
+    @extend_schema(responses=FeedbackOut(many=True))
     def get(self, request):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
         return self.get_paginated_response(FeedbackOut(page, many=True).data)

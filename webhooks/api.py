@@ -3,11 +3,11 @@
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator
+from evalsite.pagination import ApiPagination
 from webhooks.events import SUBSCRIBABLE
 from webhooks.models import Webhook, WebhookDelivery
 from webhooks.services import webhook_create, webhook_test_send, webhook_update
@@ -44,7 +44,7 @@ class DeliveryOut(serializers.ModelSerializer):
         ]
 
 
-class DeliveryPagination(LimitOffsetPagination):
+class DeliveryPagination(ApiPagination):
     default_limit = 50
     max_limit = 500
 
@@ -90,12 +90,14 @@ class WebhookDetailView(APIView):
 
 class WebhookDeliveryListView(APIView):
     permission_classes = [IsCurator]
+    pagination_class = DeliveryPagination
 
     @extend_schema(responses=DeliveryOut(many=True))
     def get(self, request, pk: int):
         hook = get_object_or_404(Webhook, pk=pk)
-        paginator = DeliveryPagination()
-        page = paginator.paginate_queryset(hook.deliveries.order_by("-created_at", "-pk"), request)
+        paginator = self.pagination_class()
+        deliveries = hook.deliveries.order_by("-created_at", "-pk")
+        page = paginator.paginate_queryset(deliveries, request, view=self)
         return paginator.get_paginated_response(DeliveryOut(page, many=True).data)
 
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import datetime as dt
 import io
 import math
 from dataclasses import dataclass, field
 from decimal import Decimal
+
+from evalsite.csv_cells import SafeCsvWriter
 
 # Colours that stay apart for colour-blind readers (Okabe-Ito).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000"]
@@ -45,7 +46,7 @@ class Chart:
 
     def csv_text(self) -> str:
         out = io.StringIO()
-        writer = csv.writer(out)
+        writer = SafeCsvWriter(out)
         writer.writerow(self.columns)
         writer.writerows(self.rows)
         return out.getvalue()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from contextlib import contextmanager
@@ -20,6 +21,11 @@ from evalsite.insights.flips import flip_rate_chart
 from evalsite.insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
 from evalsite.insights.scores import red_flag_chart, score_distribution_chart
 from evalsite.insights.steps import component_accuracy_chart, compound_error_chart
+from evalsite.publish import PUBLISH_ERRORS
+
+logger = logging.getLogger(__name__)
+# Redis refusing or timing out, or a cache directory that cannot be written.
+CACHE_ERRORS = (*PUBLISH_ERRORS, OSError)
 
 SNAPSHOT_KEY = "overview-snapshot-v1"
 
@@ -42,6 +48,16 @@ CHART_BUILDERS: dict[str, Callable[[], Chart]] = {
 
 def _cache():
     return caches["insights"] if "insights" in settings.CACHES else caches["default"]
+
+
+def _cache_call(method: str, *args, default=None, **kwargs):
+    """The shared cache is Redis at scale; while it is away the page computes and serves its
+    own figures (a miss), it does not fail."""
+    try:
+        return getattr(_cache(), method)(*args, **kwargs)
+    except CACHE_ERRORS as exc:
+        logger.warning("insights cache unavailable for %s: %s", method, exc)
+        return default
 
 
 def _key() -> str:
@@ -75,7 +91,7 @@ def overview_snapshot_build() -> dict:
 def overview_snapshot_refresh() -> dict:
     """Rebuild the snapshot and store it where every web process finds it."""
     snapshot = overview_snapshot_build()
-    _cache().set(_key(), snapshot, timeout=None)
+    _cache_call("set", _key(), snapshot, timeout=None)
     return snapshot
 
 
@@ -83,21 +99,21 @@ def overview_snapshot_refresh() -> dict:
 def overview_refresh_lock(timeout: int):
     """Yield True to the one caller that may rebuild now; the lock expires if a worker dies."""
     key = f"{_key()}:lock"
-    acquired = _cache().add(key, "1", timeout=timeout)
+    acquired = _cache_call("add", key, "1", timeout=timeout, default=False)
     try:
         yield acquired
     finally:
         if acquired:
-            _cache().delete(key)
+            _cache_call("delete", key)
 
 
 def overview_snapshot_clear() -> None:
-    _cache().delete(_key())
+    _cache_call("delete", _key())
 
 
 def overview_snapshot_get() -> dict:
     """The latest snapshot; rebuilt here when there is none or it has grown too old."""
-    snapshot = _cache().get(_key())
+    snapshot = _cache_call("get", _key())
     if snapshot is not None:
         age = timezone.now() - timezone.datetime.fromisoformat(snapshot["built_at"])
         if age.total_seconds() <= settings.INSIGHTS_SNAPSHOT_MAX_AGE:

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
@@ -28,7 +29,7 @@ def chart_csv(request, key):
     if chart is None:
         raise Http404("No such chart.")
     response = HttpResponse(chart.csv_text(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{chart.key}.csv"'
+    response["Content-Disposition"] = content_disposition_header(True, f"{chart.key}.csv")
     return response
 
 

@@ -7,6 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
@@ -124,6 +125,7 @@ class EvalRunListView(APIView):
         return Response(EvalRunOut(eval_run_list(), many=True, context={"request": request}).data)
 
     @extend_schema(request=EvalRunIn, responses={201: EvalRunOut})
+    @idempotent_post
     def post(self, request):
         data = EvalRunIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -181,6 +183,7 @@ class EvalRunJudgeView(APIView):
             )
         },
     )
+    @idempotent_post
     def post(self, request, pk: int):
         data = EvalRunJudgeIn(data=request.data)
         data.is_valid(raise_exception=True)

@@ -94,6 +94,25 @@ def test_the_sandbox_refuses_python_internals():
     assert problems and problems[0].field == "user_template"
 
 
+@pytest.mark.parametrize(
+    "expression",
+    ["('a' * 10**7)|length", "(10**7 * 'a')|length", "([0] * 10**6)|length", "2 ** 100000"],
+)
+def test_a_template_that_allocates_without_bound_is_refused_with_the_reason(expression):
+    version = _version(user_template="{{ trace_json }} {{ " + expression + " }}")
+
+    problems = rubric_templates_check(version)
+
+    assert problems and problems[0].field == "user_template"
+    assert "SecurityError" in problems[0].message
+
+
+def test_small_arithmetic_in_a_template_still_renders():
+    version = _version(user_template="{{ trace_json }} {{ '-' * 20 }} {{ 2 ** 8 }} {{ 'a' + 'b' }}")
+
+    assert rubric_templates_check(version) == []
+
+
 def test_a_syntax_error_names_its_line():
     version = _version(system_prompt="line one\nline two\nScore {{ score_range[0] }} to {{ x y }}")
 

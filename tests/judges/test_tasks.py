@@ -20,6 +20,15 @@ def sent(monkeypatch):
     monkeypatch.setattr(
         tasks.judge_run_dispatch_task, "delay", lambda *a: calls.append(("dispatch", a))
     )
+    # Enqueues after commit go through evalsite.publish, which calls apply_async.
+    monkeypatch.setattr(
+        tasks.judge_pass_task, "apply_async", lambda a, **kw: calls.append(("pass", *a))
+    )
+    monkeypatch.setattr(
+        tasks.judge_run_dispatch_task,
+        "apply_async",
+        lambda a, **kw: calls.append(("dispatch", tuple(a))),
+    )
     return calls
 
 

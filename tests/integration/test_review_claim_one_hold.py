@@ -1,0 +1,78 @@
+"""One person claiming from many tabs at once still holds one item of the queue."""
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.db import IntegrityError, connections, transaction
+from django.utils import timezone
+
+from accounts.roles import ANNOTATOR
+from reviews.models import ReviewItem
+from reviews.services import review_item_claim_next
+from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
+
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
+
+TABS = 10
+BURSTS = 5
+
+
+def test_parallel_claims_by_one_person_lock_one_item():
+    queue = QueueFactory(name="Support")
+    ReviewItemFactory.create_batch(TABS, queue=queue)
+    person = UserFactory(username="annie", roles=[ANNOTATOR])
+    for _ in range(BURSTS):
+        got, errors = _burst(person, queue)
+        assert errors == []
+        assert len(set(got) - {None}) == 1, got
+        held = ReviewItem.objects.filter(queue=queue, claimed_by=person)
+        assert held.count() == 1
+        held.update(claimed_by=None, lock_expires_at=None)
+
+
+def _burst(person, queue):
+    start = threading.Barrier(TABS)
+    got: list[int | None] = []
+    errors: list[BaseException] = []
+
+    def claim():
+        try:
+            start.wait()
+            item = review_item_claim_next(user=person, queue=queue)
+            got.append(item.pk if item else None)
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=claim) for _ in range(TABS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return got, errors
+
+
+def test_the_database_refuses_a_second_hold_in_one_queue():
+    queue = QueueFactory(name="Support")
+    first, second = ReviewItemFactory.create_batch(2, queue=queue)
+    person = UserFactory(username="annie", roles=[ANNOTATOR])
+    later = timezone.now() + timedelta(minutes=15)
+    ReviewItem.objects.filter(pk=first.pk).update(claimed_by=person, lock_expires_at=later)
+
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ReviewItem.objects.filter(pk=second.pk).update(claimed_by=person, lock_expires_at=later)
+
+
+def test_an_expired_hold_makes_room_for_the_next_claim():
+    queue = QueueFactory(name="Support")
+    first, _ = ReviewItemFactory.create_batch(2, queue=queue)
+    person = UserFactory(username="annie", roles=[ANNOTATOR])
+    past = timezone.now() - timedelta(minutes=1)
+    ReviewItem.objects.filter(pk=first.pk).update(claimed_by=person, lock_expires_at=past)
+
+    item = review_item_claim_next(user=person, queue=queue)
+
+    assert item is not None
+    assert ReviewItem.objects.filter(queue=queue, claimed_by=person).count() == 1
