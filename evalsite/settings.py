@@ -228,8 +228,6 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 50,
     "EXCEPTION_HANDLER": "evalsite.api.exception_handler",
     "UNAUTHENTICATED_USER": None,
-    # Answers are JSON only; `?format=` is the export's own parameter (jsonl, csv).
-    "URL_FORMAT_OVERRIDE": None,
 }
 SPECTACULAR_SETTINGS = {
     "TITLE": "evalsite API",

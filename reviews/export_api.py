@@ -26,6 +26,11 @@ class TraceExportApi(GenericAPIView):
     filterset_class = TraceFilter
     pagination_class = None
 
+    def perform_content_negotiation(self, request, force=False):
+        # `?format=` names the export's file format, not a renderer: errors answer in JSON.
+        renderer = self.get_renderers()[0]
+        return renderer, renderer.media_type
+
     def get_queryset(self):
         traces = traces_visible(self.request.user, Trace.objects.all())
         trace_id = self.request.query_params.get("trace_id")

@@ -40,7 +40,19 @@ def _text(data: dict, field: str, limit: int) -> str:
         raise ApplicationError(f"{field} is text.", field=field)
     if len(value) > limit:
         raise ApplicationError(f"{field} is at most {limit} characters.", field=field)
+    if "\x00" in value:
+        raise ApplicationError(f"{field} must not contain NUL (\\x00) characters.", field=field)
     return value
+
+
+def _has_nul(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(item) for item in value)
+    return False
 
 
 def _trace(data: dict, user) -> Trace:
@@ -51,13 +63,17 @@ def _trace(data: dict, user) -> Trace:
         raise ApplicationError(
             "Name the trace: its hex trace id (or evalsite id).", field="trace_id"
         )
+    is_id = isinstance(ref, int) and not isinstance(ref, bool)
+    if not (is_id or isinstance(ref, str)):
+        raise ApplicationError("trace_id is a hex trace id or an evalsite id.", field="trace_id")
+    if is_id and not 0 < ref < 2**63:
+        raise ApplicationError(f"No trace {ref!r}.", field="trace_id", status_code=404)
+    if not is_id:
+        ref = _text(data, "trace_id", 64).lower()
     traces = traces_visible(user, Trace.objects.select_related("project"))
     if data.get("project"):
-        traces = traces.filter(project__slug=str(data["project"]))
-    if isinstance(ref, int) and not isinstance(ref, bool):
-        matches = list(traces.filter(pk=ref)[:2])
-    else:
-        matches = list(traces.filter(external_id=str(ref).lower())[:2])
+        traces = traces.filter(project__slug=_text(data, "project", 100))
+    matches = list(traces.filter(**{"pk" if is_id else "external_id": ref})[:2])
     if not matches:
         raise ApplicationError(f"No trace {ref!r}.", field="trace_id", status_code=404)
     if len(matches) > 1:
@@ -110,6 +126,10 @@ def feedback_record(data, user=None) -> tuple[Feedback, bool]:
     metadata = data.get("metadata") or {}
     if not isinstance(metadata, dict):
         raise ApplicationError("metadata is a JSON object.", field="metadata")
+    if _has_nul(metadata):
+        raise ApplicationError(
+            "metadata must not contain NUL (\\x00) characters.", field="metadata"
+        )
     span_ref = _text(data, "span_id", 32).lower()
     if span_ref and not trace.spans.filter(span_id=span_ref).exists():
         raise ApplicationError(f"Trace has no span {span_ref!r}.", field="span_id")

@@ -5,6 +5,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
+from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.permissions import IsAnnotator
@@ -55,6 +56,7 @@ class FeedbackPagination(ApiPagination):
 
 class FeedbackApi(GenericAPIView):
     permission_classes = [IsAnnotator]
+    parser_classes = [JSONParser]
     serializer_class = FeedbackOut
     filter_backends = [DjangoFilterBackend]
     filterset_class = FeedbackFilter

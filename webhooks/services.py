@@ -14,7 +14,7 @@ from webhooks.models import Webhook, WebhookDelivery
 def _validated(url: str, events) -> tuple[str, list[str]]:
     url = (url or "").strip()
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if "\x00" in url or parts.scheme not in ("http", "https") or not parts.netloc:
         raise ApplicationError("The URL must be http:// or https:// with a host.", field="url")
     if not isinstance(events, list) or not events:
         raise ApplicationError("Subscribe to at least one event.", field="events")

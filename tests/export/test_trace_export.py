@@ -119,3 +119,9 @@ def test_the_trace_list_links_its_filter_to_the_export(annotator):
     page = web.get("/traces/?agent_name=booker").content.decode()
 
     assert "/api/export/traces/?format=jsonl&amp;agent_name=booker" in page
+
+
+def test_the_schema_is_still_served_as_json_beside_the_export(admin_user, api_client_for):
+    response = api_client_for(admin_user).get("/api/schema/?format=json")
+
+    assert response.status_code == 200 and "/api/export/traces/" in response.json()["paths"]

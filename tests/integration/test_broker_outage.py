@@ -71,6 +71,8 @@ def _pings(client) -> bool:
 def stack_env(redis_url: str, settings) -> dict:
     return {
         "PATH": "/usr/bin:/bin",
+        # The test's settings: the user it logs in as has a password hashed the tests' way.
+        "DJANGO_SETTINGS_MODULE": "tests.settings",
         "DATABASE_URL": database_url_for_worker(),
         "REDIS_URL": redis_url,
         "SECRET_KEY": "broker-outage-test",

@@ -156,3 +156,33 @@ def test_feedback_on_a_span_links_to_it_on_the_trace_page(client, annotator):
     page = web.get(f"/traces/{span.trace.pk}/").content.decode()
 
     assert f'href="#span-{span.span_id}">issue_refund</a>' in page
+
+
+def test_feedback_is_json_only(client):
+    trace = TraceFactory()
+
+    response = client.post("/api/feedback/", {"trace_id": trace.external_id, "kind": "thumbs"})
+
+    assert response.status_code == 415 and response["Content-Type"] == "application/json"
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        ({"comment": "bad\x00byte"}, "comment"),
+        ({"key": "k\x00"}, "key"),
+        ({"metadata": {"note": "a\x00b"}}, "metadata"),
+        ({"trace_id": "ab\x00"}, "trace_id"),
+        ({"trace_id": 2**70}, "trace_id"),
+        ({"trace_id": ["not", "an", "id"]}, "trace_id"),
+    ],
+)
+def test_values_a_database_cannot_hold_are_refused_by_name(client, change, field):
+    trace = TraceFactory()
+    body = {"trace_id": trace.external_id, "kind": "thumbs", "value": 1, **change}
+
+    response = client.post("/api/feedback/", body, format="json")
+
+    assert response.status_code in (400, 404)
+    assert field in response.json()["error"]["fields"]
+    assert not Feedback.objects.exists()

@@ -92,6 +92,11 @@ def _counts(env) -> dict:
     return json.loads(_manage(env, "shell", "-c", script).strip().splitlines()[-1])
 
 
+# 12 live traces x 3 demo rubrics, and the 4 eval-run traces (2 runs x 2 examples) that the
+# demo's online rubric judges as they arrive.
+DEMO_VERDICTS = 12 * 3 + 4
+
+
 def test_make_run_stack_judges_the_demo_and_takes_traces_then_stops_cleanly(embedded_env, tmp_path):
     # Given a fresh folder with the demo loaded, twice (the second load changes nothing)
     _manage(embedded_env, "migrate", "--noinput")
@@ -115,13 +120,13 @@ def test_make_run_stack_judges_the_demo_and_takes_traces_then_stops_cleanly(embe
         counts = {}
         while time.monotonic() < deadline:
             counts = _counts(embedded_env)
-            if counts["verdicts"] == 36 and counts["pending"] == 0:
+            if counts["verdicts"] == DEMO_VERDICTS and counts["pending"] == 0:
                 break
             time.sleep(2)
         # Then the worker judged every demo trace twice and reconciled the passes
-        assert counts == {"verdicts": 36, "pending": 0}, (tmp_path / "serve.log").read_text()[
-            -3000:
-        ]
+        assert counts == {"verdicts": DEMO_VERDICTS, "pending": 0}, (
+            tmp_path / "serve.log"
+        ).read_text()[-3000:]
 
         # And the API stores a trace sent to the running server
         request = urllib.request.Request(
