@@ -245,7 +245,7 @@ class RedFlag(models.Model):
         HALLUCINATED_PARAMETER = "hallucinated_parameter", "Hallucinated parameter"
         LOOP = "loop", "Repeated identical calls"
         CONFIDENT_AFTER_FAILURE = "confident_after_failure", "Confident answer after a failed tool"
-        MAX_STEPS = "max_steps_exceeded", "max_steps_exceeded"
+        MAX_STEPS = "max_steps_exceeded", "Step limit exceeded"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
     span = models.ForeignKey(

@@ -30,5 +30,5 @@ def test_red_flags_are_counted_per_kind_most_frequent_first():
     chart = red_flag_chart()
     assert chart.rows == [
         ["loop", "Repeated identical calls", 2, 0],
-        ["max_steps_exceeded", "Max steps exceeded", 1, 0],
+        ["max_steps_exceeded", "Step limit exceeded", 1, 0],
     ]
