@@ -96,7 +96,7 @@ def red_flag_chart() -> Chart:
     )
     kinds = sorted(set(flags) | set(blocks), key=lambda k: (-flags.get(k, 0), -blocks.get(k, 0), k))
     columns = ["kind", "label", "flags", "runtime_blocks"]
-    # A kind whose label were its slug would still read as words on the axis.
+    # A kind whose label is its slug still reads as words on the axis.
     names = {k: readable(labels.get(k, k)) for k in kinds}
     table = [
         [k, names[k][:1].upper() + names[k][1:], flags.get(k, 0), blocks.get(k, 0)] for k in kinds
