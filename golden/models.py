@@ -119,6 +119,7 @@ class DatasetVersionEntry(_ImmutableModel):
     content_hash = models.CharField(max_length=64)
 
     class Meta:
+        verbose_name_plural = "dataset version entries"
         constraints = [
             models.UniqueConstraint(fields=["version", "example_key"], name="entry_unique_key"),
         ]

@@ -398,6 +398,9 @@ class GuardrailPolicy(models.Model):
     )
     updated_at = models.DateTimeField(auto_now=True)
 
+    class Meta:
+        verbose_name_plural = "guardrail policies"
+
     def __str__(self) -> str:
         return f"guardrails of {self.project}"
 

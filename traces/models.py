@@ -169,6 +169,7 @@ class Feedback(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name_plural = "feedback"
         constraints = [
             models.UniqueConstraint(fields=["trace", "key"], name="feedback_unique_key"),
         ]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import textwrap
+
 from django.db.models import Count
 
 from evalsite.insights.charts import (
@@ -15,6 +17,9 @@ from evalsite.insights.charts import (
 )
 from evalsite.numbers import number_label
 from judges.models import GuardrailDecision, RedFlag, Verdict
+
+# Characters of a panel title that fit across the whole chart at 1400 px.
+PANEL_TITLE_CHARS = 150
 
 
 def score_distribution_chart() -> Chart:
@@ -44,6 +49,7 @@ def _score_panels(table: list[list]) -> dict:
     """One panel per rubric, each on its own score axis: 0-1, 1-5 and 0-10 do not share one."""
     rubrics = sorted({r[0] for r in table})
     width = 1 / len(rubrics)
+    title_chars = max(12, PANEL_TITLE_CHARS // len(rubrics))
     lay = layout("", "", showlegend=False, annotations=[])
     data = []
     for index, rubric in enumerate(rubrics, start=1):
@@ -72,7 +78,8 @@ def _score_panels(table: list[list]) -> dict:
         )
         lay["annotations"].append(
             {
-                "text": rubric,
+                # Wrapped to its panel's width, so neighbouring titles never run together.
+                "text": "<br>".join(textwrap.wrap(rubric, title_chars)) or rubric,
                 "showarrow": False,
                 "xref": "paper",
                 "yref": "paper",

@@ -72,7 +72,7 @@ def component_accuracy_chart() -> Chart:
                 {
                     "type": "heatmap",
                     # Weeks as categories: a date axis gives a lone week's cell no width.
-                    "x": [f"week of {plain(w)}" for w in weeks],
+                    "x": [plain(w) for w in weeks],
                     "y": components,
                     "z": z,
                     "customdata": steps,
@@ -86,7 +86,13 @@ def component_accuracy_chart() -> Chart:
             "layout": layout(
                 "week",
                 "",
-                xaxis={"type": "category", "title": {"text": "week"}},
+                xaxis={
+                    "type": "category",
+                    "title": {"text": "week starting"},
+                    # Half a year of weeks side by side only fits slanted.
+                    "tickangle": -45 if len(weeks) > CROWDED_WEEKS else 0,
+                    "automargin": True,
+                },
                 margin={"l": 200, "r": 20, "t": 40, "b": 50},
                 height=max(300, 28 * len(components) + 100),
             ),
@@ -99,6 +105,9 @@ def component_accuracy_chart() -> Chart:
         figure=figure,
         note="Share of a component's steps with no error and no red flag.",
     )
+
+
+CROWDED_WEEKS = 6
 
 
 def step_success_rate() -> tuple[float | None, int, int]:

@@ -24,3 +24,13 @@ def test_an_admin_opens_every_changelist(client, admin_user):
         for model in apps.get_app_config(app).get_models():
             url = f"/admin/{model._meta.app_label}/{model._meta.model_name}/"
             assert client.get(url).status_code == 200, url
+
+
+@pytest.mark.django_db
+def test_admin_pages_ask_for_no_missing_favicon_and_name_plurals_in_english(client, admin_user):
+    client.force_login(admin_user)
+
+    page = client.get("/admin/").content.decode()
+
+    assert '<link rel="icon" href="data:,">' in page
+    assert "Guardrail policies" in page and "policys" not in page and "entrys" not in page

@@ -52,7 +52,8 @@ def test_a_lone_week_of_component_accuracy_is_a_category_cell(one_day):
 
     [heatmap] = figure["data"]
     assert figure["layout"]["xaxis"]["type"] == "category"
-    assert len(heatmap["x"]) == 1 and heatmap["x"][0].startswith("week of ")
+    assert len(heatmap["x"]) == 1 and len(heatmap["x"][0]) == len("2026-11-30")
+    assert figure["layout"]["xaxis"]["tickangle"] == 0
 
 
 def test_each_rubric_scale_has_its_own_score_axis(one_day):
@@ -101,3 +102,39 @@ def test_a_long_legend_above_the_plot_gets_room_once():
     # and a single-series chart keeps its size
     single = Chart("k", "t", [], [], {"data": data[:1], "layout": layout("x", "y")})
     assert single.figure["layout"]["height"] == 340
+
+
+def test_half_a_year_of_component_weeks_is_slanted_to_fit(one_day):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from traces.models import Span
+
+    for weeks_ago, span in enumerate(Span.objects.filter(kind="tool")[:10]):
+        Span.objects.filter(pk=span.pk).update(
+            started_at=timezone.now() - timedelta(weeks=weeks_ago)
+        )
+
+    figure = component_accuracy_chart().figure
+
+    assert len(figure["data"][0]["x"]) > 6
+    assert figure["layout"]["xaxis"]["tickangle"] == -45
+
+
+def test_long_rubric_names_wrap_within_their_panel():
+    from tests.factories import RubricFactory, RubricVersionFactory, TraceFactory, VerdictFactory
+
+    long_name = "Refund policy compliance across every support channel"
+    for name in (long_name, "Booking outcome", "Tone", "Tool choice"):
+        version = RubricVersionFactory(rubric=RubricFactory(name=name))
+        VerdictFactory(
+            trace=TraceFactory(), rubric_version=version, run__rubric_version=version, score=1.0
+        )
+
+    titles = [a["text"] for a in score_distribution_chart().figure["layout"]["annotations"]]
+
+    wrapped = titles[1]  # rubrics are in name order: Booking, Refund, Tone, Tool
+    assert "<br>" in wrapped and wrapped.replace("<br>", " ") == long_name
+    assert all(len(line) <= 150 // 4 for line in wrapped.split("<br>"))
+    assert titles[0] == "Booking outcome"
