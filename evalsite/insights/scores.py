@@ -18,8 +18,8 @@ from evalsite.insights.charts import (
 from evalsite.numbers import number_label
 from judges.models import GuardrailDecision, RedFlag, Verdict
 
-# Characters of a panel title that fit across the whole chart at 1400 px.
-PANEL_TITLE_CHARS = 150
+# Characters of panel title that fit across a half-width overview card at 1400 px.
+PANEL_TITLE_CHARS = 66
 
 
 def score_distribution_chart() -> Chart:
@@ -49,7 +49,8 @@ def _score_panels(table: list[list]) -> dict:
     """One panel per rubric, each on its own score axis: 0-1, 1-5 and 0-10 do not share one."""
     rubrics = sorted({r[0] for r in table})
     width = 1 / len(rubrics)
-    title_chars = max(12, PANEL_TITLE_CHARS // len(rubrics))
+    title_chars = max(10, PANEL_TITLE_CHARS // len(rubrics))
+    title_lines = max(len(textwrap.wrap(r, title_chars)) for r in rubrics)
     lay = layout("", "", showlegend=False, annotations=[])
     data = []
     for index, rubric in enumerate(rubrics, start=1):
@@ -89,6 +90,7 @@ def _score_panels(table: list[list]) -> dict:
                 "font": {"size": 11},
             }
         )
+    lay["margin"] = {**lay.get("margin", {}), "t": 24 + 14 * title_lines}
     return {"data": data, "layout": lay}
 
 

@@ -136,5 +136,5 @@ def test_long_rubric_names_wrap_within_their_panel():
 
     wrapped = titles[1]  # rubrics are in name order: Booking, Refund, Tone, Tool
     assert "<br>" in wrapped and wrapped.replace("<br>", " ") == long_name
-    assert all(len(line) <= 150 // 4 for line in wrapped.split("<br>"))
+    assert all(len(line) <= 66 // 4 for line in wrapped.split("<br>"))
     assert titles[0] == "Booking outcome"
