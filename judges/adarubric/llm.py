@@ -3,8 +3,6 @@
 import json
 import re
 
-from django.conf import settings
-
 from judges.models import JudgeConfig
 
 
@@ -14,17 +12,9 @@ class JudgeReplyError(ValueError):
 
 def judge_ask(system: str, user: str, config: JudgeConfig | None = None, max_tokens=1500) -> dict:
     """Send one prompt through the configured provider; returns the JSON object it answered."""
-    from judges.providers import messages_create  # the SDK loads only when a prompt is sent
+    from judges.providers import plain_call  # the SDK loads only when a prompt is sent
 
-    model = config.model if config else settings.JUDGE_MODEL
-    params = {
-        "model": model,
-        "max_tokens": max_tokens,
-        "temperature": 0.0,
-        "system": [{"type": "text", "text": system}],
-        "messages": [{"role": "user", "content": user}],
-    }
-    text = messages_create(params).text.strip()
+    text = plain_call(system, user, max_tokens=max_tokens, config=config).text.strip()
     text = re.sub(r"^```\w*\s*|\s*```$", "", text)
     start, end = text.find("{"), text.rfind("}")
     if start == -1 or end < start:

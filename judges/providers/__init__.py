@@ -5,6 +5,8 @@ OpenAI or any compatible server at the config's base URL. Both return a Provider
 raise their SDK's errors, sorted here into retryable and final ones.
 """
 
+from django.conf import settings
+
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
 from judges.providers import anthropic, openai_chat
@@ -38,13 +40,32 @@ def provider_call(config: JudgeConfig, params: dict) -> ProviderReply:
     return messages_create(params)
 
 
+def default_judge_config() -> JudgeConfig:
+    """The config named "default" (seeded); settings' model on Anthropic before it exists."""
+    config = JudgeConfig.objects.filter(name="default").first()
+    return config or JudgeConfig(name="default", model=settings.JUDGE_MODEL)
+
+
+def plain_call(
+    system: str, user: str, *, max_tokens: int, config: JudgeConfig | None = None
+) -> ProviderReply:
+    """One call outside the double-pass path (classification, criteria, the trajectory LLM
+    tier) at temperature 0, to the given config's provider, else the default config's."""
+    config = config or default_judge_config()
+    prompt = RenderedPrompt(system=system, user=user, truncated=False)
+    params = {**request_params(prompt, config), "max_tokens": max_tokens, "temperature": 0.0}
+    return provider_call(config, params)
+
+
 __all__ = [
     "BATCH_PROVIDERS",
     "PERMANENT_ERRORS",
     "PROVIDERS",
     "TRANSIENT_ERRORS",
     "ProviderReply",
+    "default_judge_config",
     "messages_create",
+    "plain_call",
     "provider_call",
     "provider_identity",
     "request_hash",

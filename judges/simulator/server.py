@@ -340,6 +340,7 @@ class SimulatorHandler(BaseHTTPRequestHandler):
         state = self.server.state
         with state.lock:
             state.counts["requests"] += 1
+            state.counts["chat_requests" if chat else "messages_requests"] += 1
             state.in_flight += 1
             state.counts["max_in_flight"] = max(state.counts["max_in_flight"], state.in_flight)
             latency = state.knobs.latency_ms

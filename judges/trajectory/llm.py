@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.conf import settings
-
 from judges.models import OutputFormat, ParseStatus, Rubric, RubricVersion, ScoreType
 from judges.parsing import reply_parse
 
@@ -69,18 +67,9 @@ def reply_score(text: str, output_format: str = "") -> tuple[float | None, str]:
 
 
 def _ask(system: str, user: str, output_format: str) -> tuple[float | None, str]:
-    from judges.providers.anthropic import messages_create  # the SDK loads only when asked
+    from judges.providers import plain_call  # the SDKs load only when asked
 
-    reply = messages_create(
-        {
-            "model": settings.JUDGE_MODEL,
-            "max_tokens": 300,
-            "temperature": 0,
-            "system": system,
-            "messages": [{"role": "user", "content": user}],
-        }
-    )
-    return reply_score(reply.text, output_format)
+    return reply_score(plain_call(system, user, max_tokens=300).text, output_format)
 
 
 def parameter_judge_llm(name: str, expected: Any, actual: Any, task: str) -> float:
@@ -113,21 +102,13 @@ BEHAVIOR_RUBRIC = "Expected behavior"
 def behavior_judge_llm(trace, expected_behavior: str) -> tuple[float | None, str]:
     """The seeded "Expected behavior" rubric on one trace: 1 shown, 0 not, None unreadable."""
     from judges.prompts import prompt_render
-    from judges.providers.anthropic import messages_create
+    from judges.providers import plain_call
 
     version = _rubric_version(BEHAVIOR_RUBRIC)
     if version is None:
         return None, f"no {BEHAVIOR_RUBRIC!r} rubric; run the migrations"
     prompt = prompt_render(version, trace, expected_behavior=expected_behavior)
-    reply = messages_create(
-        {
-            "model": settings.JUDGE_MODEL,
-            "max_tokens": 400,
-            "temperature": 0,
-            "system": prompt.system,
-            "messages": [{"role": "user", "content": prompt.user}],
-        }
-    )
+    reply = plain_call(prompt.system, prompt.user, max_tokens=400)
     parsed = reply_parse(reply.text, version)
     if parsed.status != ParseStatus.OK:
         return None, f"unreadable judge reply: {parsed.error}"

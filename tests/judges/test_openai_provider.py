@@ -123,3 +123,17 @@ def test_a_config_the_provider_cannot_serve_is_refused_on_the_field(fields, fiel
     with pytest.raises(ApplicationError) as refused:
         judge_config_create(name="x", model="m", **fields)
     assert refused.value.field == field
+
+
+def test_one_off_calls_follow_the_default_configs_provider(settings, simulator):
+    from judges.models import JudgeConfig
+    from judges.trajectory.llm import path_judge_llm
+
+    settings.OPENAI_BASE_URL = simulator.base_url + "/v1"
+    JudgeConfig.objects.filter(name="default").update(provider="openai", model="gpt-4.1-mini")
+
+    score, _ = path_judge_llm([{"tool": "get_order"}], [{"tool": "get_order"}], "Cancel A1042")
+
+    stats = simulator.stats()
+    assert stats["chat_requests"] == 1 and "messages_requests" not in stats
+    assert score is None or 0.0 <= score <= 1.0
