@@ -276,6 +276,6 @@ class OtlpTraceExportApi(APIView):
             content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
             project_slug=request.META.get(PROJECT_HEADER) or None,
         )
-        body = otlp.otlp_response_body(content_type, 0, result.warning)
+        body = otlp.otlp_response_body(content_type, result.rejected_count, result.warning)
         media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
         return HttpResponse(body, content_type=media, status=200)

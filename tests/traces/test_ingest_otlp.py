@@ -77,6 +77,44 @@ def test_resent_spans_change_nothing():
     assert Trace.objects.get().span_count == 11
 
 
+def test_a_span_sent_twice_in_one_request_is_stored_once_and_said_so():
+    spans = recorded_spans()
+
+    result = send(spans + spans[:2])
+
+    assert (result.stored_count, result.repeated_count, result.rejected_count) == (11, 2, 0)
+    assert result.duplicate_count == 0
+    assert "2 spans were sent twice in this request" in result.warning
+    assert "already stored" not in result.warning
+
+
+def test_a_conflicting_span_id_in_one_request_is_rejected_not_called_already_stored(client):
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceResponse,
+    )
+
+    from tests.factories import UserFactory
+
+    spans = recorded_spans()
+    request = encode_spans(spans)
+    scope = request.resource_spans[0].scope_spans[0]
+    impostor = scope.spans.add()
+    impostor.CopyFrom(scope.spans[0])
+    impostor.name = "something else entirely"
+    client.force_login(UserFactory(roles=["annotator"]))
+
+    response = client.post(
+        "/v1/traces", request.SerializeToString(), content_type="application/x-protobuf"
+    )
+
+    answer = ExportTraceServiceResponse.FromString(response.content)
+    assert response.status_code == 200 and answer.partial_success.rejected_spans == 1
+    assert "different content" in answer.partial_success.error_message
+    assert "already stored" not in answer.partial_success.error_message
+    kept = Span.objects.get(span_id=scope.spans[0].span_id.hex())
+    assert kept.name == scope.spans[0].name != "something else entirely"
+
+
 def test_spans_ingested_is_sent_with_the_trace_ids():
     # given
     seen = []

@@ -135,3 +135,30 @@ def test_a_whole_tree_posted_at_once_completes_on_arrival(received, settings):
     assert trace_settle_sweep_task() == 0
     ingest_span_tree(ProjectFactory(), tree("f" * 32))
     assert received == [trace.pk]
+
+
+def test_a_trace_whose_root_never_arrives_completes_later_marked_root_missing(settings, received):
+    from django.test import Client
+
+    from tests.factories import UserFactory
+    from tests.traces.test_ingest_otlp import recorded_spans, send
+
+    send(recorded_spans()[:-1])  # every span but the root
+    trace = Trace.objects.get()
+    settings.TRACE_SETTLE_SECONDS = 30
+    Trace.objects.filter(pk=trace.pk).update(
+        last_span_received_at=timezone.now() - timedelta(seconds=30 * 5)
+    )
+    trace_settle_sweep_task()
+    assert received == []  # a settle time is not enough without a root
+
+    Trace.objects.filter(pk=trace.pk).update(
+        last_span_received_at=timezone.now() - timedelta(seconds=30 * 11)
+    )
+    trace_settle_sweep_task()
+
+    assert received == [trace.pk]
+    web = Client()
+    web.force_login(UserFactory(roles=["annotator"]))
+    page = web.get(f"/traces/{trace.pk}/").content.decode()
+    assert 'id="root-missing"' in page and "never arrived" in page

@@ -48,6 +48,10 @@ class OtlpBatch:
     records_by_project: dict[str | None, list[SpanRecord]]
     extras_by_project: dict[str | None, dict[str, TraceExtras]]
     span_count: int
+    # Spans whose (trace id, span id) an earlier span of the same request had: the first is
+    # kept; `conflicting` of them said something else under that id and are rejected.
+    repeated: int = 0
+    conflicting: int = 0
 
 
 def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
@@ -196,7 +200,8 @@ def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
     """Span records from a decoded request; every span must carry valid trace and span ids."""
     records_by_project: dict[str | None, list[SpanRecord]] = {}
     extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
-    count = 0
+    count = repeated = conflicting = 0
+    seen: dict[tuple[str, str], SpanRecord] = {}
     for r_index, resource_spans in enumerate(message.resource_spans):
         resource = attributes_dict(resource_spans.resource.attributes)
         project = resource.get(PROJECT_ATTRIBUTE)
@@ -207,8 +212,14 @@ def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
             scope_name = scope_spans.scope.name
             for index, span in enumerate(scope_spans.spans):
                 path = f"resource_spans[{r_index}].scope_spans[{s_index}].spans[{index}]"
-                records.append(_span_record(span, path, scope_name, resource))
+                record = _span_record(span, path, scope_name, resource)
                 count += 1
+                first = seen.setdefault((record.trace_external_id, record.span_id), record)
+                if first is not record:
+                    repeated += 1
+                    conflicting += first != record
+                    continue
+                records.append(record)
                 ext = records[-1].trace_external_id
                 if ext not in extras:
                     extras[ext] = TraceExtras(attributes={"resource": resource})
@@ -216,7 +227,7 @@ def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
         raise ValidationError(
             {"resourceSpans": ["No span could be read from this request: nothing was stored."]}
         )
-    return OtlpBatch(records_by_project, extras_by_project, count)
+    return OtlpBatch(records_by_project, extras_by_project, count, repeated, conflicting)
 
 
 def _span_record(span, path: str, scope_name: str, resource: dict) -> SpanRecord:

@@ -108,16 +108,32 @@ class OtlpIngestResult:
     span_count: int
     stored_count: int
     traces: list[Trace]
+    repeated_count: int = 0  # repeats of a span id within the request
+    rejected_count: int = 0  # of those, the ones that said something else: not stored
 
     @property
     def duplicate_count(self) -> int:
-        return self.span_count - self.stored_count
+        """Spans stored by an earlier request, left as they were."""
+        return self.span_count - self.stored_count - self.repeated_count
 
     @property
     def warning(self) -> str:
+        parts = []
+        if self.rejected_count:
+            parts.append(
+                f"{self.rejected_count} spans reused a span id of this request with different "
+                "content; the first span with each id was stored and these were rejected."
+            )
+        if self.repeated_count > self.rejected_count:
+            parts.append(
+                f"{self.repeated_count - self.rejected_count} spans were sent twice in this "
+                "request; each was stored once."
+            )
         if self.duplicate_count:
-            return f"{self.duplicate_count} spans were already stored; they were left unchanged."
-        return ""
+            parts.append(
+                f"{self.duplicate_count} spans were already stored; they were left unchanged."
+            )
+        return " ".join(parts)
 
 
 @_nesting_guard
@@ -142,4 +158,4 @@ def ingest_otlp(
             )
             stored += sum(t.new_span_count for t in traces.values())
             touched.extend(traces.values())
-    return OtlpIngestResult(batch.span_count, stored, touched)
+    return OtlpIngestResult(batch.span_count, stored, touched, batch.repeated, batch.conflicting)
