@@ -8,4 +8,9 @@ urlpatterns = [
     path("upload/", views.trace_upload, name="upload"),
     path("projects/", views.project_list, name="projects"),
     path("<int:trace_id>/", views.trace_detail, name="detail"),
+    path(
+        "<int:trace_id>/spans/<int:span_pk>/raw/<str:field>/",
+        views.span_value_raw,
+        name="span_value_raw",
+    ),
 ]

@@ -1,6 +1,10 @@
+import json
+
 from django.contrib import messages
 from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
@@ -10,6 +14,7 @@ from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import project_for_ingest
 from traces.models import Project
+from traces.templatetags.trace_tags import CUT_CHARS
 
 PAGE_SIZES = (25, 50, 100, 200)
 # Beyond this a page would weigh tens of megabytes; the API returns every span.
@@ -57,6 +62,7 @@ def trace_detail(request, trace_id: int):
     highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"], spans)
     if request.GET.get("span"):
         highlight.add(request.GET["span"])
+    attributes_text = selectors.value_as_text(trace.attributes)
     return render(
         request,
         "traces/trace_detail.html",
@@ -67,7 +73,8 @@ def trace_detail(request, trace_id: int):
             "spans_cut": len(spans) == TRACE_PAGE_MAX_SPANS and trace.span_count > len(spans),
             "highlight_span_ids": highlight,
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
-            "trace_attributes_text": selectors.value_as_text(trace.attributes),
+            "trace_attributes_text": attributes_text[:CUT_CHARS],
+            "trace_attributes_cut": max(0, len(attributes_text) - CUT_CHARS),
             "blind": blind,
             "judge_versions": [] if blind else selectors.trace_judge_versions(judging["judgments"]),
             "feedback": [] if blind else selectors.trace_feedback(trace),
@@ -75,6 +82,24 @@ def trace_detail(request, trace_id: int):
             **judging,
         },
     )
+
+
+RAW_FIELDS = ("input", "output", "attributes")
+
+
+@require_role(ANNOTATOR)
+def span_value_raw(request, trace_id: int, span_pk: int, field: str):
+    """One span value whole, as a JSON download (never shown inline): the page cuts long ones."""
+    trace = selectors.trace_get(request.user, trace_id)
+    if field not in RAW_FIELDS:
+        raise Http404("Spans have an input, an output and attributes.")
+    value = get_object_or_404(trace.spans.only(field, "span_id"), pk=span_pk)
+    body = json.dumps(getattr(value, field), ensure_ascii=False, default=str)
+    response = HttpResponse(body.encode(), content_type="application/json")
+    response["Content-Disposition"] = content_disposition_header(
+        True, f"span-{value.span_id}-{field}.json"
+    )
+    return response
 
 
 @require_POST

@@ -16,7 +16,7 @@ from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
 from judges.models import JudgeCalibration, JudgeRun, Rubric, RubricVersion
 from reviews.models import Annotation, Queue, ReviewItem, SavedView
-from tests.factories import GoldenExampleFactory
+from tests.factories import GoldenExampleFactory, SpanFactory
 from tests.insights.world import insights_world
 from traces.models import Trace
 
@@ -65,6 +65,11 @@ def _candidates(world) -> dict[str, list[str]]:
         "app_label": ["traces"],
         "url": ["traces/trace/"],
         "id": ["1"],
+        # The held-out trace's own spans, under every trace id: none may answer with its values.
+        "span_pk": [
+            str(pk) for pk in world["held_out_trace"].spans.values_list("pk", flat=True)[:2]
+        ],
+        "field": ["input", "output", "attributes"],
     }
 
 
@@ -93,6 +98,7 @@ def world(curator, annotator, api_client_for):
         external_id=HELD_OUT_ID, task=HELD_OUT_TASK, final_answer=HELD_OUT_ANSWER
     )
     ReviewItem.objects.filter(trace=held).update(task_excerpt=HELD_OUT_TASK)
+    SpanFactory(trace=held, input={"task": HELD_OUT_TASK}, output={"answer": HELD_OUT_ANSWER})
     GoldenExampleFactory(task=HELD_OUT_TASK, source_trace=held, held_out=True)
     dataset_version_create(name="walk", user=curator)
     SavedView.objects.create(user=annotator, queue=Queue.objects.first(), name="mine")

@@ -13,6 +13,7 @@ from tests.factories import (
     JudgmentFactory,
     ProjectFactory,
     ReviewItemFactory,
+    SpanFactory,
     TraceFactory,
     VerdictFactory,
 )
@@ -186,3 +187,23 @@ def test_a_huge_trace_shows_its_first_spans_and_says_so(logged_in, monkeypatch):
     response = logged_in.get(f"/traces/{trace.pk}/")
     assert response.content.count(b'class="span-node') == 50
     assert b"Showing the first 50 of 120 spans" in response.content
+
+
+def test_a_huge_attribute_is_cut_on_the_page_and_downloads_whole(client, annotator):
+    from traces.templatetags.trace_tags import CUT_CHARS
+
+    huge = "x" * (2 * 1024 * 1024)
+    span = SpanFactory(attributes={"blob": huge}, output={"text": "<b>" + "y" * CUT_CHARS})
+    client.force_login(annotator)
+
+    page = client.get(f"/traces/{span.trace_id}/").content.decode()
+
+    assert len(page) < 200_000
+    assert "more characters" in page and "&lt;b&gt;" in page and "<b>y" not in page
+    raw_url = f"/traces/{span.trace_id}/spans/{span.pk}/raw/attributes/"
+    assert raw_url in page
+    raw = client.get(raw_url)
+    assert raw["Content-Type"] == "application/json"
+    assert raw["Content-Disposition"].startswith("attachment;")
+    assert raw.json() == {"blob": huge}
+    assert client.get(f"/traces/{span.trace_id}/spans/{span.pk}/raw/secrets/").status_code == 404

@@ -12,6 +12,9 @@ from traces.models import SpanKind
 from traces.selectors import FoldedText, SpanNode, span_nodes_rows, value_as_text
 
 register = template.Library()
+# A value longer than this is cut on the page, with a link to download it whole: a 15 MiB
+# attribute must not become a 30 MB page.
+CUT_CHARS = 20_000
 
 
 @register.filter
@@ -38,27 +41,44 @@ def _esc(value) -> str:
     return html.escape(str(value), quote=True)
 
 
-def _io_html(label: str, text: FoldedText) -> str:
+def _raw_url(span, field: str) -> str:
+    return f"/traces/{span.trace_id}/spans/{span.pk}/raw/{field}/"
+
+
+def _pre(text: str, raw_url: str) -> str:
+    """The value in a <pre>, cut past CUT_CHARS with a link to the whole of it."""
+    if len(text) <= CUT_CHARS:
+        return f'<pre class="json">{_esc(text)}</pre>'
+    more = len(text) - CUT_CHARS
+    return (
+        f'<pre class="json">{_esc(text[:CUT_CHARS])}</pre><p class="muted value-cut">Cut here: '
+        f'{more:,} more characters. <a href="{_esc(raw_url)}" download>Download the whole '
+        "value</a> (JSON).</p>"
+    )
+
+
+def _io_html(label: str, text: FoldedText, raw_url: str) -> str:
     if not text.text:
         return ""
     if text.is_long:
         body = (
             f'<details class="fold"><summary><code>{_esc(text.preview)}</code></summary>'
-            f'<pre class="json">{_esc(text.text)}</pre></details>'
+            f"{_pre(text.text, raw_url)}</details>"
         )
     else:
-        body = f'<pre class="json">{_esc(text.text)}</pre>'
+        body = _pre(text.text, raw_url)
     return f'<div class="span-io"><span class="io-label">{label}</span>{body}</div>'
 
 
-def _content_html(label: str, value, text: FoldedText, kind: str) -> str:
+def _content_html(label: str, value, text: FoldedText, kind: str, raw_url: str) -> str:
     """Messages read as a conversation (the raw value folded below it), else the value."""
-    turns = "" if kind == SpanKind.TOOL else conversation_html(label, value)
+    readable = kind != SpanKind.TOOL and len(text.text) <= CUT_CHARS
+    turns = conversation_html(label, value) if readable else ""
     if not turns:
-        return _io_html(label, text)
+        return _io_html(label, text, raw_url)
     return (
         f'{turns}<details class="fold span-raw"><summary>{label} as sent</summary>'
-        f'<pre class="json">{_esc(text.text)}</pre></details>'
+        f"{_pre(text.text, raw_url)}</details>"
     )
 
 
@@ -89,14 +109,14 @@ def _node_html(node: SpanNode, highlight: set) -> str:
     body = ""
     if node.is_error and span.error_message:
         body += f'<p class="error span-error">{_esc(span.error_message)}</p>'
-    body += _content_html("Input", span.input, node.input, span.kind)
-    body += _content_html("Output", span.output, node.output, span.kind)
+    body += _content_html("Input", span.input, node.input, span.kind, _raw_url(span, "input"))
+    body += _content_html("Output", span.output, node.output, span.kind, _raw_url(span, "output"))
     if span.attributes:
         # Every attribute the sender set is kept; folded, since most are bookkeeping.
+        attributes = _pre(value_as_text(span.attributes), _raw_url(span, "attributes"))
         body += (
             f'<details class="fold span-attributes"><summary>Attributes '
-            f"({len(span.attributes)})</summary>"
-            f'<pre class="json">{_esc(value_as_text(span.attributes))}</pre></details>'
+            f"({len(span.attributes)})</summary>{attributes}</details>"
         )
     span_id = _esc(node.span_id)
     head = " ".join(parts)
