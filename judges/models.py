@@ -246,6 +246,7 @@ class RedFlag(models.Model):
         LOOP = "loop", "Repeated identical calls"
         CONFIDENT_AFTER_FAILURE = "confident_after_failure", "Confident answer after a failed tool"
         MAX_STEPS = "max_steps_exceeded", "Step limit exceeded"
+        JUDGE_INJECTION = "judge_injection", "Instructions aimed at the judge"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
     span = models.ForeignKey(

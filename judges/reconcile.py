@@ -12,6 +12,7 @@ from judges.models import (
     Judgment,
     JudgmentStatus,
     ParseStatus,
+    RedFlag,
     ScoreType,
     Verdict,
     VerdictStatus,
@@ -107,11 +108,14 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
     else:
         status = VerdictStatus.AGREED
         score = sum(p.score for p in usable) / len(usable)
-        if score_is_pass(score, first):
-            flags = _red_flags(first.trace)
-            if flags:
-                reasons.append(RED_FLAG)
-                details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
+        flags = _red_flags(first.trace)
+        if not score_is_pass(score, first):
+            # A failing score agrees with most flags; an attempt to steer the judge still needs
+            # a person, whatever the judge concluded.
+            flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
+        if flags:
+            reasons.append(RED_FLAG)
+            details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
 
     detail = "\n".join(details)
     verdict = Verdict.objects.create(

@@ -10,6 +10,7 @@ from typing import Any
 
 from judges.models import OutputFormat, ParseStatus, Rubric, RubricVersion, ScoreType
 from judges.parsing import reply_parse
+from judges.prompts import fence_value
 
 PARAMETER_RUBRIC = "Parameter equivalence"
 
@@ -75,9 +76,9 @@ def _ask(system: str, user: str, output_format: str) -> tuple[float | None, str]
 def parameter_judge_llm(name: str, expected: Any, actual: Any, task: str) -> float:
     """The "Parameter equivalence" rubric on one parameter the rules could not decide."""
     user = (
-        f"<task>{task}</task>\n<parameter>{name}</parameter>\n"
+        f"<task>{fence_value(task)}</task>\n<parameter>{fence_value(name)}</parameter>\n"
         f"<expected>{json.dumps(expected, default=str)}</expected>\n"
-        f"<actual>{json.dumps(actual, default=str)}</actual>"
+        f"<actual>{fence_value(json.dumps(actual, default=str))}</actual>"
     )
     version = _rubric_version(PARAMETER_RUBRIC)
     if version is None or not version.system_prompt:
@@ -90,8 +91,9 @@ def path_judge_llm(
 ) -> tuple[float | None, str]:
     """Whether a path that differs from the reference was still reasonable; None if unreadable."""
     user = (
-        f"<task>{task}</task>\n<reference>{json.dumps(reference, default=str)}</reference>\n"
-        f"<actual>{json.dumps(actual, default=str)}</actual>"
+        f"<task>{fence_value(task)}</task>\n"
+        f"<reference>{json.dumps(reference, default=str)}</reference>\n"
+        f"<actual>{fence_value(json.dumps(actual, default=str))}</actual>"
     )
     return _ask(PATH_SYSTEM, user, OutputFormat.SCORE_REASON)
 

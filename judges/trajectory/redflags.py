@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
@@ -365,13 +366,59 @@ def check_max_steps(
     )
 
 
+# Text that speaks to whoever evaluates the trace rather than to the user: an agent, a tool or
+# a page it read trying to steer the judge. Deterministic, so it works before any judge reads.
+JUDGE_DIRECTED = re.compile(
+    r"\b(?:ignore|disregard|forget)\s+(?:all\s+|any\s+)?(?:the\s+|your\s+)?"
+    r"(?:previous|prior|above|earlier|grading|scoring)\s+(?:instructions|rules|rubric|criteria)"
+    r"|\b(?:note|message|instructions?)\s+(?:to|for)\s+(?:the\s+)?"
+    r"(?:judge|evaluator|grader|reviewer|assessor)s?\b"
+    r"|\b(?:dear|attention|hey)\s+(?:llm\s+|ai\s+)?(?:judge|evaluator|grader)s?\b"
+    r"|\b(?:give|assign|award)\s+(?:this|the|it)\s+(?:trace|response|answer|run|trajectory)?"
+    r"\s*(?:a\s+)?(?:perfect|full|maximum|max|top|passing)\s+(?:score|rating|grade|marks?)"
+    r"|\b(?:score|rate|grade|mark)\s+this\s+(?:trace|response|answer|trajectory|run)\s+"
+    r"(?:as\s+)?(?:a\s+)?(?:\d+|perfect|pass(?:ing)?|correct)",
+    re.IGNORECASE,
+)
+
+
+def _texts(value) -> str:
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def check_judge_injection(trace: TraceFacts, spans: Sequence[SpanFacts]):
+    """Instructions aimed at the judge in what tools returned, what the agent wrote or said."""
+    for span in spans:
+        if span.kind not in (SpanKind.TOOL, SpanKind.LLM, SpanKind.RETRIEVER):
+            continue
+        # A model call resends the conversation as input: its output and tool I/O suffice.
+        values = (span.output,) if span.kind == SpanKind.LLM else (span.input, span.output)
+        match = next(filter(None, (JUDGE_DIRECTED.search(_texts(v)) for v in values)), None)
+        if match:
+            yield FlagHit(
+                Kind.JUDGE_INJECTION,
+                span.span_id,
+                f"{span.name} carries text aimed at the judge: {match.group(0)!r}.",
+                getattr(span, "pk", None),
+            )
+    answer = JUDGE_DIRECTED.search(trace.final_answer or "")
+    if answer:
+        yield FlagHit(
+            Kind.JUDGE_INJECTION,
+            "",
+            f"The final answer carries text aimed at the judge: {answer.group(0)!r}.",
+        )
+
+
 def red_flags_detect(
     trace: TraceFacts,
     spans: Sequence[SpanFacts] | None = None,
     rules: FlagRules | None = None,
     kinds: Collection[str] | None = None,
 ) -> list[FlagHit]:
-    """Run the five checks without writing anything.
+    """Run the checks without writing anything.
 
     `trace` and `spans` may be stored rows or records parsed in memory (then pass `spans` and
     `rules`, since nothing can be loaded). `kinds` limits which checks run."""
@@ -384,6 +431,7 @@ def red_flags_detect(
         Kind.LOOP: lambda: check_loops(steps, rules.loop_repeats),
         Kind.CONFIDENT_AFTER_FAILURE: lambda: check_confident_after_failure(trace, steps),
         Kind.MAX_STEPS: lambda: check_max_steps(trace, spans, steps, rules.max_steps),
+        Kind.JUDGE_INJECTION: lambda: check_judge_injection(trace, spans),
     }
     hits: list[FlagHit] = []
     for kind, check in checks.items():
