@@ -12,50 +12,18 @@ import orjson
 from evalsite.csv_cells import csv_cell
 from judges.models import Judgment, RedFlag, Verdict
 from reviews.models import Annotation, ReviewItem
+from traces.api import SpanOut, TraceDetailOut
 from traces.models import Feedback, Span, Trace
 
 CHUNK = 200
+# The same fields the trace API answers with: an export line is the API's trace and spans,
+# plus what judges, people and end users said of it.
 TRACE_FIELDS = [
-    "id",
-    "project__slug",
-    "external_id",
-    "task",
-    "final_answer",
-    "stop_reason",
-    "task_type",
-    "agent_name",
-    "agent_version",
-    "model",
-    "source_format",
-    "started_at",
-    "ended_at",
-    "completed_at",
-    "span_count",
-    "error_count",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "context",
+    "project__slug" if name == "project" else name
+    for name in TraceDetailOut.Meta.fields
+    if name != "spans"
 ]
-SPAN_FIELDS = [
-    "span_id",
-    "parent_span_id",
-    "name",
-    "kind",
-    "started_at",
-    "ended_at",
-    "input",
-    "output",
-    "attributes",
-    "status",
-    "error_message",
-    "tool_name",
-    "tool_call_id",
-    "model",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-]
+SPAN_FIELDS = list(SpanOut.Meta.fields)
 CSV_COLUMNS = [
     "id",
     "project",

@@ -1,13 +1,14 @@
 """Webhook pages (curators): register a URL, read its delivery log, send a test event."""
 
 from django.contrib import messages
+from django.db.models import OuterRef, Subquery
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import CURATOR, require_role
 from evalsite.api import ApplicationError
 from webhooks.forms import WebhookForm
-from webhooks.models import Webhook
+from webhooks.models import Webhook, WebhookDelivery
 from webhooks.services import webhook_create, webhook_test_send, webhook_update
 
 LOG_ROWS = 50
@@ -24,7 +25,11 @@ def webhook_list(request):
         else:
             messages.success(request, f"Webhook for {hook.url} registered.")
             return redirect("webhooks:detail", pk=hook.pk)
-    hooks = Webhook.objects.order_by("pk")
+    latest = WebhookDelivery.objects.filter(webhook=OuterRef("pk")).order_by("-created_at", "-pk")
+    hooks = Webhook.objects.annotate(
+        last_status=Subquery(latest.values("status")[:1]),
+        last_code=Subquery(latest.values("response_code")[:1]),
+    ).order_by("pk")
     return render(request, "webhooks/webhook_list.html", {"form": form, "hooks": hooks})
 
 

@@ -122,3 +122,23 @@ def test_the_page_refuses_a_url_without_a_scheme_it_can_post_to(curator):
 
     assert "Enter a valid URL" in body or "must be http" in body
     assert not Webhook.objects.exists()
+
+
+def test_the_list_shows_each_webhooks_latest_delivery_in_constant_queries(
+    curator, django_assert_max_num_queries
+):
+    from webhooks.services import webhook_create
+
+    for index in range(5):
+        hook = webhook_create(url=f"https://x{index}.example", events=["gate.blocked"])
+        WebhookDelivery.objects.create(webhook=hook, event="webhook.test", payload={})
+        WebhookDelivery.objects.create(
+            webhook=hook, event="webhook.test", payload={}, status="delivered", response_code=204
+        )
+    web = Client()
+    web.force_login(curator)
+
+    with django_assert_max_num_queries(12):
+        page = web.get("/webhooks/").content.decode()
+
+    assert page.count("Delivered (204)") == 5
