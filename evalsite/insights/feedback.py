@@ -10,6 +10,7 @@ from django.utils import timezone
 
 from evalsite.insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain
 from traces.models import Feedback, FeedbackKind
+from traces.selectors import traces_visible
 
 WINDOW = dt.timedelta(days=90)
 COLUMNS = ["day", "thumbs_up", "thumbs_down", "ratings", "mean_rating", "categories"]
@@ -17,7 +18,9 @@ COLUMNS = ["day", "thumbs_up", "thumbs_down", "ratings", "mean_rating", "categor
 
 def feedback_rows() -> list[dict]:
     rows = (
-        Feedback.objects.filter(created_at__gte=timezone.now() - WINDOW, trace__held_out=False)
+        traces_visible(
+            None, Feedback.objects.filter(created_at__gte=timezone.now() - WINDOW), via="trace"
+        )
         .annotate(day=TruncDay("created_at"))
         .values("day")
         .annotate(
