@@ -1,6 +1,7 @@
 from celery import shared_task
 
 from traces.completion import trace_complete, traces_settled_ids
+from traces.search.documents import search_documents_build, search_documents_stale_ids
 
 SWEEP_BATCH = 500
 
@@ -13,3 +14,16 @@ def trace_settle_sweep_task() -> int:
     if len(ids) == SWEEP_BATCH:
         trace_settle_sweep_task.delay()
     return completed
+
+
+SEARCH_BATCH = 200
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def search_documents_refresh_task() -> int:
+    """Build the search documents of quiet stale traces; a full batch re-enqueues the task."""
+    ids = search_documents_stale_ids(limit=SEARCH_BATCH)
+    built = search_documents_build(ids)
+    if len(ids) == SEARCH_BATCH:
+        search_documents_refresh_task.delay()
+    return built
