@@ -10,7 +10,6 @@ through an advisory lock so two never write the same trace's rows side by side.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from datetime import timedelta
 
 from django.conf import settings
@@ -237,5 +236,6 @@ def _fulltext_write(bodies: dict[int, str]) -> None:
                 ids,
             )
             cursor.executemany(
-                "INSERT INTO traces_search_fts (rowid, body) VALUES (%s, %s)", list(zip(ids, texts))
+                "INSERT INTO traces_search_fts (rowid, body) VALUES (%s, %s)",
+                list(zip(ids, texts, strict=True)),
             )
