@@ -277,10 +277,16 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # A trace is judged once complete: its root ended and no span came for the settle time.
     "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
-    # Search documents of traces whose spans changed and have been quiet for a moment.
+    # Search documents of recent traces whose spans changed and have been quiet for a moment;
+    # once an hour every trace is checked, for spans that came later than that.
     "search-documents-refresh": {
         "task": "traces.tasks.search_documents_refresh_task",
         "schedule": 10.0,
+        "args": (3600,),
+    },
+    "search-documents-refresh-all": {
+        "task": "traces.tasks.search_documents_refresh_task",
+        "schedule": 3600.0,
     },
     # Judge passes whose worker died (or whose message was lost) are enqueued again.
     "judgment-requeue-stale": {

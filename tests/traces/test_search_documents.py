@@ -161,3 +161,16 @@ def test_the_periodic_task_builds_every_due_trace(settings):
     assert matching(search="porto") == {second.pk}
     assert matching(search="broken") == {first.pk}
     assert search_documents_refresh_task() == 0
+
+
+def test_the_frequent_sweep_looks_at_recent_traces_and_the_hourly_one_at_all():
+    # given an old trace whose late span came after its document was built
+    old = TraceFactory(last_span_received_at=timezone.now() - timedelta(minutes=5))
+    Trace.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(hours=3))
+    search_documents_build([old.pk])
+    Trace.objects.filter(pk=old.pk).update(last_span_received_at=timezone.now())
+    recent = TraceFactory(last_span_received_at=timezone.now() - timedelta(minutes=5))
+    # then the frequent sweep finds only the recent trace, the hourly one both
+    within = timedelta(hours=1)
+    assert search_documents_stale_ids(now=later(), created_within=within) == [recent.pk]
+    assert set(search_documents_stale_ids(now=later())) == {old.pk, recent.pk}

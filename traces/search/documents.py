@@ -47,22 +47,28 @@ COLUMN_KEYS = {
     "gen_ai.usage.output_tokens": "output_tokens",
     "gen_ai.request.model": "model",
     "gen_ai.tool.name": "tool_name",
-    "span.name": "name",
     "span.kind": "kind",
     "span.status": "status",
 }
 _LOCK_KEY = 0x7E5EA2C4  # pg_advisory_xact_lock key of the search builders
 
 
-def search_documents_stale_ids(*, limit: int = 500, now=None) -> list[int]:
-    """Traces without a document, or whose spans changed since it was built, that are quiet."""
+def search_documents_stale_ids(*, limit: int = 500, now=None, created_within=None) -> list[int]:
+    """Traces without a document, or whose spans changed since it was built, that are quiet.
+
+    `created_within` (a timedelta) looks only at traces created that recently, through the
+    created_at index: the frequent sweep's bound. Without it every trace is checked.
+    """
     now = now or timezone.now()
     quiet_since = now - timedelta(seconds=settings.SEARCH_INDEX_QUIET_SECONDS)
     documents = TraceSearchDocument.objects.filter(trace=OuterRef("pk"))
     current = documents.filter(spans_received_at=OuterRef("last_span_received_at"))
+    traces = Trace.objects.all()
+    if created_within is not None:
+        traces = traces.filter(created_at__gte=now - created_within)
     return list(
-        Trace.objects.filter(
-            Q(last_span_received_at__isnull=True, search_document__isnull=True)
+        traces.filter(
+            Q(last_span_received_at__isnull=True) & ~Exists(documents)
             | Q(last_span_received_at__lte=quiet_since) & ~Exists(current)
         )
         .order_by()

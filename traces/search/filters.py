@@ -9,6 +9,8 @@ from __future__ import annotations
 import django_filters
 from django import forms
 from django.db.models import Q
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema_field
 
 from traces.search.matching import attribute_condition, content_condition
 from traces.search.syntax import (
@@ -36,6 +38,7 @@ class _ParsedField(forms.CharField):
             raise forms.ValidationError(str(exc), code="syntax") from exc
 
 
+@extend_schema_field(OpenApiTypes.STR)
 class _ParsedFilter(django_filters.Filter):
     field_class = _ParsedField
 
