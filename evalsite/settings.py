@@ -277,6 +277,8 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # A trace is judged once complete: its root ended and no span came for the settle time.
     "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
+    # Traces past their project's retention time go, a batch at a time (traces/retention.py).
+    "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.
     "judgment-requeue-stale": {
         "task": "judges.tasks.judgment_requeue_stale_task",
