@@ -21,6 +21,7 @@ class FirstLevel:
     entries: tuple[tuple[str | None, str], ...]
     more: int = 0
     cut: bool = False  # some entry was shortened
+    more_are_earlier: bool = False  # a conversation leaves out its first turns, not its last
 
     @property
     def is_empty(self) -> bool:
@@ -74,4 +75,5 @@ def value_first_level(value) -> FirstLevel:
         text, cut = _short(item, ENTRY_CHARS)
         entries.append((key, text))
         any_cut = any_cut or cut
-    return FirstLevel(tuple(entries), more=total - len(items), cut=any_cut)
+    earlier = isinstance(value, list) and bool(items) and items[0][0] != "0"
+    return FirstLevel(tuple(entries), total - len(items), any_cut, more_are_earlier=earlier)

@@ -121,7 +121,9 @@ def _first_level_html(label: str, first: FirstLevel) -> str:
         else esc_text(text)
         for key, text in first.entries
     ]
-    if first.more:
+    if first.more and first.more_are_earlier:
+        parts.insert(0, f'<span class="muted">{first.more} earlier</span>')
+    elif first.more:
         parts.append(f'<span class="muted">{first.more} more</span>')
     return (
         f'<div class="span-io"><span class="io-label">{label}</span> '

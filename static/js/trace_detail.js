@@ -60,9 +60,11 @@
       },
     };
     var height = Math.min(Math.max(220, rows.length * 18 + 80), 1600);
+    // Past what the height can label, names would print over each other: hover tells them.
+    var labelled = rows.length * 18 + 80 <= 1600;
     var layout = {
       height: height,
-      margin: { l: 260, r: 20, t: 10, b: 40 },
+      margin: { l: labelled ? 260 : 20, r: 20, t: 10, b: 40 },
       xaxis: { title: { text: "ms since trace start" }, zeroline: false },
       yaxis: {
         autorange: "reversed",
@@ -70,6 +72,7 @@
         tickvals: keys,
         ticktext: rows.map(function (row) { return row.label.length > 40 ? row.label.slice(0, 39) + "…" : row.label; }),
         tickfont: { size: 11 },
+        showticklabels: labelled,
       },
       bargap: 0.25,
       showlegend: false,

@@ -24,7 +24,7 @@ def test_a_conversation_shows_its_last_turns_as_role_and_text():
     ]
     first = value_first_level(turns)
     assert first.entries[-1] == ("6", "user: question 5")
-    assert first.more == len(turns) - FIRST_LEVEL_ENTRIES
+    assert first.more == len(turns) - FIRST_LEVEL_ENTRIES and first.more_are_earlier
     assert "system: Be brief." not in dict(first.entries).values()
 
 
