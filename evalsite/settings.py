@@ -372,6 +372,8 @@ WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)
 WEBHOOK_RETRY_BASE_SECONDS = envint("WEBHOOK_RETRY_BASE_SECONDS", 30)
 WEBHOOK_RETRY_MAX_SECONDS = envint("WEBHOOK_RETRY_MAX_SECONDS", 3600)
 WEBHOOK_MAX_ATTEMPTS = envint("WEBHOOK_MAX_ATTEMPTS", 8)
+# Off: webhook URLs that resolve to loopback, private or link-local addresses are refused.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = envbool("WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
 CELERY_BEAT_SCHEDULE["review-backlog-check"] = {
     "task": "webhooks.tasks.review_backlog_check_task",
     "schedule": float(envint("WEBHOOK_BACKLOG_CHECK_SECONDS", 60)),
