@@ -1,5 +1,6 @@
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
+from django.core.validators import MinValueValidator
 from django.db import models
 
 
@@ -16,6 +17,14 @@ class Project(models.Model):
     )
     route_thumbs_down_to_review = models.BooleanField(
         default=False, help_text="A thumbs-down from end users queues the trace for review."
+    )
+    # Read by traces.retention; traces that people or evaluations rely on are always kept.
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Remove traces received more than this many days ago; empty keeps them all. "
+        "Golden sources and traces under review, eval runs or running judge runs stay.",
     )
 
     def __str__(self) -> str:
@@ -182,7 +191,7 @@ class TraceSearchDocument(models.Model):
 
     Built apart from ingest (which stays a plain insert): a trace's document is (re)built once
     spans stop arriving for a moment, so late spans are folded in and re-sends cost nothing.
-    On PostgreSQL `document` is a tsvector with a GIN index (migration 0007); on SQLite the
+    On PostgreSQL `document` is a tsvector with a GIN index (migration 0008); on SQLite the
     text lives in the FTS5 table traces_search_fts under the trace's id and `document` is null.
     """
 

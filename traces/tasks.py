@@ -3,6 +3,7 @@ from datetime import timedelta
 from celery import shared_task
 
 from traces.completion import trace_complete, traces_settled_ids
+from traces.retention import RETENTION_BATCH, traces_expire
 from traces.search.documents import search_documents_build, search_documents_stale_ids
 
 SWEEP_BATCH = 500
@@ -31,3 +32,12 @@ def search_documents_refresh_task(created_within_seconds: int | None = None) -> 
     if len(ids) == SEARCH_BATCH:
         search_documents_refresh_task.delay(created_within_seconds)
     return built
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def trace_retention_task() -> int:
+    """Remove one batch of traces past their project's retention; a full batch goes on."""
+    removed = traces_expire(limit=RETENTION_BATCH)
+    if removed == RETENTION_BATCH:
+        trace_retention_task.delay()
+    return removed

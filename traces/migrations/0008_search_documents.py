@@ -37,7 +37,7 @@ def fulltext_drop(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('traces', '0006_plural_names'),
+        ('traces', '0007_project_retention_days'),
     ]
 
     operations = [
