@@ -377,6 +377,10 @@ CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
     "task": "insights.tasks.insights_overview_refresh_task",
     "schedule": float(INSIGHTS_REFRESH_SECONDS),
 }
+CELERY_BEAT_SCHEDULE["insights-agent-dashboard-refresh"] = {
+    "task": "insights.tasks.insights_agent_dashboard_refresh_task",
+    "schedule": float(INSIGHTS_REFRESH_SECONDS),
+}
 # Review claims past their 15-minute lock are cleared so queue pages show the items as free.
 CELERY_BEAT_SCHEDULE["review-locks-release"] = {
     "task": "reviews.tasks.review_locks_release_task",

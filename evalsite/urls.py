@@ -13,6 +13,7 @@ api_patterns = [
     path("", include("reviews.api_urls")),
     path("", include("golden.api_urls")),
     path("", include("webhooks.api_urls")),
+    path("", include("insights.api_urls")),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
 ]
 

@@ -3,6 +3,7 @@
 from celery import shared_task
 from django.conf import settings
 
+from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.overview import overview_refresh_lock, overview_snapshot_refresh
 
 
@@ -12,3 +13,10 @@ def insights_overview_refresh_task() -> None:
     with overview_refresh_lock(settings.INSIGHTS_REFRESH_SECONDS * 5) as acquired:
         if acquired:
             overview_snapshot_refresh()
+
+
+@shared_task(ignore_result=True)
+def insights_agent_dashboard_refresh_task() -> None:
+    with AGENT_DASHBOARD.refresh_lock(settings.INSIGHTS_REFRESH_SECONDS * 5) as acquired:
+        if acquired:
+            AGENT_DASHBOARD.refresh()

@@ -5,6 +5,8 @@ from insights import views
 app_name = "insights"
 urlpatterns = [
     path("charts/<slug:key>.csv", views.chart_csv, name="chart_csv"),
+    path("agent/", views.agent_dashboard, name="agent_dashboard"),
+    path("agent/charts/<slug:key>.csv", views.agent_chart_csv, name="agent_chart_csv"),
     path("calibration/", views.calibration_list, name="calibration_list"),
     path("calibration/<int:calibration_id>/", views.calibration_detail, name="calibration_detail"),
     path(

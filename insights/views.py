@@ -9,6 +9,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
+from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.calibration import calibration_detail as calibration_detail_read
 from insights.calibration import calibration_list as calibration_list_read
 from insights.heldout import held_out_agreement
@@ -93,3 +94,34 @@ def calibration_status_change(request, calibration_id):
 def held_out_report(request):
     """Curator-only: how the judge does on examples nobody tunes prompts against."""
     return render(request, "insights/held_out_report.html", {"results": held_out_agreement()})
+
+
+@login_required
+@require_role(ANNOTATOR)
+def agent_dashboard(request):
+    """The agent's own health: volume, latency, errors, tokens, cost and failing tools."""
+    snapshot = AGENT_DASHBOARD.get()
+    charts = snapshot["charts"]
+    return render(
+        request,
+        "insights/agent_dashboard.html",
+        {
+            "charts": charts,
+            "figures": {chart["key"]: chart["figure"] for chart in charts},
+            "built_at": snapshot["built_at"],
+            "build_ms": snapshot["build_ms"],
+            "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
+        },
+    )
+
+
+@login_required
+@require_role(ANNOTATOR)
+def agent_chart_csv(request, key):
+    """The rows behind one agent dashboard chart, as the snapshot the page showed."""
+    chart = AGENT_DASHBOARD.chart(key)
+    if chart is None:
+        raise Http404("No such chart.")
+    response = HttpResponse(chart.csv_text(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{chart.key}.csv")
+    return response

@@ -1,4 +1,4 @@
-// Draws every overview chart from the figures the server put in #overview-figures.
+// Draws every chart of a dashboard page (overview, agent health) from #overview-figures.
 (function () {
   "use strict";
   var source = document.getElementById("overview-figures");
