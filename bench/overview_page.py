@@ -66,6 +66,9 @@ def fill(n_traces: int, seed: int = 1) -> None:
     from traces.models import Project, Span, Trace
 
     rng = random.Random(seed)
+    # The agent dashboard's figures draw from a stream of their own: judging data stay the same.
+    agent_rng = random.Random(seed + 1)
+    models = ["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "gpt-4o"]
     with connection.cursor() as cursor:
         cursor.execute(
             "TRUNCATE traces_trace, judges_judgerun, reviews_reviewitem, golden_evalrun, "
@@ -118,8 +121,13 @@ def fill(n_traces: int, seed: int = 1) -> None:
                     agent_version=f"1.{i % 4}.0",
                     source_format="span_tree",
                     started_at=at,
-                    ended_at=at + dt.timedelta(seconds=20),
+                    ended_at=at + dt.timedelta(seconds=agent_rng.lognormvariate(2.5, 0.6)),
                     span_count=3,
+                    model=models[i % len(models)],
+                    input_tokens=(tokens := agent_rng.randint(800, 9000)),
+                    output_tokens=tokens // 8,
+                    cost_usd=round(tokens * 3e-6 + tokens / 8 * 15e-6, 6),
+                    error_count=int(agent_rng.random() < 0.08 + 0.04 * (i % 4)),
                 )
             )
         Trace.objects.bulk_create(traces, batch_size=BATCH)

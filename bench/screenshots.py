@@ -31,6 +31,7 @@ VIEWPORT = {"width": 1400, "height": 900}
 # Pages with fixed addresses; pages of one object are found by following the first link.
 FIXED_PAGES = [
     ("overview", "/"),
+    ("agent-dashboard", "/insights/agent/"),
     ("traces", "/traces/"),
     ("projects", "/traces/projects/"),
     ("rubrics", "/judges/rubrics/"),
