@@ -62,7 +62,7 @@ def _colour(index: int, name: str) -> str:
     return "#999" if name == OTHER else PALETTE[index % len(PALETTE)]
 
 
-def _stacked_bars(rows, name_key, field, *, hover, yaxis, days) -> list[dict]:
+def _stacked_bars(rows, name_key, field, *, hover, days) -> list[dict]:
     fields = [field, "traces", "input_tokens", "output_tokens"]
     order, sums = _summed(rows, name_key, [f for f in fields if f in rows[0]])
     return [
@@ -90,9 +90,7 @@ def agent_volume_chart() -> Chart:
         days = sorted({row["day"] for row in rows})
         largest = max(sum(row["traces"] for row in rows if row["day"] == day) for day in days)
         figure = {
-            "data": _stacked_bars(
-                rows, "version", "traces", hover="%{y:,} traces", yaxis=None, days=days
-            ),
+            "data": _stacked_bars(rows, "version", "traces", hover="%{y:,} traces", days=days),
             "layout": layout(
                 "day",
                 "traces",
@@ -126,12 +124,14 @@ def agent_latency_chart() -> Chart:
                     {
                         "type": "scatter",
                         "mode": "lines+markers",
-                        "name": f"{version} {stat[:3]}",
+                        "name": version,
                         "legendgroup": version,
+                        # One legend entry per version: its p95 line toggles with it.
+                        "showlegend": stat == "p50_ms",
                         "x": [row["day"] for row in own],
                         "y": [row[stat] for row in own],
                         "line": {"color": PALETTE[index % len(PALETTE)], "dash": dash},
-                        "hovertemplate": "%{y:,.0f} ms<extra>%{fullData.name}</extra>",
+                        "hovertemplate": stat[:3] + " %{y:,.0f} ms<extra>%{fullData.name}</extra>",
                     }
                 )
         days = sorted({row["day"] for row in timed})
@@ -223,7 +223,7 @@ def _usage_chart(key, title, rows, name_key, field, columns, axis) -> Chart:
             rows = [{**row, "tokens": row["input_tokens"] + row["output_tokens"]} for row in rows]
             field = "tokens"
         figure = {
-            "data": _stacked_bars(rows, name_key, field, hover=hover, yaxis=None, days=days),
+            "data": _stacked_bars(rows, name_key, field, hover=hover, days=days),
             "layout": layout("day", axis, barmode="stack", xaxis=date_axis(days, "day")),
         }
         figure["layout"]["yaxis"] = (
