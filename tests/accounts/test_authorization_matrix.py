@@ -93,6 +93,8 @@ ROUTES = {
     "traces/upload/": A(ANNOTATOR, "POST"),
     "traces/projects/": A(CURATOR, "GET POST"),
     "traces/<int:trace_id>/": A(ANNOTATOR),
+    "traces/<int:trace_id>/tree/": A(ANNOTATOR, get_status=400),  # without ?from=&to=
+    "traces/<int:trace_id>/spans/<int:span_pk>/": A(ANNOTATOR),
     "traces/<int:trace_id>/spans/<int:span_pk>/raw/<str:field>/": A(ANNOTATOR),
     "judges/rubrics/": A(ANNOTATOR),
     "judges/rubrics/new/": A(CURATOR, "GET POST"),
