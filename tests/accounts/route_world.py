@@ -80,6 +80,8 @@ def route_url(route: str, values: dict) -> str:
                 if prefix in route:
                     return str(values[f"pk:{prefix}"])
             return str(values["pk:eval-runs"])  # golden/evals/ pages
+        if name == "key" and "insights/agent/" in route:
+            return "agent_volume"  # the agent dashboard's charts
         return str(values.get(name, "1"))
 
     url = PARAM.sub(fill, route).replace("^", "").replace("$", "")
