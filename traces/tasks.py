@@ -1,3 +1,4 @@
+import time
 from datetime import timedelta
 
 from celery import shared_task
@@ -20,18 +21,26 @@ def trace_settle_sweep_task() -> int:
 
 
 SEARCH_BATCH = 200
+# One run builds batches for about this long before it hands over to a new message: a
+# backlog (a restore, a burst) then costs one message per ten seconds, not one per batch.
+SEARCH_RUN_SECONDS = 10.0
 
 
 @shared_task(acks_late=True, ignore_result=True)
 def search_documents_refresh_task(created_within_seconds: int | None = None) -> int:
-    """Build the search documents of quiet stale traces (created that recently, if given);
-    a full batch re-enqueues the task."""
+    """Build the search documents of quiet stale traces (created that recently, if given),
+    batch after batch for SEARCH_RUN_SECONDS; a backlog left re-enqueues the task."""
     within = timedelta(seconds=created_within_seconds) if created_within_seconds else None
-    ids = search_documents_stale_ids(limit=SEARCH_BATCH, created_within=within)
-    built = search_documents_build(ids)
-    if len(ids) == SEARCH_BATCH:
-        search_documents_refresh_task.delay(created_within_seconds)
-    return built
+    deadline = time.monotonic() + SEARCH_RUN_SECONDS
+    built = 0
+    while True:
+        ids = search_documents_stale_ids(limit=SEARCH_BATCH, created_within=within)
+        built += search_documents_build(ids)
+        if len(ids) < SEARCH_BATCH:
+            return built
+        if time.monotonic() >= deadline:
+            search_documents_refresh_task.delay(created_within_seconds)
+            return built
 
 
 @shared_task(acks_late=True, ignore_result=True)

@@ -174,3 +174,21 @@ def test_the_frequent_sweep_looks_at_recent_traces_and_the_hourly_one_at_all():
     within = timedelta(hours=1)
     assert search_documents_stale_ids(now=later(), created_within=within) == [recent.pk]
     assert set(search_documents_stale_ids(now=later())) == {old.pk, recent.pk}
+
+
+def test_a_backlog_is_built_batch_after_batch_and_handed_on_at_the_deadline(monkeypatch):
+    # given three traces without documents and batches of one
+    traces = [TraceFactory(last_span_received_at=None) for _ in range(3)]
+    monkeypatch.setattr("traces.tasks.SEARCH_BATCH", 1)
+    handed_on = []
+    monkeypatch.setattr(search_documents_refresh_task, "delay", lambda *a: handed_on.append(a))
+    # when a run has no time left after its first batch
+    monkeypatch.setattr("traces.tasks.SEARCH_RUN_SECONDS", 0.0)
+    assert search_documents_refresh_task(3600) == 1
+    # then it hands the rest on to a new message, with its arguments
+    assert handed_on == [(3600,)]
+    # and a run with time builds the rest and hands on nothing more
+    monkeypatch.setattr("traces.tasks.SEARCH_RUN_SECONDS", 60.0)
+    assert search_documents_refresh_task() == 2
+    assert handed_on == [(3600,)]
+    assert TraceSearchDocument.objects.filter(trace__in=traces).count() == 3
