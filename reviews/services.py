@@ -76,11 +76,23 @@ def task_excerpt_of(trace) -> str:
 
 
 def review_item_enqueue(
-    *, trace, reason, verdict=None, rubric_version=None, detail="", priority=0, queue=None
+    *,
+    trace,
+    reason,
+    verdict=None,
+    rubric_version=None,
+    detail="",
+    priority=0,
+    queue=None,
+    session_id=None,
 ) -> ReviewItem:
-    """Queue a trace for review; a trace is queued once per rubric version and reason."""
+    """Queue a trace for review; a trace is queued once per rubric version and reason.
+
+    With `session_id` the item is about the whole session (shown on `trace`, its last trace),
+    and a session is queued once per rubric version and reason."""
+    same = {"session_id": session_id} if session_id else {"trace": trace, "session__isnull": True}
     existing = ReviewItem.objects.filter(
-        trace=trace, rubric_version=rubric_version, reason=reason
+        **same, rubric_version=rubric_version, reason=reason
     ).first()
     if existing:
         return existing
@@ -91,6 +103,7 @@ def review_item_enqueue(
             item = ReviewItem.objects.create(
                 queue=queue,
                 trace=trace,
+                session_id=session_id,
                 verdict=verdict,
                 rubric_version=rubric_version,
                 reason=reason,
@@ -100,7 +113,7 @@ def review_item_enqueue(
             )
     except IntegrityError:
         # Lost a race with another writer: the row it made is the one we wanted.
-        return ReviewItem.objects.get(trace=trace, rubric_version=rubric_version, reason=reason)
+        return ReviewItem.objects.get(**same, rubric_version=rubric_version, reason=reason)
     _red_flags_prepare(trace)
     return item
 
