@@ -34,7 +34,6 @@ from reviews.models import (
     ItemSkip,
     Queue,
     ReviewItem,
-    ReviewReason,
     ReviewStatus,
 )
 from reviews.scoring import (  # noqa: F401
@@ -180,6 +179,7 @@ def _annotation_write(
     is_adjudication,
     action,
     criteria_results=(),
+    blind=None,
 ) -> Annotation:
     now = timezone.now()
     before = review_item_snapshot(item)
@@ -190,7 +190,7 @@ def _annotation_write(
         criteria_results=list(criteria_results),
         explanation=explanation,
         failure_tags=failure_tags,
-        blind=item.queue.blind and not is_adjudication,
+        blind=(item.queue.blind and not is_adjudication) if blind is None else blind,
         is_adjudication=is_adjudication,
         promoted=promote,
     )
@@ -383,18 +383,3 @@ def review_item_comment(*, item, user, text) -> Comment:
     if len(text) > 5000:
         raise ApplicationError("A comment is at most 5000 characters.", field="text")
     return Comment.objects.create(item=item, author=user, text=text)
-
-
-def review_item_flag_trace(*, trace, user, note="", rubric_version=None) -> ReviewItem:
-    """A person sends a trace (or a verdict's trace) to the review queue."""
-    if not has_role(user, ANNOTATOR):
-        raise ApplicationError("Flagging needs the annotator role.", status_code=403)
-    with transaction.atomic():
-        item = review_item_enqueue(
-            trace=trace,
-            reason=ReviewReason.FLAGGED,
-            rubric_version=rubric_version,
-            detail=(note or "").strip()[:2000] or f"Flagged by {user.get_username()}",
-        )
-        audit_event_record(actor=user, action="review_item.flag_trace", obj=item, after=None)
-        return item
