@@ -104,7 +104,10 @@ class SpanOut(serializers.ModelSerializer):
 class TraceOut(serializers.ModelSerializer):
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
     session = serializers.SlugRelatedField(
-        slug_field="external_id", read_only=True, help_text="The conversation id it was sent under."
+        slug_field="external_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The conversation id it was sent under.",
     )
 
     class Meta:

@@ -222,3 +222,20 @@ class TestSessionApi:
 
     def test_outsiders_are_refused(self, outsider, api_client_for, conversation):
         assert api_client_for(outsider).get("/api/sessions/").status_code == 403
+
+
+def test_a_session_review_item_links_its_session(client, curator, conversation):
+    verdict = _session_verdict(conversation, status="disputed")
+    item = ReviewItemFactory(
+        trace=verdict.trace,
+        session=conversation,
+        verdict=verdict,
+        rubric_version=verdict.rubric_version,
+        reason=ReviewReason.PASSES_DISAGREE,
+    )
+    client.force_login(curator)
+
+    html = client.get(f"/reviews/items/{item.pk}/").content.decode()
+
+    assert 'id="item-session"' in html
+    assert f'href="/traces/sessions/{conversation.pk}/"' in html
