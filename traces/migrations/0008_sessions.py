@@ -25,7 +25,7 @@ def sessions_backfill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('traces', '0006_plural_names'),
+        ('traces', '0007_project_retention_days'),
     ]
 
     operations = [
