@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 
 from accounts.roles import CURATOR, has_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.example_schema import example_data_clean
 from golden.models import ExampleOrigin, GoldenExample
 from golden.services import (

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsCurator
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.collect import MAX_TRACES_AT_ONCE, golden_drafts_from_traces, golden_example_confirm
 from golden.selectors import golden_example_get_for_user
 from golden.serializers import GoldenExampleOutSerializer

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.roles import CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.collect import golden_drafts_from_traces
 from golden.models import GoldenExample
 from traces.filters import TraceFilter

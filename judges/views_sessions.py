@@ -4,7 +4,7 @@ from django import forms
 from django.shortcuts import redirect, render
 
 from accounts.roles import CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.forms import JudgeRunForm
 from judges.models import JudgeConfig
 from judges.services import DEFAULT_CONFIG_NAME, judge_run_start

@@ -7,7 +7,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, has_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import Verdict
 from reviews.audit import annotation_snapshot, audit_event_record
 from reviews.models import Annotation, ReviewItem, ReviewReason, ReviewStatus

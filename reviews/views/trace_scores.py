@@ -6,7 +6,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import RubricVersion, RubricVersionStatus
 from reviews.forms import ResolveForm
 from reviews.selectors import version_criteria_questions

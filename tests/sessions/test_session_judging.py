@@ -99,7 +99,7 @@ def test_a_new_trace_in_the_session_makes_its_verdict_stale(
 
 
 def test_an_empty_selection_of_sessions_is_refused(tool_rubric, default_config, capture):
-    from evalsite.api import ApplicationError
+    from core.errors import ApplicationError
 
     with pytest.raises(ApplicationError) as refused:
         _start(tool_rubric, default_config, type("S", (), {"pk": 999_999})(), capture)
