@@ -8,7 +8,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('judges', '0012_judge_injection_flag'),
-        ('traces', '0008_sessions'),
+        ('traces', '0009_sessions'),
     ]
 
     operations = [

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
     dependencies = [
         ('judges', '0013_session_scope'),
         ('reviews', '0007_one_hold_per_queue'),
-        ('traces', '0008_sessions'),
+        ('traces', '0009_sessions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

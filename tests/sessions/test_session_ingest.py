@@ -144,7 +144,7 @@ def test_the_migration_backfills_traces_stored_before_sessions():
 
     from tests.factories import TraceFactory
 
-    backfill = import_module("traces.migrations.0008_sessions").sessions_backfill
+    backfill = import_module("traces.migrations.0009_sessions").sessions_backfill
     named = TraceFactory(context={"conversation_id": "old-1"})
     also = TraceFactory(project=named.project, context={"session_id": "old-1"})
     unnamed = TraceFactory(context={"user": "x"})

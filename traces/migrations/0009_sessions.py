@@ -25,7 +25,7 @@ def sessions_backfill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('traces', '0007_project_retention_days'),
+        ('traces', '0008_search_documents'),
     ]
 
     operations = [
