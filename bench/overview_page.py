@@ -63,7 +63,7 @@ def fill(n_traces: int, seed: int = 1) -> None:
     )
     from reviews.models import Annotation, Queue, ReviewItem
     from tests.factories import UserFactory
-    from traces.models import Project, Span, Trace
+    from traces.models import Project, Session, Span, Trace
 
     rng = random.Random(seed)
     # The agent dashboard's figures draw from a stream of their own: judging data stay the same.
@@ -71,8 +71,8 @@ def fill(n_traces: int, seed: int = 1) -> None:
     models = ["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "gpt-4o"]
     with connection.cursor() as cursor:
         cursor.execute(
-            "TRUNCATE traces_trace, judges_judgerun, reviews_reviewitem, golden_evalrun, "
-            "golden_datasetversion CASCADE"
+            "TRUNCATE traces_trace, traces_session, judges_judgerun, reviews_reviewitem, "
+            "golden_evalrun, golden_datasetversion CASCADE"
         )
     now = dt.datetime.now(dt.UTC)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench agents"})
@@ -107,10 +107,19 @@ def fill(n_traces: int, seed: int = 1) -> None:
     started = time.perf_counter()
     for offset in range(0, n_traces, BATCH):
         size = min(BATCH, n_traces - offset)
+        # Conversations of five traces each (batches hold whole conversations).
+        sessions = Session.objects.bulk_create(
+            [
+                Session(project=project, external_id=f"bench-session-{k:07d}")
+                for k in range(offset // 5, (offset + size + 4) // 5)
+            ]
+        )
         traces = []
         for i in range(offset, offset + size):
             task_type, task, _ = TASKS[i % 3]
-            at = now - dt.timedelta(minutes=rng.randrange(0, 12 * 7 * 24 * 60))
+            if i % 5 == 0:
+                conversation_at = now - dt.timedelta(minutes=rng.randrange(0, 12 * 7 * 24 * 60))
+            at = min(now, conversation_at + dt.timedelta(minutes=3 * (i % 5)))
             traces.append(
                 Trace(
                     project=project,
@@ -128,6 +137,7 @@ def fill(n_traces: int, seed: int = 1) -> None:
                     output_tokens=tokens // 8,
                     cost_usd=round(tokens * 3e-6 + tokens / 8 * 15e-6, 6),
                     error_count=int(agent_rng.random() < 0.08 + 0.04 * (i % 4)),
+                    session=sessions[i // 5 - offset // 5],
                 )
             )
         Trace.objects.bulk_create(traces, batch_size=BATCH)
