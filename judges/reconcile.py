@@ -18,15 +18,10 @@ from judges.models import (
     VerdictStatus,
 )
 from judges.signals import verdict_needs_review, verdict_written
+from judges.verdict_reasons import VerdictReason
 
 logger = logging.getLogger(__name__)
 
-# Values of reviews.models.ReviewReason; judges never imports reviews.
-PASSES_DISAGREE = "passes_disagree"
-UNPARSEABLE = "unparseable"
-CALL_FAILED = "call_failed"
-RED_FLAG = "red_flag"
-CRITERION_FLIP = "criterion_flip"
 UNFINISHED = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
 
 
@@ -86,19 +81,19 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
     ]
     usable = [p for p in finished if p.status == JudgmentStatus.DONE and p.score is not None]
     if failed:
-        reasons.append(CALL_FAILED)
+        reasons.append(VerdictReason.CALL_FAILED)
         details += [f"pass {p.pass_index + 1} call failed: {p.error}" for p in failed]
     if unusable:
-        reasons.append(UNPARSEABLE)
+        reasons.append(VerdictReason.UNPARSEABLE)
         details += [f"pass {p.pass_index + 1} {p.parse_status}: {p.error}" for p in unusable]
     flipped = _criteria_flipped(usable)
     if flipped:
-        reasons.append(CRITERION_FLIP)
+        reasons.append(VerdictReason.CRITERION_FLIP)
         details += [f"criterion flipped: {question}" for question in flipped]
     elif len(usable) >= 2:
         scores = [p.score for p in usable]
         if max(scores) - min(scores) > run.config.tolerance + 1e-9:
-            reasons.append(PASSES_DISAGREE)
+            reasons.append(VerdictReason.PASSES_DISAGREE)
             details.append("pass scores " + ", ".join(f"{s:g}" for s in scores))
 
     if not usable:
@@ -114,7 +109,7 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
             # a person, whatever the judge concluded.
             flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
         if flags:
-            reasons.append(RED_FLAG)
+            reasons.append(VerdictReason.RED_FLAG)
             details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
 
     detail = "\n".join(details)

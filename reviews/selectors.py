@@ -331,3 +331,21 @@ def queue_purpose(queue: Queue) -> str:
     if queue.project_id:
         return f"Disputed and sampled verdicts of the project {queue.project.name}."
     return "Items curators route here."
+
+
+def criteria_answers_by_people(version) -> list[tuple[int, dict[str, bool]]]:
+    """(trace, {question: met}) of every standing per-criterion answer people gave to the
+    rubric version's items."""
+    rows = Annotation.objects.filter(
+        item__rubric_version=version, undone_at__isnull=True
+    ).values_list("item__trace_id", "criteria_results")
+    answers = []
+    for trace_id, results in rows.iterator():
+        by_question = {
+            str(r.get("question", "")): r["met"]
+            for r in results or []
+            if isinstance(r, dict) and isinstance(r.get("met"), bool)
+        }
+        if by_question:
+            answers.append((trace_id, by_question))
+    return answers

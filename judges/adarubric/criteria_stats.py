@@ -1,16 +1,15 @@
 """Per-criterion statistics of a rubric version: flips between passes, people overturning it,
 and criteria that answer the same almost always (vague or useless), with a rewrite suggestion.
 
-Two queries however many traces: pass answers, and people's answers (looked up by app label:
-judges does not import reviews).
+Two queries however many traces: pass answers, and people's answers, which reviews gives in
+answer to the criteria_answers_wanted signal (judges does not import reviews).
 """
 
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.apps import apps
-
 from judges.models import Judgment, JudgmentStatus, ParseStatus, RubricVersion
+from judges.signals import criteria_answers_wanted
 
 SAME_ANSWER_SHARE = 0.95
 MIN_ANSWERS = 10
@@ -66,20 +65,8 @@ def _pass_answers(version: RubricVersion) -> dict[tuple, dict[str, list[bool]]]:
 
 def _human_answers(version: RubricVersion) -> list[tuple[int, dict[str, bool]]]:
     """(trace, {question: met}) of every standing per-criterion answer people gave."""
-    annotation = apps.get_model("reviews", "Annotation")
-    rows = annotation.objects.filter(
-        item__rubric_version=version, undone_at__isnull=True
-    ).values_list("item__trace_id", "criteria_results")
-    answers = []
-    for trace_id, results in rows.iterator():
-        by_question = {
-            str(r.get("question", "")): r["met"]
-            for r in results or []
-            if isinstance(r, dict) and isinstance(r.get("met"), bool)
-        }
-        if by_question:
-            answers.append((trace_id, by_question))
-    return answers
+    responses = criteria_answers_wanted.send(sender=RubricVersion, version=version)
+    return [answer for _receiver, answers in responses for answer in answers]
 
 
 def _flags(stats: CriterionStats) -> list[CriterionFlag]:
