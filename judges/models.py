@@ -260,6 +260,14 @@ class RedFlag(models.Model):
         indexes = [models.Index(fields=["trace", "kind"], name="redflag_trace_kind")]
 
 
+class RedFlagCheck(models.Model):
+    """That a trace's red flags were computed, so a trace on which none fired is not checked
+    again by every reader; removed when late spans make the check out of date."""
+
+    trace = models.OneToOneField(Trace, on_delete=models.CASCADE, related_name="red_flag_check")
+    checked_at = models.DateTimeField()
+
+
 class CalibrationStatus(models.TextChoices):
     CALIBRATING = "calibrating"
     APPROVED = "approved"

@@ -43,7 +43,7 @@ def score_is_pass(score: float, judgment: Judgment) -> bool:
 
 
 def _red_flags(trace) -> list:
-    from judges.trajectory.redflags import red_flags_ensure
+    from judges.trajectory.redflag_store import red_flags_ensure
 
     try:
         return red_flags_ensure(trace)

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from core.errors import ApplicationError
-from judges.trajectory.redflags import red_flags_ensure
+from judges.trajectory.redflag_store import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 
 # Claiming lives in claims.py; these names are part of this module's interface too.

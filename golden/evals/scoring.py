@@ -24,7 +24,7 @@ from judges.trajectory.attribution import (
 from judges.trajectory.effects import tool_catalogue_ensure, tool_definitions
 from judges.trajectory.matchers import AUTO, PathJudge
 from judges.trajectory.parameters import ParameterJudge
-from judges.trajectory.redflags import red_flags_ensure
+from judges.trajectory.redflag_store import red_flags_ensure
 from judges.trajectory.rules import golden_rules_check
 from judges.trajectory.scoring import trajectory_score
 from judges.trajectory.steps import tool_steps_from_spans

@@ -10,7 +10,6 @@ from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
 from judges.models import GuardrailPolicy, RedFlag
 from judges.trajectory.conversation import (
@@ -32,7 +31,7 @@ from judges.trajectory.steps import (
     tool_steps_from_spans,
     trace_spans,
 )
-from traces.models import Span, SpanKind, Trace
+from traces.models import SpanKind, Trace
 
 Kind = RedFlag.Kind
 
@@ -438,23 +437,3 @@ def red_flags_detect(
         if kinds is None or kind in kinds:
             hits += check()
     return hits
-
-
-def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedFlag]:
-    """Compute and store the trace's red flags once; later calls return the stored rows.
-
-    `spans`, in trace order, saves a query when the caller already loaded them.
-    """
-    with transaction.atomic():
-        # The row lock keeps two concurrent callers from storing the flags twice.
-        Trace.objects.select_for_update().filter(pk=trace.pk).first()
-        stored = list(trace.red_flags.select_related("span").order_by("pk"))
-        if stored:
-            return stored
-        hits = red_flags_detect(trace, spans)
-        flags = [
-            RedFlag(trace=trace, span_id=hit.span_pk, kind=hit.kind, detail=hit.detail)
-            for hit in hits
-        ]
-        RedFlag.objects.bulk_create(flags)
-        return list(trace.red_flags.select_related("span").order_by("pk"))

@@ -3,7 +3,8 @@
 import pytest
 
 from judges.models import RedFlag
-from judges.trajectory.redflags import red_flags_detect, red_flags_ensure
+from judges.trajectory.redflag_store import red_flags_ensure
+from judges.trajectory.redflags import red_flags_detect
 from tests.factories import SpanFactory, TraceFactory
 from traces.models import SpanKind, SpanStatus
 from traces.signals import trace_completed
