@@ -8,6 +8,7 @@ transaction as the verdict it is about.
 import logging
 
 from judges.models import (
+    JudgeConfig,
     JudgeRun,
     Judgment,
     JudgmentStatus,
@@ -53,12 +54,16 @@ def _red_flags(trace) -> list:
         return []
 
 
-def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
+def judgment_reconcile(
+    passes: list[Judgment], run: JudgeRun, config: JudgeConfig | None = None
+) -> Verdict | None:
     """Write the verdict for one trace of a run once all its passes have finished.
 
-    `passes` are every pass row of (trace, run), locked by the caller. Returns the verdict
-    (an existing one when already written), or None while a pass is still outstanding.
+    `passes` are every pass row of (trace, run), locked by the caller; `config` is the run's,
+    when the caller has it loaded. Returns the verdict (an existing one when already
+    written), or None while a pass is still outstanding.
     """
+    config = config or run.config
     if not passes or any(p.status in UNFINISHED for p in passes):
         return None
     if any(p.status == JudgmentStatus.CANCELLED for p in passes):
@@ -92,7 +97,7 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
         details += [f"criterion flipped: {question}" for question in flipped]
     elif len(usable) >= 2:
         scores = [p.score for p in usable]
-        if max(scores) - min(scores) > run.config.tolerance + 1e-9:
+        if max(scores) - min(scores) > config.tolerance + 1e-9:
             reasons.append(VerdictReason.PASSES_DISAGREE)
             details.append("pass scores " + ", ".join(f"{s:g}" for s in scores))
 

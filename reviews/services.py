@@ -14,20 +14,7 @@ from accounts.roles import ANNOTATOR, CURATOR, has_role
 from core.errors import ApplicationError
 from judges.trajectory.redflag_store import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
-
-# Claiming lives in claims.py; these names are part of this module's interface too.
-from reviews.claims import (  # noqa: F401
-    LOCK_SECONDS,
-    LockLost,
-    lock_expiry,
-    lock_lost_message,
-    review_item_claim_next,
-    review_item_claim_next_any,
-    review_item_holds_release,
-    review_item_lock_renew,
-    review_items_claimable,
-    review_locks_release_expired,
-)
+from reviews.claims import LockLost, lock_expiry, lock_lost_message, review_item_holds_release
 from reviews.models import (
     Annotation,
     Comment,
@@ -37,13 +24,7 @@ from reviews.models import (
     ReviewReason,
     ReviewStatus,
 )
-from reviews.scoring import (  # noqa: F401
-    criteria_score,
-    explanation_clean,
-    failure_tags_clean,
-    score_validate,
-    score_with_criteria,
-)
+from reviews.scoring import explanation_clean, failure_tags_clean, score_with_criteria
 
 logger = logging.getLogger(__name__)
 

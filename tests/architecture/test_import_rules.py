@@ -5,6 +5,7 @@ the data: accounts, traces, judges, reviews, golden, then webhooks (it hears eve
 insights/ and demo/ read every app; evalsite/ wires them all. A module may import only
 floors below its own, and may look a model up by app label (`apps.get_model`) only on its own
 floor or below, so the left-to-right rule cannot be bent through the database either.
+And a name is imported from the module that defines it, never through one that re-exports it.
 """
 
 import ast
@@ -121,3 +122,64 @@ def test_the_walker_finds_the_pipeline_reading_to_its_left():
     """The rule above is only as good as the walk: it must see the imports that do exist."""
     assert "traces" in {reach.target for reach in package_reaches("judges")}
     assert "core" in {reach.target for reach in package_reaches("golden")}
+
+
+def _module_path(dotted: str) -> Path | None:
+    for candidate in (
+        ROOT / (dotted.replace(".", "/") + ".py"),
+        ROOT / dotted.replace(".", "/") / "__init__.py",
+    ):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _names_defined_and_imported(path: Path) -> tuple[set[str], set[str]]:
+    defined: set[str] = set()
+    imported: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign):
+            defined |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            defined.add(node.target.id)
+    return defined, imported
+
+
+def names_taken_through_a_reexport(source: str, module: str) -> list[str]:
+    """`from X import name` where X does not define `name` but only imports it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+            continue
+        if node.module.split(".")[0] not in FLOORS or not (path := _module_path(node.module)):
+            continue
+        defined, imported = _names_defined_and_imported(path)
+        found += [
+            f"{module}:{node.lineno} {alias.name} from {node.module}"
+            for alias in node.names
+            if alias.name in imported
+            and alias.name not in defined
+            and not _module_path(f"{node.module}.{alias.name}")
+        ]
+    return found
+
+
+@pytest.mark.parametrize("package", [*FLOORS, "tests", "bench"])
+def test_names_are_imported_from_where_they_live(package):
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        module = str(path.relative_to(ROOT))
+        found += names_taken_through_a_reexport(path.read_text(encoding="utf-8"), module)
+    assert found == []
+
+
+def test_the_reexport_check_sees_a_facade():
+    # reviews.services imports LockLost from reviews.claims for its own use
+    source = "from reviews.services import LockLost\nfrom reviews.claims import LockLost\n"
+    assert names_taken_through_a_reexport(source, "x.py") == [
+        "x.py:1 LockLost from reviews.services"
+    ]

@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from judges.models import RedFlag
+from reviews.claims import review_item_claim_next
 from reviews.models import ReviewReason
-from reviews.services import review_item_claim_next
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,

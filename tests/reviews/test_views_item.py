@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
 from judges.models import RedFlag
+from reviews.claims import review_item_claim_next
 from reviews.models import Annotation, ReviewStatus
-from reviews.services import review_item_claim_next
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
