@@ -367,6 +367,25 @@ CELERY_BEAT_SCHEDULE["review-locks-release"] = {
 # A judge version is approved for live traffic at this kappa against people on this many items.
 CALIBRATION_KAPPA_BAR = envfloat("CALIBRATION_KAPPA_BAR", 0.6)
 CALIBRATION_MIN_ITEMS = envint("CALIBRATION_MIN_ITEMS", 30)
+# A calibrating version sends its first verdicts to people, then this share of the rest; the
+# drift check measures the last CALIBRATION_WINDOW labels.
+CALIBRATION_FIRST_SAMPLED = envint("CALIBRATION_FIRST_SAMPLED", 30)
+CALIBRATION_SAMPLE_RATE = envfloat("CALIBRATION_SAMPLE_RATE", 0.10)
+CALIBRATION_WINDOW = envint("CALIBRATION_WINDOW", 30)
+
+# --- Review queue ---------------------------------------------------------------------------
+# A claim holds an item this long unless the page renews it (every heartbeat); an answer can
+# be undone for REVIEW_UNDO_SECONDS.
+REVIEW_LOCK_SECONDS = envint("REVIEW_LOCK_SECONDS", 15 * 60)
+REVIEW_HEARTBEAT_SECONDS = envint("REVIEW_HEARTBEAT_SECONDS", 60)
+REVIEW_UNDO_SECONDS = envint("REVIEW_UNDO_SECONDS", 60)
+
+# --- Trajectory red flags -------------------------------------------------------------------
+# Defaults where a project's guardrail policy and the trace's own context say nothing.
+TRAJECTORY_MAX_STEPS = envint("TRAJECTORY_MAX_STEPS", 30)
+TRAJECTORY_LOOP_REPEATS = envint("TRAJECTORY_LOOP_REPEATS", 3)
+# {tool: [tools that must be called first]}, for every project.
+TRAJECTORY_TOOL_PREREQUISITES: dict[str, list[str]] = {}
 
 # --- Webhooks -------------------------------------------------------------------------------
 WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)

@@ -148,12 +148,12 @@ def _online_run(version: RubricVersion, config: JudgeConfig) -> JudgeRun:
 
 
 def _trace_task_type(trace: Trace, classify_later: bool) -> str:
-    from judges.adarubric.task_types import trace_task_type_assign
+    from judges.adaptive_rubrics.task_types import trace_task_type_assign
 
     # Attribute and curator rules only: the LLM classifier is too slow for this path.
     decided = trace_task_type_assign(trace, classify=False)
     if not decided and classify_later:
-        from judges.adarubric.tasks import trace_task_type_classify_task
+        from judges.tasks import trace_task_type_classify_task
 
         trace_id = trace.pk
         transaction.on_commit(lambda: task_publish(trace_task_type_classify_task, trace_id))

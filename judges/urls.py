@@ -20,5 +20,5 @@ urlpatterns = [
     path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("runs/<int:run_id>/cancel/", views.run_cancel, name="run_cancel"),
-    path("adarubric/", include("judges.adarubric.urls")),
+    path("adarubric/", include("judges.adaptive_rubrics.urls")),
 ]

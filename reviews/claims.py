@@ -18,8 +18,6 @@ from core.errors import ApplicationError
 from reviews.access import review_items_visible
 from reviews.models import Annotation, ItemSkip, Queue, ReviewItem, ReviewStatus
 
-LOCK_SECONDS = getattr(settings, "REVIEW_LOCK_SECONDS", 15 * 60)
-
 
 class LockLost(ApplicationError):
     """The person no longer holds the item: the lock expired or someone else claimed it."""
@@ -29,7 +27,7 @@ class LockLost(ApplicationError):
 
 
 def lock_expiry(now):
-    return now + timedelta(seconds=LOCK_SECONDS)
+    return now + timedelta(seconds=settings.REVIEW_LOCK_SECONDS)
 
 
 def review_items_claimable(*, user, queue, now=None):

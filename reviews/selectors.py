@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -11,7 +12,6 @@ from accounts.roles import CURATOR, has_role
 from judges.models import Judgment
 from reviews.access import queue_hides_judge_from, review_items_visible
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
-from reviews.services import UNDO_SECONDS
 from traces.selectors import span_citations, trace_span_nodes, trace_spans_ordered
 
 
@@ -139,7 +139,7 @@ def queue_progress(queue, user, open_count: int | None = None) -> Progress:
 
 def annotation_undoable(user, queue=None) -> Annotation | None:
     """The person's latest answer that can still be undone, if any."""
-    since = timezone.now() - timedelta(seconds=UNDO_SECONDS)
+    since = timezone.now() - timedelta(seconds=settings.REVIEW_UNDO_SECONDS)
     found = Annotation.objects.filter(
         annotator=user, undone_at__isnull=True, created_at__gte=since, promoted=False
     )

@@ -29,7 +29,6 @@ from reviews.scoring import explanation_clean, failure_tags_clean, score_with_cr
 logger = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_NAME = "Default"
-UNDO_SECONDS = getattr(settings, "REVIEW_UNDO_SECONDS", 60)
 TASK_EXCERPT_CHARS = 500
 
 
@@ -262,9 +261,9 @@ def annotation_undo(*, annotation, user) -> ReviewItem:
             )
         if annotation.undone_at is not None:
             raise ApplicationError("This answer was already undone.", field="annotation")
-        if annotation.created_at < now - timedelta(seconds=UNDO_SECONDS):
+        if annotation.created_at < now - timedelta(seconds=settings.REVIEW_UNDO_SECONDS):
             raise ApplicationError(
-                f"Undo is possible for {UNDO_SECONDS} seconds after answering; "
+                f"Undo is possible for {settings.REVIEW_UNDO_SECONDS} seconds after answering; "
                 "ask a curator to re-queue the item instead.",
                 field="annotation",
                 code="undo_window_passed",

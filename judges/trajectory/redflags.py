@@ -72,8 +72,7 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
     `max_steps`; the loop threshold is the project's, else the setting.
     """
     prerequisites: dict[str, list[str]] = {
-        tool: list(reqs)
-        for tool, reqs in getattr(settings, "TRAJECTORY_TOOL_PREREQUISITES", {}).items()
+        tool: list(reqs) for tool, reqs in settings.TRAJECTORY_TOOL_PREREQUISITES.items()
     }
     if policy is not None:
         for tool, reqs in (policy.tool_prerequisites or {}).items():
@@ -93,11 +92,9 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
         limits.append(int(declared))
     return FlagRules(
         prerequisites=prerequisites,
-        max_steps=min(limits) if limits else int(getattr(settings, "TRAJECTORY_MAX_STEPS", 30)),
+        max_steps=min(limits) if limits else settings.TRAJECTORY_MAX_STEPS,
         loop_repeats=(
-            policy.loop_repeats
-            if policy is not None
-            else int(getattr(settings, "TRAJECTORY_LOOP_REPEATS", 3))
+            policy.loop_repeats if policy is not None else settings.TRAJECTORY_LOOP_REPEATS
         ),
     )
 

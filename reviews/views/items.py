@@ -67,7 +67,7 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
         "holds": holds,
         "heartbeatUrl": reverse("reviews:item_heartbeat", args=[item.pk]),
         # The page renews its 15-minute lock this often while it is open.
-        "heartbeatSeconds": getattr(settings, "REVIEW_HEARTBEAT_SECONDS", 60),
+        "heartbeatSeconds": settings.REVIEW_HEARTBEAT_SECONDS,
         "previousUrl": reverse("reviews:item_detail", args=[previous.item_id]) if previous else "",
     }
     context = {

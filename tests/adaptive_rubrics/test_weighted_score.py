@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.adarubric.generation import criteria_version_create, rubric_version_approve
+from judges.adaptive_rubrics.generation import criteria_version_create, rubric_version_approve
 from judges.models import Judgment, Verdict
 from judges.parsing import reply_parse
 from tests.judges import sample_traces

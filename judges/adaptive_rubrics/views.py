@@ -1,4 +1,4 @@
-"""AdaRubric pages: task types (rules, corrections, generate), a rubric's criteria (stats, edit)."""
+"""Task-adaptive rubric pages: task types (rules, corrections, generate), a rubric's criteria."""
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
@@ -9,21 +9,21 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
-from judges.adarubric import selectors
-from judges.adarubric.forms import (
+from judges.adaptive_rubrics import selectors
+from judges.adaptive_rubrics.forms import (
     CriteriaFormSet,
     GenerateForm,
     TaskTypeCorrectionForm,
     TaskTypeRuleForm,
     criteria_from_formset,
 )
-from judges.adarubric.generation import (
+from judges.adaptive_rubrics.generation import (
     criteria_version_create,
     generated_rubric_calibration_start,
     rubric_criteria_generate,
     rubric_version_approve,
 )
-from judges.adarubric.task_types import task_type_rule_create, trace_task_type_correct
+from judges.adaptive_rubrics.task_types import task_type_rule_create, trace_task_type_correct
 from judges.models import Rubric, RubricVersionStatus
 from traces.models import Trace
 
@@ -38,7 +38,7 @@ def task_types(request):
         "correction_form": TaskTypeCorrectionForm(),
         "can_edit": has_role(request.user, CURATOR),
     }
-    return render(request, "judges/adarubric/task_types.html", context)
+    return render(request, "judges/adaptive_rubrics/task_types.html", context)
 
 
 @require_POST
@@ -47,7 +47,7 @@ def task_type_rule_add(request):
     form = TaskTypeRuleForm(request.POST)
     if not form.is_valid():
         messages.error(request, "A rule needs a task type.")
-        return redirect("judges:adarubric_task_types")
+        return redirect("judges:adaptive_task_types")
     data = form.cleaned_data
     try:
         task_type_rule_create(
@@ -61,7 +61,7 @@ def task_type_rule_add(request):
         messages.error(request, exc.message)
     else:
         messages.success(request, "Rule saved; it types traces that arrive from now on.")
-    return redirect("judges:adarubric_task_types")
+    return redirect("judges:adaptive_task_types")
 
 
 @require_POST
@@ -70,7 +70,7 @@ def task_type_correct(request):
     form = TaskTypeCorrectionForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Give a trace number and a task type.")
-        return redirect("judges:adarubric_task_types")
+        return redirect("judges:adaptive_task_types")
     trace = get_object_or_404(Trace, pk=form.cleaned_data["trace"])
     try:
         trace_task_type_correct(
@@ -82,7 +82,7 @@ def task_type_correct(request):
         messages.success(
             request, f"Trace #{trace.pk} is now {trace.task_type}; the correction is kept."
         )
-    return redirect("judges:adarubric_task_types")
+    return redirect("judges:adaptive_task_types")
 
 
 @require_POST
@@ -91,14 +91,14 @@ def criteria_generate(request):
     form = GenerateForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Name a task type.")
-        return redirect("judges:adarubric_task_types")
+        return redirect("judges:adaptive_task_types")
     try:
         draft = rubric_criteria_generate(
             task_type=form.cleaned_data["task_type"], user=request.user
         )
     except ApplicationError as exc:
         messages.error(request, exc.message)
-        return redirect("judges:adarubric_task_types")
+        return redirect("judges:adaptive_task_types")
     messages.success(
         request, f"Draft v{draft.number} generated: check each criterion, then approve."
     )
@@ -106,7 +106,7 @@ def criteria_generate(request):
 
 
 def _to_version(version):
-    response = redirect("judges:adarubric_criteria", rubric_id=version.rubric_id)
+    response = redirect("judges:adaptive_criteria", rubric_id=version.rubric_id)
     response["Location"] += f"?version={version.number}"
     return response
 
@@ -164,7 +164,7 @@ def rubric_criteria(request, rubric_id: int):
         "can_edit": can_edit,
         "is_draft": version.status == RubricVersionStatus.DRAFT,
     }
-    return render(request, "judges/adarubric/criteria.html", context)
+    return render(request, "judges/adaptive_rubrics/criteria.html", context)
 
 
 @require_POST

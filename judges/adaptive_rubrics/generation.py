@@ -6,11 +6,12 @@ traffic; a curator edits (reorder, weight, delete, add) into a new draft and app
 
 import json
 
+from django.conf import settings
 from django.db import transaction
 
 from core.errors import ApplicationError
-from judges.adarubric.llm import JudgeReplyError, judge_ask
-from judges.adarubric.task_types import trace_tools_called
+from judges.adaptive_rubrics.llm import JudgeReplyError, judge_ask
+from judges.adaptive_rubrics.task_types import trace_tools_called
 from judges.models import (
     OutputFormat,
     Rubric,
@@ -169,14 +170,13 @@ def generated_rubric_calibration_start(*, version: RubricVersion, user=None):
     Returns the run, or None when the type has no traces yet. Every verdict of a calibrating
     version up to the first-N sample goes to the blind calibration queue.
     """
-    from judges.calibration import FIRST_SAMPLED
     from judges.services import judge_config_default, judge_run_start
 
     task_type = version.rubric.task_type
     trace_ids = list(
         Trace.objects.filter(task_type=task_type)
         .order_by("-pk")
-        .values_list("pk", flat=True)[:FIRST_SAMPLED]
+        .values_list("pk", flat=True)[: settings.CALIBRATION_FIRST_SAMPLED]
     )
     if not task_type or not trace_ids:
         return None

@@ -1,8 +1,8 @@
-"""AdaRubric tests use the judging tests' simulated judge (real SDK, local server)."""
+"""Task-adaptive rubric tests use the judging tests' simulated judge (real SDK, local server)."""
 
 import pytest
 
-from judges.adarubric.generation import rubric_criteria_generate, rubric_version_approve
+from judges.adaptive_rubrics.generation import rubric_criteria_generate, rubric_version_approve
 from judges.execution import judgment_execute
 from judges.services import judge_run_start
 from tests.judges import conftest as judging

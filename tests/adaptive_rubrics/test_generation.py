@@ -3,8 +3,8 @@
 import pytest
 
 from core.errors import ApplicationError
-from judges.adarubric import generation
-from judges.adarubric.generation import (
+from judges.adaptive_rubrics import generation
+from judges.adaptive_rubrics.generation import (
     criteria_version_create,
     rubric_criteria_generate,
     rubric_version_approve,

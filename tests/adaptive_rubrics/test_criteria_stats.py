@@ -2,8 +2,8 @@
 
 import pytest
 
-from judges.adarubric.criteria_stats import rubric_criteria_stats
-from judges.adarubric.generation import criteria_version_create, rubric_version_approve
+from judges.adaptive_rubrics.criteria_stats import rubric_criteria_stats
+from judges.adaptive_rubrics.generation import criteria_version_create, rubric_version_approve
 from reviews.models import Annotation, ReviewItem
 from tests.factories import QueueFactory
 from tests.judges import sample_traces

@@ -2,12 +2,12 @@
 the first verdicts of a new generated rubric reach the calibration queue."""
 
 import pytest
+from django.conf import settings
 from django.urls import reverse
 from django.utils.html import escape
 
 from core.errors import ApplicationError
-from judges.adarubric.generation import rubric_criteria_generate
-from judges.calibration import FIRST_SAMPLED
+from judges.adaptive_rubrics.generation import rubric_criteria_generate
 from judges.models import CalibrationStatus, JudgeCalibration, Rubric, Verdict, VerdictStatus
 from judges.services import judge_run_start, trace_judge_online
 from reviews.models import ReviewItem, ReviewReason
@@ -81,7 +81,7 @@ def test_the_first_verdicts_of_a_new_generated_rubric_go_to_people(
     sampled = ReviewItem.objects.filter(
         reason=ReviewReason.CALIBRATION, rubric_version=approved_generated
     )
-    assert scored == len(cancellation_traces) <= FIRST_SAMPLED
+    assert scored == len(cancellation_traces) <= settings.CALIBRATION_FIRST_SAMPLED
     assert sampled.count() == scored
     assert set(sampled.values_list("queue__name", flat=True)) == {"Calibration"}
 

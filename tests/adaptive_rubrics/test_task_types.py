@@ -3,7 +3,7 @@
 import pytest
 
 from core.errors import ApplicationError
-from judges.adarubric.task_types import (
+from judges.adaptive_rubrics.task_types import (
     task_type_rule_create,
     trace_task_type_assign,
     trace_task_type_correct,

@@ -1,8 +1,8 @@
-"""Reads for the AdaRubric pages."""
+"""Reads for the task-adaptive rubric pages."""
 
 from django.db.models import Count, Q
 
-from judges.adarubric.criteria_stats import rubric_criteria_stats
+from judges.adaptive_rubrics.criteria_stats import rubric_criteria_stats
 from judges.models import Rubric, TaskTypeAssignment, TaskTypeRule, TaskTypeSource
 from traces.models import Trace
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.adarubric.generation import criteria_version_create
+from judges.adaptive_rubrics.generation import criteria_version_create
 from reviews.models import ReviewItem
 from reviews.scoring import criteria_score
 from tests.factories import QueueFactory, TraceFactory

@@ -2,9 +2,9 @@
 
 import pytest
 
-from judges.adarubric.tasks import trace_task_type_classify_task
 from judges.models import CalibrationStatus, JudgeCalibration, Judgment, Rubric
 from judges.services import trace_judge_online
+from judges.tasks import trace_task_type_classify_task
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db

@@ -1,4 +1,4 @@
-"""Forms of the AdaRubric pages: the criteria editor, task-type rules and corrections."""
+"""Forms of the task-adaptive rubric pages: the criteria editor, task-type rules and corrections."""
 
 from django import forms
 

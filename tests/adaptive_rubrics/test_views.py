@@ -1,4 +1,4 @@
-"""AdaRubric pages: task types, criteria with statistics, the criteria editor, approval."""
+"""Task-adaptive rubric pages: task types, criteria with statistics, the editor, approval."""
 
 import pytest
 from django.db import connection
@@ -6,12 +6,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils.html import escape
 
-from judges.adarubric.generation import (
+from judges.adaptive_rubrics.generation import (
     criteria_version_create,
     rubric_criteria_generate,
     rubric_version_approve,
 )
-from judges.adarubric.task_types import trace_task_type_correct
+from judges.adaptive_rubrics.task_types import trace_task_type_correct
 from judges.models import JudgeRun, RubricVersionStatus, TaskTypeAssignment, TaskTypeRule
 from tests.judges import sample_traces
 
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _criteria_url(version):
-    url = reverse("judges:adarubric_criteria", args=[version.rubric_id])
+    url = reverse("judges:adaptive_criteria", args=[version.rubric_id])
     return f"{url}?version={version.number}"
 
 
@@ -98,7 +98,7 @@ def test_a_curator_approves_a_draft_and_an_annotator_cannot(
     client, curator, annotator, simulator, cancellation_traces
 ):
     draft = rubric_criteria_generate(task_type="order_cancellation", user=curator)
-    url = reverse("judges:adarubric_approve", args=[draft.rubric_id, draft.number])
+    url = reverse("judges:adaptive_approve", args=[draft.rubric_id, draft.number])
 
     client.force_login(annotator)
     assert client.post(url).status_code == 403
@@ -120,10 +120,10 @@ def test_the_task_type_page_generates_adds_rules_and_keeps_corrections(
     trace = sample_traces.coding_fix_ok()
 
     generated = client.post(
-        reverse("judges:adarubric_generate"), {"task_type": "order_cancellation"}
+        reverse("judges:adaptive_generate"), {"task_type": "order_cancellation"}
     )
     client.post(
-        reverse("judges:adarubric_rule_add"),
+        reverse("judges:adaptive_rule_add"),
         {
             "task_type": "refunds",
             "task_pattern": "refund",
@@ -131,8 +131,8 @@ def test_the_task_type_page_generates_adds_rules_and_keeps_corrections(
             "priority": 1,
         },
     )
-    client.post(reverse("judges:adarubric_correct"), {"trace": trace.pk, "task_type": "<b>x</b>"})
-    page = client.get(reverse("judges:adarubric_task_types")).content.decode()
+    client.post(reverse("judges:adaptive_correct"), {"trace": trace.pk, "task_type": "<b>x</b>"})
+    page = client.get(reverse("judges:adaptive_task_types")).content.decode()
 
     assert generated.status_code == 302 and "/criteria/" in generated["Location"]
     assert TaskTypeRule.objects.get().tools == ["cancel_order"]
@@ -142,7 +142,7 @@ def test_the_task_type_page_generates_adds_rules_and_keeps_corrections(
 
 
 def test_pages_need_login_and_outsiders_are_refused(client, outsider, approved_generated):
-    urls = [reverse("judges:adarubric_task_types"), _criteria_url(approved_generated)]
+    urls = [reverse("judges:adaptive_task_types"), _criteria_url(approved_generated)]
 
     assert all(client.get(url).status_code == 302 for url in urls)
     client.force_login(outsider)
@@ -155,7 +155,7 @@ def test_the_task_type_page_takes_the_same_queries_however_many_corrections(
     client.force_login(curator)
     for trace in [sample_traces.support_cancel_ok() for _ in range(2)]:
         trace_task_type_correct(trace=trace, task_type="refunds", user=curator)
-    url = reverse("judges:adarubric_task_types")
+    url = reverse("judges:adaptive_task_types")
     with CaptureQueriesContext(connection) as few:
         client.get(url)
     for trace in [sample_traces.travel_book_ok() for _ in range(6)]:
