@@ -16,6 +16,7 @@ from django.utils import timezone
 from accounts.roles import ANNOTATOR, has_role
 from core.errors import ApplicationError
 from reviews.access import review_items_visible
+from reviews.holds import held_by
 from reviews.models import Annotation, ItemSkip, Queue, ReviewItem, ReviewStatus
 
 
@@ -60,9 +61,7 @@ def review_item_claim_next(*, user, queue) -> ReviewItem | None:
         raise ApplicationError("Claiming review items needs the annotator role.", status_code=403)
     now = timezone.now()
     held = (
-        ReviewItem.objects.filter(
-            queue=queue, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
-        )
+        ReviewItem.objects.filter(held_by(user, now), queue=queue, status=ReviewStatus.OPEN)
         .order_by("-priority", "created_at", "pk")
         .first()
     )
@@ -151,7 +150,7 @@ def review_item_lock_renew(*, item, user):
     now = timezone.now()
     expires = lock_expiry(now)
     renewed = ReviewItem.objects.filter(
-        pk=item.pk, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
+        held_by(user, now), pk=item.pk, status=ReviewStatus.OPEN
     ).update(lock_expires_at=expires)
     if not renewed:
         raise LockLost(lock_lost_message(item))

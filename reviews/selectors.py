@@ -11,6 +11,7 @@ from django.utils import timezone
 from accounts.roles import CURATOR, has_role
 from judges.models import Judgment
 from reviews.access import queue_hides_judge_from, review_items_visible
+from reviews.holds import held_by
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
 from traces.selectors import span_citations, trace_span_nodes, trace_spans_ordered
 
@@ -41,7 +42,7 @@ def queue_items(queue, filters: dict, user):
     now = timezone.now()
     claim = filters.get("claim")
     if claim == "mine":
-        items = items.filter(claimed_by=user, lock_expires_at__gt=now)
+        items = items.filter(held_by(user, now))
     elif claim == "free":
         items = items.filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lte=now))
     elif claim == "held":

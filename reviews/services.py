@@ -15,6 +15,7 @@ from core.errors import ApplicationError
 from judges.trajectory.redflag_store import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 from reviews.claims import LockLost, lock_expiry, lock_lost_message, review_item_holds_release
+from reviews.holds import item_held_by
 from reviews.models import (
     Annotation,
     Comment,
@@ -198,12 +199,7 @@ def review_item_resolve(
     with transaction.atomic():
         item = _item_locked_for_write(item)
         now = timezone.now()
-        if (
-            item.status != ReviewStatus.OPEN
-            or item.claimed_by_id != user.pk
-            or item.lock_expires_at is None
-            or item.lock_expires_at <= now
-        ):
+        if item.status != ReviewStatus.OPEN or not item_held_by(item, user, now):
             raise LockLost(lock_lost_message(item))
         score, criteria = score_with_criteria(item, score, criteria_results)
         return _annotation_write(
