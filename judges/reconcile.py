@@ -54,27 +54,9 @@ def _red_flags(trace) -> list:
         return []
 
 
-def judgment_reconcile(
-    passes: list[Judgment], run: JudgeRun, config: JudgeConfig | None = None
-) -> Verdict | None:
-    """Write the verdict for one trace of a run once all its passes have finished.
-
-    `passes` are every pass row of (trace, run), locked by the caller; `config` is the run's,
-    when the caller has it loaded. Returns the verdict (an existing one when already
-    written), or None while a pass is still outstanding.
-    """
-    config = config or run.config
-    if not passes or any(p.status in UNFINISHED for p in passes):
-        return None
-    if any(p.status == JudgmentStatus.CANCELLED for p in passes):
-        # A cancelled run leaves traces half judged; one pass is not a verdict.
-        return None
-    finished = passes
-    first = finished[0]
-    existing = Verdict.objects.filter(trace_id=first.trace_id, run=run).first()
-    if existing:
-        return existing
-
+def _disputes(finished: list[Judgment], usable: list[Judgment], tolerance: float):
+    """The reasons people must look at a trace's passes, each with its detail lines: calls
+    that failed, replies that were unusable, criteria that flipped, scores too far apart."""
     reasons: list[str] = []
     details: list[str] = []
     failed = [p for p in finished if p.status == JudgmentStatus.FAILED]
@@ -84,7 +66,6 @@ def judgment_reconcile(
         if p.status == JudgmentStatus.DONE
         and p.parse_status in (ParseStatus.UNPARSEABLE, ParseStatus.OUT_OF_RANGE)
     ]
-    usable = [p for p in finished if p.status == JudgmentStatus.DONE and p.score is not None]
     if failed:
         reasons.append(VerdictReason.CALL_FAILED)
         details += [f"pass {p.pass_index + 1} call failed: {p.error}" for p in failed]
@@ -97,10 +78,43 @@ def judgment_reconcile(
         details += [f"criterion flipped: {question}" for question in flipped]
     elif len(usable) >= 2:
         scores = [p.score for p in usable]
-        if max(scores) - min(scores) > config.tolerance + 1e-9:
+        if max(scores) - min(scores) > tolerance + 1e-9:
             reasons.append(VerdictReason.PASSES_DISAGREE)
             details.append("pass scores " + ", ".join(f"{s:g}" for s in scores))
+    return reasons, details
 
+
+def _flags_against(score: float, first: Judgment) -> list:
+    """The red flags that contradict an agreed score and so send the trace to people."""
+    flags = _red_flags(first.trace)
+    if not score_is_pass(score, first):
+        # A failing score agrees with most flags; an attempt to steer the judge still needs
+        # a person, whatever the judge concluded.
+        flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
+    return flags
+
+
+def judgment_reconcile(
+    passes: list[Judgment], run: JudgeRun, config: JudgeConfig | None = None
+) -> Verdict | None:
+    """Write the verdict for one trace of a run once all its passes have finished.
+
+    `passes` are every pass row of (trace, run), locked by the caller; `config` is the run's,
+    when the caller has it loaded. Returns the verdict (an existing one when already
+    written), or None while a pass is still outstanding.
+    """
+    if not passes or any(p.status in UNFINISHED for p in passes):
+        return None
+    if any(p.status == JudgmentStatus.CANCELLED for p in passes):
+        # A cancelled run leaves traces half judged; one pass is not a verdict.
+        return None
+    first = passes[0]
+    existing = Verdict.objects.filter(trace_id=first.trace_id, run=run).first()
+    if existing:
+        return existing
+
+    usable = [p for p in passes if p.status == JudgmentStatus.DONE and p.score is not None]
+    reasons, details = _disputes(passes, usable, (config or run.config).tolerance)
     if not usable:
         status, score = VerdictStatus.FAILED, None
     elif reasons:
@@ -108,12 +122,7 @@ def judgment_reconcile(
     else:
         status = VerdictStatus.AGREED
         score = sum(p.score for p in usable) / len(usable)
-        flags = _red_flags(first.trace)
-        if not score_is_pass(score, first):
-            # A failing score agrees with most flags; an attempt to steer the judge still needs
-            # a person, whatever the judge concluded.
-            flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
-        if flags:
+        if flags := _flags_against(score, first):
             reasons.append(VerdictReason.RED_FLAG)
             details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
 
