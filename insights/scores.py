@@ -16,7 +16,8 @@ from insights.charts import (
     plain,
     readable,
 )
-from judges.models import GuardrailDecision, RedFlag, Verdict
+from judges.guardrails.models import GuardrailDecision
+from judges.models import RedFlag, Verdict
 
 # Characters of panel title that fit across a half-width overview card at 1400 px.
 PANEL_TITLE_CHARS = 66

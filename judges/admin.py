@@ -1,8 +1,7 @@
 from django.contrib import admin
 
+from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from judges.models import (
-    GuardrailDecision,
-    GuardrailPolicy,
     JudgeCalibration,
     JudgeConfig,
     JudgeRun,
