@@ -4,10 +4,10 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from core.env import envbool, envfloat, envint, envlist, envsecret, envstr
+from evalsite.databases import databases_from_environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
@@ -97,41 +97,7 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = envstr("DATABASE_URL")
-if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
-    # PostgreSQL: each process shares a pool of at most DB_POOL_MAX_SIZE connections among its
-    # threads, so processes x pool size (the connection budget, README) bounds what the server
-    # sees however many threads run. A thread waits DB_POOL_TIMEOUT s for a free connection.
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
-        "DB_POOL", True
-    ):
-        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps connections, not the thread
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-            "min_size": envint("DB_POOL_MIN_SIZE", 1),
-            "max_size": envint("DB_POOL_MAX_SIZE", 8),
-            "timeout": envfloat("DB_POOL_TIMEOUT", 30.0),
-        }
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-        # A SQLite file shared with a worker process needs the same locking as embedded mode.
-        DATABASES["default"]["OPTIONS"] = {
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
-        }
-else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "evalsite.sqlite3",
-            "OPTIONS": {
-                # WAL lets the web server read while the worker writes; IMMEDIATE avoids
-                # upgrade deadlocks between them, and the timeout waits out short locks.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 30,
-            },
-        }
-    }
+DATABASES = databases_from_environment(DATABASE_URL, VAR_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -----------------------------------------------------------------------------------
