@@ -1,5 +1,5 @@
 """The databases setting from the environment: DATABASE_URL (PostgreSQL with a connection pool,
-SQLite file), else the embedded SQLite file in WAL mode (README, Configuration)."""
+or a SQLite file), else the embedded SQLite file in WAL mode (README, Configuration)."""
 
 from pathlib import Path
 
