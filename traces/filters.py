@@ -108,7 +108,7 @@ class TraceFilter(ContentSearchFilters):
             return queryset.filter(~Exists(verdicts))
         return queryset.filter(Exists(verdicts.filter(status=value)))
 
-    def filter_feedback(self, queryset, name, value):
+    def filter_feedback(self, queryset, name, value: str):  # typed: the schema says string
         given = Feedback.objects.filter(trace=OuterRef("pk"))
         if value == "none":
             return queryset.filter(~Exists(given))
