@@ -7,6 +7,7 @@ from judges.models import (
     JudgeRun,
     Judgment,
     RedFlag,
+    RedFlagCheck,
     Rubric,
     RubricVersion,
     TaskTypeAssignment,
@@ -78,6 +79,12 @@ class RedFlagAdmin(admin.ModelAdmin):
     list_display = ("trace", "kind", "span", "created_at")
     list_filter = ("kind",)
     raw_id_fields = ("trace", "span")
+
+
+@admin.register(RedFlagCheck)
+class RedFlagCheckAdmin(admin.ModelAdmin):
+    list_display = ("trace", "checked_at")
+    raw_id_fields = ("trace",)
 
 
 @admin.register(TaskTypeRule)
