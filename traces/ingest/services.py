@@ -144,7 +144,7 @@ def ingest_otlp(
     The project is the header's slug, else each resource's `evalsite.project`, else "default".
     """
     raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-    batch = otlp.otlp_records(otlp.otlp_request_decode(raw, content_type))
+    batch = otlp.otlp_batch(raw, content_type)
     stored = 0
     touched: list[StoredTrace] = []
     with transaction.atomic():
