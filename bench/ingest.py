@@ -89,7 +89,8 @@ def tree_setup(tree: Path, env: dict) -> str:
 
 
 def server_start(tree: Path, env: dict, port: int, workers: int) -> subprocess.Popen:
-    command = [str(tree / ".venv/bin/gunicorn"), "evalsite.wsgi", "--bind", f"127.0.0.1:{port}"]
+    gunicorn = [str(tree / ".venv/bin/python"), "-m", "gunicorn"]
+    command = [*gunicorn, "evalsite.wsgi", "--bind", f"127.0.0.1:{port}"]
     command += ["--workers", str(workers), "--log-level", "warning", "--timeout", "120"]
     process = subprocess.Popen(command, cwd=tree, env=env, start_new_session=True)
     for _ in range(150):
