@@ -31,6 +31,7 @@ TRACE_FIELDS = [
     "model",
     "context",
     "attributes",
+    "session",
     "root_span_id",
     "started_at",
     "ended_at",

@@ -30,6 +30,7 @@ from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.models import Project, SpanKind, SpanStatus, Trace
+from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
@@ -53,6 +54,7 @@ class StoredTrace:
     model: str
     context: dict
     attributes: dict
+    session_id: int | None
     root_span_id: str
     started_at: datetime | None
     ended_at: datetime | None
@@ -161,6 +163,7 @@ def spans_store(
             # A re-sent span is not news: it must not hold back a trace's completion.
             if trace.new_span_count or trace.last_span_received_at is None:
                 trace.last_span_received_at = now
+        traces_sessions_assign(project, list(traces.values()))
         trace_rows_update(list(traces.values()), TRACE_FIELDS)
         spans_ingested.send(sender=Trace, trace_ids=[trace.pk for trace in traces.values()])
     return traces

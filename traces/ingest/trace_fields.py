@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.messages import readable_text
 from traces.models import SpanKind
+from traces.sessions import metadata_session_id
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
@@ -52,7 +53,7 @@ def trace_fields_apply(trace, records: list[SpanRecord], extra: TraceExtras | No
     conversation = next(
         (r.trace_fields["conversation_id"] for r in records if "conversation_id" in r.trace_fields),
         None,
-    )
+    ) or next(filter(None, (metadata_session_id(r.attributes) for r in ranked)), None)
     if conversation:
         trace.context = {**trace.context, "conversation_id": conversation}
     if extra is not None:
