@@ -133,7 +133,7 @@ def traces_upsert(
             Trace.objects.select_for_update()
             .filter(project_id=project_pk, external_id__in=external_ids)
             .order_by("pk")
-            .values("pk", *_TRACE_READ)
+            .values("pk", *(Trace._meta.get_field(name).attname for name in _TRACE_READ))
         )
         return list(rows), set()
     given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
