@@ -83,7 +83,18 @@ def _step(clock, step: dict) -> dict:
 
 
 def _trace(
-    key, *, agent, version, task_type, task, answer, tools, steps, stop_reason="end_turn", day=0
+    key,
+    *,
+    agent,
+    version,
+    task_type,
+    task,
+    answer,
+    tools,
+    steps,
+    stop_reason="end_turn",
+    day=0,
+    session="",
 ):
     clock = _Clock(DEMO_START + timedelta(days=day, minutes=len(key) * 7))
     start = clock.now.isoformat()
@@ -105,6 +116,8 @@ def _trace(
             "agent.stop_reason": stop_reason,
         },
         "children": children,
+        # Traces of one conversation share a session id, as agents send it.
+        **({"context": {"session_id": session}} if session else {}),
     }
 
 

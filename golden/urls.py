@@ -1,7 +1,7 @@
 from django.urls import path
 
 from golden.evals import views as eval_views
-from golden.views import examples, health, versions
+from golden.views import collect, examples, health, versions
 
 app_name = "golden"
 urlpatterns = [
@@ -9,6 +9,8 @@ urlpatterns = [
     path("examples/new/", examples.example_create, name="example_create"),
     path("examples/<int:pk>/", examples.example_detail, name="example_detail"),
     path("examples/<int:pk>/edit/", examples.example_edit, name="example_edit"),
+    path("collect/", collect.collect_filter, name="collect_filter"),
+    path("collect/<int:trace_id>/", collect.collect_trace, name="collect_trace"),
     path("promote/", examples.promote_list, name="promote_list"),
     path("promote/<int:item_id>/", examples.promote_item, name="promote_item"),
     path("held-out/", examples.held_out, name="held_out"),

@@ -20,6 +20,7 @@ from judges.models import (
 )
 from judges.signals import verdict_needs_review, verdict_written
 from judges.verdict_reasons import VerdictReason
+from traces.models import Trace
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +55,14 @@ def _red_flags(trace) -> list:
         return []
 
 
+def _red_flags_of(judgment: Judgment) -> list:
+    """The red flags of the judged trace, or of every trace of the judged session."""
+    if not judgment.session_id:
+        return _red_flags(judgment.trace)
+    traces = Trace.objects.filter(session_id=judgment.session_id)
+    return [flag for trace in traces.order_by("started_at", "pk") for flag in _red_flags(trace)]
+
+
 def _disputes(finished: list[Judgment], usable: list[Judgment], tolerance: float):
     """The reasons people must look at a trace's passes, each with its detail lines: calls
     that failed, replies that were unusable, criteria that flipped, scores too far apart."""
@@ -86,7 +95,7 @@ def _disputes(finished: list[Judgment], usable: list[Judgment], tolerance: float
 
 def _flags_against(score: float, first: Judgment) -> list:
     """The red flags that contradict an agreed score and so send the trace to people."""
-    flags = _red_flags(first.trace)
+    flags = _red_flags_of(first)
     if not score_is_pass(score, first):
         # A failing score agrees with most flags; an attempt to steer the judge still needs
         # a person, whatever the judge concluded.
@@ -129,6 +138,7 @@ def judgment_reconcile(
     detail = "\n".join(details)
     verdict = Verdict.objects.create(
         trace_id=first.trace_id,
+        session_id=first.session_id,
         rubric_version_id=first.rubric_version_id,
         config_id=first.config_id,
         run=run,

@@ -22,10 +22,10 @@ from reviews.selectors import CLAIM_ORDER, queue_items, queues_with_counts
 from reviews.services import (
     annotation_undo,
     review_item_adjudicate,
-    review_item_flag_trace,
     review_item_resolve,
     review_item_skip,
 )
+from reviews.trace_actions import review_item_flag_trace
 from traces.models import Trace
 
 

@@ -27,10 +27,10 @@ from reviews.services import (
     review_item_adjudicate,
     review_item_comment,
     review_item_flag,
-    review_item_flag_trace,
     review_item_resolve,
     review_item_skip,
 )
+from reviews.trace_actions import review_item_flag_trace
 from traces.models import Trace
 
 

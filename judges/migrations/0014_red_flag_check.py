@@ -20,7 +20,7 @@ def traces_with_flags_checked(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judges', '0012_judge_injection_flag'),
+        ('judges', '0013_session_scope'),
         ('traces', '0006_plural_names'),
     ]
 
