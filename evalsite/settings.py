@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from evalsite.env import envbool, envfloat, envint, envlist, envsecret, envstr
+from core.env import envbool, envfloat, envint, envlist, envsecret, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "reviews",
     "golden",
     "webhooks",
+    "insights",
+    "demo",
     "evalsite",
 ]
 
@@ -224,9 +226,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "evalsite.pagination.ApiPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.ApiPagination",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "evalsite.api.exception_handler",
+    "EXCEPTION_HANDLER": "core.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
@@ -357,9 +359,9 @@ CACHES = {
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)
-CELERY_IMPORTS = ["evalsite.insights.tasks"]
+CELERY_IMPORTS = ["insights.tasks"]
 CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
-    "task": "evalsite.insights.tasks.insights_overview_refresh_task",
+    "task": "insights.tasks.insights_overview_refresh_task",
     "schedule": float(INSIGHTS_REFRESH_SECONDS),
 }
 # Review claims past their 15-minute lock are cleared so queue pages show the items as free.

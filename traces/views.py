@@ -8,7 +8,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl

@@ -5,7 +5,7 @@ import pytest
 from scipy.stats import binomtest
 from sklearn.metrics import cohen_kappa_score
 
-from evalsite.insights.stats import (
+from core.stats import (
     agreement_measure,
     cohen_kappa,
     kappa_bootstrap_interval,

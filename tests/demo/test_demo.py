@@ -3,7 +3,7 @@
 import pytest
 from django.db import transaction
 
-from evalsite.demo.loader import DEMO_ONLINE_RUBRIC, demo_load
+from demo.loader import DEMO_ONLINE_RUBRIC, demo_load
 from judges.models import Judgment, Rubric
 from tests.factories import ProjectFactory
 from tests.traces.test_ingest_span_tree import refund_tree
@@ -79,7 +79,7 @@ def test_the_demo_records_a_baseline_and_a_candidate_the_gate_blocks(simulated_d
 
 
 def test_the_demo_has_end_user_feedback_once(django_capture_on_commit_callbacks):
-    from evalsite.demo.loader import demo_load
+    from demo.loader import demo_load
     from traces.models import Feedback
 
     with django_capture_on_commit_callbacks(execute=False):

@@ -3,7 +3,7 @@
 from celery import shared_task
 from django.conf import settings
 
-from evalsite.insights.overview import overview_refresh_lock, overview_snapshot_refresh
+from insights.overview import overview_refresh_lock, overview_snapshot_refresh
 
 
 @shared_task(ignore_result=True)

@@ -9,7 +9,7 @@ from django.db.models import Count, Q, Sum
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
-from evalsite.insights.charts import (
+from insights.charts import (
     PALETTE,
     Chart,
     bar_width,

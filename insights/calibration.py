@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import F, QuerySet
 
-from evalsite.insights.stats import agreement_measure
+from core.stats import agreement_measure
 from judges.calibration import KAPPA_BAR, MIN_ITEMS, rubric_version_scale
 from judges.models import JudgeCalibration
 from reviews.calibration_receivers import calibration_label_pairs

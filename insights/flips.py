@@ -9,8 +9,8 @@ from django.db.models import Count, FloatField, Max, Min, OuterRef, Subquery
 from django.db.models.functions import TruncWeek
 from django.utils import timezone
 
-from evalsite.insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain
-from evalsite.insights.stats import wilson_interval
+from core.stats import wilson_interval
+from insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain
 from judges.models import Judgment, ParseStatus, Verdict, VerdictStatus
 
 # Two passes at temperature 0 disagree this often in published judge studies.

@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from evalsite.csv_cells import SafeCsvWriter
+from core.csv_cells import SafeCsvWriter
 
 # Colours that stay apart for colour-blind readers (Okabe-Ito).
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000"]

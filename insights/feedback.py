@@ -8,7 +8,7 @@ from django.db.models import Avg, Count, Q
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
-from evalsite.insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain
+from insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible
 

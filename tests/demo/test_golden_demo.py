@@ -1,6 +1,6 @@
 from django.core.management import call_command
 
-from golden.demo import DEMO_EXAMPLES, golden_demo_ensure
+from demo.golden import DEMO_EXAMPLES, golden_demo_ensure
 from golden.models import GoldenExample
 
 

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from evalsite.demo.loader import demo_load
+from demo.loader import demo_load
 
 
 class Command(BaseCommand):

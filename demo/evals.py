@@ -10,7 +10,7 @@ from datetime import timedelta
 from django.db import transaction
 from django.utils import timezone
 
-from golden.demo import DEMO_EXAMPLES
+from demo.golden import DEMO_EXAMPLES
 from golden.evals.scoring import eval_run_score
 from golden.evals.services import eval_run_create
 from golden.models import DatasetVersion, EvalRun, GoldenExample

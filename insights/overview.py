@@ -12,16 +12,16 @@ from django.core.cache import caches
 from django.db import connection, transaction
 from django.utils import timezone
 
-from evalsite.insights.agreement import judge_human_chart
-from evalsite.insights.charts import Chart
-from evalsite.insights.cost import judge_cost_chart
-from evalsite.insights.evalruns import eval_run_chart
-from evalsite.insights.feedback import feedback_chart
-from evalsite.insights.flips import flip_rate_chart
-from evalsite.insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
-from evalsite.insights.scores import red_flag_chart, score_distribution_chart
-from evalsite.insights.steps import component_accuracy_chart, compound_error_chart
-from evalsite.publish import PUBLISH_ERRORS
+from core.publish import PUBLISH_ERRORS
+from insights.agreement import judge_human_chart
+from insights.charts import Chart
+from insights.cost import judge_cost_chart
+from insights.evalruns import eval_run_chart
+from insights.feedback import feedback_chart
+from insights.flips import flip_rate_chart
+from insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
+from insights.scores import red_flag_chart, score_distribution_chart
+from insights.steps import component_accuracy_chart, compound_error_chart
 
 logger = logging.getLogger(__name__)
 # Redis refusing or timing out, or a cache directory that cannot be written.

@@ -8,7 +8,7 @@ from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Q
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
-from evalsite.insights.charts import (
+from insights.charts import (
     PALETTE,
     Chart,
     bar_width,

@@ -8,9 +8,9 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 
 from accounts.roles import ADMIN, ANNOTATOR, CURATOR
-from evalsite.demo.evals import demo_eval_runs_ensure
-from evalsite.demo.scenarios import scenarios
-from golden.demo import golden_demo_ensure
+from demo.evals import demo_eval_runs_ensure
+from demo.golden import golden_demo_ensure
+from demo.scenarios import scenarios
 from judges.models import JudgeConfig, Rubric
 from judges.services import judge_run_start
 from traces.feedback import feedback_record

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.numbers import count_label, number_label, usd_label
+from core.numbers import count_label, number_label, usd_label
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from evalsite.insights import views
+from insights import views
 
 app_name = "insights"
 urlpatterns = [

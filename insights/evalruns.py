@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from statistics import fmean, stdev
 
-from evalsite.insights.charts import PALETTE, Chart, empty_figure, plain
 from golden.models import EvalRun
+from insights.charts import PALETTE, Chart, empty_figure, plain
 
 METRICS = ["outcome_score", "tool_selection_accuracy", "parameter_accuracy", "pass_hat_k"]
 # The band is the no-op runs' mean plus or minus this many standard deviations.

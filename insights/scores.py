@@ -6,7 +6,8 @@ import textwrap
 
 from django.db.models import Count
 
-from evalsite.insights.charts import (
+from core.numbers import number_label
+from insights.charts import (
     PALETTE,
     Chart,
     count_axis,
@@ -15,7 +16,6 @@ from evalsite.insights.charts import (
     plain,
     readable,
 )
-from evalsite.numbers import number_label
 from judges.models import GuardrailDecision, RedFlag, Verdict
 
 # Characters of panel title that fit across a half-width overview card at 1400 px.

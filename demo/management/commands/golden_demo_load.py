@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from golden.demo import golden_demo_ensure
+from demo.golden import golden_demo_ensure
 
 
 class Command(BaseCommand):

@@ -6,9 +6,9 @@ from collections import defaultdict
 
 from django.db.models import Count, Exists, OuterRef, Subquery
 
-from evalsite.insights.charts import Chart, empty_figure, plain
-from evalsite.insights.flips import judge_version_label
-from evalsite.insights.stats import agreement_measure
+from core.stats import agreement_measure
+from insights.charts import Chart, empty_figure, plain
+from insights.flips import judge_version_label
 from judges.calibration import rubric_version_scale
 from judges.models import Judgment, ParseStatus, RubricVersion, Verdict
 from reviews.models import Annotation, ReviewItem, ReviewStatus

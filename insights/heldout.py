@@ -6,8 +6,8 @@ from collections import defaultdict
 
 from django.db.models import Count, OuterRef, Subquery
 
-from evalsite.insights.flips import judge_version_label
-from evalsite.insights.stats import agreement_measure
+from core.stats import agreement_measure
+from insights.flips import judge_version_label
 from judges.calibration import rubric_version_scale
 from judges.models import RubricVersion, Verdict
 from reviews.models import ReviewItem, ReviewStatus

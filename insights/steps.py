@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery,
 from django.db.models.functions import Coalesce, TruncWeek
 from django.utils import timezone
 
-from evalsite.insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
+from insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
 from judges.models import RedFlag
 from traces.models import Span, SpanKind, SpanStatus, Trace
 

@@ -1,5 +1,6 @@
-"""CSV downloads of the overview charts, the calibration pages and the held-out report."""
+"""The overview, CSV downloads of its charts, the calibration pages and the held-out report."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpResponse
@@ -7,11 +8,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
-from accounts.roles import ANNOTATOR, CURATOR, require_role
-from evalsite.insights.calibration import calibration_detail as calibration_detail_read
-from evalsite.insights.calibration import calibration_list as calibration_list_read
-from evalsite.insights.heldout import held_out_agreement
-from evalsite.insights.overview import overview_chart_get
+from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
+from insights.calibration import calibration_detail as calibration_detail_read
+from insights.calibration import calibration_list as calibration_list_read
+from insights.heldout import held_out_agreement
+from insights.overview import overview_chart_get, overview_snapshot_get
 from judges.calibration import (
     KAPPA_BAR,
     MIN_ITEMS,
@@ -19,6 +20,26 @@ from judges.calibration import (
     judge_calibration_retire,
 )
 from judges.models import JudgeCalibration
+
+
+@login_required
+@require_role(ANNOTATOR)
+def overview(request):
+    """The lead's page: flip rate, judge vs people, failures, queue and cost, as charts."""
+    snapshot = overview_snapshot_get()
+    charts = snapshot["charts"]
+    return render(
+        request,
+        "insights/overview.html",
+        {
+            "charts": charts,
+            "figures": {chart["key"]: chart["figure"] for chart in charts},
+            "built_at": snapshot["built_at"],
+            "build_ms": snapshot["build_ms"],
+            "is_curator": has_role(request.user, CURATOR),
+            "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
+        },
+    )
 
 
 @login_required
@@ -37,7 +58,7 @@ def chart_csv(request, key):
 @require_role(CURATOR)
 def calibration_list(request):
     context = {"calibrations": calibration_list_read(), "bar": KAPPA_BAR, "min_items": MIN_ITEMS}
-    return render(request, "evalsite/calibration_list.html", context)
+    return render(request, "insights/calibration_list.html", context)
 
 
 @login_required
@@ -48,7 +69,7 @@ def calibration_detail(request, calibration_id):
         pk=calibration_id,
     )
     context = {"calibration": calibration, **calibration_detail_read(calibration)}
-    return render(request, "evalsite/calibration_detail.html", context)
+    return render(request, "insights/calibration_detail.html", context)
 
 
 @require_POST
@@ -71,4 +92,4 @@ def calibration_status_change(request, calibration_id):
 @require_role(CURATOR)
 def held_out_report(request):
     """Curator-only: how the judge does on examples nobody tunes prompts against."""
-    return render(request, "evalsite/held_out_report.html", {"results": held_out_agreement()})
+    return render(request, "insights/held_out_report.html", {"results": held_out_agreement()})
