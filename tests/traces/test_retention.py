@@ -121,3 +121,11 @@ def test_retention_is_set_on_the_projects_page_and_must_be_a_day_or_more(client,
     project.refresh_from_db()
     assert project.retention_days == 90
     assert "90 days" in client.get("/traces/projects/").content.decode()
+
+
+def test_every_relation_a_trace_does_not_own_keeps_it():
+    from traces.retention import TRACE_OWNS, trace_keepers
+
+    keepers = {name for name, _ in trace_keepers()}
+    assert {"review_items", "golden_examples", "evaltrial", "judgments"} <= keepers
+    assert {rel.name for rel in Trace._meta.related_objects} <= keepers | TRACE_OWNS
