@@ -20,7 +20,16 @@ RETENTION_BATCH = 200
 # What a trace owns and loses with it. Any other row pointing at a trace keeps the trace, so a
 # relation added later (a session, say) keeps traces until it is listed here on purpose.
 TRACE_OWNS = frozenset(
-    {"spans", "feedback", "judgments", "verdicts", "red_flags", "task_type_assignment"}
+    {
+        "spans",
+        "feedback",
+        "search_document",
+        "attribute_values",
+        "judgments",
+        "verdicts",
+        "red_flags",
+        "task_type_assignment",
+    }
 )
 # A judgment is owned, except while its judge run is still at work.
 JUDGMENT_KEEPS = Q(run__status__in=("pending", "running"))
