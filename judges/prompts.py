@@ -102,6 +102,7 @@ class RenderedPrompt:
     user: str
     truncated: bool
     span_names: tuple[str, ...] = ()
+    span_ids: tuple[str, ...] = ()  # in the same trace order as span_names
 
 
 def _source(template: str) -> str:
@@ -212,6 +213,7 @@ def prompt_render(version: RubricVersion, trace: Trace, **extra) -> RenderedProm
         user=_render(version.user_template, context),
         truncated=truncated,
         span_names=tuple(span.name for span in spans),
+        span_ids=tuple(span.span_id for span in spans),
     )
 
 

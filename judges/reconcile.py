@@ -118,10 +118,11 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
             details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
 
     detail = "\n".join(details)
+    # The rows the passes were locked with, so the receivers read them without a query each.
     verdict = Verdict.objects.create(
-        trace_id=first.trace_id,
-        rubric_version_id=first.rubric_version_id,
-        config_id=first.config_id,
+        trace=first.trace,
+        rubric_version=first.rubric_version,
+        config=run.config if run.config_id == first.config_id else first.config,
         run=run,
         status=status,
         score=score,
