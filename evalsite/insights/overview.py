@@ -21,11 +21,9 @@ from evalsite.insights.flips import flip_rate_chart
 from evalsite.insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
 from evalsite.insights.scores import red_flag_chart, score_distribution_chart
 from evalsite.insights.steps import component_accuracy_chart, compound_error_chart
-from evalsite.publish import PUBLISH_ERRORS
+from evalsite.publish import publish_errors
 
 logger = logging.getLogger(__name__)
-# Redis refusing or timing out, or a cache directory that cannot be written.
-CACHE_ERRORS = (*PUBLISH_ERRORS, OSError)
 
 SNAPSHOT_KEY = "overview-snapshot-v1"
 
@@ -55,7 +53,7 @@ def _cache_call(method: str, *args, default=None, **kwargs):
     own figures (a miss), it does not fail."""
     try:
         return getattr(_cache(), method)(*args, **kwargs)
-    except CACHE_ERRORS as exc:
+    except (*publish_errors(), OSError) as exc:  # Redis away, or a cache folder unwritable
         logger.warning("insights cache unavailable for %s: %s", method, exc)
         return default
 
