@@ -258,7 +258,7 @@ def measure(repeat: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from evalsite.insights.overview import (
+    from insights.overview import (
         CHART_BUILDERS,
         overview_build_session,
         overview_snapshot_clear,

@@ -5,7 +5,7 @@ from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
 from golden.models import AdversarialKind, GoldenExample

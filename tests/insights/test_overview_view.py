@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from evalsite.insights.overview import CHART_BUILDERS, overview_snapshot_build
+from insights.overview import CHART_BUILDERS, overview_snapshot_build
 from tests.factories import RubricFactory, RubricVersionFactory, VerdictFactory
 from tests.insights.world import insights_world
 
