@@ -279,6 +279,17 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # A trace is judged once complete: its root ended and no span came for the settle time.
     "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
+    # Search documents of recent traces whose spans changed and have been quiet for a moment;
+    # once an hour every trace is checked, for spans that came later than that.
+    "search-documents-refresh": {
+        "task": "traces.tasks.search_documents_refresh_task",
+        "schedule": 10.0,
+        "args": (3600,),
+    },
+    "search-documents-refresh-all": {
+        "task": "traces.tasks.search_documents_refresh_task",
+        "schedule": 3600.0,
+    },
     # Traces past their project's retention time go, a batch at a time (traces/retention.py).
     "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.
@@ -317,6 +328,8 @@ JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
+# A trace's search document is built once no span has come for this long.
+SEARCH_INDEX_QUIET_SECONDS = envint("SEARCH_INDEX_QUIET_SECONDS", 5)
 # Retries of transient judge errors: exponential backoff from the base, capped, with jitter.
 JUDGE_RETRY_BASE_SECONDS = envfloat("JUDGE_RETRY_BASE_SECONDS", 2.0)
 JUDGE_RETRY_MAX_SECONDS = envfloat("JUDGE_RETRY_MAX_SECONDS", 120.0)

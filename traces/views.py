@@ -32,7 +32,10 @@ def trace_list(request):
     except ValueError:
         per_page = 50
     per_page = per_page if per_page in PAGE_SIZES else 50
-    page = Paginator(trace_filter.qs, per_page).get_page(request.GET.get("page"))
+    # A filter that cannot be read lists nothing (not everything) and says why, with a 400.
+    valid = trace_filter.is_valid()
+    traces = trace_filter.qs if valid else trace_filter.queryset.none()
+    page = Paginator(traces, per_page).get_page(request.GET.get("page"))
     query = request.GET.copy()
     query.pop("page", None)
     unsorted = query.copy()
@@ -49,6 +52,7 @@ def trace_list(request):
             "page_sizes": PAGE_SIZES,
             "per_page": per_page,
         },
+        status=200 if valid else 400,
     )
 
 
