@@ -63,13 +63,13 @@ def fill(n_traces: int, seed: int = 1) -> None:
     )
     from reviews.models import Annotation, Queue, ReviewItem
     from tests.factories import UserFactory
-    from traces.models import Project, Span, Trace
+    from traces.models import Project, Session, Span, Trace
 
     rng = random.Random(seed)
     with connection.cursor() as cursor:
         cursor.execute(
-            "TRUNCATE traces_trace, judges_judgerun, reviews_reviewitem, golden_evalrun, "
-            "golden_datasetversion CASCADE"
+            "TRUNCATE traces_trace, traces_session, judges_judgerun, reviews_reviewitem, "
+            "golden_evalrun, golden_datasetversion CASCADE"
         )
     now = dt.datetime.now(dt.UTC)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench agents"})
@@ -104,10 +104,19 @@ def fill(n_traces: int, seed: int = 1) -> None:
     started = time.perf_counter()
     for offset in range(0, n_traces, BATCH):
         size = min(BATCH, n_traces - offset)
+        # Conversations of five traces each (batches hold whole conversations).
+        sessions = Session.objects.bulk_create(
+            [
+                Session(project=project, external_id=f"bench-session-{k:07d}")
+                for k in range(offset // 5, (offset + size + 4) // 5)
+            ]
+        )
         traces = []
         for i in range(offset, offset + size):
             task_type, task, _ = TASKS[i % 3]
-            at = now - dt.timedelta(minutes=rng.randrange(0, 12 * 7 * 24 * 60))
+            if i % 5 == 0:
+                conversation_at = now - dt.timedelta(minutes=rng.randrange(0, 12 * 7 * 24 * 60))
+            at = min(now, conversation_at + dt.timedelta(minutes=3 * (i % 5)))
             traces.append(
                 Trace(
                     project=project,
@@ -120,6 +129,7 @@ def fill(n_traces: int, seed: int = 1) -> None:
                     started_at=at,
                     ended_at=at + dt.timedelta(seconds=20),
                     span_count=3,
+                    session=sessions[i // 5 - offset // 5],
                 )
             )
         Trace.objects.bulk_create(traces, batch_size=BATCH)

@@ -39,10 +39,10 @@ def judge_run_batch_submit(run_id: int) -> tuple[str | None, bool]:
         )
         if not claimed:
             continue
-        params, digest, spans = judgment_request(judgment)
+        params, digest = judgment_request(judgment)
         cached = _cached_reply(digest, judgment.pk)
         if cached is not None:
-            judgment_complete(judgment, cached, digest, served_from_cache=True, spans=spans)
+            judgment_complete(judgment, cached, digest, served_from_cache=True)
             continue
         Judgment.objects.filter(pk=judgment.pk).update(request_hash=digest)
         requests.append({"custom_id": str(judgment.pk), "params": params})

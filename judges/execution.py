@@ -8,7 +8,6 @@ once its lease runs out.
 import random
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import NamedTuple
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -32,6 +31,7 @@ from judges.providers import (
 )
 from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
+from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
 
 CHARS_PER_TOKEN = 4
@@ -77,8 +77,7 @@ def _locked_passes(judgment: Judgment) -> list[Judgment]:
     # of=("self",): the joined rubric version row is shared by the whole run and stays unlocked.
     return list(
         Judgment.objects.select_for_update(of=("self",))
-        # The rubric and the project too: the verdict's receivers read them.
-        .select_related("rubric_version__rubric", "trace__project")
+        .select_related("rubric_version", "trace")
         .filter(trace_id=judgment.trace_id, run_id=judgment.run_id)
         .order_by("pk")
     )
@@ -112,15 +111,16 @@ def judgment_complete(
     *,
     served_from_cache: bool = False,
     batch: bool = False,
-    spans: list[tuple[str, str]] | None = None,
 ) -> PassOutcome:
-    """Parse a reply, store it with its usage and cost, and reconcile.
-
-    `spans`, the trace's (span id, name) in trace order, saves a query when the request was
-    just rendered from them."""
-    if spans is None:
+    """Parse a reply, store it with its usage and cost, and reconcile."""
+    if judgment.session_id:
+        spans = session_span_ids_and_names(judgment.session_id)
+    else:
         spans = list(judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name"))
-    parsed = reply_parse(reply.text, judgment.rubric_version, [name for _, name in spans])
+    span_names = getattr(judgment, "span_names", None)
+    if span_names is None:
+        span_names = [name for _, name in spans]
+    parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
     settling = [r["span"] for r in parsed.criteria_results if r.get("span")]
     cited = citations_resolve(parsed.explanation, settling, spans)
     cost = (
@@ -200,20 +200,19 @@ def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
     return ProviderReply(earlier.raw_response, 0, 0, 0, 0, 0)
 
 
-class JudgeRequest(NamedTuple):
-    params: dict
-    digest: str
-    spans: list[tuple[str, str]]  # (span id, name) in trace order, as the prompt shows them
-
-
-def judgment_request(judgment: Judgment) -> JudgeRequest:
-    """The request body, its hash, and the spans it was rendered from, for a pass."""
-    prompt = prompt_render(judgment.rubric_version, judgment.trace)
+def judgment_request(judgment: Judgment) -> tuple[dict, str]:
+    """The request body and its hash for a pass."""
+    if judgment.session_id:
+        prompt = session_prompt_render(judgment.rubric_version, judgment.session)
+    else:
+        prompt = prompt_render(judgment.rubric_version, judgment.trace)
+    # The reply parser cites spans by name; the render has just loaded them.
+    judgment.span_names = prompt.span_names
     params = request_params(prompt, judgment.config)
     digest = request_hash(
         params, provider=provider_identity(judgment.config), pass_index=judgment.pass_index
     )
-    return JudgeRequest(params, digest, list(zip(prompt.span_ids, prompt.span_names, strict=True)))
+    return params, digest
 
 
 def judgment_execute(judgment_id: int) -> PassOutcome:
@@ -221,21 +220,21 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     if not judgment_claim(judgment_id):
         return PassOutcome("skipped")
     judgment = (
-        Judgment.objects.select_related("trace", "rubric_version", "config", "run")
+        Judgment.objects.select_related("trace", "session", "rubric_version", "config", "run")
         .filter(pk=judgment_id)
         .first()
     )
     if judgment is None:
         return PassOutcome("skipped")
     try:
-        params, digest, spans = judgment_request(judgment)
+        params, digest = judgment_request(judgment)
     except TemplateBoundExceeded as exc:
         return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     cached = _cached_reply(digest, judgment.pk)
     if cached is not None:
-        return judgment_complete(judgment, cached, digest, served_from_cache=True, spans=spans)
+        return judgment_complete(judgment, cached, digest, served_from_cache=True)
     estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
     try:
         rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
@@ -255,7 +254,7 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     except PERMANENT_ERRORS as exc:
         # Bad request, auth, not found: the same call would fail again.
         return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
-    return judgment_complete(judgment, reply, digest, spans=spans)
+    return judgment_complete(judgment, reply, digest)
 
 
 def judge_run_finish_if_done(run_id: int) -> bool:

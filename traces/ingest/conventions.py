@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
+import orjson
+
 from traces.models import SpanKind
 
 # (attribute, {value: kind}) tried in order; a value missing from the map falls through.
@@ -149,7 +151,12 @@ TRACE_FIELDS: dict[str, tuple[str, ...]] = {
     "task_type": ("agent.task_type", "evalsite.task_type"),
     "agent_name": ("gen_ai.agent.name", "agent.name", "service.name"),
     "agent_version": ("gen_ai.agent.version", "agent.version", "service.version"),
-    "conversation_id": ("gen_ai.conversation.id", "session.id", "langfuse.session.id"),
+    "conversation_id": (
+        "gen_ai.conversation.id",
+        "session.id",
+        "langfuse.session.id",
+        "ai.telemetry.metadata.sessionId",
+    ),
 }
 # Structured values: first present wins; a JSON string is decoded.
 # Framework dialects: pydantic-ai (`tool_arguments`, `tool_response`, `pydantic_ai.all_messages`,
@@ -217,6 +224,10 @@ def json_maybe(value):
     if isinstance(value, str):
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+            try:
+                return orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                pass  # json reads what orjson refuses: NaN, integers beyond 64 bits
             try:
                 return json.loads(stripped)
             except ValueError:
@@ -373,8 +384,9 @@ def cost_declared(attributes: Mapping):
         return total
     for names in COST_PART_ATTRIBUTES:
         parts = [attributes.get(name) for name in names]
-        if any(isinstance(p, int | float) and not isinstance(p, bool) for p in parts):
-            return sum(p for p in parts if isinstance(p, int | float) and not isinstance(p, bool))
+        numbers = [p for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
+        if numbers:
+            return sum(numbers)
     return None
 
 
