@@ -1,10 +1,10 @@
 """Golden example pages: list, detail, write by hand, edit, promote, held-out draw."""
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
+from core.paging import BoundedPaginator
 from evalsite.api import ApplicationError
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
@@ -36,7 +36,8 @@ def example_list(request):
         "query": request.GET.get("q", "").strip(),
     }
     examples = golden_example_list(request.user, **filters)
-    page = Paginator(examples, 50).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(examples, 50, page_asked).get_page(page_asked)
     return render(
         request,
         "golden/example_list.html",

@@ -1,13 +1,13 @@
 import json
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
+from core.paging import BoundedPaginator
 from evalsite.api import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
@@ -30,7 +30,8 @@ def trace_list(request):
     except ValueError:
         per_page = 50
     per_page = per_page if per_page in PAGE_SIZES else 50
-    page = Paginator(trace_filter.qs, per_page).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(trace_filter.qs, per_page, page_asked).get_page(page_asked)
     query = request.GET.copy()
     query.pop("page", None)
     unsorted = query.copy()
