@@ -24,8 +24,11 @@ class BoundedPaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        """Matching rows, but never more than `count_limit` (one past what the page needs)."""
-        return self.object_list[: self.count_limit].count()
+        """Matching rows, but never more than `count_limit` (one past what the page needs).
+
+        Unordered, so the database reads rows in storage order instead of through the sort.
+        """
+        return self.object_list.order_by()[: self.count_limit].count()
 
     @property
     def count_is_lower_bound(self) -> bool:
