@@ -7,9 +7,9 @@ written with INSERT ... SELECT over generate_series, so 100x (2.2 million traces
 spans, about 9 GB with indexes) takes minutes; each size grows the same database.
 
 At each size both versions serve every page through Django's test client, each in a process of
-its own, one after the other (rounds alternate the pages within a version). The earlier commit
-runs inside a transaction that drops the indexes this code added and puts back the one it
-replaced, then rolls back, so it meets the schema it had.
+its own, taking turns round by round so both meet the same machine load. The earlier commit's
+rounds run inside a transaction that drops the indexes this code added, rolled back after each
+round, so it meets the schema it had (the index this code replaced stays for both).
 
     .venv/bin/python bench/list_pages.py [--sizes 10,100] [--before main] [--repeat 15]
 """
@@ -34,7 +34,8 @@ TARGET_MS = 100.0
 TRACES_1X = 22_000
 SPANS_PER_TRACE = 10
 CHUNK = 50_000
-# What the earlier commit's schema lacks (dropped) and had (re-created) while it is measured.
+# What the earlier commit's schema lacks (dropped while it is measured) and had (kept for both;
+# the newer code's planner prefers its own index).
 ADDED_INDEXES = (
     "trace_list_newest",
     "trace_project_newest",
@@ -42,7 +43,8 @@ ADDED_INDEXES = (
     "evalrun_newest",
 )
 REPLACED_INDEXES = (
-    'CREATE INDEX "trace_project_started" ON "traces_trace" ("project_id", "started_at" DESC)',
+    'CREATE INDEX IF NOT EXISTS "trace_project_started" '
+    'ON "traces_trace" ("project_id", "started_at" DESC)',
 )
 PAGES = [
     ("traces, default (newest first)", "/traces/"),
@@ -106,6 +108,26 @@ def fixtures_ensure(conn) -> None:
     )
 
 
+def span_indexes_drop(conn) -> list[str]:
+    """Drop the span table's indexes and unique constraints but its key; return how to rebuild."""
+    constraints = conn.execute(
+        "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+        "WHERE conrelid = 'traces_span'::regclass AND contype = 'u'"
+    ).fetchall()
+    indexes = conn.execute(
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'traces_span' "
+        "AND indexname NOT IN (SELECT conname FROM pg_constraint "
+        "WHERE conrelid = 'traces_span'::regclass)"
+    ).fetchall()
+    for name, _ in constraints:
+        conn.execute(f'ALTER TABLE traces_span DROP CONSTRAINT "{name}"')
+    for name, _ in indexes:
+        conn.execute(f'DROP INDEX "{name}"')
+    return [f'ALTER TABLE traces_span ADD CONSTRAINT "{n}" {d}' for n, d in constraints] + [
+        d for _, d in indexes
+    ]
+
+
 def grow(conn, traces_to: int) -> None:
     """Write traces (and what hangs off them) from the current count up to `traces_to`."""
     have = conn.execute("SELECT coalesce(max(id), 0), count(*) FROM traces_trace").fetchone()
@@ -119,6 +141,8 @@ def grow(conn, traces_to: int) -> None:
     }
     p1, p2, p3 = ids["project"]
     started = time.perf_counter()
+    # Building the span indexes once after a big fill is far cheaper than row by row.
+    rebuild = span_indexes_drop(conn) if traces_to - count > 10 * CHUNK else []
     for low in range(count, traces_to, CHUNK):
         high = min(low + CHUNK, traces_to)
         with conn.transaction():
@@ -201,12 +225,17 @@ def grow(conn, traces_to: int) -> None:
                 [high, ids["dataset"], (high - low) // 1100],
             )
         print(f"  {high:,} traces written", end="\r", flush=True)
+    for statement in rebuild:
+        conn.execute(statement)
     conn.execute("VACUUM ANALYZE")
     print(f"  grew to {traces_to:,} traces in {time.perf_counter() - started:.0f} s")
 
 
-def measure(code: Path, label: str, repeat: int, before: bool) -> dict:
-    """In this process: serve each page `repeat` times; the earlier commit inside a rollback."""
+def serve_rounds(code: Path, label: str, before: bool) -> None:
+    """In this process: answer "round" with one timed pass over the pages, "queries" with the
+    query count of each, until "exit". The earlier commit's rounds run in a transaction that
+    drops the indexes it did not have, rolled back at the end of the round (DDL in PostgreSQL
+    is transactional; the dropped index is locked only while the round runs)."""
     sys.path.insert(0, str(code))
     os.chdir(code)
     import django
@@ -218,51 +247,118 @@ def measure(code: Path, label: str, repeat: int, before: bool) -> dict:
 
     from tests.factories import UserFactory
 
-    results: dict = {}
-    with transaction.atomic():
-        if before:
-            with connection.cursor() as cursor:
-                for name in ADDED_INDEXES:
-                    cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
-                for statement in REPLACED_INDEXES:
-                    cursor.execute(statement)
-                cursor.execute("ANALYZE traces_trace")
-        annotator = UserFactory(username=f"bench-lists-{label}", roles=["annotator"])
-        client = Client()
-        client.force_login(annotator)
-        for _, url in PAGES:
-            assert client.get(url).status_code == 200, url  # warm the connection and caches
-        times: dict[str, list[float]] = {name: [] for name, _ in PAGES}
-        for _ in range(repeat):
+    annotator = UserFactory(username=f"bench-lists-{label}", roles=["annotator"])
+    client = Client()
+    client.force_login(annotator)
+    for command in sys.stdin:
+        command = command.strip()
+        if command == "exit":
+            break
+        result: dict = {}
+        with transaction.atomic():
+            if before:
+                with connection.cursor() as cursor:
+                    for name in ADDED_INDEXES:
+                        cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
             for name, url in PAGES:
-                started = time.perf_counter()
-                client.get(url)
-                times[name].append(1000 * (time.perf_counter() - started))
-        for name, url in PAGES:
-            with CaptureQueriesContext(connection) as queries:
-                client.get(url)
-            results[name] = {"median": statistics.median(times[name]), "queries": len(queries)}
-        transaction.set_rollback(True)
-    return results
+                if command == "queries":
+                    with CaptureQueriesContext(connection) as queries:
+                        client.get(url)
+                    result[name] = [len(queries), blocks_read(connection, queries)]
+                else:
+                    started = time.perf_counter()
+                    response = client.get(url)
+                    result[name] = 1000 * (time.perf_counter() - started)
+                    assert response.status_code == 200, (url, response.status_code)
+            transaction.set_rollback(True)
+        print(json.dumps(result), flush=True)
 
 
-def measure_in_process(code: Path, label: str, args, before: bool) -> dict:
-    env = {
-        **os.environ,
-        "DATABASE_URL": args.database_url,
-        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-        "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-lists-var-"),
-        "LOG_LEVEL": "WARNING",
-        "ALLOWED_HOSTS": "testserver",
-        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only"),
+def blocks_read(connection, queries) -> int:
+    """Database pages (8 KiB blocks, cached or not) the page's SELECTs touch: a measure of the
+    work the data size causes, which the machine's load does not change."""
+    total = 0
+    with connection.cursor() as cursor:
+        for query in queries.captured_queries:
+            sql = query["sql"]
+            if " FOR SELECT " in sql and sql.startswith("DECLARE"):
+                sql = sql[sql.index(" FOR SELECT ") + len(" FOR ") :]
+            if not sql.startswith("SELECT"):
+                continue
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql)
+            plan = cursor.fetchone()[0][0]["Plan"]
+            total += plan.get("Shared Hit Blocks", 0) + plan.get("Shared Read Blocks", 0)
+    return total
+
+
+class Version:
+    """One version's measuring process, driven a round at a time."""
+
+    def __init__(self, code: Path, label: str, args, before: bool):
+        env = {
+            **os.environ,
+            "DATABASE_URL": args.database_url,
+            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+            "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-lists-var-"),
+            "LOG_LEVEL": "WARNING",
+            "ALLOWED_HOSTS": "testserver",
+            "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only"),
+        }
+        env.pop("REDIS_URL", None)
+        command = [sys.executable, __file__, "--serve-rounds", str(code), "--label", label]
+        self.process = subprocess.Popen(
+            command + (["--as-before"] if before else []),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, command: str) -> dict:
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the measuring process ended (exit {self.process.wait()})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.process.stdin.write("exit\n")
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def measure_both(before_tree: Path, size: int, args) -> tuple[dict, dict]:
+    """Median server time and query count per page for both versions, rounds alternating."""
+    versions = {
+        "before": Version(before_tree, f"before-{size}", args, before=True),
+        "now": Version(ROOT, f"now-{size}", args, before=False),
     }
-    env.pop("REDIS_URL", None)
-    command = [sys.executable, __file__, "--measure", str(code), "--label", label]
-    command += ["--repeat", str(args.repeat)] + (["--as-before"] if before else [])
-    output = subprocess.run(command, env=env, capture_output=True, text=True)
-    if output.returncode:
-        raise RuntimeError(output.stderr[-3000:])
-    return json.loads(output.stdout.strip().splitlines()[-1])
+    try:
+        times: dict[str, dict[str, list[float]]] = {name: {} for name in versions}
+        for round_index in range(args.repeat + 1):
+            order = list(versions) if round_index % 2 else list(reversed(versions))
+            for name in order:
+                answer = versions[name].ask("round")
+                if round_index == 0:
+                    continue  # the first round warms connections, caches and templates
+                for page, ms in answer.items():
+                    times[name].setdefault(page, []).append(ms)
+        results = {}
+        for name, version in versions.items():
+            queries = version.ask("queries")
+            results[name] = {
+                page: {
+                    "median": statistics.median(values),
+                    "queries": queries[page][0],
+                    "blocks": queries[page][1],
+                }
+                for page, values in times[name].items()
+            }
+        return results["before"], results["now"]
+    finally:
+        for version in versions.values():
+            version.close()
 
 
 def report(size: int, traces: int, spans: int, before: dict, now: dict) -> None:
@@ -271,14 +367,19 @@ def report(size: int, traces: int, spans: int, before: dict, now: dict) -> None:
         f"\n{size}x: {traces:,} traces, {spans:,} spans; load average {load[0]:.1f} "
         f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores"
     )
-    print(f"  {'page':<32} {'before ms':>10} {'q':>4} {'now ms':>9} {'q':>4} {'before/now':>11}")
+    print(
+        f"  {'page':<32} {'before ms':>9} {'q':>3} {'blocks':>7} {'now ms':>8} {'q':>3} "
+        f"{'blocks':>7} {'before/now':>10}"
+    )
     for name, _ in PAGES:
         b, n = before[name], now[name]
         verdict = "ok" if n["median"] < TARGET_MS else "over target"
         print(
-            f"  {name:<32} {b['median']:10.1f} {b['queries']:4d} {n['median']:9.1f} "
-            f"{n['queries']:4d} {b['median'] / n['median']:10.1f}x  {verdict}"
+            f"  {name:<32} {b['median']:9.1f} {b['queries']:3d} {b['blocks']:7d} "
+            f"{n['median']:8.1f} {n['queries']:3d} {n['blocks']:7d} "
+            f"{b['median'] / n['median']:9.1f}x  {verdict}"
         )
+    print("  (ms: median server time; q: queries; blocks: 8 KiB database pages the queries read)")
 
 
 def main() -> None:
@@ -287,13 +388,12 @@ def main() -> None:
     parser.add_argument("--before", default="main", help="the earlier commit to compare with")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--database-url", default=DEFAULT_DB)
-    parser.add_argument("--measure", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-rounds", help=argparse.SUPPRESS)
     parser.add_argument("--label", help=argparse.SUPPRESS)
     parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.measure:
-        result = measure(Path(args.measure), args.label, args.repeat, args.as_before)
-        print(json.dumps(result))
+    if args.serve_rounds:
+        serve_rounds(Path(args.serve_rounds), args.label, args.as_before)
         return
 
     import psycopg
@@ -309,10 +409,11 @@ def main() -> None:
         fixtures_ensure(conn)
         for size in (int(s) for s in args.sizes.split(",")):
             grow(conn, size * TRACES_1X)
+            for statement in REPLACED_INDEXES:
+                conn.execute(statement)
             traces = conn.execute("SELECT count(*) FROM traces_trace").fetchone()[0]
             spans = conn.execute("SELECT count(*) FROM traces_span").fetchone()[0]
-            before = measure_in_process(before_tree, f"before-{size}", args, before=True)
-            now = measure_in_process(ROOT, f"now-{size}", args, before=False)
+            before, now = measure_both(before_tree, size, args)
             report(size, traces, spans, before, now)
 
 
