@@ -235,6 +235,8 @@ class Verdict(models.Model):
                 fields=["trace", "rubric_version", "config", "run"], name="verdict_unique_run"
             ),
         ]
+        # The overview's rebuild reads the verdicts of the days that changed.
+        indexes = [models.Index(fields=["created_at"], name="verdict_created")]
 
 
 class RedFlag(models.Model):

@@ -18,6 +18,7 @@ from evalsite.insights.charts import (
     layout,
     plain,
 )
+from evalsite.insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
 from judges.costs import cache_read_saving_per_million
 from judges.models import Judgment
 
@@ -25,10 +26,12 @@ PER_MILLION = 1_000_000
 WINDOW = dt.timedelta(days=90)
 
 
-def judge_cost_rows() -> list[dict]:
-    """Per day, rubric and model: calls, tokens, money, and the two kinds of caching saved."""
-    rows = (
-        Judgment.objects.filter(completed_at__gte=timezone.now() - WINDOW)
+def _cost_day_rows(start, end):
+    """Per day, rubric and model: calls, tokens and money of the judgments completed then."""
+    return (
+        Judgment.objects.filter(
+            completed_at__isnull=False, **day_range_filter("completed_at", start, end)
+        )
         .annotate(day=TruncDay("completed_at"))
         .values("day", "rubric_version__rubric__name", "config__model")
         .annotate(
@@ -43,6 +46,15 @@ def judge_cost_rows() -> list[dict]:
         )
         .order_by("day", "rubric_version__rubric__name", "config__model")
     )
+
+
+COST_DAYS = DailyPart("judge_cost", _cost_day_rows, ((Judgment, "completed_at"),))
+
+
+def judge_cost_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per day, rubric and model: calls, tokens, money, and the two kinds of caching saved."""
+    since = timezone.localdate() - WINDOW
+    rows = daily_rows(COST_DAYS, store, since)
     out = []
     for row in rows:
         paid_calls = row["calls"] - row["cached_calls"]
@@ -86,8 +98,8 @@ COLUMNS = [
 ]
 
 
-def judge_cost_chart() -> Chart:
-    rows = judge_cost_rows()
+def judge_cost_chart(store: DailyStore | None = None) -> Chart:
+    rows = judge_cost_rows(store)
     table = [[r[c] for c in COLUMNS] for r in rows]
     if not rows:
         figure = empty_figure("No judge call has completed yet.")
