@@ -1,17 +1,22 @@
-"""Trace page server time and HTML size for big traces, on PostgreSQL.
+"""Trace page server time and HTML size for big traces, this code against an earlier commit's.
 
-Builds agent-loop traces (root > alternating model and tool spans, payloads like real ones) of
-each size asked for, then prints, per size, the page's median server CPU and wall time and
-its HTML size against the targets (2,000 spans: 300 ms and 1 MB; 10,000 spans: 1 s, 2 MB).
+Builds agent-loop traces (root > alternating model and tool spans with OTel span ids, message
+lists, tool output and attributes of the sizes real agents send) on PostgreSQL, then renders
+each trace's page with Django's test client in the earlier tree and in this one, alternating,
+and prints per size the median server CPU and wall time and the HTML size, the ratio now/before
+and the targets (2,000 spans: 300 ms and 1 MB; 10,000 spans: 1 s and 2 MB), with the load
+average.
 
-    .venv/bin/python bench/trace_page.py [--spans 2000 10000] [--repeat 5]
+    .venv/bin/python bench/trace_page.py [--before REF] [--spans 2000 10000] [--repeat 5]
 """
 
 import argparse
+import json
 import os
 import statistics
+import subprocess
 import sys
-import time
+import tempfile
 from datetime import timedelta
 from pathlib import Path
 
@@ -20,9 +25,57 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchdb import database_ensure, django_setup  # noqa: E402
+from memory import tree_at  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_trace_page_bench"
 TARGETS = {2000: (300.0, 1_000_000), 10_000: (1000.0, 2_000_000)}
+SYSTEM = (
+    "You are a coding agent. Work in small steps, run the tests after each change and never "
+    "edit files outside the repository. " * 4
+)
+
+# Runs inside either tree: renders one page `repeat` times, prints JSON figures.
+MEASURE = """
+import json, os, sys, time
+os.environ["DJANGO_SETTINGS_MODULE"] = "evalsite.settings"
+import django
+django.setup()
+from django.contrib.auth import get_user_model
+from django.test import Client
+trace_id, username, repeat = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+client = Client()
+client.force_login(get_user_model().objects.get(username=username))
+url = f"/traces/{trace_id}/"
+client.get(url)  # warm template and URL caches
+cpu, wall = [], []
+for _ in range(repeat):
+    began, began_cpu = time.perf_counter(), time.process_time()
+    response = client.get(url)
+    wall.append((time.perf_counter() - began) * 1000)
+    cpu.append((time.process_time() - began_cpu) * 1000)
+assert response.status_code == 200, response.status_code
+print(json.dumps({"cpu": cpu, "wall": wall, "bytes": len(response.content)}))
+"""
+
+
+def _model_call(index: int) -> tuple[list, dict]:
+    history = [{"role": "system", "content": SYSTEM}]
+    history.append({"role": "user", "content": "Move billing to the new invoice API."})
+    for step in range(max(0, min(index, 6) - 1)):
+        history.append(
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [{"id": f"call_{step}", "function": {"name": "run_tests"}}],
+            }
+        )
+        history.append({"role": "tool", "content": "collected 12 items\n" + "." * 120})
+    reply = {
+        "role": "assistant",
+        "content": f"Step {index}: tests pass for invoice_{index}.py; next, the totals module.",
+        "tool_calls": [{"id": f"call_{index}", "function": {"name": "run_tests"}}],
+    }
+    return history, reply
 
 
 def trace_build(spans: int):
@@ -32,37 +85,55 @@ def trace_build(spans: int):
     from tests.factories import TraceFactory
     from traces.models import Span, SpanKind
 
-    trace = TraceFactory(task=f"Migrate the billing module ({spans} spans)")
+    trace = TraceFactory(
+        external_id=os.urandom(16).hex(), task=f"Migrate the billing module ({spans} spans)"
+    )
     start = timezone.now()
+    root_id = os.urandom(8).hex()
     rows = [
         Span(
             trace=trace,
-            span_id="root",
+            span_id=root_id,
             name="invoke_agent coder",
             kind=SpanKind.AGENT,
             started_at=start,
             ended_at=start + timedelta(seconds=spans),
             position=0,
+            input="Move billing to the new invoice API.",
         )
     ]
     for index in range(1, spans):
         begin = start + timedelta(milliseconds=500 * index)
         kind = SpanKind.LLM if index % 2 else SpanKind.TOOL
+        if kind == SpanKind.LLM:
+            value_in, value_out = _model_call(index)
+        else:
+            value_in = {"path": f"billing/invoice_{index}.py", "args": ["-q", "--maxfail=1"]}
+            value_out = {"stdout": "collected 12 items\n" + "." * 400, "exit_code": index % 7}
         rows.append(
             Span(
                 trace=trace,
-                span_id=f"s{index}",
-                parent_span_id="root",
+                span_id=os.urandom(8).hex(),
+                parent_span_id=root_id,
                 position=index,
                 name="chat gpt-4.1" if kind == SpanKind.LLM else "run_tests",
                 kind=kind,
+                tool_name="" if kind == SpanKind.LLM else "run_tests",
+                model="gpt-4.1" if kind == SpanKind.LLM else "",
                 started_at=begin,
                 ended_at=begin + timedelta(milliseconds=400),
                 duration_ms=400,
-                input={"path": f"billing/invoice_{index}.py", "args": ["-q"]},
-                output={"stdout": "collected 12 items\n" + "." * 200, "exit_code": index % 7},
+                input=value_in,
+                output=value_out,
                 input_tokens=1200 if kind == SpanKind.LLM else 0,
-                attributes={"gen_ai.request.model": "gpt-4.1", "agent.step_index": index},
+                output_tokens=80 if kind == SpanKind.LLM else 0,
+                attributes={
+                    "gen_ai.operation.name": "chat" if kind == SpanKind.LLM else "execute_tool",
+                    "gen_ai.request.model": "gpt-4.1",
+                    "agent.step_index": index,
+                    "service.name": "coder",
+                    "service.version": "0.9.1",
+                },
             )
         )
     Span.objects.bulk_create(rows, batch_size=2000)
@@ -71,8 +142,23 @@ def trace_build(spans: int):
     return trace
 
 
+def measure(tree: Path, database_url: str, trace_id: int, user: str, repeat: int) -> dict:
+    env = {**os.environ, "DATABASE_URL": database_url, "PYTHONPATH": str(tree)}
+    env.update(LOG_LEVEL="WARNING", ALLOWED_HOSTS="testserver")
+    result = subprocess.run(
+        [sys.executable, "-c", MEASURE, str(trace_id), user, str(repeat)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", default="main", help="the earlier commit to compare with")
     parser.add_argument("--spans", type=int, nargs="+", default=[2000, 10_000])
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
@@ -80,37 +166,38 @@ def main() -> None:
     args = parser.parse_args()
     database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
-
-    from django.test import Client
+    os.environ.setdefault("EVALSITE_VAR_DIR", tempfile.mkdtemp(prefix="evalsite-bench-var-"))
 
     from tests.factories import UserFactory
 
     user = UserFactory(roles=["annotator"])
-    client = Client()
-    client.force_login(user)
-    print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    trees = {"before": tree_at(args.before), "now": ROOT}
+    print(
+        f"before = {args.before}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
+    )
     for spans in args.spans:
         trace = trace_build(spans)
-        url = f"/traces/{trace.pk}/"
-        client.get(url)  # warm template and URL caches
-        cpu, wall, size = [], [], 0
-        for _ in range(args.repeat):
-            began, began_cpu = time.perf_counter(), time.process_time()
-            response = client.get(url)
-            wall.append((time.perf_counter() - began) * 1000)
-            cpu.append((time.process_time() - began_cpu) * 1000)
-            size = len(response.content)
-        target_ms, target_bytes = TARGETS.get(spans, (None, None))
-        against = (
-            f" ({statistics.median(cpu) / target_ms:.2f}x of {target_ms:.0f} ms; "
-            f"{size / target_bytes:.2f}x of {target_bytes / 1e6:.0f} MB)"
-            if target_ms
-            else ""
-        )
-        print(
-            f"{spans:>6} spans: median {statistics.median(cpu):7.1f} ms CPU, "
-            f"{statistics.median(wall):7.1f} ms wall, {size / 1e6:6.2f} MB HTML{against}"
-        )
+        figures = {
+            name: measure(tree, args.database_url, trace.pk, user.username, args.repeat)
+            for name, tree in trees.items()
+        }
+        for name, got in figures.items():
+            cpu, wall = statistics.median(got["cpu"]), statistics.median(got["wall"])
+            print(
+                f"{spans:>6} spans {name:>6}: median {cpu:7.1f} ms CPU, {wall:7.1f} ms wall, "
+                f"{got['bytes'] / 1e6:6.2f} MB HTML"
+            )
+        before, now = figures["before"], figures["now"]
+        ratio_ms = statistics.median(now["wall"]) / statistics.median(before["wall"])
+        line = f"{spans:>6} spans now/before: {ratio_ms:.2f}x time, "
+        line += f"{now['bytes'] / before['bytes']:.2f}x size"
+        if spans in TARGETS:
+            target_ms, target_bytes = TARGETS[spans]
+            ok = statistics.median(now["wall"]) < target_ms and now["bytes"] < target_bytes
+            line += f"; target {target_ms:.0f} ms and {target_bytes / 1e6:.0f} MB: "
+            line += "met" if ok else "NOT met"
+        print(line)
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -277,6 +277,8 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # A trace is judged once complete: its root ended and no span came for the settle time.
     "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
+    # Traces past their project's retention time go, a batch at a time (traces/retention.py).
+    "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.
     "judgment-requeue-stale": {
         "task": "judges.tasks.judgment_requeue_stale_task",
@@ -298,6 +300,9 @@ if JUDGE_SIMULATED and not ANTHROPIC_BASE_URL:
 if JUDGE_SIMULATED and not OPENAI_BASE_URL:
     OPENAI_BASE_URL = f"http://127.0.0.1:{SIMULATED_JUDGE_PORT}/v1"
 JUDGE_MODEL = envstr("JUDGE_MODEL", "claude-sonnet-4-5")
+# A rubric template's render is bounded: output characters (any value it builds) and seconds.
+RUBRIC_RENDER_MAX_CHARS = envint("RUBRIC_RENDER_MAX_CHARS", 1_000_000)
+RUBRIC_RENDER_SECONDS = envfloat("RUBRIC_RENDER_SECONDS", 2.0)
 # Simulated scores cost nothing and are labelled everywhere, so by default the demo judges live
 # traffic before calibration; a real judge waits until people have measured it.
 JUDGE_ONLINE_BEFORE_CALIBRATION = envbool("JUDGE_ONLINE_BEFORE_CALIBRATION", JUDGE_SIMULATED)
@@ -374,6 +379,8 @@ WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)
 WEBHOOK_RETRY_BASE_SECONDS = envint("WEBHOOK_RETRY_BASE_SECONDS", 30)
 WEBHOOK_RETRY_MAX_SECONDS = envint("WEBHOOK_RETRY_MAX_SECONDS", 3600)
 WEBHOOK_MAX_ATTEMPTS = envint("WEBHOOK_MAX_ATTEMPTS", 8)
+# Off: webhook URLs that resolve to loopback, private or link-local addresses are refused.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = envbool("WEBHOOK_ALLOW_PRIVATE_TARGETS", False)
 CELERY_BEAT_SCHEDULE["review-backlog-check"] = {
     "task": "webhooks.tasks.review_backlog_check_task",
     "schedule": float(envint("WEBHOOK_BACKLOG_CHECK_SECONDS", 60)),

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from judges import api
+from judges.api_rubrics import RubricVersionCreateApi
 from judges.guardrails.api import GuardrailCheckApi
 
 urlpatterns = [
@@ -10,6 +11,11 @@ urlpatterns = [
         "judge-runs/<int:run_id>/cancel/",
         api.JudgeRunCancelApi.as_view(),
         name="api-judge-run-cancel",
+    ),
+    path(
+        "rubrics/<int:rubric_id>/versions/",
+        RubricVersionCreateApi.as_view(),
+        name="api-rubric-version-create",
     ),
     path("guardrails/check", GuardrailCheckApi.as_view(), name="api-guardrails-check"),
 ]

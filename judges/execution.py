@@ -31,6 +31,7 @@ from judges.providers import (
 )
 from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
+from judges.template_sandbox import TemplateBoundExceeded
 
 CHARS_PER_TOKEN = 4
 UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
@@ -220,6 +221,8 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
         return PassOutcome("skipped")
     try:
         params, digest = judgment_request(judgment)
+    except TemplateBoundExceeded as exc:
+        return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     cached = _cached_reply(digest, judgment.pk)

@@ -14,10 +14,9 @@ from dataclasses import dataclass
 import jinja2
 from django.conf import settings
 from jinja2 import StrictUndefined, meta
-from jinja2.exceptions import SecurityError
-from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from judges.models import RubricVersion, TraceFormat
+from judges.template_sandbox import BoundedSandbox, render_bounded
 from traces.models import Trace
 from traces.serialize import trace_span_tree, trace_transcript
 
@@ -40,40 +39,6 @@ VALUE_CLOSE = "</untrusted_value>"
 LEGACY_PLACEHOLDER = re.compile(r"(?<!\{)\{(trajectory|trace_json|transcript)\}(?!\})")
 CHARS_PER_TOKEN = 4
 LONG_STRING_CHARS = 2000
-
-# A template may compute, but not allocate without bound: `{{ ('a' * 10**7)|length }}` would
-# run at save time in the web process and at judge time in every worker.
-MAX_TEMPLATE_VALUE_CHARS = 100_000
-MAX_TEMPLATE_EXPONENT = 64
-
-
-class BoundedSandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox with repetition, concatenation and powers bounded."""
-
-    intercepted_binops = frozenset(["*", "+", "**"])
-
-    def call_binop(self, context, operator, left, right):
-        if operator == "**" and isinstance(right, int) and abs(right) > MAX_TEMPLATE_EXPONENT:
-            raise SecurityError(f"Exponents above {MAX_TEMPLATE_EXPONENT} are not allowed.")
-        if operator == "*" and _sized_repeat(left, right) > MAX_TEMPLATE_VALUE_CHARS:
-            raise SecurityError(f"Values over {MAX_TEMPLATE_VALUE_CHARS} characters are refused.")
-        if operator == "+" and _sized_concat(left, right) > MAX_TEMPLATE_VALUE_CHARS:
-            raise SecurityError(f"Values over {MAX_TEMPLATE_VALUE_CHARS} characters are refused.")
-        return super().call_binop(context, operator, left, right)
-
-
-def _sized_repeat(left, right) -> int:
-    for sequence, times in ((left, right), (right, left)):
-        if isinstance(sequence, (str, list, tuple)) and isinstance(times, int):
-            return len(sequence) * times
-    return 0
-
-
-def _sized_concat(left, right) -> int:
-    if isinstance(left, (str, list, tuple)) and isinstance(right, (str, list, tuple)):
-        return len(left) + len(right)
-    return 0
-
 
 _env = BoundedSandbox(undefined=StrictUndefined, autoescape=False, keep_trailing_newline=False)
 
@@ -197,7 +162,7 @@ def _compiled(template: str) -> jinja2.Template:
 
 
 def _render(template: str, context: dict) -> str:
-    return _compiled(template).render(context).strip()
+    return render_bounded(_compiled(template), context).strip()
 
 
 def prompt_render(version: RubricVersion, trace: Trace, **extra) -> RenderedPrompt:
@@ -228,7 +193,7 @@ def _check_one(field: str, template: str, context: dict) -> tuple[list[TemplateP
         return [TemplateProblem(field, exc.lineno, exc.message or str(exc))], set()
     used = meta.find_undeclared_variables(parsed)
     try:
-        _env.from_string(_source(template)).render(context)
+        render_bounded(_env.from_string(_source(template)), context)
     except jinja2.UndefinedError as exc:
         known = ", ".join(sorted(context))
         return [TemplateProblem(field, _runtime_line(), f"{exc.message}. Known: {known}.")], used

@@ -49,3 +49,5 @@ from evalsite.settings import *  # noqa: E402, F403
 
 # Tests set many passwords; PBKDF2's deliberate slowness buys nothing here.
 PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+# Webhook tests deliver to a receiver on 127.0.0.1; tests/webhooks/test_targets.py turns it off.
+WEBHOOK_ALLOW_PRIVATE_TARGETS = True

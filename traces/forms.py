@@ -22,6 +22,7 @@ class ProjectForm(forms.ModelForm):
             "tool_error_text_detection",
             "tool_error_markers",
             "route_thumbs_down_to_review",
+            "retention_days",
         ]
         help_texts = {"slug": "What exporters send in x-evalsite-project. Renaming it breaks them."}
 

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from core.indexes import NullsLastIndex
@@ -17,6 +18,14 @@ class Project(models.Model):
     )
     route_thumbs_down_to_review = models.BooleanField(
         default=False, help_text="A thumbs-down from end users queues the trace for review."
+    )
+    # Read by traces.retention; traces that people or evaluations rely on are always kept.
+    retention_days = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(1)],
+        help_text="Remove traces received more than this many days ago; empty keeps them all. "
+        "Golden sources and traces under review, eval runs or running judge runs stay.",
     )
 
     def __str__(self) -> str:

@@ -73,6 +73,16 @@ def trace_spans_ordered(trace: Trace, limit: int | None = None) -> list[Span]:
     return list(spans[:limit] if limit is not None else spans)
 
 
+# What the tree and the timeline read of a span; values load per span or per window.
+SPAN_VALUE_FIELDS = ("input", "output", "attributes")
+
+
+def trace_span_outline(trace: Trace, limit: int | None = None) -> list[Span]:
+    """Spans in display order without their values (see trace_spans_ordered)."""
+    spans = trace.spans.defer(*SPAN_VALUE_FIELDS).order_by("position", "started_at", "pk")
+    return list(spans[:limit] if limit is not None else spans)
+
+
 def span_parents(spans: list[Span]) -> dict[str, str]:
     """Each span's parent id; "" for a root, a parent that never arrived, or one closing a cycle.
 
@@ -208,23 +218,25 @@ def trace_list_rows(user=None):
     )
 
 
-def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[dict]:
-    """Bars for the timeline, in tree order: offset from the trace start and length in ms."""
+def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[list]:
+    """Bars for the timeline, in tree order: [span id, label, kind, offset from the trace
+    start in ms, length in ms, 1 if it failed]; lists, not objects, to keep big pages small."""
     origin = trace.started_at
     rows = []
     for row in span_nodes_rows(nodes):
         span = row.node.span
         if origin is None or span.started_at is None:
             continue
+        start = round((span.started_at - origin).total_seconds() * 1000, 3)
         rows.append(
-            {
-                "id": span.span_id,
-                "label": ("· " * row.node.depth) + span.name[:80],
-                "kind": span.kind,
-                "start": round((span.started_at - origin).total_seconds() * 1000, 3),
-                "ms": span.duration_ms or 0,
-                "error": span.status == SpanStatus.ERROR,
-            }
+            [
+                span.span_id,
+                ("· " * min(row.node.depth, 20)) + span.name[:80],
+                span.kind,
+                int(start) if start == int(start) else start,
+                span.duration_ms or 0,
+                int(span.status == SpanStatus.ERROR),
+            ]
         )
     return rows
 

@@ -1,6 +1,7 @@
 from celery import shared_task
 
 from traces.completion import trace_complete, traces_settled_ids
+from traces.retention import RETENTION_BATCH, traces_expire
 
 SWEEP_BATCH = 500
 
@@ -13,3 +14,12 @@ def trace_settle_sweep_task() -> int:
     if len(ids) == SWEEP_BATCH:
         trace_settle_sweep_task.delay()
     return completed
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def trace_retention_task() -> int:
+    """Remove one batch of traces past their project's retention; a full batch goes on."""
+    removed = traces_expire(limit=RETENTION_BATCH)
+    if removed == RETENTION_BATCH:
+        trace_retention_task.delay()
+    return removed

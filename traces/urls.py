@@ -8,6 +8,8 @@ urlpatterns = [
     path("upload/", views.trace_upload, name="upload"),
     path("projects/", views.project_list, name="projects"),
     path("<int:trace_id>/", views.trace_detail, name="detail"),
+    path("<int:trace_id>/tree/", views.trace_tree_rows, name="tree_rows"),
+    path("<int:trace_id>/spans/<int:span_pk>/", views.span_body, name="span_body"),
     path(
         "<int:trace_id>/spans/<int:span_pk>/raw/<str:field>/",
         views.span_value_raw,

@@ -1,7 +1,7 @@
 import json
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
@@ -14,11 +14,13 @@ from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import project_for_ingest
 from traces.models import Project
-from traces.templatetags.trace_tags import CUT_CHARS
+from traces.span_html import CUT_CHARS, span_full_html, span_window_html
+from traces.span_window import window_plan
 
 PAGE_SIZES = (25, 50, 100, 200)
-# Beyond this a page would weigh tens of megabytes; the API returns every span.
-TRACE_PAGE_MAX_SPANS = 5000
+# The tree and timeline of a trace past this many spans would slow every reader of the page;
+# the API returns every span.
+TRACE_PAGE_MAX_SPANS = 20_000
 
 
 @require_role(ANNOTATOR)
@@ -51,18 +53,26 @@ def trace_list(request):
     )
 
 
+def _trace_blind(request, trace) -> bool:
+    # A blind review item links here with ?blind=1; holding one makes the page blind anyway.
+    return request.GET.get("blind") == "1" or selectors.trace_blind_for(request.user, trace)
+
+
 @require_role(ANNOTATOR)
 def trace_detail(request, trace_id: int):
-    """One trace: task and answer, timeline, span tree, and what judges and people said."""
+    """One trace: task and answer, timeline, span tree, and what judges and people said.
+
+    The tree carries each span's head and the first level of its values; whole spans and the
+    spans past the first window load on demand (span_body, trace_tree_rows)."""
     trace = selectors.trace_get(request.user, trace_id)
-    spans = selectors.trace_spans_ordered(trace, limit=TRACE_PAGE_MAX_SPANS)
+    spans = selectors.trace_span_outline(trace, limit=TRACE_PAGE_MAX_SPANS)
     nodes = selectors.trace_span_nodes(trace, spans)
-    # A blind review item links here with ?blind=1; holding one makes the page blind anyway.
-    blind = request.GET.get("blind") == "1" or selectors.trace_blind_for(request.user, trace)
+    blind = _trace_blind(request, trace)
     judging = selectors.TRACE_JUDGING_BLIND if blind else selectors.trace_judging(trace)
     highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"], spans)
     if request.GET.get("span"):
         highlight.add(request.GET["span"])
+    feedback = [] if blind else selectors.trace_feedback(trace)
     attributes_text = selectors.value_as_text(trace.attributes)
     return render(
         request,
@@ -73,16 +83,59 @@ def trace_detail(request, trace_id: int):
             "spans_shown": len(spans),
             "spans_cut": len(spans) == TRACE_PAGE_MAX_SPANS and trace.span_count > len(spans),
             "highlight_span_ids": highlight,
+            # Feedback links to its span: render it whatever the window.
+            "shown_span_ids": {item.span_id for item in feedback if item.span_id},
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
             "trace_attributes_text": attributes_text[:CUT_CHARS],
             "trace_attributes_cut": max(0, len(attributes_text) - CUT_CHARS),
             "blind": blind,
             "judge_versions": [] if blind else selectors.trace_judge_versions(judging["judgments"]),
-            "feedback": [] if blind else selectors.trace_feedback(trace),
+            "feedback": feedback,
             "judgment_rows": selectors.trace_judgment_rows(judging["judgments"], spans),
             **judging,
         },
     )
+
+
+@require_role(ANNOTATOR)
+def trace_tree_rows(request, trace_id: int):
+    """Spans the page left for later: children[from:to] of one parent, as tree items."""
+    trace = selectors.trace_get(request.user, trace_id)
+    spans = selectors.trace_span_outline(trace, limit=TRACE_PAGE_MAX_SPANS)
+    roots = selectors.trace_span_nodes(trace, spans)
+    parent_id = request.GET.get("parent", "")
+    try:
+        start, end = int(request.GET.get("from", "")), int(request.GET.get("to", ""))
+    except ValueError:
+        return HttpResponseBadRequest("from and to must be whole numbers.")
+    children = _node_children(roots, parent_id) if parent_id else roots
+    if children is None:
+        raise Http404("No such span in this trace.")
+    if not 0 <= start <= end:
+        return HttpResponseBadRequest("from and to must satisfy 0 <= from <= to.")
+    blind = _trace_blind(request, trace)
+    judging = selectors.TRACE_JUDGING_BLIND if blind else selectors.trace_judging(trace)
+    highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"], spans)
+    plan = window_plan(parent_id, children, start, end, forced=set())
+    return HttpResponse(span_window_html(trace.pk, plan, highlight, blind))
+
+
+def _node_children(roots, span_id: str) -> list | None:
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        if node.span_id == span_id:
+            return node.children
+        stack.extend(node.children)
+    return None
+
+
+@require_role(ANNOTATOR)
+def span_body(request, trace_id: int, span_pk: int):
+    """The whole of one span (conversation view, values, attributes) for its place in the tree."""
+    trace = selectors.trace_get(request.user, trace_id)
+    span = get_object_or_404(trace.spans.all(), pk=span_pk)
+    return HttpResponse(f'<div class="span-full-body">{span_full_html(span)}</div>')
 
 
 RAW_FIELDS = ("input", "output", "attributes")

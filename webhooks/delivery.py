@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from webhooks.models import DeliveryStatus, WebhookDelivery
 from webhooks.signing import SIGNATURE_HEADER, signature_header
+from webhooks.targets import TargetRefused, target_resolve
 
 # Worth another try later: the receiver is down, overloaded or asks us to slow down.
 RETRYABLE_STATUSES = {408, 425, 429}
@@ -33,20 +34,28 @@ def delivery_attempt(delivery_id: int, *, final: bool) -> str:
         "X-Evalsite-Delivery": str(delivery.pk),
         SIGNATURE_HEADER: signature_header(delivery.webhook.secret, int(time.time()), body),
     }
-    code, excerpt, error = None, "", ""
+    code, excerpt, error, refused = None, "", "", False
     try:
-        response = httpx.post(
-            delivery.webhook.url,
-            content=body,
-            headers=headers,
-            timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
-            follow_redirects=False,
-        )
+        # Resolved and checked now, not only when saved: the name may point elsewhere today.
+        target = target_resolve(delivery.webhook.url)
+        hostname = target.host.rsplit(":", 1)[0].strip("[]")
+        # trust_env off when pinned: a proxy from the environment would resolve the name again.
+        with httpx.Client(trust_env=not target.pinned, follow_redirects=False) as client:
+            response = client.post(
+                target.url,
+                content=body,
+                headers={**headers, "Host": target.host} if target.pinned else headers,
+                timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
+                # TLS checks the certificate against the name while connecting to the address.
+                extensions={"sni_hostname": hostname} if target.pinned else None,
+            )
         code, excerpt = response.status_code, response.text[:500]
+    except TargetRefused as exc:
+        error, refused = str(exc)[:500], True
     except httpx.HTTPError as exc:
         error = f"{type(exc).__name__}: {exc}"[:500]
     delivered = code is not None and 200 <= code < 300
-    retryable = code is None or code >= 500 or code in RETRYABLE_STATUSES
+    retryable = not refused and (code is None or code >= 500 or code in RETRYABLE_STATUSES)
     status = DeliveryStatus.DELIVERED if delivered else DeliveryStatus.PENDING
     if not delivered and (final or not retryable):
         status = DeliveryStatus.FAILED

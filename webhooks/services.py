@@ -9,13 +9,19 @@ from django.utils import timezone
 from evalsite.api import ApplicationError
 from webhooks.events import SUBSCRIBABLE, TEST
 from webhooks.models import Webhook, WebhookDelivery
+from webhooks.targets import TargetRefused, target_resolve
 
 
-def _validated(url: str, events) -> tuple[str, list[str]]:
+def _validated(url: str, events, *, check_target: bool = True) -> tuple[str, list[str]]:
     url = (url or "").strip()
     parts = urlsplit(url)
     if "\x00" in url or parts.scheme not in ("http", "https") or not parts.netloc:
         raise ApplicationError("The URL must be http:// or https:// with a host.", field="url")
+    try:
+        if check_target:
+            target_resolve(url)
+    except TargetRefused as exc:
+        raise ApplicationError(str(exc), field="url") from exc
     if not isinstance(events, list) or not events:
         raise ApplicationError("Subscribe to at least one event.", field="events")
     unknown = [e for e in events if e not in SUBSCRIBABLE]
@@ -37,7 +43,11 @@ def webhook_create(*, url: str, events: list, backlog_threshold: int = 100, user
 
 
 def webhook_update(webhook: Webhook, **changes) -> Webhook:
-    url, events = _validated(changes.get("url", webhook.url), changes.get("events", webhook.events))
+    url = changes.get("url", webhook.url)
+    # Pausing a webhook does not resolve its host again; a new URL is checked (and every send).
+    url, events = _validated(
+        url, changes.get("events", webhook.events), check_target=url != webhook.url
+    )
     webhook.url, webhook.events = url, events
     for name in ("active", "backlog_threshold"):
         if name in changes:

@@ -30,6 +30,11 @@ def test_trace_page_draws_the_waterfall_and_folds_the_tree(new_page, annotator):
     # the markup shows as text and never runs
     lookup = page.locator(".span-node.kind-tool").first
     assert XSS in lookup.locator(".span-body > .span-io").last.inner_text()
+    # opening the span loads the whole of it, still as text
+    lookup.locator(".span-full > summary").first.click()
+    whole = lookup.locator(".span-full-body").first
+    whole.wait_for()
+    assert XSS in whole.inner_text() and "delivered" in whole.inner_text()
     assert page.locator("img[src=x]").count() == 0
     assert dialogs == []
     # the error span is marked

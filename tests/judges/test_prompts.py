@@ -96,7 +96,7 @@ def test_the_sandbox_refuses_python_internals():
 
 @pytest.mark.parametrize(
     "expression",
-    ["('a' * 10**7)|length", "(10**7 * 'a')|length", "([0] * 10**6)|length", "2 ** 100000"],
+    ["('a' * 10**7)|length", "(10**7 * 'a')|length", "([0] * 10**7)|length", "2 ** 100000"],
 )
 def test_a_template_that_allocates_without_bound_is_refused_with_the_reason(expression):
     version = _version(user_template="{{ trace_json }} {{ " + expression + " }}")
@@ -104,7 +104,7 @@ def test_a_template_that_allocates_without_bound_is_refused_with_the_reason(expr
     problems = rubric_templates_check(version)
 
     assert problems and problems[0].field == "user_template"
-    assert "SecurityError" in problems[0].message
+    assert "bound" in problems[0].message
 
 
 def test_small_arithmetic_in_a_template_still_renders():

@@ -6,6 +6,7 @@ import pytest
 
 from judges.trajectory.redflags import check_hallucinated_parameters
 from tests.factories import ProjectFactory
+from tests.traces.pages import page_with_spans_opened
 from tests.traces.test_real_shapes import openai_support_conversation
 from traces.conversation_html import conversation_html
 from traces.ingest.services import ingest_payload, ingest_span_tree
@@ -26,7 +27,7 @@ def test_trace_page_shows_the_conversation_turn_by_turn_in_order(logged_in):
     # given
     trace = ingest_payload(ProjectFactory(), openai_support_conversation())
     # when
-    body = logged_in.get(f"/traces/{trace.pk}/").content.decode()
+    body = page_with_spans_opened(logged_in, trace)
     # then: user turns as turns, in order, and the tool call as a call, not JSON
     first = body.index('role-user"><span class="turn-role">User</span>')
     assert body.index("I need to change my booking.", first) < body.index(

@@ -104,7 +104,7 @@ def test_partial_renders_balanced_tree_escaped_and_highlighted(booking_trace):
     # then the markup is balanced, the payload is text, errors and highlights are marked
     assert html.count("<li") == html.count("</li>") == 5
     assert html.count('<details class="span-fold"') == html.count("</details>") - html.count(
-        '<details class="fold"'
+        '<details class="fold'
     )
     assert "<img src=x" not in html
     assert "&lt;img src=x onerror=alert(1)&gt;" in html

@@ -1,6 +1,8 @@
 """The trace page: task and answer on top, tree, timeline data, judging, escaping, speed."""
 
+import html
 import json
+import re
 from datetime import timedelta
 
 import pytest
@@ -18,8 +20,11 @@ from tests.factories import (
     VerdictFactory,
 )
 from tests.traces.test_ingest_span_tree import refund_tree
+from traces import span_window
 from traces.ingest.services import ingest_span_tree
 from traces.models import Span, SpanKind
+from traces.span_html import CUT_CHARS
+from traces.span_window import WINDOW_ROWS
 
 pytestmark = pytest.mark.django_db
 XSS = "<img src=x onerror=alert(1)>"
@@ -43,9 +48,9 @@ def test_page_shows_task_answer_tree_and_timeline(logged_in):
     assert "PaymentGatewayTimeout after 30s" in body
     assert 'class="span-node kind-tool is-error' in body
     assert "vendor/plotly.min.js" in body and "js/trace_detail.js" in body
-    rows = response.context["waterfall"]
-    assert [r["ms"] for r in rows] == [6000, 1400, 300, 3000]
-    assert rows[3]["error"] is True and rows[1]["start"] == 100
+    rows = response.context["waterfall"]  # [id, label, kind, start, ms, failed]
+    assert [r[4] for r in rows] == [6000, 1400, 300, 3000]
+    assert rows[3][5] == 1 and rows[1][3] == 100
     assert '<script id="trace-waterfall-data" type="application/json">' in body
 
 
@@ -64,7 +69,7 @@ def test_untrusted_text_is_shown_as_text(logged_in):
         "</script>"
     )[0]
     assert "<img" not in waterfall
-    assert json.loads(waterfall)[2]["label"].endswith(XSS)
+    assert json.loads(waterfall)[2][1].endswith(XSS)
 
 
 def test_judgments_verdicts_and_review_items_are_listed(logged_in):
@@ -169,14 +174,47 @@ def test_query_count_does_not_grow_with_spans(logged_in):
     assert len(many) == len(few)
 
 
-def test_a_2000_span_trace_renders_every_span(logged_in):
-    # given (its server time is measured by bench/trace_page.py, not here)
+def test_a_2000_span_trace_renders_its_first_window_and_the_rest_on_demand(logged_in):
+    # given (its server time and size are measured by bench/trace_page.py, not here)
     trace = _big_trace(2000)
     # when
-    response = logged_in.get(f"/traces/{trace.pk}/")
-    # then
-    assert response.status_code == 200
-    assert response.content.count(b'class="span-node') == 2000
+    page = logged_in.get(f"/traces/{trace.pk}/").content.decode()
+    # then the first window is in the page with first levels, not whole values
+    assert page.count('class="span-node') == WINDOW_ROWS
+    assert '<span class="k">path</span> billing/invoice_1.py' in page
+    assert "gen_ai.request.model" not in page
+    more = re.findall(r'hx-get="(/traces/\d+/tree/\?[^"]+)"', page)
+    assert len(more) == 1 and f"Show {2000 - WINDOW_ROWS:,} more spans" in page
+    # and the placeholders bring every other span, once
+    shown = re.findall(r'id="span-([^"]+)"', page)
+    while more:
+        rows = logged_in.get(html.unescape(more.pop())).content.decode()
+        shown += re.findall(r'id="span-([^"]+)"', rows)
+        more += re.findall(r'hx-get="(/traces/\d+/tree/\?[^"]+)"', rows)
+    assert len(shown) == len(set(shown)) == 2000
+
+
+def test_a_linked_span_past_the_window_is_rendered_with_its_ancestors(logged_in, monkeypatch):
+    monkeypatch.setattr(span_window, "WINDOW_ROWS", 10)
+    trace = _big_trace(40)
+    page = logged_in.get(f"/traces/{trace.pk}/?span=s30").content.decode()
+    assert 'is-highlighted" id="span-s30"' in page and 'id="span-root"' in page
+    # the spans between the window and the link, and after it, wait behind placeholders
+    assert "Show 20 more spans" in page and "Show 9 more spans" in page
+    assert 'id="span-s20"' not in page and page.count('class="span-node') == 11
+
+
+def test_the_rows_route_checks_its_parameters_and_the_held_out_rule(logged_in, client):
+    trace = _big_trace(5)
+    url = f"/traces/{trace.pk}/tree/"
+    assert logged_in.get(url, {"parent": "root", "from": "x", "to": "2"}).status_code == 400
+    assert logged_in.get(url, {"parent": "root", "from": "3", "to": "1"}).status_code == 400
+    assert logged_in.get(url, {"parent": "nope", "from": "0", "to": "1"}).status_code == 404
+    rows = logged_in.get(url, {"parent": "root", "from": "1", "to": "3"}).content.decode()
+    assert re.findall(r'id="span-([^"]+)"', rows) == ["s2", "s3"]
+    trace.held_out = True
+    trace.save(update_fields=["held_out"])
+    assert logged_in.get(url, {"parent": "root", "from": "0", "to": "1"}).status_code == 404
 
 
 def test_a_huge_trace_shows_its_first_spans_and_says_so(logged_in, monkeypatch):
@@ -189,19 +227,42 @@ def test_a_huge_trace_shows_its_first_spans_and_says_so(logged_in, monkeypatch):
     assert b"Showing the first 50 of 120 spans" in response.content
 
 
-def test_a_huge_attribute_is_cut_on_the_page_and_downloads_whole(client, annotator):
-    from traces.templatetags.trace_tags import CUT_CHARS
+def test_a_span_opens_whole_escaped_and_under_the_held_out_rule(logged_in, curator, client):
+    # given a tool span whose output carries markup
+    tree = refund_tree()
+    tree["children"][1]["output"] = {"note": XSS, "status": "delivered"}
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    span = trace.spans.get(name=tree["children"][1]["name"])
+    url = f"/traces/{trace.pk}/spans/{span.pk}/"
+    # when
+    page = logged_in.get(f"/traces/{trace.pk}/").content.decode()
+    body = logged_in.get(url).content.decode()
+    # then the page links the fragment and the fragment holds the value, as text
+    assert f'hx-get="{url}"' in page
+    assert "&lt;img src=x onerror=alert(1)&gt;" in body and XSS not in body
+    assert '"status": "delivered"' in body.replace("&quot;", '"')
+    assert logged_in.get(f"/traces/{trace.pk}/spans/987654/").status_code == 404
+    # a held-out trace's spans are for curators only
+    trace.held_out = True
+    trace.save(update_fields=["held_out"])
+    assert logged_in.get(url).status_code == 404
+    client.force_login(curator)
+    assert client.get(url).status_code == 200
 
+
+def test_a_huge_attribute_is_cut_in_the_span_and_downloads_whole(client, annotator):
     huge = "x" * (2 * 1024 * 1024)
     span = SpanFactory(attributes={"blob": huge}, output={"text": "<b>" + "y" * CUT_CHARS})
     client.force_login(annotator)
 
     page = client.get(f"/traces/{span.trace_id}/").content.decode()
+    body = client.get(f"/traces/{span.trace_id}/spans/{span.pk}/").content.decode()
 
-    assert len(page) < 200_000
-    assert "more characters" in page and "&lt;b&gt;" in page and "<b>y" not in page
+    assert len(page) < 100_000 and "x" * 1000 not in page
+    assert len(body) < 200_000
+    assert "more characters" in body and "&lt;b&gt;" in body and "<b>y" not in body
     raw_url = f"/traces/{span.trace_id}/spans/{span.pk}/raw/attributes/"
-    assert raw_url in page
+    assert raw_url in body
     raw = client.get(raw_url)
     assert raw["Content-Type"] == "application/json"
     assert raw["Content-Disposition"].startswith("attachment;")

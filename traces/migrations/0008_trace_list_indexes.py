@@ -7,7 +7,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('traces', '0006_plural_names'),
+        ('traces', '0007_project_retention_days'),
     ]
 
     operations = [
