@@ -1,18 +1,25 @@
-"""Overview page server time with 100,000 traces and 200,000 judgments on PostgreSQL.
+"""Overview snapshot rebuild and page server time at two data sizes on PostgreSQL.
 
-Fills its own database with travel, support and coding-agent traces (three tool spans each),
-two judge passes per trace under six judge versions over twelve weeks, red flags, reviewed
-items with annotations and eval runs; then prints the time to build the overview snapshot
-(what the periodic task does, chart by chart) and the server time of the page itself.
+For each size (20,000 and 100,000 traces by default) fills its own database with travel,
+support and coding-agent traces (three tool spans each), two judge passes per trace under six
+judge versions over twelve weeks, red flags, reviewed items with annotations and eval runs;
+then prints the snapshot rebuild (what the periodic task does every minute) of an earlier
+commit, which read everything each time, against this code's, which reads the days that
+changed, after each of a few batches of new traces; then the chart-by-chart cost of a full
+read and the server time of the page itself.
 
-    .venv/bin/python bench/overview_page.py [--traces 100000] [--repeat 30] [--refill]
+    .venv/bin/python bench/overview_page.py [--sizes 20000,100000] [--new 200] [--before main]
 """
 
 import argparse
 import datetime as dt
+import json
+import os
 import random
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -22,6 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchdb import database_ensure, django_setup  # noqa: E402
+from memory import tree_at  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_i_bench"
 TARGET_MS = 300.0
@@ -47,8 +55,12 @@ TASKS = [
 FLAG_KINDS = ["prerequisite", "hallucinated_parameter", "loop", "confident_after_failure"]
 
 
-def fill(n_traces: int, seed: int = 1) -> None:
-    """Write the data set with bulk inserts; one judged trace gives two judgments."""
+def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = False) -> None:
+    """Write the data set with bulk inserts; one judged trace gives two judgments.
+
+    `first_index` > 0 adds traces numbered from there to the existing data (no truncation, no new
+    eval runs); `recent` stamps them within the last half hour, as a minute of new traffic."""
+    from django.contrib.auth.models import User
     from django.db import connection
 
     from golden.models import DatasetVersion, EvalRun
@@ -66,10 +78,13 @@ def fill(n_traces: int, seed: int = 1) -> None:
     from traces.models import Project, Span, Trace
 
     rng = random.Random(seed)
+    since_id = Trace.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     with connection.cursor() as cursor:
         cursor.execute(
-            "TRUNCATE traces_trace, judges_judgerun, reviews_reviewitem, golden_evalrun, "
-            "golden_datasetversion CASCADE"
+            "SELECT 1"
+            if first_index
+            else "TRUNCATE traces_trace, judges_judgerun, "
+            "reviews_reviewitem, golden_evalrun, golden_datasetversion CASCADE"
         )
     now = dt.datetime.now(dt.UTC)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench agents"})
@@ -97,17 +112,26 @@ def fill(n_traces: int, seed: int = 1) -> None:
         JudgeConfig.objects.get_or_create(name=f"bench {m}", defaults={"model": m})[0]
         for m in ("claude-sonnet-4-5", "claude-haiku-4-5")
     ]
-    runs = [JudgeRun.objects.create(rubric_version=v, config=c) for v in versions for c in configs]
+    runs = [
+        JudgeRun.objects.get_or_create(rubric_version=v, config=c)[0]
+        for v in versions
+        for c in configs
+    ]
     queue, _ = Queue.objects.get_or_create(name="Default")
-    people = [UserFactory(username=f"bench-annotator-{i}", roles=["annotator"]) for i in range(6)]
+    people = [
+        User.objects.filter(username=f"bench-annotator-{i}").first()
+        or UserFactory(username=f"bench-annotator-{i}", roles=["annotator"])
+        for i in range(6)
+    ]
 
     started = time.perf_counter()
-    for offset in range(0, n_traces, BATCH):
-        size = min(BATCH, n_traces - offset)
+    span_minutes = 30 if recent else 12 * 7 * 24 * 60
+    for offset in range(first_index, first_index + n_traces, BATCH):
+        size = min(BATCH, first_index + n_traces - offset)
         traces = []
         for i in range(offset, offset + size):
             task_type, task, _ = TASKS[i % 3]
-            at = now - dt.timedelta(minutes=rng.randrange(0, 12 * 7 * 24 * 60))
+            at = now - dt.timedelta(minutes=rng.randrange(0, span_minutes))
             traces.append(
                 Trace(
                     project=project,
@@ -223,15 +247,19 @@ def fill(n_traces: int, seed: int = 1) -> None:
     with connection.cursor() as cursor:
         cursor.execute(
             "UPDATE judges_verdict v SET created_at = t.started_at + interval '2 minutes' "
-            "FROM traces_trace t WHERE t.id = v.trace_id"
+            "FROM traces_trace t WHERE t.id = v.trace_id AND t.id > %s",
+            [since_id],
         )
         cursor.execute(
             "UPDATE reviews_reviewitem r SET created_at = t.started_at + interval '5 minutes', "
             "resolved_at = CASE WHEN r.status = 'resolved' "
             "THEN t.started_at + interval '7 hours' END "
-            "FROM traces_trace t WHERE t.id = r.trace_id"
+            "FROM traces_trace t WHERE t.id = r.trace_id AND t.id > %s",
+            [since_id],
         )
         cursor.execute("ANALYZE")
+    if first_index:
+        return
     dataset = DatasetVersion.objects.create(name="bench v1", content_hash="0" * 64)
     for index in range(60):
         noop = index % 3 == 0
@@ -306,21 +334,94 @@ def measure(repeat: int) -> None:
     print(f"page without the snapshot would take ~{build_ms:.0f} ms ({build_ms / median:.0f}x)")
 
 
+BEFORE_BUILD = """
+import json, statistics, time, django
+django.setup()
+try:
+    from insights.overview import overview_snapshot_build
+except ImportError:
+    from evalsite.insights.overview import overview_snapshot_build
+times = []
+for _ in range({rounds}):
+    started = time.perf_counter()
+    overview_snapshot_build()
+    times.append(1000 * (time.perf_counter() - started))
+print(json.dumps(statistics.median(times)))
+"""
+
+
+def before_build_ms(tree: Path, args, rounds: int) -> float:
+    """The earlier commit's snapshot build (it read everything each time), in its own process."""
+    env = {
+        **os.environ,
+        "DATABASE_URL": args.database_url,
+        "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-ov-before-"),
+        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "LOG_LEVEL": "WARNING",
+        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only"),
+    }
+    env.pop("REDIS_URL", None)
+    out = subprocess.run(
+        [sys.executable, "-c", BEFORE_BUILD.format(rounds=rounds)],
+        cwd=tree,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    if out.returncode:
+        raise RuntimeError(out.stderr[-3000:])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def rebuild_figures(n_traces: int, args, before_tree: Path) -> None:
+    """Snapshot rebuild: the earlier code, this code's full read, and this code after each
+    minute of new traffic (`--new` traces with their judgments), which reads changed days."""
+    from evalsite.insights.overview import overview_snapshot_build, overview_snapshot_clear
+
+    before = before_build_ms(before_tree, args, args.rounds)
+    overview_snapshot_clear()
+    started = time.perf_counter()
+    overview_snapshot_build()
+    full = 1000 * (time.perf_counter() - started)
+    incremental = []
+    for index in range(args.rounds):
+        fill(args.new, seed=100 + index, first_index=n_traces + index * args.new, recent=True)
+        started = time.perf_counter()
+        overview_snapshot_build()
+        incremental.append(1000 * (time.perf_counter() - started))
+    now = statistics.median(incremental)
+    load = os.getloadavg()
+    print(
+        f"rebuild at {n_traces:,} traces (load average {load[0]:.1f} {load[1]:.1f} "
+        f"{load[2]:.1f} on {os.cpu_count()} cores):\n"
+        f"  before (every rebuild reads everything): median {before:.0f} ms\n"
+        f"  now, first or periodic full rebuild:     {full:.0f} ms\n"
+        f"  now, after {args.new} new traces:          median {now:.0f} ms over {args.rounds} "
+        f"rebuilds ({before / now:.1f}x faster than before)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--traces", type=int, default=100_000)
+    parser.add_argument("--sizes", default="20000,100000", help="traces, smallest first")
+    parser.add_argument("--new", type=int, default=200, help="traces added between rebuilds")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--before", default="main", help="the earlier commit to compare with")
     parser.add_argument("--repeat", type=int, default=30)
-    parser.add_argument("--refill", action="store_true", help="Write the data set again.")
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default="/tmp/evalsite-i-bench")
     args = parser.parse_args()
     database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
-    from traces.models import Trace
-
-    if args.refill or Trace.objects.count() != args.traces:
-        fill(args.traces)
-    measure(args.repeat)
+    before_tree = tree_at(args.before)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", args.before], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    print(f"before = {args.before} ({commit})")
+    for n_traces in (int(size) for size in args.sizes.split(",")):
+        fill(n_traces)
+        rebuild_figures(n_traces, args, before_tree)
+        measure(args.repeat)
 
 
 if __name__ == "__main__":

@@ -55,13 +55,17 @@ def judge_cost_rows(store: DailyStore | None = None) -> list[dict]:
     """Per day, rubric and model: calls, tokens, money, and the two kinds of caching saved."""
     since = timezone.localdate() - WINDOW
     rows = daily_rows(COST_DAYS, store, since)
+    # A price lookup walks the price tables; each model is looked up once per build.
+    discounts = {
+        model: cache_read_saving_per_million(model) for model in {r["config__model"] for r in rows}
+    }
     out = []
     for row in rows:
         paid_calls = row["calls"] - row["cached_calls"]
         paid_cost = float(row["paid_cost_usd"] or 0)
         # A cache hit would have cost what a paid call of its day, rubric and model cost.
         request_cache_saved = row["cached_calls"] * paid_cost / paid_calls if paid_calls else 0.0
-        discount = cache_read_saving_per_million(row["config__model"])
+        discount = discounts[row["config__model"]]
         prompt_cache_saved = (row["sum_cache_read_tokens"] or 0) * discount / PER_MILLION
         out.append(
             {

@@ -1,13 +1,13 @@
 """Per-day partial aggregates for the overview, so a rebuild reads only the days that changed.
 
 A chart that sums rows over time reads its rows through `daily_rows`: each day's grouped rows
-are kept in the insights cache, and a rebuild computes again from the database only
+are kept in the insights cache (one entry per part), and a rebuild computes again from the
+database only
 - the days since the previous rebuild began (less a margin for transactions still open then),
 - the days of rows written since then (ids above the stored watermark of each source table),
-  such as a span that arrives for a trace of last week, or a red flag raised on it,
-- any stored day the cache lost,
-- and every day once per `INSIGHTS_FULL_REBUILD_SECONDS`, which takes in edits to old rows
-  (a verdict marked stale, an annotation undone weeks later).
+  such as a span that arrives for a trace of last week, or a red flag raised on it;
+- and every day once per `INSIGHTS_FULL_REBUILD_SECONDS`, or when the cache lost the entry,
+  which takes in edits to old rows (a verdict re-scored in place weeks later).
 So a rebuild costs what arrived since the last one, not the whole history.
 
 Runs inside the overview build's transaction (`overview_build_session`), so every part sees
@@ -65,28 +65,23 @@ def _runs(days: set[dt.date]) -> list[tuple[dt.date, dt.date]]:
 
 
 class DailyStore:
-    """Where the days live: the overview's cache, under keys of this database and part."""
+    """Where the days live: one entry per part in the overview's cache, under this database."""
 
     def __init__(self, cache_call, prefix: str):
         self._call = cache_call
         self._prefix = f"{prefix}:{connection.settings_dict['NAME']}"
 
-    def key(self, part: DailyPart, name: str) -> str:
-        return f"{self._prefix}:{part.key}:{name}"
+    def key(self, part: DailyPart) -> str:
+        return f"{self._prefix}:{part.key}"
 
-    def get(self, part: DailyPart, name: str):
-        return self._call("get", self.key(part, name))
+    def get(self, part: DailyPart) -> dict | None:
+        return self._call("get", self.key(part))
 
-    def get_days(self, part: DailyPart, days: Iterable[dt.date]) -> dict[dt.date, list]:
-        keys = {self.key(part, day.isoformat()): day for day in days}
-        found = self._call("get_many", list(keys), default={}) or {}
-        return {keys[key]: rows for key, rows in found.items()}
+    def set(self, part: DailyPart, entry: dict) -> None:
+        self._call("set", self.key(part), entry, timeout=None)
 
-    def delete(self, part: DailyPart, name: str) -> None:
-        self._call("delete", self.key(part, name))
-
-    def set_many(self, part: DailyPart, values: dict[str, object]) -> None:
-        self._call("set_many", {self.key(part, k): v for k, v in values.items()}, timeout=None)
+    def delete(self, part: DailyPart) -> None:
+        self._call("delete", self.key(part))
 
 
 def day_of(value) -> dt.date | None:
@@ -135,40 +130,33 @@ def daily_rows(
         return [row for day in sorted(days) if since is None or day >= since for row in days[day]]
     now = timezone.now()
     today = _today()
-    state = store.get(part, "state")
+    entry = store.get(part)
     full_every = dt.timedelta(seconds=settings.INSIGHTS_FULL_REBUILD_SECONDS)
     if (
-        not state
-        or state.get("version") != STATE_VERSION
-        or now - state["full_at"] > full_every
-        or (since is None and state["since"] is not None)
-        or (since is not None and state["since"] is not None and since < state["since"])
+        not entry
+        or entry.get("version") != STATE_VERSION
+        or now - entry["full_at"] > full_every
+        or (since is None and entry["since"] is not None)
+        or (since is not None and entry["since"] is not None and since < entry["since"])
     ):
         return _rebuild_all(part, store, since, now)
 
     marks = _watermarks(part)
-    dirty = _days_written_since(part, state["marks"])
-    first_recent = timezone.localtime(state["built_from"] - LATE_COMMIT_MARGIN).date()
+    dirty = _days_written_since(part, entry["marks"])
+    first_recent = timezone.localtime(entry["built_from"] - LATE_COMMIT_MARGIN).date()
     dirty.update(
         first_recent + dt.timedelta(days=n) for n in range((today - first_recent).days + 1)
     )
-    stored_days = {day for day in state["days"] if since is None or day >= since}
-    kept = store.get_days(part, stored_days - dirty)
-    dirty |= stored_days - dirty - set(kept)  # days the cache lost
     dirty = {day for day in dirty if (since is None or day >= since) and day <= today}
-    fresh: dict[dt.date, list[dict]] = {day: [] for day in dirty}
+    days = {
+        day: rows
+        for day, rows in entry["days"].items()
+        if day not in dirty and (since is None or day >= since)
+    }
     for first, last in _runs(dirty):
         end = _day_start(last + dt.timedelta(days=1))
-        fresh.update(_grouped_by_day(part.rows(_day_start(first), end)))
-    days = {**kept, **{day: rows for day, rows in fresh.items() if rows}}
-    store.set_many(part, {day.isoformat(): rows for day, rows in fresh.items() if rows})
-    state = {
-        **state,
-        "built_from": now,
-        "marks": marks,
-        "days": sorted(days),
-    }
-    store.set_many(part, {"state": state})
+        days.update(_grouped_by_day(part.rows(_day_start(first), end)))
+    store.set(part, {**entry, "built_from": now, "marks": marks, "days": days})
     return [row for day in sorted(days) for row in days[day]]
 
 
@@ -178,22 +166,22 @@ def _rebuild_all(part: DailyPart, store: DailyStore, since: dt.date | None, now)
     start = _day_start(since) if since is not None else None
     days = _grouped_by_day(part.rows(start, None))
     days = {day: rows for day, rows in days.items() if since is None or day >= since}
-    state = {
+    entry = {
         "version": STATE_VERSION,
         "full_at": now,
         "built_from": now,
         "since": since,
         "marks": marks,
-        "days": sorted(days),
+        "days": days,
     }
-    store.set_many(part, {**{day.isoformat(): rows for day, rows in days.items()}, "state": state})
+    store.set(part, entry)
     return [row for day in sorted(days) for row in days[day]]
 
 
 def daily_forget(store: DailyStore, parts: Iterable[DailyPart]) -> None:
     """Drop what is known of the parts' days; the next read rebuilds them all."""
     for part in parts:
-        store.delete(part, "state")
+        store.delete(part)
 
 
 def day_range_filter(lookup: str, start, end) -> dict:

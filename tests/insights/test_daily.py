@@ -87,14 +87,14 @@ def test_a_row_written_late_for_an_old_day_rebuilds_that_day(run, recorded_range
     )
 
 
-def test_a_day_the_cache_lost_is_read_again(run, recorded_ranges):
-    part, _ = recorded_ranges
+def test_an_entry_the_cache_lost_is_read_again_whole(run, recorded_ranges):
+    part, ranges = recorded_ranges
     store = overview_daily_store()
     verdict(run, 1.0, days_ago=10)
     daily_rows(part, store)
-    lost_day = timezone.localdate() - dt.timedelta(days=10)
-    store.delete(part, lost_day.isoformat())
+    store.delete(part)
     assert totals(daily_rows(part, store)) == {1.0: 1}
+    assert ranges[-1] == (None, None)
 
 
 def test_every_day_is_read_again_after_the_full_rebuild_interval(run, recorded_ranges, settings):
@@ -126,4 +126,4 @@ def test_clearing_the_snapshot_forgets_the_days(run):
     overview_snapshot_build()
     overview_snapshot_clear()
     cache = caches["insights"]
-    assert cache.get(overview_daily_store().key(SCORE_DAYS, "state")) is None
+    assert cache.get(overview_daily_store().key(SCORE_DAYS)) is None
