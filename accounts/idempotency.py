@@ -16,8 +16,8 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.response import Response
 
 from accounts.models import IdempotencyKey
-from evalsite.api import ApplicationError
-from evalsite.publish import publish_tally
+from core.errors import ApplicationError
+from core.publish import publish_tally
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 255

@@ -286,7 +286,7 @@ def measure(repeat: int) -> None:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
-    from evalsite.insights.overview import (
+    from insights.overview import (
         CHART_BUILDERS,
         overview_build_session,
         overview_snapshot_clear,
@@ -376,7 +376,7 @@ def before_build_ms(tree: Path, args, rounds: int) -> float:
 def rebuild_figures(n_traces: int, args, before_tree: Path) -> None:
     """Snapshot rebuild: the earlier code, this code's full read, and this code after each
     minute of new traffic (`--new` traces with their judgments), which reads changed days."""
-    from evalsite.insights.overview import overview_snapshot_build, overview_snapshot_clear
+    from insights.overview import overview_snapshot_build, overview_snapshot_clear
 
     before = before_build_ms(before_tree, args, args.rounds)
     overview_snapshot_clear()

@@ -1,0 +1,1 @@
+"""The ground floor: domain errors, statistics and small shared helpers. Imports no app."""

@@ -1,7 +1,7 @@
 from django.contrib.auth.middleware import LoginRequiredMiddleware
 from django.http import HttpResponse, HttpResponseBadRequest, JsonResponse
 
-from evalsite.api import error_body
+from core.errors import error_body
 
 # API and OTLP requests authenticate with tokens inside DRF; pages need a session login.
 TOKEN_AUTHENTICATED_PREFIXES = ("/api/", "/v1/")

@@ -7,7 +7,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from evalsite.env import envbool, envfloat, envint, envlist, envsecret, envstr
+from core.env import envbool, envfloat, envint, envlist, envsecret, envstr
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "reviews",
     "golden",
     "webhooks",
+    "insights",
+    "demo",
     "evalsite",
 ]
 
@@ -224,9 +226,9 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "evalsite.pagination.ApiPagination",
+    "DEFAULT_PAGINATION_CLASS": "core.pagination.ApiPagination",
     "PAGE_SIZE": 50,
-    "EXCEPTION_HANDLER": "evalsite.api.exception_handler",
+    "EXCEPTION_HANDLER": "core.errors.exception_handler",
     "UNAUTHENTICATED_USER": None,
 }
 SPECTACULAR_SETTINGS = {
@@ -277,6 +279,17 @@ CELERY_TASK_ALWAYS_EAGER = envbool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_BEAT_SCHEDULE = {
     # A trace is judged once complete: its root ended and no span came for the settle time.
     "trace-settle-sweep": {"task": "traces.tasks.trace_settle_sweep_task", "schedule": 10.0},
+    # Search documents of recent traces whose spans changed and have been quiet for a moment;
+    # once an hour every trace is checked, for spans that came later than that.
+    "search-documents-refresh": {
+        "task": "traces.tasks.search_documents_refresh_task",
+        "schedule": 10.0,
+        "args": (3600,),
+    },
+    "search-documents-refresh-all": {
+        "task": "traces.tasks.search_documents_refresh_task",
+        "schedule": 3600.0,
+    },
     # Traces past their project's retention time go, a batch at a time (traces/retention.py).
     "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.
@@ -315,6 +328,8 @@ JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
+# A trace's search document is built once no span has come for this long.
+SEARCH_INDEX_QUIET_SECONDS = envint("SEARCH_INDEX_QUIET_SECONDS", 5)
 # Retries of transient judge errors: exponential backoff from the base, capped, with jitter.
 JUDGE_RETRY_BASE_SECONDS = envfloat("JUDGE_RETRY_BASE_SECONDS", 2.0)
 JUDGE_RETRY_MAX_SECONDS = envfloat("JUDGE_RETRY_MAX_SECONDS", 120.0)
@@ -359,9 +374,9 @@ INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)
 # Rebuilds read only the days that changed; this often they read every day again.
 INSIGHTS_FULL_REBUILD_SECONDS = envint("INSIGHTS_FULL_REBUILD_SECONDS", 6 * 3600)
-CELERY_IMPORTS = ["evalsite.insights.tasks"]
+CELERY_IMPORTS = ["insights.tasks"]
 CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
-    "task": "evalsite.insights.tasks.insights_overview_refresh_task",
+    "task": "insights.tasks.insights_overview_refresh_task",
     "schedule": float(INSIGHTS_REFRESH_SECONDS),
 }
 # Review claims past their 15-minute lock are cleared so queue pages show the items as free.

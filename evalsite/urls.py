@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from evalsite import views
+from insights import views as insights_views
 from traces.api import OtlpTraceExportApi
 
 api_patterns = [
@@ -17,7 +17,7 @@ api_patterns = [
 ]
 
 urlpatterns = [
-    path("", views.overview, name="overview"),
+    path("", insights_views.overview, name="overview"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
@@ -29,7 +29,7 @@ urlpatterns = [
     path("reviews/", include("reviews.urls")),
     path("golden/", include("golden.urls")),
     path("webhooks/", include("webhooks.urls")),
-    path("insights/", include("evalsite.insights.urls")),
+    path("insights/", include("insights.urls")),
     path("admin/", admin.site.urls),
 ]
 

@@ -10,8 +10,8 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
-from evalsite.api import ApplicationError
-from evalsite.pagination import ApiPagination
+from core.errors import ApplicationError
+from core.pagination import ApiPagination
 from golden.example_schema import ExampleInvalid
 from golden.jsonl import ImportInvalid, dataset_import_jsonl
 from golden.selectors import (

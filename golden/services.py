@@ -6,7 +6,7 @@ from collections import defaultdict
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.content import content_hash, example_content, version_hash
 from golden.duplicates import NearDuplicate, example_near_duplicates
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean

@@ -4,8 +4,8 @@ from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
-from core.paging import BoundedPaginator
-from evalsite.api import ApplicationError
+from core.bounded_paginator import BoundedPaginator
+from core.errors import ApplicationError
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
 from golden.models import AdversarialKind, GoldenExample

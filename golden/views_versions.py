@@ -8,7 +8,7 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.forms import DatasetImportForm, DatasetVersionForm
 from golden.jsonl import EXPORT_PARTS, ImportInvalid, dataset_import_jsonl
 from golden.jsonl import dataset_version_export_lines as export_lines

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator
-from evalsite.api import error_body
+from core.errors import error_body
 from judges.models import (
     OutputFormat,
     Rubric,

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from evalsite.insights.stats import agreement_measure
+from core.stats import agreement_measure
 from judges.models import CalibrationStatus, JudgeCalibration, ScoreType, Verdict
 from judges.signals import judge_drift_flagged
 

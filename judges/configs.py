@@ -2,7 +2,7 @@
 
 from django.db import transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import JudgeConfig
 
 MAX_PASSES = 5

@@ -11,8 +11,8 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils import timezone
 
-from evalsite.api import ApplicationError
-from evalsite.publish import task_publish, tasks_publish_each
+from core.errors import ApplicationError
+from core.publish import task_publish, tasks_publish_each
 from judges.calibration import judge_version_approved_for_online
 from judges.models import (
     JudgeConfig,

@@ -5,7 +5,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
-from evalsite.publish import tasks_publish_each
+from core.publish import tasks_publish_each
 from judges.adarubric.tasks import trace_task_type_classify_task  # noqa: F401 - registers it
 from judges.batches import judge_batch_collect, judge_run_batch_submit
 from judges.execution import judgment_execute, judgments_stale, retry_delay

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges import selectors
 from judges.adarubric.selectors import criteria_page_rows
 from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm

@@ -5,7 +5,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges import selectors
 from judges.configs import judge_config_create
 from judges.forms import JudgeConfigForm, RubricCreateForm

@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.selectors import tool_catalogue_rows
 from judges.trajectory.effects import tool_effect_set
 from traces.models import Project

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
-from evalsite.pagination import ApiPagination
+from core.pagination import ApiPagination
 from reviews.access import (
     annotation_for_user,
     queue_for_user,

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from reviews.models import AuditEvent, ReviewItem, ReviewStatus
 
 BULK_ACTIONS = ("reassign", "requeue", "close")

@@ -14,7 +14,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, has_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from reviews.access import review_items_visible
 from reviews.models import Annotation, ItemSkip, Queue, ReviewItem, ReviewStatus
 

@@ -9,7 +9,7 @@ from itertools import islice
 
 import orjson
 
-from evalsite.csv_cells import csv_cell
+from core.csv_cells import csv_cell
 from judges.models import Judgment, RedFlag, Verdict
 from reviews.models import Annotation, ReviewItem
 from traces.api import SpanOut, TraceDetailOut

@@ -8,7 +8,7 @@ from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework.generics import GenericAPIView
 
 from accounts.permissions import IsAnnotator
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from reviews.export import export_csv, export_jsonl
 from traces.filters import TraceFilter
 from traces.models import Trace

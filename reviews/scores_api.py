@@ -9,8 +9,8 @@ from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 
 from accounts.permissions import IsCurator
-from evalsite.api import ApplicationError
-from evalsite.pagination import ApiPagination
+from core.errors import ApplicationError
+from core.pagination import ApiPagination
 from judges.models import Judgment, RedFlag, Verdict
 from reviews.models import Annotation, ReviewItem
 from traces.feedback_api import FeedbackOut

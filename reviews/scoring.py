@@ -2,7 +2,7 @@
 
 import math
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import ScoreType
 from judges.parsing import criteria_weighted_score
 from reviews.models import FailureTag, ReviewItem

@@ -11,7 +11,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.trajectory.redflags import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 

@@ -1,6 +1,13 @@
 from django.contrib import admin
 
-from traces.models import Feedback, Project, Span, Trace
+from traces.models import (
+    Feedback,
+    Project,
+    Span,
+    Trace,
+    TraceAttributeValue,
+    TraceSearchDocument,
+)
 
 
 @admin.register(Project)
@@ -36,3 +43,33 @@ class FeedbackAdmin(admin.ModelAdmin):
     list_display = ("trace", "name", "kind", "value", "category", "end_user", "created_at")
     list_filter = ("kind", "name")
     raw_id_fields = ("trace",)
+
+
+@admin.register(TraceSearchDocument)
+class TraceSearchDocumentAdmin(admin.ModelAdmin):
+    """Read-only: documents are built by the search sweep, never by hand."""
+
+    list_display = ("trace", "spans_received_at", "built_at")
+    exclude = ("document",)
+    raw_id_fields = ("trace",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(TraceAttributeValue)
+class TraceAttributeValueAdmin(admin.ModelAdmin):
+    """Read-only: rebuilt with the trace's search document."""
+
+    list_display = ("trace", "key", "value_text", "value_number")
+    search_fields = ("key",)
+    raw_id_fields = ("trace",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

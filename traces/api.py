@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces import selectors
 from traces.filters import TraceFilter
 from traces.ingest import otlp

@@ -10,7 +10,7 @@ import math
 
 from django.db import IntegrityError, transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces.models import Feedback, FeedbackKind, Trace
 from traces.signals import feedback_received
 

@@ -9,7 +9,7 @@ from rest_framework.parsers import JSONParser
 from rest_framework.response import Response
 
 from accounts.permissions import IsAnnotator
-from evalsite.pagination import ApiPagination
+from core.pagination import ApiPagination
 from traces.feedback import feedback_record
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible

@@ -1,11 +1,13 @@
 """Trace list filters (page and API): project, agent, version, task type, status, dates,
-review items, verdicts, end-user feedback, task search and sort."""
+review items, verdicts, end-user feedback, task search, content search
+(traces/search/) and sort."""
 
 import django_filters
 from django import forms
 from django.db.models import Exists, F, OuterRef
 
 from traces.models import Feedback, FeedbackKind, Project, Trace
+from traces.search.filters import ContentSearchFilters
 
 # Verdict statuses as stored by judges (traces never imports the apps to its right).
 VERDICT_CHOICES = [
@@ -51,7 +53,7 @@ def _related_model(name: str):
     return Trace._meta.get_field(name).related_model
 
 
-class TraceFilter(django_filters.FilterSet):
+class TraceFilter(ContentSearchFilters):
     project = django_filters.ModelChoiceFilter(
         queryset=Project.objects.order_by("name"), to_field_name="slug", empty_label="All"
     )

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MinValueValidator
 from django.db import models
 
@@ -187,3 +188,46 @@ class Feedback(models.Model):
             models.UniqueConstraint(fields=["trace", "key"], name="feedback_unique_key"),
         ]
         indexes = [models.Index(fields=["kind", "value"], name="feedback_kind_value")]
+
+
+class TraceSearchDocument(models.Model):
+    """What full-text search reads for one trace, built by traces.search.documents.
+
+    Built apart from ingest (which stays a plain insert): a trace's document is (re)built once
+    spans stop arriving for a moment, so late spans are folded in and re-sends cost nothing.
+    On PostgreSQL `document` is a tsvector with a GIN index (migration 0008); on SQLite the
+    text lives in the FTS5 table traces_search_fts under the trace's id and `document` is null.
+    """
+
+    trace = models.OneToOneField(
+        Trace, on_delete=models.CASCADE, primary_key=True, related_name="search_document"
+    )
+    document = SearchVectorField(null=True)
+    # The trace's last_span_received_at when built: a later span makes the document stale.
+    spans_received_at = models.DateTimeField(null=True)
+    built_at = models.DateTimeField()
+
+
+class TraceAttributeValue(models.Model):
+    """One short scalar attribute value of a trace or of one of its spans, for `key op value`.
+
+    Rows are per trace and distinct; long strings are left to full-text search.
+    """
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="attribute_values")
+    key = models.CharField(max_length=200)
+    value_text = models.CharField(max_length=200)
+    # Set when the value is a number (or a string that reads as one), for range filters.
+    value_number = models.FloatField(null=True)
+
+    class Meta:
+        indexes = [
+            # `key = value`: an index-only scan returns the matching trace ids.
+            models.Index(fields=["key", "value_text", "trace"], name="trace_attr_text"),
+            # `key > n` and the other ranges.
+            models.Index(
+                fields=["key", "value_number", "trace"],
+                name="trace_attr_number",
+                condition=models.Q(value_number__isnull=False),
+            ),
+        ]

@@ -7,8 +7,8 @@ from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
-from core.paging import BoundedPaginator
-from evalsite.api import ApplicationError
+from core.bounded_paginator import BoundedPaginator
+from core.errors import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
@@ -32,8 +32,11 @@ def trace_list(request):
     except ValueError:
         per_page = 50
     per_page = per_page if per_page in PAGE_SIZES else 50
+    # A filter that cannot be read lists nothing (not everything) and says why, with a 400.
+    valid = trace_filter.is_valid()
+    traces = trace_filter.qs if valid else trace_filter.queryset.none()
     page_asked = request.GET.get("page")
-    page = BoundedPaginator(trace_filter.qs, per_page, page_asked).get_page(page_asked)
+    page = BoundedPaginator(traces, per_page, page_asked).get_page(page_asked)
     query = request.GET.copy()
     query.pop("page", None)
     unsorted = query.copy()
@@ -50,6 +53,7 @@ def trace_list(request):
             "page_sizes": PAGE_SIZES,
             "per_page": per_page,
         },
+        status=200 if valid else 400,
     )
 
 

@@ -7,7 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsCurator
-from evalsite.pagination import ApiPagination
+from core.pagination import ApiPagination
 from webhooks.events import SUBSCRIBABLE
 from webhooks.models import Webhook, WebhookDelivery
 from webhooks.services import webhook_create, webhook_test_send, webhook_update

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 from django.db import transaction
 from django.utils import timezone
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from webhooks.events import SUBSCRIBABLE, TEST
 from webhooks.models import Webhook, WebhookDelivery
 from webhooks.targets import TargetRefused, target_resolve

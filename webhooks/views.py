@@ -6,7 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from accounts.roles import CURATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from webhooks.forms import WebhookForm
 from webhooks.models import Webhook, WebhookDelivery
 from webhooks.services import webhook_create, webhook_test_send, webhook_update

@@ -2,7 +2,7 @@
 
 from django import template
 
-from evalsite.numbers import count_label, number_label, usd_label
+from core.numbers import count_label, number_label, usd_label
 
 register = template.Library()
 register.filter("usd", usd_label)

@@ -13,7 +13,7 @@ import math
 from dataclasses import asdict, dataclass, field
 from statistics import fmean, stdev
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
 from golden.selectors import dataset_entries_visible, sees_held_out

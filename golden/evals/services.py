@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.tags import eval_trials_attach
 from golden.models import DatasetVersion, EvalRun, EvalTrial
 from judges.models import JudgeConfig, JudgeRun, Rubric, RubricVersionStatus

@@ -3,7 +3,7 @@
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.gate import gate_evaluate
 from golden.evals.selectors import eval_run_comparison, eval_run_list
 from golden.evals.services import eval_run_lookup

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
         ('golden', '0004_plural_names'),
         ('judges', '0012_judge_injection_flag'),
         ('reviews', '0007_one_hold_per_queue'),
-        ('traces', '0008_trace_list_indexes'),
+        ('traces', '0009_trace_list_indexes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

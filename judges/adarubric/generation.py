@@ -8,7 +8,7 @@ import json
 
 from django.db import transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.adarubric.llm import JudgeReplyError, judge_ask
 from judges.adarubric.task_types import trace_tools_called
 from judges.models import (

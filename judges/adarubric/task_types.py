@@ -7,7 +7,7 @@ import re
 
 from django.db import transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.adarubric.llm import JudgeReplyError, judge_ask
 from judges.models import TaskTypeAssignment, TaskTypeRule, TaskTypeSource
 from traces.models import SpanKind, Trace

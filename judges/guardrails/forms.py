@@ -2,7 +2,7 @@
 
 from django import forms
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.guardrails.services import prerequisites_parse
 
 

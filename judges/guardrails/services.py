@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.guardrails.check import GuardrailResult
 from judges.models import GuardrailDecision, GuardrailPolicy
 from judges.signals import guardrail_policy_changed

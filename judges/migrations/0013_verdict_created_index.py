@@ -7,7 +7,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('judges', '0012_judge_injection_flag'),
-        ('traces', '0008_trace_list_indexes'),
+        ('traces', '0009_trace_list_indexes'),
     ]
 
     operations = [

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import ToolEffect
 from judges.signals import tool_effect_changed
 from traces.models import Project

@@ -9,7 +9,7 @@ from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from reviews.access import annotation_for_user, review_item_for_action, review_item_for_user
 from reviews.forms import CommentForm, FlagForm, ResolveForm
 from reviews.models import FailureTag, ReviewStatus

@@ -10,7 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from reviews.access import queue_for_user
 from reviews.agreement import answers_fingerprint, queue_agreement_cached
 from reviews.bulk import review_items_bulk_apply

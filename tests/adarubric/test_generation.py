@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.adarubric import generation
 from judges.adarubric.generation import (
     criteria_version_create,

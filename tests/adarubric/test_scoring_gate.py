@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 from django.utils.html import escape
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.adarubric.generation import rubric_criteria_generate
 from judges.calibration import FIRST_SAMPLED
 from judges.models import CalibrationStatus, JudgeCalibration, Rubric, Verdict, VerdictStatus

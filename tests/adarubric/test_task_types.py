@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.adarubric.task_types import (
     task_type_rule_create,
     trace_task_type_assign,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from core.paging import BoundedPaginator
+from core.bounded_paginator import BoundedPaginator
 from tests.factories import TraceFactory
 from traces.models import Trace
 

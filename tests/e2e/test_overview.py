@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.insights.overview import CHART_BUILDERS, overview_snapshot_clear
+from insights.overview import CHART_BUILDERS, overview_snapshot_clear
 from tests.e2e.conftest import login_as
 from tests.insights.world import insights_world
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.gate import GateConfig, gate_evaluate
 from golden.models import DatasetVersion, EvalRun
 

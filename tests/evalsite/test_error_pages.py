@@ -43,7 +43,7 @@ def test_a_server_error_is_a_styled_500_with_the_navigation(client, annotator, m
     def broken():
         raise RuntimeError("snapshot store is down")
 
-    monkeypatch.setattr("evalsite.views.overview_snapshot_get", broken)
+    monkeypatch.setattr("insights.views.overview_snapshot_get", broken)
     client.raise_request_exception = False
     client.force_login(annotator)
     response = client.get(reverse("overview"))

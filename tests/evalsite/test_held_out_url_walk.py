@@ -11,9 +11,9 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import ApiToken
-from evalsite.insights.overview import CHART_BUILDERS
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
+from insights.overview import CHART_BUILDERS
 from judges.models import JudgeCalibration, JudgeRun, Rubric, RubricVersion
 from reviews.models import Annotation, Queue, ReviewItem, SavedView
 from tests.factories import GoldenExampleFactory, SpanFactory

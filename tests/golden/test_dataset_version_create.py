@@ -1,6 +1,6 @@
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.models import DatasetVersion, DatasetVersionImmutable
 from golden.services import dataset_version_create, golden_example_update
 from tests.golden.builders import example

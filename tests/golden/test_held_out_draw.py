@@ -1,6 +1,6 @@
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.models import GoldenExample
 from golden.services import held_out_draw
 from tests.golden.builders import example

@@ -1,6 +1,6 @@
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.models import ExampleOrigin, GoldenExample
 from golden.selectors import promotable_review_items
 from golden.services import (

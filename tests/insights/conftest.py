@@ -1,6 +1,6 @@
 import pytest
 
-from evalsite.insights.overview import overview_snapshot_clear
+from insights.overview import overview_snapshot_clear
 
 
 @pytest.fixture(autouse=True)

@@ -3,7 +3,7 @@
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from evalsite.insights.agreement import judge_human_agreement, judge_human_chart
+from insights.agreement import judge_human_agreement, judge_human_chart
 from reviews.models import Annotation, Queue, ReviewItem
 from tests.factories import (
     GoldenExampleFactory,

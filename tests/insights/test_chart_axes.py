@@ -2,13 +2,13 @@
 
 import pytest
 
-from evalsite.insights.agreement import judge_human_chart
-from evalsite.insights.charts import DAY_MS, count_axis, date_axis
-from evalsite.insights.cost import judge_cost_chart
-from evalsite.insights.evalruns import eval_run_chart
-from evalsite.insights.queue import queue_backlog_chart, queue_flow_chart
-from evalsite.insights.scores import score_distribution_chart
-from evalsite.insights.steps import component_accuracy_chart
+from insights.agreement import judge_human_chart
+from insights.charts import DAY_MS, count_axis, date_axis
+from insights.cost import judge_cost_chart
+from insights.evalruns import eval_run_chart
+from insights.queue import queue_backlog_chart, queue_flow_chart
+from insights.scores import score_distribution_chart
+from insights.steps import component_accuracy_chart
 from tests.insights.world import insights_world
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +87,7 @@ def test_eval_runs_are_plotted_against_the_agent_version(one_day):
 
 
 def test_a_long_legend_above_the_plot_gets_room_once():
-    from evalsite.insights.charts import Chart, layout
+    from insights.charts import Chart, layout
 
     data = [{"type": "scatter", "name": f"Judge version {n} · claude-sonnet-4-5"} for n in range(9)]
     chart = Chart("k", "t", [], [], {"data": data, "layout": layout("x", "y")})

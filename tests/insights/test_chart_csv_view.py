@@ -6,7 +6,7 @@ import io
 import pytest
 from django.urls import reverse
 
-from evalsite.insights.overview import CHART_BUILDERS
+from insights.overview import CHART_BUILDERS
 from tests.insights.world import insights_world
 
 pytestmark = pytest.mark.django_db

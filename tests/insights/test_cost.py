@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from django.utils import timezone
 
-from evalsite.insights.cost import judge_cost_chart, judge_cost_rows
+from insights.cost import judge_cost_chart, judge_cost_rows
 from tests.factories import JudgeConfigFactory, JudgeRunFactory, JudgmentFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db

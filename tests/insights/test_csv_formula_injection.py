@@ -6,9 +6,9 @@ import io
 import pytest
 from django.urls import reverse
 
-from evalsite.csv_cells import FORMULA_STARTS, csv_cell
-from evalsite.insights.overview import CHART_BUILDERS
+from core.csv_cells import FORMULA_STARTS, csv_cell
 from golden.models import EvalRun
+from insights.overview import CHART_BUILDERS
 from judges.models import Rubric
 from tests.insights.world import insights_world
 

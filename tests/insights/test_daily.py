@@ -6,13 +6,13 @@ import pytest
 from django.core.cache import caches
 from django.utils import timezone
 
-from evalsite.insights.daily import DailyPart, daily_forget, daily_rows
-from evalsite.insights.overview import (
+from insights.daily import DailyPart, daily_forget, daily_rows
+from insights.overview import (
     overview_daily_store,
     overview_snapshot_build,
     overview_snapshot_clear,
 )
-from evalsite.insights.scores import SCORE_DAYS, score_distribution_chart
+from insights.scores import SCORE_DAYS, score_distribution_chart
 from judges.models import Verdict
 from tests.factories import JudgeRunFactory, RubricFactory, RubricVersionFactory, VerdictFactory
 

@@ -4,8 +4,8 @@ from statistics import fmean, stdev
 
 import pytest
 
-from evalsite.insights.evalruns import eval_run_chart, eval_run_rows, noise_band
 from golden.models import DatasetVersion, EvalRun
+from insights.evalruns import eval_run_chart, eval_run_rows, noise_band
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 from scipy.stats import binomtest
 
-from evalsite.insights.flips import flip_rate_chart, flip_rate_weekly_rows
+from insights.flips import flip_rate_chart, flip_rate_weekly_rows
 from judges.models import Verdict
 from tests.factories import (
     JudgeConfigFactory,

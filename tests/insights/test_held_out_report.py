@@ -4,7 +4,7 @@ import pytest
 from django.urls import reverse
 from sklearn.metrics import cohen_kappa_score
 
-from evalsite.insights.heldout import held_out_agreement
+from insights.heldout import held_out_agreement
 from reviews.models import ReviewItem
 from tests.factories import (
     GoldenExampleFactory,

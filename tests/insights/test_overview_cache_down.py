@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from evalsite.insights.overview import CHART_BUILDERS
+from insights.overview import CHART_BUILDERS
 from tests.insights.test_overview_view import figures_of
 from tests.insights.world import insights_world
 

@@ -5,9 +5,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from evalsite.insights import overview
-from evalsite.insights.overview import overview_snapshot_get
-from evalsite.insights.tasks import insights_overview_refresh_task
+from insights import overview
+from insights.overview import overview_snapshot_get
+from insights.tasks import insights_overview_refresh_task
 from tests.factories import VerdictFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from evalsite.insights.overview import (
+from insights.overview import (
     CHART_BUILDERS,
     overview_snapshot_build,
     overview_snapshot_clear,

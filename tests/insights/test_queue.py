@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from evalsite.insights.queue import annotator_rows, queue_backlog_chart, queue_flow_rows
+from insights.queue import annotator_rows, queue_backlog_chart, queue_flow_rows
 from reviews.models import Annotation, ReviewItem
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
 

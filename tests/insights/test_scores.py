@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.insights.scores import red_flag_chart, score_distribution_chart
+from insights.scores import red_flag_chart, score_distribution_chart
 from judges.models import RedFlag
 from tests.factories import (
     JudgeRunFactory,

@@ -5,7 +5,7 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
-from evalsite.insights.steps import (
+from insights.steps import (
     component_week_rows,
     compound_error_chart,
     step_success_rate,

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.configs import judge_config_create
 from judges.costs import call_cost_usd
 from judges.execution import judgment_execute

@@ -20,7 +20,7 @@ def sent(monkeypatch):
     monkeypatch.setattr(
         tasks.judge_run_dispatch_task, "delay", lambda *a: calls.append(("dispatch", a))
     )
-    # Enqueues after commit go through evalsite.publish, which calls apply_async.
+    # Enqueues after commit go through core.publish, which calls apply_async.
     monkeypatch.setattr(
         tasks.judge_pass_task, "apply_async", lambda a, **kw: calls.append(("pass", *a))
     )

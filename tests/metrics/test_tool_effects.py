@@ -3,7 +3,7 @@ audited, and scoring that follows it."""
 
 import pytest
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import ToolEffect
 from judges.trajectory.effects import (
     tool_catalogue_ensure,

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from judges.models import ScoreType
 from reviews.models import Annotation
 from reviews.services import review_item_claim_next, review_item_resolve

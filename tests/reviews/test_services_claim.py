@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from reviews.models import ReviewStatus
 from reviews.services import (
     LockLost,

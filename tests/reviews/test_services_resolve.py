@@ -6,7 +6,7 @@ import pytest
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.models import GoldenExample
 from judges.models import ScoreType
 from reviews.models import Annotation, AuditEvent, ReviewStatus

@@ -2,7 +2,7 @@
 
 import pytest
 
-from evalsite.insights.feedback import feedback_chart
+from insights.feedback import feedback_chart
 from tests.factories import TraceFactory
 from traces.models import Feedback
 

@@ -5,7 +5,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.exceptions import ValidationError
 
-from evalsite.demo.scenarios import scenarios
+from demo.scenarios import scenarios
 from tests.factories import ProjectFactory
 from traces.ingest.services import ingest_span_tree
 from traces.models import Span, SpanKind, SpanStatus, Trace

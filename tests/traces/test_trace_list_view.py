@@ -149,7 +149,7 @@ def test_traces_without_times_list_last(page):
 
 def test_a_long_list_says_more_than_the_cap_and_pages_on(page, monkeypatch):
     # given a count cap below the number of traces
-    monkeypatch.setattr("core.paging.COUNT_CAP", 30)
+    monkeypatch.setattr("core.bounded_paginator.COUNT_CAP", 30)
     for index in range(33):
         TraceFactory(task=f"task {index:02}", started_at=timezone.now() - timedelta(minutes=index))
     # when

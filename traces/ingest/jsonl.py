@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from django.db import transaction
 from rest_framework.exceptions import APIException, ValidationError
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces.ingest.services import ingest_payload, project_for_ingest
 from traces.models import Project
 

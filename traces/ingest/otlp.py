@@ -19,7 +19,7 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
 from opentelemetry.proto.trace.v1 import trace_pb2
 from rest_framework.exceptions import ValidationError
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 
 PROTOBUF = "application/x-protobuf"

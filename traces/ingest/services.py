@@ -10,7 +10,7 @@ from django.conf import settings
 from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces.completion import trace_complete
 from traces.ingest import otlp
 from traces.ingest.span_tree import span_tree_records

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.services import eval_run_create
 
 

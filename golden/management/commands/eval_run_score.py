@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.services import eval_run_lookup
 from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
 from golden.evals.reports import gate_reports_write, trial_label
 from golden.evals.services import eval_run_lookup

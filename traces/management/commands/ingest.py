@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from evalsite.api import ApplicationError
+from core.errors import ApplicationError
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import project_for_ingest
 

@@ -1,0 +1,236 @@
+"""Chart 2: the judge against people on every item a person resolved."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.db.models import Count, Exists, OuterRef, Subquery
+
+from core.stats import agreement_measure
+from insights.charts import Chart, empty_figure, plain
+from insights.flips import judge_version_label
+from judges.calibration import rubric_version_scale
+from judges.models import Judgment, ParseStatus, RubricVersion, Verdict
+from reviews.models import Annotation, ReviewItem, ReviewStatus
+from traces.selectors import traces_visible
+
+VERSION_FIELDS = ("rubric_version_id", "rubric_version__rubric__name", "rubric_version__number")
+
+
+def _resolved_items():
+    return ReviewItem.objects.filter(
+        status=ReviewStatus.RESOLVED, resolved_score__isnull=False, verdict__isnull=False
+    )
+
+
+def _open_labelled_items():
+    """Resolved items outside the held-out golden set, whose agreement only curators see."""
+    return traces_visible(None, _resolved_items(), via="trace")
+
+
+def _human_score(verdict_ref: str, trace_ref: str | None = None):
+    items = _resolved_items().order_by("-resolved_at")
+    if trace_ref:
+        items = items.filter(verdict__run_id=OuterRef(verdict_ref), trace_id=OuterRef(trace_ref))
+    else:
+        items = items.filter(verdict_id=OuterRef(verdict_ref))
+    return Subquery(items.values("resolved_score")[:1])
+
+
+def _blind(verdict_filter: dict):
+    return Exists(Annotation.objects.filter(blind=True, undone_at__isnull=True, **verdict_filter))
+
+
+def judge_human_cells() -> list[dict]:
+    """Counts of (judge score, human score) per judge version, source and blind mode."""
+    labelled = _open_labelled_items().values("verdict_id")
+    verdict_cells = (
+        Verdict.objects.filter(pk__in=labelled, score__isnull=False)
+        .annotate(
+            human=_human_score("pk"),
+            blind=_blind({"item__verdict_id": OuterRef("pk")}),
+        )
+        .values(*VERSION_FIELDS, "config__model", "blind", "score", "human")
+        .annotate(n=Count("id"))
+    )
+    pass_cells = (
+        Judgment.objects.filter(
+            trace_id__in=_open_labelled_items().values("trace_id"),
+            parse_status=ParseStatus.OK,
+            score__isnull=False,
+        )
+        .annotate(
+            human=_human_score("run_id", "trace_id"),
+            blind=_blind(
+                {
+                    "item__verdict__run_id": OuterRef("run_id"),
+                    "item__trace_id": OuterRef("trace_id"),
+                }
+            ),
+        )
+        .filter(human__isnull=False)
+        .values(*VERSION_FIELDS, "config__model", "blind", "pass_index", "score", "human")
+        .annotate(n=Count("id"))
+    )
+    cells = [{**row, "source": "verdict"} for row in verdict_cells]
+    cells += [{**row, "source": f"pass {row['pass_index'] + 1}"} for row in pass_cells]
+    return cells
+
+
+def judge_human_agreement(resamples: int = 1000) -> list[dict]:
+    """Per judge version, source (each pass, the verdict) and blind mode: matrix, %, kappa."""
+    groups: dict[tuple, list[dict]] = defaultdict(list)
+    for cell in judge_human_cells():
+        key = (
+            cell["rubric_version_id"],
+            judge_version_label(
+                cell["rubric_version__rubric__name"],
+                cell["rubric_version__number"],
+                cell["config__model"],
+            ),
+            cell["source"],
+            bool(cell["blind"]),
+        )
+        groups[key].append(cell)
+    versions = RubricVersion.objects.in_bulk({key[0] for key in groups})
+    results = []
+    for (version_id, label, source, blind), cells in sorted(
+        groups.items(), key=lambda kv: (kv[0][1], kv[0][3], kv[0][2] != "verdict", kv[0][2])
+    ):
+        scale, ordinal = rubric_version_scale(versions[version_id])
+        judge = [c["score"] for c in cells for _ in range(c["n"])]
+        human = [c["human"] for c in cells for _ in range(c["n"])]
+        if scale is None or not set(judge) | set(human) <= set(scale):
+            scale = None
+        measure = agreement_measure(
+            judge, human, ordinal=ordinal, labels=scale, resamples=resamples
+        )
+        results.append(
+            {
+                "judge_version": label,
+                "source": source,
+                "blind": blind,
+                **measure.as_dict(),
+            }
+        )
+    return results
+
+
+def _heatmap(result: dict, axis: int) -> dict:
+    suffix = "" if axis == 1 else str(axis)
+    labels = [plain(v) for v in result["labels"]]
+    return {
+        "type": "heatmap",
+        "x": [str(v) for v in labels],
+        "y": [str(v) for v in labels],
+        "z": result["matrix"],
+        # Light for few items, dark for many: plotly's named "Blues" runs the other way.
+        "colorscale": [[0, "#f4f8fc"], [1, "#08519c"]],
+        "showscale": False,
+        "xaxis": f"x{suffix}",
+        "yaxis": f"y{suffix}",
+        "hovertemplate": "judge %{y}, person %{x}: %{z}<extra></extra>",
+        "texttemplate": "%{z}",
+    }
+
+
+def judge_human_chart(resamples: int = 1000) -> Chart:
+    results = judge_human_agreement(resamples)
+    columns = [
+        "judge_version",
+        "source",
+        "blind",
+        "n",
+        "percent_agreement",
+        "kappa",
+        "kappa_low",
+        "kappa_high",
+        "weights",
+        "labels",
+        "matrix",
+    ]
+    rows = [
+        [plain(r[c]) if c not in ("labels", "matrix") else str(r[c]) for c in columns]
+        for r in results
+    ]
+    top = None
+    if not results:
+        figure = empty_figure("No item resolved by a person yet.")
+    else:
+        # The most-labelled judge version, side by side: each pass, the verdict, blind apart.
+        top = max(
+            {r["judge_version"] for r in results},
+            key=lambda v: sum(r["n"] for r in results if r["judge_version"] == v),
+        )
+        # Verdict and passes as labelled with the judge in view, then the verdict labelled blind.
+        mine = [r for r in results if r["judge_version"] == top]
+        panels = [r for r in mine if not r["blind"]][:3] + [
+            r for r in mine if r["blind"] and r["source"] == "verdict"
+        ]
+        width = 1 / len(panels)
+        lay = {
+            "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
+            "height": 340,
+            "annotations": [],
+        }
+        data = []
+        for index, panel in enumerate(panels, start=1):
+            suffix = "" if index == 1 else str(index)
+            domain = [(index - 1) * width + 0.03, index * width - 0.03]
+            lay[f"xaxis{suffix}"] = {
+                "domain": domain,
+                "title": {"text": "person"},
+                "type": "category",
+                "anchor": f"y{suffix}",
+            }
+            lay[f"yaxis{suffix}"] = {
+                "anchor": f"x{suffix}",
+                "title": {"text": "judge" if index == 1 else ""},
+                "type": "category",
+            }
+            data.append(_heatmap(panel, index))
+            kappa = "n/a" if panel["kappa"] is None else f"{panel['kappa']:.2f}"
+            agree = panel["percent_agreement"] or 0
+            title = (
+                f"{panel['source']}{' (blind)' if panel['blind'] else ''}"
+                f"<br>n={panel['n']} · {agree:.0%} · κ={kappa}"
+            )
+            lay["annotations"].append(
+                {
+                    "text": title,
+                    "showarrow": False,
+                    "xref": "paper",
+                    "yref": "paper",
+                    "x": sum(domain) / 2,
+                    "y": 1.02,
+                    "yanchor": "bottom",
+                    "font": {"size": 11},
+                }
+            )
+        figure = {"data": data, "layout": lay}
+    tables = [
+        {
+            "judge_version": r["judge_version"],
+            "source": r["source"],
+            "blind": r["blind"],
+            "n": r["n"],
+            "percent_agreement": r["percent_agreement"],
+            "kappa": r["kappa"],
+            "kappa_low": r["kappa_low"],
+            "kappa_high": r["kappa_high"],
+        }
+        for r in results
+    ]
+    return Chart(
+        key="judge_vs_people",
+        title="Judge vs people",
+        columns=columns,
+        rows=rows,
+        figure=figure,
+        note=(f"Matrices: {top}. " if top else "")
+        + "Confusion of each pass and of the verdict against the person's resolution; "
+        "Cohen's kappa (linear-weighted on ordinal scales) with a 95% bootstrap interval. "
+        "Labels made in blind mode are counted apart; held-out golden examples are reported "
+        "to curators only.",
+        tables=tables,
+    )

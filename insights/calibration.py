@@ -1,0 +1,55 @@
+"""Reads for the calibration pages: each judge version's gate, matrix and disagreeing cases."""
+
+from __future__ import annotations
+
+from django.db.models import F, QuerySet
+
+from core.stats import agreement_measure
+from judges.calibration import KAPPA_BAR, MIN_ITEMS, rubric_version_scale
+from judges.models import JudgeCalibration
+from reviews.calibration_receivers import calibration_label_pairs
+from reviews.models import ReviewItem, ReviewReason, ReviewStatus
+from traces.selectors import traces_visible
+
+DISAGREEMENTS_SHOWN = 50
+
+
+def calibration_list() -> QuerySet[JudgeCalibration]:
+    return JudgeCalibration.objects.select_related("rubric_version__rubric", "config").order_by(
+        "rubric_version__rubric__name", "-rubric_version__number", "config__name"
+    )
+
+
+def calibration_detail(calibration: JudgeCalibration) -> dict:
+    """The confusion matrix of the judge against blind human labels, and where they differ."""
+    version, config = calibration.rubric_version, calibration.config
+    pairs = calibration_label_pairs(version, config)
+    labels, ordinal = rubric_version_scale(version)
+    judge = [float(j) for j, _ in pairs]
+    human = [float(h) for _, h in pairs]
+    if labels is not None and not set(judge) | set(human) <= set(labels):
+        labels = None
+    measure = agreement_measure(judge, human, ordinal=ordinal, labels=labels)
+    labelled = ReviewItem.objects.filter(
+        reason=ReviewReason.CALIBRATION,
+        status=ReviewStatus.RESOLVED,
+        verdict__rubric_version=version,
+        verdict__config=config,
+        resolved_score__isnull=False,
+    ).exclude(resolved_score=F("verdict__score"))
+    disagreements = (
+        traces_visible(None, labelled, via="trace")
+        .select_related("trace", "verdict")
+        .order_by("-resolved_at")[:DISAGREEMENTS_SHOWN]
+    )
+    rows = [
+        {"label": label, "cells": cells}
+        for label, cells in zip(measure.labels, measure.matrix, strict=True)
+    ]
+    return {
+        "measure": measure,
+        "matrix_rows": rows,
+        "disagreements": list(disagreements),
+        "bar": KAPPA_BAR,
+        "min_items": MIN_ITEMS,
+    }

@@ -1,0 +1,90 @@
+"""End users' feedback per day: thumbs up and down, and the mean of numeric ratings."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db.models import Avg, Count, Q
+from django.db.models.functions import TruncDay
+from django.utils import timezone
+
+from insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain
+from traces.models import Feedback, FeedbackKind
+from traces.selectors import traces_visible
+
+WINDOW = dt.timedelta(days=90)
+COLUMNS = ["day", "thumbs_up", "thumbs_down", "ratings", "mean_rating", "categories"]
+
+
+def feedback_rows() -> list[dict]:
+    rows = (
+        traces_visible(
+            None, Feedback.objects.filter(created_at__gte=timezone.now() - WINDOW), via="trace"
+        )
+        .annotate(day=TruncDay("created_at"))
+        .values("day")
+        .annotate(
+            thumbs_up=Count("id", filter=Q(kind=FeedbackKind.THUMBS, value=1.0)),
+            thumbs_down=Count("id", filter=Q(kind=FeedbackKind.THUMBS, value=0.0)),
+            ratings=Count("id", filter=Q(kind=FeedbackKind.NUMBER)),
+            mean_rating=Avg("value", filter=Q(kind=FeedbackKind.NUMBER)),
+            categories=Count("id", filter=Q(kind=FeedbackKind.CATEGORY)),
+        )
+        .order_by("day")
+    )
+    return [
+        {
+            **row,
+            "day": plain(row["day"]),
+            "mean_rating": None if row["mean_rating"] is None else round(row["mean_rating"], 3),
+        }
+        for row in rows
+    ]
+
+
+def feedback_chart() -> Chart:
+    rows = feedback_rows()
+    if not rows:
+        figure = empty_figure("No end-user feedback yet (POST /api/feedback/).")
+    else:
+        days = [r["day"] for r in rows]
+        figure = {
+            "data": [
+                {
+                    "type": "bar",
+                    "name": "thumbs up",
+                    "x": days,
+                    "y": [r["thumbs_up"] for r in rows],
+                    "marker": {"color": "#2e7d32"},
+                    "width": bar_width("day"),
+                },
+                {
+                    "type": "bar",
+                    "name": "thumbs down",
+                    "x": days,
+                    "y": [-r["thumbs_down"] for r in rows],
+                    "customdata": [r["thumbs_down"] for r in rows],
+                    "hovertemplate": "%{customdata} thumbs down<extra></extra>",
+                    "marker": {"color": "#c62828"},
+                    "width": bar_width("day"),
+                },
+            ],
+            "layout": layout(
+                "day",
+                "feedback",
+                barmode="relative",
+                xaxis=date_axis(days, "day"),
+                yaxis={"title": {"text": "up (above) / down (below)"}, "zeroline": True},
+            ),
+        }
+    ups = sum(r["thumbs_up"] for r in rows)
+    downs = sum(r["thumbs_down"] for r in rows)
+    share = f"{downs / (ups + downs):.0%} down" if ups + downs else "no thumbs yet"
+    return Chart(
+        key="feedback",
+        title="End-user feedback per day (last 90 days)",
+        columns=COLUMNS,
+        rows=[[r[c] for c in COLUMNS] for r in rows],
+        figure=figure,
+        note=f"{ups + downs} thumbs, {share}; ratings and categories are in the CSV.",
+    )
