@@ -32,6 +32,7 @@ VIEWPORT = {"width": 1400, "height": 900}
 FIXED_PAGES = [
     ("overview", "/"),
     ("traces", "/traces/"),
+    ("sessions", "/traces/sessions/"),
     ("projects", "/traces/projects/"),
     ("rubrics", "/judges/rubrics/"),
     ("rubric-new", "/judges/rubrics/new/"),
@@ -60,6 +61,7 @@ FIXED_PAGES = [
 # (name, list page, link pattern): the first matching link on the list page is shot too.
 FOLLOWED_PAGES = [
     ("trace", "/traces/", r"^/traces/\d+/$"),
+    ("session", "/traces/sessions/", r"^/traces/sessions/\d+/$"),
     ("rubric", "/judges/rubrics/", r"^/judges/rubrics/\d+/$"),
     ("rubric-edit", "/judges/rubrics/", r"^/judges/rubrics/\d+/$", "edit/"),
     ("judge-run", "/judges/runs/", r"^/judges/runs/\d+/$"),

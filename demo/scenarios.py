@@ -128,7 +128,18 @@ def _tool(clock, name, inputs, output, *, ms=300, error=None):
 
 
 def _trace(
-    key, *, agent, version, task_type, task, answer, tools, steps, stop_reason="end_turn", day=0
+    key,
+    *,
+    agent,
+    version,
+    task_type,
+    task,
+    answer,
+    tools,
+    steps,
+    stop_reason="end_turn",
+    day=0,
+    session="",
 ):
     clock = _Clock(DEMO_START + timedelta(days=day, minutes=len(key) * 7))
     start = clock.now.isoformat()
@@ -150,6 +161,8 @@ def _trace(
             "agent.stop_reason": stop_reason,
         },
         "children": children,
+        # Traces of one conversation share a session id, as agents send it.
+        **({"context": {"session_id": session}} if session else {}),
     }
 
 
@@ -176,6 +189,7 @@ def scenarios() -> list[dict]:
     return [
         _trace(
             "support-cancel-ok",
+            session="demo-support-c1042",
             agent="support-agent",
             version="2.3.0",
             task_type="order_cancellation",
@@ -249,6 +263,7 @@ def scenarios() -> list[dict]:
         ),
         _trace(
             "support-status-loop",
+            session="demo-support-c1042",
             agent="support-agent",
             version="2.3.0",
             task_type="order_status",
@@ -280,6 +295,7 @@ def scenarios() -> list[dict]:
         ),
         _trace(
             "support-policy-after-error",
+            session="demo-support-c1042",
             agent="support-agent",
             version="2.3.0",
             task_type="policy_question",
@@ -301,6 +317,7 @@ def scenarios() -> list[dict]:
         ),
         _trace(
             "travel-book-ok",
+            session="demo-trip-planning",
             agent="travel-agent",
             version="1.8.2",
             task_type="flight_booking",
@@ -334,6 +351,7 @@ def scenarios() -> list[dict]:
         ),
         _trace(
             "travel-wrong-date",
+            session="demo-trip-planning",
             agent="travel-agent",
             version="1.9.0",
             task_type="flight_booking",

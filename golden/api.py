@@ -69,18 +69,22 @@ class GoldenExampleListView(_ReadAnnotatorWriteCurator):
         parameters=[
             OpenApiParameter("task_type", str),
             OpenApiParameter("held_out", str, enum=["yes", "no"]),
+            OpenApiParameter("draft", str, enum=["yes", "no"]),
             OpenApiParameter("q", str),
         ],
         responses=GoldenExampleOutSerializer(many=True),
     )
     def get(self, request):
         held_out = request.query_params.get("held_out", "")
-        if held_out not in ("", "yes", "no"):
-            raise ApplicationError("Must be yes or no.", field="held_out")
+        draft = request.query_params.get("draft", "")
+        for name, value in (("held_out", held_out), ("draft", draft)):
+            if value not in ("", "yes", "no"):
+                raise ApplicationError("Must be yes or no.", field=name)
         examples = golden_example_list(
             request.user,
             task_type=request.query_params.get("task_type", ""),
             held_out=held_out,
+            draft=draft,
             query=request.query_params.get("q", ""),
         ).select_related("outcome_rubric")
         paginator = self.pagination_class()

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from golden import api
+from golden import api, collect_api
 from golden.evals import api as evals_api
 
 urlpatterns = [
@@ -9,6 +9,16 @@ urlpatterns = [
         "golden/examples/<int:pk>/",
         api.GoldenExampleDetailView.as_view(),
         name="api-golden-example",
+    ),
+    path(
+        "golden/examples/from-traces/",
+        collect_api.GoldenCollectApi.as_view(),
+        name="api-golden-collect",
+    ),
+    path(
+        "golden/examples/<int:pk>/confirm/",
+        collect_api.GoldenConfirmApi.as_view(),
+        name="api-golden-confirm",
     ),
     path(
         "golden/examples/promote/",

@@ -16,6 +16,7 @@ class ExampleOrigin(models.TextChoices):
     PROMOTED = "promoted", "Promoted from review"
     HANDWRITTEN = "handwritten", "Written by hand"
     IMPORTED = "imported", "Imported"
+    COLLECTED = "collected", "Added from a trace"
 
 
 class AdversarialKind(models.TextChoices):
@@ -56,6 +57,8 @@ class GoldenExample(models.Model):
         ReviewItem, null=True, blank=True, on_delete=models.SET_NULL
     )
     held_out = models.BooleanField(default=False)
+    # Drafted from a trace and not yet checked by a curator: dataset versions leave it out.
+    draft = models.BooleanField(default=False)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )

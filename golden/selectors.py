@@ -45,7 +45,7 @@ def golden_example_get_for_user(user, pk: int) -> GoldenExample:
 
 
 def golden_example_list(
-    user, *, task_type: str = "", held_out: str = "", query: str = ""
+    user, *, task_type: str = "", held_out: str = "", query: str = "", draft: str = ""
 ) -> QuerySet[GoldenExample]:
     """Examples for the list page and API, newest first, filtered."""
     examples = (
@@ -59,6 +59,8 @@ def golden_example_list(
         examples = examples.filter(held_out=held_out == "yes")
     if query:
         examples = examples.filter(task__icontains=query)
+    if draft in ("yes", "no"):
+        examples = examples.filter(draft=draft == "yes")
     return examples.order_by("-created_at", "-pk")
 
 

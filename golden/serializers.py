@@ -34,6 +34,7 @@ class GoldenExampleOutSerializer(serializers.ModelSerializer):
             "failure_tags",
             "red_flags",
             "held_out",
+            "draft",
             "source_trace",
             "source_review_item",
             "created_by",

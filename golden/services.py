@@ -58,7 +58,7 @@ def _rubric_for(name: str | None) -> Rubric | None:
     return rubric
 
 
-def _apply(example: GoldenExample, cleaned: dict) -> None:
+def example_content_apply(example: GoldenExample, cleaned: dict) -> None:
     for name in CONTENT_FIELDS:
         if name in ("key", "outcome_rubric"):
             continue
@@ -87,7 +87,7 @@ def golden_example_create(
     cleaned = example_data_clean(data)
     _check_duplicates(cleaned, None, allow_duplicate)
     example = GoldenExample(origin=origin, created_by=user)
-    _apply(example, cleaned)
+    example_content_apply(example, cleaned)
     example.save()
     audit_event_record(
         user, "golden_example_create", "golden_example", example.pk, after=example_content(example)
@@ -106,7 +106,7 @@ def golden_example_update(
     # Only a changed task can newly duplicate another; other edits are not nagged.
     task_changed = (cleaned["task"], cleaned["task_type"]) != (before["task"], before["task_type"])
     _check_duplicates(cleaned, example.pk, allow_duplicate or not task_changed)
-    _apply(example, cleaned)
+    example_content_apply(example, cleaned)
     example.save()
     after = example_content(example)
     if after != before:
@@ -120,8 +120,8 @@ def _editable(content: dict) -> dict:
     return {name: value for name, value in content.items() if name != "key"}
 
 
-def _outcome_passed(item, score: float) -> bool:
-    version = item.rubric_version
+def score_passes(version, score: float) -> bool:
+    """Whether a score on the version's scale says the agent got it right."""
     # A score in the upper half of the rubric's range counts as the agent getting it right.
     if version is not None and (version.score_max or 0) > (version.score_min or 0):
         return score >= (version.score_min + version.score_max) / 2
@@ -145,13 +145,14 @@ def _literals_dropped(value):
     return value if isinstance(value, str) and PLACEHOLDER_LIKE.match(value) else None
 
 
-def golden_example_promote_draft(*, item, annotation) -> tuple[dict, list[dict]]:
-    """The example a promotion proposes, unsaved, and the steps where a red flag fired.
+def trace_example_draft(
+    trace, *, passed: bool, explanation: str = "", rubric_name=None, failure_tags=()
+) -> tuple[dict, list[dict]]:
+    """The example a trace proposes, unsaved, and the steps where a red flag fired.
 
     A flagged step's literal input values are what the agent got wrong (a hallucinated id, a
     call made too early): they are left blank for the curator, never copied as expected.
     """
-    trace = item.trace
     tool_spans = list(trace.spans.filter(kind=SpanKind.TOOL).order_by("position", "pk"))
     flags = list(trace.red_flags.select_related("span").order_by("pk"))
     trajectory = reference_trajectory_draft(trace, tool_spans)
@@ -164,19 +165,30 @@ def golden_example_promote_draft(*, item, annotation) -> tuple[dict, list[dict]]
         flagged_steps.append(
             {"step": step["step"], "tool": step["tool"], "flags": _red_flags_of(fired)}
         )
-    passed = _outcome_passed(item, annotation.score)
     data = {
         "task": trace.task,
         "task_type": trace.task_type,
         "context": trace.context or {},
         "reference_trajectory": trajectory,
         "expected_outcome": trace.final_answer if passed else "",
-        "expected_behavior": annotation.explanation,
-        "outcome_rubric": item.rubric_version.rubric.name if item.rubric_version else None,
-        "failure_tags": sorted(set(annotation.failure_tags or [])),
+        "expected_behavior": explanation,
+        "outcome_rubric": rubric_name,
+        "failure_tags": sorted(set(failure_tags or [])),
         "red_flags": _red_flags_of(flags),
     }
     return data, flagged_steps
+
+
+def golden_example_promote_draft(*, item, annotation) -> tuple[dict, list[dict]]:
+    """The example a promotion proposes, unsaved, and the steps where a red flag fired."""
+    version = item.rubric_version
+    return trace_example_draft(
+        item.trace,
+        passed=score_passes(version, annotation.score),
+        explanation=annotation.explanation,
+        rubric_name=version.rubric.name if version else None,
+        failure_tags=annotation.failure_tags,
+    )
 
 
 def golden_example_promote(*, item, annotation, user, data: dict | None = None) -> GoldenExample:
@@ -198,7 +210,7 @@ def golden_example_promote(*, item, annotation, user, data: dict | None = None) 
             source_review_item=item,
             created_by=user,
         )
-        _apply(example, cleaned)
+        example_content_apply(example, cleaned)
         example.save()
         audit_event_record(
             user, "golden_example_promote", "golden_example", example.pk, after={"item": item.pk}
@@ -273,7 +285,7 @@ def dataset_version_create(
     if not name:
         raise ApplicationError("Give the version a name.", field="name")
     if examples is None:
-        examples = GoldenExample.objects.all()
+        examples = GoldenExample.objects.filter(draft=False)
     try:
         with transaction.atomic():
             if DatasetVersion.objects.filter(name=name).exists():

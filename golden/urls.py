@@ -1,6 +1,6 @@
 from django.urls import path
 
-from golden import views, views_health, views_versions
+from golden import views, views_collect, views_health, views_versions
 from golden.evals import views as eval_views
 
 app_name = "golden"
@@ -9,6 +9,8 @@ urlpatterns = [
     path("examples/new/", views.example_create, name="example_create"),
     path("examples/<int:pk>/", views.example_detail, name="example_detail"),
     path("examples/<int:pk>/edit/", views.example_edit, name="example_edit"),
+    path("collect/", views_collect.collect_filter, name="collect_filter"),
+    path("collect/<int:trace_id>/", views_collect.collect_trace, name="collect_trace"),
     path("promote/", views.promote_list, name="promote_list"),
     path("promote/<int:item_id>/", views.promote_item, name="promote_item"),
     path("held-out/", views.held_out, name="held_out"),

@@ -6,6 +6,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.roles import ANNOTATOR, CURATOR, require_role
 from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
+from golden.collect import golden_example_confirm
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
 from golden.models import AdversarialKind, GoldenExample
@@ -34,6 +35,7 @@ def example_list(request):
         "task_type": request.GET.get("task_type", ""),
         "held_out": request.GET.get("held_out", ""),
         "query": request.GET.get("q", "").strip(),
+        "draft": request.GET.get("draft", ""),
     }
     examples = golden_example_list(request.user, **filters)
     page_asked = request.GET.get("page")
@@ -117,6 +119,11 @@ def example_edit(request, pk: int):
         _save(request, form, example)
     except NearDuplicateFound as exc:
         return _render_form(request, form, example, duplicates=exc.matches)
+    if example.draft:
+        # Saving a draft from this form is the curator's check of it.
+        golden_example_confirm(example=example, user=request.user)
+        messages.success(request, f"Example #{example.pk} saved and confirmed.")
+        return redirect("golden:example_detail", pk=example.pk)
     messages.success(request, f"Example #{example.pk} saved.")
     return redirect("golden:example_detail", pk=example.pk)
 

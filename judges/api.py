@@ -18,7 +18,7 @@ from judges.models import (
     RubricVersionStatus,
 )
 from judges.services import judge_run_cancel, judge_run_start
-from traces.models import Trace
+from traces.models import Session, Trace
 
 MAX_TRACE_IDS = 10_000
 
@@ -46,6 +46,13 @@ class JudgeRunIn(serializers.Serializer):
         allow_empty=False,
     )
     filter = TraceFilterIn(required=False)
+    session_ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1),
+        required=False,
+        max_length=MAX_TRACE_IDS,
+        allow_empty=False,
+        help_text="Sessions to judge, each as one conversation with one verdict.",
+    )
     sample_rate = serializers.FloatField(default=1.0, min_value=0.0, max_value=1.0)
 
     def validate(self, data):
@@ -53,16 +60,28 @@ class JudgeRunIn(serializers.Serializer):
             raise serializers.ValidationError(
                 {"rubric_version": "Give exactly one of rubric_version or rubric."}
             )
-        if ("trace_ids" in data) == ("filter" in data):
+        if sum(key in data for key in ("trace_ids", "filter", "session_ids")) != 1:
             raise serializers.ValidationError(
-                {"trace_ids": "Give exactly one of trace_ids or filter."}
+                {"trace_ids": "Give exactly one of trace_ids, filter or session_ids."}
             )
         if data["sample_rate"] <= 0:
             raise serializers.ValidationError({"sample_rate": "Must be above 0."})
         data["rubric_version"] = self._version(data)
         data["config"] = self._config(data["config"])
-        data["traces"] = self._traces(data)
+        if "session_ids" in data:
+            data["sessions"], data["traces"] = self._sessions(data["session_ids"]), None
+        else:
+            data["sessions"], data["traces"] = None, self._traces(data)
         return data
+
+    def _sessions(self, session_ids: list[int]) -> list[int]:
+        wanted = set(session_ids)
+        found = set(Session.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+        missing = sorted(wanted - found)
+        if missing:
+            shown = ", ".join(map(str, missing[:10]))
+            raise serializers.ValidationError({"session_ids": f"No such sessions: {shown}."})
+        return sorted(found)
 
     def _version(self, data) -> RubricVersion:
         if "rubric_version" in data:
@@ -118,6 +137,7 @@ class JudgeRunOut(serializers.ModelSerializer):
             "config",
             "sample_rate",
             "online",
+            "scope",
             "trace_count",
             "trace_filter",
             "created_at",
@@ -132,6 +152,8 @@ class JudgeRunOut(serializers.ModelSerializer):
 def _filter_record(data) -> dict:
     if "trace_ids" in data:
         return {"trace_ids": len(data["trace_ids"])}
+    if "session_ids" in data:
+        return {"session_ids": len(data["session_ids"])}
     return {key: str(value) for key, value in data["filter"].items()}
 
 
@@ -158,6 +180,7 @@ class JudgeRunCreateApi(APIView):
                 user=request.user,
                 sample_rate=data["sample_rate"],
                 trace_filter=_filter_record(data),
+                sessions=data["sessions"],
             )
         run = selectors.judge_run_get(run.pk)
         return Response(JudgeRunOut(run).data, status=status.HTTP_201_CREATED)

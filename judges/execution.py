@@ -31,6 +31,7 @@ from judges.providers import (
 )
 from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
+from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
 
 CHARS_PER_TOKEN = 4
@@ -112,13 +113,16 @@ def judgment_complete(
     batch: bool = False,
 ) -> PassOutcome:
     """Parse a reply, store it with its usage and cost, and reconcile."""
+    if judgment.session_id:
+        spans = session_span_ids_and_names(judgment.session_id)
+    else:
+        spans = list(judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name"))
     span_names = getattr(judgment, "span_names", None)
     if span_names is None:
-        span_names = list(judgment.trace.spans.values_list("name", flat=True))
+        span_names = [name for _, name in spans]
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
-    spans = judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name")
     settling = [r["span"] for r in parsed.criteria_results if r.get("span")]
-    cited = citations_resolve(parsed.explanation, settling, list(spans))
+    cited = citations_resolve(parsed.explanation, settling, spans)
     cost = (
         0
         if served_from_cache
@@ -198,7 +202,10 @@ def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
 
 def judgment_request(judgment: Judgment) -> tuple[dict, str]:
     """The request body and its hash for a pass."""
-    prompt = prompt_render(judgment.rubric_version, judgment.trace)
+    if judgment.session_id:
+        prompt = session_prompt_render(judgment.rubric_version, judgment.session)
+    else:
+        prompt = prompt_render(judgment.rubric_version, judgment.trace)
     # The reply parser cites spans by name; the render has just loaded them.
     judgment.span_names = prompt.span_names
     params = request_params(prompt, judgment.config)
@@ -213,7 +220,7 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     if not judgment_claim(judgment_id):
         return PassOutcome("skipped")
     judgment = (
-        Judgment.objects.select_related("trace", "rubric_version", "config", "run")
+        Judgment.objects.select_related("trace", "session", "rubric_version", "config", "run")
         .filter(pk=judgment_id)
         .first()
     )

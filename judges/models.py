@@ -2,7 +2,7 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 
-from traces.models import Project, Span, Trace
+from traces.models import Project, Session, Span, Trace
 
 
 class ScoreType(models.TextChoices):
@@ -119,6 +119,11 @@ class JudgeRunStatus(models.TextChoices):
     CANCELLED = "cancelled"
 
 
+class JudgeRunScope(models.TextChoices):
+    TRACE = "trace", "Each trace"
+    SESSION = "session", "Each session, as one conversation"
+
+
 class JudgeRun(models.Model):
     rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="runs")
     config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="runs")
@@ -128,6 +133,10 @@ class JudgeRun(models.Model):
     trace_filter = models.JSONField(default=dict, blank=True)
     sample_rate = models.FloatField(default=1.0)
     online = models.BooleanField(default=False, help_text="Created by online judging.")
+    # A session run judges each session's traces together; trace_count counts sessions then.
+    scope = models.CharField(
+        max_length=10, choices=JudgeRunScope.choices, default=JudgeRunScope.TRACE
+    )
     trace_count = models.PositiveIntegerField(default=0)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -155,9 +164,14 @@ class ParseStatus(models.TextChoices):
 
 
 class Judgment(models.Model):
-    """One pass of one judge on one trace under one rubric version."""
+    """One pass of one judge on one trace (or one session) under one rubric version."""
 
+    # For a session pass: the session's last trace when the run began, so every page and
+    # queue that shows a trace can show this pass; `session` says the judge read them all.
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="judgments")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
+    )
     rubric_version = models.ForeignKey(
         RubricVersion, on_delete=models.PROTECT, related_name="judgments"
     )
@@ -196,6 +210,11 @@ class Judgment(models.Model):
                 fields=["trace", "rubric_version", "config", "run", "pass_index"],
                 name="judgment_unique_pass",
             ),
+            models.UniqueConstraint(
+                fields=["session", "run", "pass_index"],
+                condition=models.Q(session__isnull=False),
+                name="judgment_unique_session_pass",
+            ),
         ]
         indexes = [
             # The request cache looks up a finished judgment by its request hash.
@@ -214,9 +233,12 @@ class VerdictStatus(models.TextChoices):
 
 
 class Verdict(models.Model):
-    """The reconciled result of all passes of one judge run on one trace."""
+    """The reconciled result of all passes of one judge run on one trace (or one session)."""
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="verdicts")
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.CASCADE, related_name="verdicts"
+    )
     rubric_version = models.ForeignKey(
         RubricVersion, on_delete=models.PROTECT, related_name="verdicts"
     )
@@ -233,6 +255,12 @@ class Verdict(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["trace", "rubric_version", "config", "run"], name="verdict_unique_run"
+            ),
+            # One verdict per session and run, whichever trace it is shown on.
+            models.UniqueConstraint(
+                fields=["session", "run"],
+                condition=models.Q(session__isnull=False),
+                name="verdict_unique_session_run",
             ),
         ]
         # The overview's rebuild reads the verdicts of the days that changed.

@@ -94,13 +94,13 @@ def fence_value(text: str) -> str:
     return f"{VALUE_OPEN}{_neutralized(str(text))}{VALUE_CLOSE}"
 
 
-def _shorten_strings(value, limit: int):
+def strings_shortened(value, limit: int):
     if isinstance(value, str) and len(value) > limit:
         return f"{value[:limit]}…[cut {len(value) - limit} characters]"
     if isinstance(value, dict):
-        return {key: _shorten_strings(item, limit) for key, item in value.items()}
+        return {key: strings_shortened(item, limit) for key, item in value.items()}
     if isinstance(value, list):
-        return [_shorten_strings(item, limit) for item in value]
+        return [strings_shortened(item, limit) for item in value]
     return value
 
 
@@ -118,8 +118,13 @@ def trace_text_budgeted(
         text = json.dumps(tree, ensure_ascii=False, indent=1, default=str)
         if len(text) > budget_chars:
             # First shorten long outputs, which keeps every step and the JSON valid.
-            tree = _shorten_strings(tree, LONG_STRING_CHARS)
+            tree = strings_shortened(tree, LONG_STRING_CHARS)
             text = json.dumps(tree, ensure_ascii=False, indent=1, default=str)
+    return text_cut_to_budget(text, budget_chars)
+
+
+def text_cut_to_budget(text: str, budget_chars: int) -> tuple[str, bool]:
+    """The text, or its start with the cut marked when it is over the budget."""
     if len(text) <= budget_chars:
         return text, False
     marker = (
@@ -169,9 +174,16 @@ def prompt_render(version: RubricVersion, trace: Trace, **extra) -> RenderedProm
     """The system block and user turn for one trace under one rubric version."""
     spans = list(trace.spans.order_by("position", "pk"))
     text, truncated = trace_text_budgeted(trace, version.trace_format, spans=spans)
-    context = prompt_context(
-        version, text, task=trace.task, final_answer=trace.final_answer, **extra
+    return prompt_from_text(
+        version, text, truncated, trace.task, trace.final_answer, spans, **extra
     )
+
+
+def prompt_from_text(
+    version: RubricVersion, text: str, truncated: bool, task, final_answer, spans, **extra
+) -> RenderedPrompt:
+    """The prompt around an already serialized trace (or session)."""
+    context = prompt_context(version, text, task=task, final_answer=final_answer, **extra)
     return RenderedPrompt(
         system=_render(version.system_prompt, context),
         user=_render(version.user_template, context),

@@ -18,6 +18,7 @@ from judges.models import (
     VerdictStatus,
 )
 from judges.signals import verdict_needs_review, verdict_written
+from traces.models import Trace
 
 logger = logging.getLogger(__name__)
 
@@ -56,6 +57,14 @@ def _red_flags(trace) -> list:
         # A broken check must not block the verdict; the verdict is written without it.
         logger.exception("red flag check failed for trace %s", trace.pk)
         return []
+
+
+def _red_flags_of(judgment: Judgment) -> list:
+    """The red flags of the judged trace, or of every trace of the judged session."""
+    if not judgment.session_id:
+        return _red_flags(judgment.trace)
+    traces = Trace.objects.filter(session_id=judgment.session_id)
+    return [flag for trace in traces.order_by("started_at", "pk") for flag in _red_flags(trace)]
 
 
 def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
@@ -108,7 +117,7 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
     else:
         status = VerdictStatus.AGREED
         score = sum(p.score for p in usable) / len(usable)
-        flags = _red_flags(first.trace)
+        flags = _red_flags_of(first)
         if not score_is_pass(score, first):
             # A failing score agrees with most flags; an attempt to steer the judge still needs
             # a person, whatever the judge concluded.
@@ -120,6 +129,7 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
     detail = "\n".join(details)
     verdict = Verdict.objects.create(
         trace_id=first.trace_id,
+        session_id=first.session_id,
         rubric_version_id=first.rubric_version_id,
         config_id=first.config_id,
         run=run,

@@ -17,6 +17,7 @@ from judges.calibration import judge_version_approved_for_online
 from judges.models import (
     JudgeConfig,
     JudgeRun,
+    JudgeRunScope,
     JudgeRunStatus,
     Judgment,
     JudgmentStatus,
@@ -26,7 +27,7 @@ from judges.models import (
     Verdict,
 )
 from judges.reconcile import judgment_reconcile
-from traces.models import Trace
+from traces.models import Session, Trace
 
 DEFAULT_CONFIG_NAME = "default"
 CREATE_BATCH = 1000
@@ -48,11 +49,15 @@ def _trace_ids(traces: QuerySet | Iterable) -> list[int]:
     return [trace if isinstance(trace, int) else trace.pk for trace in traces]
 
 
-def _judgments_create(run: JudgeRun, trace_ids: list[int]) -> None:
+def _judgments_create(
+    run: JudgeRun, trace_ids: list[int], session_of: dict[int, int] | None = None
+) -> None:
     passes = range(run.config.passes)
+    session_of = session_of or {}
     rows = [
         Judgment(
             trace_id=trace_id,
+            session_id=session_of.get(trace_id),
             rubric_version_id=run.rubric_version_id,
             config_id=run.config_id,
             run=run,
@@ -89,9 +94,11 @@ def judge_run_start(
     user=None,
     sample_rate: float = 1.0,
     trace_filter: dict | None = None,
+    sessions=None,
 ) -> JudgeRun:
     """Create a run over the traces (optionally a random sample) and enqueue one task per pass
-    once the transaction commits."""
+    once the transaction commits. With `sessions` (ids), each session is judged as one
+    conversation instead: its passes read all its traces and it gets one verdict."""
     if not 0 < sample_rate <= 1:
         raise ApplicationError("Sample rate must be above 0 and at most 1.", field="sample_rate")
     if config.temperature != 0:
@@ -99,11 +106,17 @@ def judge_run_start(
     if rubric_version.status == RubricVersionStatus.DRAFT:
         # A draft is only ever previewed; it scores nothing until a person approves it.
         raise ApplicationError("Approve this draft before judging with it.", field="rubric_version")
-    trace_ids = _trace_ids(traces)
+    session_of: dict[int, int] = {}
+    if sessions is not None:
+        session_of = session_anchor_traces(sessions)
+        trace_ids = list(session_of)
+    else:
+        trace_ids = _trace_ids(traces)
     if sample_rate < 1:
         trace_ids = [pk for pk in trace_ids if random.random() < sample_rate]
     if not trace_ids:
-        raise ApplicationError("No traces to judge: the selection is empty.", field="traces")
+        field = "sessions" if sessions is not None else "traces"
+        raise ApplicationError(f"No {field} to judge: the selection is empty.", field=field)
     with transaction.atomic():
         run = JudgeRun.objects.create(
             rubric_version=rubric_version,
@@ -112,11 +125,28 @@ def judge_run_start(
             sample_rate=sample_rate,
             trace_filter=trace_filter or {},
             trace_count=len(trace_ids),
+            scope=JudgeRunScope.SESSION if sessions is not None else JudgeRunScope.TRACE,
             created_by=user,
         )
-        _judgments_create(run, trace_ids)
+        _judgments_create(run, trace_ids, session_of)
         _enqueue_after_commit(run)
     return run
+
+
+def session_anchor_traces(session_ids) -> dict[int, int]:
+    """{last trace id: session id} for sessions with traces: a session pass is stored on the
+    trace its conversation ends on, so pages that show traces can show it."""
+    anchors: dict[int, int] = {}
+    for session in Session.objects.filter(pk__in=list(session_ids)).order_by("pk"):
+        last = (
+            Trace.objects.filter(session=session)
+            .order_by(F("started_at").desc(nulls_last=True), "-pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if last is not None:
+            anchors[last] = session.pk
+    return anchors
 
 
 def judge_run_cancel(*, run: JudgeRun, user=None) -> JudgeRun:
@@ -210,5 +240,10 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
 
 
 def verdicts_mark_stale(trace_ids: Iterable[int]) -> int:
-    """Spans arrived after judging: the verdicts on those traces no longer saw the whole trace."""
-    return Verdict.objects.filter(trace_id__in=list(trace_ids), stale=False).update(stale=True)
+    """Spans arrived after judging: the verdicts on those traces no longer saw the whole trace,
+    nor did the verdicts on their sessions (a new trace or span in the conversation)."""
+    trace_ids = list(trace_ids)
+    sessions = Trace.objects.filter(pk__in=trace_ids, session__isnull=False).values("session_id")
+    on_traces = Verdict.objects.filter(trace_id__in=trace_ids, stale=False).update(stale=True)
+    on_sessions = Verdict.objects.filter(session_id__in=sessions, stale=False).update(stale=True)
+    return on_traces + on_sessions

@@ -1,6 +1,6 @@
 from django.urls import include, path
 
-from judges import views, views_setup, views_tools
+from judges import views, views_sessions, views_setup, views_tools
 from judges.guardrails.views import guardrail_policy
 
 app_name = "judges"
@@ -20,5 +20,6 @@ urlpatterns = [
     path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("runs/<int:run_id>/cancel/", views.run_cancel, name="run_cancel"),
+    path("sessions/<int:session_id>/judge/", views_sessions.session_judge, name="session_judge"),
     path("adarubric/", include("judges.adarubric.urls")),
 ]

@@ -1,8 +1,13 @@
 from django.urls import path
 
-from reviews import api, export_api, scores_api
+from reviews import api, export_api, scores_api, trace_scores_api
 
 urlpatterns = [
+    path(
+        "traces/<int:trace_id>/scores/",
+        trace_scores_api.TraceScoreApi.as_view(),
+        name="api-trace-scores",
+    ),
     path("reviews/queues/", api.QueueListApi.as_view(), name="api-review-queues"),
     path(
         "reviews/queues/<int:queue_id>/items/",

@@ -59,6 +59,7 @@ def calibration_sample_verdict(sender, verdict, **kwargs):
         reason=ReviewReason.CALIBRATION,
         detail=f"Blind calibration sample for {verdict.rubric_version} under {verdict.config}.",
         queue=calibration_queue(),
+        session_id=verdict.session_id,
     )
 
 

@@ -18,16 +18,16 @@ from traces.models import Feedback, Span, Trace
 CHUNK = 200
 # The same fields the trace API answers with: an export line is the API's trace and spans,
 # plus what judges, people and end users said of it.
+RELATED_NAMES = {"project": "project__slug", "session": "session__external_id"}
 TRACE_FIELDS = [
-    "project__slug" if name == "project" else name
-    for name in TraceDetailOut.Meta.fields
-    if name != "spans"
+    RELATED_NAMES.get(name, name) for name in TraceDetailOut.Meta.fields if name != "spans"
 ]
 SPAN_FIELDS = list(SpanOut.Meta.fields)
 CSV_COLUMNS = [
     "id",
     "project",
     "trace_id",
+    "session",
     "task",
     "final_answer",
     "agent_name",
@@ -118,6 +118,7 @@ def _chunk_records(ids: list[int]) -> Iterator[dict]:
         if trace is None:
             continue  # deleted while the export ran
         trace["project"] = trace.pop("project__slug")
+        trace["session"] = trace.pop("session__external_id")
         trace["trace_id"] = trace.pop("external_id")
         trace["spans"] = spans.get(trace_id, [])
         trace["verdicts"] = [

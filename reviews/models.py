@@ -2,7 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from judges.models import Rubric, RubricVersion, Verdict
-from traces.models import Project, Trace
+from traces.models import Project, Session, Trace
 
 
 class Queue(models.Model):
@@ -31,6 +31,7 @@ class ReviewReason(models.TextChoices):
     CALIBRATION = "calibration", "Judge calibration sample"
     FLAGGED = "flagged", "Flagged by a person"
     USER_FEEDBACK = "user_feedback", "An end user gave a thumbs-down"
+    DIRECT = "direct", "Scored on the trace page"
 
 
 class ReviewStatus(models.TextChoices):
@@ -51,6 +52,10 @@ class FailureTag(models.TextChoices):
 class ReviewItem(models.Model):
     queue = models.ForeignKey(Queue, on_delete=models.CASCADE, related_name="items")
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="review_items")
+    # Set when the item is about a whole session (a session verdict); `trace` is its last trace.
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.CASCADE, related_name="review_items"
+    )
     verdict = models.ForeignKey(
         Verdict, null=True, blank=True, on_delete=models.SET_NULL, related_name="review_items"
     )
@@ -97,9 +102,16 @@ class ReviewItem(models.Model):
 
     class Meta:
         constraints = [
-            # A trace is never queued twice for the same rubric version and reason.
+            # A trace (or a session) is never queued twice for one rubric version and reason.
             models.UniqueConstraint(
-                fields=["trace", "rubric_version", "reason"], name="review_item_unique_reason"
+                fields=["trace", "rubric_version", "reason"],
+                condition=models.Q(session__isnull=True),
+                name="review_item_unique_reason",
+            ),
+            models.UniqueConstraint(
+                fields=["session", "rubric_version", "reason"],
+                condition=models.Q(session__isnull=False),
+                name="review_item_unique_session_reason",
             ),
             # A person holds at most one open item per queue, however many claims race.
             models.UniqueConstraint(

@@ -27,6 +27,7 @@ def enqueue_verdict_for_review(sender, verdict, reasons, detail="", **kwargs):
             rubric_version=verdict.rubric_version,
             reason=reason,
             detail=detail,
+            session_id=verdict.session_id,
         )
 
 
@@ -45,6 +46,7 @@ def sample_agreed_verdict_for_audit(sender, verdict, **kwargs):
         reason=ReviewReason.AUDIT_SAMPLE,
         detail=f"Random audit sample ({queue.audit_sample_rate:.0%} of agreed verdicts).",
         queue=queue,
+        session_id=verdict.session_id,
     )
 
 

@@ -202,7 +202,10 @@ def item_judgment_passes(item, spans: list) -> list[Judgment]:
 
 def criteria_questions(item) -> list[str]:
     """The rubric's yes/no questions when it scores per criterion, else []."""
-    version = item.rubric_version
+    return version_criteria_questions(item.rubric_version)
+
+
+def version_criteria_questions(version) -> list[str]:
     if version is None or version.score_type != "criteria":
         return []
     return [str(c.get("question", "")) for c in version.criteria or []]
@@ -210,7 +213,10 @@ def criteria_questions(item) -> list[str]:
 
 def score_choices(item) -> list[tuple[str, str]]:
     """(score, key) radio choices for rubrics with few discrete scores; [] means free input."""
-    version = item.rubric_version
+    return version_score_choices(item.rubric_version)
+
+
+def version_score_choices(version) -> list[tuple[str, str]]:
     if version is None:
         values = [0, 1]
     elif version.score_type == "continuous":

@@ -34,7 +34,6 @@ from reviews.models import (
     ItemSkip,
     Queue,
     ReviewItem,
-    ReviewReason,
     ReviewStatus,
 )
 from reviews.scoring import (  # noqa: F401
@@ -76,11 +75,23 @@ def task_excerpt_of(trace) -> str:
 
 
 def review_item_enqueue(
-    *, trace, reason, verdict=None, rubric_version=None, detail="", priority=0, queue=None
+    *,
+    trace,
+    reason,
+    verdict=None,
+    rubric_version=None,
+    detail="",
+    priority=0,
+    queue=None,
+    session_id=None,
 ) -> ReviewItem:
-    """Queue a trace for review; a trace is queued once per rubric version and reason."""
+    """Queue a trace for review; a trace is queued once per rubric version and reason.
+
+    With `session_id` the item is about the whole session (shown on `trace`, its last trace),
+    and a session is queued once per rubric version and reason."""
+    same = {"session_id": session_id} if session_id else {"trace": trace, "session__isnull": True}
     existing = ReviewItem.objects.filter(
-        trace=trace, rubric_version=rubric_version, reason=reason
+        **same, rubric_version=rubric_version, reason=reason
     ).first()
     if existing:
         return existing
@@ -91,6 +102,7 @@ def review_item_enqueue(
             item = ReviewItem.objects.create(
                 queue=queue,
                 trace=trace,
+                session_id=session_id,
                 verdict=verdict,
                 rubric_version=rubric_version,
                 reason=reason,
@@ -100,7 +112,7 @@ def review_item_enqueue(
             )
     except IntegrityError:
         # Lost a race with another writer: the row it made is the one we wanted.
-        return ReviewItem.objects.get(trace=trace, rubric_version=rubric_version, reason=reason)
+        return ReviewItem.objects.get(**same, rubric_version=rubric_version, reason=reason)
     _red_flags_prepare(trace)
     return item
 
@@ -167,6 +179,7 @@ def _annotation_write(
     is_adjudication,
     action,
     criteria_results=(),
+    blind=None,
 ) -> Annotation:
     now = timezone.now()
     before = review_item_snapshot(item)
@@ -177,7 +190,7 @@ def _annotation_write(
         criteria_results=list(criteria_results),
         explanation=explanation,
         failure_tags=failure_tags,
-        blind=item.queue.blind and not is_adjudication,
+        blind=(item.queue.blind and not is_adjudication) if blind is None else blind,
         is_adjudication=is_adjudication,
         promoted=promote,
     )
@@ -370,18 +383,3 @@ def review_item_comment(*, item, user, text) -> Comment:
     if len(text) > 5000:
         raise ApplicationError("A comment is at most 5000 characters.", field="text")
     return Comment.objects.create(item=item, author=user, text=text)
-
-
-def review_item_flag_trace(*, trace, user, note="", rubric_version=None) -> ReviewItem:
-    """A person sends a trace (or a verdict's trace) to the review queue."""
-    if not has_role(user, ANNOTATOR):
-        raise ApplicationError("Flagging needs the annotator role.", status_code=403)
-    with transaction.atomic():
-        item = review_item_enqueue(
-            trace=trace,
-            reason=ReviewReason.FLAGGED,
-            rubric_version=rubric_version,
-            detail=(note or "").strip()[:2000] or f"Flagged by {user.get_username()}",
-        )
-        audit_event_record(actor=user, action="review_item.flag_trace", obj=item, after=None)
-        return item

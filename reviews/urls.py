@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews.views import audit, items, queues
+from reviews.views import audit, items, queues, trace_scores
 
 app_name = "reviews"
 urlpatterns = [
@@ -20,6 +20,7 @@ urlpatterns = [
     path("items/<int:item_id>/comment/", items.item_comment, name="item_comment"),
     path("items/<int:item_id>/heartbeat/", items.item_heartbeat, name="item_heartbeat"),
     path("traces/<int:trace_id>/flag/", items.trace_flag, name="trace_flag"),
+    path("traces/<int:trace_id>/score/", trace_scores.trace_score, name="trace_score"),
     path("annotations/<int:annotation_id>/undo/", items.item_undo, name="annotation_undo"),
     path("audit/", audit.audit_list, name="audit_list"),
 ]

@@ -3,6 +3,7 @@ from django.contrib import admin
 from traces.models import (
     Feedback,
     Project,
+    Session,
     Span,
     Trace,
     TraceAttributeValue,
@@ -28,6 +29,15 @@ class TraceAdmin(admin.ModelAdmin):
     )
     list_filter = ("project", "source_format", "task_type")
     search_fields = ("external_id", "task")
+    list_select_related = ("project",)
+    raw_id_fields = ("session",)
+
+
+@admin.register(Session)
+class SessionAdmin(admin.ModelAdmin):
+    list_display = ("external_id", "project", "created_at")
+    list_filter = ("project",)
+    search_fields = ("external_id",)
     list_select_related = ("project",)
 
 

@@ -103,6 +103,12 @@ class SpanOut(serializers.ModelSerializer):
 
 class TraceOut(serializers.ModelSerializer):
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    session = serializers.SlugRelatedField(
+        slug_field="external_id",
+        read_only=True,
+        allow_null=True,
+        help_text="The conversation id it was sent under.",
+    )
 
     class Meta:
         model = Trace
@@ -110,6 +116,7 @@ class TraceOut(serializers.ModelSerializer):
             "id",
             "project",
             "external_id",
+            "session",
             "task",
             "final_answer",
             "stop_reason",

@@ -1,5 +1,5 @@
 """Trace list filters (page and API): project, agent, version, task type, status, dates,
-review items, verdicts, end-user feedback, task search, content search
+review items, verdicts, end-user feedback, session, task search, content search
 (traces/search/) and sort."""
 
 import django_filters
@@ -8,6 +8,7 @@ from django.db.models import Exists, F, OuterRef
 
 from traces.models import Feedback, FeedbackKind, Project, Trace
 from traces.search.filters import ContentSearchFilters
+from traces.sessions import session_filter_q
 
 # Verdict statuses as stored by judges (traces never imports the apps to its right).
 VERDICT_CHOICES = [
@@ -81,6 +82,9 @@ class TraceFilter(ContentSearchFilters):
     feedback = django_filters.ChoiceFilter(
         choices=FEEDBACK_CHOICES, method="filter_feedback", empty_label="Any", label="Feedback"
     )
+    session = django_filters.CharFilter(
+        method="filter_session", label="Session", help_text="Conversation id, or #number."
+    )
     q = django_filters.CharFilter(field_name="task", lookup_expr="icontains", label="Search task")
     sort = django_filters.ChoiceFilter(
         choices=SORT_CHOICES, method="filter_sort", empty_label="Newest first", label="Sort"
@@ -108,7 +112,7 @@ class TraceFilter(ContentSearchFilters):
             return queryset.filter(~Exists(verdicts))
         return queryset.filter(Exists(verdicts.filter(status=value)))
 
-    def filter_feedback(self, queryset, name, value):
+    def filter_feedback(self, queryset, name, value: str):  # typed: the schema says string
         given = Feedback.objects.filter(trace=OuterRef("pk"))
         if value == "none":
             return queryset.filter(~Exists(given))
@@ -117,6 +121,9 @@ class TraceFilter(ContentSearchFilters):
                 kind=FeedbackKind.THUMBS, value=1.0 if value == "thumbs_up" else 0.0
             )
         return queryset.filter(Exists(given))
+
+    def filter_session(self, queryset, name, value):
+        return queryset.filter(session_filter_q(value))
 
     def filter_sort(self, queryset, name, value):
         if value in dict(SORT_CHOICES):

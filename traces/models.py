@@ -33,6 +33,25 @@ class Project(models.Model):
         return self.name
 
 
+class Session(models.Model):
+    """A conversation: the traces a project sent under one session or conversation id."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sessions")
+    # As the agent sent it (`session.id`, `gen_ai.conversation.id`, a transcript's context).
+    external_id = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["project", "external_id"], name="session_unique_external_id"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
 class SourceFormat(models.TextChoices):
     OTLP = "otlp", "OTLP"
     SPAN_TREE = "span_tree", "Span-tree JSON"
@@ -55,6 +74,10 @@ class Trace(models.Model):
         default=dict, blank=True, help_text="available_tools, conversation id, user context."
     )
     attributes = models.JSONField(default=dict, blank=True)
+    # Set at ingest from the conversation id, whichever span or payload carries it.
+    session = models.ForeignKey(
+        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="traces"
+    )
     root_span_id = models.CharField(max_length=32, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -86,6 +109,8 @@ class Trace(models.Model):
             models.Index(fields=["-created_at"], name="trace_created"),
             models.Index(fields=["agent_name", "agent_version"], name="trace_agent"),
             models.Index(fields=["task_type"], name="trace_task_type"),
+            # A session's traces in order, and the session list's counts and times.
+            models.Index(fields=["session", "started_at"], name="trace_session_started"),
             # The settle sweep scans traces not completed yet, oldest last span first.
             models.Index(
                 fields=["last_span_received_at"],

@@ -181,7 +181,7 @@ def traces_visible(user, queryset: QuerySet | None = None, *, via: str = "") -> 
 def trace_get(user, trace_id: int) -> Trace:
     """One trace with its project the user may see, or 404."""
     return get_object_or_404(
-        traces_visible(user, Trace.objects.select_related("project")), pk=trace_id
+        traces_visible(user, Trace.objects.select_related("project", "session")), pk=trace_id
     )
 
 
@@ -199,7 +199,7 @@ def trace_list_rows(user=None):
     review_model = Trace._meta.get_field("review_items").related_model
     verdict_model = Trace._meta.get_field("verdicts").related_model
     return (
-        Trace.objects.select_related("project")
+        Trace.objects.select_related("project", "session")
         .defer("attributes", "context")
         .prefetch_related(
             Prefetch(
@@ -209,7 +209,9 @@ def trace_list_rows(user=None):
             ),
             Prefetch(
                 "verdicts",
+                # A session verdict is listed with its session, not on its last trace.
                 queryset=verdict_model.objects.exclude(trace_id__in=trace_ids_blind_for(user))
+                .filter(session__isnull=True)
                 .only("pk", "trace_id", "status", "score")
                 .order_by("-created_at"),
                 to_attr="verdict_list",

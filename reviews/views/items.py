@@ -28,11 +28,11 @@ from reviews.services import (
     review_item_claim_next,
     review_item_comment,
     review_item_flag,
-    review_item_flag_trace,
     review_item_lock_renew,
     review_item_resolve,
     review_item_skip,
 )
+from reviews.trace_actions import review_item_flag_trace
 from traces.models import Trace
 
 

@@ -18,7 +18,7 @@ from judges.models import JudgeCalibration, JudgeRun, Rubric, RubricVersion
 from reviews.models import Annotation, Queue, ReviewItem, SavedView
 from tests.factories import GoldenExampleFactory, SpanFactory
 from tests.insights.world import insights_world
-from traces.models import Trace
+from traces.models import Session, Trace
 
 HELD_OUT_ID = "feedfacecafebeef0123456789abcdef"
 HELD_OUT_TASK = "Book the Zanzibar board retreat for 14 people, budget EUR 9417."
@@ -48,6 +48,7 @@ def _candidates(world) -> dict[str, list[str]]:
     golden_pks = pks(GoldenExample) + pks(DatasetVersion) + pks(EvalRun)
     return {
         "trace_id": pks(Trace),
+        "session_id": pks(Session),
         "item_id": pks(ReviewItem),
         "queue_id": pks(Queue),
         "run_id": pks(JudgeRun),
@@ -100,6 +101,9 @@ def world(curator, annotator, api_client_for):
     ReviewItem.objects.filter(trace=held).update(task_excerpt=HELD_OUT_TASK)
     SpanFactory(trace=held, input={"task": HELD_OUT_TASK}, output={"answer": HELD_OUT_ANSWER})
     GoldenExampleFactory(task=HELD_OUT_TASK, source_trace=held, held_out=True)
+    # A conversation holding the held-out trace and an open one: its pages show the open one.
+    session = Session.objects.create(project=held.project, external_id="walk-session")
+    Trace.objects.filter(pk__in=[held.pk, data["traces"][0].pk]).update(session=session)
     dataset_version_create(name="walk", user=curator)
     SavedView.objects.create(user=annotator, queue=Queue.objects.first(), name="mine")
     JudgeCalibration.objects.create(rubric_version=data["binary"], config=data["config"])

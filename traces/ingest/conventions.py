@@ -149,7 +149,12 @@ TRACE_FIELDS: dict[str, tuple[str, ...]] = {
     "task_type": ("agent.task_type", "evalsite.task_type"),
     "agent_name": ("gen_ai.agent.name", "agent.name", "service.name"),
     "agent_version": ("gen_ai.agent.version", "agent.version", "service.version"),
-    "conversation_id": ("gen_ai.conversation.id", "session.id", "langfuse.session.id"),
+    "conversation_id": (
+        "gen_ai.conversation.id",
+        "session.id",
+        "langfuse.session.id",
+        "ai.telemetry.metadata.sessionId",
+    ),
 }
 # Structured values: first present wins; a JSON string is decoded.
 # Framework dialects: pydantic-ai (`tool_arguments`, `tool_response`, `pydantic_ai.all_messages`,

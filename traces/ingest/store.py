@@ -17,6 +17,7 @@ from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.messages import readable_text
 from traces.models import Project, Span, SpanKind, SpanStatus, Trace
+from traces.sessions import metadata_session_id, traces_sessions_assign
 from traces.signals import spans_ingested
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
@@ -31,6 +32,7 @@ TRACE_UPDATE_FIELDS = [
     "model",
     "context",
     "attributes",
+    "session",
     "root_span_id",
     "started_at",
     "ended_at",
@@ -139,7 +141,7 @@ def spans_store(
                 for index, record in enumerate(ordered)
             )
         spans_insert_new(rows)
-        _traces_refresh(traces, by_trace, extras, now, count_before)
+        _traces_refresh(project, traces, by_trace, extras, now, count_before)
         if had_spans & set(by_trace):
             _positions_renumber([traces[ext].pk for ext in had_spans & set(by_trace)])
         pks = [trace.pk for trace in traces.values()]
@@ -147,7 +149,7 @@ def spans_store(
     return traces
 
 
-def _traces_refresh(traces, by_trace, extras, now, count_before) -> None:
+def _traces_refresh(project, traces, by_trace, extras, now, count_before) -> None:
     """Recompute totals from stored spans (one grouped query) and trace fields from the batch."""
     totals = {
         row["trace_id"]: row
@@ -191,6 +193,7 @@ def _traces_refresh(traces, by_trace, extras, now, count_before) -> None:
         # A re-sent span is not news: it must not hold back a trace's completion.
         if trace.new_span_count or trace.last_span_received_at is None:
             trace.last_span_received_at = now
+    traces_sessions_assign(project, list(traces.values()))
     rows_update(Trace, list(traces.values()), TRACE_UPDATE_FIELDS)
 
 
@@ -231,7 +234,7 @@ def _trace_fields_apply(trace: Trace, records: list[SpanRecord], extra: TraceExt
     conversation = next(
         (r.trace_fields["conversation_id"] for r in records if "conversation_id" in r.trace_fields),
         None,
-    )
+    ) or next(filter(None, (metadata_session_id(r.attributes) for r in ranked)), None)
     if conversation:
         trace.context = {**trace.context, "conversation_id": conversation}
     if extra is not None:

@@ -1,0 +1,86 @@
+"""A world with one row behind every path parameter of the URL conf, for route walks."""
+
+import re
+from datetime import timedelta
+
+from django.urls import URLPattern, URLResolver, get_resolver
+from django.utils import timezone
+
+from accounts.models import ApiToken
+from golden.models import DatasetVersion, EvalRun, GoldenExample
+from golden.services import dataset_version_create
+from judges.models import JudgeCalibration, JudgeRun, Rubric
+from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
+from tests.factories import GoldenExampleFactory
+from tests.insights.world import insights_world
+from webhooks.models import Webhook
+
+PARAM = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>")
+
+
+def routes(patterns=None, prefix=""):
+    """The text of every route in the URL conf ("traces/<int:trace_id>/", ...)."""
+    for entry in patterns if patterns is not None else get_resolver().url_patterns:
+        if isinstance(entry, URLResolver):
+            yield from routes(entry.url_patterns, prefix + str(entry.pattern))
+        elif isinstance(entry, URLPattern):
+            yield prefix + str(entry.pattern)
+
+
+def route_world(owner, curator) -> dict:
+    """Rows for every parameter. `owner` (an annotator) holds the review item, wrote the
+    annotation and owns the API token and the saved view."""
+    world = insights_world()
+    trace = world["traces"][0]
+    GoldenExampleFactory(source_trace=trace)
+    dataset_version_create(name="walk", user=curator)
+    item = ReviewItem.objects.filter(status=ReviewStatus.OPEN).order_by("pk").first()
+    queue = item.queue
+    ReviewItem.objects.filter(pk=item.pk).update(
+        claimed_by=owner, lock_expires_at=timezone.now() + timedelta(minutes=15)
+    )
+    answered = ReviewItem.objects.exclude(pk=item.pk).order_by("pk").first()
+    annotation = Annotation.objects.create(item=answered, annotator=owner, score=1)
+    view = SavedView.objects.create(user=owner, queue=queue, name="mine")
+    token, _ = ApiToken.generate(owner, "walk")
+    calibration = JudgeCalibration.objects.create(
+        rubric_version=world["binary"], config=world["config"]
+    )
+    hook = Webhook.objects.create(url="https://hooks.example.com/x", events=["gate.blocked"])
+    span = trace.spans.first()
+    return {
+        "trace_id": trace.pk,
+        "item_id": item.pk,
+        "queue_id": queue.pk,
+        "run_id": JudgeRun.objects.first().pk,
+        "rubric_id": Rubric.objects.first().pk,
+        "number": 1,
+        "annotation_id": annotation.pk,
+        "view_id": view.pk,
+        "token_id": token.pk,
+        "calibration_id": calibration.pk,
+        "key": "flip_rate",
+        "part": "open",
+        "span_pk": span.pk,
+        "field": "input",
+        "pk:golden/examples": GoldenExample.objects.first().pk,
+        "pk:golden/versions": DatasetVersion.objects.first().pk,
+        "pk:eval-runs": EvalRun.objects.first().pk,
+        "pk:webhooks": hook.pk,
+    }
+
+
+def route_url(route: str, values: dict) -> str:
+    """The route with its parameters filled from route_world; admin object ids are "1"."""
+
+    def fill(match):
+        name = match.group("name")
+        if name == "pk":
+            for prefix in ("golden/examples", "golden/versions", "eval-runs", "webhooks"):
+                if prefix in route:
+                    return str(values[f"pk:{prefix}"])
+            return str(values["pk:eval-runs"])  # golden/evals/ pages
+        return str(values.get(name, "1"))
+
+    url = PARAM.sub(fill, route).replace("^", "").replace("$", "")
+    return "/" + re.sub(r"\(\?P<\w+>[^)]*\)", "1", url)

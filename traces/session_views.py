@@ -1,0 +1,50 @@
+"""Session pages: the list of conversations, and one conversation with its traces in order."""
+
+from django.core.paginator import Paginator
+from django.shortcuts import render
+
+from accounts.roles import ANNOTATOR, require_role
+from traces import session_selectors
+
+PER_PAGE = 50
+
+
+@require_role(ANNOTATOR)
+def session_list(request):
+    """Sessions (conversations) with their trace counts, times and latest verdicts."""
+    session_filter = session_selectors.session_list(request.user, request.GET)
+    page = Paginator(session_filter.qs, PER_PAGE).get_page(request.GET.get("page"))
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "traces/session_list.html",
+        {"filter": session_filter, "page": page, "query": query.urlencode()},
+    )
+
+
+@require_role(ANNOTATOR)
+def session_detail(request, session_id: int):
+    """One session: its verdicts, then every trace in order as one readable conversation."""
+    session = session_selectors.session_get(request.user, session_id)
+    traces = session_selectors.session_traces(request.user, session)
+    page = Paginator(traces, PER_PAGE).get_page(request.GET.get("page"))
+    rows = list(page)
+    conversations = session_selectors.session_conversations(rows)
+    verdicts = list(
+        session_selectors.session_verdicts_visible(request.user)
+        .filter(session=session)
+        .select_related("rubric_version__rubric", "config")
+        .order_by("-created_at")
+    )
+    return render(
+        request,
+        "traces/session_detail.html",
+        {
+            "session": session,
+            "page": page,
+            "exchanges": [(trace, conversations[trace.pk]) for trace in rows],
+            "verdicts": verdicts,
+            "first_number": page.start_index(),
+        },
+    )
