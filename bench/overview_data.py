@@ -48,7 +48,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     )
     from reviews.models import Annotation, Queue, ReviewItem
     from tests.factories import UserFactory
-    from traces.models import Project, Span, Trace
+    from traces.models import Project, Session, Span, Trace
 
     rng = random.Random(seed)
     since_id = Trace.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
@@ -56,7 +56,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
         cursor.execute(
             "SELECT 1"
             if first_index
-            else "TRUNCATE traces_trace, judges_judgerun, "
+            else "TRUNCATE traces_trace, traces_session, judges_judgerun, "
             "reviews_reviewitem, golden_evalrun, golden_datasetversion CASCADE"
         )
     now = dt.datetime.now(dt.UTC)
@@ -101,10 +101,19 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     span_minutes = 30 if recent else 12 * 7 * 24 * 60
     for offset in range(first_index, first_index + n_traces, BATCH):
         size = min(BATCH, first_index + n_traces - offset)
+        # Conversations of five traces each (batches hold whole conversations).
+        sessions = Session.objects.bulk_create(
+            [
+                Session(project=project, external_id=f"bench-session-{k:07d}")
+                for k in range(offset // 5, (offset + size + 4) // 5)
+            ]
+        )
         traces = []
         for i in range(offset, offset + size):
             task_type, task, _ = TASKS[i % 3]
-            at = now - dt.timedelta(minutes=rng.randrange(0, span_minutes))
+            if i % 5 == 0 or i == offset:
+                conversation_at = now - dt.timedelta(minutes=rng.randrange(0, span_minutes))
+            at = min(now, conversation_at + dt.timedelta(minutes=3 * (i % 5)))
             traces.append(
                 Trace(
                     project=project,
@@ -117,6 +126,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
                     started_at=at,
                     ended_at=at + dt.timedelta(seconds=20),
                     span_count=3,
+                    session=sessions[i // 5 - offset // 5],
                 )
             )
         Trace.objects.bulk_create(traces, batch_size=BATCH)

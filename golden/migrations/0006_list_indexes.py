@@ -7,10 +7,10 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('golden', '0004_plural_names'),
+        ('golden', '0005_example_draft'),
         ('judges', '0012_judge_injection_flag'),
         ('reviews', '0007_one_hold_per_queue'),
-        ('traces', '0009_trace_list_indexes'),
+        ('traces', '0010_trace_list_indexes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -6,8 +6,8 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judges', '0012_judge_injection_flag'),
-        ('traces', '0009_trace_list_indexes'),
+        ('judges', '0013_session_scope'),
+        ('traces', '0010_trace_list_indexes'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('traces', '0008_search_documents'),
+        ('traces', '0009_sessions'),
     ]
 
     operations = [
