@@ -3,7 +3,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 
 from celery.beat import EmbeddedService
 from django.conf import settings
@@ -11,6 +10,25 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from evalsite.celery import app as celery_app
+
+
+def _behind_the_web() -> None:
+    # They start while the web server does, on few cores: the page answers first.
+    os.nice(5)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
+
+
+def _watch(processes, stopping: threading.Event, stderr) -> None:
+    """Stop everything when the worker or the simulator exits on its own."""
+    while not stopping.wait(0.5):
+        for name, process in processes:
+            if process.poll() is not None and not stopping.is_set():
+                stderr.write(f"{name} exited ({process.returncode}); stopping.")
+                os.kill(os.getpid(), signal.SIGINT)
+                return
 
 
 class Command(BaseCommand):
@@ -63,32 +81,32 @@ class Command(BaseCommand):
                 ],
             )
         )
-        processes = [(name, subprocess.Popen(cmd)) for name, cmd in commands]
-        # The schedule runs as a thread here, and this process serves the web itself: two
-        # fewer Python processes (a beat process forked from the worker, a parent that waited).
+        # The other two start niced, the web server in this very process: Django is set up
+        # already, so the page answers without a second start-up competing with theirs.
+        processes = [
+            (name, subprocess.Popen(cmd, preexec_fn=_behind_the_web)) for name, cmd in commands
+        ]
+        # The periodic schedule runs as a thread here, not as a beat process forked from the
+        # worker: one Python process fewer.
         beat = EmbeddedService(
             celery_app,
             thread=True,
             schedule_filename=str(settings.VAR_DIR / "celerybeat-schedule"),
         )
         beat.start()
-        # SIGTERM stops like Ctrl-C: runserver returns and the children are stopped below.
-        signal.signal(signal.SIGTERM, signal.default_int_handler)
         stopping = threading.Event()
-        watcher = threading.Thread(
-            target=_stop_when_one_exits, args=(processes, stopping), daemon=True
-        )
+        watcher = threading.Thread(target=_watch, args=(processes, stopping, self.stderr))
+        watcher.daemon = True
         watcher.start()
+        signal.signal(signal.SIGTERM, _interrupt)
         mode = "simulated judge" if settings.JUDGE_SIMULATED else f"judge {settings.JUDGE_MODEL}"
         self.stdout.write(f"evalsite is running at http://{addr}/ ({mode}). Ctrl-C stops it.")
         try:
-            call_command("runserver", addr, use_reloader=False)
-        except (KeyboardInterrupt, SystemExit):
+            # `make run` has just migrated, and migrate ran the system checks.
+            call_command("runserver", addr, use_reloader=False, skip_checks=True)
+        except KeyboardInterrupt:
             pass
         finally:
-            # A second Ctrl-C (a terminal signals every child too) must not cut the cleanup.
-            signal.signal(signal.SIGINT, signal.SIG_IGN)
-            signal.signal(signal.SIGTERM, signal.SIG_IGN)
             stopping.set()
             beat.stop()
             for _, process in processes:
@@ -100,14 +118,3 @@ class Command(BaseCommand):
                 except subprocess.TimeoutExpired:
                     process.kill()
         self.stdout.write("Stopped.")
-
-
-def _stop_when_one_exits(processes, stopping: threading.Event) -> None:
-    """A child that dies stops everything, as Ctrl-C would (not while stopping already)."""
-    while not stopping.is_set():
-        for name, process in processes:
-            if process.poll() is not None and not stopping.is_set():
-                sys.stderr.write(f"{name} exited ({process.returncode}); stopping.\n")
-                os.kill(os.getpid(), signal.SIGINT)
-                return
-        time.sleep(0.5)
