@@ -246,6 +246,7 @@ SPECTACULAR_SETTINGS = {
         "JudgmentStatusEnum": "judges.models.JudgmentStatus",
         "ReviewStatusEnum": "reviews.models.ReviewStatus",
         "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
+        "RubricVersionStatusEnum": "judges.models.RubricVersionStatus",
     },
 }
 

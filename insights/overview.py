@@ -12,7 +12,7 @@ from django.core.cache import caches
 from django.db import connection, transaction
 from django.utils import timezone
 
-from core.publish import PUBLISH_ERRORS
+from core.publish import publish_errors
 from insights.agreement import judge_human_chart
 from insights.charts import Chart
 from insights.cost import judge_cost_chart
@@ -24,8 +24,6 @@ from insights.scores import red_flag_chart, score_distribution_chart
 from insights.steps import component_accuracy_chart, compound_error_chart
 
 logger = logging.getLogger(__name__)
-# Redis refusing or timing out, or a cache directory that cannot be written.
-CACHE_ERRORS = (*PUBLISH_ERRORS, OSError)
 
 SNAPSHOT_KEY = "overview-snapshot-v1"
 
@@ -55,7 +53,7 @@ def _cache_call(method: str, *args, default=None, **kwargs):
     own figures (a miss), it does not fail."""
     try:
         return getattr(_cache(), method)(*args, **kwargs)
-    except CACHE_ERRORS as exc:
+    except (*publish_errors(), OSError) as exc:  # Redis away, or a cache folder unwritable
         logger.warning("insights cache unavailable for %s: %s", method, exc)
         return default
 

@@ -49,11 +49,10 @@ def route_world(owner, curator) -> dict:
     )
     hook = Webhook.objects.create(url="https://hooks.example.com/x", events=["gate.blocked"])
     span = trace.spans.first()
-    session = Session.objects.create(project=trace.project, external_id="walk-session")
+    session = Session.objects.create(project=trace.project, external_id="matrix-session")
     Trace.objects.filter(pk=trace.pk).update(session=session)
     return {
         "trace_id": trace.pk,
-        "session_id": session.pk,
         "item_id": item.pk,
         "queue_id": queue.pk,
         "run_id": JudgeRun.objects.first().pk,
@@ -63,6 +62,7 @@ def route_world(owner, curator) -> dict:
         "view_id": view.pk,
         "token_id": token.pk,
         "calibration_id": calibration.pk,
+        "session_id": session.pk,
         "key": "flip_rate",
         "part": "open",
         "span_pk": span.pk,

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
+import orjson
+
 from traces.models import SpanKind
 
 # (attribute, {value: kind}) tried in order; a value missing from the map falls through.
@@ -223,6 +225,10 @@ def json_maybe(value):
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
+                return orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                pass  # json reads what orjson refuses: NaN, integers beyond 64 bits
+            try:
                 return json.loads(stripped)
             except ValueError:
                 return value
@@ -378,8 +384,9 @@ def cost_declared(attributes: Mapping):
         return total
     for names in COST_PART_ATTRIBUTES:
         parts = [attributes.get(name) for name in names]
-        if any(isinstance(p, int | float) and not isinstance(p, bool) for p in parts):
-            return sum(p for p in parts if isinstance(p, int | float) and not isinstance(p, bool))
+        numbers = [p for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
+        if numbers:
+            return sum(numbers)
     return None
 
 
