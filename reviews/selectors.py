@@ -12,7 +12,7 @@ from judges.models import Judgment
 from reviews.access import queue_hides_judge_from, review_items_visible
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
 from reviews.services import UNDO_SECONDS
-from traces.selectors import span_citations, trace_span_nodes, trace_spans_ordered
+from traces.selectors import span_citations, trace_span_nodes, trace_span_outline
 
 
 def queues_with_counts():
@@ -244,19 +244,20 @@ def review_item_page(item_id: int, user) -> ItemPage:
     is_curator = has_role(user, CURATOR)
     # Blind queues show the judge only after the person's own answer; curators see all.
     reveal = is_curator or mine is not None or not item.queue.blind
-    spans = trace_spans_ordered(item.trace)
+    spans = trace_span_outline(item.trace)
     passes = item_judgment_passes(item, spans) if reveal else []
     highlight = {span_id for p in passes for span_id in p.cited_span_ids}
+    # Red flags anchor a label as much as a score does: blind until the person answers.
+    red_flags = list(item.trace.red_flags.select_related("span").order_by("pk")) if reveal else []
+    # Highlighted spans are always rendered, however big the tree: their links must land.
+    highlight.update(flag.span.span_id for flag in red_flags if flag.span_id)
     visible_annotations = annotations if (is_curator or mine is not None) else []
     return ItemPage(
         item=item,
         nodes=trace_span_nodes(item.trace, spans),
         passes=passes,
         highlight_span_ids=highlight,
-        # Red flags anchor a label as much as a score does: blind until the person answers.
-        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk"))
-        if reveal
-        else [],
+        red_flags=red_flags,
         annotations=visible_annotations,
         comments=list(item.comments.select_related("author").order_by("created_at")),
         mine=mine,

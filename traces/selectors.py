@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
 from traces.filters import TraceFilter
-from traces.models import Project, Span, SpanStatus, Trace
+from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 
 # Values longer than this are folded behind a one-line preview on the page.
 FOLD_CHARS = 400
@@ -73,14 +73,38 @@ def trace_spans_ordered(trace: Trace, limit: int | None = None) -> list[Span]:
     return list(spans[:limit] if limit is not None else spans)
 
 
-# What the tree and the timeline read of a span; values load per span or per window.
-SPAN_VALUE_FIELDS = ("input", "output", "attributes")
+@dataclass(slots=True)
+class SpanOutline:
+    """What the tree, the timeline and citations read of a span: no values, no model instance
+    (a 10,000-span trace page would spend most of its time building Span objects)."""
+
+    pk: int
+    trace_id: int
+    span_id: str
+    parent_span_id: str
+    name: str
+    kind: str
+    started_at: object
+    duration_ms: int | None
+    status: str
+    error_message: str
+    tool_name: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+
+    def get_kind_display(self) -> str:
+        return SPAN_KIND_LABELS.get(self.kind, self.kind)
 
 
-def trace_span_outline(trace: Trace, limit: int | None = None) -> list[Span]:
+SPAN_KIND_LABELS = dict(SpanKind.choices)
+_OUTLINE_FIELDS = list(SpanOutline.__dataclass_fields__)
+
+
+def trace_span_outline(trace: Trace, limit: int | None = None) -> list[SpanOutline]:
     """Spans in display order without their values (see trace_spans_ordered)."""
-    spans = trace.spans.defer(*SPAN_VALUE_FIELDS).order_by("position", "started_at", "pk")
-    return list(spans[:limit] if limit is not None else spans)
+    rows = trace.spans.order_by("position", "started_at", "pk").values_list(*_OUTLINE_FIELDS)
+    return [SpanOutline(*row) for row in (rows[:limit] if limit is not None else rows)]
 
 
 def span_parents(spans: list[Span]) -> dict[str, str]:
