@@ -339,6 +339,8 @@ CACHES = {
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)
+# Rebuilds read only the days that changed; this often they read every day again.
+INSIGHTS_FULL_REBUILD_SECONDS = envint("INSIGHTS_FULL_REBUILD_SECONDS", 6 * 3600)
 CELERY_IMPORTS = ["insights.tasks"]
 CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
     "task": "insights.tasks.insights_overview_refresh_task",

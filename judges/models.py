@@ -262,6 +262,8 @@ class Verdict(models.Model):
                 name="verdict_unique_session_run",
             ),
         ]
+        # The overview's rebuild reads the verdicts of the days that changed.
+        indexes = [models.Index(fields=["created_at"], name="verdict_created")]
 
 
 class RedFlag(models.Model):

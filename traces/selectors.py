@@ -5,8 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
@@ -216,23 +215,22 @@ def trace_list(user, params):
 
 
 def trace_list_rows(user=None):
-    """Traces with their project, open review item count and verdicts, in constant queries.
+    """Traces with their project, open review items and verdicts, in constant queries.
 
+    Open items and verdicts are prefetched for the listed page only: a count annotated per row
+    would run for every matching trace before the sort could stop at one page.
     A trace the user is labelling blind lists no verdict (see `trace_ids_blind_for`)."""
     review_model = Trace._meta.get_field("review_items").related_model
     verdict_model = Trace._meta.get_field("verdicts").related_model
-    open_items = (
-        review_model.objects.filter(trace=OuterRef("pk"), status="open")
-        .order_by()
-        .values("trace")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    queryset = (
+    return (
         Trace.objects.select_related("project", "session")
         .defer("attributes", "context")
-        .annotate(open_review_items=Coalesce(Subquery(open_items), 0))
         .prefetch_related(
+            Prefetch(
+                "review_items",
+                queryset=review_model.objects.filter(status="open").only("pk", "trace_id"),
+                to_attr="open_review_item_list",
+            ),
             Prefetch(
                 "verdicts",
                 # A session verdict is listed with its session, not on its last trace.
@@ -241,10 +239,9 @@ def trace_list_rows(user=None):
                 .only("pk", "trace_id", "status", "score")
                 .order_by("-created_at"),
                 to_attr="verdict_list",
-            )
+            ),
         )
     )
-    return queryset
 
 
 def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[list]:

@@ -1,10 +1,10 @@
 """Golden example pages: list, detail, write by hand, edit, promote, held-out draw."""
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.shortcuts import get_object_or_404, redirect, render
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
+from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
 from golden.collect import golden_example_confirm
 from golden.duplicates import example_near_duplicates
@@ -38,7 +38,8 @@ def example_list(request):
         "draft": request.GET.get("draft", ""),
     }
     examples = golden_example_list(request.user, **filters)
-    page = Paginator(examples, 50).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(examples, 50, page_asked).get_page(page_asked)
     return render(
         request,
         "golden/example_list.html",
