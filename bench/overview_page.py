@@ -92,7 +92,7 @@ django.setup()
 try:
     from insights.overview import overview_snapshot_build
 except ImportError:
-    from evalsite.insights.overview import overview_snapshot_build
+    from insights.overview import overview_snapshot_build
 times = []
 for _ in range({rounds}):
     started = time.perf_counter()

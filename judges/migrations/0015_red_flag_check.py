@@ -20,7 +20,7 @@ def traces_with_flags_checked(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judges', '0013_session_scope'),
+        ('judges', '0014_verdict_created_index'),
         ('traces', '0006_plural_names'),
     ]
 
