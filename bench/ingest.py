@@ -1,34 +1,64 @@
-"""OTLP ingestion throughput: the real OpenTelemetry SDK exporter against gunicorn + PostgreSQL.
+"""OTLP ingestion throughput: recorded OpenTelemetry SDK spans POSTed to gunicorn + PostgreSQL.
 
 Starts gunicorn on its own PostgreSQL database, records travel-agent traces (11 spans each,
-tool outputs of realistic size) with the SDK, sends them with OTLPSpanExporter from several
-processes, and prints spans stored per second and the server's memory (RSS, all workers).
+tool outputs of realistic size) with the OpenTelemetry SDK, encodes them with the SDK's own
+OTLP encoder (protobuf, or OTLP/JSON as collectors write it), POSTs them from several processes
+after one warm-up request each, and prints spans stored per CPU-second of gunicorn + PostgreSQL.
 
-    .venv/bin/python bench/ingest.py --traces 3000 --senders 2 --workers 2
+The same bodies also go through a ceiling of our own (bench/ingest_ceiling.py: decode, flatten
+and COPY in one process); evalsite's figure is printed as a share of it. With --compare DIR
+the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
+alternating with this one, and prints the ratio between them.
+
+    .venv/bin/python bench/ingest.py --traces 3000 --repeat 3 --compare ../evalsite-base
 """
 
 import argparse
+import http.client
+import json
 import multiprocessing
 import os
 import signal
+import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from urllib.request import urlopen
 
+import psycopg
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.ingest_ceiling import ceiling_measure  # noqa: E402
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
+MEDIA = {"protobuf": "application/x-protobuf", "json": "application/json"}
+# Run inside the served tree: migrate, empty the trace tables, print an annotator's API token.
+SETUP = """
+import django
+django.setup()
+from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.db import connection
+from accounts.models import ApiToken
+from accounts.roles import ANNOTATOR
+from tests.factories import UserFactory
+call_command("migrate", verbosity=0)
+with connection.cursor() as cursor:
+    cursor.execute("TRUNCATE traces_trace CASCADE")
+user = UserFactory()
+user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
+print(ApiToken.generate(user, "bench")[1])
+"""
 
 
-def env_for(args) -> dict:
+def env_for(database_url: str, var_dir: str) -> dict:
     env = dict(os.environ)
     env.update(
-        DATABASE_URL=args.database_url,
-        EVALSITE_VAR_DIR=args.var_dir,
+        DATABASE_URL=database_url,
+        EVALSITE_VAR_DIR=var_dir,
         DJANGO_SETTINGS_MODULE="evalsite.settings",
         LOG_LEVEL="WARNING",
         ALLOWED_HOSTS="127.0.0.1,localhost",
@@ -37,8 +67,6 @@ def env_for(args) -> dict:
 
 
 def database_ensure(url: str) -> None:
-    import psycopg
-
     name = url.rsplit("/", 1)[1]
     admin = url.rsplit("/", 1)[0] + "/postgres"
     with psycopg.connect(admin, autocommit=True) as conn:
@@ -47,55 +75,27 @@ def database_ensure(url: str) -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
 
 
-def django_setup(args) -> str:
-    """Migrate, empty the trace tables, and return an API token for an annotator."""
-    os.environ.update(env_for(args))
-    import django
-
-    django.setup()
-    from django.contrib.auth.models import Group
-    from django.core.management import call_command
-    from django.db import connection
-
-    from accounts.models import ApiToken
-    from accounts.roles import ANNOTATOR
-    from tests.factories import UserFactory
-    from traces.models import Trace
-
-    call_command("migrate", verbosity=0)
-    # TRUNCATE, not DELETE: dead rows left by an earlier run would slow this one down.
-    with connection.cursor() as cursor:
-        cursor.execute(f"TRUNCATE {Trace._meta.db_table} CASCADE")
-    user = UserFactory(username="bench-agent")
-    user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
-    return ApiToken.generate(user, "bench")[1]
+def tree_setup(tree: Path, env: dict) -> str:
+    """Migrate and empty the tree's database with the tree's own code; its API token."""
+    out = subprocess.run(
+        [str(tree / ".venv/bin/python"), "-c", SETUP],
+        cwd=tree,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out.stdout.strip().splitlines()[-1]
 
 
-def span_count() -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM traces_span")
-        return cursor.fetchone()[0]
-
-
-def server_start(args) -> subprocess.Popen:
-    command = [
-        str(ROOT / ".venv/bin/gunicorn"),
-        "evalsite.wsgi",
-        "--bind",
-        f"127.0.0.1:{args.port}",
-        "--workers",
-        str(args.workers),
-        "--log-level",
-        "warning",
-        "--timeout",
-        "120",
-    ]
-    process = subprocess.Popen(command, cwd=ROOT, env=env_for(args), start_new_session=True)
-    for _ in range(100):
+def server_start(tree: Path, env: dict, port: int, workers: int) -> subprocess.Popen:
+    gunicorn = [str(tree / ".venv/bin/python"), "-m", "gunicorn"]
+    command = [*gunicorn, "evalsite.wsgi", "--bind", f"127.0.0.1:{port}"]
+    command += ["--workers", str(workers), "--log-level", "warning", "--timeout", "120"]
+    process = subprocess.Popen(command, cwd=tree, env=env, start_new_session=True)
+    for _ in range(150):
         try:
-            urlopen(f"http://127.0.0.1:{args.port}/login/", timeout=1)
+            urlopen(f"http://127.0.0.1:{port}/login/", timeout=1)
             return process
         except OSError:
             time.sleep(0.2)
@@ -106,11 +106,7 @@ def server_start(args) -> subprocess.Popen:
 def tree_rss_kb(pid: int) -> int:
     """RSS of a process and its children (gunicorn master and workers)."""
     total = 0
-    pids = [pid]
-    children = Path(f"/proc/{pid}/task/{pid}/children")
-    if children.exists():
-        pids += [int(p) for p in children.read_text().split()]
-    for each in pids:
+    for each in tree_pids(pid):
         try:
             for line in Path(f"/proc/{each}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
@@ -125,29 +121,26 @@ def tree_pids(pid: int) -> list[int]:
     return [pid] + ([int(p) for p in children.read_text().split()] if children.exists() else [])
 
 
-def cpu_seconds(pids) -> float:
-    """User + system CPU time of processes, from /proc (clock ticks)."""
+def cpu_by_pid(pids) -> dict[int, float]:
+    """User + system CPU seconds of each process, from /proc (clock ticks)."""
     ticks = os.sysconf("SC_CLK_TCK")
-    total = 0
+    out = {}
     for pid in pids:
         try:
             fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
         except FileNotFoundError:
             continue
-        total += int(fields[11]) + int(fields[12])
-    return total / ticks
+        out[pid] = (int(fields[11]) + int(fields[12])) / ticks
+    return out
 
 
-def database_backend_pids() -> list[int]:
-    """PostgreSQL backends serving the bench database, other than this process's own."""
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
-            "AND pid <> pg_backend_pid()"
-        )
-        return [row[0] for row in cursor.fetchall()]
+def database_backends(conn) -> list[int]:
+    """PostgreSQL backends serving the bench database, other than the bench's own."""
+    rows = conn.execute(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+        "AND pid <> pg_backend_pid()"
+    ).fetchall()
+    return [row[0] for row in rows]
 
 
 def record_spans(traces: int, padding: int, offset: int):
@@ -167,27 +160,152 @@ def record_spans(traces: int, padding: int, offset: int):
     return list(memory.get_finished_spans())
 
 
-def sender(args, token, index, ready, start, results):
-    """One agent process: record its traces first, then export them in SDK-sized batches."""
-    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-    from opentelemetry.sdk.trace.export import SpanExportResult
+def _hex_ids(node):
+    """OTLP/JSON writes trace and span ids as hex, where protobuf's JSON mapping has base64."""
+    import base64
 
-    share = args.traces // args.senders
-    spans = record_spans(share, args.padding, index * share)
-    exporter = OTLPSpanExporter(
-        endpoint=f"http://127.0.0.1:{args.port}/v1/traces",
-        headers={"authorization": f"Bearer {token}"},
-        timeout=120,
-    )
-    batches = [spans[i : i + args.batch] for i in range(0, len(spans), args.batch)]
-    ready.put(index)
+    if isinstance(node, dict):
+        return {
+            key: base64.b64decode(value).hex()
+            if key in ("traceId", "spanId", "parentSpanId")
+            else _hex_ids(value)
+            for key, value in node.items()
+        }
+    if isinstance(node, list):
+        return [_hex_ids(item) for item in node]
+    return node
+
+
+def bodies_encode(spans, batch: int, fmt: str) -> list[bytes]:
+    """Export request bodies of `batch` spans, as the SDK's OTLP exporter encodes them."""
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+
+    bodies = []
+    for i in range(0, len(spans), batch):
+        message = encode_spans(spans[i : i + batch])
+        if fmt == "json":
+            bodies.append(json.dumps(_hex_ids(json_format.MessageToDict(message))).encode())
+        else:
+            bodies.append(message.SerializeToString())
+    return bodies
+
+
+def sender(port, token, fmt, warm_up, bodies, ready, start, results):
+    """One agent process: warm up, wait for the start, then POST its export requests."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    headers = {"Content-Type": MEDIA[fmt], "Authorization": f"Bearer {token}"}
+
+    def post(body) -> bool:
+        connection.request("POST", "/v1/traces", body=body, headers=headers)
+        response = connection.getresponse()
+        response.read()
+        return response.status == 200
+
+    for body in warm_up:
+        post(body)
+    ready.put(True)
     start.wait()
-    failed = 0
-    cpu_before = time.process_time()
-    for batch in batches:
-        if exporter.export(batch) != SpanExportResult.SUCCESS:
-            failed += len(batch)
-    results.put((len(spans), failed, time.process_time() - cpu_before))
+    failed = sum(not post(body) for body in bodies)
+    results.put(failed)
+
+
+def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
+    """Serve `tree`, send every body of `fmt`, and measure the server's CPU per stored span."""
+    database_url = args.database_url + ("" if label == "this" else "_base")
+    database_ensure(database_url)
+    env = env_for(database_url, f"{args.var_dir}-{label}")
+    token = tree_setup(tree, env)
+    server = server_start(tree, env, args.port, args.workers)
+    try:
+        context = multiprocessing.get_context("fork")
+        ready, results, start = context.Queue(), context.Queue(), context.Event()
+        procs = [
+            context.Process(
+                target=sender,
+                args=(args.port, token, fmt, payload["warm"][fmt][i], share, ready, start, results),
+            )
+            for i, share in enumerate(payload["shares"][fmt])
+        ]
+        for proc in procs:
+            proc.start()
+        for _ in procs:
+            ready.get()
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            count = "SELECT count(*) FROM traces_span"
+            before = conn.execute(count).fetchone()[0]
+            gunicorn_before = cpu_by_pid(tree_pids(server.pid))
+            backends_before = cpu_by_pid(database_backends(conn))
+            began = time.perf_counter()
+            start.set()
+            failed = sum(results.get() for _ in procs)
+            elapsed = time.perf_counter() - began
+            for proc in procs:
+                proc.join()
+            stored = conn.execute(count).fetchone()[0] - before
+            gunicorn_after = cpu_by_pid(tree_pids(server.pid))
+            backends_after = cpu_by_pid(database_backends(conn))
+        rss = tree_rss_kb(server.pid)
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+    gunicorn = sum(cpu - gunicorn_before.get(pid, 0) for pid, cpu in gunicorn_after.items())
+    database = sum(cpu - backends_before.get(pid, 0) for pid, cpu in backends_after.items())
+    return {
+        "label": label,
+        "format": fmt,
+        "stored": stored,
+        "failed": failed,
+        "wall": elapsed,
+        "gunicorn": gunicorn,
+        "database": database,
+        "per_cpu_second": stored / (gunicorn + database),
+        "rss_mib": rss / 1024,
+    }
+
+
+def payload_build(args) -> dict:
+    """Each sender's recorded spans as bodies of both formats, plus one warm-up trace each."""
+    share = args.traces // args.senders
+    payload = {"shares": {}, "warm": {}}
+    spans = [record_spans(share, args.padding, i * share) for i in range(args.senders)]
+    warm = [record_spans(1, args.padding, 10**6 + i) for i in range(args.senders)]
+    # The ceiling reads protobuf whatever is served.
+    for fmt in {"protobuf", *args.formats}:
+        payload["shares"][fmt] = [bodies_encode(s, args.batch, fmt) for s in spans]
+        payload["warm"][fmt] = [bodies_encode(s, args.batch, fmt) for s in warm]
+    return payload
+
+
+def load() -> str:
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def summary(runs: list[dict], ceilings: list[float], args) -> None:
+    def figures(label, fmt):
+        return [r["per_cpu_second"] for r in runs if r["label"] == label and r["format"] == fmt]
+
+    ceiling = statistics.mean(ceilings)
+    print(f"\nceiling (decode + flatten + COPY, one process): {ceiling:,.0f} spans per CPU-second")
+    labels = ["this"] + (["base"] if args.compare else [])
+    for fmt in args.formats:
+        for label in labels:
+            values = figures(label, fmt)
+            print(
+                f"{label} {fmt}: {statistics.mean(values):,.0f} spans per server CPU-second "
+                f"(runs: {', '.join(f'{v:,.0f}' for v in values)}); "
+                f"{statistics.mean(values) / ceiling:.0%} of the ceiling"
+            )
+        if args.compare:
+            ratio = statistics.mean(figures("this", fmt)) / statistics.mean(figures("base", fmt))
+            print(f"{fmt}: this / base = {ratio:.2f}x (base: {args.compare})")
+    if len(args.formats) == 2:
+        for label in labels:
+            cost = statistics.mean(figures(label, "protobuf")) / statistics.mean(
+                figures(label, "json")
+            )
+            print(f"{label}: OTLP/JSON costs {cost:.2f}x the server CPU per span of protobuf")
+    print(f"load average after: {load()} on {os.cpu_count()} cores (the machine is shared)")
 
 
 def main():
@@ -197,79 +315,40 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--batch", type=int, default=512, help="spans per export (SDK default)")
     parser.add_argument("--padding", type=int, default=600, help="chars of tool output per span")
+    parser.add_argument("--repeat", type=int, default=1, help="alternating repetitions")
+    parser.add_argument("--format", choices=["protobuf", "json", "both"], default="protobuf")
+    parser.add_argument("--compare", help="a checkout of earlier code to measure alternately")
     parser.add_argument("--port", type=int, default=8617)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--var-dir", default="/tmp/evalsite-t-bench")
     args = parser.parse_args()
+    args.formats = ["protobuf", "json"] if args.format == "both" else [args.format]
+    trees = [(ROOT, "this")] + ([(Path(args.compare).resolve(), "base")] if args.compare else [])
 
+    payload = payload_build(args)
+    all_bodies = [body for share in payload["shares"]["protobuf"] for body in share]
     database_ensure(args.database_url)
-    token = django_setup(args)
-    server = server_start(args)
-    peak_rss = 0
-    stop = threading.Event()
-
-    def watch():
-        nonlocal peak_rss
-        while not stop.is_set():
-            peak_rss = max(peak_rss, tree_rss_kb(server.pid))
-            time.sleep(0.2)
-
-    try:
-        context = multiprocessing.get_context("fork")
-        ready, results, start = context.Queue(), context.Queue(), context.Event()
-        procs = [
-            context.Process(target=sender, args=(args, token, i, ready, start, results))
-            for i in range(args.senders)
-        ]
-        for proc in procs:
-            proc.start()
-        for _ in procs:
-            ready.get()
-        idle_rss = tree_rss_kb(server.pid)
-        threading.Thread(target=watch, daemon=True).start()
-        before = span_count()
-        server_cpu_before = cpu_seconds(tree_pids(server.pid))
-        began = time.perf_counter()
-        start.set()
-        sent = failed = 0
-        sender_cpu = 0.0
-        for _ in procs:
-            count, bad, cpu = results.get()
-            sent, failed, sender_cpu = sent + count, failed + bad, sender_cpu + cpu
-        elapsed = time.perf_counter() - began
-        for proc in procs:
-            proc.join()
-        stored = span_count() - before
-        server_cpu = cpu_seconds(tree_pids(server.pid)) - server_cpu_before
-        # Backends are opened by the workers during the run, so their whole CPU time counts.
-        database_cpu = cpu_seconds(database_backend_pids())
-        stop.set()
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-
-    rate = stored / elapsed
-    print(f"spans sent {sent}, failed {failed}, stored {stored} in {elapsed:.2f} s")
-    print(f"ingest rate: {rate:,.0f} spans/s ({rate / SPANS_PER_TRACE:,.0f} traces/s)")
-    print(f"target 10,000 spans/s: {rate / 10_000:.2f}x of target")
-    print(
-        f"server RSS: {idle_rss / 1024:.0f} MiB idle, {peak_rss / 1024:.0f} MiB peak "
-        f"({args.workers} gunicorn workers)"
-    )
-    per_core = stored / (server_cpu + database_cpu) if server_cpu + database_cpu else 0
-    print(
-        f"CPU spent: gunicorn {server_cpu:.2f} s, PostgreSQL backends {database_cpu:.2f} s, "
-        f"exporting agents {sender_cpu:.2f} s, wall {elapsed:.2f} s"
-    )
-    print(
-        f"spans per CPU-second (server + database): {per_core:,.0f}; "
-        f"on {os.cpu_count()} uncontended cores that is about {per_core * os.cpu_count():,.0f} "
-        f"spans/s before the sending agents take their share"
-    )
-    print(
-        f"load average after: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores "
-        "(the machine is shared; other processes take CPU during the run)"
-    )
+    runs, ceilings = [], []
+    for repetition in range(args.repeat):
+        ceiling = ceiling_measure(args.database_url, all_bodies)
+        ceilings.append(ceiling["per_cpu_second"])
+        rate = ceiling["per_cpu_second"]
+        print(f"[{repetition + 1}] ceiling: {rate:,.0f} spans/CPU-s, load {load()}", flush=True)
+        # Alternate which tree goes first so a change in the machine's load hits both alike.
+        order = trees if repetition % 2 == 0 else trees[::-1]
+        for tree, label in order:
+            for fmt in args.formats:
+                run = run_once(tree, label, fmt, args, payload)
+                runs.append(run)
+                print(
+                    f"[{repetition + 1}] {label} {fmt}: stored {run['stored']} "
+                    f"(failed {run['failed']}) in {run['wall']:.2f} s; CPU gunicorn "
+                    f"{run['gunicorn']:.2f} s + PostgreSQL {run['database']:.2f} s = "
+                    f"{run['per_cpu_second']:,.0f} spans/CPU-s; RSS {run['rss_mib']:.0f} MiB; "
+                    f"load {load()}",
+                    flush=True,
+                )
+    summary(runs, ceilings, args)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,14 @@
-"""Judging throughput: judgments per second through the real stack.
+"""Judging throughput: judgments per second through the real stack, this code against an
+earlier commit's, in the same run.
 
-Starts the simulated judge (1 s latency by default) and two `celery worker --pool threads`
-processes, judges a fresh set of traces twice each, and prints judgments/s against the
-target of 40. Use PostgreSQL and Redis of your own (the defaults are evalsite_bench and db 9):
+Starts the simulated judge (1 s latency by default) and, per phase, two Celery worker
+processes from one tree: `before` (a commit, `main` by default, unpacked with `git archive`,
+its workers at its documented 32 threads) and `now` (this tree, at the concurrency its README
+recommends). Each phase judges a fresh set of traces twice each and prints judgments/s, the
+workers' CPU per judgment and the load average. Use PostgreSQL and Redis of your own (the
+defaults are evalsite_bench and db 9):
 
-    .venv/bin/python bench/judge_throughput.py --traces 400
+    .venv/bin/python bench/judge_throughput.py --traces 1000 --runs 3
 """
 
 import argparse
@@ -19,16 +23,25 @@ from pathlib import Path
 from urllib.request import urlopen
 
 ROOT = Path(__file__).resolve().parents[1]
-TARGET = 40.0
+TARGET = 100.0
 
 
 def _args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--traces", type=int, default=400)
+    parser.add_argument("--traces", type=int, default=1000)
+    parser.add_argument("--runs", type=int, default=1, help="before/now pairs to measure")
+    parser.add_argument("--before", default="main", help="the earlier commit; '' skips it")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--concurrency", type=int, default=32, help="threads per worker")
+    parser.add_argument("--concurrency", type=int, default=128, help="threads per worker, now")
+    parser.add_argument("--before-concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=1000)
     parser.add_argument("--flip-rate", type=float, default=0.12)
+    parser.add_argument(
+        "--rate-limit-rpm",
+        type=int,
+        default=1_000_000,
+        help="JUDGE_RATE_LIMIT_RPM for the workers (the default never binds)",
+    )
     parser.add_argument(
         "--database-url",
         default=os.environ.get(
@@ -45,6 +58,14 @@ def _args():
         help="judge with a version still in calibration (the default is an approved one)",
     )
     return parser.parse_args()
+
+
+def tree_at(ref: str) -> Path:
+    """The repository as it was at `ref`, unpacked in a temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="evalsite-before-"))
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
 
 
 def _database_create(url: str) -> None:
@@ -76,6 +97,83 @@ def _wait_ready(app, name: str, log: Path, process: subprocess.Popen, timeout: f
     raise SystemExit(f"worker not ready:\n{log.read_text()[-3000:]}")
 
 
+def _stop(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        process.terminate()
+    for process in processes:
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def _workers_start(tree: Path, label: str, concurrency: int, env: dict, var_dir: Path, app):
+    workers = []
+    for index in range(env_workers(env)):
+        name = f"bench-{label}{index}@{socket.gethostname()}"
+        log = var_dir / f"{label}-worker{index}.log"
+        command = [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool"]
+        command += ["threads", "--concurrency", str(concurrency), "--loglevel", "WARNING"]
+        command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", name]
+        worker = subprocess.Popen(
+            command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
+        )
+        workers.append(worker)
+        _wait_ready(app, name, log, worker)
+    return workers
+
+
+def env_workers(env: dict) -> int:
+    return int(env["BENCH_WORKERS"])
+
+
+def _phase(args, label: str, tree: Path, concurrency: int, env: dict, var_dir: Path) -> dict:
+    """Judge a fresh set of traces with workers started from `tree`; the figures."""
+    from evalsite.celery import app
+    from judges.models import JudgeConfig, JudgeRun, Rubric, Verdict, VerdictStatus
+    from judges.services import judge_run_start
+    from tests.judges import sample_traces
+    from traces.models import Project, Trace
+
+    # A fresh set each time: identical prompts from an earlier run would come from the cache.
+    JudgeRun.objects.all().delete()
+    Trace.objects.all().delete()
+    app.control.purge()
+    project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
+    traces = sample_traces.traces_mixed(args.traces, project=project)
+    version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
+    config = JudgeConfig.objects.get(name="default")
+    workers = _workers_start(tree, label, concurrency, env, var_dir, app)
+    try:
+        cpu_before = [_cpu_seconds(w.pid) for w in workers]
+        load_before = os.getloadavg()[0]
+        started = time.monotonic()
+        run = judge_run_start(rubric_version=version, config=config, traces=traces)
+        while True:
+            run.refresh_from_db()
+            if run.status == "done":
+                break
+            time.sleep(0.2)
+        elapsed = time.monotonic() - started
+        cpu = sum(_cpu_seconds(w.pid) for w in workers) - sum(cpu_before)
+    finally:
+        _stop(workers)
+    judgments = run.judgments.count()
+    verdicts = Verdict.objects.filter(run=run)
+    return {
+        "label": label,
+        "concurrency": concurrency,
+        "judgments": judgments,
+        "elapsed": elapsed,
+        "rate": judgments / elapsed,
+        "cpu_ms": 1000 * cpu / judgments,
+        "load": (load_before + os.getloadavg()[0]) / 2,
+        "disputed": verdicts.filter(status=VerdictStatus.DISPUTED).count(),
+        "verdicts": verdicts.count(),
+        "costed": run.judgments.filter(status="done", latency_ms__gt=0).count(),
+    }
+
+
 def main() -> None:
     args = _args()
     var_dir = Path(tempfile.mkdtemp(prefix="evalsite-bench-"))
@@ -87,10 +185,11 @@ def main() -> None:
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{args.port}",
         "JUDGE_SIMULATED": "1",
         # The simulated provider has no limits to respect; the shared limiter still runs.
-        "JUDGE_RATE_LIMIT_RPM": "1000000",
+        "JUDGE_RATE_LIMIT_RPM": str(args.rate_limit_rpm),
         "JUDGE_RATE_LIMIT_TPM": "10000000000",
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
+        "BENCH_WORKERS": str(args.workers),
     }
     env.pop("ANTHROPIC_API_KEY", None)
     os.environ.update(env)
@@ -104,127 +203,74 @@ def main() -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
-
-    from evalsite.celery import app
     from judges.calibration import judge_calibration_update
-    from judges.models import (
-        JudgeCalibration,
-        JudgeConfig,
-        JudgeRun,
-        Rubric,
-        Verdict,
-        VerdictStatus,
+    from judges.models import JudgeCalibration, JudgeConfig, Rubric
+
+    version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
+    config = JudgeConfig.objects.get(name="default")
+    JudgeCalibration.objects.filter(rubric_version=version, config=config).delete()
+    if not args.calibrating:
+        # Steady state: the judge version has passed calibration against people.
+        judge_calibration_update(version, config, [(1, 1), (0, 0)] * 15)
+
+    trees = [("now", ROOT, args.concurrency)]
+    if args.before:
+        trees.insert(0, ("before", tree_at(args.before), args.before_concurrency))
+    simulator = subprocess.Popen(
+        [sys.executable, "-m", "judges.simulator", "--port", str(args.port)]
+        + ["--latency-ms", str(args.latency_ms), "--flip-rate", str(args.flip_rate)],
+        cwd=ROOT,
+        env=env,
+        stderr=subprocess.DEVNULL,
     )
-    from judges.services import judge_run_start
-    from tests.judges import sample_traces
-    from traces.models import Project, Trace
-
-    # A fresh set each time: identical prompts from an earlier run would come from the cache.
-    JudgeRun.objects.all().delete()
-    Trace.objects.all().delete()
-    app.control.purge()
-    project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
-    started = time.monotonic()
-    traces = sample_traces.traces_mixed(args.traces, project=project)
-    print(f"created {len(traces)} traces in {time.monotonic() - started:.1f}s", flush=True)
-
-    processes = []
-    try:
-        simulator = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "judges.simulator",
-                "--port",
-                str(args.port),
-                "--latency-ms",
-                str(args.latency_ms),
-                "--flip-rate",
-                str(args.flip_rate),
-            ],
-            cwd=ROOT,
-            env=env,
-            stderr=subprocess.DEVNULL,
-        )
-        processes.append(simulator)
-        names = ["simulator"] + [f"worker{index}" for index in range(args.workers)]
-        for index in range(args.workers):
-            log = var_dir / f"worker{index}.log"
-            worker = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "evalsite",
-                    "worker",
-                    "--pool",
-                    "threads",
-                    "--concurrency",
-                    str(args.concurrency),
-                    "--loglevel",
-                    "WARNING",
-                    "--without-gossip",
-                    "--without-mingle",
-                    "--without-heartbeat",
-                    "-n",
-                    f"bench{index}@{socket.gethostname()}",
-                ],
-                cwd=ROOT,
-                env=env,
-                stdout=log.open("wb"),
-                stderr=subprocess.STDOUT,
-            )
-            processes.append(worker)
-            _wait_ready(app, f"bench{index}@{socket.gethostname()}", log, worker)
-
-        version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
-        config = JudgeConfig.objects.get(name="default")
-        JudgeCalibration.objects.filter(rubric_version=version, config=config).delete()
-        if not args.calibrating:
-            # Steady state: the judge version has passed calibration against people.
-            judge_calibration_update(version, config, [(1, 1), (0, 0)] * 15)
-        cpu_before = {name: _cpu_seconds(p.pid) for name, p in zip(names, processes, strict=True)}
-        started = time.monotonic()
-        run = judge_run_start(rubric_version=version, config=config, traces=traces)
-        while True:
-            run.refresh_from_db()
-            if run.status == "done":
-                break
-            time.sleep(0.2)
-        elapsed = time.monotonic() - started
-        stats = json.loads(urlopen(f"http://127.0.0.1:{args.port}/_simulator/stats").read())
-        cpu = {
-            name: _cpu_seconds(p.pid) - cpu_before[name]
-            for name, p in zip(names, processes, strict=True)
-        }
-    finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-    judgments = run.judgments.count()
-    verdicts = Verdict.objects.filter(run=run)
-    disputed = verdicts.filter(status=VerdictStatus.DISPUTED).count()
-    rate = judgments / elapsed
-    serial = 1000 / max(1, args.latency_ms)
     state = "calibrating" if args.calibrating else "approved"
     print(
-        f"{judgments} judgments ({len(traces)} traces x {config.passes} passes) in {elapsed:.1f}s "
-        f"with {args.workers} workers x {args.concurrency} threads, {args.latency_ms} ms latency, "
-        f"{state} judge version"
+        f"{args.traces} traces x {config.passes} passes per phase, {args.workers} workers, "
+        f"{args.latency_ms} ms simulated latency, {state} judge version, "
+        f"before = {args.before or '-'}; {os.cpu_count()} cores, "
+        f"load average {os.getloadavg()[0]:.2f}",
+        flush=True,
     )
-    print(f"throughput: {rate:.1f} judgments/s  (target {TARGET:.0f}: {rate / TARGET:.2f}x)")
-    print(f"speed-up over one call at a time: {rate / serial:.1f}x")
+    results: dict[str, list[dict]] = {label: [] for label, _, _ in trees}
+    try:
+        for repetition in range(1, args.runs + 1):
+            for label, tree, concurrency in trees:
+                figures = _phase(args, label, tree, concurrency, env, var_dir)
+                results[label].append(figures)
+                print(
+                    f"run {repetition} {label:>6}: {figures['rate']:6.1f} judgments/s "
+                    f"({figures['judgments']} in {figures['elapsed']:.1f}s, "
+                    f"{args.workers} x {concurrency} threads), "
+                    f"worker CPU {figures['cpu_ms']:.1f} ms/judgment, "
+                    f"disputed {figures['disputed']}/{figures['verdicts']}, "
+                    f"load {figures['load']:.2f}",
+                    flush=True,
+                )
+        stats = json.loads(urlopen(f"http://127.0.0.1:{args.port}/_simulator/stats").read())
+    finally:
+        _stop([simulator])
+
+    def median(values):
+        ordered = sorted(values)
+        return ordered[len(ordered) // 2]
+
+    now_rate = median([r["rate"] for r in results["now"]])
+    now_cpu = median([r["cpu_ms"] for r in results["now"]])
+    print(f"now: median {now_rate:.1f} judgments/s (target {TARGET:.0f}: {now_rate / TARGET:.2f}x)")
+    if args.before:
+        before_rate = median([r["rate"] for r in results["before"]])
+        before_cpu = median([r["cpu_ms"] for r in results["before"]])
+        print(
+            f"now/before: throughput {now_rate / before_rate:.2f}x, "
+            f"worker CPU per judgment {now_cpu / before_cpu:.2f}x"
+        )
     print(f"judge calls in flight at most: {stats.get('max_in_flight')}")
-    per_judgment = ", ".join(f"{name} {1000 * secs / judgments:.1f}" for name, secs in cpu.items())
-    print(f"CPU ms per judgment: {per_judgment}")
-    total = verdicts.count()
-    print(f"disputed verdicts: {disputed}/{total} ({100 * disputed / max(1, total):.1f}%)")
+    limit = args.rate_limit_rpm / 60
+    print(
+        f"rate limit in this run: {args.rate_limit_rpm} requests/min = {limit:.0f}/s; "
+        f"the default JUDGE_RATE_LIMIT_RPM 4000 = 67/s binds below what the workers do"
+    )
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

@@ -174,8 +174,8 @@ def main() -> None:
 
     from django.test import Client
 
+    from reviews.claims import review_item_claim_next
     from reviews.models import Queue, ReviewItem
-    from reviews.services import review_item_claim_next
     from tests.factories import UserFactory
     from traces.models import Trace
 

@@ -2,8 +2,9 @@
 
 Builds agent-loop traces (root > alternating model and tool spans with OTel span ids, message
 lists, tool output and attributes of the sizes real agents send) on PostgreSQL, then renders
-each trace's page with Django's test client in the earlier tree and in this one, alternating,
-and prints per size the median server CPU and wall time and the HTML size, the ratio now/before
+each trace's page with Django's test client in the earlier tree, then in this one,
+with the garbage collector set as gunicorn.conf.py sets it in a web worker, and prints per
+size the median server CPU and wall time and the HTML size, the ratio now/before
 and the targets (2,000 spans: 300 ms and 1 MB; 10,000 spans: 1 s and 2 MB), with the load
 average.
 
@@ -47,6 +48,10 @@ client = Client()
 client.force_login(get_user_model().objects.get(username=username))
 url = f"/traces/{trace_id}/"
 client.get(url)  # warm template and URL caches
+# As a gunicorn web worker runs: the tree's own post_fork (garbage collector settings).
+import runpy
+if os.path.exists("gunicorn.conf.py"):
+    runpy.run_path("gunicorn.conf.py").get("post_fork", lambda server, worker: None)(None, None)
 cpu, wall = [], []
 for _ in range(repeat):
     began, began_cpu = time.perf_counter(), time.process_time()

@@ -11,14 +11,22 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import cache
 
 from kombu.exceptions import OperationalError
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
-PUBLISH_ERRORS = (OperationalError, RedisConnectionError, RedisTimeoutError, ConnectionError)
+
+@cache
+def publish_errors() -> tuple[type[Exception], ...]:
+    """What a broker outage raises. redis is imported when one happens (an `except` clause
+    evaluates its expression only then), not at start-up, where it costs a web worker more
+    than any other import."""
+    from redis.exceptions import ConnectionError as RedisConnectionError
+    from redis.exceptions import TimeoutError as RedisTimeoutError
+
+    return (OperationalError, RedisConnectionError, RedisTimeoutError, ConnectionError)
 
 
 @dataclass
@@ -46,7 +54,7 @@ def task_publish(task, *args, **options) -> bool:
     tally = _tally.get()
     try:
         task.apply_async(args, **options)
-    except PUBLISH_ERRORS as exc:
+    except publish_errors() as exc:
         logger.warning("broker unavailable, %s(%s) left to the sweep: %s", task.name, args, exc)
         if tally is not None:
             tally.deferred += 1

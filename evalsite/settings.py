@@ -4,10 +4,10 @@ import secrets
 from datetime import timedelta
 from pathlib import Path
 
-import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from core.env import envbool, envfloat, envint, envlist, envsecret, envstr
+from evalsite.databases import databases_from_environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
@@ -97,41 +97,7 @@ TEMPLATES = [
 
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = envstr("DATABASE_URL")
-if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
-    # PostgreSQL: each process shares a pool of at most DB_POOL_MAX_SIZE connections among its
-    # threads, so processes x pool size (the connection budget, README) bounds what the server
-    # sees however many threads run. A thread waits DB_POOL_TIMEOUT s for a free connection.
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
-        "DB_POOL", True
-    ):
-        DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps connections, not the thread
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-            "min_size": envint("DB_POOL_MIN_SIZE", 1),
-            "max_size": envint("DB_POOL_MAX_SIZE", 8),
-            "timeout": envfloat("DB_POOL_TIMEOUT", 30.0),
-        }
-    if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-        # A SQLite file shared with a worker process needs the same locking as embedded mode.
-        DATABASES["default"]["OPTIONS"] = {
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-            "transaction_mode": "IMMEDIATE",
-            "timeout": 30,
-        }
-else:
-    DATABASES = {
-        "default": {
-            "ENGINE": "django.db.backends.sqlite3",
-            "NAME": VAR_DIR / "evalsite.sqlite3",
-            "OPTIONS": {
-                # WAL lets the web server read while the worker writes; IMMEDIATE avoids
-                # upgrade deadlocks between them, and the timeout waits out short locks.
-                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
-                "transaction_mode": "IMMEDIATE",
-                "timeout": 30,
-            },
-        }
-    }
+DATABASES = databases_from_environment(DATABASE_URL, VAR_DIR)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -----------------------------------------------------------------------------------
@@ -246,6 +212,7 @@ SPECTACULAR_SETTINGS = {
         "JudgmentStatusEnum": "judges.models.JudgmentStatus",
         "ReviewStatusEnum": "reviews.models.ReviewStatus",
         "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
+        "RubricVersionStatusEnum": "judges.models.RubricVersionStatus",
     },
 }
 
@@ -372,6 +339,8 @@ CACHES = {
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)
+# Rebuilds read only the days that changed; this often they read every day again.
+INSIGHTS_FULL_REBUILD_SECONDS = envint("INSIGHTS_FULL_REBUILD_SECONDS", 6 * 3600)
 CELERY_IMPORTS = ["insights.tasks"]
 CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
     "task": "insights.tasks.insights_overview_refresh_task",
@@ -389,6 +358,25 @@ CELERY_BEAT_SCHEDULE["review-locks-release"] = {
 # A judge version is approved for live traffic at this kappa against people on this many items.
 CALIBRATION_KAPPA_BAR = envfloat("CALIBRATION_KAPPA_BAR", 0.6)
 CALIBRATION_MIN_ITEMS = envint("CALIBRATION_MIN_ITEMS", 30)
+# A calibrating version sends its first verdicts to people, then this share of the rest; the
+# drift check measures the last CALIBRATION_WINDOW labels.
+CALIBRATION_FIRST_SAMPLED = envint("CALIBRATION_FIRST_SAMPLED", 30)
+CALIBRATION_SAMPLE_RATE = envfloat("CALIBRATION_SAMPLE_RATE", 0.10)
+CALIBRATION_WINDOW = envint("CALIBRATION_WINDOW", 30)
+
+# --- Review queue ---------------------------------------------------------------------------
+# A claim holds an item this long unless the page renews it (every heartbeat); an answer can
+# be undone for REVIEW_UNDO_SECONDS.
+REVIEW_LOCK_SECONDS = envint("REVIEW_LOCK_SECONDS", 15 * 60)
+REVIEW_HEARTBEAT_SECONDS = envint("REVIEW_HEARTBEAT_SECONDS", 60)
+REVIEW_UNDO_SECONDS = envint("REVIEW_UNDO_SECONDS", 60)
+
+# --- Trajectory red flags -------------------------------------------------------------------
+# Defaults where a project's guardrail policy and the trace's own context say nothing.
+TRAJECTORY_MAX_STEPS = envint("TRAJECTORY_MAX_STEPS", 30)
+TRAJECTORY_LOOP_REPEATS = envint("TRAJECTORY_LOOP_REPEATS", 3)
+# {tool: [tools that must be called first]}, for every project.
+TRAJECTORY_TOOL_PREREQUISITES: dict[str, list[str]] = {}
 
 # --- Webhooks -------------------------------------------------------------------------------
 WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)

@@ -39,7 +39,7 @@ from golden.services import (
     golden_example_update,
     held_out_draw,
 )
-from golden.views_versions import version_export_response
+from golden.views.versions import version_export_response
 from reviews.models import ReviewItem
 
 

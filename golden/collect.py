@@ -15,12 +15,12 @@ from core.errors import ApplicationError
 from golden.example_schema import example_data_clean
 from golden.models import ExampleOrigin, GoldenExample
 from golden.services import (
-    audit_event_record,
     example_content_apply,
     score_passes,
     trace_example_draft,
 )
 from judges.models import Verdict, VerdictStatus
+from reviews.audit import audit_event_record
 from reviews.models import ReviewItem, ReviewStatus
 
 # One request drafts at most this many; a wider filter is refused, naming the count.
@@ -106,10 +106,10 @@ def golden_drafts_from_traces(*, traces, user) -> CollectReport:
             example_content_apply(example, example_data_clean(data))
             example.save()
             audit_event_record(
-                user,
-                "golden_example_draft",
-                "golden_example",
-                example.pk,
+                actor=user,
+                action="golden_example_draft",
+                object_type="golden_example",
+                object_id=example.pk,
                 after={"trace": trace.pk},
             )
             report.created.append(example)
@@ -122,6 +122,11 @@ def golden_example_confirm(*, example: GoldenExample, user) -> GoldenExample:
         raise ApplicationError("Confirming examples needs the curator role.", status_code=403)
     changed = GoldenExample.objects.filter(pk=example.pk, draft=True).update(draft=False)
     if changed:
-        audit_event_record(user, "golden_example_confirm", "golden_example", example.pk)
+        audit_event_record(
+            actor=user,
+            action="golden_example_confirm",
+            object_type="golden_example",
+            object_id=example.pk,
+        )
     example.refresh_from_db()
     return example

@@ -12,8 +12,9 @@ from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_c
 from golden.held_out_traces import traces_held_out_sync
 from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
 from golden.selectors import dataset_entries_visible
-from golden.services import audit_event_record, dataset_version_create
+from golden.services import dataset_version_create
 from judges.models import Rubric
+from reviews.audit import audit_event_record
 
 EXPORT_PARTS = ("open", "held_out")
 MAX_IMPORT_ERRORS = 200
@@ -165,10 +166,10 @@ def dataset_import_jsonl(
         traces_held_out_sync(example.source_trace_id for example in created + updated)
         result.created, result.updated = len(created), len(updated)
         audit_event_record(
-            user,
-            "golden_import",
-            "golden_dataset",
-            "*",
+            actor=user,
+            action="golden_import",
+            object_type="golden_dataset",
+            object_id="*",
             after={"created": result.created, "updated": result.updated},
         )
         if version_name:

@@ -66,7 +66,11 @@ class GoldenExample(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
-        indexes = [models.Index(fields=["held_out", "task_type"], name="golden_heldout_type")]
+        indexes = [
+            models.Index(fields=["held_out", "task_type"], name="golden_heldout_type"),
+            # The example list and API: newest first, stopping after one page.
+            models.Index(fields=["-created_at", "-id"], name="golden_example_newest"),
+        ]
 
     def __str__(self) -> str:
         return self.task[:80]
@@ -142,6 +146,10 @@ class EvalRun(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
     created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        # The eval-run list and the compare page's choices: newest first.
+        indexes = [models.Index(fields=["-created_at", "-id"], name="evalrun_newest")]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.agent_version})"

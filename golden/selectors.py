@@ -48,7 +48,11 @@ def golden_example_list(
     user, *, task_type: str = "", held_out: str = "", query: str = "", draft: str = ""
 ) -> QuerySet[GoldenExample]:
     """Examples for the list page and API, newest first, filtered."""
-    examples = golden_examples_visible(user).select_related("created_by", "source_trace")
+    examples = (
+        golden_examples_visible(user)
+        .select_related("created_by", "source_trace")
+        .defer("source_trace__attributes", "source_trace__context")
+    )
     if task_type:
         examples = examples.filter(task_type=task_type)
     if held_out in ("yes", "no") and sees_held_out(user):
@@ -62,7 +66,12 @@ def golden_example_list(
 
 def golden_task_types(user) -> list[str]:
     """Task types of the examples this user may see, for filters."""
-    return sorted(set(golden_examples_visible(user).values_list("task_type", flat=True)))
+    return list(
+        golden_examples_visible(user)
+        .order_by("task_type")
+        .values_list("task_type", flat=True)
+        .distinct()
+    )
 
 
 def version_visible_count(user, version: DatasetVersion) -> int:

@@ -21,7 +21,8 @@ from golden.reference_trajectory import PLACEHOLDER_LIKE
 from golden.signals import dataset_version_created
 from golden.trajectory_draft import reference_trajectory_draft
 from judges.models import Rubric
-from reviews.models import AuditEvent, ReviewStatus
+from reviews.audit import audit_event_record
+from reviews.models import ReviewStatus
 from traces.models import SpanKind
 
 DEFAULT_HELD_OUT_SHARE = 0.2
@@ -35,18 +36,6 @@ class NearDuplicateFound(Exception):
         listed = ", ".join(f"#{m.example.pk} ({m.ratio:.0%})" for m in matches)
         super().__init__(f"Near-duplicate of {listed}; confirm to save anyway.")
         self.matches = matches
-
-
-def audit_event_record(user, action: str, object_type: str, object_id, before=None, after=None):
-    """Record who changed what in the golden dataset, for the audit trail."""
-    AuditEvent.objects.create(
-        actor=user if user is not None and user.is_authenticated else None,
-        action=action,
-        object_type=object_type,
-        object_id=str(object_id),
-        before=before,
-        after=after,
-    )
 
 
 def _rubric_for(name: str | None) -> Rubric | None:
@@ -90,7 +79,11 @@ def golden_example_create(
     example_content_apply(example, cleaned)
     example.save()
     audit_event_record(
-        user, "golden_example_create", "golden_example", example.pk, after=example_content(example)
+        actor=user,
+        action="golden_example_create",
+        object_type="golden_example",
+        object_id=example.pk,
+        after=example_content(example),
     )
     return example
 
@@ -111,7 +104,12 @@ def golden_example_update(
     after = example_content(example)
     if after != before:
         audit_event_record(
-            user, "golden_example_update", "golden_example", example.pk, before, after
+            actor=user,
+            action="golden_example_update",
+            object_type="golden_example",
+            object_id=example.pk,
+            before=before,
+            after=after,
         )
     return example
 
@@ -213,7 +211,11 @@ def golden_example_promote(*, item, annotation, user, data: dict | None = None) 
         example_content_apply(example, cleaned)
         example.save()
         audit_event_record(
-            user, "golden_example_promote", "golden_example", example.pk, after={"item": item.pk}
+            actor=user,
+            action="golden_example_promote",
+            object_type="golden_example",
+            object_id=example.pk,
+            after={"item": item.pk},
         )
     return example
 
@@ -268,10 +270,10 @@ def held_out_draw(
     examples.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
     traces_held_out_sync(example_traces(examples))
     audit_event_record(
-        user,
-        "held_out_draw",
-        "golden_dataset",
-        task_type if task_type is not None else "*",
+        actor=user,
+        action="held_out_draw",
+        object_type="golden_dataset",
+        object_id=task_type if task_type is not None else "*",
         after={"share": share, "counts": counts},
     )
     return counts
@@ -315,10 +317,10 @@ def dataset_version_create(
             DatasetVersionEntry.objects.bulk_create(entries, batch_size=500)
             dataset_version_created.send(sender=DatasetVersion, version=version)
             audit_event_record(
-                user,
-                "dataset_version_create",
-                "dataset_version",
-                version.pk,
+                actor=user,
+                action="dataset_version_create",
+                object_type="dataset_version",
+                object_id=version.pk,
                 after={"name": name, "content_hash": version.content_hash},
             )
     except IntegrityError as exc:

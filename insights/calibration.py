@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db.models import F, QuerySet
 
 from core.stats import agreement_measure
-from judges.calibration import KAPPA_BAR, MIN_ITEMS, rubric_version_scale
+from judges.calibration import rubric_version_scale
 from judges.models import JudgeCalibration
 from reviews.calibration_receivers import calibration_label_pairs
 from reviews.models import ReviewItem, ReviewReason, ReviewStatus
@@ -50,6 +51,6 @@ def calibration_detail(calibration: JudgeCalibration) -> dict:
         "measure": measure,
         "matrix_rows": rows,
         "disagreements": list(disagreements),
-        "bar": KAPPA_BAR,
-        "min_items": MIN_ITEMS,
+        "bar": settings.CALIBRATION_KAPPA_BAR,
+        "min_items": settings.CALIBRATION_MIN_ITEMS,
     }

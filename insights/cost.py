@@ -18,6 +18,7 @@ from insights.charts import (
     layout,
     plain,
 )
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
 from judges.costs import cache_read_saving_per_million
 from judges.models import Judgment
 
@@ -25,10 +26,12 @@ PER_MILLION = 1_000_000
 WINDOW = dt.timedelta(days=90)
 
 
-def judge_cost_rows() -> list[dict]:
-    """Per day, rubric and model: calls, tokens, money, and the two kinds of caching saved."""
-    rows = (
-        Judgment.objects.filter(completed_at__gte=timezone.now() - WINDOW)
+def _cost_day_rows(start, end):
+    """Per day, rubric and model: calls, tokens and money of the judgments completed then."""
+    return (
+        Judgment.objects.filter(
+            completed_at__isnull=False, **day_range_filter("completed_at", start, end)
+        )
         .annotate(day=TruncDay("completed_at"))
         .values("day", "rubric_version__rubric__name", "config__model")
         .annotate(
@@ -43,13 +46,26 @@ def judge_cost_rows() -> list[dict]:
         )
         .order_by("day", "rubric_version__rubric__name", "config__model")
     )
+
+
+COST_DAYS = DailyPart("judge_cost", _cost_day_rows, ((Judgment, "completed_at"),))
+
+
+def judge_cost_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per day, rubric and model: calls, tokens, money, and the two kinds of caching saved."""
+    since = timezone.localdate() - WINDOW
+    rows = daily_rows(COST_DAYS, store, since)
+    # A price lookup walks the price tables; each model is looked up once per build.
+    discounts = {
+        model: cache_read_saving_per_million(model) for model in {r["config__model"] for r in rows}
+    }
     out = []
     for row in rows:
         paid_calls = row["calls"] - row["cached_calls"]
         paid_cost = float(row["paid_cost_usd"] or 0)
         # A cache hit would have cost what a paid call of its day, rubric and model cost.
         request_cache_saved = row["cached_calls"] * paid_cost / paid_calls if paid_calls else 0.0
-        discount = cache_read_saving_per_million(row["config__model"])
+        discount = discounts[row["config__model"]]
         prompt_cache_saved = (row["sum_cache_read_tokens"] or 0) * discount / PER_MILLION
         out.append(
             {
@@ -86,8 +102,8 @@ COLUMNS = [
 ]
 
 
-def judge_cost_chart() -> Chart:
-    rows = judge_cost_rows()
+def judge_cost_chart(store: DailyStore | None = None) -> Chart:
+    rows = judge_cost_rows(store)
     table = [[r[c] for c in COLUMNS] for r in rows]
     if not rows:
         figure = empty_figure("No judge call has completed yet.")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from statistics import fmean, stdev
 
+from golden.evals.metrics import TASK_METRICS
 from golden.models import EvalRun
 from insights.charts import PALETTE, Chart, empty_figure, plain
 
-METRICS = ["outcome_score", "tool_selection_accuracy", "parameter_accuracy", "pass_hat_k"]
 # The band is the no-op runs' mean plus or minus this many standard deviations.
 NOISE_SIGMAS = 2.0
 MAX_RUNS = 500
@@ -28,7 +28,7 @@ def eval_run_rows() -> list[dict]:
                 "agent_version": run["agent_version"],
                 "is_noop": run["is_noop"],
                 "created_at": plain(run["created_at"]),
-                **{m: overall.get(m) for m in METRICS},
+                **{m: overall.get(m) for m in TASK_METRICS},
             }
         )
     return out
@@ -44,7 +44,7 @@ def noise_band(rows: list[dict], metric: str) -> tuple[float, float] | None:
 
 def eval_run_chart() -> Chart:
     rows = eval_run_rows()
-    columns = ["run", "name", "agent_version", "is_noop", "created_at", *METRICS]
+    columns = ["run", "name", "agent_version", "is_noop", "created_at", *TASK_METRICS]
     table = [[plain(r[c]) for c in columns] for r in rows]
     if not rows:
         return Chart(
@@ -57,8 +57,8 @@ def eval_run_chart() -> Chart:
     data, shapes = [], []
     versions = list(dict.fromkeys(r["agent_version"] for r in rows))
     lay = {"margin": {"l": 60, "r": 20, "t": 30, "b": 50}, "height": 560, "showlegend": True}
-    gap, height = 0.05, 1 / len(METRICS)
-    for index, metric in enumerate(METRICS):
+    gap, height = 0.05, 1 / len(TASK_METRICS)
+    for index, metric in enumerate(TASK_METRICS):
         suffix = "" if index == 0 else str(index + 1)
         top = 1 - index * height
         lay[f"yaxis{suffix}"] = {

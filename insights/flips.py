@@ -6,11 +6,19 @@ import datetime as dt
 from collections import defaultdict
 
 from django.db.models import Count, FloatField, Max, Min, OuterRef, Subquery
-from django.db.models.functions import TruncWeek
+from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from core.stats import wilson_interval
 from insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain
+from insights.daily import (
+    DailyPart,
+    DailyStore,
+    daily_rows,
+    day_of,
+    day_range_filter,
+    week_of,
+)
 from judges.models import Judgment, ParseStatus, Verdict, VerdictStatus
 
 # Two passes at temperature 0 disagree this often in published judge studies.
@@ -23,8 +31,8 @@ def judge_version_label(rubric: str, number: int, model: str) -> str:
     return f"{rubric} v{number} · {model}"
 
 
-def flip_rate_weekly_rows() -> list[dict]:
-    """Per judge version and week: verdicts with two or more scored passes, and flips."""
+def _flip_day_rows(start, end):
+    """Per day, judge version, tolerance and spread of scored passes: verdicts made then."""
     # The gap between the scored passes of the verdict's run and trace; NULL with fewer than
     # two scored passes. Grouped on (it takes few values), so the database computes it once.
     spread = (
@@ -39,12 +47,12 @@ def flip_rate_weekly_rows() -> list[dict]:
         .filter(scored__gte=2)
         .values("spread")
     )
-    groups = (
-        Verdict.objects.filter(created_at__gte=timezone.now() - WINDOW)
+    return (
+        Verdict.objects.filter(**day_range_filter("created_at", start, end))
         .exclude(status=VerdictStatus.FAILED)
-        .annotate(spread=Subquery(spread, output_field=FloatField()), week=TruncWeek("created_at"))
+        .annotate(spread=Subquery(spread, output_field=FloatField()), day=TruncDay("created_at"))
         .values(
-            "week",
+            "day",
             "rubric_version__rubric__name",
             "rubric_version__number",
             "config__model",
@@ -52,7 +60,19 @@ def flip_rate_weekly_rows() -> list[dict]:
             "spread",
         )
         .annotate(n=Count("id"))
+        .order_by()
     )
+
+
+FLIP_DAYS = DailyPart("flip_rate", _flip_day_rows, ((Verdict, "created_at"),))
+
+
+def flip_rate_weekly_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per judge version and week: verdicts with two or more scored passes, and flips."""
+    since = week_of(timezone.localdate() - WINDOW)
+    groups = [
+        {**row, "week": week_of(day_of(row["day"]))} for row in daily_rows(FLIP_DAYS, store, since)
+    ]
     counts: dict[tuple, list[int]] = defaultdict(lambda: [0, 0])
     for group in groups:
         if group["spread"] is None:
@@ -84,8 +104,8 @@ def flip_rate_weekly_rows() -> list[dict]:
     return out
 
 
-def flip_rate_chart() -> Chart:
-    rows = flip_rate_weekly_rows()
+def flip_rate_chart(store: DailyStore | None = None) -> Chart:
+    rows = flip_rate_weekly_rows(store)
     columns = ["week", "judge_version", "verdicts", "flips", "flip_rate", "ci_low", "ci_high"]
     table = [[plain(r[c]) for c in columns] for r in rows]
     if not rows:

@@ -12,20 +12,25 @@ from django.core.cache import caches
 from django.db import connection, transaction
 from django.utils import timezone
 
-from core.publish import PUBLISH_ERRORS
+from core.publish import publish_errors
 from insights.agreement import judge_human_chart
 from insights.charts import Chart
-from insights.cost import judge_cost_chart
+from insights.cost import COST_DAYS, judge_cost_chart
+from insights.daily import DailyStore, daily_forget
 from insights.evalruns import eval_run_chart
 from insights.feedback import feedback_chart
-from insights.flips import flip_rate_chart
+from insights.flips import FLIP_DAYS, flip_rate_chart
 from insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
-from insights.scores import red_flag_chart, score_distribution_chart
-from insights.steps import component_accuracy_chart, compound_error_chart
+from insights.scores import SCORE_DAYS, red_flag_chart, score_distribution_chart
+from insights.steps import (
+    COMPONENT_DAYS,
+    LENGTH_DAYS,
+    STEP_DAYS,
+    component_accuracy_chart,
+    compound_error_chart,
+)
 
 logger = logging.getLogger(__name__)
-# Redis refusing or timing out, or a cache directory that cannot be written.
-CACHE_ERRORS = (*PUBLISH_ERRORS, OSError)
 
 SNAPSHOT_KEY = "overview-snapshot-v1"
 
@@ -46,6 +51,17 @@ CHART_BUILDERS: dict[str, Callable[[], Chart]] = {
 }
 
 
+# Charts that read per-day aggregates from the cache (insights/daily.py) and their parts.
+INCREMENTAL_CHARTS = {
+    "flip_rate",
+    "score_distribution",
+    "judge_cost",
+    "component_accuracy",
+    "compound_error",
+}
+DAILY_PARTS = (COST_DAYS, FLIP_DAYS, SCORE_DAYS, COMPONENT_DAYS, STEP_DAYS, LENGTH_DAYS)
+
+
 def _cache():
     return caches["insights"] if "insights" in settings.CACHES else caches["default"]
 
@@ -55,7 +71,7 @@ def _cache_call(method: str, *args, default=None, **kwargs):
     own figures (a miss), it does not fail."""
     try:
         return getattr(_cache(), method)(*args, **kwargs)
-    except CACHE_ERRORS as exc:
+    except (*publish_errors(), OSError) as exc:  # Redis away, or a cache folder unwritable
         logger.warning("insights cache unavailable for %s: %s", method, exc)
         return default
 
@@ -79,8 +95,12 @@ def overview_build_session():
 def overview_snapshot_build() -> dict:
     """Compute every chart from the database now."""
     started = time.perf_counter()
+    store = overview_daily_store()
     with overview_build_session():
-        charts = [builder().as_dict() for builder in CHART_BUILDERS.values()]
+        charts = [
+            (builder(store) if key in INCREMENTAL_CHARTS else builder()).as_dict()
+            for key, builder in CHART_BUILDERS.items()
+        ]
     return {
         "built_at": timezone.now().isoformat(),
         "build_ms": round((time.perf_counter() - started) * 1000, 1),
@@ -107,8 +127,14 @@ def overview_refresh_lock(timeout: int):
             _cache_call("delete", key)
 
 
+def overview_daily_store() -> DailyStore:
+    return DailyStore(_cache_call, f"{SNAPSHOT_KEY}-days")
+
+
 def overview_snapshot_clear() -> None:
+    """Forget the snapshot and the stored days: the next build reads everything again."""
     _cache_call("delete", _key())
+    daily_forget(overview_daily_store(), DAILY_PARTS)
 
 
 def overview_snapshot_get() -> dict:

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import textwrap
+from collections import defaultdict
 
 from django.db.models import Count
+from django.db.models.functions import TruncDay
 
 from core.numbers import number_label
 from insights.charts import (
@@ -16,22 +18,35 @@ from insights.charts import (
     plain,
     readable,
 )
-from judges.models import GuardrailDecision, RedFlag, Verdict
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
+from judges.guardrails.models import GuardrailDecision
+from judges.models import RedFlag, Verdict
 
 # Characters of panel title that fit across a half-width overview card at 1400 px.
 PANEL_TITLE_CHARS = 66
 
 
-def score_distribution_chart() -> Chart:
-    rows = list(
-        Verdict.objects.filter(score__isnull=False)
-        .values("rubric_version__rubric__name", "score")
+def _score_day_rows(start, end):
+    """Per day, rubric and score: the scored verdicts made that day."""
+    return (
+        Verdict.objects.filter(score__isnull=False, **day_range_filter("created_at", start, end))
+        .annotate(day=TruncDay("created_at"))
+        .values("day", "rubric_version__rubric__name", "score")
         .annotate(verdicts=Count("id"))
-        .order_by("rubric_version__rubric__name", "score")
+        .order_by()
     )
+
+
+SCORE_DAYS = DailyPart("score_distribution", _score_day_rows, ((Verdict, "created_at"),))
+
+
+def score_distribution_chart(store: DailyStore | None = None) -> Chart:
+    totals: dict[tuple[str, float], int] = defaultdict(int)
+    for row in daily_rows(SCORE_DAYS, store):
+        totals[(row["rubric_version__rubric__name"], row["score"])] += row["verdicts"]
     columns = ["rubric", "score", "verdicts"]
-    table = [[r["rubric_version__rubric__name"], plain(r["score"]), r["verdicts"]] for r in rows]
-    if not rows:
+    table = [[rubric, plain(score), n] for (rubric, score), n in sorted(totals.items())]
+    if not table:
         figure = empty_figure("No scored verdict yet.")
     else:
         figure = _score_panels(table)

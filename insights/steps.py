@@ -5,10 +5,18 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce, TruncWeek
+from django.db.models.functions import Coalesce, TruncDay
 from django.utils import timezone
 
 from insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
+from insights.daily import (
+    DailyPart,
+    DailyStore,
+    daily_rows,
+    day_of,
+    day_range_filter,
+    week_of,
+)
 from judges.models import RedFlag
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
@@ -17,35 +25,58 @@ STEP_FAILED = Q(status=SpanStatus.ERROR) | Q(red_flags__isnull=False)
 WINDOW = dt.timedelta(weeks=26)
 
 
-def component_week_rows() -> list[dict]:
-    """Per component and week: steps, failed steps and accuracy (1 - failed share)."""
-    rows = (
+# A day of these parts is the day its trace started: the trace list's index finds a day's
+# traces, and spans or red flags arriving late for an old trace change that day.
+TRACE_DAY_SOURCES = (
+    (Trace, "started_at"),
+    (Span, "trace__started_at"),
+    (RedFlag, "trace__started_at"),
+)
+
+
+def _component_day_rows(start, end):
+    """Per component and day its trace started: steps and failed steps."""
+    return (
         Span.objects.filter(
-            kind__in=[SpanKind.TOOL, SpanKind.AGENT], started_at__gte=timezone.now() - WINDOW
+            kind__in=[SpanKind.TOOL, SpanKind.AGENT],
+            **day_range_filter("trace__started_at", start, end),
         )
         .exclude(component="")
-        .annotate(week=TruncWeek("started_at"))
-        .values("component", "week")
+        .annotate(day=TruncDay("trace__started_at"))
+        .values("component", "day")
         .annotate(
             steps=Count("id", distinct=True),
             failed=Count("id", distinct=True, filter=STEP_FAILED),
         )
-        .order_by("component", "week")
+        .order_by()
     )
+
+
+COMPONENT_DAYS = DailyPart("component_accuracy", _component_day_rows, TRACE_DAY_SOURCES)
+
+
+def component_week_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per component and week: steps, failed steps and accuracy (1 - failed share)."""
+    totals: dict[tuple, list[int]] = {}
+    since = week_of(timezone.localdate() - WINDOW)
+    for row in daily_rows(COMPONENT_DAYS, store, since):
+        total = totals.setdefault((row["component"], week_of(day_of(row["day"]))), [0, 0])
+        total[0] += row["steps"]
+        total[1] += row["failed"]
     return [
         {
-            "component": r["component"],
-            "week": plain(r["week"]),
-            "steps": r["steps"],
-            "failed": r["failed"],
-            "accuracy": 1 - r["failed"] / r["steps"],
+            "component": component,
+            "week": plain(week),
+            "steps": steps,
+            "failed": failed,
+            "accuracy": 1 - failed / steps,
         }
-        for r in rows
+        for (component, week), (steps, failed) in sorted(totals.items())
     ]
 
 
-def component_accuracy_chart() -> Chart:
-    rows = component_week_rows()
+def component_accuracy_chart(store: DailyStore | None = None) -> Chart:
+    rows = component_week_rows(store)
     columns = ["component", "week", "steps", "failed", "accuracy"]
     table = [[plain(r[c]) for c in columns] for r in rows]
     if not rows:
@@ -103,54 +134,85 @@ def component_accuracy_chart() -> Chart:
         columns=columns,
         rows=table,
         figure=figure,
-        note="Share of a component's steps with no error and no red flag.",
+        note="Share of a component's steps with no error and no red flag, by the week "
+        "their trace started.",
     )
 
 
 CROWDED_WEEKS = 6
 
 
-def step_success_rate() -> tuple[float | None, int, int]:
-    """The measured per-step success rate p over all tool steps: (p, steps, failed)."""
-    totals = Span.objects.filter(kind=SpanKind.TOOL).aggregate(
-        steps=Count("id", distinct=True), failed=Count("id", distinct=True, filter=STEP_FAILED)
+def _step_day_rows(start, end):
+    """Per day its trace started: tool steps and failed tool steps."""
+    return (
+        Span.objects.filter(kind=SpanKind.TOOL, **day_range_filter("trace__started_at", start, end))
+        .annotate(day=TruncDay("trace__started_at"))
+        .values("day")
+        .annotate(
+            steps=Count("id", distinct=True), failed=Count("id", distinct=True, filter=STEP_FAILED)
+        )
+        .order_by()
     )
-    if not totals["steps"]:
+
+
+STEP_DAYS = DailyPart("step_success", _step_day_rows, TRACE_DAY_SOURCES)
+
+
+def step_success_rate(store: DailyStore | None = None) -> tuple[float | None, int, int]:
+    """The measured per-step success rate p over all tool steps: (p, steps, failed)."""
+    rows = daily_rows(STEP_DAYS, store)
+    steps = sum(r["steps"] for r in rows)
+    failed = sum(r["failed"] for r in rows)
+    if not steps:
         return None, 0, 0
-    return 1 - totals["failed"] / totals["steps"], totals["steps"], totals["failed"]
+    return 1 - failed / steps, steps, failed
 
 
-def trajectory_length_rows() -> list[dict]:
-    """Per trajectory length (tool steps): traces, and those that ran clean."""
+def _length_day_rows(start, end):
+    """Per day and trajectory length (tool steps): traces started then, and clean ones."""
     tool_steps = (
         Span.objects.filter(trace_id=OuterRef("pk"), kind=SpanKind.TOOL)
         .values("trace_id")
         .annotate(n=Count("id"))
         .values("n")
     )
-    rows = (
-        Trace.objects.annotate(
+    return (
+        Trace.objects.filter(**day_range_filter("started_at", start, end))
+        .annotate(
+            day=TruncDay("started_at"),
             steps=Coalesce(Subquery(tool_steps, output_field=IntegerField()), Value(0)),
             flagged=Exists(RedFlag.objects.filter(trace_id=OuterRef("pk"))),
             errored=Exists(Span.objects.filter(trace_id=OuterRef("pk"), status=SpanStatus.ERROR)),
         )
-        .values("steps")
+        .values("day", "steps")
         .annotate(
             traces=Count("id"),
             clean=Count("id", filter=Q(flagged=False, errored=False)),
         )
-        .order_by("steps")
+        .order_by()
     )
+
+
+LENGTH_DAYS = DailyPart("trajectory_lengths", _length_day_rows, TRACE_DAY_SOURCES)
+
+
+def trajectory_length_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per trajectory length (tool steps): traces, and those that ran clean."""
+    totals: dict[int, list[int]] = {}
+    for row in daily_rows(LENGTH_DAYS, store):
+        if row["steps"] > 0:
+            total = totals.setdefault(row["steps"], [0, 0])
+            total[0] += row["traces"]
+            total[1] += row["clean"]
     return [
-        {"steps": r["steps"], "traces": r["traces"], "clean": r["clean"]}
-        for r in rows
-        if r["steps"] > 0
+        {"steps": steps, "traces": traces, "clean": clean}
+        for steps, (traces, clean) in sorted(totals.items())
     ]
 
 
-def compound_error_chart() -> Chart:
-    p, steps, failed = step_success_rate()
-    lengths = trajectory_length_rows()
+def compound_error_chart(store: DailyStore | None = None) -> Chart:
+    p, steps, failed = step_success_rate(store)
+    lengths = trajectory_length_rows(store)
     longest = max([r["steps"] for r in lengths] + [10])
     columns = ["steps", "expected_clean_rate", "traces", "clean_traces", "observed_clean_rate"]
     by_length = {r["steps"]: r for r in lengths}

@@ -15,8 +15,6 @@ from insights.calibration import calibration_list as calibration_list_read
 from insights.heldout import held_out_agreement
 from insights.overview import overview_chart_get, overview_snapshot_get
 from judges.calibration import (
-    KAPPA_BAR,
-    MIN_ITEMS,
     judge_calibration_restart,
     judge_calibration_retire,
 )
@@ -58,7 +56,11 @@ def chart_csv(request, key):
 @login_required
 @require_role(CURATOR)
 def calibration_list(request):
-    context = {"calibrations": calibration_list_read(), "bar": KAPPA_BAR, "min_items": MIN_ITEMS}
+    context = {
+        "calibrations": calibration_list_read(),
+        "bar": settings.CALIBRATION_KAPPA_BAR,
+        "min_items": settings.CALIBRATION_MIN_ITEMS,
+    }
     return render(request, "insights/calibration_list.html", context)
 
 

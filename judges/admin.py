@@ -1,13 +1,13 @@
 from django.contrib import admin
 
+from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from judges.models import (
-    GuardrailDecision,
-    GuardrailPolicy,
     JudgeCalibration,
     JudgeConfig,
     JudgeRun,
     Judgment,
     RedFlag,
+    RedFlagCheck,
     Rubric,
     RubricVersion,
     TaskTypeAssignment,
@@ -79,6 +79,12 @@ class RedFlagAdmin(admin.ModelAdmin):
     list_display = ("trace", "kind", "span", "created_at")
     list_filter = ("kind",)
     raw_id_fields = ("trace", "span")
+
+
+@admin.register(RedFlagCheck)
+class RedFlagCheckAdmin(admin.ModelAdmin):
+    list_display = ("trace", "checked_at")
+    raw_id_fields = ("trace",)
 
 
 @admin.register(TaskTypeRule)

@@ -39,10 +39,12 @@ def judge_run_batch_submit(run_id: int) -> tuple[str | None, bool]:
         )
         if not claimed:
             continue
-        params, digest = judgment_request(judgment)
+        params, digest, span_names = judgment_request(judgment)
         cached = _cached_reply(digest, judgment.pk)
         if cached is not None:
-            judgment_complete(judgment, cached, digest, served_from_cache=True)
+            judgment_complete(
+                judgment, cached, digest, served_from_cache=True, span_names=span_names
+            )
             continue
         Judgment.objects.filter(pk=judgment.pk).update(request_hash=digest)
         requests.append({"custom_id": str(judgment.pk), "params": params})

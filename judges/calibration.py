@@ -20,12 +20,6 @@ from core.stats import agreement_measure
 from judges.models import CalibrationStatus, JudgeCalibration, ScoreType, Verdict
 from judges.signals import judge_drift_flagged
 
-KAPPA_BAR = getattr(settings, "CALIBRATION_KAPPA_BAR", 0.6)
-MIN_ITEMS = getattr(settings, "CALIBRATION_MIN_ITEMS", 30)
-FIRST_SAMPLED = getattr(settings, "CALIBRATION_FIRST_SAMPLED", 30)
-SAMPLE_RATE = getattr(settings, "CALIBRATION_SAMPLE_RATE", 0.10)
-WINDOW = getattr(settings, "CALIBRATION_WINDOW", 30)
-
 
 def judge_calibration_get(rubric_version, config) -> JudgeCalibration:
     """The calibration row of a judge version; a version never seen starts calibrating."""
@@ -51,7 +45,8 @@ def _sample_fraction(verdict: Verdict) -> float:
 def calibration_sample_claim(verdict: Verdict) -> bool:
     """Count a verdict against its calibrating judge version; True if a person should label it.
 
-    The first FIRST_SAMPLED scored verdicts are all sampled, then SAMPLE_RATE of them.
+    The first CALIBRATION_FIRST_SAMPLED scored verdicts are all sampled, then
+    CALIBRATION_SAMPLE_RATE of them.
     """
     if verdict.score is None:
         return False
@@ -60,17 +55,18 @@ def calibration_sample_claim(verdict: Verdict) -> bool:
     if calibration.status != CalibrationStatus.CALIBRATING:
         return False
     rows = JudgeCalibration.objects.filter(pk=calibration.pk, status=CalibrationStatus.CALIBRATING)
-    if calibration.verdicts_seen >= FIRST_SAMPLED:
+    if calibration.verdicts_seen >= settings.CALIBRATION_FIRST_SAMPLED:
         # Past the first ones the share is decided by hash; the count is only informative.
         rows.update(verdicts_seen=F("verdicts_seen") + 1)
-        return _sample_fraction(verdict) < SAMPLE_RATE
+        return _sample_fraction(verdict) < settings.CALIBRATION_SAMPLE_RATE
     with transaction.atomic():
         locked = rows.select_for_update().first()
         if locked is None:
             return False
         locked.verdicts_seen += 1
         locked.save(update_fields=["verdicts_seen", "updated_at"])
-    return locked.verdicts_seen <= FIRST_SAMPLED or _sample_fraction(verdict) < SAMPLE_RATE
+    first = locked.verdicts_seen <= settings.CALIBRATION_FIRST_SAMPLED
+    return first or _sample_fraction(verdict) < settings.CALIBRATION_SAMPLE_RATE
 
 
 def rubric_version_scale(rubric_version) -> tuple[list[float] | None, bool]:
@@ -93,9 +89,11 @@ def judge_calibration_update(
     judge = [float(j) for j, _ in pairs]
     human = [float(h) for _, h in pairs]
     overall = agreement_measure(judge, human, ordinal=ordinal, labels=labels, resamples=0)
+    recent = settings.CALIBRATION_WINDOW
     window = agreement_measure(
-        judge[-WINDOW:], human[-WINDOW:], ordinal=ordinal, labels=labels, resamples=0
+        judge[-recent:], human[-recent:], ordinal=ordinal, labels=labels, resamples=0
     )
+    bar = settings.CALIBRATION_KAPPA_BAR
     with transaction.atomic():
         judge_calibration_get(rubric_version, config)
         calibration = JudgeCalibration.objects.select_for_update().get(
@@ -104,10 +102,10 @@ def judge_calibration_update(
         calibration.kappa, calibration.items = overall.kappa, overall.n
         calibration.window_kappa = window.kappa
         fields = ["kappa", "items", "window_kappa", "updated_at"]
-        enough = overall.n >= MIN_ITEMS
-        window_ok = window.kappa is not None and window.kappa >= KAPPA_BAR
+        enough = overall.n >= settings.CALIBRATION_MIN_ITEMS
+        window_ok = window.kappa is not None and window.kappa >= bar
         if calibration.status == CalibrationStatus.CALIBRATING and enough and window_ok:
-            if overall.kappa is not None and overall.kappa >= KAPPA_BAR:
+            if overall.kappa is not None and overall.kappa >= bar:
                 calibration.status = CalibrationStatus.APPROVED
                 calibration.approved_at = timezone.now()
                 calibration.flagged, calibration.flag_reason = False, ""
@@ -119,7 +117,7 @@ def judge_calibration_update(
             shown = "undefined" if window.kappa is None else f"{window.kappa:.2f}"
             calibration.flag_reason = (
                 f"Kappa over the last {window.n} human labels fell to {shown}, below the bar "
-                f"of {KAPPA_BAR}; it is back to calibrating until a window clears the bar."
+                f"of {bar}; it is back to calibrating until a window clears the bar."
             )
             fields += ["status", "flagged", "flag_reason"]
         calibration.save(update_fields=fields)

@@ -22,13 +22,11 @@ from judges.prompts import prompt_render
 from judges.providers import (
     PERMANENT_ERRORS,
     TRANSIENT_ERRORS,
-    ProviderReply,
     provider_call,
     provider_identity,
-    request_hash,
     request_params,
-    retry_after_seconds,
 )
+from judges.providers.common import ProviderReply, request_hash, retry_after_seconds
 from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
 from judges.session_prompts import session_prompt_render, session_span_ids_and_names
@@ -95,9 +93,7 @@ def _finish(judgment: Judgment, **fields) -> bool:
         for name, value in fields.items():
             setattr(current, name, value)
         current.save(update_fields=list(fields))
-        run = judgment.run
-        run.config = judgment.config
-        verdict = judgment_reconcile(passes, run)
+        verdict = judgment_reconcile(passes, judgment.run, judgment.config)
     if verdict is not None:
         # Only the last pass of a trace can be the last pass of the run.
         judge_run_finish_if_done(judgment.run_id)
@@ -111,13 +107,14 @@ def judgment_complete(
     *,
     served_from_cache: bool = False,
     batch: bool = False,
+    span_names: list[str] | None = None,
 ) -> PassOutcome:
-    """Parse a reply, store it with its usage and cost, and reconcile."""
+    """Parse a reply, store it with its usage and cost, and reconcile. `span_names`, from the
+    request's render, saves loading the spans again."""
     if judgment.session_id:
         spans = session_span_ids_and_names(judgment.session_id)
     else:
         spans = list(judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name"))
-    span_names = getattr(judgment, "span_names", None)
     if span_names is None:
         span_names = [name for _, name in spans]
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
@@ -200,19 +197,18 @@ def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
     return ProviderReply(earlier.raw_response, 0, 0, 0, 0, 0)
 
 
-def judgment_request(judgment: Judgment) -> tuple[dict, str]:
-    """The request body and its hash for a pass."""
+def judgment_request(judgment: Judgment) -> tuple[dict, str, list[str]]:
+    """The request body and its hash for a pass, and the names of the spans it showed (the
+    reply parser cites spans by name; the render has just loaded them)."""
     if judgment.session_id:
         prompt = session_prompt_render(judgment.rubric_version, judgment.session)
     else:
         prompt = prompt_render(judgment.rubric_version, judgment.trace)
-    # The reply parser cites spans by name; the render has just loaded them.
-    judgment.span_names = prompt.span_names
     params = request_params(prompt, judgment.config)
     digest = request_hash(
         params, provider=provider_identity(judgment.config), pass_index=judgment.pass_index
     )
-    return params, digest
+    return params, digest, list(prompt.span_names)
 
 
 def judgment_execute(judgment_id: int) -> PassOutcome:
@@ -227,14 +223,16 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     if judgment is None:
         return PassOutcome("skipped")
     try:
-        params, digest = judgment_request(judgment)
+        params, digest, span_names = judgment_request(judgment)
     except TemplateBoundExceeded as exc:
         return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     cached = _cached_reply(digest, judgment.pk)
     if cached is not None:
-        return judgment_complete(judgment, cached, digest, served_from_cache=True)
+        return judgment_complete(
+            judgment, cached, digest, served_from_cache=True, span_names=span_names
+        )
     estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
     try:
         rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
@@ -254,7 +252,7 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     except PERMANENT_ERRORS as exc:
         # Bad request, auth, not found: the same call would fail again.
         return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
-    return judgment_complete(judgment, reply, digest)
+    return judgment_complete(judgment, reply, digest, span_names=span_names)
 
 
 def judge_run_finish_if_done(run_id: int) -> bool:

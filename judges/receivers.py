@@ -1,8 +1,10 @@
-"""Receives the traces -> judges hand-offs: judge settled traces online, mark late ones stale."""
+"""Receives the traces -> judges hand-offs: judge settled traces online; when late spans come,
+mark their verdicts stale and check their red flags again."""
 
 from django.dispatch import receiver
 
 from judges.services import trace_judge_online, verdicts_mark_stale
+from judges.trajectory.redflag_store import red_flags_recheck_late
 from traces.signals import spans_ingested, trace_completed
 
 
@@ -12,5 +14,6 @@ def judge_completed_trace(sender, trace, **kwargs):
 
 
 @receiver(spans_ingested, dispatch_uid="judges.mark_stale")
-def mark_verdicts_stale(sender, trace_ids, **kwargs):
+def recheck_traces_with_late_spans(sender, trace_ids, **kwargs):
     verdicts_mark_stale(trace_ids)
+    red_flags_recheck_late(trace_ids)

@@ -8,6 +8,7 @@ transaction as the verdict it is about.
 import logging
 
 from judges.models import (
+    JudgeConfig,
     JudgeRun,
     Judgment,
     JudgmentStatus,
@@ -18,16 +19,11 @@ from judges.models import (
     VerdictStatus,
 )
 from judges.signals import verdict_needs_review, verdict_written
+from judges.verdict_reasons import VerdictReason
 from traces.models import Trace
 
 logger = logging.getLogger(__name__)
 
-# Values of reviews.models.ReviewReason; judges never imports reviews.
-PASSES_DISAGREE = "passes_disagree"
-UNPARSEABLE = "unparseable"
-CALL_FAILED = "call_failed"
-RED_FLAG = "red_flag"
-CRITERION_FLIP = "criterion_flip"
 UNFINISHED = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
 
 
@@ -49,7 +45,7 @@ def score_is_pass(score: float, judgment: Judgment) -> bool:
 
 
 def _red_flags(trace) -> list:
-    from judges.trajectory.redflags import red_flags_ensure
+    from judges.trajectory.redflag_store import red_flags_ensure
 
     try:
         return red_flags_ensure(trace)
@@ -67,23 +63,9 @@ def _red_flags_of(judgment: Judgment) -> list:
     return [flag for trace in traces.order_by("started_at", "pk") for flag in _red_flags(trace)]
 
 
-def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
-    """Write the verdict for one trace of a run once all its passes have finished.
-
-    `passes` are every pass row of (trace, run), locked by the caller. Returns the verdict
-    (an existing one when already written), or None while a pass is still outstanding.
-    """
-    if not passes or any(p.status in UNFINISHED for p in passes):
-        return None
-    if any(p.status == JudgmentStatus.CANCELLED for p in passes):
-        # A cancelled run leaves traces half judged; one pass is not a verdict.
-        return None
-    finished = passes
-    first = finished[0]
-    existing = Verdict.objects.filter(trace_id=first.trace_id, run=run).first()
-    if existing:
-        return existing
-
+def _disputes(finished: list[Judgment], usable: list[Judgment], tolerance: float):
+    """The reasons people must look at a trace's passes, each with its detail lines: calls
+    that failed, replies that were unusable, criteria that flipped, scores too far apart."""
     reasons: list[str] = []
     details: list[str] = []
     failed = [p for p in finished if p.status == JudgmentStatus.FAILED]
@@ -93,23 +75,55 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
         if p.status == JudgmentStatus.DONE
         and p.parse_status in (ParseStatus.UNPARSEABLE, ParseStatus.OUT_OF_RANGE)
     ]
-    usable = [p for p in finished if p.status == JudgmentStatus.DONE and p.score is not None]
     if failed:
-        reasons.append(CALL_FAILED)
+        reasons.append(VerdictReason.CALL_FAILED)
         details += [f"pass {p.pass_index + 1} call failed: {p.error}" for p in failed]
     if unusable:
-        reasons.append(UNPARSEABLE)
+        reasons.append(VerdictReason.UNPARSEABLE)
         details += [f"pass {p.pass_index + 1} {p.parse_status}: {p.error}" for p in unusable]
     flipped = _criteria_flipped(usable)
     if flipped:
-        reasons.append(CRITERION_FLIP)
+        reasons.append(VerdictReason.CRITERION_FLIP)
         details += [f"criterion flipped: {question}" for question in flipped]
     elif len(usable) >= 2:
         scores = [p.score for p in usable]
-        if max(scores) - min(scores) > run.config.tolerance + 1e-9:
-            reasons.append(PASSES_DISAGREE)
+        if max(scores) - min(scores) > tolerance + 1e-9:
+            reasons.append(VerdictReason.PASSES_DISAGREE)
             details.append("pass scores " + ", ".join(f"{s:g}" for s in scores))
+    return reasons, details
 
+
+def _flags_against(score: float, first: Judgment) -> list:
+    """The red flags that contradict an agreed score and so send the trace to people."""
+    flags = _red_flags_of(first)
+    if not score_is_pass(score, first):
+        # A failing score agrees with most flags; an attempt to steer the judge still needs
+        # a person, whatever the judge concluded.
+        flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
+    return flags
+
+
+def judgment_reconcile(
+    passes: list[Judgment], run: JudgeRun, config: JudgeConfig | None = None
+) -> Verdict | None:
+    """Write the verdict for one trace of a run once all its passes have finished.
+
+    `passes` are every pass row of (trace, run), locked by the caller; `config` is the run's,
+    when the caller has it loaded. Returns the verdict (an existing one when already
+    written), or None while a pass is still outstanding.
+    """
+    if not passes or any(p.status in UNFINISHED for p in passes):
+        return None
+    if any(p.status == JudgmentStatus.CANCELLED for p in passes):
+        # A cancelled run leaves traces half judged; one pass is not a verdict.
+        return None
+    first = passes[0]
+    existing = Verdict.objects.filter(trace_id=first.trace_id, run=run).first()
+    if existing:
+        return existing
+
+    usable = [p for p in passes if p.status == JudgmentStatus.DONE and p.score is not None]
+    reasons, details = _disputes(passes, usable, (config or run.config).tolerance)
     if not usable:
         status, score = VerdictStatus.FAILED, None
     elif reasons:
@@ -117,13 +131,8 @@ def judgment_reconcile(passes: list[Judgment], run: JudgeRun) -> Verdict | None:
     else:
         status = VerdictStatus.AGREED
         score = sum(p.score for p in usable) / len(usable)
-        flags = _red_flags_of(first)
-        if not score_is_pass(score, first):
-            # A failing score agrees with most flags; an attempt to steer the judge still needs
-            # a person, whatever the judge concluded.
-            flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
-        if flags:
-            reasons.append(RED_FLAG)
+        if flags := _flags_against(score, first):
+            reasons.append(VerdictReason.RED_FLAG)
             details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
 
     detail = "\n".join(details)

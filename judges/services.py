@@ -26,21 +26,12 @@ from judges.models import (
     RubricVersionStatus,
     Verdict,
 )
-from judges.reconcile import judgment_reconcile
 from traces.models import Session, Trace
 
 DEFAULT_CONFIG_NAME = "default"
 CREATE_BATCH = 1000
 # Runs this small are enqueued directly; larger ones by a task that fans out in batches.
 DIRECT_ENQUEUE_LIMIT = 200
-
-__all__ = [
-    "judge_run_cancel",
-    "judge_run_start",
-    "judgment_reconcile",
-    "trace_judge_online",
-    "verdicts_mark_stale",
-]
 
 
 def _trace_ids(traces: QuerySet | Iterable) -> list[int]:
@@ -187,17 +178,16 @@ def _online_run(version: RubricVersion, config: JudgeConfig) -> JudgeRun:
 
 
 def _trace_task_type(trace: Trace, classify_later: bool) -> str:
-    from judges.adarubric.task_types import trace_task_type_assign
+    from judges.adaptive_rubrics.task_types import trace_task_type_assign
 
-    if not hasattr(trace, "_task_type_decided"):
-        # Attribute and curator rules only: the LLM classifier is too slow for this path.
-        trace._task_type_decided = trace_task_type_assign(trace, classify=False)
-        if not trace._task_type_decided and classify_later:
-            from judges.adarubric.tasks import trace_task_type_classify_task
+    # Attribute and curator rules only: the LLM classifier is too slow for this path.
+    decided = trace_task_type_assign(trace, classify=False)
+    if not decided and classify_later:
+        from judges.tasks import trace_task_type_classify_task
 
-            trace_id = trace.pk
-            transaction.on_commit(lambda: task_publish(trace_task_type_classify_task, trace_id))
-    return trace._task_type_decided
+        trace_id = trace.pk
+        transaction.on_commit(lambda: task_publish(trace_task_type_classify_task, trace_id))
+    return decided
 
 
 def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[JudgeRun]:
@@ -212,12 +202,16 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
         rubrics = rubrics.exclude(task_type="")
     runs = []
     config = None
+    task_type = None  # decided once, for the first rubric that asks
     for rubric in rubrics:
         if rubric.project_id and rubric.project_id != trace.project_id:
             continue
         # A task-type rubric judges only traces of its type.
-        if rubric.task_type and rubric.task_type != _trace_task_type(trace, not task_typed_only):
-            continue
+        if rubric.task_type:
+            if task_type is None:
+                task_type = _trace_task_type(trace, not task_typed_only)
+            if rubric.task_type != task_type:
+                continue
         version = (
             rubric.versions.filter(status=RubricVersionStatus.APPROVED).order_by("-number").first()
         )

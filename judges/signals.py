@@ -1,8 +1,9 @@
-"""Hand-offs from judging to the stages on its right. Sent inside the writing transaction."""
+"""Hand-offs from judging to the stages on its right. Sent inside the writing transaction,
+except the one question below, which asks them for what people answered."""
 
 from django.dispatch import Signal
 
-# Sent with verdict=<Verdict>, reasons=[ReviewReason values], detail=str when a verdict
+# Sent with verdict=<Verdict>, reasons=[VerdictReason values], detail=str when a verdict
 # needs a person: passes disagree, a reply was unusable, or a red flag contradicts the outcome.
 verdict_needs_review = Signal()
 
@@ -20,3 +21,7 @@ guardrail_policy_changed = Signal()
 # Sent with calibration=<JudgeCalibration> when an approved judge version's recent agreement
 # with people fell below the bar and it went back to calibrating.
 judge_drift_flagged = Signal()
+
+# Sent with version=<RubricVersion> to ask what people answered to its criteria; each receiver
+# returns [(trace_id, {question: met}), ...]. Nothing is written.
+criteria_answers_wanted = Signal()

@@ -6,10 +6,13 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
 from core.publish import tasks_publish_each
-from judges.adarubric.tasks import trace_task_type_classify_task  # noqa: F401 - registers it
+from judges.adaptive_rubrics.task_types import trace_task_type_assign
 from judges.batches import judge_batch_collect, judge_run_batch_submit
 from judges.execution import judgment_execute, judgments_stale, retry_delay
 from judges.models import Judgment, JudgmentStatus
+from judges.providers import TRANSIENT_ERRORS
+from judges.services import trace_judge_online
+from traces.models import Trace
 
 DISPATCH_BATCH = 500
 
@@ -54,8 +57,6 @@ def judgment_requeue_stale_task() -> int:
 @shared_task(bind=True, acks_late=True, max_retries=20, ignore_result=True)
 def judge_batch_submit_task(self, run_id: int) -> None:
     """Submit a run's pending passes to the Message Batches API, one batch per call."""
-    from judges.providers import TRANSIENT_ERRORS
-
     try:
         batch_id, more = judge_run_batch_submit(run_id)
     except TRANSIENT_ERRORS as exc:
@@ -70,8 +71,6 @@ def judge_batch_submit_task(self, run_id: int) -> None:
 @shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)
 def judge_batch_collect_task(self, batch_id: str) -> None:
     """Poll a submitted batch until it has ended, then store its results."""
-    from judges.providers import TRANSIENT_ERRORS
-
     try:
         retry_live = judge_batch_collect(batch_id)
     except TRANSIENT_ERRORS as exc:
@@ -80,3 +79,22 @@ def judge_batch_collect_task(self, batch_id: str) -> None:
         raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS)
     for judgment_id in retry_live:
         judge_pass_task.delay(judgment_id)
+
+
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=TRANSIENT_ERRORS,
+    retry_backoff=True,
+    max_retries=3,
+)
+def trace_task_type_classify_task(trace_id: int) -> str:
+    """The LLM classifier types a trace no attribute or rule typed (a correction still wins);
+    the rubrics of that type then judge it online."""
+    trace = Trace.objects.filter(pk=trace_id).first()
+    if trace is None:
+        return ""
+    task_type = trace_task_type_assign(trace)
+    if task_type:
+        trace_judge_online(trace, task_typed_only=True)
+    return task_type

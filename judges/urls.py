@@ -21,5 +21,5 @@ urlpatterns = [
     path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
     path("runs/<int:run_id>/cancel/", views.run_cancel, name="run_cancel"),
     path("sessions/<int:session_id>/judge/", views_sessions.session_judge, name="session_judge"),
-    path("adarubric/", include("judges.adarubric.urls")),
+    path("adarubric/", include("judges.adaptive_rubrics.urls")),
 ]

@@ -8,7 +8,7 @@ from django.views.decorators.http import require_GET, require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
 from judges import selectors
-from judges.adarubric.selectors import criteria_page_rows
+from judges.adaptive_rubrics.selectors import criteria_page_rows
 from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm
 from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Rubric, ScoreType
 from judges.prompts import prompt_render

@@ -2,9 +2,9 @@
 
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404
-from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
+from reviews.holds import item_held_by
 from reviews.models import Annotation, Queue, ReviewItem
 from traces.selectors import traces_visible
 
@@ -35,12 +35,7 @@ def review_item_for_user(user, item_id: int) -> ReviewItem:
     )
     if has_role(user, CURATOR):
         return item
-    holds = (
-        item.claimed_by_id == user.pk
-        and item.lock_expires_at is not None
-        and item.lock_expires_at > timezone.now()
-    )
-    if holds or Annotation.objects.filter(item=item, annotator=user).exists():
+    if item_held_by(item, user) or Annotation.objects.filter(item=item, annotator=user).exists():
         return item
     raise PermissionDenied("This item is not yours: claim the next item from its queue.")
 

@@ -15,14 +15,13 @@ from reviews.access import (
     queue_hides_judge_from,
     review_item_for_action,
 )
+from reviews.claims import review_item_claim_next, review_item_lock_renew
 from reviews.forms import QueueFilterForm
 from reviews.models import Annotation, ReviewItem
 from reviews.selectors import CLAIM_ORDER, queue_items, queues_with_counts
 from reviews.services import (
     annotation_undo,
     review_item_adjudicate,
-    review_item_claim_next,
-    review_item_lock_renew,
     review_item_resolve,
     review_item_skip,
 )

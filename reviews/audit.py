@@ -26,13 +26,25 @@ def annotation_snapshot(annotation: Annotation) -> dict:
     }
 
 
-def audit_event_record(*, actor, action: str, obj, before=None, after=None) -> AuditEvent:
-    """Write one audit event for a model instance."""
+def audit_event_record(
+    *,
+    actor,
+    action: str,
+    obj=None,
+    object_type: str = "",
+    object_id="",
+    before=None,
+    after=None,
+) -> AuditEvent:
+    """Write one audit event, about a model instance (`obj`) or a named object of any stage
+    (`object_type`, `object_id`, e.g. a dataset import). An anonymous actor is stored as none."""
+    if obj is not None:
+        object_type, object_id = obj._meta.label_lower, obj.pk
     return AuditEvent.objects.create(
-        actor=actor,
+        actor=actor if actor is not None and actor.is_authenticated else None,
         action=action,
-        object_type=obj._meta.label_lower,
-        object_id=str(obj.pk),
+        object_type=object_type,
+        object_id=str(object_id),
         before=before,
         after=after,
     )

@@ -16,9 +16,8 @@ from django.utils import timezone
 from accounts.roles import ANNOTATOR, has_role
 from core.errors import ApplicationError
 from reviews.access import review_items_visible
+from reviews.holds import held_by
 from reviews.models import Annotation, ItemSkip, Queue, ReviewItem, ReviewStatus
-
-LOCK_SECONDS = getattr(settings, "REVIEW_LOCK_SECONDS", 15 * 60)
 
 
 class LockLost(ApplicationError):
@@ -29,7 +28,7 @@ class LockLost(ApplicationError):
 
 
 def lock_expiry(now):
-    return now + timedelta(seconds=LOCK_SECONDS)
+    return now + timedelta(seconds=settings.REVIEW_LOCK_SECONDS)
 
 
 def review_items_claimable(*, user, queue, now=None):
@@ -62,9 +61,7 @@ def review_item_claim_next(*, user, queue) -> ReviewItem | None:
         raise ApplicationError("Claiming review items needs the annotator role.", status_code=403)
     now = timezone.now()
     held = (
-        ReviewItem.objects.filter(
-            queue=queue, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
-        )
+        ReviewItem.objects.filter(held_by(user, now), queue=queue, status=ReviewStatus.OPEN)
         .order_by("-priority", "created_at", "pk")
         .first()
     )
@@ -153,7 +150,7 @@ def review_item_lock_renew(*, item, user):
     now = timezone.now()
     expires = lock_expiry(now)
     renewed = ReviewItem.objects.filter(
-        pk=item.pk, status=ReviewStatus.OPEN, claimed_by=user, lock_expires_at__gt=now
+        held_by(user, now), pk=item.pk, status=ReviewStatus.OPEN
     ).update(lock_expires_at=expires)
     if not renewed:
         raise LockLost(lock_lost_message(item))

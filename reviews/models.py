@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 
 from judges.models import Rubric, RubricVersion, Verdict
+from judges.verdict_reasons import VerdictReason
 from traces.models import Project, Session, Trace
 
 
@@ -21,17 +22,18 @@ class Queue(models.Model):
         return self.name
 
 
-class ReviewReason(models.TextChoices):
-    PASSES_DISAGREE = "passes_disagree", "Judge passes disagree"
-    UNPARSEABLE = "unparseable", "Judge reply unusable"
-    CALL_FAILED = "call_failed", "Judge call failed"
-    RED_FLAG = "red_flag", "Outcome passes but a trajectory red flag fired"
-    CRITERION_FLIP = "criterion_flip", "A criterion flipped between passes"
-    AUDIT_SAMPLE = "audit_sample", "Random audit sample"
-    CALIBRATION = "calibration", "Judge calibration sample"
-    FLAGGED = "flagged", "Flagged by a person"
-    USER_FEEDBACK = "user_feedback", "An end user gave a thumbs-down"
-    DIRECT = "direct", "Scored on the trace page"
+# The verdict's reasons come from judges, which owns them; these are the ones reviews adds.
+ReviewReason = models.TextChoices(
+    "ReviewReason",
+    [(reason.name, (reason.value, reason.label)) for reason in VerdictReason]
+    + [
+        ("AUDIT_SAMPLE", ("audit_sample", "Random audit sample")),
+        ("CALIBRATION", ("calibration", "Judge calibration sample")),
+        ("FLAGGED", ("flagged", "Flagged by a person")),
+        ("USER_FEEDBACK", ("user_feedback", "An end user gave a thumbs-down")),
+        ("DIRECT", ("direct", "Scored on the trace page")),
+    ],
+)
 
 
 class ReviewStatus(models.TextChoices):

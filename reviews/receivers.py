@@ -6,6 +6,7 @@ from django.dispatch import receiver
 
 from judges.models import VerdictStatus
 from judges.signals import (
+    criteria_answers_wanted,
     guardrail_policy_changed,
     tool_effect_changed,
     verdict_needs_review,
@@ -13,6 +14,7 @@ from judges.signals import (
 )
 from reviews.audit import audit_event_record
 from reviews.models import ReviewReason
+from reviews.selectors import criteria_answers_by_people
 from reviews.services import queue_for_rubric, review_item_enqueue
 from traces.models import FeedbackKind
 from traces.signals import feedback_received
@@ -92,3 +94,8 @@ def enqueue_thumbs_down(sender, feedback, **kwargs):
         reason=ReviewReason.USER_FEEDBACK,
         detail=f"Thumbs-down from {feedback.end_user or 'an end user'}{comment}",
     )
+
+
+@receiver(criteria_answers_wanted, dispatch_uid="reviews.criteria_answers")
+def answer_criteria_from_annotations(sender, version, **kwargs):
+    return criteria_answers_by_people(version)

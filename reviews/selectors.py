@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 from datetime import timedelta
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
@@ -10,9 +11,9 @@ from django.utils import timezone
 from accounts.roles import CURATOR, has_role
 from judges.models import Judgment
 from reviews.access import queue_hides_judge_from, review_items_visible
+from reviews.holds import held_by
 from reviews.models import Annotation, Queue, ReviewItem, ReviewStatus, SavedView
-from reviews.services import UNDO_SECONDS
-from traces.selectors import span_citations, trace_span_nodes, trace_spans_ordered
+from traces.selectors import span_citations, trace_span_nodes, trace_span_outline
 
 
 def queues_with_counts():
@@ -41,7 +42,7 @@ def queue_items(queue, filters: dict, user):
     now = timezone.now()
     claim = filters.get("claim")
     if claim == "mine":
-        items = items.filter(claimed_by=user, lock_expires_at__gt=now)
+        items = items.filter(held_by(user, now))
     elif claim == "free":
         items = items.filter(Q(claimed_by__isnull=True) | Q(lock_expires_at__lte=now))
     elif claim == "held":
@@ -139,7 +140,7 @@ def queue_progress(queue, user, open_count: int | None = None) -> Progress:
 
 def annotation_undoable(user, queue=None) -> Annotation | None:
     """The person's latest answer that can still be undone, if any."""
-    since = timezone.now() - timedelta(seconds=UNDO_SECONDS)
+    since = timezone.now() - timedelta(seconds=settings.REVIEW_UNDO_SECONDS)
     found = Annotation.objects.filter(
         annotator=user, undone_at__isnull=True, created_at__gte=since, promoted=False
     )
@@ -244,19 +245,20 @@ def review_item_page(item_id: int, user) -> ItemPage:
     is_curator = has_role(user, CURATOR)
     # Blind queues show the judge only after the person's own answer; curators see all.
     reveal = is_curator or mine is not None or not item.queue.blind
-    spans = trace_spans_ordered(item.trace)
+    spans = trace_span_outline(item.trace)
     passes = item_judgment_passes(item, spans) if reveal else []
     highlight = {span_id for p in passes for span_id in p.cited_span_ids}
+    # Red flags anchor a label as much as a score does: blind until the person answers.
+    red_flags = list(item.trace.red_flags.select_related("span").order_by("pk")) if reveal else []
+    # Highlighted spans are always rendered, however big the tree: their links must land.
+    highlight.update(flag.span.span_id for flag in red_flags if flag.span_id)
     visible_annotations = annotations if (is_curator or mine is not None) else []
     return ItemPage(
         item=item,
         nodes=trace_span_nodes(item.trace, spans),
         passes=passes,
         highlight_span_ids=highlight,
-        # Red flags anchor a label as much as a score does: blind until the person answers.
-        red_flags=list(item.trace.red_flags.select_related("span").order_by("pk"))
-        if reveal
-        else [],
+        red_flags=red_flags,
         annotations=visible_annotations,
         comments=list(item.comments.select_related("author").order_by("created_at")),
         mine=mine,
@@ -337,3 +339,21 @@ def queue_purpose(queue: Queue) -> str:
     if queue.project_id:
         return f"Disputed and sampled verdicts of the project {queue.project.name}."
     return "Items curators route here."
+
+
+def criteria_answers_by_people(version) -> list[tuple[int, dict[str, bool]]]:
+    """(trace, {question: met}) of every standing per-criterion answer people gave to the
+    rubric version's items."""
+    rows = Annotation.objects.filter(
+        item__rubric_version=version, undone_at__isnull=True
+    ).values_list("item__trace_id", "criteria_results")
+    answers = []
+    for trace_id, results in rows.iterator():
+        by_question = {
+            str(r.get("question", "")): r["met"]
+            for r in results or []
+            if isinstance(r, dict) and isinstance(r.get("met"), bool)
+        }
+        if by_question:
+            answers.append((trace_id, by_question))
+    return answers

@@ -12,22 +12,10 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from core.errors import ApplicationError
-from judges.trajectory.redflags import red_flags_ensure
+from judges.trajectory.redflag_store import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
-
-# Claiming lives in claims.py; these names are part of this module's interface too.
-from reviews.claims import (  # noqa: F401
-    LOCK_SECONDS,
-    LockLost,
-    lock_expiry,
-    lock_lost_message,
-    review_item_claim_next,
-    review_item_claim_next_any,
-    review_item_holds_release,
-    review_item_lock_renew,
-    review_items_claimable,
-    review_locks_release_expired,
-)
+from reviews.claims import LockLost, lock_expiry, lock_lost_message, review_item_holds_release
+from reviews.holds import item_held_by
 from reviews.models import (
     Annotation,
     Comment,
@@ -36,18 +24,11 @@ from reviews.models import (
     ReviewItem,
     ReviewStatus,
 )
-from reviews.scoring import (  # noqa: F401
-    criteria_score,
-    explanation_clean,
-    failure_tags_clean,
-    score_validate,
-    score_with_criteria,
-)
+from reviews.scoring import explanation_clean, failure_tags_clean, score_with_criteria
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_NAME = "Default"
-UNDO_SECONDS = getattr(settings, "REVIEW_UNDO_SECONDS", 60)
 TASK_EXCERPT_CHARS = 500
 
 
@@ -231,12 +212,7 @@ def review_item_resolve(
     with transaction.atomic():
         item = _item_locked_for_write(item)
         now = timezone.now()
-        if (
-            item.status != ReviewStatus.OPEN
-            or item.claimed_by_id != user.pk
-            or item.lock_expires_at is None
-            or item.lock_expires_at <= now
-        ):
+        if item.status != ReviewStatus.OPEN or not item_held_by(item, user, now):
             raise LockLost(lock_lost_message(item))
         score, criteria = score_with_criteria(item, score, criteria_results)
         return _annotation_write(
@@ -294,9 +270,9 @@ def annotation_undo(*, annotation, user) -> ReviewItem:
             )
         if annotation.undone_at is not None:
             raise ApplicationError("This answer was already undone.", field="annotation")
-        if annotation.created_at < now - timedelta(seconds=UNDO_SECONDS):
+        if annotation.created_at < now - timedelta(seconds=settings.REVIEW_UNDO_SECONDS):
             raise ApplicationError(
-                f"Undo is possible for {UNDO_SECONDS} seconds after answering; "
+                f"Undo is possible for {settings.REVIEW_UNDO_SECONDS} seconds after answering; "
                 "ask a curator to re-queue the item instead.",
                 field="annotation",
                 code="undo_window_passed",

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from reviews.services import review_locks_release_expired
+from reviews.claims import review_locks_release_expired
 
 
 @shared_task(acks_late=True, ignore_result=True)

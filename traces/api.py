@@ -25,6 +25,7 @@ from core.errors import ApplicationError
 from traces import selectors
 from traces.filters import TraceFilter
 from traces.ingest import otlp
+from traces.ingest.bulk import SPAN_FIELDS
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import ingest_otlp, ingest_payload, project_for_ingest
 from traces.models import Span, Trace
@@ -79,26 +80,8 @@ def _body_size_check(request) -> None:
 class SpanOut(serializers.ModelSerializer):
     class Meta:
         model = Span
-        fields = [
-            "span_id",
-            "parent_span_id",
-            "name",
-            "kind",
-            "started_at",
-            "ended_at",
-            "duration_ms",
-            "input",
-            "output",
-            "attributes",
-            "status",
-            "error_message",
-            "tool_name",
-            "tool_call_id",
-            "model",
-            "input_tokens",
-            "output_tokens",
-            "cost_usd",
-        ]
+        # The stored span columns, less the link to its trace and its place in the tree.
+        fields = [name for name in SPAN_FIELDS if name not in ("trace", "position", "component")]
 
 
 class TraceOut(serializers.ModelSerializer):

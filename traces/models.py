@@ -3,6 +3,8 @@ from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from core.indexes import NullsLastIndex
+
 
 class Project(models.Model):
     name = models.CharField(max_length=200)
@@ -100,8 +102,10 @@ class Trace(models.Model):
             ),
         ]
         indexes = [
-            # Trace list default order and date filter.
-            models.Index(fields=["project", "-started_at"], name="trace_project_started"),
+            # Trace list default order (newest first, traces without a start last), whole list
+            # and one project's; the page stops after one page of this index.
+            NullsLastIndex(fields=["-started_at", "-id"], name="trace_list_newest"),
+            NullsLastIndex(fields=["project", "-started_at", "-id"], name="trace_project_newest"),
             models.Index(fields=["-created_at"], name="trace_created"),
             models.Index(fields=["agent_name", "agent_version"], name="trace_agent"),
             models.Index(fields=["task_type"], name="trace_task_type"),

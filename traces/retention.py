@@ -2,8 +2,11 @@
 
 A trace is kept whatever its age while anything people or evaluations rely on points at it:
 a golden example made from it, a review item (open or settled: it carries people's labels),
-an eval run's trial, or a judge run still judging it. Each batch is its own transaction, so a
-worker that dies mid-way leaves every trace either whole or gone, and the next run goes on.
+an eval run's trial, a judge run still judging it, or any row of a model that does not say
+the trace owns it (TRACE_OWNS). A trace of a session (a conversation) stays while the session
+has a recent trace, a review item, or a judge run still judging it. Each batch is its own
+transaction, so a worker that dies mid-way leaves every trace either whole or gone, and the next
+run goes on.
 """
 
 from datetime import timedelta
@@ -12,17 +15,32 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from traces.models import Project, Span, Trace
+from traces.models import Project, Session, Span, Trace
 
 RETENTION_BATCH = 200
 
-# Reverse relations of Trace that keep it, with the condition on the pointing rows.
-TRACE_KEEPERS: tuple[tuple[str, Q], ...] = (
-    ("golden_examples", Q()),
-    ("review_items", Q()),
-    ("evaltrial", Q()),
-    ("judgments", Q(run__status__in=("pending", "running"))),
+# What a trace owns and loses with it. Any other row pointing at a trace keeps the trace, so a
+# relation added later (a session, say) keeps traces until it is listed here on purpose.
+TRACE_OWNS = frozenset(
+    {
+        "spans",
+        "feedback",
+        "search_document",
+        "attribute_values",
+        "judgments",
+        "verdicts",
+        "red_flags",
+        "task_type_assignment",
+    }
 )
+# A judgment is owned, except while its judge run is still at work.
+JUDGMENT_KEEPS = Q(run__status__in=("pending", "running"))
+
+
+def trace_keepers() -> list[tuple[str, Q]]:
+    """(reverse relation of Trace, condition on the pointing rows) pairs that keep a trace."""
+    keepers = [(rel.name, Q()) for rel in Trace._meta.related_objects if rel.name not in TRACE_OWNS]
+    return [*keepers, ("judgments", JUDGMENT_KEEPS)]
 
 
 def _kept_by(relation: str, condition: Q) -> Exists:
@@ -31,11 +49,33 @@ def _kept_by(relation: str, condition: Q) -> Exists:
     return Exists(pointing)
 
 
+# A session is a conversation: its traces stay while any of it is recent, reviewed, or being
+# judged. The session row itself stays (its traces' foreign key is set null).
+SESSION_OWNS = frozenset({"traces", "verdicts", "judgments"})
+
+
+def _session_kept() -> list[Exists]:
+    kept = []
+    for rel in Session._meta.related_objects:
+        if rel.name in SESSION_OWNS and rel.name != "judgments":
+            continue
+        condition = JUDGMENT_KEEPS if rel.name == "judgments" else Q()
+        rows = rel.related_model._base_manager.filter(
+            condition, **{rel.field.name: OuterRef("session")}
+        )
+        kept.append(Exists(rows))
+    return kept
+
+
 def traces_expirable(project: Project, cutoff) -> QuerySet:
     """The project's traces received before `cutoff` that nothing keeps."""
     queryset = Trace.objects.filter(project=project, created_at__lt=cutoff)
-    for relation, condition in TRACE_KEEPERS:
+    for relation, condition in trace_keepers():
         queryset = queryset.exclude(_kept_by(relation, condition))
+    recent_in_session = Trace.objects.filter(session=OuterRef("session"), created_at__gte=cutoff)
+    queryset = queryset.exclude(Exists(recent_in_session))
+    for kept in _session_kept():
+        queryset = queryset.exclude(kept)
     return queryset
 
 

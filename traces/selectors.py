@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from django.db.models import Count, OuterRef, Prefetch, QuerySet, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Prefetch, QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
 from traces.filters import TraceFilter
-from traces.models import Project, Span, SpanStatus, Trace
+from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 
 # Values longer than this are folded behind a one-line preview on the page.
 FOLD_CHARS = 400
@@ -74,14 +73,38 @@ def trace_spans_ordered(trace: Trace, limit: int | None = None) -> list[Span]:
     return list(spans[:limit] if limit is not None else spans)
 
 
-# What the tree and the timeline read of a span; values load per span or per window.
-SPAN_VALUE_FIELDS = ("input", "output", "attributes")
+@dataclass(slots=True)
+class SpanOutline:
+    """What the tree, the timeline and citations read of a span: no values, no model instance
+    (a 10,000-span trace page would spend most of its time building Span objects)."""
+
+    pk: int
+    trace_id: int
+    span_id: str
+    parent_span_id: str
+    name: str
+    kind: str
+    started_at: object
+    duration_ms: int | None
+    status: str
+    error_message: str
+    tool_name: str
+    model: str
+    input_tokens: int
+    output_tokens: int
+
+    def get_kind_display(self) -> str:
+        return SPAN_KIND_LABELS.get(self.kind, self.kind)
 
 
-def trace_span_outline(trace: Trace, limit: int | None = None) -> list[Span]:
+SPAN_KIND_LABELS = dict(SpanKind.choices)
+_OUTLINE_FIELDS = list(SpanOutline.__dataclass_fields__)
+
+
+def trace_span_outline(trace: Trace, limit: int | None = None) -> list[SpanOutline]:
     """Spans in display order without their values (see trace_spans_ordered)."""
-    spans = trace.spans.defer(*SPAN_VALUE_FIELDS).order_by("position", "started_at", "pk")
-    return list(spans[:limit] if limit is not None else spans)
+    rows = trace.spans.order_by("position", "started_at", "pk").values_list(*_OUTLINE_FIELDS)
+    return [SpanOutline(*row) for row in (rows[:limit] if limit is not None else rows)]
 
 
 def span_parents(spans: list[Span]) -> dict[str, str]:
@@ -192,23 +215,22 @@ def trace_list(user, params):
 
 
 def trace_list_rows(user=None):
-    """Traces with their project, open review item count and verdicts, in constant queries.
+    """Traces with their project, open review items and verdicts, in constant queries.
 
+    Open items and verdicts are prefetched for the listed page only: a count annotated per row
+    would run for every matching trace before the sort could stop at one page.
     A trace the user is labelling blind lists no verdict (see `trace_ids_blind_for`)."""
     review_model = Trace._meta.get_field("review_items").related_model
     verdict_model = Trace._meta.get_field("verdicts").related_model
-    open_items = (
-        review_model.objects.filter(trace=OuterRef("pk"), status="open")
-        .order_by()
-        .values("trace")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    queryset = (
+    return (
         Trace.objects.select_related("project", "session")
         .defer("attributes", "context")
-        .annotate(open_review_items=Coalesce(Subquery(open_items), 0))
         .prefetch_related(
+            Prefetch(
+                "review_items",
+                queryset=review_model.objects.filter(status="open").only("pk", "trace_id"),
+                to_attr="open_review_item_list",
+            ),
             Prefetch(
                 "verdicts",
                 # A session verdict is listed with its session, not on its last trace.
@@ -217,10 +239,9 @@ def trace_list_rows(user=None):
                 .only("pk", "trace_id", "status", "score")
                 .order_by("-created_at"),
                 to_attr="verdict_list",
-            )
+            ),
         )
     )
-    return queryset
 
 
 def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[list]:

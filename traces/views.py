@@ -1,13 +1,13 @@
 import json
 
 from django.contrib import messages
-from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
+from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
@@ -35,7 +35,8 @@ def trace_list(request):
     # A filter that cannot be read lists nothing (not everything) and says why, with a 400.
     valid = trace_filter.is_valid()
     traces = trace_filter.qs if valid else trace_filter.queryset.none()
-    page = Paginator(traces, per_page).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(traces, per_page, page_asked).get_page(page_asked)
     query = request.GET.copy()
     query.pop("page", None)
     unsorted = query.copy()

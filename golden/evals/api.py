@@ -9,7 +9,8 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
-from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
+from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
+from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.selectors import eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge

@@ -14,20 +14,11 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean, stdev
 
 from core.errors import ApplicationError
+from golden.evals.metrics import GATED_METRICS, HIGHER
 from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
 from golden.selectors import dataset_entries_visible, sees_held_out
 
-HIGHER, LOWER = "higher_is_better", "lower_is_better"
-GATED_METRICS = {
-    "outcome_score": HIGHER,
-    "tool_selection_accuracy": HIGHER,
-    "parameter_accuracy": HIGHER,
-    "efficiency": HIGHER,
-    "pass_at_k": HIGHER,
-    "pass_hat_k": HIGHER,
-    "red_flag_rate": LOWER,
-}
 FIXED, LEARNED, AUTO = "fixed", "learned", "auto"
 # Float noise below this is not a drop.
 EPSILON = 1e-9

@@ -10,6 +10,7 @@ from statistics import fmean
 
 from django.db import transaction
 
+from golden.evals.metrics import MEAN_METRICS
 from golden.evals.outcome import outcome_score
 from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.passk import pass_at_k, pass_hat_k
@@ -24,7 +25,7 @@ from judges.trajectory.attribution import (
 from judges.trajectory.effects import tool_catalogue_ensure, tool_definitions
 from judges.trajectory.matchers import AUTO, PathJudge
 from judges.trajectory.parameters import ParameterJudge
-from judges.trajectory.redflags import red_flags_ensure
+from judges.trajectory.redflag_store import red_flags_ensure
 from judges.trajectory.rules import golden_rules_check
 from judges.trajectory.scoring import trajectory_score
 from judges.trajectory.steps import tool_steps_from_spans
@@ -33,15 +34,6 @@ from reviews.services import review_item_enqueue
 from traces.models import Trace
 
 logger = logging.getLogger(__name__)
-
-# Metrics averaged per task and overall; all but red_flag_rate are better when higher.
-MEAN_METRICS = (
-    "outcome_score",
-    "tool_selection_accuracy",
-    "parameter_accuracy",
-    "efficiency",
-    "red_flag_rate",
-)
 
 
 # (trace, expected behaviour) -> (1.0 shown / 0.0 not / None unreadable, reason)

@@ -4,25 +4,9 @@ from __future__ import annotations
 
 from django.db.models.fields.json import KeyTransform
 
+from golden.evals.metrics import LOWER_IS_BETTER, METRICS, TASK_METRICS
 from golden.models import EvalRun, EvalTrial
 from golden.selectors import dataset_entries_visible, sees_held_out
-
-# Listed in this order on the comparison page; the last is better when lower.
-COMPARED_METRICS = (
-    "outcome_score",
-    "tool_selection_accuracy",
-    "parameter_accuracy",
-    "efficiency",
-    "pass_rate",
-    "pass_at_k",
-    "pass_hat_k",
-    "red_flag_rate",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-)
-LOWER_IS_BETTER = {"red_flag_rate", "input_tokens", "output_tokens", "cost_usd"}
-TASK_METRICS = ("outcome_score", "tool_selection_accuracy", "parameter_accuracy", "pass_hat_k")
 
 
 def eval_run_list():
@@ -111,7 +95,7 @@ def eval_run_comparison(baseline: EvalRun, candidate: EvalRun, user) -> dict:
             "delta": _delta(name, base_overall.get(name), cand_overall.get(name)),
             "change": _change(base_overall.get(name), cand_overall.get(name)),
         }
-        for name in COMPARED_METRICS
+        for name in METRICS
     ]
     base_tasks, cand_tasks = base.get("per_task", {}), cand.get("per_task", {})
     base_traces, cand_traces = _trial_traces(baseline), _trial_traces(candidate)

@@ -7,12 +7,13 @@ from dataclasses import dataclass
 
 from rest_framework.exceptions import ValidationError
 
+from judges.guardrails.models import GuardrailPolicy
 from judges.guardrails.trajectory import (
     ParsedTrajectory,
     pending_call_record,
     trajectory_parse,
 )
-from judges.models import GuardrailPolicy, RedFlag
+from judges.models import RedFlag
 from judges.trajectory.redflags import FlagHit, FlagRules, flag_rules_build, red_flags_detect
 from judges.trajectory.steps import SpanFacts, TraceFacts, trace_spans
 from traces.models import Project, SpanKind, Trace

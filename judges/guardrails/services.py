@@ -6,7 +6,7 @@ from django.db import transaction
 
 from core.errors import ApplicationError
 from judges.guardrails.check import GuardrailResult
-from judges.models import GuardrailDecision, GuardrailPolicy
+from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from judges.signals import guardrail_policy_changed
 from traces.models import Project
 

@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from judges.guardrails.forms import GuardrailPolicyForm
+from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from judges.guardrails.services import guardrail_policy_set, prerequisites_text
-from judges.models import GuardrailDecision, GuardrailPolicy
 from judges.trajectory.redflags import flag_rules_build
 from traces.models import Project
 

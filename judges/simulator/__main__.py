@@ -5,7 +5,8 @@ import signal
 import sys
 import threading
 
-from judges.simulator.server import SimulatorServer, SimulatorState
+from judges.simulator.replies import SimulatorState
+from judges.simulator.server import SimulatorServer
 
 
 def main(argv: list[str] | None = None) -> None:

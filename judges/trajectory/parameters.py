@@ -92,67 +92,115 @@ def _is_free_text(value: Any) -> bool:
     return isinstance(value, str) and len(value.split()) >= 3
 
 
-def values_equivalent(expected: Any, actual: Any, *, case_sensitive: bool = False) -> bool | None:
-    """True or False when the rules decide; None when only meaning can (free text)."""
+# A matcher's answer when the pair is not its kind: the next matcher in the table decides.
+NOT_MINE = object()
+TRUTHY = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
+
+
+def _all_agree(results: list[bool | None]) -> bool | None:
+    return False if False in results else (None if None in results else True)
+
+
+def _match_missing(expected: Any, actual: Any, case_sensitive: bool):
     if expected is None or actual is None:
         return expected is None and actual is None
-    if isinstance(expected, dict) or isinstance(actual, dict):
-        if not (isinstance(expected, dict) and isinstance(actual, dict)):
-            return False
-        if set(expected) != set(actual):
-            return False
-        results = [
-            values_equivalent(expected[k], actual[k], case_sensitive=case_sensitive)
-            for k in expected
-        ]
-        return False if False in results else (None if None in results else True)
-    if isinstance(expected, (list, tuple)) or isinstance(actual, (list, tuple)):
-        if not (isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple))):
-            return False
-        if len(expected) != len(actual):
-            return False
-        results = [
-            values_equivalent(e, a, case_sensitive=case_sensitive)
-            for e, a in zip(expected, actual, strict=True)
-        ]
-        if all(r is True for r in results):
-            return True
-        # The same items in another order still name the same things.
-        remaining = list(actual)
-        for item in expected:
-            match = next(
-                (a for a in remaining if values_equivalent(item, a, case_sensitive=case_sensitive)),
-                None,
-            )
-            if match is None:
-                return None if None in results else False
-            remaining.remove(match)
+    return NOT_MINE
+
+
+def _match_mappings(expected: Any, actual: Any, case_sensitive: bool):
+    if not (isinstance(expected, dict) or isinstance(actual, dict)):
+        return NOT_MINE
+    if not (isinstance(expected, dict) and isinstance(actual, dict)):
+        return False
+    if set(expected) != set(actual):
+        return False
+    return _all_agree(
+        [values_equivalent(expected[k], actual[k], case_sensitive=case_sensitive) for k in expected]
+    )
+
+
+def _match_sequences(expected: Any, actual: Any, case_sensitive: bool):
+    if not (isinstance(expected, (list, tuple)) or isinstance(actual, (list, tuple))):
+        return NOT_MINE
+    if not (isinstance(expected, (list, tuple)) and isinstance(actual, (list, tuple))):
+        return False
+    if len(expected) != len(actual):
+        return False
+    in_order = [
+        values_equivalent(e, a, case_sensitive=case_sensitive)
+        for e, a in zip(expected, actual, strict=True)
+    ]
+    if all(r is True for r in in_order):
         return True
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        truthy = {"true": True, "yes": True, "1": True, "false": False, "no": False, "0": False}
-        as_bool = [
-            v if isinstance(v, bool) else truthy.get(str(v).strip().lower())
-            for v in (expected, actual)
-        ]
-        return None not in as_bool and as_bool[0] == as_bool[1]
+    # The same items in another order still name the same things.
+    remaining = list(actual)
+    for item in expected:
+        match = next(
+            (a for a in remaining if values_equivalent(item, a, case_sensitive=case_sensitive)),
+            None,
+        )
+        if match is None:
+            return None if None in in_order else False
+        remaining.remove(match)
+    return True
+
+
+def _match_booleans(expected: Any, actual: Any, case_sensitive: bool):
+    if not (isinstance(expected, bool) or isinstance(actual, bool)):
+        return NOT_MINE
+    as_bool = [
+        v if isinstance(v, bool) else TRUTHY.get(str(v).strip().lower()) for v in (expected, actual)
+    ]
+    return None not in as_bool and as_bool[0] == as_bool[1]
+
+
+def _match_moments(expected: Any, actual: Any, case_sensitive: bool):
+    # Two plain numbers are amounts, compared as numbers, even in the unix-time range.
+    if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
+        return NOT_MINE
     moments = _as_moment(expected), _as_moment(actual)
-    if all(moments) and not (
-        isinstance(expected, (int, float)) and isinstance(actual, (int, float))
-    ):
-        (left, left_day), (right, right_day) = moments
-        if left_day or right_day:
-            return left.date() == right.date()
-        return left == right
+    if not all(moments):
+        return NOT_MINE
+    (left, left_day), (right, right_day) = moments
+    if left_day or right_day:
+        return left.date() == right.date()
+    return left == right
+
+
+def _match_numbers(expected: Any, actual: Any, case_sensitive: bool):
     numbers = _as_number(expected), _as_number(actual)
-    if numbers[0] is not None and numbers[1] is not None:
-        return numbers[0] == numbers[1]
+    if numbers[0] is None or numbers[1] is None:
+        return NOT_MINE
+    return numbers[0] == numbers[1]
+
+
+def _match_text(expected: Any, actual: Any, case_sensitive: bool):
     if _normal_text(expected, case_sensitive) == _normal_text(actual, case_sensitive):
         return True
     if _is_free_text(expected) and _is_free_text(actual):
         # Wording is a judge's question; a different house number, amount or date is not.
-        if sorted(_numbers_in(expected)) != sorted(_numbers_in(actual)):
-            return False
-        return None
+        return False if sorted(_numbers_in(expected)) != sorted(_numbers_in(actual)) else None
+    return False
+
+
+# Asked in this order; the first matcher whose kind the pair is decides.
+MATCHERS = (
+    _match_missing,
+    _match_mappings,
+    _match_sequences,
+    _match_booleans,
+    _match_moments,
+    _match_numbers,
+    _match_text,
+)
+
+
+def values_equivalent(expected: Any, actual: Any, *, case_sensitive: bool = False) -> bool | None:
+    """True or False when the rules decide; None when only meaning can (free text)."""
+    for matcher in MATCHERS:
+        decided = matcher(expected, actual, case_sensitive)
+        if decided is not NOT_MINE:
+            return decided
     return False
 
 

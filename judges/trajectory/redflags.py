@@ -6,13 +6,12 @@ import json
 import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 
-from judges.models import GuardrailPolicy, RedFlag
+from judges.guardrails.models import GuardrailPolicy
+from judges.models import RedFlag
 from judges.trajectory.conversation import (
     TOLD_ROLES,
     conversation_messages,
@@ -20,6 +19,7 @@ from judges.trajectory.conversation import (
     system_prompt_texts,
 )
 from judges.trajectory.effects import tool_definitions
+from judges.trajectory.haystack import Haystack
 from judges.trajectory.steps import (
     SpanFacts,
     ToolStep,
@@ -32,7 +32,7 @@ from judges.trajectory.steps import (
     tool_steps_from_spans,
     trace_spans,
 )
-from traces.models import Span, SpanKind, Trace
+from traces.models import SpanKind, Trace
 
 Kind = RedFlag.Kind
 
@@ -73,8 +73,7 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
     `max_steps`; the loop threshold is the project's, else the setting.
     """
     prerequisites: dict[str, list[str]] = {
-        tool: list(reqs)
-        for tool, reqs in getattr(settings, "TRAJECTORY_TOOL_PREREQUISITES", {}).items()
+        tool: list(reqs) for tool, reqs in settings.TRAJECTORY_TOOL_PREREQUISITES.items()
     }
     if policy is not None:
         for tool, reqs in (policy.tool_prerequisites or {}).items():
@@ -94,11 +93,9 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
         limits.append(int(declared))
     return FlagRules(
         prerequisites=prerequisites,
-        max_steps=min(limits) if limits else int(getattr(settings, "TRAJECTORY_MAX_STEPS", 30)),
+        max_steps=min(limits) if limits else settings.TRAJECTORY_MAX_STEPS,
         loop_repeats=(
-            policy.loop_repeats
-            if policy is not None
-            else int(getattr(settings, "TRAJECTORY_LOOP_REPEATS", 3))
+            policy.loop_repeats if policy is not None else settings.TRAJECTORY_LOOP_REPEATS
         ),
     )
 
@@ -137,102 +134,10 @@ def _looks_like_identifier(key: str, value: Any) -> bool:
     return False
 
 
-MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
-DAY_FORMS = (
-    re.compile(r"^(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})"),
-    re.compile(r"^(?P<y>\d{4})/(?P<m>\d{1,2})/(?P<d>\d{1,2})$"),
-    re.compile(r"^(?P<d>\d{1,2})[/.](?P<m>\d{1,2})[/.](?P<y>\d{4})$"),
-    re.compile(r"^(?P<m>\d{1,2})/(?P<d>\d{1,2})/(?P<y>\d{4})$"),
-)
-NUMBER = re.compile(r"-?\d{1,3}(?:,\d{3})+(?:\.\d+)?|-?\d+(?:\.\d+)?")
-
-
-def _days(value: str) -> set[tuple[int, int, int]]:
-    """The calendar days a date-like value can mean (1/2/2026 is read both ways)."""
-    found = set()
-    for form in DAY_FORMS:
-        match = form.match(value.strip())
-        if match:
-            year, month, day = int(match["y"]), int(match["m"]), int(match["d"])
-            if 1 <= month <= 12 and 1 <= day <= 31:
-                found.add((year, month, day))
-    return found
-
-
-def _date_spellings(value: str) -> list[re.Pattern]:
-    """How a person or a system writes the value's day: "3rd of December", "Dec 3", "3 Dec",
-    2026-12-03, 03/12/2026, 12/3/2026."""
-    patterns = []
-    for year, month, day in _days(value):
-        name = MONTHS[month - 1]
-        day_text = rf"0?{day}(st|nd|rd|th)?"
-        patterns += [
-            re.compile(rf"\b{day_text}\s+(of\s+)?{name}[a-z]*\b"),
-            re.compile(rf"\b{name}[a-z]*\.?\s+{day_text}\b"),
-            re.compile(rf"\b{year}-0?{month}-0?{day}\b"),
-            re.compile(rf"\b0?{day}[/.]0?{month}[/.]{year}\b"),
-            re.compile(rf"\b0?{month}/0?{day}/{year}\b"),
-        ]
-    return patterns
-
-
-def _number(text: str) -> Decimal | None:
-    try:
-        return Decimal(text.replace(",", "")).normalize()
-    except InvalidOperation:
-        return None
-
-
-def _squash(text: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", text.lower())
-
-
-class _Haystack:
-    """Everything the agent was told or shown so far, searched blind to case, separators,
-    how a date is written and how a number is written."""
-
-    def __init__(self, *texts: str):
-        self.text = ""
-        self.squashed = ""
-        # Model calls resend the whole conversation: each text is added once.
-        self.added: set[str] = set()
-        self.numbers: set[Decimal] = set()
-        self.unparsed: list[str] = []
-        for text in texts:
-            self.add(text)
-
-    def add(self, text: str) -> None:
-        if not text or text in self.added:
-            return
-        self.added.add(text)
-        self.text += "\n" + text.lower()
-        self.squashed += "|" + _squash(text)
-        self.unparsed.append(text)
-
-    def has_number(self, needle: str) -> bool:
-        # Numbers are read only when an argument is a number, which few are.
-        for text in self.unparsed:
-            self.numbers.update(n for n in map(_number, NUMBER.findall(text)) if n is not None)
-        self.unparsed = []
-        return _number(needle) in self.numbers
-
-    def __contains__(self, value: Any) -> bool:
-        needle = str(value).strip().lower()
-        if needle in self.text:
-            return True
-        if NUMBER.fullmatch(needle.replace(",", "")) and self.has_number(needle):
-            return True
-        # A date the user wrote in words is not made up when the agent passes it as ISO.
-        if any(pattern.search(self.text) for pattern in _date_spellings(needle)):
-            return True
-        squashed = _squash(needle)
-        return bool(squashed) and squashed in self.squashed
-
-
 def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts]):
     """An id-like argument found nowhere the agent could have read it before the call: the
     task, the context, the system prompt, every user turn so far, and earlier tool outputs."""
-    seen = _Haystack(trace.task or "", canonical_json(trace.context or {}))
+    seen = Haystack(trace.task or "", canonical_json(trace.context or {}))
     for text in system_prompt_texts(trace, spans):
         seen.add(text)
     # Each model call is sent the conversation so far: only what it adds is read again.
@@ -438,23 +343,3 @@ def red_flags_detect(
         if kinds is None or kind in kinds:
             hits += check()
     return hits
-
-
-def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedFlag]:
-    """Compute and store the trace's red flags once; later calls return the stored rows.
-
-    `spans`, in trace order, saves a query when the caller already loaded them.
-    """
-    with transaction.atomic():
-        # The row lock keeps two concurrent callers from storing the flags twice.
-        Trace.objects.select_for_update().filter(pk=trace.pk).first()
-        stored = list(trace.red_flags.select_related("span").order_by("pk"))
-        if stored:
-            return stored
-        hits = red_flags_detect(trace, spans)
-        flags = [
-            RedFlag(trace=trace, span_id=hit.span_pk, kind=hit.kind, detail=hit.detail)
-            for hit in hits
-        ]
-        RedFlag.objects.bulk_create(flags)
-        return list(trace.red_flags.select_related("span").order_by("pk"))

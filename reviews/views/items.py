@@ -11,6 +11,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
 from reviews.access import annotation_for_user, review_item_for_action, review_item_for_user
+from reviews.claims import LockLost, review_item_claim_next, review_item_lock_renew
 from reviews.forms import CommentForm, FlagForm, ResolveForm
 from reviews.models import FailureTag, ReviewStatus
 from reviews.selectors import (
@@ -22,13 +23,10 @@ from reviews.selectors import (
     review_progress,
 )
 from reviews.services import (
-    LockLost,
     annotation_undo,
     review_item_adjudicate,
-    review_item_claim_next,
     review_item_comment,
     review_item_flag,
-    review_item_lock_renew,
     review_item_resolve,
     review_item_skip,
 )
@@ -69,7 +67,7 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
         "holds": holds,
         "heartbeatUrl": reverse("reviews:item_heartbeat", args=[item.pk]),
         # The page renews its 15-minute lock this often while it is open.
-        "heartbeatSeconds": getattr(settings, "REVIEW_HEARTBEAT_SECONDS", 60),
+        "heartbeatSeconds": settings.REVIEW_HEARTBEAT_SECONDS,
         "previousUrl": reverse("reviews:item_detail", args=[previous.item_id]) if previous else "",
     }
     context = {

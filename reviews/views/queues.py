@@ -14,6 +14,7 @@ from core.errors import ApplicationError
 from reviews.access import queue_for_user
 from reviews.agreement import answers_fingerprint, queue_agreement_cached
 from reviews.bulk import review_items_bulk_apply
+from reviews.claims import review_item_claim_next, review_item_claim_next_any
 from reviews.forms import BulkActionForm, QueueFilterForm, QueueForm, SavedViewForm
 from reviews.models import Queue, SavedView
 from reviews.selectors import (
@@ -26,7 +27,6 @@ from reviews.selectors import (
     queues_with_counts,
     saved_views_for,
 )
-from reviews.services import review_item_claim_next, review_item_claim_next_any
 
 PAGE_SIZE = 50
 

@@ -13,6 +13,7 @@ from judges.models import JudgeCalibration, JudgeRun, Rubric
 from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
 from tests.factories import GoldenExampleFactory
 from tests.insights.world import insights_world
+from traces.models import Session, Trace
 from webhooks.models import Webhook
 
 PARAM = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>")
@@ -48,6 +49,8 @@ def route_world(owner, curator) -> dict:
     )
     hook = Webhook.objects.create(url="https://hooks.example.com/x", events=["gate.blocked"])
     span = trace.spans.first()
+    session = Session.objects.create(project=trace.project, external_id="matrix-session")
+    Trace.objects.filter(pk=trace.pk).update(session=session)
     return {
         "trace_id": trace.pk,
         "item_id": item.pk,
@@ -59,6 +62,7 @@ def route_world(owner, curator) -> dict:
         "view_id": view.pk,
         "token_id": token.pk,
         "calibration_id": calibration.pk,
+        "session_id": session.pk,
         "key": "flip_rate",
         "part": "open",
         "span_pk": span.pk,

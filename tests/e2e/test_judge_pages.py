@@ -7,7 +7,7 @@ import pytest
 
 from judges.execution import judgment_execute
 from judges.models import JudgeRun, Rubric
-from judges.simulator import start_simulator
+from judges.simulator.server import start_simulator
 from tests.e2e.conftest import login_as
 from tests.judges import sample_traces
 

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from judges.execution import judgment_execute
 from judges.models import Judgment, JudgmentStatus
-from judges.simulator import start_simulator
+from judges.simulator.server import start_simulator
 from traces.completion import trace_complete, traces_settled_ids
 from traces.models import Trace
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from judges.models import GuardrailDecision, GuardrailPolicy
+from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from tests.factories import ProjectFactory
 from tests.guardrails.trajectories import search_steps, span_tree
 from traces.models import Project

@@ -6,7 +6,7 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.exceptions import ValidationError
 
 from judges.guardrails.check import guardrail_check
-from judges.models import GuardrailDecision, GuardrailPolicy
+from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.guardrails.trajectories import anthropic_transcript, search_steps, span_tree, tool
 from traces.models import SpanKind

@@ -3,7 +3,7 @@ for settled traces' red flags too."""
 
 import pytest
 
-from judges.models import GuardrailPolicy
+from judges.guardrails.models import GuardrailPolicy
 from judges.trajectory.redflags import red_flags_detect
 from reviews.models import AuditEvent
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory

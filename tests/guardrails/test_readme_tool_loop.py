@@ -26,7 +26,7 @@ def _assistant_turn(index: int) -> dict:
             input={"origin": "LHR", "destination": "JFK"},
         ),
     ]
-    return {"role": "assistant", "content": [b.model_dump() for b in blocks]}
+    return {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in blocks]}
 
 
 def test_readme_loop_request_blocks_the_third_search(annotator, api_client_for):

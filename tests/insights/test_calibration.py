@@ -3,7 +3,6 @@
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judges import calibration
 from judges.calibration import (
     calibration_sample_claim,
     judge_calibration_get,
@@ -80,8 +79,8 @@ def test_ordinal_rubric_uses_linear_weighted_kappa():
     assert cohen_kappa_score(judge, human, labels=labels) < 0
 
 
-def test_first_verdicts_are_all_sampled_then_a_share(monkeypatch):
-    monkeypatch.setattr(calibration, "FIRST_SAMPLED", 5)
+def test_first_verdicts_are_all_sampled_then_a_share(settings):
+    settings.CALIBRATION_FIRST_SAMPLED = 5
     run = JudgeRunFactory()
     verdicts = [VerdictFactory(run=run, status="agreed", score=1.0) for _ in range(205)]
     sampled = [calibration_sample_claim(v) for v in verdicts]

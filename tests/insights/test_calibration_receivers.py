@@ -6,8 +6,9 @@ from judges.calibration import judge_calibration_get, judge_version_approved_for
 from judges.models import CalibrationStatus
 from judges.signals import verdict_written
 from reviews.calibration_receivers import CALIBRATION_QUEUE_NAME
+from reviews.claims import review_item_claim_next
 from reviews.models import Queue, ReviewItem, ReviewReason
-from reviews.services import review_item_claim_next, review_item_resolve
+from reviews.services import review_item_resolve
 from tests.factories import GoldenExampleFactory, JudgeRunFactory, TraceFactory, VerdictFactory
 
 pytestmark = pytest.mark.django_db

@@ -109,10 +109,12 @@ def test_half_a_year_of_component_weeks_is_slanted_to_fit(one_day):
 
     from django.utils import timezone
 
-    from traces.models import Span
+    from traces.models import Trace
 
-    for weeks_ago, span in enumerate(Span.objects.filter(kind="tool")[:10]):
-        Span.objects.filter(pk=span.pk).update(
+    # A step counts in the week its trace started.
+    with_tools = Trace.objects.filter(spans__kind="tool").exclude(spans__component="").distinct()
+    for weeks_ago, trace in enumerate(with_tools.order_by("pk")[:10]):
+        Trace.objects.filter(pk=trace.pk).update(
             started_at=timezone.now() - timedelta(weeks=weeks_ago)
         )
 

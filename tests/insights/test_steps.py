@@ -23,7 +23,7 @@ NEXT_WEEK = WEEK + dt.timedelta(days=7)
 
 def trajectory(tools, *, failed=(), flagged=(), when=WEEK):
     """A trace with one tool span per name; indexes in failed error, in flagged get a flag."""
-    trace = TraceFactory()
+    trace = TraceFactory(started_at=when)
     for index, tool in enumerate(tools):
         span = SpanFactory(
             trace=trace,

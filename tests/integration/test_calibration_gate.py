@@ -9,8 +9,9 @@ from judges.calibration import judge_calibration_get, judge_version_approved_for
 from judges.models import CalibrationStatus, Rubric
 from judges.services import judge_config_default, judge_run_start, trace_judge_online
 from reviews.calibration_receivers import CALIBRATION_QUEUE_NAME
+from reviews.claims import review_item_claim_next
 from reviews.models import Queue, ReviewItem, ReviewReason
-from reviews.services import review_item_claim_next, review_item_resolve
+from reviews.services import review_item_resolve
 from tests.integration.conftest import wait_for
 from tests.judges import sample_traces
 

@@ -8,8 +8,8 @@ from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
+from reviews.claims import review_item_claim_next
 from reviews.models import ReviewItem
-from reviews.services import review_item_claim_next
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]

@@ -3,7 +3,7 @@
 import pytest
 
 from judges.models import JudgeConfig, Rubric
-from judges.simulator import start_simulator
+from judges.simulator.server import start_simulator
 
 
 @pytest.fixture

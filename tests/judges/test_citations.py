@@ -8,8 +8,8 @@ from django.urls import reverse
 from judges.citations import citations_resolve
 from judges.execution import judgment_complete
 from judges.models import JudgmentStatus, Rubric
-from judges.providers.anthropic import ProviderReply
-from reviews.services import review_item_claim_next
+from judges.providers.common import ProviderReply
+from reviews.claims import review_item_claim_next
 from tests.factories import (
     JudgeRunFactory,
     JudgmentFactory,

@@ -6,7 +6,7 @@ import time
 import anthropic
 import pytest
 
-from judges.simulator import start_simulator
+from judges.simulator.server import start_simulator
 
 SYSTEM = [
     {

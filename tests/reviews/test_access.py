@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from reviews.services import review_item_claim_next
+from reviews.claims import review_item_claim_next
 from tests.factories import GoldenExampleFactory, QueueFactory, ReviewItemFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db

@@ -4,8 +4,8 @@ import pytest
 from django.urls import reverse
 
 from judges.models import RedFlag
+from reviews.claims import review_item_claim_next
 from reviews.models import ReviewReason
-from reviews.services import review_item_claim_next
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
@@ -117,3 +117,20 @@ def test_the_api_hides_reason_and_detail_of_a_blind_queue_from_annotators(
         reverse("api-review-queue-items", args=[blind_item.queue_id]), {"status": "all"}
     )
     assert seen.json()["results"][0]["detail"] == "pass scores 10, 0"
+
+
+def test_spans_loaded_later_stay_blind_for_the_holder(client, annotator, blind_item):
+    # given the annotator holds the blind item whose span a red flag fired on
+    review_item_claim_next(user=annotator, queue=blind_item.queue)
+    client.force_login(annotator)
+    rows_url = reverse("traces:tree_rows", args=[blind_item.trace_id])
+    span = blind_item.trace.spans.get()
+    params = {"parent": "", "from": "0", "to": "1"}
+    # when the tree's later spans load, then nothing marks the flagged span
+    rows = client.get(rows_url, params).content.decode()
+    assert f'id="span-{span.span_id}"' in rows and "is-highlighted" not in rows
+    body = client.get(reverse("traces:span_body", args=[blind_item.trace_id, span.pk]))
+    assert _hidden(body.content.decode()) == []
+    # and once answered, it is marked again
+    client.post(reverse("reviews:item_resolve", args=[blind_item.pk]), {"score": "0"})
+    assert "is-highlighted" in client.get(rows_url, params).content.decode()

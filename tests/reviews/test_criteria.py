@@ -5,8 +5,9 @@ from django.urls import reverse
 
 from core.errors import ApplicationError
 from judges.models import ScoreType
+from reviews.claims import review_item_claim_next
 from reviews.models import Annotation
-from reviews.services import review_item_claim_next, review_item_resolve
+from reviews.services import review_item_resolve
 from tests.factories import QueueFactory, ReviewItemFactory, RubricVersionFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,14 +7,14 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
 from core.errors import ApplicationError
-from reviews.models import ReviewStatus
-from reviews.services import (
+from reviews.claims import (
     LockLost,
     review_item_claim_next,
     review_item_lock_renew,
-    review_item_skip,
     review_locks_release_expired,
 )
+from reviews.models import ReviewStatus
+from reviews.services import review_item_skip
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

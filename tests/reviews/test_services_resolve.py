@@ -9,12 +9,11 @@ from accounts.roles import ANNOTATOR
 from core.errors import ApplicationError
 from golden.models import GoldenExample
 from judges.models import ScoreType
+from reviews.claims import LockLost, review_item_claim_next
 from reviews.models import Annotation, AuditEvent, ReviewStatus
 from reviews.services import (
-    LockLost,
     annotation_undo,
     review_item_adjudicate,
-    review_item_claim_next,
     review_item_flag,
     review_item_resolve,
 )

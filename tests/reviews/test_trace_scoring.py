@@ -5,8 +5,9 @@ import pytest
 
 from judges.models import ScoreType
 from reviews.agreement import queue_agreement
+from reviews.claims import review_item_claim_next
 from reviews.models import Annotation, AuditEvent, ReviewItem, ReviewReason
-from reviews.services import queue_for_rubric, review_item_claim_next
+from reviews.services import queue_for_rubric
 from reviews.trace_actions import trace_score_direct
 from tests.factories import (
     QueueFactory,

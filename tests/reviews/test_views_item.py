@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
 from judges.models import RedFlag
+from reviews.claims import review_item_claim_next
 from reviews.models import Annotation, ReviewStatus
-from reviews.services import review_item_claim_next
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
@@ -249,3 +249,19 @@ def test_a_person_sends_a_trace_to_review_from_any_page(client, annotator, outsi
     assert item.reason == ReviewReason.FLAGGED
     assert item.detail == "Charged twice for the upgrade."
     assert item.task_excerpt == "Upgrade my seat to business on BA117"
+
+
+def test_a_red_flagged_span_past_the_trees_window_is_rendered(
+    client, annotator, disputed_item, monkeypatch
+):
+    from traces import span_window
+
+    monkeypatch.setattr(span_window, "WINDOW_ROWS", 2)
+    trace = disputed_item.trace
+    spans = [SpanFactory(trace=trace, name=f"late_{i}", position=100 + i) for i in range(5)]
+    RedFlag.objects.create(trace=trace, span=spans[-1], kind=RedFlag.Kind.LOOP)
+    _hold(annotator, disputed_item)
+    client.force_login(annotator)
+    html = client.get(reverse("reviews:item_detail", args=[disputed_item.pk])).content.decode()
+    assert f'id="span-{spans[-1].span_id}"' in html
+    assert f'id="span-{spans[-2].span_id}"' not in html and "span-more" in html

@@ -3,8 +3,8 @@
 import pytest
 from django.urls import reverse
 
+from reviews.claims import review_item_claim_next
 from reviews.models import Annotation
-from reviews.services import review_item_claim_next
 from tests.factories import QueueFactory, ReviewItemFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,8 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from reviews.claims import review_item_claim_next
 from reviews.models import ReviewReason
-from reviews.services import review_item_claim_next
 from tests.factories import (
     QueueFactory,
     ReviewItemFactory,

@@ -121,3 +121,32 @@ def test_retention_is_set_on_the_projects_page_and_must_be_a_day_or_more(client,
     project.refresh_from_db()
     assert project.retention_days == 90
     assert "90 days" in client.get("/traces/projects/").content.decode()
+
+
+def test_every_relation_a_trace_does_not_own_keeps_it():
+    from traces.retention import TRACE_OWNS, trace_keepers
+
+    keepers = {name for name, _ in trace_keepers()}
+    assert {"review_items", "golden_examples", "evaltrial", "judgments"} <= keepers
+    assert {rel.name for rel in Trace._meta.related_objects} <= keepers | TRACE_OWNS
+
+
+def test_a_sessions_old_traces_stay_while_the_conversation_is_recent_or_reviewed(project):
+    from traces.models import Session
+
+    # given a conversation with an old and a recent turn, one reviewed as a whole, one done
+    live = Session.objects.create(project=project, external_id="conv-live")
+    reviewed = Session.objects.create(project=project, external_id="conv-reviewed")
+    done = Session.objects.create(project=project, external_id="conv-done")
+    turns = {}
+    for session, ages in ((live, (90, 1)), (reviewed, (90, 85)), (done, (90, 80))):
+        turns[session.pk] = [_trace(project, age, spans=1) for age in ages]
+        Trace.objects.filter(pk__in=[t.pk for t in turns[session.pk]]).update(session=session)
+    ReviewItemFactory(trace=turns[reviewed.pk][1], session=reviewed)
+    # when
+    removed = traces_expire()
+    # then only the finished, unreviewed conversation's turns went
+    assert removed == 2
+    assert not Trace.objects.filter(session=done).exists()
+    assert Trace.objects.filter(session=live).count() == 2
+    assert Trace.objects.filter(session=reviewed).count() == 2

@@ -145,3 +145,18 @@ def test_traces_without_times_list_last(page):
     TraceFactory(task="untimed", started_at=None)
     assert tasks(page()) == ["timed", "untimed"]
     assert tasks(page(sort="started_at")) == ["timed", "untimed"]
+
+
+def test_a_long_list_says_more_than_the_cap_and_pages_on(page, monkeypatch):
+    # given a count cap below the number of traces
+    monkeypatch.setattr("core.bounded_paginator.COUNT_CAP", 30)
+    for index in range(33):
+        TraceFactory(task=f"task {index:02}", started_at=timezone.now() - timedelta(minutes=index))
+    # when
+    first = page(per_page=25)
+    second = page(per_page=25, page=2)
+    # then the count is stated as a bound, and the second page still lists the rest
+    assert b"More than 30 traces." in first.content
+    assert b"Page 1</span>" in first.content and b"Older" in first.content
+    assert tasks(second) == [f"task {index:02}" for index in range(25, 33)]
+    assert b"33 traces." in second.content and b"Page 2 of 2" in second.content

@@ -8,11 +8,11 @@ the caller stores the full attribute map on the span.
 
 from __future__ import annotations
 
-import functools
 import json
 import re
 from collections.abc import Mapping
-from decimal import Decimal
+
+import orjson
 
 from traces.models import SpanKind
 
@@ -223,6 +223,10 @@ def json_maybe(value):
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
+                return orjson.loads(stripped)
+            except orjson.JSONDecodeError:
+                pass  # json reads what orjson refuses: NaN, integers beyond 64 bits
+            try:
                 return json.loads(stripped)
             except ValueError:
                 return value
@@ -378,75 +382,14 @@ def cost_declared(attributes: Mapping):
         return total
     for names in COST_PART_ATTRIBUTES:
         parts = [attributes.get(name) for name in names]
-        if any(isinstance(p, int | float) and not isinstance(p, bool) for p in parts):
-            return sum(p for p in parts if isinstance(p, int | float) and not isinstance(p, bool))
+        numbers = [p for p in parts if isinstance(p, (int, float)) and not isinstance(p, bool)]
+        if numbers:
+            return sum(numbers)
     return None
-
-
-@functools.lru_cache(maxsize=2048)
-def _model_price(model: str, provider: str):
-    """genai-prices' price of a model, looked up once per model and provider."""
-    # Loaded on the first priced span: its price tables cost start-up time and memory.
-    from genai_prices import Usage, calc_price
-
-    for provider_id in (provider or None, None):
-        try:
-            return calc_price(
-                Usage(input_tokens=1, output_tokens=1), model_ref=model, provider_id=provider_id
-            ).model_price
-        except LookupError:
-            continue
-    return None
-
-
-def cost_estimate(model: str, input_tokens: int, output_tokens: int, provider: str = "") -> Decimal:
-    """USD for a model call at genai-prices' price; 0 for a model it does not know."""
-    if not (input_tokens or output_tokens) or not model:
-        return Decimal(0)
-    price = _model_price(model, PROVIDER_IDS.get(provider, provider))
-    if price is None:
-        return Decimal(0)
-    total = input_tokens + output_tokens
-    rate_in, rate_out = _rate(price.input_mtok, total), _rate(price.output_mtok, total)
-    if rate_in is not None and rate_out is not None:
-        # A flat rate or a call below every tier: plain arithmetic, 100x cheaper than a full
-        # calculation, which is kept for what it alone gets right (long-context tiers).
-        return (rate_in * input_tokens + rate_out * output_tokens) / Decimal(1_000_000)
-    from genai_prices import Usage
-
-    usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
-    return Decimal(str(price.calc_price(usage)["total_price"]))
-
-
-def _rate(price, tokens: int) -> Decimal | None:
-    """USD per million tokens when no tier applies; None when a tier might."""
-    if price is None:
-        return Decimal(0)
-    if isinstance(price, Decimal):
-        return price
-    from genai_prices.types import TieredPrices
-
-    if isinstance(price, TieredPrices) and all(tokens < tier.start for tier in price.tiers):
-        return price.base
-    return None
-
-
-# gen_ai.provider.name values whose genai-prices provider id is spelled otherwise.
-PROVIDER_IDS = {
-    "gcp.gemini": "google",
-    "gcp.vertex_ai": "google",
-    "gcp.gen_ai": "google",
-    "aws.bedrock": "aws",
-    "azure.ai.openai": "azure",
-    "azure.ai.inference": "azure",
-    "x_ai": "x-ai",
-    "mistral_ai": "mistral",
-}
 
 
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
-MAX_COST = Decimal("99999.999999")
 
 
 def _as_int(value) -> int:

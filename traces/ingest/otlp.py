@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import binascii
 import gzip
 import json
 import zlib
@@ -30,7 +29,6 @@ SPAN_KIND_NAMES = {
     value.number: value.name.removeprefix("SPAN_KIND_").lower()
     for value in trace_pb2.Span.SpanKind.DESCRIPTOR.values
 }
-_ID_FIELDS = ("traceId", "spanId", "parentSpanId", "trace_id", "span_id", "parent_span_id")
 # Names older OTLP/JSON writers still use (proto before v0.19; Tempo's "batches" envelope).
 OLD_FIELD_NAMES = {
     "instrumentationLibrarySpans": "scopeSpans",
@@ -84,39 +82,8 @@ def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
     return out
 
 
-def _old_names_renamed(node):
-    """The request with field names of older OTLP versions read as today's."""
-    if isinstance(node, dict):
-        renamed = {}
-        for key, value in node.items():
-            new_key = OLD_FIELD_NAMES.get(key, key)
-            if new_key in renamed:
-                raise ValidationError({key: [f"Both {key!r} and {new_key!r} are present."]})
-            renamed[new_key] = _old_names_renamed(value)
-        return renamed
-    if isinstance(node, list):
-        return [_old_names_renamed(item) for item in node]
-    return node
-
-
-def _hex_ids_to_base64(node) -> None:
-    """OTLP/JSON writes ids as hex; protobuf's JSON mapping expects base64 for bytes."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in _ID_FIELDS and isinstance(value, str):
-                try:
-                    node[key] = base64.b64encode(bytes.fromhex(value)).decode()
-                except ValueError as exc:
-                    raise ValidationError({key: ["Expected a hex id."]}) from exc
-            else:
-                _hex_ids_to_base64(value)
-    elif isinstance(node, list):
-        for item in node:
-            _hex_ids_to_base64(item)
-
-
 def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceRequest:
-    """Parse an ExportTraceServiceRequest from protobuf or OTLP/JSON bytes."""
+    """Parse an ExportTraceServiceRequest from protobuf bytes (otlp_json reads OTLP/JSON)."""
     message = ExportTraceServiceRequest()
     media = (content_type or "").split(";")[0].strip().lower()
     if media in (PROTOBUF, "application/protobuf"):
@@ -124,29 +91,6 @@ def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceReq
             message.ParseFromString(body)
         except (DecodeError, RuntimeWarning, ValueError) as exc:
             raise ValidationError({"body": ["Not a valid OTLP protobuf message."]}) from exc
-        return message
-    if media == JSON:
-        try:
-            data = json.loads(body)
-        except RecursionError as exc:
-            raise ValidationError({"body": ["The JSON is nested too deeply."]}) from exc
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ValidationError({"body": [f"Not valid JSON: {exc}."]}) from exc
-        if not isinstance(data, dict):
-            raise ValidationError({"body": ["Expected an ExportTraceServiceRequest object."]})
-        data = _old_names_renamed(data)
-        _hex_ids_to_base64(data)
-        try:
-            # Unknown fields are refused by name: ignoring them stored nothing and said 200.
-            json_format.ParseDict(data, message, ignore_unknown_fields=False)
-        except (
-            json_format.ParseError,
-            binascii.Error,
-            TypeError,
-            ValueError,
-            RecursionError,
-        ) as exc:
-            raise ValidationError({"body": [f"Not a valid OTLP/JSON request: {exc}"]}) from exc
         return message
     raise ApplicationError(
         f"Content-Type must be {PROTOBUF} or {JSON}.",
@@ -181,7 +125,8 @@ def attributes_dict(key_values) -> dict:
     return {kv.key: any_value(kv.value) for kv in key_values}
 
 
-def _time(nanos: int) -> datetime | None:
+def time_from_nanos(nanos: int) -> datetime | None:
+    """OTLP's nanoseconds since the epoch as an aware datetime; 0 means unset."""
     if not nanos:
         return None
     return datetime.fromtimestamp(nanos / 1e9, tz=UTC)
@@ -196,33 +141,63 @@ def _exception_message(events: list[dict]) -> str:
     return ""
 
 
-def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
-    """Span records from a decoded request; every span must carry valid trace and span ids."""
-    records_by_project: dict[str | None, list[SpanRecord]] = {}
-    extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
-    count = repeated = conflicting = 0
-    seen: dict[tuple[str, str], SpanRecord] = {}
+def otlp_batch(body: bytes, content_type: str) -> OtlpBatch:
+    """Span records from an export request body, protobuf or OTLP/JSON."""
+    media = (content_type or "").split(";")[0].strip().lower()
+    if media == JSON:
+        # Read straight into the same values protobuf gives: no protobuf message in between.
+        from traces.ingest.otlp_json import json_request_spans
+
+        return records_batch(json_request_spans(body))
+    return records_batch(_protobuf_spans(otlp_request_decode(body, content_type)))
+
+
+def _protobuf_spans(message: ExportTraceServiceRequest):
+    """(resource attributes, scope name, path, span, attributes, events) for every span."""
     for r_index, resource_spans in enumerate(message.resource_spans):
         resource = attributes_dict(resource_spans.resource.attributes)
-        project = resource.get(PROJECT_ATTRIBUTE)
-        project = str(project) if project else None
-        records = records_by_project.setdefault(project, [])
-        extras = extras_by_project.setdefault(project, {})
         for s_index, scope_spans in enumerate(resource_spans.scope_spans):
             scope_name = scope_spans.scope.name
             for index, span in enumerate(scope_spans.spans):
                 path = f"resource_spans[{r_index}].scope_spans[{s_index}].spans[{index}]"
-                record = _span_record(span, path, scope_name, resource)
-                count += 1
-                first = seen.setdefault((record.trace_external_id, record.span_id), record)
-                if first is not record:
-                    repeated += 1
-                    conflicting += first != record
-                    continue
-                records.append(record)
-                ext = records[-1].trace_external_id
-                if ext not in extras:
-                    extras[ext] = TraceExtras(attributes={"resource": resource})
+                events = [
+                    {
+                        "name": event.name,
+                        "time": time_from_nanos(event.time_unix_nano).isoformat()
+                        if event.time_unix_nano
+                        else None,
+                        "attributes": attributes_dict(event.attributes),
+                    }
+                    for event in span.events
+                ]
+                yield resource, scope_name, path, span, attributes_dict(span.attributes), events
+
+
+def records_batch(spans) -> OtlpBatch:
+    """Span records from decoded spans; every span must carry valid trace and span ids."""
+    records_by_project: dict[str | None, list[SpanRecord]] = {}
+    extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
+    count = repeated = conflicting = 0
+    seen: dict[tuple[str, str], SpanRecord] = {}
+    last_resource = None
+    for resource, scope_name, path, span, attributes, events in spans:
+        if resource is not last_resource:
+            last_resource = resource
+            project = resource.get(PROJECT_ATTRIBUTE)
+            project = str(project) if project else None
+            records = records_by_project.setdefault(project, [])
+            extras = extras_by_project.setdefault(project, {})
+        record = span_record_from(span, attributes, events, path, scope_name, resource)
+        count += 1
+        first = seen.setdefault((record.trace_external_id, record.span_id), record)
+        if first is not record:
+            repeated += 1
+            conflicting += first != record
+            continue
+        records.append(record)
+        ext = record.trace_external_id
+        if ext not in extras:
+            extras[ext] = TraceExtras(attributes={"resource": resource})
     if not count:
         raise ValidationError(
             {"resourceSpans": ["No span could be read from this request: nothing was stored."]}
@@ -230,7 +205,10 @@ def otlp_records(message: ExportTraceServiceRequest) -> OtlpBatch:
     return OtlpBatch(records_by_project, extras_by_project, count, repeated, conflicting)
 
 
-def _span_record(span, path: str, scope_name: str, resource: dict) -> SpanRecord:
+def span_record_from(
+    span, attributes: dict, events: list[dict], path: str, scope_name: str, resource: dict
+) -> SpanRecord:
+    """A record from a span's values (a protobuf Span, or the same fields read from JSON)."""
     if len(span.trace_id) != 16 or not any(span.trace_id):
         raise ValidationError({f"{path}.trace_id": ["Must be 16 bytes and not all zero."]})
     if len(span.span_id) != 8 or not any(span.span_id):
@@ -240,19 +218,10 @@ def _span_record(span, path: str, scope_name: str, resource: dict) -> SpanRecord
     if not span.name:
         raise ValidationError({f"{path}.name": ["Every span needs a name."]})
     name = nul_free(span.name)
-    started = _time(span.start_time_unix_nano)
-    ended = _time(span.end_time_unix_nano)
+    started = time_from_nanos(span.start_time_unix_nano)
+    ended = time_from_nanos(span.end_time_unix_nano)
     if started and ended and ended < started:
         raise ValidationError({f"{path}.end_time_unix_nano": ["Ends before it starts."]})
-    attributes = attributes_dict(span.attributes)
-    events = [
-        {
-            "name": event.name,
-            "time": _time(event.time_unix_nano).isoformat() if event.time_unix_nano else None,
-            "attributes": attributes_dict(event.attributes),
-        }
-        for event in span.events
-    ]
     # Resource values such as service.name/version describe the agent when spans do not.
     for key in ("service.name", "service.version"):
         if key in resource and key not in attributes:

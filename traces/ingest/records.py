@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from traces.ingest import conventions
+from traces.ingest import conventions, prices
 from traces.ingest.failures import structured_failure
 from traces.models import SpanKind, SpanStatus
 
@@ -189,8 +189,8 @@ def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider:
         except ArithmeticError:
             cost = None
     if cost is None or not cost.is_finite():
-        cost = conventions.cost_estimate(model, input_tokens, output_tokens, provider)
-    cost = min(max(cost, Decimal(0)), conventions.MAX_COST)
+        cost = prices.cost_estimate(model, input_tokens, output_tokens, provider)
+    cost = min(max(cost, Decimal(0)), prices.MAX_COST)
     return cost.quantize(Decimal("0.000001"))
 
 

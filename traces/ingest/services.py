@@ -14,7 +14,7 @@ from core.errors import ApplicationError
 from traces.completion import trace_complete
 from traces.ingest import otlp
 from traces.ingest.span_tree import span_tree_records
-from traces.ingest.store import spans_store
+from traces.ingest.store import StoredTrace, spans_store
 from traces.ingest.transcripts import transcript_records
 from traces.models import Project, SourceFormat, Trace
 
@@ -80,11 +80,10 @@ def _store_whole(project, records, source_format, extras, external_id) -> Trace:
     """
     whole = any(record.is_root for record in records)
     with transaction.atomic():
-        trace = spans_store(project, records, source_format, {external_id: extras})[external_id]
-        if whole and trace.completed_at is None and trace.new_span_count:
-            trace_complete(trace.pk, whole=True)
-            trace.refresh_from_db(fields=["completed_at"])
-    return trace
+        stored = spans_store(project, records, source_format, {external_id: extras})[external_id]
+        if whole and stored.completed_at is None and stored.new_span_count:
+            trace_complete(stored.pk, whole=True)
+        return Trace.objects.get(pk=stored.pk)
 
 
 def ingest_payload(project: Project, payload) -> Trace:
@@ -107,7 +106,7 @@ def ingest_payload(project: Project, payload) -> Trace:
 class OtlpIngestResult:
     span_count: int
     stored_count: int
-    traces: list[Trace]
+    traces: list[StoredTrace]
     repeated_count: int = 0  # repeats of a span id within the request
     rejected_count: int = 0  # of those, the ones that said something else: not stored
 
@@ -145,9 +144,9 @@ def ingest_otlp(
     The project is the header's slug, else each resource's `evalsite.project`, else "default".
     """
     raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-    batch = otlp.otlp_records(otlp.otlp_request_decode(raw, content_type))
+    batch = otlp.otlp_batch(raw, content_type)
     stored = 0
-    touched: list[Trace] = []
+    touched: list[StoredTrace] = []
     with transaction.atomic():
         for resource_project, records in batch.records_by_project.items():
             slug = project_slug or resource_project

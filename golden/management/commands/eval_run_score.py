@@ -3,6 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import ApplicationError
+from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.services import eval_run_lookup
 from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
@@ -41,15 +42,7 @@ class Command(BaseCommand):
             f"{metrics['attached']} traces attached, "
             f"{overall['missing_trials']} missing"
         )
-        for name in (
-            "outcome_score",
-            "tool_selection_accuracy",
-            "parameter_accuracy",
-            "efficiency",
-            "pass_at_k",
-            "pass_hat_k",
-            "red_flag_rate",
-        ):
+        for name in GATED_METRICS:
             value = overall.get(name)
             self.stdout.write(f"  {name:24} {'-' if value is None else f'{value:.3f}'}")
         if metrics["unknown_example"] or metrics["untagged_example"]:

@@ -3,7 +3,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from core.errors import ApplicationError
-from golden.evals.gate import AUTO, FIXED, GATED_METRICS, LEARNED, GateConfig, gate_evaluate
+from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
+from golden.evals.metrics import GATED_METRICS
 from golden.evals.reports import gate_reports_write, trial_label
 from golden.evals.services import eval_run_lookup
 from golden.signals import gate_decided

@@ -4,7 +4,10 @@ start   create the run; print the variables that tag the agent's traces (and app
         $GITHUB_ENV); optionally write the tasks to run, k trials each, as JSONL
 finish  judge the run's outcomes and wait, score it, gate it against a baseline; print the
         report, write JSON/JUnit and the GitHub step summary; exit 1 on a block
-run     start, then the agent command (tagging variables in its environment), then finish
+run     start, then the agent command (tagging variables in its environment), then finish;
+        with --relay the agent's OTLP exporter sends through a local relay that tags the run
+relay   an OTLP/HTTP endpoint on this machine that tags every trace with the run and forwards
+        it to evalsite with the token, for exporters that can only be given a URL
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import time
 from pathlib import Path
 
 from evalsite_gate.api import Evalsite, EvalsiteError
+from evalsite_gate.relay import OtlpRelay
 from evalsite_gate.reports import report_junit, report_markdown, report_text
 
 PASS, BLOCK, FAILURE = 0, 1, 2
@@ -84,7 +88,18 @@ def build_parser() -> argparse.ArgumentParser:
     _server_options(run)
     _start_options(run)
     _finish_options(run, with_run=False)
+    run.add_argument(
+        "--relay",
+        action="store_true",
+        help="Point the agent's OTLP exporter (OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) at a local "
+        "relay that tags every trace with the run and adds the token.",
+    )
     run.add_argument("agent_command", nargs=argparse.REMAINDER, help="-- COMMAND [ARGS]")
+    relay = commands.add_parser("relay", help="Serve a run-tagging OTLP endpoint until stopped.")
+    _server_options(relay)
+    relay.add_argument("--run", required=True, help="The eval run name every trace is tagged with.")
+    relay.add_argument("--host", default="127.0.0.1")
+    relay.add_argument("--port", type=int, default=4318, help="4318 is OTLP/HTTP's own port.")
     return parser
 
 
@@ -95,6 +110,26 @@ def tagging_env(run_name: str) -> dict[str, str]:
     if existing and resource not in existing.split(","):
         resource = f"{existing},{resource}"
     return {"EVALSITE_EVAL_RUN": run_name, "OTEL_RESOURCE_ATTRIBUTES": resource}
+
+
+def relay_env(endpoint: str) -> dict[str, str]:
+    """Variables that send a stock OpenTelemetry exporter's traces to the relay."""
+    return {"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": endpoint}
+
+
+def command_relay(args) -> int:
+    relay = OtlpRelay(args.url, args.token, {RUN_TAG: args.run}, host=args.host, port=args.port)
+    for key, value in relay_env(relay.endpoint).items():
+        print(f"{key}={value}", flush=True)
+    _say(f"Relaying OTLP traces to {relay.target}, tagged {RUN_TAG}={args.run}. Ctrl-C stops.")
+    try:
+        relay.server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        relay.server.server_close()
+    _say(f"{relay.forwarded} export request(s) relayed.")
+    return PASS
 
 
 def _tasks_write(site: Evalsite, dataset_version: str, run_name: str, trials: int, path: str):
@@ -238,6 +273,8 @@ def main(argv: list[str] | None = None) -> int:
         return FAILURE
     try:
         site = Evalsite(args.url, args.token)
+        if args.command == "relay":
+            return command_relay(args)
         if args.command == "start":
             command_start(site, args)
             return PASS
@@ -249,8 +286,18 @@ def main(argv: list[str] | None = None) -> int:
             _say("evalsite-gate run: give the agent command after --.")
             return FAILURE
         run = command_start(site, args)
+        env = {**os.environ, **tagging_env(run["name"])}
+        relay = None
+        if args.relay:
+            relay = OtlpRelay(args.url, args.token, {RUN_TAG: run["name"]}).start()
+            env.update(relay_env(relay.endpoint))
+            _say(f"The agent's OTLP exporter sends through {relay.endpoint}.")
         _say(f"Running: {shlex.join(command)}")
-        agent = subprocess.run(command, env={**os.environ, **tagging_env(run["name"])})
+        try:
+            agent = subprocess.run(command, env=env)
+        finally:
+            if relay is not None:
+                relay.stop()
         if agent.returncode != 0:
             _say(f"The agent command failed (exit {agent.returncode}); gating what it sent.")
         return command_finish(site, args, str(run["id"]))

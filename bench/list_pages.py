@@ -1,0 +1,261 @@
+"""List pages' server time and query count at 10x and 100x the data, this code against an
+earlier commit's, in the same run, on PostgreSQL.
+
+1x is 22,000 traces with 220,000 spans (small ones), plus per 1x: 60% of traces with a verdict,
+5% with an open review item, 220 golden examples, 20 eval runs and 20 judge runs. The data are
+written with INSERT ... SELECT over generate_series, so 100x (2.2 million traces, 22 million
+spans, about 9 GB with indexes) takes minutes; each size grows the same database.
+
+At each size both versions serve every page through Django's test client, each in a process of
+its own, taking turns round by round so both meet the same machine load. The earlier commit's
+rounds run inside a transaction that drops the indexes this code added, rolled back after each
+round, so it meets the schema it had (the index this code replaced stays for both).
+
+    .venv/bin/python bench/list_pages.py [--sizes 10,100] [--before main] [--repeat 15]
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+
+from benchdb import database_ensure  # noqa: E402
+from list_data import TRACES_1X, fixtures_ensure, grow  # noqa: E402
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_scale_lists"
+TARGET_MS = 100.0
+# What the earlier commit's schema lacks (dropped while it is measured) and had (kept for both;
+# the newer code's planner prefers its own index).
+ADDED_INDEXES = (
+    "trace_list_newest",
+    "trace_project_newest",
+    "golden_example_newest",
+    "evalrun_newest",
+)
+REPLACED_INDEXES = (
+    'CREATE INDEX IF NOT EXISTS "trace_project_started" '
+    'ON "traces_trace" ("project_id", "started_at" DESC)',
+)
+PAGES = [
+    ("traces, default (newest first)", "/traces/"),
+    ("traces, one project", "/traces/?project=bench-1"),
+    ("traces, page 40", "/traces/?page=40"),
+    ("traces, with errors", "/traces/?status=error"),
+    ("traces, disputed verdict", "/traces/?verdict=disputed"),
+    ("golden examples", "/golden/"),
+    ("golden examples, page 40", "/golden/?page=40"),
+    ("eval runs", "/golden/evals/"),
+    ("judge runs", "/judges/runs/"),
+]
+
+
+def tree_at(ref: str) -> Path:
+    """The repository as it was at `ref`, unpacked in a temporary folder."""
+    folder = Path(tempfile.mkdtemp(prefix="evalsite-before-"))
+    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
+    return folder
+
+
+def migrate(database_url: str) -> None:
+    env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING"}
+    env.setdefault("SECRET_KEY", "bench-only")
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+
+
+def serve_rounds(code: Path, label: str, before: bool) -> None:
+    """In this process: answer "round" with one timed pass over the pages, "queries" with the
+    query count of each, until "exit". The earlier commit's rounds run in a transaction that
+    drops the indexes it did not have, rolled back at the end of the round (DDL in PostgreSQL
+    is transactional; the dropped index is locked only while the round runs)."""
+    sys.path.insert(0, str(code))
+    os.chdir(code)
+    import django
+
+    django.setup()
+    from django.db import connection, transaction
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    from tests.factories import UserFactory
+
+    annotator = UserFactory(username=f"bench-lists-{label}", roles=["annotator"])
+    client = Client()
+    client.force_login(annotator)
+    for command in sys.stdin:
+        command = command.strip()
+        if command == "exit":
+            break
+        result: dict = {}
+        with transaction.atomic():
+            if before:
+                with connection.cursor() as cursor:
+                    for name in ADDED_INDEXES:
+                        cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
+            for name, url in PAGES:
+                if command == "queries":
+                    with CaptureQueriesContext(connection) as queries:
+                        client.get(url)
+                    result[name] = [len(queries), blocks_read(connection, queries)]
+                else:
+                    started = time.perf_counter()
+                    response = client.get(url)
+                    result[name] = 1000 * (time.perf_counter() - started)
+                    assert response.status_code == 200, (url, response.status_code)
+            transaction.set_rollback(True)
+        print(json.dumps(result), flush=True)
+
+
+def blocks_read(connection, queries) -> int:
+    """Database pages (8 KiB blocks, cached or not) the page's SELECTs touch: a measure of the
+    work the data size causes, which the machine's load does not change."""
+    total = 0
+    with connection.cursor() as cursor:
+        for query in queries.captured_queries:
+            sql = query["sql"]
+            if " FOR SELECT " in sql and sql.startswith("DECLARE"):
+                sql = sql[sql.index(" FOR SELECT ") + len(" FOR ") :]
+            if not sql.startswith("SELECT"):
+                continue
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + sql)
+            plan = cursor.fetchone()[0][0]["Plan"]
+            total += plan.get("Shared Hit Blocks", 0) + plan.get("Shared Read Blocks", 0)
+    return total
+
+
+class Version:
+    """One version's measuring process, driven a round at a time."""
+
+    def __init__(self, code: Path, label: str, args, before: bool):
+        env = {
+            **os.environ,
+            "DATABASE_URL": args.database_url,
+            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+            "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-lists-var-"),
+            "LOG_LEVEL": "WARNING",
+            "ALLOWED_HOSTS": "testserver",
+            "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only"),
+        }
+        env.pop("REDIS_URL", None)
+        command = [sys.executable, __file__, "--serve-rounds", str(code), "--label", label]
+        self.process = subprocess.Popen(
+            command + (["--as-before"] if before else []),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def ask(self, command: str) -> dict:
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the measuring process ended (exit {self.process.wait()})")
+        return json.loads(line)
+
+    def close(self) -> None:
+        self.process.stdin.write("exit\n")
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def measure_both(before_tree: Path, size: int, args) -> tuple[dict, dict]:
+    """Median server time and query count per page for both versions, rounds alternating."""
+    versions = {
+        "before": Version(before_tree, f"before-{size}", args, before=True),
+        "now": Version(ROOT, f"now-{size}", args, before=False),
+    }
+    try:
+        times: dict[str, dict[str, list[float]]] = {name: {} for name in versions}
+        for round_index in range(args.repeat + 1):
+            order = list(versions) if round_index % 2 else list(reversed(versions))
+            for name in order:
+                answer = versions[name].ask("round")
+                if round_index == 0:
+                    continue  # the first round warms connections, caches and templates
+                for page, ms in answer.items():
+                    times[name].setdefault(page, []).append(ms)
+        results = {}
+        for name, version in versions.items():
+            queries = version.ask("queries")
+            results[name] = {
+                page: {
+                    "median": statistics.median(values),
+                    "queries": queries[page][0],
+                    "blocks": queries[page][1],
+                }
+                for page, values in times[name].items()
+            }
+        return results["before"], results["now"]
+    finally:
+        for version in versions.values():
+            version.close()
+
+
+def report(size: int, traces: int, spans: int, before: dict, now: dict) -> None:
+    load = os.getloadavg()
+    print(
+        f"\n{size}x: {traces:,} traces, {spans:,} spans; load average {load[0]:.1f} "
+        f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"  {'page':<32} {'before ms':>9} {'q':>3} {'blocks':>7} {'now ms':>8} {'q':>3} "
+        f"{'blocks':>7} {'before/now':>10}"
+    )
+    for name, _ in PAGES:
+        b, n = before[name], now[name]
+        verdict = "ok" if n["median"] < TARGET_MS else "over target"
+        print(
+            f"  {name:<32} {b['median']:9.1f} {b['queries']:3d} {b['blocks']:7d} "
+            f"{n['median']:8.1f} {n['queries']:3d} {n['blocks']:7d} "
+            f"{b['median'] / n['median']:9.1f}x  {verdict}"
+        )
+    print("  (ms: median server time; q: queries; blocks: 8 KiB database pages the queries read)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="10,100", help="multiples of 1x, smallest first")
+    parser.add_argument("--before", default="main", help="the earlier commit to compare with")
+    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument("--serve-rounds", help=argparse.SUPPRESS)
+    parser.add_argument("--label", help=argparse.SUPPRESS)
+    parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_rounds:
+        serve_rounds(Path(args.serve_rounds), args.label, args.as_before)
+        return
+
+    import psycopg
+
+    database_ensure(args.database_url)
+    migrate(args.database_url)
+    before_tree = tree_at(args.before)
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", args.before], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    print(f"before = {args.before} ({commit}); target < {TARGET_MS:.0f} ms server time per page")
+    with psycopg.connect(args.database_url, autocommit=True) as conn:
+        fixtures_ensure(conn)
+        for size in (int(s) for s in args.sizes.split(",")):
+            grow(conn, size * TRACES_1X)
+            for statement in REPLACED_INDEXES:
+                conn.execute(statement)
+            traces = conn.execute("SELECT count(*) FROM traces_trace").fetchone()[0]
+            spans = conn.execute("SELECT count(*) FROM traces_span").fetchone()[0]
+            before, now = measure_both(before_tree, size, args)
+            report(size, traces, spans, before, now)
+
+
+if __name__ == "__main__":
+    main()

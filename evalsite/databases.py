@@ -1,0 +1,47 @@
+"""The databases setting from the environment: DATABASE_URL (PostgreSQL with a connection pool,
+or a SQLite file), else the embedded SQLite file in WAL mode (README, Configuration)."""
+
+from pathlib import Path
+
+import dj_database_url
+
+from core.env import envbool, envfloat, envint
+
+
+def databases_from_environment(database_url: str, var_dir: Path) -> dict:
+    if database_url:
+        databases = {"default": dj_database_url.parse(database_url, conn_max_age=60)}
+        # PostgreSQL: each process shares a pool of at most DB_POOL_MAX_SIZE connections among its
+        # threads, so processes x pool size (the connection budget, README) bounds what the server
+        # sees however many threads run. A thread waits DB_POOL_TIMEOUT s for a free connection.
+        if databases["default"]["ENGINE"] == "django.db.backends.postgresql" and envbool(
+            "DB_POOL", True
+        ):
+            databases["default"]["CONN_MAX_AGE"] = 0  # the pool keeps connections, not the thread
+            databases["default"].setdefault("OPTIONS", {})["pool"] = {
+                "min_size": envint("DB_POOL_MIN_SIZE", 1),
+                "max_size": envint("DB_POOL_MAX_SIZE", 8),
+                "timeout": envfloat("DB_POOL_TIMEOUT", 30.0),
+            }
+        if databases["default"]["ENGINE"] == "django.db.backends.sqlite3":
+            # A SQLite file shared with a worker process needs the same locking as embedded mode.
+            databases["default"]["OPTIONS"] = {
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 30,
+            }
+    else:
+        databases = {
+            "default": {
+                "ENGINE": "django.db.backends.sqlite3",
+                "NAME": var_dir / "evalsite.sqlite3",
+                "OPTIONS": {
+                    # WAL lets the web server read while the worker writes; IMMEDIATE avoids
+                    # upgrade deadlocks between them, and the timeout waits out short locks.
+                    "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+                    "transaction_mode": "IMMEDIATE",
+                    "timeout": 30,
+                },
+            }
+        }
+    return databases

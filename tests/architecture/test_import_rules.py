@@ -1,0 +1,185 @@
+"""The floors of the house, enforced by reading every module's imports.
+
+core/ is the ground floor and imports no app. The pipeline apps stand on it in the order of
+the data: accounts, traces, judges, reviews, golden, then webhooks (it hears every stage).
+insights/ and demo/ read every app; evalsite/ wires them all. A module may import only
+floors below its own, and may look a model up by app label (`apps.get_model`) only on its own
+floor or below, so the left-to-right rule cannot be bent through the database either.
+And a name is imported from the module that defines it, never through one that re-exports it.
+"""
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+FLOORS = {
+    "core": 0,
+    "accounts": 1,
+    "traces": 2,
+    "judges": 3,
+    "reviews": 4,
+    "golden": 5,
+    "webhooks": 6,
+    "insights": 7,
+    "demo": 7,
+    "evalsite": 8,
+}
+PIPELINE_APPS = ("accounts", "traces", "judges", "reviews", "golden", "webhooks")
+
+
+@dataclass(frozen=True)
+class Reach:
+    """One module reaching another package: by an import, or by a model looked up by label."""
+
+    module: str
+    line: int
+    target: str
+    how: str
+
+    def __str__(self) -> str:
+        return f"{self.module}:{self.line} {self.how} {self.target}"
+
+
+def _get_model_label(node: ast.Call) -> str | None:
+    name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+    if name != "get_model" or not node.args:
+        return None
+    first = node.args[0]
+    if isinstance(first, ast.Constant) and isinstance(first.value, str):
+        return first.value.split(".")[0]
+    return None
+
+
+def reaches_in_source(source: str, module: str) -> list[Reach]:
+    """Every package a module's source reaches, with the line, top-level name and manner."""
+    reaches = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            reaches += [
+                Reach(module, node.lineno, a.name.split(".")[0], "imports") for a in node.names
+            ]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            reaches.append(Reach(module, node.lineno, node.module.split(".")[0], "imports"))
+        elif isinstance(node, ast.Call) and (label := _get_model_label(node)):
+            reaches.append(Reach(module, node.lineno, label, "gets a model of"))
+    return reaches
+
+
+def floor_violations(package: str, reaches: list[Reach]) -> list[Reach]:
+    """Reaches from `package` to a floor that is not below it (its own floor is its own)."""
+    own = FLOORS[package]
+    return [
+        reach
+        for reach in reaches
+        if reach.target in FLOORS and reach.target != package and FLOORS[reach.target] >= own
+    ]
+
+
+def package_reaches(package: str) -> list[Reach]:
+    reaches = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        module = str(path.relative_to(ROOT))
+        reaches += reaches_in_source(path.read_text(encoding="utf-8"), module)
+    return reaches
+
+
+@pytest.mark.parametrize("package", FLOORS)
+def test_each_package_reaches_only_the_floors_below_it(package):
+    assert [str(r) for r in floor_violations(package, package_reaches(package))] == []
+
+
+def test_core_imports_no_app():
+    reached = {reach.target for reach in package_reaches("core")}
+    assert reached.isdisjoint(FLOORS.keys() - {"core"})
+
+
+@pytest.mark.parametrize("package", PIPELINE_APPS)
+def test_no_app_imports_the_site_package_insights_or_the_demo(package):
+    reached = {reach.target for reach in package_reaches(package)}
+    assert reached.isdisjoint({"evalsite", "insights", "demo"})
+
+
+def test_the_walker_sees_imports_inside_functions_and_model_lookups_by_label():
+    source = (
+        "from judges.models import Verdict\n"
+        "def later():\n"
+        "    import reviews.services\n"
+        "    return apps.get_model('golden', 'GoldenExample')\n"
+    )
+    reaches = reaches_in_source(source, "traces/example.py")
+    assert [str(r) for r in floor_violations("traces", reaches)] == [
+        "traces/example.py:1 imports judges",
+        "traces/example.py:3 imports reviews",
+        "traces/example.py:4 gets a model of golden",
+    ]
+
+
+def test_the_walker_finds_the_pipeline_reading_to_its_left():
+    """The rule above is only as good as the walk: it must see the imports that do exist."""
+    assert "traces" in {reach.target for reach in package_reaches("judges")}
+    assert "core" in {reach.target for reach in package_reaches("golden")}
+
+
+def _module_path(dotted: str) -> Path | None:
+    for candidate in (
+        ROOT / (dotted.replace(".", "/") + ".py"),
+        ROOT / dotted.replace(".", "/") / "__init__.py",
+    ):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _names_defined_and_imported(path: Path) -> tuple[set[str], set[str]]:
+    defined: set[str] = set()
+    imported: set[str] = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.Assign):
+            defined |= {target.id for target in node.targets if isinstance(target, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            defined.add(node.target.id)
+    return defined, imported
+
+
+def names_taken_through_a_reexport(source: str, module: str) -> list[str]:
+    """`from X import name` where X does not define `name` but only imports it."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.ImportFrom) and node.level == 0 and node.module):
+            continue
+        if node.module.split(".")[0] not in FLOORS or not (path := _module_path(node.module)):
+            continue
+        defined, imported = _names_defined_and_imported(path)
+        found += [
+            f"{module}:{node.lineno} {alias.name} from {node.module}"
+            for alias in node.names
+            if alias.name in imported
+            and alias.name not in defined
+            and not _module_path(f"{node.module}.{alias.name}")
+        ]
+    return found
+
+
+@pytest.mark.parametrize("package", [*FLOORS, "tests", "bench"])
+def test_names_are_imported_from_where_they_live(package):
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        module = str(path.relative_to(ROOT))
+        found += names_taken_through_a_reexport(path.read_text(encoding="utf-8"), module)
+    assert found == []
+
+
+def test_the_reexport_check_sees_a_facade():
+    # reviews.services imports LockLost from reviews.claims for its own use
+    source = "from reviews.services import LockLost\nfrom reviews.claims import LockLost\n"
+    assert names_taken_through_a_reexport(source, "x.py") == [
+        "x.py:1 LockLost from reviews.services"
+    ]
