@@ -19,12 +19,11 @@ from django.core.cache import caches
 from django.db import connection
 from django.utils import timezone
 
-from core.publish import PUBLISH_ERRORS
+from core.publish import publish_errors
 from insights.charts import Chart
 from insights.overview import overview_build_session
 
 logger = logging.getLogger(__name__)
-CACHE_ERRORS = (*PUBLISH_ERRORS, OSError)
 
 
 def _cache_call(method: str, *args, default=None, **kwargs):
@@ -32,7 +31,7 @@ def _cache_call(method: str, *args, default=None, **kwargs):
     cache = caches["insights"] if "insights" in settings.CACHES else caches["default"]
     try:
         return getattr(cache, method)(*args, **kwargs)
-    except CACHE_ERRORS as exc:
+    except (*publish_errors(), OSError) as exc:  # Redis away, or a cache folder unwritable
         logger.warning("insights cache unavailable for %s: %s", method, exc)
         return default
 
