@@ -32,7 +32,7 @@ def _args():
     parser.add_argument("--runs", type=int, default=1, help="before/now pairs to measure")
     parser.add_argument("--before", default="main", help="the earlier commit; '' skips it")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--concurrency", type=int, default=128, help="threads per worker, now")
+    parser.add_argument("--concurrency", type=int, default=32, help="threads per worker, now")
     parser.add_argument("--before-concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=1000)
     parser.add_argument("--flip-rate", type=float, default=0.12)
