@@ -26,7 +26,7 @@ from reviews.services import (
     review_item_skip,
 )
 from reviews.trace_actions import review_item_flag_trace
-from traces.models import Trace
+from traces.selectors import traces_visible
 
 
 class QueueOut(serializers.Serializer):
@@ -236,7 +236,7 @@ class TraceFlagApi(APIView):
     def post(self, request):
         data = FlagIn(data=request.data)
         data.is_valid(raise_exception=True)
-        trace = get_object_or_404(Trace, pk=data.validated_data["trace_id"])
+        trace = get_object_or_404(traces_visible(request.user), pk=data.validated_data["trace_id"])
         item = review_item_flag_trace(
             trace=trace, user=request.user, note=data.validated_data.get("note", "")
         )

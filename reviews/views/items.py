@@ -31,7 +31,7 @@ from reviews.services import (
     review_item_skip,
 )
 from reviews.trace_actions import review_item_flag_trace
-from traces.models import Trace
+from traces.selectors import traces_visible
 
 
 def _restored_form(annotation) -> ResolveForm:
@@ -202,7 +202,7 @@ def item_undo(request, annotation_id: int):
 @require_role(ANNOTATOR)
 def trace_flag(request, trace_id: int):
     """A "send to review" button anywhere a trace is shown; back to the trace page."""
-    trace = get_object_or_404(Trace, pk=trace_id)
+    trace = get_object_or_404(traces_visible(request.user), pk=trace_id)
     form = FlagForm(request.POST)
     note = form.cleaned_data["note"] if form.is_valid() else ""
     item = review_item_flag_trace(trace=trace, user=request.user, note=note)

@@ -251,6 +251,22 @@ def test_a_person_sends_a_trace_to_review_from_any_page(client, annotator, outsi
     assert item.task_excerpt == "Upgrade my seat to business on BA117"
 
 
+def test_a_held_out_trace_cannot_be_sent_to_review_by_an_annotator(
+    client, annotator, curator, api_client_for
+):
+    from reviews.models import ReviewItem
+
+    trace = TraceFactory(task="Rebook LH400 for Friday", held_out=True)
+    client.force_login(annotator)
+    assert client.post(reverse("reviews:trace_flag", args=[trace.pk])).status_code == 404
+    api = api_client_for(annotator)
+    assert api.post("/api/reviews/flags/", {"trace_id": trace.pk}, format="json").status_code == 404
+    assert not ReviewItem.objects.filter(trace=trace).exists()
+    client.force_login(curator)
+    assert client.post(reverse("reviews:trace_flag", args=[trace.pk])).status_code == 302
+    assert ReviewItem.objects.filter(trace=trace).count() == 1
+
+
 def test_a_red_flagged_span_past_the_trees_window_is_rendered(
     client, annotator, disputed_item, monkeypatch
 ):
