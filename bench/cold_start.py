@@ -20,16 +20,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from trees import tree_at
+
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 2.0
-
-
-def tree_at(ref: str) -> Path:
-    """The repository as it was at `ref`, unpacked in a temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="evalsite-before-"))
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
 
 
 def answered(url: str) -> bool:

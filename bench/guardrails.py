@@ -25,6 +25,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from trees import tree_at
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 TARGET_P99_MS = 10.0
@@ -102,14 +104,6 @@ def transcript(steps: int) -> dict:
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
-
-
-def tree_at(ref: str) -> Path:
-    """The repository as it was at `ref`, unpacked in a temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="evalsite-before-"))
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
 
 
 def gunicorn_start(tree: Path, port: int, workers: int, log: Path, env: dict):

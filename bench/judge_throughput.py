@@ -22,6 +22,8 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
+from trees import tree_at
+
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = 100.0
 
@@ -58,14 +60,6 @@ def _args():
         help="judge with a version still in calibration (the default is an approved one)",
     )
     return parser.parse_args()
-
-
-def tree_at(ref: str) -> Path:
-    """The repository as it was at `ref`, unpacked in a temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="evalsite-before-"))
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
 
 
 def _database_create(url: str) -> None:

@@ -29,6 +29,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from benchdb import database_ensure  # noqa: E402
 from list_data import TRACES_1X, fixtures_ensure, grow  # noqa: E402
+from trees import tree_at  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_scale_lists"
 TARGET_MS = 100.0
@@ -55,14 +56,6 @@ PAGES = [
     ("eval runs", "/golden/evals/"),
     ("judge runs", "/judges/runs/"),
 ]
-
-
-def tree_at(ref: str) -> Path:
-    """The repository as it was at `ref`, unpacked in a temporary folder."""
-    folder = Path(tempfile.mkdtemp(prefix="evalsite-before-"))
-    archive = subprocess.run(["git", "archive", ref], cwd=ROOT, capture_output=True, check=True)
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive.stdout, check=True)
-    return folder
 
 
 def migrate(database_url: str) -> None:
