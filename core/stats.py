@@ -160,9 +160,17 @@ def agreement_measure(
 
 
 def agreement_of_confusion(
-    matrix: np.ndarray, labels: Sequence[float], *, ordinal: bool, resamples: int = 1000
+    matrix: np.ndarray,
+    labels: Sequence[float],
+    *,
+    ordinal: bool,
+    resamples: int = 1000,
+    intervals: dict | None = None,
 ) -> Agreement:
-    """The same measures from counted pairs: rows the first rater's labels, columns the second's."""
+    """The same measures from counted pairs: rows the first rater's labels, columns the second's.
+
+    `intervals`, when given, holds bootstrap intervals by matrix: a matrix met before reuses
+    its interval (the draw is seeded, so it is the one computed again); each one used is set."""
     import numpy as np
 
     labels = list(labels)
@@ -171,9 +179,13 @@ def agreement_of_confusion(
     n = int(matrix.sum())
     agree = float(np.trace(matrix)) / n if n else None
     kappa = _finite(kappa_from_confusion(matrix, weights)) if n else None
-    low, high = (
-        kappa_bootstrap_interval_of_confusion(matrix, weights, resamples) if n else (None, None)
-    )
+    low, high = (None, None)
+    if n:
+        key = (matrix.shape[-1], tuple(matrix.ravel().tolist()), weights, resamples)
+        known = intervals.get(key) if intervals is not None else None
+        low, high = known or kappa_bootstrap_interval_of_confusion(matrix, weights, resamples)
+        if intervals is not None:
+            intervals[key] = (low, high)
     return Agreement(
         labels=labels,
         matrix=matrix.tolist(),

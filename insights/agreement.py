@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import ChainMap, defaultdict
 
 from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import TruncDay
@@ -16,6 +16,7 @@ from judges.models import Judgment, ParseStatus, RubricVersion, Verdict
 from reviews.models import Annotation, ReviewItem, ReviewStatus
 from traces.selectors import traces_visible
 
+INTERVALS_KEY = "judge_vs_people_intervals"
 VERSION_FIELDS = ("rubric_version_id", "rubric_version__rubric__name", "rubric_version__number")
 
 
@@ -127,6 +128,10 @@ def judge_human_agreement(store: DailyStore | None = None, resamples: int = 1000
     """Per judge version, source (each pass, the verdict) and blind mode: matrix, %, kappa."""
     groups = judge_human_cells(store)
     versions = RubricVersion.objects.in_bulk({key[0] for key in groups})
+    # Intervals of matrices that did not change since the last rebuild are not drawn again;
+    # what is kept is what this rebuild used.
+    used: dict = {}
+    intervals = ChainMap(used, (store.value_get(INTERVALS_KEY) if store else None) or {})
     results = []
     for (version_id, label, source, blind), pairs in sorted(
         groups.items(), key=lambda kv: (kv[0][1], kv[0][3], kv[0][2] != "verdict", kv[0][2])
@@ -138,7 +143,9 @@ def judge_human_agreement(store: DailyStore | None = None, resamples: int = 1000
         matrix = [[0] * len(labels) for _ in labels]
         for (judge, human), n in pairs.items():
             matrix[position[judge]][position[human]] += n
-        measure = agreement_of_confusion(matrix, labels, ordinal=ordinal, resamples=resamples)
+        measure = agreement_of_confusion(
+            matrix, labels, ordinal=ordinal, resamples=resamples, intervals=intervals
+        )
         results.append(
             {
                 "judge_version": label,
@@ -147,6 +154,8 @@ def judge_human_agreement(store: DailyStore | None = None, resamples: int = 1000
                 **measure.as_dict(),
             }
         )
+    if store is not None:
+        store.value_set(INTERVALS_KEY, used)
     return results
 
 

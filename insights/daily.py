@@ -87,6 +87,13 @@ class DailyStore:
     def delete(self, part: DailyPart) -> None:
         self._call("delete", self.key(part))
 
+    def value_get(self, name: str):
+        """A value a chart keeps between rebuilds beside its days (None when there is none)."""
+        return self._call("get", f"{self._prefix}:{name}")
+
+    def value_set(self, name: str, value) -> None:
+        self._call("set", f"{self._prefix}:{name}", value, timeout=None)
+
 
 def day_of(value) -> dt.date | None:
     if isinstance(value, dt.datetime):

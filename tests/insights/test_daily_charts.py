@@ -182,3 +182,20 @@ def test_the_agreement_interval_is_the_full_computation_not_an_approximation():
     full = judge_human_chart().tables
     assert [t["kappa_low"] for t in incremental] == [t["kappa_low"] for t in full]
     assert any(t["kappa_low"] is not None for t in full)
+
+
+def test_an_unchanged_matrix_keeps_its_interval_without_drawing_again(monkeypatch):
+    # given the chart built once from stored days
+    RandomWorld(4).traces(20, oldest=30)
+    store = overview_daily_store()
+    first = judge_human_chart(store).tables
+
+    # when it is built again with nothing new, and drawing an interval would fail
+    def no_draw(*args, **kwargs):
+        raise AssertionError("an interval was drawn again")
+
+    monkeypatch.setattr("core.stats.kappa_bootstrap_interval_of_confusion", no_draw)
+    # then every interval is the one drawn before
+    assert judge_human_chart(store).tables == first
+    with pytest.raises(AssertionError, match="drawn again"):
+        judge_human_chart()
