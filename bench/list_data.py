@@ -67,6 +67,8 @@ def grow(conn, traces_to: int) -> None:
     """Write traces (and what hangs off them) from the current count up to `traces_to`."""
     have = conn.execute("SELECT coalesce(max(id), 0), count(*) FROM traces_trace").fetchone()
     start_id, count = have
+    if count >= traces_to:
+        return
     ids = {
         "project": [r[0] for r in conn.execute("SELECT id FROM traces_project ORDER BY id")],
         "version": conn.execute("SELECT id FROM judges_rubricversion LIMIT 1").fetchone()[0],
@@ -119,8 +121,9 @@ def grow(conn, traces_to: int) -> None:
             )
             conn.execute(
                 "INSERT INTO judges_judgerun (rubric_version_id, config_id, status, trace_filter, "
-                "sample_rate, online, trace_count, created_at) SELECT %s, %s, 'done', '{}', 1, "
-                "false, 1100, now() - make_interval(hours => n) FROM generate_series(1, %s::int) n",
+                "sample_rate, online, scope, trace_count, created_at) SELECT %s, %s, 'done', '{}', "
+                "1, false, 'trace', 1100, now() - make_interval(hours => n) "
+                "FROM generate_series(1, %s::int) n",
                 [ids["version"], ids["config"], (high - low) // 1100],
             )
             run = conn.execute("SELECT max(id) FROM judges_judgerun").fetchone()[0]
@@ -142,10 +145,10 @@ def grow(conn, traces_to: int) -> None:
             conn.execute(
                 "INSERT INTO golden_goldenexample (key, origin, adversarial_kind, task, "
                 "task_type, context, reference_trajectory, expected_outcome, expected_behavior, "
-                "failure_tags, red_flags, held_out, created_at, updated_at, source_trace_id) "
-                "SELECT md5(id::text), 'promoted', '', task, task_type, '{}', "
+                "failure_tags, red_flags, held_out, draft, created_at, updated_at, "
+                "source_trace_id) SELECT md5(id::text), 'promoted', '', task, task_type, '{}', "
                 '\'[{"step": 1, "tool": "get_order", "inputs": {}}]\', \'Refunded.\', \'\', '
-                "'[\"wrong_tool\"]', '[]', held_out, "
+                "'[\"wrong_tool\"]', '[]', held_out, false, "
                 "now() - make_interval(mins => (id %% 100000)::int), now(), id "
                 "FROM traces_trace WHERE id BETWEEN %s AND %s AND id %% 100 = 3",
                 [first[0], first[1]],
