@@ -9,10 +9,13 @@ import pytest
 from django.utils import timezone
 
 from insights.agreement import judge_human_chart
+from insights.cost import judge_cost_chart
 from insights.feedback import feedback_chart
+from insights.flips import flip_rate_chart
 from insights.overview import overview_daily_store
 from insights.queue import annotator_chart, queue_flow_chart
-from insights.scores import red_flag_chart
+from insights.scores import red_flag_chart, score_distribution_chart
+from insights.steps import component_accuracy_chart, compound_error_chart
 from judges.guardrails.models import GuardrailDecision
 from judges.models import RedFlag, RedFlagCheck, ScoreType
 from reviews.models import Annotation, Queue, ReviewItem, ReviewReason, ReviewStatus
@@ -23,6 +26,7 @@ from tests.factories import (
     ProjectFactory,
     RubricFactory,
     RubricVersionFactory,
+    SpanFactory,
     TraceFactory,
     UserFactory,
     VerdictFactory,
@@ -32,12 +36,18 @@ from traces.models import Feedback, Trace
 pytestmark = pytest.mark.django_db
 
 CHARTS = {
+    "flip_rate": flip_rate_chart,
     "judge_vs_people": judge_human_chart,
+    "score_distribution": score_distribution_chart,
     "red_flags": red_flag_chart,
     "queue_flow": queue_flow_chart,
     "annotators": annotator_chart,
+    "judge_cost": judge_cost_chart,
+    "component_accuracy": component_accuracy_chart,
+    "compound_error": compound_error_chart,
     "feedback": feedback_chart,
 }
+TOOLS = ["search_flights", "book_flight", "issue_refund"]
 FLAG_KINDS = [RedFlag.Kind.HALLUCINATED_PARAMETER, RedFlag.Kind.LOOP, RedFlag.Kind.PREREQUISITE]
 
 
@@ -80,10 +90,30 @@ class RandomWorld:
         rng = self.rng
         trace = TraceFactory(project=self.project, started_at=at, ended_at=at)
         backdate(Trace, trace.pk, created_at=at)
+        spans = [
+            SpanFactory(
+                trace=trace,
+                name=tool,
+                tool_name=tool,
+                component=f"tool:{tool}",
+                started_at=at,
+                position=step,
+                status="error" if rng.random() < 0.1 else "ok",
+            )
+            for step, tool in enumerate(rng.sample(TOOLS, rng.randint(1, 3)))
+        ]
         for run, scale in self.runs:
             scores = [rng.choice(scale), rng.choice(scale)]
             for index, score in enumerate(scores):
-                JudgmentFactory(trace=trace, run=run, pass_index=index, score=score)
+                JudgmentFactory(
+                    trace=trace,
+                    run=run,
+                    pass_index=index,
+                    score=score,
+                    completed_at=at,
+                    input_tokens=1000,
+                    cost_usd="0.005",
+                )
             agreed = scores[0] == scores[1]
             verdict = VerdictFactory(
                 trace=trace,
@@ -94,7 +124,7 @@ class RandomWorld:
             if rng.random() < 0.6:
                 self.review(trace, verdict, run.rubric_version, scale, at)
         for _ in range(rng.choice((0, 0, 1, 2))):
-            RedFlag.objects.create(trace=trace, kind=rng.choice(FLAG_KINDS))
+            RedFlag.objects.create(trace=trace, span=rng.choice(spans), kind=rng.choice(FLAG_KINDS))
         RedFlagCheck.objects.create(trace=trace, checked_at=at)
         if rng.random() < 0.3:
             GuardrailDecision.objects.create(
