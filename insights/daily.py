@@ -118,11 +118,16 @@ def _watermarks(part: DailyPart) -> dict[str, int]:
     }
 
 
-def _days_written_since(part: DailyPart, marks: dict[str, int]) -> set[dt.date]:
-    """Days of rows added to any source since the watermarks (read through the pk index)."""
+def _days_written_since(
+    part: DailyPart, marks: dict[str, int], now_marks: dict[str, int]
+) -> set[dt.date]:
+    """Days of rows added to any source since the watermarks (read through the pk index);
+    a table whose watermark did not move has no such rows and is not asked."""
     days: set[dt.date] = set()
     for model, lookup in part.sources:
-        days |= days_of(model.objects.filter(pk__gt=marks.get(model._meta.label, 0)), lookup)
+        mark = marks.get(model._meta.label, 0)
+        if now_marks[model._meta.label] > mark:
+            days |= days_of(model.objects.filter(pk__gt=mark), lookup)
     return days
 
 
@@ -157,7 +162,7 @@ def daily_rows(
         return _rebuild_all(part, store, since, now)
 
     marks = _watermarks(part)
-    dirty = _days_written_since(part, entry["marks"])
+    dirty = _days_written_since(part, entry["marks"], marks)
     if part.changed is not None:
         dirty.update(day_of(day) for day in part.changed(entry["built_from"] - LATE_COMMIT_MARGIN))
     first_recent = timezone.localtime(entry["built_from"] - LATE_COMMIT_MARGIN).date()
