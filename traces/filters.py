@@ -120,7 +120,9 @@ def trace_filter_add(name: str, trace_filter: django_filters.Filter, *, after: s
     Called from that app's ready(); the filter's `method` is a function of the app's own
     (queryset, name, value) -> queryset.
     """
-    filters = list(TraceFilter.base_filters.items())
+    filters = [
+        (existing, f) for existing, f in TraceFilter.base_filters.items() if existing != name
+    ]
     position = [existing for existing, _ in filters].index(after) + 1
     filters.insert(position, (name, trace_filter))
     TraceFilter.base_filters = OrderedDict(filters)

@@ -37,8 +37,8 @@ class Keeper:
 # it. A relation nobody declared stops retention (undeclared_relations) rather than lose rows.
 TRACE_OWNS = {"spans", "feedback", "search_document", "attribute_values"}
 SESSION_OWNS = {"traces"}
-_TRACE_KEEPERS: list[Keeper] = []
-_SESSION_KEEPERS: list[Keeper] = []
+_TRACE_KEEPERS: dict[str, Keeper] = {}
+_SESSION_KEEPERS: dict[str, Keeper] = {}
 # Rows pointing at spans, removed before the spans (span relation -> rows of given traces).
 _SPAN_DEPENDENTS: dict[str, Callable[[list[int]], QuerySet]] = {}
 
@@ -48,7 +48,7 @@ def trace_relation_owned(relation: str) -> None:
 
 
 def trace_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str) -> None:
-    _TRACE_KEEPERS.append(Keeper(relation, rows, via))
+    _TRACE_KEEPERS[relation] = Keeper(relation, rows, via)
 
 
 def session_relation_owned(relation: str) -> None:
@@ -56,7 +56,7 @@ def session_relation_owned(relation: str) -> None:
 
 
 def session_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str) -> None:
-    _SESSION_KEEPERS.append(Keeper(relation, rows, via))
+    _SESSION_KEEPERS[relation] = Keeper(relation, rows, via)
 
 
 def span_dependents_add(relation: str, rows_of_traces: Callable[[list[int]], QuerySet]) -> None:
@@ -65,14 +65,14 @@ def span_dependents_add(relation: str, rows_of_traces: Callable[[list[int]], Que
 
 def trace_keepers() -> list[tuple[str, Keeper]]:
     """(reverse relation of Trace, its keeper) pairs: rows that keep a trace."""
-    return [(keeper.relation, keeper) for keeper in _TRACE_KEEPERS]
+    return list(_TRACE_KEEPERS.items())
 
 
 def undeclared_relations() -> list[str]:
     """Relations to a trace, session or span that no app said it owns or keeps them by."""
     declared = {
-        Trace: TRACE_OWNS | {k.relation for k in _TRACE_KEEPERS},
-        Session: SESSION_OWNS | {k.relation for k in _SESSION_KEEPERS},
+        Trace: TRACE_OWNS | set(_TRACE_KEEPERS),
+        Session: SESSION_OWNS | set(_SESSION_KEEPERS),
         Span: set(_SPAN_DEPENDENTS),
     }
     return [
@@ -88,13 +88,13 @@ def traces_expirable(project: Project, cutoff) -> QuerySet:
     if undeclared := undeclared_relations():
         raise ImproperlyConfigured(f"Retention does not know what keeps {', '.join(undeclared)}.")
     queryset = Trace.objects.filter(project=project, created_at__lt=cutoff)
-    for keeper in _TRACE_KEEPERS:
+    for keeper in _TRACE_KEEPERS.values():
         queryset = queryset.exclude(Exists(keeper.rows().filter(**{keeper.via: OuterRef("pk")})))
     # A session is a conversation: its traces stay while any of it is recent, reviewed, or
     # being judged. The session row itself stays (its traces' foreign key is set null).
     recent_in_session = Trace.objects.filter(session=OuterRef("session"), created_at__gte=cutoff)
     queryset = queryset.exclude(Exists(recent_in_session))
-    for keeper in _SESSION_KEEPERS:
+    for keeper in _SESSION_KEEPERS.values():
         queryset = queryset.exclude(
             Exists(keeper.rows().filter(**{keeper.via: OuterRef("session")}))
         )
