@@ -1,6 +1,8 @@
 """Session pages: the list of conversations, and one conversation with its traces in order."""
 
 from django.core.paginator import Paginator
+
+from core.bounded_paginator import BoundedPaginator
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
@@ -13,7 +15,9 @@ PER_PAGE = 50
 def session_list(request):
     """Sessions (conversations) with their trace counts, times and latest verdicts."""
     session_filter = session_selectors.session_list(request.user, request.GET)
-    page = Paginator(session_filter.qs, PER_PAGE).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(session_filter.qs, PER_PAGE, page_asked).get_page(page_asked)
+    page.object_list = session_selectors.sessions_as_seen_by(request.user, list(page.object_list))
     query = request.GET.copy()
     query.pop("page", None)
     return render(

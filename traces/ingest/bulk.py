@@ -43,7 +43,7 @@ TRACE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-_TRACE_READ = ["external_id", "completed_at", *TRACE_FIELDS]
+_TRACE_READ = ["external_id", "completed_at", "held_out", *TRACE_FIELDS]
 SPAN_FIELDS = [
     "trace",
     "span_id",
