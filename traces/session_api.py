@@ -35,7 +35,8 @@ class SessionOut(serializers.Serializer):
         allow_null=True, help_text="When its earliest trace started."
     )
     last_trace_at = serializers.DateTimeField(
-        allow_null=True, help_text="The latest moment of any of its traces: its end, else its start."
+        allow_null=True,
+        help_text="The latest moment of any of its traces: its end, else its start.",
     )
     first_task = serializers.CharField(help_text="The first trace's task, up to 200 characters.")
     verdicts = SessionVerdictOut(many=True, source="verdict_list")

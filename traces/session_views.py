@@ -1,11 +1,10 @@
 """Session pages: the list of conversations, and one conversation with its traces in order."""
 
 from django.core.paginator import Paginator
-
-from core.bounded_paginator import BoundedPaginator
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
+from core.bounded_paginator import BoundedPaginator
 from traces import session_selectors
 
 PER_PAGE = 50
