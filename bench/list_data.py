@@ -19,7 +19,8 @@ def fixtures_ensure(conn) -> None:
     )
     conn.execute(
         "INSERT INTO judges_rubric (name, description, task_type, created_at, judge_new_traces, "
-        "sample_rate) VALUES ('Bench outcome', '', '', now(), false, 0)"
+        "sample_rate, judge_idle_sessions, sessions_swept_through_id) "
+        "VALUES ('Bench outcome', '', '', now(), false, 0, false, 0)"
     )
     conn.execute(
         "INSERT INTO judges_rubricversion (rubric_id, number, system_prompt, user_template, "
