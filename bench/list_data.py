@@ -156,8 +156,9 @@ def grow(conn, traces_to: int) -> None:
             )
             conn.execute(
                 "INSERT INTO judges_judgerun (rubric_version_id, config_id, status, trace_filter, "
-                "sample_rate, online, trace_count, created_at) SELECT %s, %s, 'done', '{}', 1, "
-                "false, 1100, now() - make_interval(hours => n) FROM generate_series(1, %s::int) n",
+                "sample_rate, online, scope, trace_count, created_at) SELECT %s, %s, 'done', "
+                "'{}', 1, false, 'trace', 1100, now() - make_interval(hours => n) "
+                "FROM generate_series(1, %s::int) n",
                 [ids["version"], ids["config"], (high - low) // 1100],
             )
             run = conn.execute("SELECT max(id) FROM judges_judgerun").fetchone()[0]
