@@ -180,10 +180,11 @@ def grow(conn, traces_to: int) -> None:
             conn.execute(
                 "INSERT INTO golden_goldenexample (key, origin, adversarial_kind, task, "
                 "task_type, context, reference_trajectory, expected_outcome, expected_behavior, "
-                "failure_tags, red_flags, held_out, created_at, updated_at, source_trace_id) "
+                "failure_tags, red_flags, held_out, draft, created_at, updated_at, "
+                "source_trace_id) "
                 "SELECT md5(id::text), 'promoted', '', task, task_type, '{}', "
                 '\'[{"step": 1, "tool": "get_order", "inputs": {}}]\', \'Refunded.\', \'\', '
-                "'[\"wrong_tool\"]', '[]', held_out, "
+                "'[\"wrong_tool\"]', '[]', held_out, false, "
                 "now() - make_interval(mins => (id %% 100000)::int), now(), id "
                 "FROM traces_trace WHERE id BETWEEN %s AND %s AND id %% 100 = 3",
                 [first[0], first[1]],
