@@ -131,9 +131,10 @@ def session_totals_add(
         old = before.get(pk) or TraceTotals(session_id=None)
         if old.session_id and old.session_id != new.session_id:
             left.add(old.session_id)
-        if not new.session_id:
-            continue
         joined = old.session_id != new.session_id
+        # A re-sent span changes nothing: no write, and the session's activity time stays.
+        if not new.session_id or (not joined and old == new):
+            continue
         base = old if not joined else TraceTotals(session_id=None)
         row = [
             int(joined),

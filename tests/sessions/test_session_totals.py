@@ -103,11 +103,13 @@ def test_a_re_sent_trace_changes_nothing(project):
     ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", failed=True))
     session = Session.objects.get()
     before = totals(session)
+    received = session.last_received_at
     # when the same spans come again, twice
     ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", failed=True))
     ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", failed=True))
-    # then
+    # then nothing changes, not even the time of the session's last activity
     assert totals(session) == before
+    assert session.last_received_at == received is not None
     assert before["trace_count"] == 1 and before["error_count"] == 1
 
 
