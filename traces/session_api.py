@@ -8,6 +8,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator
+from core.pagination import BoundedCountPagination
 from traces import session_selectors
 from traces.api import TraceOut
 
@@ -51,9 +52,12 @@ class SessionDetailOut(SessionOut):
 
 
 class SessionListApi(GenericAPIView):
-    """Sessions (conversations), newest activity first; filter by `project` and `q` (id)."""
+    """Sessions (conversations), newest activity first; filter by `project` and `q` (id).
+
+    Counted up to 10,000 like the trace list (`count_is_lower_bound` says when there are more)."""
 
     permission_classes = [IsAnnotator]
+    pagination_class = BoundedCountPagination
     serializer_class = SessionOut
     filter_backends = [DjangoFilterBackend]
     filterset_class = session_selectors.SessionFilter
