@@ -5,7 +5,8 @@ from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
-from traces import session_selectors
+from explorer import session_selectors
+from traces.session_selectors import session_conversations, session_get, sessions_as_seen_by
 
 PER_PAGE = 50
 
@@ -16,7 +17,7 @@ def session_list(request):
     session_filter = session_selectors.session_list(request.user, request.GET)
     page_asked = request.GET.get("page")
     page = BoundedPaginator(session_filter.qs, PER_PAGE, page_asked).get_page(page_asked)
-    page.object_list = session_selectors.sessions_as_seen_by(request.user, list(page.object_list))
+    page.object_list = sessions_as_seen_by(request.user, list(page.object_list))
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -29,11 +30,11 @@ def session_list(request):
 @require_role(ANNOTATOR)
 def session_detail(request, session_id: int):
     """One session: its verdicts, then every trace in order as one readable conversation."""
-    session = session_selectors.session_get(request.user, session_id)
+    session = session_get(request.user, session_id)
     traces = session_selectors.session_traces(request.user, session)
     page = Paginator(traces, PER_PAGE).get_page(request.GET.get("page"))
     rows = list(page)
-    conversations = session_selectors.session_conversations(rows)
+    conversations = session_conversations(rows)
     verdicts = list(
         session_selectors.session_verdicts_visible(request.user)
         .filter(session=session)

@@ -9,8 +9,9 @@ from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator
 from core.pagination import BoundedCountPagination
-from traces import session_selectors
+from explorer import session_selectors
 from traces.api import TraceOut
+from traces.session_selectors import SessionFilter, session_get, sessions_as_seen_by
 
 
 class SessionVerdictOut(serializers.Serializer):
@@ -60,7 +61,7 @@ class SessionListApi(GenericAPIView):
     pagination_class = BoundedCountPagination
     serializer_class = SessionOut
     filter_backends = [DjangoFilterBackend]
-    filterset_class = session_selectors.SessionFilter
+    filterset_class = SessionFilter
 
     def get_queryset(self):
         return session_selectors.session_list(self.request.user, {}).qs
@@ -68,7 +69,7 @@ class SessionListApi(GenericAPIView):
     @extend_schema(responses=SessionOut(many=True), operation_id="sessions_list")
     def get(self, request):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        page = session_selectors.sessions_as_seen_by(request.user, list(page))
+        page = sessions_as_seen_by(request.user, list(page))
         return self.get_paginated_response(SessionOut(page, many=True).data)
 
 
@@ -79,7 +80,7 @@ class SessionDetailApi(APIView):
 
     @extend_schema(responses=SessionDetailOut, operation_id="session_read")
     def get(self, request, session_id: int):
-        session = session_selectors.session_get(request.user, session_id)
+        session = session_get(request.user, session_id)
         session.verdict_list = list(
             session_selectors.session_verdicts_visible(request.user)
             .filter(session=session)
