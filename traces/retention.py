@@ -19,6 +19,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
+from traces.session_totals import sessions_totals_recount
 
 RETENTION_BATCH = 200
 
@@ -102,6 +103,9 @@ def traces_expirable(project: Project, cutoff) -> QuerySet:
 
 
 def _traces_delete(ids: list[int]) -> None:
+    sessions = list(
+        Trace.objects.filter(pk__in=ids, session__isnull=False).values_list("session_id", flat=True)
+    )
     # Rows pointing at spans first (red flags), then spans in one statement: Django's cascade
     # would load every span of every trace into memory to find them.
     for rows_of_traces in _SPAN_DEPENDENTS.values():
@@ -113,6 +117,7 @@ def _traces_delete(ids: list[int]) -> None:
             ids,
         )
     Trace.objects.filter(pk__in=ids).delete()
+    sessions_totals_recount(sessions)
 
 
 def project_traces_expire(project: Project, limit: int, now=None) -> int:
