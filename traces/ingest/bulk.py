@@ -10,7 +10,7 @@ the ORM's path.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import NamedTuple
 
 import orjson
@@ -19,6 +19,7 @@ from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.types.json import Jsonb
 
 from traces.models import Span, Trace
+from traces.span_partitions import span_partitions_ensure
 
 # The Trace columns ingestion computes and writes back.
 TRACE_FIELDS = [
@@ -43,7 +44,7 @@ TRACE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-_TRACE_READ = ["external_id", "completed_at", *TRACE_FIELDS]
+_TRACE_READ = ["external_id", "completed_at", "spans_day", *TRACE_FIELDS]
 SPAN_FIELDS = [
     "trace",
     "span_id",
@@ -66,7 +67,9 @@ SPAN_FIELDS = [
     "cost_usd",
     "position",
     "component",
+    "day",
 ]
+_DAY_INDEX = SPAN_FIELDS.index("day")
 _JSON_INDEXES = [
     i for i, name in enumerate(SPAN_FIELDS) if name in ("input", "output", "attributes")
 ]
@@ -136,7 +139,12 @@ def traces_upsert(
             .values("pk", *(Trace._meta.get_field(name).attname for name in _TRACE_READ))
         )
         return list(rows), set()
-    given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
+    given = {
+        "project_id": project_pk,
+        "source_format": source_format,
+        "created_at": now,
+        "spans_day": now.astimezone(UTC).date(),
+    }
     columns, values, params = [], [], []
     for field in Trace._meta.concrete_fields:
         if field.primary_key or field.db_default is not NOT_PROVIDED:
@@ -191,6 +199,8 @@ def spans_insert(rows: list[list]) -> None:
         spans = [Span(**dict(zip(attnames, row, strict=True))) for row in rows]
         Span.objects.bulk_create(spans, ignore_conflicts=True, batch_size=2000)
         return
+    # A day without a partition yet (the hourly task makes them ahead) gets one first.
+    span_partitions_ensure({row[_DAY_INDEX] for row in rows})
     names = ", ".join(_quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
     # By table name: a partitioned spans table takes COPY the same way.
     with connection.cursor() as cursor:

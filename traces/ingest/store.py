@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from django.db import transaction
@@ -65,6 +65,7 @@ class StoredTrace:
     cost_usd: Decimal
     content_hash: str
     last_span_received_at: datetime | None
+    spans_day: date
     new_span_count: int = 0  # spans this call stored
 
 
@@ -79,10 +80,10 @@ def _dedupe(records: list[SpanRecord]) -> list[SpanRecord]:
     return out
 
 
-def _span_row(record: SpanRecord, trace_pk: int, position: int) -> list:
+def _span_row(record: SpanRecord, trace: StoredTrace, position: int) -> list:
     """Values in bulk.SPAN_FIELDS order."""
     return [
-        trace_pk,
+        trace.pk,
         record.span_id,
         record.parent_span_id,
         record.name,
@@ -103,6 +104,7 @@ def _span_row(record: SpanRecord, trace_pk: int, position: int) -> list:
         record.cost_usd,
         position,
         record.component,
+        trace.spans_day,
     ]
 
 
@@ -150,7 +152,7 @@ def spans_store(
             new = sorted((r for r in trace_records if r.span_id not in known), key=_start_key)
             positions = _positions(stored, new, moved)
             span_rows.extend(
-                _span_row(record, trace.pk, position)
+                _span_row(record, trace, position)
                 for record, position in zip(new, positions, strict=True)
             )
             trace.new_span_count = len(new)
