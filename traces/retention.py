@@ -6,16 +6,18 @@ an eval run's trial, a judge run still judging it, or any row of a model that do
 the trace owns it (TRACE_OWNS). A trace of a session (a conversation) stays while the session
 has a recent trace, a review item, or a judge run still judging it. Each batch is its own
 transaction, so a worker that dies mid-way leaves every trace either whole or gone, and the next
-run goes on.
+run goes on. On PostgreSQL whole UTC days expire, and a day past every project's retention time
+drops its spans partition instead (traces.retention_days); these batches take the rest.
 """
 
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
+from traces.span_partitions import spans_partitioned
 
 RETENTION_BATCH = 200
 
@@ -30,6 +32,7 @@ TRACE_OWNS = frozenset(
         "judgments",
         "verdicts",
         "red_flags",
+        "red_flag_check",
         "task_type_assignment",
     }
 )
@@ -79,25 +82,47 @@ def traces_expirable(project: Project, cutoff) -> QuerySet:
     return queryset
 
 
-def _traces_delete(ids: list[int]) -> None:
+def traces_delete(ids: list[int], span_rows: bool = True) -> None:
+    """Delete these traces and what they own; their span rows too unless `span_rows` is false
+    (the caller drops their partition). A row of any other relation (TRACE_OWNS says why there
+    is none) fails the transaction on its foreign key, so nothing that keeps a trace is lost."""
     # Rows pointing at spans first (red flags), then spans in one statement: Django's cascade
     # would load every span of every trace into memory to find them.
     for rel in Span._meta.related_objects:
         rel.related_model._base_manager.filter(**{f"{rel.field.name}__trace_id__in": ids}).delete()
-    table = connection.ops.quote_name(Span._meta.db_table)
+    quote = connection.ops.quote_name
     with connection.cursor() as cursor:
+        if span_rows:
+            cursor.execute(
+                f"DELETE FROM {quote(Span._meta.db_table)} "  # noqa: S608 - names from _meta, values bound
+                f"WHERE trace_id IN ({', '.join(['%s'] * len(ids))})",
+                ids,
+            )
+        for name in sorted(TRACE_OWNS - {"spans"}):
+            rel = Trace._meta.get_field(name)
+            rel.related_model._base_manager.filter(**{f"{rel.field.name}__in": ids}).delete()
+        # By statement, not Model.delete(): its cascade would search every spans partition.
         cursor.execute(
-            f"DELETE FROM {table} WHERE trace_id IN ({', '.join(['%s'] * len(ids))})",  # noqa: S608 - names from _meta, values bound
+            f"DELETE FROM {quote(Trace._meta.db_table)} "  # noqa: S608 - names from _meta, values bound
+            f"WHERE id IN ({', '.join(['%s'] * len(ids))})",
             ids,
         )
-    Trace.objects.filter(pk__in=ids).delete()
+
+
+def retention_cutoff(project: Project, now=None):
+    """When the project's traces received earlier expire. With spans partitioned by day
+    (PostgreSQL), whole UTC days expire, so a day's partition is dropped rather than emptied."""
+    cutoff = (now or timezone.now()) - timedelta(days=project.retention_days)
+    if spans_partitioned():
+        cutoff = cutoff.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return cutoff
 
 
 def project_traces_expire(project: Project, limit: int, now=None) -> int:
     """Remove up to `limit` of the project's expired traces, oldest first; returns how many."""
     if not project.retention_days or limit <= 0:
         return 0
-    cutoff = (now or timezone.now()) - timedelta(days=project.retention_days)
+    cutoff = retention_cutoff(project, now)
     with transaction.atomic():
         # Locked so a review item or trial created meanwhile waits, then fails its foreign key
         # instead of being deleted with the trace; rows another batch holds are skipped.
@@ -108,7 +133,7 @@ def project_traces_expire(project: Project, limit: int, now=None) -> int:
         )
         ids = list(candidates.values_list("pk", flat=True)[:limit])
         if ids:
-            _traces_delete(ids)
+            traces_delete(ids)
     return len(ids)
 
 

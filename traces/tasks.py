@@ -5,7 +5,9 @@ from celery import shared_task
 
 from traces.completion import trace_complete, traces_settled_ids
 from traces.retention import RETENTION_BATCH, traces_expire
+from traces.retention_days import spans_day_expire_oldest
 from traces.search.documents import search_documents_build, search_documents_stale_ids
+from traces.span_partitions import span_partitions_create_ahead
 
 SWEEP_BATCH = 500
 
@@ -45,8 +47,19 @@ def search_documents_refresh_task(created_within_seconds: int | None = None) -> 
 
 @shared_task(acks_late=True, ignore_result=True)
 def trace_retention_task() -> int:
-    """Remove one batch of traces past their project's retention; a full batch goes on."""
+    """Drop the oldest expired day of spans (PostgreSQL), else remove one batch of traces past
+    their project's retention; either goes on while there may be more."""
+    dropped = spans_day_expire_oldest()
+    if dropped is not None:
+        trace_retention_task.delay()
+        return dropped
     removed = traces_expire(limit=RETENTION_BATCH)
     if removed == RETENTION_BATCH:
         trace_retention_task.delay()
     return removed
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def span_partitions_create_task() -> int:
+    """Create the spans partitions of the days ahead (PostgreSQL); returns how many were new."""
+    return span_partitions_create_ahead()
