@@ -160,8 +160,13 @@ class Span(models.Model):
     # No database constraint: on PostgreSQL spans are partitioned by day, and a foreign key
     # check would probe every partition for each deleted trace. Spans are only written under
     # their trace's row lock and deleted before it (traces.retention; the ORM's cascade).
+    # No index of its own: (trace, position) and the unique key both start with the trace.
     trace = models.ForeignKey(
-        Trace, on_delete=models.CASCADE, related_name="spans", db_constraint=False
+        Trace,
+        on_delete=models.CASCADE,
+        related_name="spans",
+        db_constraint=False,
+        db_index=False,
     )
     span_id = models.CharField(max_length=32)
     parent_span_id = models.CharField(max_length=32, blank=True)

@@ -55,6 +55,7 @@ class Migration(migrations.Migration):
             name="trace",
             field=models.ForeignKey(
                 db_constraint=False,
+                db_index=False,
                 on_delete=django.db.models.deletion.CASCADE,
                 related_name="spans",
                 to="traces.trace",
