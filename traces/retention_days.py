@@ -62,9 +62,13 @@ def spans_days_expirable(now: datetime | None = None) -> list[date]:
     return [day for day in days if _day_expired(day, retentions[day], now)]
 
 
+class SpansTableBusy(Exception):
+    """The spans table stayed locked by readers past the drop's lock timeout; try later."""
+
+
 def spans_day_expire(day: date, now: datetime | None = None) -> int | None:
     """Drop `day`'s partition, moving out the spans of traces that must stay; returns the
-    traces deleted, or None when the day cannot go (it changed, or the table stayed busy)."""
+    traces deleted, or None when the day is no longer due. Raises SpansTableBusy."""
     now = now or timezone.now()
     today = now.astimezone(UTC).date()
     try:
@@ -98,8 +102,7 @@ def spans_day_expire(day: date, now: datetime | None = None) -> int | None:
     except OperationalError as error:
         if not isinstance(error.__cause__, LockNotAvailable):
             raise
-        logger.warning("spans partition of %s stayed busy; retention tries again later", day)
-        return None
+        raise SpansTableBusy(day) from error
     logger.info(
         "spans partition of %s dropped: %s traces gone, %s kept", day, len(expired), len(kept)
     )
@@ -107,6 +110,7 @@ def spans_day_expire(day: date, now: datetime | None = None) -> int | None:
 
 
 def spans_day_expire_oldest(now: datetime | None = None) -> int | None:
-    """Drop the oldest expirable day; returns its traces deleted, None when no day went."""
+    """Drop the oldest expirable day; returns its traces deleted, None when no day is due.
+    Raises SpansTableBusy."""
     days = spans_days_expirable(now)
     return spans_day_expire(days[0], now) if days else None

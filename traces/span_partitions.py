@@ -24,6 +24,7 @@ PARTITION_DAYS_AHEAD = 7
 # of a day at once would otherwise race in the catalog.
 _CREATE_LOCK = 0x5350414E  # "SPAN"
 _DAY_FORMAT = "%Y%m%d"
+DROP_LOCK_TIMEOUT_MS = 5000
 # Days whose partition this process saw committed; filled after commit only, so a creation
 # rolled back (a failed request, a test) is never remembered.
 _known_days: set[date] = set()
@@ -98,11 +99,12 @@ def span_partitions_create_ahead(today: date | None = None) -> int:
     return span_partitions_ensure(days)
 
 
-def span_partition_drop(day: date, lock_timeout_ms: int = 5000) -> None:
-    """Drop a day's partition, in the caller's transaction. Waits at most `lock_timeout_ms` for
-    readers of the spans table, so a long query delays retention instead of queueing ingest."""
+def span_partition_drop(day: date) -> None:
+    """Drop a day's partition, in the caller's transaction. Waits at most DROP_LOCK_TIMEOUT_MS
+    for readers of the spans table, so a long query delays retention instead of queueing ingest
+    behind the drop."""
     with connection.cursor() as cursor:
-        cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
+        cursor.execute(f"SET LOCAL lock_timeout = {int(DROP_LOCK_TIMEOUT_MS)}")
         cursor.execute(f"DROP TABLE {_quote(partition_name(day))}")
         cursor.execute("SET LOCAL lock_timeout = DEFAULT")
     transaction.on_commit(lambda: _known_days.discard(day))

@@ -3,6 +3,7 @@ anything relies on moved out first; other days go row by row."""
 
 from datetime import timedelta
 
+import psycopg
 import pytest
 from django.db import connection
 from django.utils import timezone
@@ -21,7 +22,7 @@ from tests.factories import (
     TraceFactory,
 )
 from tests.traces.test_ingest_otlp import recorded_spans, send
-from traces import tasks
+from traces import span_partitions, tasks
 from traces.models import Feedback, Project, Session, Span, Trace, utc_today
 from traces.retention_days import spans_day_expire, spans_days_expirable
 from traces.span_partitions import partition_name, span_partitions_ensure
@@ -166,3 +167,28 @@ def test_a_kept_trace_resent_after_the_drop_gets_no_second_copy():
     # then they are the rows already stored, under the day they moved to
     assert Trace.objects.get().pk == trace.pk
     assert Span.objects.filter(trace=trace, day=utc_today()).count() == 11 == Span.objects.count()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_day_the_readers_keep_busy_stays_whole_and_waits_for_the_next_run(
+    monkeypatch, settings
+):
+    # given an expired day (committed), and another connection reading the spans table
+    old = _trace(ProjectFactory(retention_days=30))
+    monkeypatch.setattr(span_partitions, "DROP_LOCK_TIMEOUT_MS", 100)
+    again = []
+    monkeypatch.setattr(tasks.trace_retention_task, "delay", lambda: again.append(True))
+    database = settings.DATABASES["default"]
+    with psycopg.connect(
+        dbname=connection.settings_dict["NAME"],
+        host=database["HOST"],
+        port=database["PORT"],
+        user=database["USER"],
+    ) as reader:
+        reader.execute("SELECT count(*) FROM traces_span")
+        # when the task runs
+        removed = tasks.trace_retention_task()
+    # then nothing went, and it did not go on by rows nor enqueue itself
+    assert removed == 0 and again == []
+    assert _partition_exists(OLD) and old.spans.count() == 2
+    assert Trace.objects.filter(pk=old.pk).exists()
