@@ -170,9 +170,7 @@ def test_a_kept_trace_resent_after_the_drop_gets_no_second_copy():
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_day_the_readers_keep_busy_stays_whole_and_waits_for_the_next_run(
-    monkeypatch, settings
-):
+def test_a_day_the_readers_keep_busy_stays_whole_and_waits_for_the_next_run(monkeypatch, settings):
     # given an expired day (committed), and another connection reading the spans table
     old = _trace(ProjectFactory(retention_days=30))
     monkeypatch.setattr(span_partitions, "DROP_LOCK_TIMEOUT_MS", 100)
