@@ -35,7 +35,7 @@ KEPT = 10
 SPANS_INSERT = """
 INSERT INTO traces_span (trace_id, span_id, parent_span_id, name, kind, started_at, ended_at,
     duration_ms, input, output, attributes, status, error_message, tool_name, tool_call_id,
-    model, input_tokens, output_tokens, cost_usd, position, component, day)
+    model, input_tokens, output_tokens, cost_usd, position, component, trace_day)
 SELECT t.id, lpad(to_hex(s), 16, '0'), CASE WHEN s = 0 THEN '' ELSE lpad('0', 16, '0') END,
     CASE WHEN s %% 2 = 1 THEN 'chat gpt-4.1' ELSE 'run_tests' END,
     CASE WHEN s = 0 THEN 'agent' WHEN s %% 2 = 1 THEN 'llm' ELSE 'tool' END,
@@ -186,7 +186,7 @@ def partition_drop(project, now, days: list) -> tuple[float, float, int, int]:
     project.retention_days = len(days) - 2
     project.save(update_fields=["retention_days"])
     day = days[1]
-    spans = Span.objects.filter(day=day).count()
+    spans = Span.objects.filter(trace_day=day).count()
     kept = Trace.objects.filter(spans_day=day, golden_examples__isnull=False).count()
     began = time.perf_counter()
     removed = spans_day_expire(day, now)

@@ -78,13 +78,13 @@ class SpanFactory(factory.django.DjangoModelFactory):
     input = factory.LazyFunction(lambda: {"customer_id": "C-77"})
     output = factory.LazyFunction(lambda: {"orders": [{"order_id": "A1042"}]})
     position = factory.Sequence(lambda n: n)
-    day = factory.LazyAttribute(lambda span: span.trace.spans_day)
+    trace_day = factory.LazyAttribute(lambda span: span.trace.spans_day)
 
     @classmethod
     def _create(cls, model_class, *args, **kwargs):
         # Ingest makes a missing day's partition before it writes; so does the factory.
         if spans_partitioned():
-            span_partitions_ensure([kwargs["day"]])
+            span_partitions_ensure([kwargs["trace_day"]])
         return super()._create(model_class, *args, **kwargs)
 
 

@@ -102,7 +102,7 @@ class Trace(models.Model):
     # True while the trace backs a held-out golden example; golden's services keep it so.
     held_out = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
-    # Every span of the trace carries this day (Span.day, the spans partition on PostgreSQL):
+    # Every span of the trace carries this day (Span.trace_day, the spans partition on PostgreSQL):
     # the UTC day it was received, or the later day retention moved a kept trace's spans to.
     spans_day = models.DateField(default=utc_today)
 
@@ -192,14 +192,14 @@ class Span(models.Model):
         max_length=200, blank=True, help_text="Agent or tool this span is attributed to."
     )
     # Its trace's spans_day, the partition key on PostgreSQL (traces/span_partitions.py).
-    day = models.DateField(default=utc_today)
+    trace_day = models.DateField(default=utc_today)
 
     class Meta:
         constraints = [
             # A partitioned table's unique keys hold the partition key; a trace's spans share
             # one day, so this is still one row per (trace, span id).
             models.UniqueConstraint(
-                fields=["trace", "span_id", "day"], name="span_unique_per_trace"
+                fields=["trace", "span_id", "trace_day"], name="span_unique_per_trace"
             ),
         ]
         # The trace page loads all spans of one trace in order.

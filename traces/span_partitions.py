@@ -1,4 +1,4 @@
-"""The spans table on PostgreSQL: partitioned by range of Span.day, one partition per UTC day.
+"""The spans table on PostgreSQL: partitioned by range of Span.trace_day, one partition per UTC day.
 
 A span's day is its trace's `spans_day`, the day the trace was received, so a re-sent or late
 span lands on the row already stored and a whole trace lives in one partition; retention, which
@@ -114,7 +114,7 @@ def spans_day_move(trace_ids: list[int], from_day: date, to_day: date) -> None:
     """Move the traces' spans (rows of `from_day`) to `to_day`'s partition, and the traces with
     them, so re-sent spans still find their rows."""
     span_partitions_ensure([to_day])
-    Span.objects.filter(trace_id__in=trace_ids, day=from_day).update(day=to_day)
+    Span.objects.filter(trace_id__in=trace_ids, trace_day=from_day).update(trace_day=to_day)
     Trace.objects.filter(pk__in=trace_ids).update(spans_day=to_day)
 
 
@@ -144,7 +144,7 @@ def spans_table_convert(partitioned: bool) -> None:
         cursor.execute(
             f"CREATE TABLE {_quote(new)} (LIKE {_quote(table)} INCLUDING DEFAULTS "
             "INCLUDING IDENTITY INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMPRESSION)"
-            + (" PARTITION BY RANGE (day)" if partitioned else "")
+            + (" PARTITION BY RANGE (trace_day)" if partitioned else "")
         )
         if partitioned:
             cursor.execute(
@@ -162,7 +162,7 @@ def spans_table_convert(partitioned: bool) -> None:
         names = ", ".join(_quote(column) for column in columns)
         # Each span takes its trace's day, so a trace's spans share one partition.
         values = ", ".join(
-            "t.spans_day" if column == "day" and partitioned else f"s.{_quote(column)}"
+            "t.spans_day" if column == "trace_day" and partitioned else f"s.{_quote(column)}"
             for column in columns
         )
         cursor.execute(
@@ -187,7 +187,7 @@ def spans_table_convert(partitioned: bool) -> None:
             [sequence],
         )
         cursor.execute(f"ALTER SEQUENCE {sequence} RENAME TO {_quote(sequence_name)}")
-        primary_key = "(id, day)" if partitioned else "(id)"
+        primary_key = "(id, trace_day)" if partitioned else "(id)"
         for name, definition, kind, constraint in indexes:
             if kind == "p":
                 cursor.execute(

@@ -109,7 +109,7 @@ def test_a_kept_trace_has_its_spans_moved_out_before_the_day_is_dropped(project,
     kept.refresh_from_db()
     assert kept.spans_day == utc_today()
     assert sorted(kept.spans.values_list("span_id", "output")) == spans_before
-    assert set(kept.spans.values_list("day", flat=True)) == {utc_today()}
+    assert set(kept.spans.values_list("trace_day", flat=True)) == {utc_today()}
     assert RedFlag.objects.get().span.trace_id == kept.pk
 
 
@@ -159,14 +159,18 @@ def test_a_kept_trace_resent_after_the_drop_gets_no_second_copy():
     span_partitions_ensure([OLD])
     received = timezone.now() - timedelta(days=40)
     Trace.objects.filter(pk=trace.pk).update(created_at=received, spans_day=OLD)
-    Span.objects.filter(trace=trace).update(day=OLD)
+    Span.objects.filter(trace=trace).update(trace_day=OLD)
     GoldenExampleFactory(source_trace=trace)
     assert spans_day_expire(OLD) == 0 and not _partition_exists(OLD)
     # when its spans are sent again
     send(spans)
     # then they are the rows already stored, under the day they moved to
     assert Trace.objects.get().pk == trace.pk
-    assert Span.objects.filter(trace=trace, day=utc_today()).count() == 11 == Span.objects.count()
+    assert (
+        Span.objects.filter(trace=trace, trace_day=utc_today()).count()
+        == 11
+        == Span.objects.count()
+    )
 
 
 @pytest.mark.django_db(transaction=True)

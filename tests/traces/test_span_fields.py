@@ -48,7 +48,7 @@ def test_a_row_carries_each_column_under_its_name():
 
     assert row["trace"] == 7
     assert row["position"] == 4
-    assert row["day"] == day
+    assert row["trace_day"] == day
     assert row["duration_ms"] == 2000
     for name in SPAN_FIELDS_FROM_RECORD:
         assert row[name] == getattr(record, name), name

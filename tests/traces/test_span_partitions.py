@@ -42,7 +42,7 @@ def test_ingest_puts_a_traces_spans_in_the_partition_of_the_day_it_was_received(
     send(recorded_spans())
     trace = Trace.objects.get()
     assert trace.spans_day == utc_today()
-    assert set(trace.spans.values_list("day", flat=True)) == {trace.spans_day}
+    assert set(trace.spans.values_list("trace_day", flat=True)) == {trace.spans_day}
     assert _partitions_of(trace) == {partition_name(trace.spans_day)}
 
 
@@ -98,13 +98,16 @@ def test_the_spans_table_is_rebuilt_plain_and_partitioned_again_with_every_row()
     old.refresh_from_db()
     spans = [SpanFactory(trace=old, span_id=f"o{n}") for n in range(3)]
     spans += [SpanFactory(span_id=f"n{n}") for n in range(2)]
-    before = sorted(Span.objects.values_list("id", "trace_id", "span_id", "day", "output"))
+    before = sorted(Span.objects.values_list("id", "trace_id", "span_id", "trace_day", "output"))
     # when the table is made plain, then partitioned again (the migration, back and forth)
     spans_table_convert(partitioned=False)
     span_partitions._known_days.clear()
     assert not span_partition_days()
     spans_table_convert(partitioned=True)
     # then every row is there, in its day's partition, and new ids follow the old ones
-    assert sorted(Span.objects.values_list("id", "trace_id", "span_id", "day", "output")) == before
+    assert (
+        sorted(Span.objects.values_list("id", "trace_id", "span_id", "trace_day", "output"))
+        == before
+    )
     assert _partitions_of(old) == {partition_name(old.spans_day)}
     assert SpanFactory().pk > max(span.pk for span in spans)

@@ -51,7 +51,7 @@ _TRACE_READ = ["external_id", "completed_at", "spans_day", *TRACE_FIELDS]
 # new span its trace, position and day (its trace's spans_day), and each other value is the
 # SpanRecord attribute of the column's name. COPY, the ORM path and the API's span fields all
 # read the list from here.
-SPAN_FIELDS_FROM_STORE = ("trace", "position", "day")
+SPAN_FIELDS_FROM_STORE = ("trace", "position", "trace_day")
 SPAN_FIELDS_FROM_RECORD = tuple(
     field.name
     for field in Span._meta.concrete_fields
@@ -59,7 +59,7 @@ SPAN_FIELDS_FROM_RECORD = tuple(
 )
 SPAN_FIELDS = [*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD]
 _record_values = attrgetter(*SPAN_FIELDS_FROM_RECORD)
-_DAY_INDEX = SPAN_FIELDS.index("day")
+_DAY_INDEX = SPAN_FIELDS.index("trace_day")
 _JSON_INDEXES = [
     i for i, name in enumerate(SPAN_FIELDS) if name in ("input", "output", "attributes")
 ]

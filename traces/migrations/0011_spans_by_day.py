@@ -24,7 +24,7 @@ def spans_partition(apps, schema_editor):
     Span = apps.get_model("traces", "Span")
     Trace = apps.get_model("traces", "Trace")
     day = Trace.objects.filter(pk=models.OuterRef("trace_id")).values("spans_day")
-    Span.objects.update(day=models.Subquery(day))
+    Span.objects.update(trace_day=models.Subquery(day))
 
 
 def spans_unpartition(apps, schema_editor):
@@ -67,13 +67,13 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="span",
-            name="day",
+            name="trace_day",
             field=models.DateField(default=traces.models.utc_today),
         ),
         migrations.AddConstraint(
             model_name="span",
             constraint=models.UniqueConstraint(
-                fields=("trace", "span_id", "day"), name="span_unique_per_trace"
+                fields=("trace", "span_id", "trace_day"), name="span_unique_per_trace"
             ),
         ),
         migrations.RunPython(spans_partition, spans_unpartition),
