@@ -18,7 +18,7 @@ from django.utils import timezone
 from psycopg.errors import LockNotAvailable
 
 from traces.models import Project, Trace
-from traces.retention import traces_delete, traces_expirable
+from traces.retention import retention_cutoff, traces_delete, traces_expirable
 from traces.span_partitions import (
     span_partition_days,
     span_partition_drop,
@@ -85,9 +85,8 @@ def spans_day_expire(day: date, now: datetime | None = None) -> int | None:
                 return None
             expired: set[int] = set()
             for project in projects.values():
-                cutoff = now - timedelta(days=project.retention_days)
                 expired.update(
-                    traces_expirable(project, cutoff)
+                    traces_expirable(project, retention_cutoff(project, now))
                     .filter(spans_day=day)
                     .values_list("pk", flat=True)
                 )
