@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "golden",
     "webhooks",
     "insights",
+    "explorer",
     "demo",
     "evalsite",
 ]

@@ -140,7 +140,7 @@ class TraceListCreateApi(GenericAPIView):
     filterset_class = TraceFilter
 
     def get_queryset(self):
-        return selectors.traces_visible(self.request.user, selectors.trace_list_rows())
+        return selectors.traces_visible(self.request.user, selectors.trace_rows())
 
     @extend_schema(responses=TraceOut(many=True))
     def get(self, request):

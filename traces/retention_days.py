@@ -5,8 +5,9 @@ Once the whole day is past the retention time of every project with a trace in i
 something still relies on (traces.retention.traces_expirable says which) have their spans moved
 to today's partition, the others are deleted with what they own, and the partition is dropped:
 one transaction a day, with the day's traces locked, so a worker that dies leaves the day whole
-and the next run starts it again. A day with a project keeping its traces longer (or for ever)
-is left to traces.retention's row by row batches.
+and the next run starts it again. The spans table is locked from the drop until the day's traces
+are deleted. A day with a project keeping its traces longer (or for ever) is left to
+traces.retention's row by row batches.
 """
 
 import logging
@@ -93,11 +94,12 @@ def spans_day_expire(day: date, now: datetime | None = None) -> int | None:
             kept = sorted({pk for pk, _ in day_traces} - expired)
             if kept:
                 spans_day_move(kept, day, today)
+            # From here to commit the spans table is locked for everyone. The traces go after
+            # the drop: deleting them first would have Django's cascade delete their spans.
+            span_partition_drop(day)
             ordered = sorted(expired)
             for start in range(0, len(ordered), DELETE_CHUNK):
                 traces_delete(ordered[start : start + DELETE_CHUNK], span_rows=False)
-            # Last: from here to commit the spans table is locked for everyone.
-            span_partition_drop(day)
     except OperationalError as error:
         if not isinstance(error.__cause__, LockNotAvailable):
             raise

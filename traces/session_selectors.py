@@ -1,4 +1,4 @@
-"""Reads for the session pages and API: sessions a user may see, and a session's conversation.
+"""Reads of sessions' own data: sessions a user may see, and a session's conversation.
 
 A session is visible when one of its traces is (traces_visible: held-out traces are for
 curators only), and everything shown of it is computed over those traces alone.
@@ -7,28 +7,15 @@ curators only), and everything shown of it is computed over those traces alone.
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Max, Min, OuterRef, QuerySet, Subquery, Sum
 from django.shortcuts import get_object_or_404
 from django.utils.safestring import SafeString
 
 from traces.conversation_html import conversation_html
 from traces.models import Project, Session, Span, SpanKind, SpanStatus, Trace
-from traces.selectors import trace_ids_blind_for, trace_list_rows, traces_visible
+from traces.selectors import traces_visible
 
 TASK_EXCERPT_CHARS = 200
-
-
-def _verdict_model():
-    return Session._meta.get_field("verdicts").related_model
-
-
-def session_verdicts_visible(user, sessions: QuerySet | None = None) -> QuerySet:
-    """Session verdicts, less those of sessions where the user is labelling a trace blind."""
-    verdicts = _verdict_model().objects.filter(session__isnull=False)
-    if sessions is not None:
-        verdicts = verdicts.filter(session__in=sessions)
-    blind_sessions = Trace.objects.filter(pk__in=trace_ids_blind_for(user)).values("session_id")
-    return verdicts.exclude(session_id__in=blind_sessions)
 
 
 def sessions_visible(user) -> QuerySet:
@@ -64,30 +51,9 @@ class SessionFilter(django_filters.FilterSet):
         fields: list[str] = []
 
 
-def session_list(user, params) -> SessionFilter:
-    """The filtered session list, each row with its latest verdicts (not in blind views)."""
-    rows = sessions_visible(user).prefetch_related(
-        Prefetch(
-            "verdicts",
-            queryset=session_verdicts_visible(user)
-            .select_related("rubric_version__rubric")
-            .order_by("-created_at"),
-            to_attr="verdict_list",
-        )
-    )
-    return SessionFilter(params, queryset=rows)
-
-
 def session_get(user, session_id: int) -> Session:
     """A session with at least one trace the user may see, with its totals; else 404."""
     return get_object_or_404(sessions_visible(user), pk=session_id)
-
-
-def session_traces(user, session: Session) -> QuerySet:
-    """The session's visible traces in the order they happened, as the trace list shows them."""
-    return traces_visible(user, trace_list_rows(user).filter(session=session)).order_by(
-        F("started_at").asc(nulls_last=True), "pk"
-    )
 
 
 def _tool_turns(span: Span) -> list[dict]:

@@ -4,7 +4,8 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
-from traces import session_selectors
+from explorer import session_selectors
+from traces.session_selectors import session_conversations, session_get
 
 PER_PAGE = 50
 
@@ -26,11 +27,11 @@ def session_list(request):
 @require_role(ANNOTATOR)
 def session_detail(request, session_id: int):
     """One session: its verdicts, then every trace in order as one readable conversation."""
-    session = session_selectors.session_get(request.user, session_id)
+    session = session_get(request.user, session_id)
     traces = session_selectors.session_traces(request.user, session)
     page = Paginator(traces, PER_PAGE).get_page(request.GET.get("page"))
     rows = list(page)
-    conversations = session_selectors.session_conversations(rows)
+    conversations = session_conversations(rows)
     verdicts = list(
         session_selectors.session_verdicts_visible(request.user)
         .filter(session=session)

@@ -8,8 +8,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator
-from traces import session_selectors
+from explorer import session_selectors
 from traces.api import TraceOut
+from traces.session_selectors import SessionFilter, session_get
 
 
 class SessionVerdictOut(serializers.Serializer):
@@ -49,7 +50,7 @@ class SessionListApi(GenericAPIView):
     permission_classes = [IsAnnotator]
     serializer_class = SessionOut
     filter_backends = [DjangoFilterBackend]
-    filterset_class = session_selectors.SessionFilter
+    filterset_class = SessionFilter
 
     def get_queryset(self):
         return session_selectors.session_list(self.request.user, {}).qs
@@ -67,7 +68,7 @@ class SessionDetailApi(APIView):
 
     @extend_schema(responses=SessionDetailOut, operation_id="session_read")
     def get(self, request, session_id: int):
-        session = session_selectors.session_get(request.user, session_id)
+        session = session_get(request.user, session_id)
         session.verdict_list = list(
             session_selectors.session_verdicts_visible(request.user)
             .filter(session=session)
