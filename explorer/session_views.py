@@ -4,8 +4,9 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
+from core.bounded_paginator import BoundedPaginator
 from explorer import session_selectors
-from traces.session_selectors import session_conversations, session_get
+from traces.session_selectors import session_conversations, session_get, sessions_as_seen_by
 
 PER_PAGE = 50
 
@@ -14,7 +15,9 @@ PER_PAGE = 50
 def session_list(request):
     """Sessions (conversations) with their trace counts, times and latest verdicts."""
     session_filter = session_selectors.session_list(request.user, request.GET)
-    page = Paginator(session_filter.qs, PER_PAGE).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(session_filter.qs, PER_PAGE, page_asked).get_page(page_asked)
+    page.object_list = sessions_as_seen_by(request.user, list(page.object_list))
     query = request.GET.copy()
     query.pop("page", None)
     return render(

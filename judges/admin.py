@@ -27,7 +27,7 @@ class RubricVersionInline(admin.TabularInline):
 
 @admin.register(Rubric)
 class RubricAdmin(admin.ModelAdmin):
-    list_display = ("name", "task_type", "judge_new_traces", "sample_rate")
+    list_display = ("name", "task_type", "judge_new_traces", "judge_idle_sessions", "sample_rate")
     inlines = [RubricVersionInline]
 
 

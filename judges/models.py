@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from traces.models import Project, Session, Span, Trace
@@ -31,6 +32,15 @@ class Rubric(models.Model):
     # Online judging: new complete traces are judged at this sample rate.
     judge_new_traces = models.BooleanField(default=False)
     sample_rate = models.FloatField(default=0.05)
+    # Online judging of sessions (judges/session_online.py): a session gone quiet this long
+    # (empty: SESSION_IDLE_MINUTES) is judged whole, at the same sample rate.
+    judge_idle_sessions = models.BooleanField(default=False)
+    session_idle_minutes = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)]
+    )
+    # How far the idle-session sweep has come: sessions are taken in (last received, id) order.
+    sessions_swept_through = models.DateTimeField(null=True, blank=True)
+    sessions_swept_through_id = models.BigIntegerField(default=0)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL

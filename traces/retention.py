@@ -21,6 +21,7 @@ from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
+from traces.session_totals import sessions_totals_recount
 from traces.span_partitions import spans_partitioned
 
 RETENTION_BATCH = 200
@@ -107,6 +108,9 @@ def traces_expirable(project: Project, cutoff) -> QuerySet:
 def traces_delete(ids: list[int], span_rows: bool = True) -> None:
     """Delete these traces and what they own; their span rows too unless `span_rows` is false
     (the caller dropped their partition)."""
+    sessions = list(
+        Trace.objects.filter(pk__in=ids, session__isnull=False).values_list("session_id", flat=True)
+    )
     # Rows pointing at spans first (red flags), then spans in one statement: Django's cascade
     # would load every span of every trace into memory to find them.
     for rows_of_traces in _SPAN_DEPENDENTS.values():
@@ -119,6 +123,7 @@ def traces_delete(ids: list[int], span_rows: bool = True) -> None:
                 ids,
             )
     Trace.objects.filter(pk__in=ids).delete()
+    sessions_totals_recount(sessions)
 
 
 def retention_cutoff(project: Project, now=None):

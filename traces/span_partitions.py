@@ -31,7 +31,7 @@ _known_days: set[date] = set()
 
 
 def spans_partitioned() -> bool:
-    """Whether the spans table is partitioned: on PostgreSQL, always (migration 0011)."""
+    """Whether the spans table is partitioned: on PostgreSQL, always (migration 0012)."""
     return connection.vendor == "postgresql"
 
 

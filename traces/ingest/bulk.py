@@ -46,7 +46,7 @@ TRACE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-_TRACE_READ = ["external_id", "completed_at", "spans_day", *TRACE_FIELDS]
+_TRACE_READ = ["external_id", "completed_at", "held_out", "spans_day", *TRACE_FIELDS]
 # Ingestion writes every Span column, so the model is the one list of them: the store gives a
 # new span its trace, position and day (its trace's spans_day), and each other value is the
 # SpanRecord attribute of the column's name. COPY, the ORM path and the API's span fields all

@@ -7,11 +7,11 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('judges', '0015_red_flag_check'),
+        ('judges', '0016_rubric_idle_sessions'),
         ('traces', '0010_trace_list_indexes'),
     ]
     # The spans table is rebuilt partitioned there, and nothing may point at it with a key.
-    run_before = [('traces', '0011_spans_by_day')]
+    run_before = [('traces', '0012_spans_by_day')]
 
     operations = [
         migrations.AlterField(

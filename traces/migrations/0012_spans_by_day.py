@@ -36,7 +36,7 @@ def spans_unpartition(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("traces", "0010_trace_list_indexes"),
+        ("traces", "0011_session_totals"),
     ]
 
     operations = [
