@@ -261,11 +261,6 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Traces past their project's retention time go, a batch at a time (traces/retention.py).
     "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
-    # The spans partitions of the coming week exist before their first span (PostgreSQL).
-    "span-partitions-create": {
-        "task": "traces.tasks.span_partitions_create_task",
-        "schedule": 3600.0,
-    },
     # Sessions quiet for their rubric's idle time are judged whole (judges/session_online.py).
     "sessions-judge-idle": {"task": "judges.tasks.sessions_judge_idle_task", "schedule": 60.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.

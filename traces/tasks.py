@@ -50,8 +50,10 @@ def search_documents_refresh_task(created_within_seconds: int | None = None) -> 
 
 @shared_task(acks_late=True, ignore_result=True)
 def trace_retention_task() -> int:
-    """Drop the oldest expired day of spans (PostgreSQL), else remove one batch of traces past
-    their project's retention; either goes on while there may be more."""
+    """Make the spans partitions of the week ahead and drop the oldest expired day of spans
+    (PostgreSQL), else remove one batch of traces past their project's retention; either goes
+    on while there may be more."""
+    span_partitions_create_ahead()
     try:
         dropped = spans_day_expire_oldest()
     except SpansTableBusy:
@@ -64,9 +66,3 @@ def trace_retention_task() -> int:
     if removed == RETENTION_BATCH:
         trace_retention_task.delay()
     return removed
-
-
-@shared_task(acks_late=True, ignore_result=True)
-def span_partitions_create_task() -> int:
-    """Create the spans partitions of the days ahead (PostgreSQL); returns how many were new."""
-    return span_partitions_create_ahead()
