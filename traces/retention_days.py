@@ -18,7 +18,7 @@ from django.utils import timezone
 from psycopg.errors import LockNotAvailable
 
 from traces.models import Project, Trace
-from traces.retention import retention_cutoff, traces_delete, traces_expirable
+from traces.retention import RETENTION_BATCH, retention_cutoff, traces_delete, traces_expirable
 from traces.span_partitions import (
     span_partition_days,
     span_partition_drop,
@@ -28,8 +28,8 @@ from traces.span_partitions import (
 
 logger = logging.getLogger(__name__)
 
-# Trace ids per delete statement: a day holds tens of thousands.
-DELETE_CHUNK = 500
+# Trace ids per delete transaction, as the row batches take them.
+DELETE_CHUNK = RETENTION_BATCH
 
 
 def _day_end(day: date) -> datetime:
