@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from django.db import transaction
@@ -68,6 +68,7 @@ class StoredTrace:
     cost_usd: Decimal
     content_hash: str
     last_span_received_at: datetime | None
+    spans_day: date
     new_span_count: int = 0  # spans this call stored
 
 
@@ -127,7 +128,7 @@ def spans_store(
             new = sorted((r for r in trace_records if r.span_id not in known), key=_start_key)
             positions = _positions(stored, new, moved)
             span_rows.extend(
-                span_row(record, trace.pk, position)
+                span_row(record, trace.pk, position, trace.spans_day)
                 for record, position in zip(new, positions, strict=True)
             )
             trace.new_span_count = len(new)
