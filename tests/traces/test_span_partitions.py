@@ -1,10 +1,12 @@
 """Spans partitioned by day on PostgreSQL: where ingest puts them, partitions made ahead and on
 demand, a re-send after a move, and the table rebuilt both ways without losing a row."""
 
+import re
 from datetime import timedelta
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
@@ -111,3 +113,32 @@ def test_the_spans_table_is_rebuilt_plain_and_partitioned_again_with_every_row()
     )
     assert _partitions_of(old) == {partition_name(old.spans_day)}
     assert SpanFactory().pk > max(span.pk for span in spans)
+
+
+def test_a_resend_reads_and_renumbers_only_its_traces_partition():
+    # given a trace stored today, among the partitions made a week ahead
+    spans = recorded_spans()
+    send(spans[1:])
+    trace = Trace.objects.get()
+    span_partitions_create_ahead(trace.spans_day)
+    # when the rest of the trace comes late, moving stored spans' positions
+    with CaptureQueriesContext(connection) as queries:
+        send(spans[:1])
+    span_queries = [
+        re.sub(r"^\d+ times: ", "", q["sql"])
+        for q in queries.captured_queries
+        if re.match(r'(\d+ times: )?(SELECT|UPDATE) .*"traces_span"', q["sql"])
+    ]
+    # then each of its reads and updates of spans plans only the trace's day
+    assert [sql for sql in span_queries if sql.startswith("UPDATE")]
+    others = {partition_name(day) for day in span_partition_days()} - {
+        partition_name(trace.spans_day)
+    }
+    with connection.cursor() as cursor:
+        for sql in span_queries:
+            # the UPDATE is logged once with its placeholders: position, span id, day
+            params = [0, 0, trace.spans_day] if "%s" in sql else None
+            cursor.execute("EXPLAIN " + sql, params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert partition_name(trace.spans_day) in plan
+            assert not [name for name in others if name in plan], sql

@@ -174,12 +174,17 @@ def span_row(record: SpanRecord, trace_pk: int, position: int, day: date) -> lis
     return [trace_pk, position, day, *_record_values(record)]
 
 
-def spans_stored(trace_pks: list[int]) -> dict[int, list[StoredSpan]]:
-    """The spans earlier requests stored for these traces, by trace."""
+def spans_stored(days_by_trace: dict[int, date]) -> dict[int, list[StoredSpan]]:
+    """The spans earlier requests stored for these traces (pk -> the trace's spans day), by trace.
+
+    A trace's spans all sit on its day, so naming the days lets PostgreSQL read only their
+    partitions instead of probing every day's index."""
     out: dict[int, list[StoredSpan]] = {}
-    if not trace_pks:
+    if not days_by_trace:
         return out
-    rows = Span.objects.filter(trace_id__in=trace_pks).values_list("trace_id", *StoredSpan._fields)
+    rows = Span.objects.filter(
+        trace_id__in=list(days_by_trace), trace_day__in=set(days_by_trace.values())
+    ).values_list("trace_id", *StoredSpan._fields)
     for trace_pk, *values in rows:
         out.setdefault(trace_pk, []).append(StoredSpan(*values))
     return out
@@ -231,13 +236,15 @@ def _span_column_types(cursor) -> list[str]:
     return _COLUMN_TYPES[table]
 
 
-def positions_update(moved: list[tuple[int, int]]) -> None:
-    """Set span positions, given as (span pk, position) pairs, in one executemany."""
+def positions_update(moved: list[tuple[int, int, date]]) -> None:
+    """Set span positions, given as (span pk, position, spans day), in one executemany; the day
+    keeps each update in its partition."""
     if not moved:
         return
-    sql = f"UPDATE {_quote(Span._meta.db_table)} SET position = %s WHERE id = %s"  # noqa: S608
+    table = _quote(Span._meta.db_table)
+    sql = f"UPDATE {table} SET position = %s WHERE id = %s AND trace_day = %s"  # noqa: S608
     with _binding_cursor() as cursor:
-        cursor.executemany(sql, [(position, pk) for pk, position in moved])
+        cursor.executemany(sql, [(position, pk, day) for pk, position, day in moved])
 
 
 def trace_rows_update(traces: list, fields: list[str]) -> None:
