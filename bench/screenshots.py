@@ -39,7 +39,7 @@ FIXED_PAGES = [
     ("rubric-new", "/judges/rubrics/new/"),
     ("judge-configs", "/judges/configs/"),
     ("tools", "/judges/tools/"),
-    ("task-types", "/judges/adaptive_rubrics/task-types/"),
+    ("task-types", "/judges/adarubric/task-types/"),
     ("judge-runs", "/judges/runs/"),
     ("judge-run-new", "/judges/runs/new/"),
     ("review-queues", "/reviews/"),
