@@ -293,6 +293,8 @@ def annotator_chart(store: DailyStore | None = None) -> Chart:
                 "annotator",
                 "annotations",
                 margin={"l": 60, "r": 70, "t": 40, "b": 50},
+                # Long or many names turn their labels; the margin grows so they clear the title.
+                xaxis={"title": {"text": "annotator"}, "type": "category", "automargin": True},
                 yaxis=count_axis(max(r["annotations"] for r in rows), "annotations"),
                 yaxis2={
                     "title": {"text": "agreement with peers"},
