@@ -319,6 +319,10 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
         # Beat's every-few-seconds "Sending due task" lines would drown the rest at INFO.
         "celery.beat": {"level": "WARNING"},
+        # The provider SDKs' HTTP clients log every judge call at INFO: a formatted line per
+        # pass costs worker CPU and says nothing the judgment row does not.
+        "httpx": {"level": "WARNING"},
+        "httpx2": {"level": "WARNING"},
     },
 }
 
