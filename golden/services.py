@@ -246,7 +246,8 @@ def held_out_draw(
 ) -> dict[str, int]:
     """Mark a random share of each task type held out (and the rest open).
 
-    With task_type, only that type is redrawn. Returns the number held out per task type.
+    With task_type, only that type is redrawn. Drafts are not in the dataset yet, so the draw
+    neither counts nor marks them. Returns the number held out per task type.
     """
     if not 0 <= share <= MAX_HELD_OUT_SHARE:
         raise ApplicationError(
@@ -254,7 +255,7 @@ def held_out_draw(
         )
     rng = random.Random(seed)  # noqa: S311 - a sample, not a secret
     by_type: dict[str, list[int]] = defaultdict(list)
-    examples = GoldenExample.objects.select_for_update().order_by("pk")
+    examples = GoldenExample.objects.select_for_update().filter(draft=False).order_by("pk")
     if task_type is not None:
         examples = examples.filter(task_type=task_type)
     for pk, example_type in examples.values_list("pk", "task_type"):

@@ -25,7 +25,7 @@ from core.errors import ApplicationError
 from traces import selectors
 from traces.filters import TraceFilter
 from traces.ingest import otlp
-from traces.ingest.bulk import SPAN_FIELDS
+from traces.ingest.bulk import SPAN_FIELDS_FROM_RECORD
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import ingest_otlp, ingest_payload, project_for_ingest
 from traces.models import Span, Trace
@@ -80,8 +80,8 @@ def _body_size_check(request) -> None:
 class SpanOut(serializers.ModelSerializer):
     class Meta:
         model = Span
-        # The stored span columns, less the link to its trace and its place in the tree.
-        fields = [name for name in SPAN_FIELDS if name not in ("trace", "position", "component")]
+        # The span's own stored columns, less the component it is attributed to.
+        fields = [name for name in SPAN_FIELDS_FROM_RECORD if name != "component"]
 
 
 class TraceOut(serializers.ModelSerializer):

@@ -13,6 +13,7 @@ from rest_framework.exceptions import ValidationError
 
 from judges.trajectory.steps import PENDING, SpanFacts, TraceFacts
 from traces.ingest import conventions
+from traces.ingest.convention_tables import SPAN_FIELDS
 from traces.ingest.failures import structured_failure, tool_failures_mark
 from traces.ingest.records import SpanRecord
 from traces.ingest.span_tree import (
@@ -77,7 +78,7 @@ def _node_read(node, path: str, parent_id: str, span_id: str) -> SpanRecord:
         attributes = {**attributes, "metadata": node["metadata"]}
     kind = conventions.span_kind_from(attributes, _optional_str(node, "type", path, 50))
     tool_name = _optional_str(node, "tool_name", path, 200) or str(
-        conventions.first_present(attributes, conventions.SPAN_FIELDS["tool_name"]) or ""
+        conventions.first_present(attributes, SPAN_FIELDS["tool_name"]) or ""
     )
     if kind == SpanKind.TOOL and not tool_name:
         tool_name = name.strip().removeprefix("execute_tool ").strip()
@@ -85,7 +86,7 @@ def _node_read(node, path: str, parent_id: str, span_id: str) -> SpanRecord:
     error = node.get("error")
     failed = _optional_str(node, "status", path, 20) == "error" or bool(error)
     failure = str(error or "") if failed else ""
-    if not failed and conventions.first_present(attributes, conventions.SPAN_FIELDS["error_type"]):
+    if not failed and conventions.first_present(attributes, SPAN_FIELDS["error_type"]):
         failed, failure = True, "error"
     if not failed and kind == SpanKind.TOOL:
         failure = structured_failure(output, None)

@@ -50,3 +50,17 @@ def test_one_task_type_can_be_redrawn_alone(curator):
     # then bookings keep their flags
     assert counts == {"order_cancellation": 3}
     assert GoldenExample.objects.filter(task_type="flight_booking", held_out=True).count() == 5
+
+
+def test_drafts_are_neither_drawn_nor_counted(curator):
+    # given 10 confirmed cancellations and 10 drafts of the same type
+    _dataset()
+    drafts = [
+        example(task=f"Cancel order D{n}", task_type="order_cancellation", draft=True)
+        for n in range(10)
+    ]
+    # when half is drawn
+    counts = held_out_draw(share=0.5, user=curator, seed=1)
+    # then the share is of the confirmed examples only, and no draft is held out
+    assert counts["order_cancellation"] == 5
+    assert not GoldenExample.objects.filter(pk__in=[d.pk for d in drafts], held_out=True).exists()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
+from operator import attrgetter
 from typing import NamedTuple
 
 import orjson
@@ -18,6 +19,7 @@ from django.db import connection
 from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.types.json import Jsonb
 
+from traces.ingest.records import SpanRecord
 from traces.models import Span, Trace
 
 # The Trace columns ingestion computes and writes back.
@@ -44,29 +46,17 @@ TRACE_FIELDS = [
     "last_span_received_at",
 ]
 _TRACE_READ = ["external_id", "completed_at", *TRACE_FIELDS]
-SPAN_FIELDS = [
-    "trace",
-    "span_id",
-    "parent_span_id",
-    "name",
-    "kind",
-    "started_at",
-    "ended_at",
-    "duration_ms",
-    "input",
-    "output",
-    "attributes",
-    "status",
-    "error_message",
-    "tool_name",
-    "tool_call_id",
-    "model",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "position",
-    "component",
-]
+# Ingestion writes every Span column, so the model is the one list of them: the store gives a
+# new span its trace and position, and each other value is the SpanRecord attribute of the
+# column's name. COPY, the ORM path and the API's span fields all read the list from here.
+SPAN_FIELDS_FROM_STORE = ("trace", "position")
+SPAN_FIELDS_FROM_RECORD = tuple(
+    field.name
+    for field in Span._meta.concrete_fields
+    if not field.primary_key and field.name not in SPAN_FIELDS_FROM_STORE
+)
+SPAN_FIELDS = [*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD]
+_record_values = attrgetter(*SPAN_FIELDS_FROM_RECORD)
 _JSON_INDEXES = [
     i for i, name in enumerate(SPAN_FIELDS) if name in ("input", "output", "attributes")
 ]
@@ -169,6 +159,11 @@ def traces_upsert(
         if was_created:
             created.add(row["external_id"])
     return rows, created
+
+
+def span_row(record: SpanRecord, trace_pk: int, position: int) -> list:
+    """A new span's values in SPAN_FIELDS order, as spans_insert takes them."""
+    return [trace_pk, position, *_record_values(record)]
 
 
 def spans_stored(trace_pks: list[int]) -> dict[int, list[StoredSpan]]:

@@ -1,9 +1,9 @@
 """One table-driven mapping from span attributes to evalsite's span and trace fields.
 
 Covers OpenTelemetry GenAI (current and pre-1.37 names, message events), OpenInference,
-OpenLLMetry/Traceloop, Langfuse and the `agent.*` attributes agent code adds. Tables are
-ordered by precedence: the first attribute present wins. Nothing here drops an attribute;
-the caller stores the full attribute map on the span.
+OpenLLMetry/Traceloop, Langfuse and the `agent.*` attributes agent code adds, by the tables in
+traces.ingest.convention_tables. Nothing here drops an attribute; the caller stores the full
+attribute map on the span.
 """
 
 from __future__ import annotations
@@ -14,206 +14,24 @@ from collections.abc import Mapping
 
 import orjson
 
+from traces.ingest.convention_tables import (
+    CONTENT_EVENTS,
+    COST_PART_ATTRIBUTES,
+    FLATTENED_INPUT_PREFIXES,
+    FLATTENED_OUTPUT_PREFIXES,
+    FLATTENED_STARTS,
+    INPUT_ATTRIBUTES,
+    KIND_BY_ATTRIBUTE,
+    KIND_SYNONYMS,
+    LLM_MARKERS,
+    OUTPUT_ATTRIBUTES,
+    PROVIDER_ALIASES,
+    SPAN_FIELDS,
+    TOOL_MARKERS,
+    TRACE_FIELDS,
+)
 from traces.models import SpanKind
 
-# (attribute, {value: kind}) tried in order; a value missing from the map falls through.
-KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
-    (
-        "langfuse.observation.type",
-        {
-            "generation": SpanKind.LLM,
-            "agent": SpanKind.AGENT,
-            "tool": SpanKind.TOOL,
-            "retriever": SpanKind.RETRIEVER,
-            "embedding": SpanKind.RETRIEVER,
-            "chain": SpanKind.CUSTOM,
-            "span": SpanKind.CUSTOM,
-        },
-    ),
-    (
-        "openinference.span.kind",
-        {
-            "LLM": SpanKind.LLM,
-            "AGENT": SpanKind.AGENT,
-            "TOOL": SpanKind.TOOL,
-            "RETRIEVER": SpanKind.RETRIEVER,
-            "RERANKER": SpanKind.RETRIEVER,
-            "EMBEDDING": SpanKind.RETRIEVER,
-            "CHAIN": SpanKind.CUSTOM,
-            "GUARDRAIL": SpanKind.CUSTOM,
-            "EVALUATOR": SpanKind.CUSTOM,
-            "PROMPT": SpanKind.CUSTOM,
-        },
-    ),
-    (
-        "gen_ai.operation.name",
-        {
-            "chat": SpanKind.LLM,
-            "generate_content": SpanKind.LLM,
-            "text_completion": SpanKind.LLM,
-            "completion": SpanKind.LLM,
-            "generate": SpanKind.LLM,
-            "call_llm": SpanKind.LLM,
-            "embeddings": SpanKind.RETRIEVER,
-            "retrieval": SpanKind.RETRIEVER,
-            "execute_tool": SpanKind.TOOL,
-            "invoke_agent": SpanKind.AGENT,
-            "agent_run": SpanKind.AGENT,
-            "create_agent": SpanKind.AGENT,
-            "invoke_workflow": SpanKind.AGENT,
-            "plan": SpanKind.AGENT,
-        },
-    ),
-    (
-        "traceloop.span.kind",
-        {
-            "workflow": SpanKind.AGENT,
-            "agent": SpanKind.AGENT,
-            "tool": SpanKind.TOOL,
-            "task": SpanKind.CUSTOM,
-        },
-    ),
-]
-# Any of these present means a tool span even without an operation name (e.g. Pydantic AI).
-TOOL_MARKERS = (
-    "gen_ai.tool.name",
-    "gen_ai.tool.call.id",
-    "tool.name",
-    "gcp.vertex.agent.tool_call_args",
-    "tool_arguments",
-)
-# Any of these present means a model call, also on spans with no gen_ai.* attribute at all.
-LLM_MARKERS = (
-    "gen_ai.request.model",
-    "llm.model_name",
-    "gen_ai.prompt.0.content",
-    "llm.input_messages.0.message.role",
-    "gcp.vertex.agent.llm_request",
-    "gen_ai.input.messages",
-)
-# Span-tree JSON `type` values and their common synonyms.
-KIND_SYNONYMS = {
-    "agent": SpanKind.AGENT,
-    "chain": SpanKind.CUSTOM,
-    "workflow": SpanKind.AGENT,
-    "llm": SpanKind.LLM,
-    "generation": SpanKind.LLM,
-    "chat": SpanKind.LLM,
-    "model": SpanKind.LLM,
-    "tool": SpanKind.TOOL,
-    "function": SpanKind.TOOL,
-    "retriever": SpanKind.RETRIEVER,
-    "retrieval": SpanKind.RETRIEVER,
-    "embedding": SpanKind.RETRIEVER,
-    "custom": SpanKind.CUSTOM,
-    "span": SpanKind.CUSTOM,
-}
-
-# Scalar span fields: first attribute present wins.
-SPAN_FIELDS: dict[str, tuple[str, ...]] = {
-    "tool_name": ("gen_ai.tool.name", "tool.name", "tool_call.function.name"),
-    "tool_call_id": ("gen_ai.tool.call.id", "tool_call.id", "tool.id"),
-    "model": (
-        "langfuse.observation.model.name",
-        "gen_ai.response.model",
-        "gen_ai.request.model",
-        "llm.response.model_name",
-        "llm.model_name",
-        "llm.request.model_name",
-    ),
-    "provider": ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
-    "input_tokens": (
-        "gen_ai.usage.input_tokens",
-        "gen_ai.usage.prompt_tokens",
-        "llm.token_count.prompt",
-    ),
-    "output_tokens": (
-        "gen_ai.usage.output_tokens",
-        "gen_ai.usage.completion_tokens",
-        "llm.token_count.completion",
-    ),
-    "cost_usd": (
-        "gen_ai.usage.cost",
-        "gen_ai.usage.total_cost",
-        "llm.cost.total",
-        "operation.cost",  # pydantic-ai
-    ),
-    "error_type": ("error.type", "exception.type"),
-    "agent_name": ("gen_ai.agent.name", "agent.name", "agent_name"),
-}
-# Values a trace takes from its spans; the root span's value is preferred.
-TRACE_FIELDS: dict[str, tuple[str, ...]] = {
-    "task": ("agent.task", "langfuse.trace.input"),
-    "final_answer": ("agent.final_answer", "langfuse.trace.output"),
-    "stop_reason": ("agent.stop_reason",),
-    "task_type": ("agent.task_type", "evalsite.task_type"),
-    "agent_name": ("gen_ai.agent.name", "agent.name", "service.name"),
-    "agent_version": ("gen_ai.agent.version", "agent.version", "service.version"),
-    "conversation_id": (
-        "gen_ai.conversation.id",
-        "session.id",
-        "langfuse.session.id",
-        "ai.telemetry.metadata.sessionId",
-    ),
-}
-# Structured values: first present wins; a JSON string is decoded.
-# Framework dialects: pydantic-ai (`tool_arguments`, `tool_response`, `pydantic_ai.all_messages`,
-# `final_result`), google-adk (`gcp.vertex.agent.*`), OpenInference (`input.value`, ...).
-INPUT_ATTRIBUTES = (
-    "langfuse.observation.input",
-    "gen_ai.tool.call.arguments",
-    "gen_ai.tool.input",
-    "tool_arguments",
-    "gcp.vertex.agent.tool_call_args",
-    "input.value",
-    "tool.parameters",
-    "traceloop.entity.input",
-    "gen_ai.input.messages",
-    "gcp.vertex.agent.llm_request",
-    "pydantic_ai.all_messages",
-    "all_messages_events",
-    "gen_ai.prompt",
-)
-OUTPUT_ATTRIBUTES = (
-    "langfuse.observation.output",
-    "gen_ai.tool.call.result",
-    "gen_ai.tool.output",
-    "tool_response",
-    "gcp.vertex.agent.tool_response",
-    "output.value",
-    "traceloop.entity.output",
-    "gen_ai.output.messages",
-    "gcp.vertex.agent.llm_response",
-    "final_result",
-    "gen_ai.completion",
-)
-# Flattened message lists: prefix -> what it fills.
-FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")
-FLATTENED_OUTPUT_PREFIXES = ("llm.output_messages", "gen_ai.completion")
-_FLATTENED_STARTS = tuple(p + "." for p in FLATTENED_INPUT_PREFIXES + FLATTENED_OUTPUT_PREFIXES)
-# Span events that carry content (pre-1.37 GenAI); event name -> (field, attribute or None).
-CONTENT_EVENTS: dict[str, tuple[str, str | None]] = {
-    "gen_ai.content.prompt": ("input", "gen_ai.prompt"),
-    "gen_ai.content.completion": ("output", "gen_ai.completion"),
-    "gen_ai.system.message": ("input", None),
-    "gen_ai.user.message": ("input", None),
-    "gen_ai.assistant.message": ("input", None),
-    "gen_ai.tool.message": ("input", None),
-    "gen_ai.choice": ("output", None),
-}
-# Old provider spellings normalised to gen_ai.provider.name values.
-PROVIDER_ALIASES = {
-    "vertex_ai": "gcp.vertex_ai",
-    "gemini": "gcp.gemini",
-    "az.ai.inference": "azure.ai.inference",
-    "az.ai.openai": "azure.ai.openai",
-    "xai": "x_ai",
-}
-# A framework's own cost figures: a total, else input and output parts that add up to it.
-COST_PART_ATTRIBUTES = (
-    ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
-    ("llm.cost.prompt", "llm.cost.completion"),
-)
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
 
 
@@ -239,6 +57,36 @@ def first_present(attributes: Mapping, names: tuple[str, ...]):
         if value not in (None, ""):
             return value
     return None
+
+
+def _slots_by_attribute() -> dict[str, tuple[tuple[str, int], ...]]:
+    """Each attribute name the field tables read -> the fields it can fill, with its precedence."""
+    tables = {**SPAN_FIELDS, **{f"trace.{k}": v for k, v in TRACE_FIELDS.items()}}
+    tables.update({"input": INPUT_ATTRIBUTES, "output": OUTPUT_ATTRIBUTES})
+    slots: dict[str, list[tuple[str, int]]] = {}
+    for field, names in tables.items():
+        for rank, name in enumerate(names):
+            slots.setdefault(name, []).append((field, rank))
+    return {name: tuple(found) for name, found in slots.items()}
+
+
+_SLOTS = _slots_by_attribute()
+
+
+def attribute_picks(attributes: Mapping) -> dict:
+    """`first_present` for every table field at once, in one pass over the attributes.
+
+    Keys are SPAN_FIELDS' names, `trace.` + TRACE_FIELDS' names, `input` and `output`."""
+    best: dict[str, tuple[int, object]] = {}
+    for name, value in attributes.items():
+        slots = _SLOTS.get(name)
+        if slots is None or value is None or value == "":
+            continue
+        for field, rank in slots:
+            held = best.get(field)
+            if held is None or rank < held[0]:
+                best[field] = (rank, value)
+    return {field: value for field, (_, value) in best.items()}
 
 
 def span_kind_from(attributes: Mapping, declared: str | None = None) -> str:
@@ -299,10 +147,13 @@ def _with_system_instructions(attributes: Mapping, messages):
     return messages
 
 
-def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> tuple:
+def span_content_from(
+    attributes: Mapping, events: list[dict] | None = None, picks: dict | None = None
+) -> tuple:
     """(input, output) of a span from its attributes, flattened messages or content events."""
-    value_in = first_present(attributes, INPUT_ATTRIBUTES)
-    value_out = first_present(attributes, OUTPUT_ATTRIBUTES)
+    picks = attribute_picks(attributes) if picks is None else picks
+    value_in = picks.get("input")
+    value_out = picks.get("output")
     if attributes.get("openinference.span.kind") == "LLM":
         # The structured messages are exact where `input.value` may be a text dump
         # (smolagents writes Python reprs there).
@@ -312,7 +163,7 @@ def span_content_from(attributes: Mapping, events: list[dict] | None = None) -> 
             value_out = unflatten(attributes, "llm.output_messages")
     # One pass decides whether any flattened message list is there at all (rarely).
     if (value_in is None or value_out is None) and any(
-        key.startswith(_FLATTENED_STARTS) for key in attributes
+        key.startswith(FLATTENED_STARTS) for key in attributes
     ):
         if value_in is None:
             for prefix in FLATTENED_INPUT_PREFIXES:
@@ -350,13 +201,10 @@ def _single(values: list):
     return values[0] if len(values) == 1 else values
 
 
-def span_fields_from(attributes: Mapping) -> dict:
+def span_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     """Scalar span fields (tool name, model, tokens, cost, provider) from attributes."""
-    out = {}
-    for field, names in SPAN_FIELDS.items():
-        value = first_present(attributes, names)
-        if value is not None:
-            out[field] = value
+    picks = attribute_picks(attributes) if picks is None else picks
+    out = {field: picks[field] for field in SPAN_FIELDS if field in picks}
     if "provider" in out:
         out["provider"] = PROVIDER_ALIASES.get(str(out["provider"]), str(out["provider"]))
     for field in ("input_tokens", "output_tokens"):
@@ -365,19 +213,21 @@ def span_fields_from(attributes: Mapping) -> dict:
     return out
 
 
-def trace_fields_from(attributes: Mapping) -> dict:
+def trace_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     """Trace-level values (task, final answer, stop reason, agent) a span carries."""
+    picks = attribute_picks(attributes) if picks is None else picks
     out = {}
-    for field, names in TRACE_FIELDS.items():
-        value = first_present(attributes, names)
+    for field in TRACE_FIELDS:
+        value = picks.get(f"trace.{field}")
         if value is not None:
             out[field] = value if isinstance(value, str) else json.dumps(value)
     return out
 
 
-def cost_declared(attributes: Mapping):
+def cost_declared(attributes: Mapping, picks: dict | None = None):
     """The cost a span states for itself: a total, else the sum of its parts; None if none."""
-    total = first_present(attributes, SPAN_FIELDS["cost_usd"])
+    picks = attribute_picks(attributes) if picks is None else picks
+    total = picks.get("cost_usd")
     if total is not None:
         return total
     for names in COST_PART_ATTRIBUTES:

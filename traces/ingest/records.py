@@ -81,9 +81,10 @@ def span_record_build(
 ) -> SpanRecord:
     """A SpanRecord with kind, tool, model, tokens, content and cost read from the conventions."""
     kind = conventions.span_kind_from(attributes, declared_kind)
-    fields = conventions.span_fields_from(attributes)
+    picks = conventions.attribute_picks(attributes)
+    fields = conventions.span_fields_from(attributes, picks)
     if input_value is None or output_value is None:
-        found_in, found_out = conventions.span_content_from(attributes, events)
+        found_in, found_out = conventions.span_content_from(attributes, events, picks)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
     if kind == SpanKind.TOOL:
@@ -93,7 +94,7 @@ def span_record_build(
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
     cost = _cost(
-        conventions.cost_declared(attributes),
+        conventions.cost_declared(attributes, picks),
         model,
         fields["input_tokens"],
         fields["output_tokens"],
@@ -135,7 +136,7 @@ def span_record_build(
         output_tokens=fields["output_tokens"],
         cost_usd=cost,
         component=component[:200],
-        trace_fields=conventions.trace_fields_from(attributes),
+        trace_fields=conventions.trace_fields_from(attributes, picks),
     )
 
 

@@ -20,6 +20,7 @@ from traces.components import records_components_assign
 from traces.ingest.bulk import (
     TRACE_FIELDS,
     positions_update,
+    span_row,
     spans_insert,
     spans_stored,
     trace_rows_update,
@@ -79,33 +80,6 @@ def _dedupe(records: list[SpanRecord]) -> list[SpanRecord]:
     return out
 
 
-def _span_row(record: SpanRecord, trace_pk: int, position: int) -> list:
-    """Values in bulk.SPAN_FIELDS order."""
-    return [
-        trace_pk,
-        record.span_id,
-        record.parent_span_id,
-        record.name,
-        record.kind,
-        record.started_at,
-        record.ended_at,
-        record.duration_ms,
-        record.input,
-        record.output,
-        record.attributes,
-        record.status,
-        record.error_message,
-        record.tool_name,
-        record.tool_call_id,
-        record.model,
-        record.input_tokens,
-        record.output_tokens,
-        record.cost_usd,
-        position,
-        record.component,
-    ]
-
-
 def _start_key(record: SpanRecord) -> tuple:
     return (record.started_at is None, record.started_at or _EPOCH)
 
@@ -150,7 +124,7 @@ def spans_store(
             new = sorted((r for r in trace_records if r.span_id not in known), key=_start_key)
             positions = _positions(stored, new, moved)
             span_rows.extend(
-                _span_row(record, trace.pk, position)
+                span_row(record, trace.pk, position)
                 for record, position in zip(new, positions, strict=True)
             )
             trace.new_span_count = len(new)

@@ -6,6 +6,7 @@ Works on any object with the Trace model's attribute names: the ingest path pass
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from traces.ingest.records import SpanRecord, TraceExtras
@@ -16,53 +17,103 @@ from traces.sessions import metadata_session_id
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
+@dataclass(frozen=True)
+class _Batch:
+    """What every step reads: one trace's records in this call, its root among them (if it
+    came), the records root first, and what the payload said of the whole trace."""
+
+    records: list[SpanRecord]
+    root: SpanRecord | None
+    ranked: list[SpanRecord]
+    extra: TraceExtras | None
+
+
 def trace_fields_apply(trace, records: list[SpanRecord], extra: TraceExtras | None):
     """Task, answer, agent and model: the payload's word first, then the root, then any span."""
     root = next((r for r in records if r.is_root), None)
-    if root is not None:
-        trace.root_span_id = root.span_id
-    ranked = sorted(records, key=lambda r: not r.is_root)
-    for field in ("task", "final_answer", "stop_reason", "task_type", "agent_name"):
-        explicit = getattr(extra, field, None) if extra else None
-        from_root = root.trace_fields.get(field) if root else None
-        from_any = next((r.trace_fields[field] for r in ranked if field in r.trace_fields), None)
+    batch = _Batch(records, root, sorted(records, key=lambda r: not r.is_root), extra)
+    for step in _STEPS:
+        step(trace, batch)
+
+
+def _root_span_id_set(trace, batch: _Batch) -> None:
+    if batch.root is not None:
+        trace.root_span_id = batch.root.span_id
+
+
+def _named_fields_set(trace, batch: _Batch) -> None:
+    """Each named field from the payload, else the root, else any span if the trace has none."""
+    for field in NAMED_FIELDS:
+        explicit = getattr(batch.extra, field, None) if batch.extra else None
+        from_root = batch.root.trace_fields.get(field) if batch.root else None
+        from_any = next(
+            (r.trace_fields[field] for r in batch.ranked if field in r.trace_fields), None
+        )
         if field in READABLE_FIELDS:
-            explicit = readable_text(explicit, role=READABLE_FIELDS[field]) if explicit else None
-            from_root = readable_text(from_root, role=READABLE_FIELDS[field]) if from_root else None
-            from_any = readable_text(from_any, role=READABLE_FIELDS[field]) if from_any else None
+            role = READABLE_FIELDS[field]
+            explicit, from_root, from_any = (
+                readable_text(value, role=role) if value else None
+                for value in (explicit, from_root, from_any)
+            )
             if explicit or from_root or (from_any and not getattr(trace, field)):
                 _source_note(trace, field, SOURCE_EXPLICIT)
-        if explicit:
-            setattr(trace, field, explicit)
-        elif from_root:
-            setattr(trace, field, from_root)
-        elif from_any and not getattr(trace, field):
-            setattr(trace, field, from_any)
-    explicit_version = extra.agent_version if extra else None
-    version = explicit_version or next(
-        (r.trace_fields["agent_version"] for r in ranked if "agent_version" in r.trace_fields),
+        value = explicit or from_root or (None if getattr(trace, field) else from_any)
+        if value:
+            setattr(trace, field, value)
+
+
+def _agent_version_set(trace, batch: _Batch) -> None:
+    """The payload's version always wins; a span's only fills a trace that has none."""
+    explicit = batch.extra.agent_version if batch.extra else None
+    version = explicit or next(
+        (
+            r.trace_fields["agent_version"]
+            for r in batch.ranked
+            if "agent_version" in r.trace_fields
+        ),
         None,
     )
-    if version and (explicit_version or not trace.agent_version):
+    if version and (explicit or not trace.agent_version):
         trace.agent_version = version
-    _readable_fields_derive(trace, records, root, extra)
+
+
+def _model_set(trace, batch: _Batch) -> None:
+    """The model most of the batch's spans name, if the trace has none yet."""
     if not trace.model:
-        models = Counter(r.model for r in records if r.model)
+        models = Counter(r.model for r in batch.records if r.model)
         if models:
             trace.model = models.most_common(1)[0][0]
+
+
+def _conversation_note(trace, batch: _Batch) -> None:
+    """The conversation id a span names, else one its metadata carries, kept in the context."""
     conversation = next(
-        (r.trace_fields["conversation_id"] for r in records if "conversation_id" in r.trace_fields),
+        (
+            r.trace_fields["conversation_id"]
+            for r in batch.records
+            if "conversation_id" in r.trace_fields
+        ),
         None,
-    ) or next(filter(None, (metadata_session_id(r.attributes) for r in ranked)), None)
+    ) or next(filter(None, (metadata_session_id(r.attributes) for r in batch.ranked)), None)
     if conversation:
         trace.context = {**trace.context, "conversation_id": conversation}
-    if extra is not None:
-        if extra.context:
-            trace.context = {**trace.context, **extra.context}
-        if extra.attributes:
-            trace.attributes = {**trace.attributes, **extra.attributes}
-        if extra.content_hash:
-            trace.content_hash = extra.content_hash
+
+
+def _extras_merge(trace, batch: _Batch) -> None:
+    """The payload's context and attributes over the trace's; its content hash, if it gave one."""
+    extra = batch.extra
+    if extra is None:
+        return
+    if extra.context:
+        trace.context = {**trace.context, **extra.context}
+    if extra.attributes:
+        trace.attributes = {**trace.attributes, **extra.attributes}
+    if extra.content_hash:
+        trace.content_hash = extra.content_hash
+
+
+def _lengths_cap(trace, batch: _Batch) -> None:
+    """Blank for missing, and each value cut to its column's length."""
     trace.task = trace.task or ""
     trace.stop_reason = (trace.stop_reason or "")[:100]
     trace.task_type = (trace.task_type or "")[:100]
@@ -70,6 +121,8 @@ def trace_fields_apply(trace, records: list[SpanRecord], extra: TraceExtras | No
     trace.agent_version = (trace.agent_version or "")[:100]
 
 
+NAMED_FIELDS = ("task", "final_answer", "stop_reason", "task_type", "agent_name")
+# The fields read as text a person wrote, in the role of whoever wrote them.
 READABLE_FIELDS = {"task": "user", "final_answer": "assistant"}
 # Where a task or final answer came from, best first; a better source replaces a worse one.
 SOURCE_EXPLICIT, SOURCE_ROOT, SOURCE_MODEL_CALLS = 3, 2, 1
@@ -90,10 +143,11 @@ def _source_of(trace, field: str) -> tuple[int, str]:
     return (note["rank"], note.get("at", "")) if note else (SOURCE_EXPLICIT, "")
 
 
-def _readable_fields_derive(trace, records, root, extra) -> None:
+def _readable_fields_derive(trace, batch: _Batch) -> None:
     """Task and final answer when no explicit field gave them, in the documented order: the
     root's input and output in any message form, else the first user turn and the last
     assistant text of the model calls. Works whether or not the root is in this batch."""
+    root = batch.root
     for field, role in READABLE_FIELDS.items():
         rank, at = _source_of(trace, field)
         if rank >= SOURCE_EXPLICIT:
@@ -106,7 +160,7 @@ def _readable_fields_derive(trace, records, root, extra) -> None:
             continue
         if rank >= SOURCE_ROOT:
             continue
-        found = _model_call_text(records, field, role)
+        found = _model_call_text(batch.records, field, role)
         if found is None:
             continue
         text, started = found
@@ -133,3 +187,16 @@ def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
         if text:
             return text, call.started_at.isoformat() if call.started_at else ""
     return None
+
+
+# In this order: the derived task and answer yield to the named fields set before them.
+_STEPS = (
+    _root_span_id_set,
+    _named_fields_set,
+    _agent_version_set,
+    _readable_fields_derive,
+    _model_set,
+    _conversation_note,
+    _extras_merge,
+    _lengths_cap,
+)

@@ -1,0 +1,206 @@
+"""The attribute names of OpenTelemetry GenAI, OpenInference, OpenLLMetry/Traceloop, Langfuse
+and agent code, as tables from which traces.ingest.conventions maps spans.
+
+Tables are ordered by precedence: the first attribute present wins.
+"""
+
+from traces.models import SpanKind
+
+# (attribute, {value: kind}) tried in order; a value missing from the map falls through.
+KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
+    (
+        "langfuse.observation.type",
+        {
+            "generation": SpanKind.LLM,
+            "agent": SpanKind.AGENT,
+            "tool": SpanKind.TOOL,
+            "retriever": SpanKind.RETRIEVER,
+            "embedding": SpanKind.RETRIEVER,
+            "chain": SpanKind.CUSTOM,
+            "span": SpanKind.CUSTOM,
+        },
+    ),
+    (
+        "openinference.span.kind",
+        {
+            "LLM": SpanKind.LLM,
+            "AGENT": SpanKind.AGENT,
+            "TOOL": SpanKind.TOOL,
+            "RETRIEVER": SpanKind.RETRIEVER,
+            "RERANKER": SpanKind.RETRIEVER,
+            "EMBEDDING": SpanKind.RETRIEVER,
+            "CHAIN": SpanKind.CUSTOM,
+            "GUARDRAIL": SpanKind.CUSTOM,
+            "EVALUATOR": SpanKind.CUSTOM,
+            "PROMPT": SpanKind.CUSTOM,
+        },
+    ),
+    (
+        "gen_ai.operation.name",
+        {
+            "chat": SpanKind.LLM,
+            "generate_content": SpanKind.LLM,
+            "text_completion": SpanKind.LLM,
+            "completion": SpanKind.LLM,
+            "generate": SpanKind.LLM,
+            "call_llm": SpanKind.LLM,
+            "embeddings": SpanKind.RETRIEVER,
+            "retrieval": SpanKind.RETRIEVER,
+            "execute_tool": SpanKind.TOOL,
+            "invoke_agent": SpanKind.AGENT,
+            "agent_run": SpanKind.AGENT,
+            "create_agent": SpanKind.AGENT,
+            "invoke_workflow": SpanKind.AGENT,
+            "plan": SpanKind.AGENT,
+        },
+    ),
+    (
+        "traceloop.span.kind",
+        {
+            "workflow": SpanKind.AGENT,
+            "agent": SpanKind.AGENT,
+            "tool": SpanKind.TOOL,
+            "task": SpanKind.CUSTOM,
+        },
+    ),
+]
+# Any of these present means a tool span even without an operation name (e.g. Pydantic AI).
+TOOL_MARKERS = (
+    "gen_ai.tool.name",
+    "gen_ai.tool.call.id",
+    "tool.name",
+    "gcp.vertex.agent.tool_call_args",
+    "tool_arguments",
+)
+# Any of these present means a model call, also on spans with no gen_ai.* attribute at all.
+LLM_MARKERS = (
+    "gen_ai.request.model",
+    "llm.model_name",
+    "gen_ai.prompt.0.content",
+    "llm.input_messages.0.message.role",
+    "gcp.vertex.agent.llm_request",
+    "gen_ai.input.messages",
+)
+# Span-tree JSON `type` values and their common synonyms.
+KIND_SYNONYMS = {
+    "agent": SpanKind.AGENT,
+    "chain": SpanKind.CUSTOM,
+    "workflow": SpanKind.AGENT,
+    "llm": SpanKind.LLM,
+    "generation": SpanKind.LLM,
+    "chat": SpanKind.LLM,
+    "model": SpanKind.LLM,
+    "tool": SpanKind.TOOL,
+    "function": SpanKind.TOOL,
+    "retriever": SpanKind.RETRIEVER,
+    "retrieval": SpanKind.RETRIEVER,
+    "embedding": SpanKind.RETRIEVER,
+    "custom": SpanKind.CUSTOM,
+    "span": SpanKind.CUSTOM,
+}
+
+# Scalar span fields: first attribute present wins.
+SPAN_FIELDS: dict[str, tuple[str, ...]] = {
+    "tool_name": ("gen_ai.tool.name", "tool.name", "tool_call.function.name"),
+    "tool_call_id": ("gen_ai.tool.call.id", "tool_call.id", "tool.id"),
+    "model": (
+        "langfuse.observation.model.name",
+        "gen_ai.response.model",
+        "gen_ai.request.model",
+        "llm.response.model_name",
+        "llm.model_name",
+        "llm.request.model_name",
+    ),
+    "provider": ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+    "input_tokens": (
+        "gen_ai.usage.input_tokens",
+        "gen_ai.usage.prompt_tokens",
+        "llm.token_count.prompt",
+    ),
+    "output_tokens": (
+        "gen_ai.usage.output_tokens",
+        "gen_ai.usage.completion_tokens",
+        "llm.token_count.completion",
+    ),
+    "cost_usd": (
+        "gen_ai.usage.cost",
+        "gen_ai.usage.total_cost",
+        "llm.cost.total",
+        "operation.cost",  # pydantic-ai
+    ),
+    "error_type": ("error.type", "exception.type"),
+    "agent_name": ("gen_ai.agent.name", "agent.name", "agent_name"),
+}
+# Values a trace takes from its spans; the root span's value is preferred.
+TRACE_FIELDS: dict[str, tuple[str, ...]] = {
+    "task": ("agent.task", "langfuse.trace.input"),
+    "final_answer": ("agent.final_answer", "langfuse.trace.output"),
+    "stop_reason": ("agent.stop_reason",),
+    "task_type": ("agent.task_type", "evalsite.task_type"),
+    "agent_name": ("gen_ai.agent.name", "agent.name", "service.name"),
+    "agent_version": ("gen_ai.agent.version", "agent.version", "service.version"),
+    "conversation_id": (
+        "gen_ai.conversation.id",
+        "session.id",
+        "langfuse.session.id",
+        "ai.telemetry.metadata.sessionId",
+    ),
+}
+# Structured values: first present wins; a JSON string is decoded.
+# Framework dialects: pydantic-ai (`tool_arguments`, `tool_response`, `pydantic_ai.all_messages`,
+# `final_result`), google-adk (`gcp.vertex.agent.*`), OpenInference (`input.value`, ...).
+INPUT_ATTRIBUTES = (
+    "langfuse.observation.input",
+    "gen_ai.tool.call.arguments",
+    "gen_ai.tool.input",
+    "tool_arguments",
+    "gcp.vertex.agent.tool_call_args",
+    "input.value",
+    "tool.parameters",
+    "traceloop.entity.input",
+    "gen_ai.input.messages",
+    "gcp.vertex.agent.llm_request",
+    "pydantic_ai.all_messages",
+    "all_messages_events",
+    "gen_ai.prompt",
+)
+OUTPUT_ATTRIBUTES = (
+    "langfuse.observation.output",
+    "gen_ai.tool.call.result",
+    "gen_ai.tool.output",
+    "tool_response",
+    "gcp.vertex.agent.tool_response",
+    "output.value",
+    "traceloop.entity.output",
+    "gen_ai.output.messages",
+    "gcp.vertex.agent.llm_response",
+    "final_result",
+    "gen_ai.completion",
+)
+# Flattened message lists: prefix -> what it fills.
+FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")
+FLATTENED_OUTPUT_PREFIXES = ("llm.output_messages", "gen_ai.completion")
+FLATTENED_STARTS = tuple(p + "." for p in FLATTENED_INPUT_PREFIXES + FLATTENED_OUTPUT_PREFIXES)
+# Span events that carry content (pre-1.37 GenAI); event name -> (field, attribute or None).
+CONTENT_EVENTS: dict[str, tuple[str, str | None]] = {
+    "gen_ai.content.prompt": ("input", "gen_ai.prompt"),
+    "gen_ai.content.completion": ("output", "gen_ai.completion"),
+    "gen_ai.system.message": ("input", None),
+    "gen_ai.user.message": ("input", None),
+    "gen_ai.assistant.message": ("input", None),
+    "gen_ai.tool.message": ("input", None),
+    "gen_ai.choice": ("output", None),
+}
+# Old provider spellings normalised to gen_ai.provider.name values.
+PROVIDER_ALIASES = {
+    "vertex_ai": "gcp.vertex_ai",
+    "gemini": "gcp.gemini",
+    "az.ai.inference": "azure.ai.inference",
+    "az.ai.openai": "azure.ai.openai",
+    "xai": "x_ai",
+}
+# A framework's own cost figures: a total, else input and output parts that add up to it.
+COST_PART_ATTRIBUTES = (
+    ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
+    ("llm.cost.prompt", "llm.cost.completion"),
+)
