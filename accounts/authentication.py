@@ -60,6 +60,14 @@ class TokenCache:
         with self.lock:
             self.entries.clear()
 
+    def forget(self, *, user_ids=(), token_id: int | None = None) -> None:
+        """Drop the tokens of these users, or this token."""
+        users = set(user_ids)
+        with self.lock:
+            for key, entry in list(self.entries.items()):
+                if entry.token.user_id in users or entry.token.pk == token_id:
+                    del self.entries[key]
+
 
 token_cache = TokenCache()
 

@@ -96,3 +96,17 @@ def test_no_interval_looks_the_token_up_every_time(annotator, settings):
 
     assert status == 200
     assert any("accounts_apitoken" in q for q in queries)
+
+
+def test_a_role_given_through_the_group_counts_and_other_users_keep_their_tokens(
+    annotator, curator, api_client_for
+):
+    agent = api_client_for(annotator)
+    other = api_client_for(curator)
+    assert agent.get("/api/me/").status_code == other.get("/api/me/").status_code == 200
+
+    Group.objects.get(name=ANNOTATOR).user_set.remove(annotator)
+
+    assert agent.get("/api/traces/").status_code == 403
+    status, queries = _account_queries(other)
+    assert status == 200 and queries == []
