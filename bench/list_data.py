@@ -1,5 +1,5 @@
-"""The list-page benchmark's data: 1x is 22,000 traces with 220,000 small spans, written with
-INSERT ... SELECT over generate_series (see bench/list_pages.py)."""
+"""The list-page benchmark's data: 1x is 22,000 traces with 220,000 small spans in 4,400
+sessions, written with INSERT ... SELECT over generate_series (see bench/list_pages.py)."""
 
 import time
 
@@ -19,7 +19,8 @@ def fixtures_ensure(conn) -> None:
     )
     conn.execute(
         "INSERT INTO judges_rubric (name, description, task_type, created_at, judge_new_traces, "
-        "sample_rate) VALUES ('Bench outcome', '', '', now(), false, 0)"
+        "sample_rate, judge_idle_sessions, sessions_swept_through_id) "
+        "VALUES ('Bench outcome', '', '', now(), false, 0, false, 0)"
     )
     conn.execute(
         "INSERT INTO judges_rubricversion (rubric_id, number, system_prompt, user_template, "
@@ -61,6 +62,41 @@ def span_indexes_drop(conn) -> list[str]:
     return [f'ALTER TABLE traces_span ADD CONSTRAINT "{n}" {d}' for n, d in constraints] + [
         d for _, d in indexes
     ]
+
+
+# Sessions group traces of one project by id / 15: about five traces each, with their totals
+# written as ingest keeps them; a group split over two chunks adds the second part.
+SESSION_KEY = "'bench-' || (t.id / 15) || '-' || t.project_id"
+
+
+def sessions_write(conn, low: int, high: int) -> None:
+    """Sessions for the traces with ids low..high, their totals, and the traces' session ids."""
+    conn.execute(
+        "INSERT INTO traces_session AS s (project_id, external_id, created_at, trace_count, "
+        "error_count, input_tokens, output_tokens, cost_usd, first_started_at, last_trace_at, "
+        "first_task, held_out_trace_count, last_received_at) SELECT t.project_id, "
+        f"{SESSION_KEY}, now(), count(*), sum(t.error_count), sum(t.input_tokens), "
+        "sum(t.output_tokens), sum(t.cost_usd), min(t.started_at), "
+        "max(coalesce(t.ended_at, t.started_at)), left((array_agg(t.task ORDER BY "
+        "t.started_at NULLS LAST, t.id))[1], 200), count(*) FILTER (WHERE t.held_out), now() "
+        "FROM traces_trace t WHERE t.id BETWEEN %s AND %s GROUP BY t.project_id, t.id / 15 "
+        "ON CONFLICT (project_id, external_id) DO UPDATE SET "
+        "trace_count = s.trace_count + EXCLUDED.trace_count, "
+        "error_count = s.error_count + EXCLUDED.error_count, "
+        "input_tokens = s.input_tokens + EXCLUDED.input_tokens, "
+        "output_tokens = s.output_tokens + EXCLUDED.output_tokens, "
+        "cost_usd = s.cost_usd + EXCLUDED.cost_usd, "
+        "held_out_trace_count = s.held_out_trace_count + EXCLUDED.held_out_trace_count, "
+        "first_started_at = LEAST(s.first_started_at, EXCLUDED.first_started_at), "
+        "last_trace_at = GREATEST(s.last_trace_at, EXCLUDED.last_trace_at)",
+        [low, high],
+    )
+    conn.execute(
+        "UPDATE traces_trace t SET session_id = s.id FROM traces_session s "
+        f"WHERE t.id BETWEEN %s AND %s AND s.project_id = t.project_id "
+        f"AND s.external_id = {SESSION_KEY}",
+        [low, high],
+    )
 
 
 def grow(conn, traces_to: int) -> None:
@@ -107,6 +143,7 @@ def grow(conn, traces_to: int) -> None:
                 "SELECT min(id), max(id) FROM traces_trace WHERE id > %s", [start_id]
             ).fetchone()
             start_id = first[1]
+            sessions_write(conn, first[0], first[1])
             conn.execute(
                 "INSERT INTO traces_span (trace_id, span_id, parent_span_id, name, kind, "
                 "started_at, attributes, status, error_message, tool_name, tool_call_id, model, "
@@ -119,8 +156,9 @@ def grow(conn, traces_to: int) -> None:
             )
             conn.execute(
                 "INSERT INTO judges_judgerun (rubric_version_id, config_id, status, trace_filter, "
-                "sample_rate, online, trace_count, created_at) SELECT %s, %s, 'done', '{}', 1, "
-                "false, 1100, now() - make_interval(hours => n) FROM generate_series(1, %s::int) n",
+                "sample_rate, online, scope, trace_count, created_at) SELECT %s, %s, 'done', "
+                "'{}', 1, false, 'trace', 1100, now() - make_interval(hours => n) "
+                "FROM generate_series(1, %s::int) n",
                 [ids["version"], ids["config"], (high - low) // 1100],
             )
             run = conn.execute("SELECT max(id) FROM judges_judgerun").fetchone()[0]
@@ -142,10 +180,11 @@ def grow(conn, traces_to: int) -> None:
             conn.execute(
                 "INSERT INTO golden_goldenexample (key, origin, adversarial_kind, task, "
                 "task_type, context, reference_trajectory, expected_outcome, expected_behavior, "
-                "failure_tags, red_flags, held_out, created_at, updated_at, source_trace_id) "
+                "failure_tags, red_flags, held_out, draft, created_at, updated_at, "
+                "source_trace_id) "
                 "SELECT md5(id::text), 'promoted', '', task, task_type, '{}', "
                 '\'[{"step": 1, "tool": "get_order", "inputs": {}}]\', \'Refunded.\', \'\', '
-                "'[\"wrong_tool\"]', '[]', held_out, "
+                "'[\"wrong_tool\"]', '[]', held_out, false, "
                 "now() - make_interval(mins => (id %% 100000)::int), now(), id "
                 "FROM traces_trace WHERE id BETWEEN %s AND %s AND id %% 100 = 3",
                 [first[0], first[1]],

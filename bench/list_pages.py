@@ -1,10 +1,11 @@
 """List pages' server time and query count at 10x and 100x the data, this code against an
 earlier commit's, in the same run, on PostgreSQL.
 
-1x is 22,000 traces with 220,000 spans (small ones), plus per 1x: 60% of traces with a verdict,
-5% with an open review item, 220 golden examples, 20 eval runs and 20 judge runs. The data are
-written with INSERT ... SELECT over generate_series, so 100x (2.2 million traces, 22 million
-spans, about 9 GB with indexes) takes minutes; each size grows the same database.
+1x is 22,000 traces with 220,000 spans (small ones) in 4,400 sessions, plus per 1x: 60% of
+traces with a verdict, 5% with an open review item, 220 golden examples, 20 eval runs and 20
+judge runs. The data are written with INSERT ... SELECT over generate_series, so 100x (2.2
+million traces, 22 million spans, about 9 GB with indexes) takes minutes; each size grows the
+same database.
 
 At each size both versions serve every page through Django's test client, each in a process of
 its own, taking turns round by round so both meet the same machine load. The earlier commit's
@@ -40,6 +41,8 @@ ADDED_INDEXES = (
     "trace_project_newest",
     "golden_example_newest",
     "evalrun_newest",
+    "session_list_latest",
+    "session_project_latest",
 )
 REPLACED_INDEXES = (
     'CREATE INDEX IF NOT EXISTS "trace_project_started" '
@@ -55,6 +58,9 @@ PAGES = [
     ("golden examples, page 40", "/golden/?page=40"),
     ("eval runs", "/golden/evals/"),
     ("judge runs", "/judges/runs/"),
+    ("sessions", "/traces/sessions/"),
+    ("sessions, one project", "/traces/sessions/?project=bench-1"),
+    ("sessions API", "/api/sessions/"),
 ]
 
 

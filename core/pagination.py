@@ -6,6 +6,9 @@ range or the request is refused naming the parameter."""
 
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
+
+from core.bounded_paginator import COUNT_CAP
 
 MAX_OFFSET = 2**31 - 1
 
@@ -43,3 +46,51 @@ class ApiPagination(LimitOffsetPagination):
             low, high = bounds[parameter["name"]]
             parameter["schema"] = {**parameter["schema"], "minimum": low, "maximum": high}
         return parameters
+
+
+class BoundedCountPagination(ApiPagination):
+    """ApiPagination whose count stops at COUNT_CAP matches, or one past the page asked for.
+
+    A full COUNT reads every matching row (every trace a broad search matches); here `count`
+    is exact while `count_is_lower_bound` is false, else the list holds more than `count`.
+    `next` is given whenever another row follows the page."""
+
+    def paginate_queryset(self, queryset, request, view=None):
+        self.request = request
+        self.limit = self.get_limit(request)
+        self.offset = self.get_offset(request)
+        count_limit = max(COUNT_CAP, self.offset + self.limit) + 1
+        # Unordered, so the database stops after count_limit rows in whatever order is cheap.
+        self.count = queryset.order_by()[:count_limit].count()
+        self.count_is_lower_bound = self.count >= count_limit
+        self.count_shown = count_limit - 1 if self.count_is_lower_bound else self.count
+        if self.count == 0 or self.offset > self.count:
+            return []
+        return list(queryset[self.offset : self.offset + self.limit])
+
+    def get_paginated_response(self, data):
+        return Response(
+            {
+                "count": self.count_shown,
+                "count_is_lower_bound": self.count_is_lower_bound,
+                "next": self.get_next_link(),
+                "previous": self.get_previous_link(),
+                "results": data,
+            }
+        )
+
+    def get_paginated_response_schema(self, schema):
+        described = super().get_paginated_response_schema(schema)
+        properties = described["properties"]
+        properties["count"] = {
+            "type": "integer",
+            "example": 123,
+            "description": f"Matching rows, counted up to {COUNT_CAP:,} (or one past the page "
+            "asked for); exact unless count_is_lower_bound.",
+        }
+        properties["count_is_lower_bound"] = {
+            "type": "boolean",
+            "description": "True when more rows match than `count`: counting stopped there.",
+        }
+        described["required"] = [*described.get("required", []), "count_is_lower_bound"]
+        return described

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "golden",
     "webhooks",
     "insights",
+    "explorer",
     "demo",
     "evalsite",
 ]
@@ -264,6 +265,8 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Traces past their project's retention time go, a batch at a time (traces/retention.py).
     "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
+    # Sessions quiet for their rubric's idle time are judged whole (judges/session_online.py).
+    "sessions-judge-idle": {"task": "judges.tasks.sessions_judge_idle_task", "schedule": 60.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.
     "judgment-requeue-stale": {
         "task": "judges.tasks.judgment_requeue_stale_task",
@@ -285,6 +288,10 @@ if JUDGE_SIMULATED and not ANTHROPIC_BASE_URL:
 if JUDGE_SIMULATED and not OPENAI_BASE_URL:
     OPENAI_BASE_URL = f"http://127.0.0.1:{SIMULATED_JUDGE_PORT}/v1"
 JUDGE_MODEL = envstr("JUDGE_MODEL", "claude-sonnet-4-5")
+# A session is judged online once no trace of it arrived for this long (a rubric may say).
+SESSION_IDLE_MINUTES = envint("SESSION_IDLE_MINUTES", 30)
+if SESSION_IDLE_MINUTES < 1:
+    raise ImproperlyConfigured("SESSION_IDLE_MINUTES must be at least 1")
 # A rubric template's render is bounded: output characters (any value it builds) and seconds.
 RUBRIC_RENDER_MAX_CHARS = envint("RUBRIC_RENDER_MAX_CHARS", 1_000_000)
 RUBRIC_RENDER_SECONDS = envfloat("RUBRIC_RENDER_SECONDS", 2.0)

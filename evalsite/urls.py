@@ -3,12 +3,15 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from explorer import urls as explorer_urls
 from insights import views as insights_views
+from traces import urls as traces_urls
 from traces.api import OtlpTraceExportApi
 
 api_patterns = [
     path("", include("accounts.api_urls")),
     path("", include("traces.api_urls")),
+    path("", include("explorer.api_urls")),
     path("", include("judges.api_urls")),
     path("", include("reviews.api_urls")),
     path("", include("golden.api_urls")),
@@ -24,7 +27,11 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include(api_patterns)),
     path("accounts/", include("accounts.urls")),
-    path("traces/", include("traces.urls")),
+    # traces' own pages and explorer's pages composed from every stage, under one namespace.
+    path(
+        "traces/",
+        include(([*explorer_urls.urlpatterns, *traces_urls.urlpatterns], "traces")),
+    ),
     path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
     path("judges/", include("judges.urls")),
     path("reviews/", include("reviews.urls")),

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeRule
 from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
 from judges.models import (
     JudgeCalibration,
@@ -10,8 +11,6 @@ from judges.models import (
     RedFlagCheck,
     Rubric,
     RubricVersion,
-    TaskTypeAssignment,
-    TaskTypeRule,
     ToolEffect,
     Verdict,
 )
@@ -28,7 +27,7 @@ class RubricVersionInline(admin.TabularInline):
 
 @admin.register(Rubric)
 class RubricAdmin(admin.ModelAdmin):
-    list_display = ("name", "task_type", "judge_new_traces", "sample_rate")
+    list_display = ("name", "task_type", "judge_new_traces", "judge_idle_sessions", "sample_rate")
     inlines = [RubricVersionInline]
 
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from judges import api
-from judges.api_rubrics import RubricVersionCreateApi
+from judges.api_rubrics import RubricOnlineApi, RubricVersionCreateApi
 from judges.guardrails.api import GuardrailCheckApi
 
 urlpatterns = [
@@ -17,5 +17,6 @@ urlpatterns = [
         RubricVersionCreateApi.as_view(),
         name="api-rubric-version-create",
     ),
+    path("rubrics/<int:rubric_id>/online/", RubricOnlineApi.as_view(), name="api-rubric-online"),
     path("guardrails/check", GuardrailCheckApi.as_view(), name="api-guardrails-check"),
 ]

@@ -18,6 +18,7 @@ from judges.citations import citations_resolve
 from judges.costs import call_cost_usd
 from judges.models import (
     JudgeRun,
+    JudgeRunScope,
     JudgeRunStatus,
     Judgment,
     JudgmentStatus,
@@ -329,14 +330,15 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
 
 
 def judge_run_finish_if_done(run_id: int) -> bool:
-    """Mark a (non-online) run done once none of its passes is outstanding."""
+    """Mark a run done once none of its passes is outstanding; a standing online run of
+    traces never ends (each idle-session sweep starts a run of its own, which does)."""
     outstanding = Judgment.objects.filter(run_id=run_id, status__in=UNFINISHED_STATES).exists()
     if outstanding:
         return False
     return bool(
-        JudgeRun.objects.filter(pk=run_id, online=False, status=JudgeRunStatus.RUNNING).update(
-            status=JudgeRunStatus.DONE, finished_at=timezone.now()
-        )
+        JudgeRun.objects.filter(pk=run_id, status=JudgeRunStatus.RUNNING)
+        .exclude(online=True, scope=JudgeRunScope.TRACE)
+        .update(status=JudgeRunStatus.DONE, finished_at=timezone.now())
     )
 
 

@@ -49,8 +49,22 @@ class RubricVersionForm(forms.ModelForm):
 
 class RubricOnlineForm(forms.Form):
     judge_new_traces = forms.BooleanField(required=False, label="Judge new traces")
+    judge_idle_sessions = forms.BooleanField(
+        required=False,
+        label="Judge idle sessions",
+        help_text="Each conversation as a whole, once no trace of it came for the idle time.",
+    )
+    session_idle_minutes = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=7 * 24 * 60,
+        label="Idle minutes",
+        help_text="Empty: the site's SESSION_IDLE_MINUTES.",
+    )
     sample_rate = forms.FloatField(
-        min_value=0.0, max_value=1.0, help_text="Share of new traces judged, e.g. 0.05."
+        min_value=0.0,
+        max_value=1.0,
+        help_text="Share of new traces and sessions judged, e.g. 0.05.",
     )
 
 

@@ -1,4 +1,5 @@
 from django.conf import settings
+from django.core.validators import MinValueValidator
 from django.db import models
 
 from traces.models import Project, Session, Span, Trace
@@ -31,6 +32,15 @@ class Rubric(models.Model):
     # Online judging: new complete traces are judged at this sample rate.
     judge_new_traces = models.BooleanField(default=False)
     sample_rate = models.FloatField(default=0.05)
+    # Online judging of sessions (judges/session_online.py): a session gone quiet this long
+    # (empty: SESSION_IDLE_MINUTES) is judged whole, at the same sample rate.
+    judge_idle_sessions = models.BooleanField(default=False)
+    session_idle_minutes = models.PositiveIntegerField(
+        null=True, blank=True, validators=[MinValueValidator(1)]
+    )
+    # How far the idle-session sweep has come: sessions are taken in (last received, id) order.
+    sessions_swept_through = models.DateTimeField(null=True, blank=True)
+    sessions_swept_through_id = models.BigIntegerField(default=0)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -335,50 +345,6 @@ class JudgeCalibration(models.Model):
         return f"{self.rubric_version} / {self.config}: {self.status}"
 
 
-class TaskTypeSource(models.TextChoices):
-    ATTRIBUTE = "attribute", "Sent by the agent"
-    RULE = "rule", "Curator rule"
-    CLASSIFIER = "classifier", "LLM classifier"
-    PERSON = "person", "Corrected by a person"
-
-
-class TaskTypeRule(models.Model):
-    """A curator's rule: a trace whose task text matches and that called these tools is a type."""
-
-    task_type = models.CharField(max_length=100)
-    task_pattern = models.CharField(
-        max_length=500, blank=True, help_text="Regular expression over the task text."
-    )
-    tools = models.JSONField(default=list, blank=True, help_text="Every one of these was called.")
-    priority = models.IntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
-
-    class Meta:
-        ordering = ["-priority", "pk"]
-
-    def __str__(self) -> str:
-        return f"{self.task_type}: /{self.task_pattern}/ {self.tools}"
-
-
-class TaskTypeAssignment(models.Model):
-    """Where a trace's task type came from; a person's correction is never overwritten."""
-
-    trace = models.OneToOneField(
-        Trace, on_delete=models.CASCADE, related_name="task_type_assignment"
-    )
-    task_type = models.CharField(max_length=100)
-    source = models.CharField(max_length=20, choices=TaskTypeSource.choices)
-    rule = models.ForeignKey(TaskTypeRule, null=True, blank=True, on_delete=models.SET_NULL)
-    previous_task_type = models.CharField(max_length=100, blank=True)
-    corrected_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    updated_at = models.DateTimeField(auto_now=True)
-
-
 class ToolEffect(models.Model):
     """A project's tool and what calling it does: reads (no lasting change) or writes state.
 
@@ -412,5 +378,10 @@ class ToolEffect(models.Model):
         return f"{self.tool}: {self.effect}"
 
 
-# Registered with the judges app here; import them from judges.guardrails.models.
+# Registered with the judges app here; import them from the modules that define them.
+from judges.adaptive_rubrics.models import (  # noqa: E402, F401
+    TaskTypeAssignment,
+    TaskTypeRule,
+    TaskTypeSource,
+)
 from judges.guardrails.models import GuardrailDecision, GuardrailPolicy  # noqa: E402, F401

@@ -1,10 +1,12 @@
 """Writes for rubrics: every edit is a new immutable version, checked before it is saved."""
 
 from django.db import transaction
+from django.utils import timezone
 
 from core.errors import ApplicationError
 from judges.models import Rubric, RubricVersion
 from judges.prompts import TemplateProblem, rubric_templates_check
+from judges.session_online import sessions_cursor_start
 
 VERSION_FIELDS = (
     "system_prompt",
@@ -84,3 +86,38 @@ def rubric_version_fields(version: RubricVersion | None) -> dict:
         f"Started from {version.rubric.name} v{version.number}.",
     )
     return fields
+
+
+ONLINE_FIELDS = ("judge_new_traces", "sample_rate", "judge_idle_sessions", "session_idle_minutes")
+
+
+def rubric_online_update(
+    *,
+    rubric: Rubric,
+    judge_new_traces: bool,
+    sample_rate: float,
+    judge_idle_sessions: bool,
+    session_idle_minutes: int | None,
+    now=None,
+) -> Rubric:
+    """Set what the rubric judges online: new traces, idle sessions, or both, at a sample rate."""
+    if not 0 <= sample_rate <= 1:
+        raise ApplicationError("Sample rate must be between 0 and 1.", field="sample_rate")
+    if session_idle_minutes is not None and session_idle_minutes < 1:
+        raise ApplicationError("Give at least one minute.", field="session_idle_minutes")
+    if judge_idle_sessions and rubric.task_type:
+        raise ApplicationError(
+            "A rubric for one task type judges traces of that type; a session mixes them.",
+            field="judge_idle_sessions",
+        )
+    switched_on = judge_idle_sessions and not rubric.judge_idle_sessions
+    rubric.judge_new_traces, rubric.sample_rate = judge_new_traces, sample_rate
+    rubric.judge_idle_sessions = judge_idle_sessions
+    rubric.session_idle_minutes = session_idle_minutes
+    fields = list(ONLINE_FIELDS)
+    if switched_on:
+        # From here on: conversations already quiet are not judged, as with new traces.
+        sessions_cursor_start(rubric, now or timezone.now())
+        fields += ["sessions_swept_through", "sessions_swept_through_id"]
+    rubric.save(update_fields=fields)
+    return rubric

@@ -18,8 +18,9 @@ from judges.models import (
     VerdictStatus,
 )
 from judges.rubrics import VERSION_FIELDS
+from traces.filters import TraceFilter
 from traces.models import Trace
-from traces.selectors import trace_ids_blind_for, trace_list, traces_visible
+from traces.selectors import trace_ids_blind_for, traces_visible
 
 # A version diff compares what shapes the prompt and the score; the note is commentary.
 DIFF_FIELDS = tuple(name for name in VERSION_FIELDS if name != "note")
@@ -156,7 +157,8 @@ def traces_for_run_selection(
     if external_ids:
         return Trace.objects.filter(external_id__in=external_ids), {"trace_ids": external_ids}
     if trace_list_query:
-        traces = trace_list(None, QueryDict(trace_list_query)).qs.order_by("-pk")
+        listed = TraceFilter(QueryDict(trace_list_query), queryset=traces_visible(None))
+        traces = listed.qs.order_by("-pk")
         if spec.get("limit"):
             traces = traces[: spec["limit"]]
         return traces, {"trace_list": trace_list_query, **spec}

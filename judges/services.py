@@ -86,6 +86,7 @@ def judge_run_start(
     sample_rate: float = 1.0,
     trace_filter: dict | None = None,
     sessions=None,
+    online: bool = False,
 ) -> JudgeRun:
     """Create a run over the traces (optionally a random sample) and enqueue one task per pass
     once the transaction commits. With `sessions` (ids), each session is judged as one
@@ -117,6 +118,7 @@ def judge_run_start(
             trace_filter=trace_filter or {},
             trace_count=len(trace_ids),
             scope=JudgeRunScope.SESSION if sessions is not None else JudgeRunScope.TRACE,
+            online=online,
             created_by=user,
         )
         _judgments_create(run, trace_ids, session_of)
@@ -167,7 +169,13 @@ def judge_config_default() -> JudgeConfig:
 def _online_run(version: RubricVersion, config: JudgeConfig) -> JudgeRun:
     run = (
         JudgeRun.objects.select_for_update()
-        .filter(rubric_version=version, config=config, online=True, status=JudgeRunStatus.RUNNING)
+        .filter(
+            rubric_version=version,
+            config=config,
+            online=True,
+            scope=JudgeRunScope.TRACE,
+            status=JudgeRunStatus.RUNNING,
+        )
         .first()
     )
     if run is None:

@@ -12,6 +12,7 @@ from judges.execution import judgment_execute, judgments_stale, retry_delay
 from judges.models import Judgment, JudgmentStatus
 from judges.providers import TRANSIENT_ERRORS
 from judges.services import trace_judge_online
+from judges.session_online import sessions_judge_idle
 from traces.models import Trace
 
 DISPATCH_BATCH = 500
@@ -54,6 +55,17 @@ def judgment_requeue_stale_task() -> int:
     ids = judgments_stale()
     # Unpublished ones keep their new lease and come back on a later sweep.
     return tasks_publish_each(judge_pass_task, ids)
+
+
+@shared_task(ignore_result=True)
+def sessions_judge_idle_task() -> int:
+    """Periodic: judge sessions gone quiet, a bounded batch per rubric; again while more wait.
+
+    Idempotent through the rubric's cursor, moved in the transaction that starts the run."""
+    judged, more = sessions_judge_idle()
+    if more:
+        sessions_judge_idle_task.delay()
+    return judged
 
 
 @shared_task(bind=True, acks_late=True, max_retries=20, ignore_result=True)

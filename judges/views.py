@@ -7,13 +7,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
-from judges import selectors
+from judges import rubrics, selectors
 from judges.adaptive_rubrics.selectors import criteria_page_rows
 from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm
 from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Rubric, ScoreType
 from judges.prompts import prompt_render
-from judges.rubrics import RubricTemplateError, rubric_version_create
+from judges.rubrics import ONLINE_FIELDS, RubricTemplateError, rubric_version_create
 from judges.services import DEFAULT_CONFIG_NAME, judge_run_cancel, judge_run_start
+from judges.session_online import session_idle_minutes
 
 PREVIEW_TRACE_CHOICES = 30
 
@@ -47,8 +48,9 @@ def rubric_detail(request, rubric_id: int):
         .only("pk", "task")
         .order_by("-pk")[:PREVIEW_TRACE_CHOICES],
         "online_form": RubricOnlineForm(
-            initial={"judge_new_traces": rubric.judge_new_traces, "sample_rate": rubric.sample_rate}
+            initial={name: getattr(rubric, name) for name in ONLINE_FIELDS}
         ),
+        "session_idle_minutes": session_idle_minutes(rubric),
         "can_edit": has_role(request.user, CURATOR),
         "stats": criteria_page_rows(shown) if shown.score_type == ScoreType.CRITERIA else [],
     }
@@ -92,13 +94,16 @@ def rubric_edit(request, rubric_id: int):
 def rubric_online_update(request, rubric_id: int):
     rubric = _rubric_or_404(rubric_id)
     form = RubricOnlineForm(request.POST)
-    if form.is_valid():
-        rubric.judge_new_traces = form.cleaned_data["judge_new_traces"]
-        rubric.sample_rate = form.cleaned_data["sample_rate"]
-        rubric.save(update_fields=["judge_new_traces", "sample_rate"])
-        messages.success(request, "Online judging updated.")
+    if not form.is_valid():
+        problems = "; ".join(f"{name}: {' '.join(errors)}" for name, errors in form.errors.items())
+        messages.error(request, f"Online judging not changed: {problems}")
+        return redirect("judges:rubric_detail", rubric_id=rubric.pk)
+    try:
+        rubrics.rubric_online_update(rubric=rubric, **form.cleaned_data)
+    except ApplicationError as exc:
+        messages.error(request, f"Online judging not changed: {exc.message}")
     else:
-        messages.error(request, "Sample rate must be between 0 and 1.")
+        messages.success(request, "Online judging updated.")
     return redirect("judges:rubric_detail", rubric_id=rubric.pk)
 
 

@@ -9,8 +9,9 @@ from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator
 from judges.models import Rubric, RubricVersion, RubricVersionStatus
 from reviews.api import AnnotationOut, ResolveIn
+from reviews.blind import trace_blind_for
 from reviews.trace_actions import trace_score_direct
-from traces.selectors import trace_blind_for, trace_get
+from traces.selectors import trace_get
 
 
 class TraceScoreIn(ResolveIn):

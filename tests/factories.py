@@ -22,6 +22,7 @@ from judges.models import (
 )
 from reviews.models import Queue, ReviewItem, ReviewReason
 from traces.models import Project, SourceFormat, Span, SpanKind, Trace
+from traces.session_totals import sessions_totals_recount
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -53,6 +54,7 @@ class ProjectFactory(factory.django.DjangoModelFactory):
 class TraceFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Trace
+        skip_postgeneration_save = True
 
     project = factory.SubFactory(ProjectFactory)
     external_id = factory.Sequence(lambda n: hashlib.md5(str(n).encode()).hexdigest())
@@ -63,6 +65,12 @@ class TraceFactory(factory.django.DjangoModelFactory):
     source_format = SourceFormat.SPAN_TREE
     started_at = factory.LazyFunction(timezone.now)
     ended_at = factory.LazyFunction(timezone.now)
+
+    @factory.post_generation
+    def session_totals(trace, create, extracted, **kwargs):
+        # Ingest keeps a session's totals; a trace made here counts in its session the same.
+        if create and trace.session_id:
+            sessions_totals_recount([trace.session_id])
 
 
 class SpanFactory(factory.django.DjangoModelFactory):

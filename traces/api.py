@@ -22,6 +22,7 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator
 from core.errors import ApplicationError
+from core.pagination import BoundedCountPagination
 from traces import selectors
 from traces.filters import TraceFilter
 from traces.ingest import otlp
@@ -131,16 +132,20 @@ class TraceDetailOut(TraceOut):
 
 
 class TraceListCreateApi(GenericAPIView):
-    """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace."""
+    """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace.
+
+    The list's count stops at 10,000 matches (`count_is_lower_bound` then says there are more),
+    as the trace list page's does: a full count of a broad search reads every match."""
 
     permission_classes = [IsAnnotator]
+    pagination_class = BoundedCountPagination
     parser_classes = [TraceJSONParser]
     serializer_class = TraceOut
     filter_backends = [DjangoFilterBackend]
     filterset_class = TraceFilter
 
     def get_queryset(self):
-        return selectors.traces_visible(self.request.user, selectors.trace_list_rows())
+        return selectors.traces_visible(self.request.user, selectors.trace_rows())
 
     @extend_schema(responses=TraceOut(many=True))
     def get(self, request):

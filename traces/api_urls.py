@@ -1,16 +1,10 @@
 from django.urls import path
 
-from traces import api, feedback_api, session_api
+from traces import api, feedback_api
 
 urlpatterns = [
     path("traces/", api.TraceListCreateApi.as_view(), name="api-traces"),
     path("traces/bulk/", api.TraceBulkImportApi.as_view(), name="api-traces-bulk"),
     path("traces/<int:trace_id>/", api.TraceDetailApi.as_view(), name="api-trace-detail"),
-    path("sessions/", session_api.SessionListApi.as_view(), name="api-sessions"),
-    path(
-        "sessions/<int:session_id>/",
-        session_api.SessionDetailApi.as_view(),
-        name="api-session-detail",
-    ),
     path("feedback/", feedback_api.FeedbackApi.as_view(), name="api-feedback"),
 ]

@@ -1,6 +1,12 @@
 """Trace list filters (page and API): project, agent, version, task type, status, dates,
-review items, verdicts, end-user feedback, session, task search, content search
-(traces/search/) and sort."""
+end-user feedback, session, task search, content search (traces/search/) and sort.
+
+Apps to the right filter traces by their own data through `trace_filter_add` (judges: verdict;
+reviews: review items), so every list, export and selection of traces offers them while
+traces never reads those apps' models.
+"""
+
+from collections import OrderedDict
 
 import django_filters
 from django import forms
@@ -10,13 +16,6 @@ from traces.models import Feedback, FeedbackKind, Project, Trace
 from traces.search.filters import ContentSearchFilters
 from traces.sessions import session_filter_q
 
-# Verdict statuses as stored by judges (traces never imports the apps to its right).
-VERDICT_CHOICES = [
-    ("agreed", "Agreed"),
-    ("disputed", "Disputed"),
-    ("failed", "Failed"),
-    ("none", "Not judged"),
-]
 STATUS_CHOICES = [
     ("error", "Has errors"),
     ("ok", "No errors"),
@@ -50,10 +49,6 @@ def _ordering(value: str):
     return F(value).asc(nulls_last=True)
 
 
-def _related_model(name: str):
-    return Trace._meta.get_field(name).related_model
-
-
 class TraceFilter(ContentSearchFilters):
     project = django_filters.ModelChoiceFilter(
         queryset=Project.objects.order_by("name"), to_field_name="slug", empty_label="All"
@@ -69,15 +64,6 @@ class TraceFilter(ContentSearchFilters):
     )
     started_before = django_filters.DateFilter(
         field_name="started_at", lookup_expr="date__lte", label="To", widget=DATE_INPUT
-    )
-    has_review_item = django_filters.ChoiceFilter(
-        choices=[("true", "Yes"), ("false", "No")],
-        method="filter_has_review_item",
-        label="In review",
-        empty_label="Any",
-    )
-    verdict = django_filters.ChoiceFilter(
-        choices=VERDICT_CHOICES, method="filter_verdict", empty_label="Any", label="Verdict"
     )
     feedback = django_filters.ChoiceFilter(
         choices=FEEDBACK_CHOICES, method="filter_feedback", empty_label="Any", label="Feedback"
@@ -101,16 +87,6 @@ class TraceFilter(ContentSearchFilters):
             "in_progress": queryset.filter(completed_at__isnull=True),
             "complete": queryset.filter(completed_at__isnull=False),
         }.get(value, queryset)
-
-    def filter_has_review_item(self, queryset, name, value):
-        items = _related_model("review_items").objects.filter(trace=OuterRef("pk"))
-        return queryset.filter(Exists(items) if value == "true" else ~Exists(items))
-
-    def filter_verdict(self, queryset, name, value):
-        verdicts = _related_model("verdicts").objects.filter(trace=OuterRef("pk"))
-        if value == "none":
-            return queryset.filter(~Exists(verdicts))
-        return queryset.filter(Exists(verdicts.filter(status=value)))
 
     def filter_feedback(self, queryset, name, value: str):  # typed: the schema says string
         given = Feedback.objects.filter(trace=OuterRef("pk"))
@@ -136,3 +112,17 @@ class TraceFilter(ContentSearchFilters):
         if not queryset.query.order_by:
             queryset = queryset.order_by(_ordering("-started_at"), "-pk")
         return queryset
+
+
+def trace_filter_add(name: str, trace_filter: django_filters.Filter, *, after: str) -> None:
+    """Offer a filter of an app to the right on every trace list, placed after `after`.
+
+    Called from that app's ready(); the filter's `method` is a function of the app's own
+    (queryset, name, value) -> queryset.
+    """
+    filters = [
+        (existing, f) for existing, f in TraceFilter.base_filters.items() if existing != name
+    ]
+    position = [existing for existing, _ in filters].index(after) + 1
+    filters.insert(position, (name, trace_filter))
+    TraceFilter.base_filters = OrderedDict(filters)

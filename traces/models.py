@@ -40,12 +40,37 @@ class Session(models.Model):
     # As the agent sent it (`session.id`, `gen_ai.conversation.id`, a transcript's context).
     external_id = models.CharField(max_length=255)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Totals over the session's traces, kept by ingest (traces/session_totals.py) so the
+    # session list reads no trace rows.
+    trace_count = models.IntegerField(default=0)
+    error_count = models.IntegerField(default=0)
+    input_tokens = models.BigIntegerField(default=0)
+    output_tokens = models.BigIntegerField(default=0)
+    cost_usd = models.DecimalField(max_digits=14, decimal_places=6, default=0)
+    # The earliest trace start, and the latest moment of any trace (its end, else its start):
+    # both only move outwards as spans arrive, so ingest keeps them with MIN and MAX.
+    first_started_at = models.DateTimeField(null=True, blank=True)
+    last_trace_at = models.DateTimeField(null=True, blank=True)
+    first_task = models.TextField(blank=True, help_text="The first trace's task, cut short.")
+    # Held-out traces count above; pages for people who may not see them recount those rows.
+    held_out_trace_count = models.IntegerField(default=0)
+    # Our clock: the last time ingest stored anything for one of its traces.
+    last_received_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(
                 fields=["project", "external_id"], name="session_unique_external_id"
             ),
+        ]
+        indexes = [
+            # The session list's default order (latest activity first), whole and per project.
+            NullsLastIndex(fields=["-last_trace_at", "-id"], name="session_list_latest"),
+            NullsLastIndex(
+                fields=["project", "-last_trace_at", "-id"], name="session_project_latest"
+            ),
+            # Online session judging looks for sessions gone quiet, oldest activity first.
+            models.Index(fields=["last_received_at", "id"], name="session_received"),
         ]
 
     def __str__(self) -> str:

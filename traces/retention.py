@@ -2,88 +2,114 @@
 
 A trace is kept whatever its age while anything people or evaluations rely on points at it:
 a golden example made from it, a review item (open or settled: it carries people's labels),
-an eval run's trial, a judge run still judging it, or any row of a model that does not say
-the trace owns it (TRACE_OWNS). A trace of a session (a conversation) stays while the session
-has a recent trace, a review item, or a judge run still judging it. Each batch is its own
-transaction, so a worker that dies mid-way leaves every trace either whole or gone, and the next
-run goes on.
+an eval run's trial, a judge run still judging it. Each app to the right declares what its
+rows mean for retention when it loads; traces never reads those models itself. A trace of a
+session (a conversation) stays while the session has a recent trace, a review item, or a judge
+run still judging it. Each batch is its own transaction, so a worker that dies mid-way leaves
+every trace either whole or gone, and the next run goes on.
 """
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import timedelta
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
+from traces.session_totals import sessions_totals_recount
 
 RETENTION_BATCH = 200
 
-# What a trace owns and loses with it. Any other row pointing at a trace keeps the trace, so a
-# relation added later (a session, say) keeps traces until it is listed here on purpose.
-TRACE_OWNS = frozenset(
-    {
-        "spans",
-        "feedback",
-        "search_document",
-        "attribute_values",
-        "judgments",
-        "verdicts",
-        "red_flags",
-        "task_type_assignment",
+
+@dataclass(frozen=True)
+class Keeper:
+    """Rows of an app's own model that keep what they point at through its field `via`."""
+
+    relation: str
+    rows: Callable[[], QuerySet]
+    via: str
+
+
+# Apps to the right say on load what their rows pointing at a trace, a session or a span mean
+# (judges/retention.py, reviews/apps.py, golden/apps.py): owned rows go with it, keepers keep
+# it. A relation nobody declared stops retention (undeclared_relations) rather than lose rows.
+TRACE_OWNS = {"spans", "feedback", "search_document", "attribute_values"}
+SESSION_OWNS = {"traces"}
+_TRACE_KEEPERS: dict[str, Keeper] = {}
+_SESSION_KEEPERS: dict[str, Keeper] = {}
+# Rows pointing at spans, removed before the spans (span relation -> rows of given traces).
+_SPAN_DEPENDENTS: dict[str, Callable[[list[int]], QuerySet]] = {}
+
+
+def trace_relation_owned(relation: str) -> None:
+    TRACE_OWNS.add(relation)
+
+
+def trace_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str) -> None:
+    _TRACE_KEEPERS[relation] = Keeper(relation, rows, via)
+
+
+def session_relation_owned(relation: str) -> None:
+    SESSION_OWNS.add(relation)
+
+
+def session_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str) -> None:
+    _SESSION_KEEPERS[relation] = Keeper(relation, rows, via)
+
+
+def span_dependents_add(relation: str, rows_of_traces: Callable[[list[int]], QuerySet]) -> None:
+    _SPAN_DEPENDENTS[relation] = rows_of_traces
+
+
+def trace_keepers() -> list[tuple[str, Keeper]]:
+    """(reverse relation of Trace, its keeper) pairs: rows that keep a trace."""
+    return list(_TRACE_KEEPERS.items())
+
+
+def undeclared_relations() -> list[str]:
+    """Relations to a trace, session or span that no app said it owns or keeps them by."""
+    declared = {
+        Trace: TRACE_OWNS | set(_TRACE_KEEPERS),
+        Session: SESSION_OWNS | set(_SESSION_KEEPERS),
+        Span: set(_SPAN_DEPENDENTS),
     }
-)
-# A judgment is owned, except while its judge run is still at work.
-JUDGMENT_KEEPS = Q(run__status__in=("pending", "running"))
-
-
-def trace_keepers() -> list[tuple[str, Q]]:
-    """(reverse relation of Trace, condition on the pointing rows) pairs that keep a trace."""
-    keepers = [(rel.name, Q()) for rel in Trace._meta.related_objects if rel.name not in TRACE_OWNS]
-    return [*keepers, ("judgments", JUDGMENT_KEEPS)]
-
-
-def _kept_by(relation: str, condition: Q) -> Exists:
-    rel = Trace._meta.get_field(relation)
-    pointing = rel.related_model._base_manager.filter(condition, **{rel.field.name: OuterRef("pk")})
-    return Exists(pointing)
-
-
-# A session is a conversation: its traces stay while any of it is recent, reviewed, or being
-# judged. The session row itself stays (its traces' foreign key is set null).
-SESSION_OWNS = frozenset({"traces", "verdicts", "judgments"})
-
-
-def _session_kept() -> list[Exists]:
-    kept = []
-    for rel in Session._meta.related_objects:
-        if rel.name in SESSION_OWNS and rel.name != "judgments":
-            continue
-        condition = JUDGMENT_KEEPS if rel.name == "judgments" else Q()
-        rows = rel.related_model._base_manager.filter(
-            condition, **{rel.field.name: OuterRef("session")}
-        )
-        kept.append(Exists(rows))
-    return kept
+    return [
+        f"{model.__name__}.{rel.name}"
+        for model, names in declared.items()
+        for rel in model._meta.related_objects
+        if rel.name not in names
+    ]
 
 
 def traces_expirable(project: Project, cutoff) -> QuerySet:
     """The project's traces received before `cutoff` that nothing keeps."""
+    if undeclared := undeclared_relations():
+        raise ImproperlyConfigured(f"Retention does not know what keeps {', '.join(undeclared)}.")
     queryset = Trace.objects.filter(project=project, created_at__lt=cutoff)
-    for relation, condition in trace_keepers():
-        queryset = queryset.exclude(_kept_by(relation, condition))
+    for keeper in _TRACE_KEEPERS.values():
+        queryset = queryset.exclude(Exists(keeper.rows().filter(**{keeper.via: OuterRef("pk")})))
+    # A session is a conversation: its traces stay while any of it is recent, reviewed, or
+    # being judged. The session row itself stays (its traces' foreign key is set null).
     recent_in_session = Trace.objects.filter(session=OuterRef("session"), created_at__gte=cutoff)
     queryset = queryset.exclude(Exists(recent_in_session))
-    for kept in _session_kept():
-        queryset = queryset.exclude(kept)
+    for keeper in _SESSION_KEEPERS.values():
+        queryset = queryset.exclude(
+            Exists(keeper.rows().filter(**{keeper.via: OuterRef("session")}))
+        )
     return queryset
 
 
 def _traces_delete(ids: list[int]) -> None:
+    sessions = list(
+        Trace.objects.filter(pk__in=ids, session__isnull=False).values_list("session_id", flat=True)
+    )
     # Rows pointing at spans first (red flags), then spans in one statement: Django's cascade
     # would load every span of every trace into memory to find them.
-    for rel in Span._meta.related_objects:
-        rel.related_model._base_manager.filter(**{f"{rel.field.name}__trace_id__in": ids}).delete()
+    for rows_of_traces in _SPAN_DEPENDENTS.values():
+        rows_of_traces(ids).delete()
     table = connection.ops.quote_name(Span._meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -91,6 +117,7 @@ def _traces_delete(ids: list[int]) -> None:
             ids,
         )
     Trace.objects.filter(pk__in=ids).delete()
+    sessions_totals_recount(sessions)
 
 
 def project_traces_expire(project: Project, limit: int, now=None) -> int:

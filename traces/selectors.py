@@ -1,15 +1,16 @@
-"""Reads that feed the trace pages: the span tree, the trace list, and what points at a trace."""
+"""Reads of a trace's own data for the pages and API: visibility, the span tree, the timeline,
+citations checked against spans, feedback."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Prefetch, QuerySet
+from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
-from traces.filters import TraceFilter
 from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 
 # Values longer than this are folded behind a one-line preview on the page.
@@ -197,9 +198,14 @@ def traces_visible(user, queryset: QuerySet | None = None, *, via: str = "") -> 
     """
     if queryset is None:
         queryset = Trace.objects.all()
-    if user is not None and has_role(user, CURATOR):
+    if sees_held_out_traces(user):
         return queryset
     return queryset.filter(**{f"{via}__held_out" if via else "held_out": False})
+
+
+def sees_held_out_traces(user) -> bool:
+    """Whether traces_visible leaves held-out traces in for this user (curators and up)."""
+    return user is not None and has_role(user, CURATOR)
 
 
 def trace_get(user, trace_id: int) -> Trace:
@@ -209,39 +215,25 @@ def trace_get(user, trace_id: int) -> Trace:
     )
 
 
-def trace_list(user, params):
-    """The filtered trace list (a TraceFilter; `.qs` is the queryset), with what rows show."""
-    return TraceFilter(params, queryset=traces_visible(user, trace_list_rows(user)))
+def trace_rows() -> QuerySet:
+    """Traces with their project and session, less the columns no list shows."""
+    return Trace.objects.select_related("project", "session").defer("attributes", "context")
 
 
-def trace_list_rows(user=None):
-    """Traces with their project, open review items and verdicts, in constant queries.
+# Blind labelling is reviews' rule (reviews/blind.py), set when reviews loads: judges' pages,
+# to the left of reviews, hide what judges said of a trace through this question.
+_BLIND_RULE: dict[str, Callable[[object], QuerySet]] = {}
 
-    Open items and verdicts are prefetched for the listed page only: a count annotated per row
-    would run for every matching trace before the sort could stop at one page.
-    A trace the user is labelling blind lists no verdict (see `trace_ids_blind_for`)."""
-    review_model = Trace._meta.get_field("review_items").related_model
-    verdict_model = Trace._meta.get_field("verdicts").related_model
-    return (
-        Trace.objects.select_related("project", "session")
-        .defer("attributes", "context")
-        .prefetch_related(
-            Prefetch(
-                "review_items",
-                queryset=review_model.objects.filter(status="open").only("pk", "trace_id"),
-                to_attr="open_review_item_list",
-            ),
-            Prefetch(
-                "verdicts",
-                # A session verdict is listed with its session, not on its last trace.
-                queryset=verdict_model.objects.exclude(trace_id__in=trace_ids_blind_for(user))
-                .filter(session__isnull=True)
-                .only("pk", "trace_id", "status", "score")
-                .order_by("-created_at"),
-                to_attr="verdict_list",
-            ),
-        )
-    )
+
+def trace_blind_rule_set(rule: Callable[[object], QuerySet]) -> None:
+    _BLIND_RULE["rule"] = rule
+
+
+def trace_ids_blind_for(user) -> QuerySet:
+    """Ids of traces whose judging the user must not see now (labelling them blind)."""
+    if "rule" not in _BLIND_RULE:
+        return Trace.objects.none().values("pk")
+    return _BLIND_RULE["rule"](user)
 
 
 def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[list]:
@@ -267,81 +259,6 @@ def trace_waterfall_rows(trace: Trace, nodes: list[SpanNode]) -> list[list]:
     return rows
 
 
-def trace_ids_blind_for(user) -> QuerySet:
-    """Ids of traces on which the user holds an unanswered item in a blind queue.
-
-    Every page and answer that shows what judges said about a trace leaves these out for
-    that user, as the item page does; reverse relations keep traces from importing reviews.
-    """
-    review_model = Trace._meta.get_field("review_items").related_model
-    if user is None or not user.is_authenticated or has_role(user, CURATOR):
-        return review_model.objects.none().values("trace_id")
-    items = review_model.objects.filter(queue__blind=True, status="open", claimed_by=user)
-    answered = items.filter(annotations__annotator=user, annotations__undone_at__isnull=True)
-    return items.exclude(pk__in=answered.values("pk")).values("trace_id")
-
-
-def trace_blind_for(user, trace: Trace) -> bool:
-    """True while the user holds an unanswered item on this trace in a blind queue."""
-    return Trace.objects.filter(pk=trace.pk, pk__in=trace_ids_blind_for(user)).exists()
-
-
-# What the trace page shows of judging when the view is blind: nothing.
-TRACE_JUDGING_BLIND = {
-    "judgments": [],
-    "verdicts": [],
-    "review_items": [],
-    "red_flags": [],
-    "guardrail_blocks": [],
-}
-
-
-def trace_judging(trace: Trace) -> dict:
-    """Judgments, verdicts and review items pointing at a trace, through its reverse relations."""
-    return {
-        "judgments": list(
-            trace.judgments.select_related("rubric_version__rubric", "config", "run")
-            .prefetch_related("rubric_version__calibrations")
-            .order_by("run_id", "rubric_version_id", "pass_index")
-        ),
-        "verdicts": list(
-            trace.verdicts.select_related("rubric_version__rubric", "config").order_by(
-                "-created_at"
-            )
-        ),
-        "review_items": list(
-            trace.review_items.select_related("queue", "claimed_by").order_by("-created_at")
-        ),
-        "red_flags": list(trace.red_flags.select_related("span").order_by("created_at", "pk")),
-        # Recorded at runtime under the id the agent exports under, maybe before the trace.
-        "guardrail_blocks": list(
-            trace.project.guardrail_decisions.filter(
-                trace_external_id=trace.external_id, decision="block"
-            ).order_by("created_at", "pk")
-        ),
-    }
-
-
-def trace_judge_versions(judgments) -> list[dict]:
-    """Each judge version (rubric version under a config) that judged the trace, and whether
-    its agreement with people has been measured and cleared (calibration status "approved")."""
-    versions: dict[tuple[int, int], dict] = {}
-    for judgment in judgments:
-        key = (judgment.rubric_version_id, judgment.config_id)
-        if key in versions:
-            continue
-        calibration = next(
-            (c for c in judgment.rubric_version.calibrations.all() if c.config_id == key[1]), None
-        )
-        versions[key] = {
-            "rubric_version": judgment.rubric_version,
-            "config": judgment.config,
-            "online": judgment.run.online,
-            "calibrated": calibration is not None and calibration.status == "approved",
-        }
-    return list(versions.values())
-
-
 def span_citations(cited, spans: list[Span]) -> list[dict]:
     """A judgment's citations as {"cited", "span_id"}, checked against the trace's spans.
 
@@ -364,20 +281,6 @@ def span_citations(cited, spans: list[Span]) -> list[dict]:
         if text:
             citations += [{"cited": text, "span_id": span_id} for span_id in found or [""]]
     return citations
-
-
-def trace_judgment_rows(judgments, spans: list[Span]) -> list[tuple]:
-    """(judgment, its citations) for the trace page's judging table."""
-    return [(judgment, span_citations(judgment.cited_spans, spans)) for judgment in judgments]
-
-
-def trace_cited_span_ids(judgments, red_flags=(), spans: list[Span] = ()) -> set[str]:
-    """Span ids the judges cited or a red flag fired on, to highlight them in the tree."""
-    cited: set[str] = {flag.span.span_id for flag in red_flags if flag.span_id}
-    for judgment in judgments:
-        cited.update(c["span_id"] for c in span_citations(judgment.cited_spans, spans))
-    cited.discard("")
-    return cited
 
 
 def projects_with_counts():

@@ -1,4 +1,4 @@
-"""Reads for the session pages and API: sessions a user may see, and a session's conversation.
+"""Reads of sessions' own data: sessions a user may see, and a session's conversation.
 
 A session is visible when one of its traces is (traces_visible: held-out traces are for
 curators only), and everything shown of it is computed over those traces alone.
@@ -7,48 +7,60 @@ curators only), and everything shown of it is computed over those traces alone.
 from __future__ import annotations
 
 import django_filters
-from django.db.models import Count, F, Max, Min, OuterRef, Prefetch, QuerySet, Subquery, Sum
+from django.db.models import Count, F, Max, Min, QuerySet, Sum
+from django.db.models.functions import Coalesce, Substr
 from django.shortcuts import get_object_or_404
 from django.utils.safestring import SafeString
 
 from traces.conversation_html import conversation_html
 from traces.models import Project, Session, Span, SpanKind, SpanStatus, Trace
-from traces.selectors import trace_ids_blind_for, trace_list_rows, traces_visible
-
-TASK_EXCERPT_CHARS = 200
-
-
-def _verdict_model():
-    return Session._meta.get_field("verdicts").related_model
-
-
-def session_verdicts_visible(user, sessions: QuerySet | None = None) -> QuerySet:
-    """Session verdicts, less those of sessions where the user is labelling a trace blind."""
-    verdicts = _verdict_model().objects.filter(session__isnull=False)
-    if sessions is not None:
-        verdicts = verdicts.filter(session__in=sessions)
-    blind_sessions = Trace.objects.filter(pk__in=trace_ids_blind_for(user)).values("session_id")
-    return verdicts.exclude(session_id__in=blind_sessions)
+from traces.selectors import sees_held_out_traces
+from traces.session_totals import FIRST_TASK_CHARS
 
 
 def sessions_visible(user) -> QuerySet:
-    """Sessions with their visible traces counted, timed and summed, newest activity first."""
-    first_task = traces_visible(user, Trace.objects.filter(session=OuterRef("pk"))).order_by(
-        F("started_at").asc(nulls_last=True), "pk"
+    """Sessions with a trace the user may see, latest activity first, from their stored totals.
+
+    No trace row is read: a session of held-out traces alone is left out by its counts, and
+    the totals of one that mixes both are recounted for the rows shown (`sessions_as_seen_by`).
+    The order is by the stored last time, which may be a held-out trace's.
+    """
+    sessions = Session.objects.select_related("project").filter(trace_count__gt=0)
+    if not sees_held_out_traces(user):
+        sessions = sessions.filter(trace_count__gt=F("held_out_trace_count"))
+    return sessions.order_by(F("last_trace_at").desc(nulls_last=True), "-pk")
+
+
+def sessions_as_seen_by(user, sessions: list[Session]) -> list[Session]:
+    """The listed sessions with the totals this user may see: for one who may not see held-out
+    traces, sessions holding any are totalled again over the others, in two queries.
+
+    The instances are for display: their totals are replaced in memory, never saved."""
+    mixed = {session.pk: session for session in sessions if session.held_out_trace_count}
+    if not mixed or sees_held_out_traces(user):
+        return sessions
+    visible = Trace.objects.filter(session_id__in=list(mixed), held_out=False).order_by()
+    totals = visible.values("session_id").annotate(
+        trace_count=Count("pk"),
+        error_count=Sum("error_count"),
+        input_tokens=Sum("input_tokens"),
+        output_tokens=Sum("output_tokens"),
+        cost_usd=Sum("cost_usd"),
+        first_started_at=Min("started_at"),
+        last_trace_at=Max(Coalesce("ended_at", "started_at")),
     )
-    return (
-        traces_visible(user, Session.objects.select_related("project"), via="traces")
-        .annotate(
-            trace_total=Count("traces"),
-            first_started_at=Min("traces__started_at"),
-            last_started_at=Max("traces__started_at"),
-            error_total=Sum("traces__error_count"),
-            cost_total=Sum("traces__cost_usd"),
-            first_task=Subquery(first_task.values("task")[:1]),
-        )
-        .filter(trace_total__gt=0)
-        .order_by(F("last_started_at").desc(nulls_last=True), "-pk")
-    )
+    for row in totals:
+        session = mixed[row.pop("session_id")]
+        for name, value in row.items():
+            setattr(session, name, value)
+        session.held_out_trace_count = 0
+    firsts = visible.order_by("session_id", F("started_at").asc(nulls_last=True), "pk")
+    seen: set[int] = set()
+    for session_id, task in firsts.values_list("session_id", Substr("task", 1, FIRST_TASK_CHARS)):
+        if session_id not in seen:
+            seen.add(session_id)
+            mixed[session_id].first_task = task
+    return sessions
 
 
 class SessionFilter(django_filters.FilterSet):
@@ -64,30 +76,10 @@ class SessionFilter(django_filters.FilterSet):
         fields: list[str] = []
 
 
-def session_list(user, params) -> SessionFilter:
-    """The filtered session list, each row with its latest verdicts (not in blind views)."""
-    rows = sessions_visible(user).prefetch_related(
-        Prefetch(
-            "verdicts",
-            queryset=session_verdicts_visible(user)
-            .select_related("rubric_version__rubric")
-            .order_by("-created_at"),
-            to_attr="verdict_list",
-        )
-    )
-    return SessionFilter(params, queryset=rows)
-
-
 def session_get(user, session_id: int) -> Session:
     """A session with at least one trace the user may see, with its totals; else 404."""
-    return get_object_or_404(sessions_visible(user), pk=session_id)
-
-
-def session_traces(user, session: Session) -> QuerySet:
-    """The session's visible traces in the order they happened, as the trace list shows them."""
-    return traces_visible(user, trace_list_rows(user).filter(session=session)).order_by(
-        F("started_at").asc(nulls_last=True), "pk"
-    )
+    session = get_object_or_404(sessions_visible(user), pk=session_id)
+    return sessions_as_seen_by(user, [session])[0]
 
 
 def _tool_turns(span: Span) -> list[dict]:

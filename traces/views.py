@@ -1,137 +1,24 @@
+"""Pages of a trace's own data: a span's body and raw values, JSONL uploads, projects.
+
+The trace list and trace page, composed from every stage, are in explorer/views.py.
+"""
+
 import json
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseBadRequest
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import content_disposition_header
 from django.views.decorators.http import require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
-from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import project_for_ingest
 from traces.models import Project
-from traces.span_html import CUT_CHARS, span_full_html, span_window_html
-from traces.span_window import window_plan
-
-PAGE_SIZES = (25, 50, 100, 200)
-# The tree and timeline of a trace past this many spans would slow every reader of the page;
-# the API returns every span.
-TRACE_PAGE_MAX_SPANS = 20_000
-
-
-@require_role(ANNOTATOR)
-def trace_list(request):
-    """Traces with filters, sort, search and pagination."""
-    trace_filter = selectors.trace_list(request.user, request.GET)
-    try:
-        per_page = int(request.GET.get("per_page", 50))
-    except ValueError:
-        per_page = 50
-    per_page = per_page if per_page in PAGE_SIZES else 50
-    # A filter that cannot be read lists nothing (not everything) and says why, with a 400.
-    valid = trace_filter.is_valid()
-    traces = trace_filter.qs if valid else trace_filter.queryset.none()
-    page_asked = request.GET.get("page")
-    page = BoundedPaginator(traces, per_page, page_asked).get_page(page_asked)
-    query = request.GET.copy()
-    query.pop("page", None)
-    unsorted = query.copy()
-    unsorted.pop("sort", None)
-    return render(
-        request,
-        "traces/trace_list.html",
-        {
-            "filter": trace_filter,
-            "page": page,
-            "query": query.urlencode(),
-            "unsorted_query": unsorted.urlencode(),
-            "sort": request.GET.get("sort", ""),
-            "page_sizes": PAGE_SIZES,
-            "per_page": per_page,
-        },
-        status=200 if valid else 400,
-    )
-
-
-def _trace_blind(request, trace) -> bool:
-    # A blind review item links here with ?blind=1; holding one makes the page blind anyway.
-    return request.GET.get("blind") == "1" or selectors.trace_blind_for(request.user, trace)
-
-
-@require_role(ANNOTATOR)
-def trace_detail(request, trace_id: int):
-    """One trace: task and answer, timeline, span tree, and what judges and people said.
-
-    The tree carries each span's head and the first level of its values; whole spans and the
-    spans past the first window load on demand (span_body, trace_tree_rows)."""
-    trace = selectors.trace_get(request.user, trace_id)
-    spans = selectors.trace_span_outline(trace, limit=TRACE_PAGE_MAX_SPANS)
-    nodes = selectors.trace_span_nodes(trace, spans)
-    blind = _trace_blind(request, trace)
-    judging = selectors.TRACE_JUDGING_BLIND if blind else selectors.trace_judging(trace)
-    highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"], spans)
-    if request.GET.get("span"):
-        highlight.add(request.GET["span"])
-    feedback = [] if blind else selectors.trace_feedback(trace)
-    attributes_text = selectors.value_as_text(trace.attributes)
-    return render(
-        request,
-        "traces/trace_detail.html",
-        {
-            "trace": trace,
-            "nodes": nodes,
-            "spans_shown": len(spans),
-            "spans_cut": len(spans) == TRACE_PAGE_MAX_SPANS and trace.span_count > len(spans),
-            "highlight_span_ids": highlight,
-            # Feedback links to its span: render it whatever the window.
-            "shown_span_ids": {item.span_id for item in feedback if item.span_id},
-            "waterfall": selectors.trace_waterfall_rows(trace, nodes),
-            "trace_attributes_text": attributes_text[:CUT_CHARS],
-            "trace_attributes_cut": max(0, len(attributes_text) - CUT_CHARS),
-            "blind": blind,
-            "judge_versions": [] if blind else selectors.trace_judge_versions(judging["judgments"]),
-            "feedback": feedback,
-            "judgment_rows": selectors.trace_judgment_rows(judging["judgments"], spans),
-            **judging,
-        },
-    )
-
-
-@require_role(ANNOTATOR)
-def trace_tree_rows(request, trace_id: int):
-    """Spans the page left for later: children[from:to] of one parent, as tree items."""
-    trace = selectors.trace_get(request.user, trace_id)
-    spans = selectors.trace_span_outline(trace, limit=TRACE_PAGE_MAX_SPANS)
-    roots = selectors.trace_span_nodes(trace, spans)
-    parent_id = request.GET.get("parent", "")
-    try:
-        start, end = int(request.GET.get("from", "")), int(request.GET.get("to", ""))
-    except ValueError:
-        return HttpResponseBadRequest("from and to must be whole numbers.")
-    children = _node_children(roots, parent_id) if parent_id else roots
-    if children is None:
-        raise Http404("No such span in this trace.")
-    if not 0 <= start <= end:
-        return HttpResponseBadRequest("from and to must satisfy 0 <= from <= to.")
-    blind = _trace_blind(request, trace)
-    judging = selectors.TRACE_JUDGING_BLIND if blind else selectors.trace_judging(trace)
-    highlight = selectors.trace_cited_span_ids(judging["judgments"], judging["red_flags"], spans)
-    plan = window_plan(parent_id, children, start, end, forced=set())
-    return HttpResponse(span_window_html(trace.pk, plan, highlight, blind))
-
-
-def _node_children(roots, span_id: str) -> list | None:
-    stack = list(roots)
-    while stack:
-        node = stack.pop()
-        if node.span_id == span_id:
-            return node.children
-        stack.extend(node.children)
-    return None
+from traces.span_html import span_full_html
 
 
 @require_role(ANNOTATOR)

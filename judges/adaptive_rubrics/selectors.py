@@ -3,7 +3,8 @@
 from django.db.models import Count, Q
 
 from judges.adaptive_rubrics.criteria_stats import rubric_criteria_stats
-from judges.models import Rubric, TaskTypeAssignment, TaskTypeRule, TaskTypeSource
+from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeRule, TaskTypeSource
+from judges.models import Rubric
 from traces.models import Trace
 
 CORRECTIONS_SHOWN = 50

@@ -9,7 +9,7 @@ from django.db import transaction
 
 from core.errors import ApplicationError
 from judges.adaptive_rubrics.llm import JudgeReplyError, judge_ask
-from judges.models import TaskTypeAssignment, TaskTypeRule, TaskTypeSource
+from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeRule, TaskTypeSource
 from traces.models import SpanKind, Trace
 
 CLASSIFY_MARKER = "Classify the task type of this agent trace."

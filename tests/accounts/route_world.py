@@ -14,6 +14,7 @@ from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
 from tests.factories import GoldenExampleFactory
 from tests.insights.world import insights_world
 from traces.models import Session, Trace
+from traces.session_totals import sessions_totals_recount
 from webhooks.models import Webhook
 
 PARAM = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>")
@@ -51,6 +52,7 @@ def route_world(owner, curator) -> dict:
     span = trace.spans.first()
     session = Session.objects.create(project=trace.project, external_id="matrix-session")
     Trace.objects.filter(pk=trace.pk).update(session=session)
+    sessions_totals_recount([session.pk])  # as ingest keeps them
     return {
         "trace_id": trace.pk,
         "item_id": item.pk,

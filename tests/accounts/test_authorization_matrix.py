@@ -33,7 +33,7 @@ OWNER, HOLDER = "owner", "holder"
 class Access:
     level: str
     methods: str = "GET"
-    post_level: str | None = None  # when POST needs more than GET
+    post_level: str | None = None  # when writing (POST, PATCH) needs more than GET
     get_status: int = 200  # what an allowed GET answers
     scope: str | None = None
     answer: str | None = None  # what every persona gets, when it is the same for all
@@ -56,6 +56,7 @@ ROUTES = {
     "api/judge-runs/<int:run_id>/": A(ANNOTATOR),
     "api/judge-runs/<int:run_id>/cancel/": A(CURATOR, "POST"),
     "api/rubrics/<int:rubric_id>/versions/": A(CURATOR, "POST"),
+    "api/rubrics/<int:rubric_id>/online/": A(ANNOTATOR, "GET PATCH", post_level=CURATOR),
     "api/guardrails/check": A(ANNOTATOR, "POST"),
     "api/reviews/queues/": A(ANNOTATOR),
     "api/reviews/queues/<int:queue_id>/items/": A(ANNOTATOR),
@@ -223,7 +224,7 @@ def _expected(access: Access, method: str, persona: str, api: bool) -> set[str] 
     """The outcomes allowed for this persona, or None when any non-refusal will do."""
     if access.answer:
         return {access.answer}
-    level = access.post_level if method == "post" and access.post_level else access.level
+    level = access.post_level if method != "get" and access.post_level else access.level
     allowed = LEVELS.index(level) <= _persona_level(persona)
     if persona == "other annotator":
         allowed = LEVELS.index(level) <= LEVELS.index(ANNOTATOR)

@@ -3,12 +3,12 @@
 import pytest
 
 from core.errors import ApplicationError
+from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeSource
 from judges.adaptive_rubrics.task_types import (
     task_type_rule_create,
     trace_task_type_assign,
     trace_task_type_correct,
 )
-from judges.models import TaskTypeAssignment, TaskTypeSource
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db

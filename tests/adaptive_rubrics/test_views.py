@@ -11,8 +11,9 @@ from judges.adaptive_rubrics.generation import (
     rubric_criteria_generate,
     rubric_version_approve,
 )
+from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeRule
 from judges.adaptive_rubrics.task_types import trace_task_type_correct
-from judges.models import JudgeRun, RubricVersionStatus, TaskTypeAssignment, TaskTypeRule
+from judges.models import JudgeRun, RubricVersionStatus
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db

@@ -3,16 +3,20 @@
 core/ is the ground floor and imports no app. The pipeline apps stand on it in the order of
 the data: accounts, traces, judges, reviews, golden, then webhooks (it hears every stage).
 insights/ and demo/ read every app; evalsite/ wires them all. A module may import only
-floors below its own, and may look a model up by app label (`apps.get_model`) only on its own
-floor or below, so the left-to-right rule cannot be bent through the database either.
+floors below its own, and may look a model up by app label (`apps.get_model`) or follow a
+reverse relation (`trace.verdicts`, `Prefetch("review_items")`, `get_field("verdicts")`) only
+to a model on its own floor or below; the pipeline apps never walk relations by reflection
+(`related_model`). So the left-to-right rule cannot be bent through the database either.
 And a name is imported from the module that defines it, never through one that re-exports it.
 """
 
 import ast
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import pytest
+from django.apps import apps
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,6 +29,7 @@ FLOORS = {
     "golden": 5,
     "webhooks": 6,
     "insights": 7,
+    "explorer": 7,
     "demo": 7,
     "evalsite": 8,
 }
@@ -54,9 +59,65 @@ def _get_model_label(node: ast.Call) -> str | None:
     return None
 
 
+@cache
+def rightward_relations(package: str) -> dict[str, frozenset[str]]:
+    """The reverse relations a package's modules could follow to the right: each relation of a
+    model on its floor or below (`verdicts` on Trace, for traces) that leads to a model of an
+    app above it, by name, with the apps it leads to. Other apps' models count as the ground."""
+    own = FLOORS[package]
+    found: dict[str, set[str]] = {}
+    for model in apps.get_models():
+        if FLOORS.get(model._meta.app_label, 0) > own:
+            continue
+        for relation in model._meta.related_objects:
+            target = relation.related_model._meta.app_label
+            if FLOORS.get(target, 0) > own:
+                found.setdefault(relation.get_accessor_name(), set()).add(target)
+    return {name: frozenset(targets) for name, targets in found.items()}
+
+
+# Calls whose string arguments are field lookups (a dict's .get("annotations") is not).
+LOOKUP_CALLS = frozenset(
+    {
+        "get_field",
+        "select_related",
+        "prefetch_related",
+        "Prefetch",
+        "values",
+        "values_list",
+        "only",
+        "defer",
+        "order_by",
+        "F",
+        "OuterRef",
+        "Count",
+        "Sum",
+        "Min",
+        "Max",
+        "Avg",
+    }
+)
+
+
+def _relation_names_used(node: ast.AST) -> list[str]:
+    """Names a node may follow a relation by: an attribute, a lookup string or a keyword."""
+    if isinstance(node, ast.Attribute):
+        return [node.attr]
+    if not isinstance(node, ast.Call):
+        return []
+    func = node.func
+    called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    lookups = [k.arg for k in node.keywords if k.arg]
+    if called in LOOKUP_CALLS:
+        lookups += [a.value for a in node.args if isinstance(a, ast.Constant)]
+    return [value.split("__")[0] for value in lookups if isinstance(value, str)]
+
+
 def reaches_in_source(source: str, module: str) -> list[Reach]:
     """Every package a module's source reaches, with the line, top-level name and manner."""
     reaches = []
+    package = module.split("/")[0]
+    relations = rightward_relations(package) if package in FLOORS else {}
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             reaches += [
@@ -66,16 +127,27 @@ def reaches_in_source(source: str, module: str) -> list[Reach]:
             reaches.append(Reach(module, node.lineno, node.module.split(".")[0], "imports"))
         elif isinstance(node, ast.Call) and (label := _get_model_label(node)):
             reaches.append(Reach(module, node.lineno, label, "gets a model of"))
+        if isinstance(node, ast.Attribute) and node.attr == "related_model":
+            reaches.append(Reach(module, node.lineno, "any app", "walks relations to"))
+        for name in _relation_names_used(node):
+            reaches += [
+                Reach(module, node.lineno, target, f"follows `{name}` to")
+                for target in sorted(relations.get(name, ()))
+            ]
     return reaches
 
 
 def floor_violations(package: str, reaches: list[Reach]) -> list[Reach]:
-    """Reaches from `package` to a floor that is not below it (its own floor is its own)."""
+    """Reaches from `package` to a floor that is not below it (its own floor is its own).
+
+    Walking relations by reflection could reach any app, so only the top floors may."""
     own = FLOORS[package]
+    top = max(FLOORS.values()) - 1
     return [
         reach
         for reach in reaches
-        if reach.target in FLOORS and reach.target != package and FLOORS[reach.target] >= own
+        if (reach.target in FLOORS and reach.target != package and FLOORS[reach.target] >= own)
+        or (reach.target == "any app" and own < top)
     ]
 
 
@@ -98,9 +170,9 @@ def test_core_imports_no_app():
 
 
 @pytest.mark.parametrize("package", PIPELINE_APPS)
-def test_no_app_imports_the_site_package_insights_or_the_demo(package):
+def test_no_app_imports_the_site_package_insights_explorer_or_the_demo(package):
     reached = {reach.target for reach in package_reaches(package)}
-    assert reached.isdisjoint({"evalsite", "insights", "demo"})
+    assert reached.isdisjoint({"evalsite", "insights", "explorer", "demo"})
 
 
 def test_the_walker_sees_imports_inside_functions_and_model_lookups_by_label():
@@ -116,6 +188,26 @@ def test_the_walker_sees_imports_inside_functions_and_model_lookups_by_label():
         "traces/example.py:3 imports reviews",
         "traces/example.py:4 gets a model of golden",
     ]
+
+
+def test_the_walker_sees_reverse_relations_followed_to_the_right():
+    source = (
+        "def rows(trace, user):\n"
+        "    items = Trace._meta.get_field('review_items').related_model\n"
+        "    verdicts = trace.verdicts.all()\n"
+        "    return Trace.objects.prefetch_related(Prefetch('judgments')).filter(\n"
+        "        golden_examples__isnull=True, spans__kind='tool')\n"
+    )
+    reaches = reaches_in_source(source, "traces/example.py")
+    assert sorted(str(r) for r in floor_violations("traces", reaches)) == [
+        "traces/example.py:2 follows `review_items` to reviews",
+        "traces/example.py:2 walks relations to any app",
+        "traces/example.py:3 follows `verdicts` to judges",
+        "traces/example.py:4 follows `golden_examples` to golden",
+        "traces/example.py:4 follows `judgments` to judges",
+    ]
+    # The same reads are a top floor's to make.
+    assert floor_violations("explorer", reaches_in_source(source, "explorer/example.py")) == []
 
 
 def test_the_walker_finds_the_pipeline_reading_to_its_left():

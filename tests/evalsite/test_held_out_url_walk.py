@@ -19,6 +19,7 @@ from reviews.models import Annotation, Queue, ReviewItem, SavedView
 from tests.factories import GoldenExampleFactory, SpanFactory
 from tests.insights.world import insights_world
 from traces.models import Session, Trace
+from traces.session_totals import sessions_totals_recount
 
 HELD_OUT_ID = "feedfacecafebeef0123456789abcdef"
 HELD_OUT_TASK = "Book the Zanzibar board retreat for 14 people, budget EUR 9417."
@@ -104,6 +105,7 @@ def world(curator, annotator, api_client_for):
     # A conversation holding the held-out trace and an open one: its pages show the open one.
     session = Session.objects.create(project=held.project, external_id="walk-session")
     Trace.objects.filter(pk__in=[held.pk, data["traces"][0].pk]).update(session=session)
+    sessions_totals_recount([session.pk])  # as ingest keeps them
     dataset_version_create(name="walk", user=curator)
     SavedView.objects.create(user=annotator, queue=Queue.objects.first(), name="mine")
     JudgeCalibration.objects.create(rubric_version=data["binary"], config=data["config"])

@@ -7,6 +7,7 @@ import pytest
 from tests.judges import sample_traces
 from tests.judges.conftest import capture, default_config, simulator, tool_rubric  # noqa: F401
 from traces.models import Session
+from traces.session_totals import sessions_totals_recount
 
 
 @pytest.fixture
@@ -20,4 +21,5 @@ def conversation(db):
     for trace in (first, second):
         trace.session = session
         trace.save(update_fields=["session"])
+    sessions_totals_recount([session.pk])  # as ingest keeps them
     return session

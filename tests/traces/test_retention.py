@@ -8,7 +8,7 @@ from django.utils import timezone
 from golden.evals.services import eval_run_create
 from golden.models import EvalTrial, GoldenExample
 from golden.services import dataset_version_create
-from judges.models import JudgeRunStatus, RedFlag
+from judges.models import JudgeRunStatus, RedFlag, RedFlagCheck
 from tests.factories import (
     GoldenExampleFactory,
     JudgeRunFactory,
@@ -150,3 +150,26 @@ def test_a_sessions_old_traces_stay_while_the_conversation_is_recent_or_reviewed
     assert not Trace.objects.filter(session=done).exists()
     assert Trace.objects.filter(session=live).count() == 2
     assert Trace.objects.filter(session=reviewed).count() == 2
+
+
+def test_a_trace_checked_for_red_flags_still_goes(project):
+    # given an old trace whose red flags were computed (the check marker is judges' own row)
+    old = _trace(project, 31)
+    RedFlagCheck.objects.create(trace=old, checked_at=timezone.now())
+    # when
+    removed = traces_expire()
+    # then the marker goes with it instead of keeping it forever
+    assert removed == 1
+    assert not RedFlagCheck.objects.exists()
+
+
+def test_a_relation_no_app_declared_stops_retention_instead_of_losing_rows(project, monkeypatch):
+    from django.core.exceptions import ImproperlyConfigured
+
+    from traces import retention
+
+    _trace(project, 31)
+    monkeypatch.setattr(retention, "TRACE_OWNS", retention.TRACE_OWNS - {"verdicts"})
+    with pytest.raises(ImproperlyConfigured, match="Trace.verdicts"):
+        traces_expire()
+    assert Trace.objects.count() == 1

@@ -45,7 +45,7 @@ TRACE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-_TRACE_READ = ["external_id", "completed_at", *TRACE_FIELDS]
+_TRACE_READ = ["external_id", "completed_at", "held_out", *TRACE_FIELDS]
 # Ingestion writes every Span column, so the model is the one list of them: the store gives a
 # new span its trace and position, and each other value is the SpanRecord attribute of the
 # column's name. COPY, the ORM path and the API's span fields all read the list from here.

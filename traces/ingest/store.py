@@ -31,6 +31,7 @@ from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.models import Project, SpanKind, SpanStatus, Trace
+from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
 
@@ -46,6 +47,7 @@ class StoredTrace:
     pk: int
     external_id: str
     completed_at: datetime | None
+    held_out: bool
     task: str
     final_answer: str
     stop_reason: str
@@ -115,6 +117,7 @@ def spans_store(
         # Locks the rows in external id order, so two requests never wait on each other crosswise.
         rows, created = traces_upsert(project.pk, external_ids, source_format, now)
         traces = {row["external_id"]: StoredTrace(**row) for row in rows}
+        before = {trace.pk: trace_totals(trace) for trace in traces.values()}
         earlier = spans_stored([traces[ext].pk for ext in by_trace if ext not in created])
         span_rows, moved = [], []
         for ext, trace_records in by_trace.items():
@@ -139,6 +142,9 @@ def spans_store(
                 trace.last_span_received_at = now
         traces_sessions_assign(project, list(traces.values()))
         trace_rows_update(list(traces.values()), TRACE_FIELDS)
+        session_totals_add(
+            before, {trace.pk: trace_totals(trace) for trace in traces.values()}, now
+        )
         spans_ingested.send(sender=Trace, trace_ids=[trace.pk for trace in traces.values()])
     return traces
 

@@ -4,7 +4,9 @@ from django.core.paginator import Paginator
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
-from traces import session_selectors
+from core.bounded_paginator import BoundedPaginator
+from explorer import session_selectors
+from traces.session_selectors import session_conversations, session_get, sessions_as_seen_by
 
 PER_PAGE = 50
 
@@ -13,7 +15,9 @@ PER_PAGE = 50
 def session_list(request):
     """Sessions (conversations) with their trace counts, times and latest verdicts."""
     session_filter = session_selectors.session_list(request.user, request.GET)
-    page = Paginator(session_filter.qs, PER_PAGE).get_page(request.GET.get("page"))
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(session_filter.qs, PER_PAGE, page_asked).get_page(page_asked)
+    page.object_list = sessions_as_seen_by(request.user, list(page.object_list))
     query = request.GET.copy()
     query.pop("page", None)
     return render(
@@ -26,11 +30,11 @@ def session_list(request):
 @require_role(ANNOTATOR)
 def session_detail(request, session_id: int):
     """One session: its verdicts, then every trace in order as one readable conversation."""
-    session = session_selectors.session_get(request.user, session_id)
+    session = session_get(request.user, session_id)
     traces = session_selectors.session_traces(request.user, session)
     page = Paginator(traces, PER_PAGE).get_page(request.GET.get("page"))
     rows = list(page)
-    conversations = session_selectors.session_conversations(rows)
+    conversations = session_conversations(rows)
     verdicts = list(
         session_selectors.session_verdicts_visible(request.user)
         .filter(session=session)

@@ -218,7 +218,7 @@ def test_the_rows_route_checks_its_parameters_and_the_held_out_rule(logged_in, c
 
 
 def test_a_huge_trace_shows_its_first_spans_and_says_so(logged_in, monkeypatch):
-    from traces import views
+    from explorer import views
 
     monkeypatch.setattr(views, "TRACE_PAGE_MAX_SPANS", 50)
     trace = _big_trace(120)

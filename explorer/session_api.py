@@ -8,8 +8,10 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator
-from traces import session_selectors
+from core.pagination import BoundedCountPagination
+from explorer import session_selectors
 from traces.api import TraceOut
+from traces.session_selectors import SessionFilter, session_get, sessions_as_seen_by
 
 
 class SessionVerdictOut(serializers.Serializer):
@@ -26,12 +28,19 @@ class SessionOut(serializers.Serializer):
     id = serializers.IntegerField()
     project = serializers.CharField(source="project.slug")
     session_id = serializers.CharField(source="external_id", help_text="As the agent sent it.")
-    trace_count = serializers.IntegerField(source="trace_total")
-    error_count = serializers.IntegerField(source="error_total")
-    cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6, source="cost_total")
-    first_started_at = serializers.DateTimeField(allow_null=True)
-    last_started_at = serializers.DateTimeField(allow_null=True)
-    first_task = serializers.CharField(allow_null=True)
+    trace_count = serializers.IntegerField()
+    error_count = serializers.IntegerField()
+    input_tokens = serializers.IntegerField()
+    output_tokens = serializers.IntegerField()
+    cost_usd = serializers.DecimalField(max_digits=14, decimal_places=6)
+    first_started_at = serializers.DateTimeField(
+        allow_null=True, help_text="When its earliest trace started."
+    )
+    last_trace_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="The latest moment of any of its traces: its end, else its start.",
+    )
+    first_task = serializers.CharField(help_text="The first trace's task, up to 200 characters.")
     verdicts = SessionVerdictOut(many=True, source="verdict_list")
 
 
@@ -44,12 +53,15 @@ class SessionDetailOut(SessionOut):
 
 
 class SessionListApi(GenericAPIView):
-    """Sessions (conversations), newest activity first; filter by `project` and `q` (id)."""
+    """Sessions (conversations), newest activity first; filter by `project` and `q` (id).
+
+    Counted up to 10,000 like the trace list (`count_is_lower_bound` says when there are more)."""
 
     permission_classes = [IsAnnotator]
+    pagination_class = BoundedCountPagination
     serializer_class = SessionOut
     filter_backends = [DjangoFilterBackend]
-    filterset_class = session_selectors.SessionFilter
+    filterset_class = SessionFilter
 
     def get_queryset(self):
         return session_selectors.session_list(self.request.user, {}).qs
@@ -57,6 +69,7 @@ class SessionListApi(GenericAPIView):
     @extend_schema(responses=SessionOut(many=True), operation_id="sessions_list")
     def get(self, request):
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        page = sessions_as_seen_by(request.user, list(page))
         return self.get_paginated_response(SessionOut(page, many=True).data)
 
 
@@ -67,7 +80,7 @@ class SessionDetailApi(APIView):
 
     @extend_schema(responses=SessionDetailOut, operation_id="session_read")
     def get(self, request, session_id: int):
-        session = session_selectors.session_get(request.user, session_id)
+        session = session_get(request.user, session_id)
         session.verdict_list = list(
             session_selectors.session_verdicts_visible(request.user)
             .filter(session=session)

@@ -1,0 +1,1 @@
+"""The trace and session pages: a trace or a conversation with what every stage said of it."""

@@ -1,0 +1,192 @@
+"""A session's totals are kept at ingest: out-of-order arrival and re-sends count each trace
+once, late spans add only what they change, and a recount from the traces agrees."""
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from importlib import import_module
+
+import pytest
+from django.apps import apps
+from django.utils import timezone
+
+from tests.factories import GoldenExampleFactory
+from traces.ingest.services import ingest_span_tree
+from traces.models import Project, Session, Trace
+from traces.retention import project_traces_expire
+from traces.session_totals import sessions_totals_recount
+
+pytestmark = pytest.mark.django_db
+
+TOTALS = (
+    "trace_count",
+    "error_count",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "first_started_at",
+    "last_trace_at",
+    "first_task",
+    "held_out_trace_count",
+)
+
+
+def tree(trace_id, minute, *, task="", failed=False, session="conv-1", children=()):
+    """A root agent span at 10:<minute> lasting 30 s, with one model call, in a session."""
+    start = f"2026-11-20T10:{minute:02d}:00Z"
+    return {
+        "trace_id": trace_id * 32,
+        "span_id": f"{trace_id * 15}1",
+        "name": "invoke_agent",
+        "type": "agent",
+        "input": task,
+        "output": "done",
+        "start_time": start,
+        "end_time": f"2026-11-20T10:{minute:02d}:30Z",
+        "context": {"session_id": session} if session else {},
+        "children": [
+            {
+                "span_id": f"{trace_id * 15}2",
+                "name": "chat",
+                "type": "llm",
+                "start_time": start,
+                "end_time": f"2026-11-20T10:{minute:02d}:10Z",
+                "usage": {"input_tokens": 100, "output_tokens": 10},
+                "status": "error" if failed else "ok",
+            },
+            *children,
+        ],
+    }
+
+
+def totals(session: Session) -> dict:
+    session.refresh_from_db()
+    return {name: getattr(session, name) for name in TOTALS}
+
+
+def recounted(session: Session) -> dict:
+    sessions_totals_recount([session.pk])
+    return totals(session)
+
+
+@pytest.fixture
+def project():
+    return Project.objects.create(slug="support", name="Support")
+
+
+def at(minute: int, second: int = 0):
+    return datetime(2026, 11, 20, 10, minute, second, tzinfo=UTC)
+
+
+def test_traces_arriving_out_of_order_are_counted_once_each(project):
+    # given the later exchange sent first, then the earlier one
+    ingest_span_tree(project, tree("b", 5, task="And the refund?", failed=True))
+    ingest_span_tree(project, tree("a", 1, task="Cancel order A1042"))
+    session = Session.objects.get()
+    # then
+    kept = totals(session)
+    assert kept == {
+        "trace_count": 2,
+        "error_count": 1,
+        "input_tokens": 200,
+        "output_tokens": 20,
+        "cost_usd": Decimal(0),
+        "first_started_at": at(1),
+        "last_trace_at": at(5, 30),
+        "first_task": "Cancel order A1042",
+        "held_out_trace_count": 0,
+    }
+    assert recounted(session) == kept
+
+
+def test_a_re_sent_trace_changes_nothing(project):
+    # given
+    ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", failed=True))
+    session = Session.objects.get()
+    before = totals(session)
+    received = session.last_received_at
+    # when the same spans come again, twice
+    ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", failed=True))
+    ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", failed=True))
+    # then nothing changes, not even the time of the session's last activity
+    assert totals(session) == before
+    assert session.last_received_at == received is not None
+    assert before["trace_count"] == 1 and before["error_count"] == 1
+
+
+def test_late_spans_add_only_what_they_change(project):
+    # given one trace of the session stored
+    ingest_span_tree(project, tree("a", 3, task="Cancel order A1042"))
+    session = Session.objects.get()
+    # when a failed tool call of the same trace arrives later, starting before the root
+    late = {
+        "span_id": "a" * 15 + "3",
+        "name": "cancel_order",
+        "type": "tool",
+        "start_time": "2026-11-20T10:02:00Z",
+        "end_time": "2026-11-20T10:07:00Z",
+        "status": "error",
+    }
+    ingest_span_tree(project, tree("a", 3, task="Cancel order A1042", children=[late]))
+    # then the trace still counts once, with its new error and its wider time range
+    kept = totals(session)
+    assert (kept["trace_count"], kept["error_count"], kept["input_tokens"]) == (1, 1, 100)
+    assert (kept["first_started_at"], kept["last_trace_at"]) == (at(2), at(7))
+    assert recounted(session) == kept
+
+
+def test_a_trace_moved_into_the_session_by_a_late_span_counts_there_only(project):
+    # given a trace sent without a session id, and one with
+    ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", session=""))
+    ingest_span_tree(project, tree("b", 5, task="And the refund?", session="conv-1"))
+    session = Session.objects.get()
+    assert totals(session)["trace_count"] == 1
+    # when a later request names the session for the first trace
+    ingest_span_tree(project, tree("a", 1, task="Cancel order A1042", session="conv-1"))
+    # then
+    kept = totals(session)
+    assert (kept["trace_count"], kept["first_task"]) == (2, "Cancel order A1042")
+    assert recounted(session) == kept
+
+
+def test_a_trace_that_moves_to_another_session_leaves_the_first(project):
+    ingest_span_tree(project, tree("a", 1, task="Cancel", session="conv-1"))
+    ingest_span_tree(project, tree("b", 2, task="Refund", session="conv-1"))
+    # when a later request names another session for trace b
+    ingest_span_tree(project, tree("b", 2, task="Refund", session="conv-2"))
+    first, second = Session.objects.order_by("external_id")
+    assert (totals(first)["trace_count"], totals(first)["last_trace_at"]) == (1, at(1, 30))
+    assert (totals(second)["trace_count"], totals(second)["first_task"]) == (1, "Refund")
+
+
+def test_a_held_out_trace_is_counted_as_such_and_removal_recounts(project):
+    ingest_span_tree(project, tree("a", 1, task="Cancel"))
+    ingest_span_tree(project, tree("b", 2, task="Refund", failed=True))
+    session = Session.objects.get()
+    second = Trace.objects.get(external_id="b" * 32)
+    # when trace b backs a held-out golden example
+    GoldenExampleFactory(source_trace=second, held_out=True)
+    # then
+    assert totals(session)["held_out_trace_count"] == 1
+    # and when retention removes trace a, the session counts trace b alone
+    project.retention_days = 1
+    project.save(update_fields=["retention_days"])
+    # (trace b stays: a golden example was made from it)
+    Trace.objects.update(created_at=timezone.now() - timedelta(days=3))
+    assert project_traces_expire(project, limit=10) == 1
+    kept = totals(session)
+    assert (kept["trace_count"], kept["error_count"], kept["first_task"]) == (1, 1, "Refund")
+
+
+def test_the_migration_counts_sessions_stored_before_it(project):
+    # given totals lost (as before the migration added them)
+    ingest_span_tree(project, tree("a", 1, task="Cancel"))
+    ingest_span_tree(project, tree("b", 4, task="Refund", failed=True))
+    session = Session.objects.get()
+    expected = totals(session)
+    Session.objects.update(trace_count=0, error_count=0, first_task="", last_received_at=None)
+    # when the migration's backfill runs
+    migration = import_module("traces.migrations.0011_session_totals")
+    migration.sessions_count(apps, None)
+    # then
+    assert totals(session) == expected
+    assert session.last_received_at == expected["last_trace_at"]

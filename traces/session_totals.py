@@ -1,0 +1,211 @@
+"""Session totals (traces, errors, tokens, cost, first and last time, first task), kept at ingest.
+
+`session_totals_add` runs inside the ingest transaction, after the trace rows are locked
+(traces/ingest/store.py). It adds each trace's difference, its values after this request less
+its values before, read under that trace's lock: a re-sent span changes no trace total and so
+no session total, and a trace is counted once however many requests its spans come in. The
+addition is one UPDATE that reads the row it changes (`count = count + n`, earliest and latest
+times through CASE), so requests for different traces of one session never overwrite each
+other; the session rows are locked in id order first, as the trace rows are, so two requests
+never wait on each other crosswise.
+
+Where a difference cannot say it (a trace leaving a session, traces deleted, a held-out flag
+changed), `sessions_totals_recount` counts the sessions again from their traces. It locks the
+session rows first and reads in a later statement, so under READ COMMITTED it sees every
+request that added to them before it, and one that adds after it waits and adds on top.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from django.db import connection, transaction
+from django.db.models import (
+    Count,
+    DecimalField,
+    F,
+    IntegerField,
+    Max,
+    Min,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+)
+from django.db.models.functions import Coalesce, Substr
+
+from traces.models import Session, Trace
+
+FIRST_TASK_CHARS = 200
+
+
+@dataclass(frozen=True)
+class TraceTotals:
+    """What a trace adds to its session."""
+
+    session_id: int | None
+    error_count: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal = Decimal(0)
+    started_at: datetime | None = None
+    ended_at: datetime | None = None
+    task: str = ""
+    held_out: bool = False
+
+
+def trace_totals(trace) -> TraceTotals:
+    """The totals of a trace row, or of ingest's StoredTrace (any object with these names)."""
+    return TraceTotals(
+        session_id=trace.session_id,
+        error_count=trace.error_count,
+        input_tokens=trace.input_tokens,
+        output_tokens=trace.output_tokens,
+        cost_usd=trace.cost_usd,
+        started_at=trace.started_at,
+        ended_at=trace.ended_at,
+        task=trace.task,
+        held_out=trace.held_out,
+    )
+
+
+def _table() -> str:
+    return connection.ops.quote_name(Session._meta.db_table)
+
+
+_ADD = (
+    "trace_count = trace_count + %s, error_count = error_count + %s, "
+    "input_tokens = input_tokens + %s, output_tokens = output_tokens + %s, "
+    "cost_usd = cost_usd + %s, held_out_trace_count = held_out_trace_count + %s, "
+    "last_received_at = CASE WHEN last_received_at IS NULL OR last_received_at < %s "
+    "THEN %s ELSE last_received_at END"
+)
+# Every SET expression reads the row as it was, so first_task compares the old first time.
+_ADD_TIMED = (
+    f"UPDATE {{table}} SET {_ADD}, "  # noqa: S608 - constant text, values bound
+    "first_task = CASE WHEN first_started_at IS NULL OR first_started_at >= %s "
+    "THEN %s ELSE first_task END, "
+    "first_started_at = CASE WHEN first_started_at IS NULL OR first_started_at > %s "
+    "THEN %s ELSE first_started_at END, "
+    "last_trace_at = CASE WHEN last_trace_at IS NULL OR last_trace_at < %s "
+    "THEN %s ELSE last_trace_at END "
+    "WHERE id = %s"
+)
+# A trace without times lists last: its task is the first only while no trace has a time.
+_ADD_UNTIMED = (
+    f"UPDATE {{table}} SET {_ADD}, "  # noqa: S608 - constant text, values bound
+    "first_task = CASE WHEN first_started_at IS NULL AND first_task = '' "
+    "THEN %s ELSE first_task END "
+    "WHERE id = %s"
+)
+
+
+def _sessions_lock(session_ids: Iterable[int], session_model=Session) -> list[int]:
+    ids = sorted({pk for pk in session_ids if pk})
+    if ids:
+        # Evaluated for its lock only; SQLite has one writer and ignores it.
+        list(
+            session_model.objects.select_for_update()
+            .filter(pk__in=ids)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+        )
+    return ids
+
+
+def session_totals_add(
+    before: dict[int, TraceTotals], after: dict[int, TraceTotals], now: datetime
+) -> None:
+    """Add what each trace (by pk) changed between `before` (absent: a new trace) and `after`.
+
+    Two statements and, only when a trace left a session, one recount.
+    """
+    timed, untimed, left = [], [], set()
+    ops = connection.ops
+    received = ops.adapt_datetimefield_value(now)
+    for pk, new in after.items():
+        old = before.get(pk) or TraceTotals(session_id=None)
+        if old.session_id and old.session_id != new.session_id:
+            left.add(old.session_id)
+        joined = old.session_id != new.session_id
+        # A re-sent span changes nothing: no write, and the session's activity time stays.
+        if not new.session_id or (not joined and old == new):
+            continue
+        base = old if not joined else TraceTotals(session_id=None)
+        row = [
+            int(joined),
+            new.error_count - base.error_count,
+            new.input_tokens - base.input_tokens,
+            new.output_tokens - base.output_tokens,
+            ops.adapt_decimalfield_value(new.cost_usd - base.cost_usd, 14, 6),
+            int(joined and new.held_out),
+            received,
+            received,
+        ]
+        task = new.task[:FIRST_TASK_CHARS]
+        if new.started_at is None:
+            untimed.append([*row, task, new.session_id])
+            continue
+        started = ops.adapt_datetimefield_value(new.started_at)
+        latest = ops.adapt_datetimefield_value(new.ended_at or new.started_at)
+        timed.append([*row, started, task, started, started, latest, latest, new.session_id])
+    if not (timed or untimed or left):
+        return
+    _sessions_lock([row[-1] for row in timed + untimed] + list(left))
+    with connection.cursor() as cursor:
+        # Sorted by session id, so the row locks are taken in the same order everywhere.
+        if timed:
+            cursor.executemany(
+                _ADD_TIMED.format(table=_table()), sorted(timed, key=lambda r: r[-1])
+            )
+        if untimed:
+            cursor.executemany(
+                _ADD_UNTIMED.format(table=_table()), sorted(untimed, key=lambda r: r[-1])
+            )
+    if left:
+        sessions_totals_recount(left)
+
+
+def _aggregate(trace_model, expression, default=None):
+    traces = trace_model.objects.filter(session=OuterRef("pk")).order_by().values("session")
+    total = Subquery(traces.annotate(total=expression).values("total"))
+    return total if default is None else Coalesce(total, default)
+
+
+def sessions_totals_recount(session_ids: Iterable[int], models=(Session, Trace)) -> int:
+    """Count the sessions' totals again from their traces; returns how many were updated.
+
+    `models`: (Session, Trace) as a migration has them, for the backfill."""
+    with transaction.atomic(savepoint=False):
+        return _recount(session_ids, *models)
+
+
+def _recount(session_ids: Iterable[int], session_model, trace_model) -> int:
+    ids = _sessions_lock(session_ids, session_model)
+    if not ids:
+        return 0
+    money = DecimalField(max_digits=14, decimal_places=6)
+    first = (
+        trace_model.objects.filter(session=OuterRef("pk"))
+        .order_by(F("started_at").asc(nulls_last=True), "pk")
+        .values_list(Substr("task", 1, FIRST_TASK_CHARS))[:1]
+    )
+    return session_model.objects.filter(pk__in=ids).update(
+        trace_count=_aggregate(trace_model, Count("pk"), Value(0)),
+        error_count=_aggregate(trace_model, Sum("error_count"), Value(0)),
+        input_tokens=_aggregate(trace_model, Sum("input_tokens"), Value(0)),
+        output_tokens=_aggregate(trace_model, Sum("output_tokens"), Value(0)),
+        cost_usd=_aggregate(
+            trace_model, Sum("cost_usd", output_field=money), Value(Decimal(0), money)
+        ),
+        held_out_trace_count=_aggregate(
+            trace_model, Count("pk", filter=Q(held_out=True), output_field=IntegerField()), Value(0)
+        ),
+        first_started_at=_aggregate(trace_model, Min("started_at")),
+        last_trace_at=_aggregate(trace_model, Max(Coalesce("ended_at", "started_at"))),
+        first_task=Coalesce(Subquery(first), Value("")),
+    )
