@@ -11,8 +11,10 @@ from rest_framework import authentication, exceptions
 from accounts.models import ApiToken, hash_token
 from accounts.roles import user_roles
 
-# Tokens remembered per process, at most this many (agents in a loop reuse a handful).
+# Tokens remembered per process, at most this many (agents in a loop reuse a handful), each
+# for this long: a revoke made elsewhere counts within it.
 TOKENS_KEPT = 1024
+TOKEN_REMEMBERED_SECONDS = 5.0
 
 
 def token_from_headers(request) -> str | None:
@@ -31,7 +33,7 @@ class _Resolved:
 
 
 class TokenCache:
-    """Valid tokens with their user and roles, for API_TOKEN_CACHE_SECONDS: an agent that
+    """Valid tokens with their user and roles, for TOKEN_REMEMBERED_SECONDS: an agent that
     checks every tool call, or an exporter that sends every second, pays the token and role
     queries once per interval instead of per request. Revoking a token, or changing its
     user or their groups, empties this process's cache at once (accounts.receivers); other
@@ -98,7 +100,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             if token is None or not token.user.is_active:
                 _failure_count(failures_key)
                 raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
-            token_cache.put(token_hash, token, settings.API_TOKEN_CACHE_SECONDS)
+            token_cache.put(token_hash, token, TOKEN_REMEMBERED_SECONDS)
         now = timezone.now()
         # Writing on every request would serialize ingestion on one row; once a minute is enough.
         if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:

@@ -120,10 +120,6 @@ AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 # Invalid API tokens from one client address: the same limit and lock, counted in the cache.
 API_TOKEN_FAILURE_LIMIT = envint("API_TOKEN_FAILURE_LIMIT", 20)
-# A valid token, its user and roles are remembered per process this long (0: every request
-# looks them up). A revoke or role change made through the site counts at once in the process
-# that made it, and within this long in the others.
-API_TOKEN_CACHE_SECONDS = envfloat("API_TOKEN_CACHE_SECONDS", 5.0)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
@@ -331,10 +327,6 @@ LOGGING = {
         "django.request": {"level": "ERROR"},
         # Beat's every-few-seconds "Sending due task" lines would drown the rest at INFO.
         "celery.beat": {"level": "WARNING"},
-        # The provider SDKs' HTTP clients log every judge call at INFO: a formatted line per
-        # pass costs worker CPU and says nothing the judgment row does not.
-        "httpx": {"level": "WARNING"},
-        "httpx2": {"level": "WARNING"},
     },
 }
 
@@ -393,9 +385,6 @@ TRAJECTORY_MAX_STEPS = envint("TRAJECTORY_MAX_STEPS", 30)
 TRAJECTORY_LOOP_REPEATS = envint("TRAJECTORY_LOOP_REPEATS", 3)
 # {tool: [tools that must be called first]}, for every project.
 TRAJECTORY_TOOL_PREREQUISITES: dict[str, list[str]] = {}
-# A guardrail check reads its project's policy at most this often per process (0: every
-# check); a policy saved on the site counts at once in the process that saved it.
-GUARDRAIL_POLICY_CACHE_SECONDS = envfloat("GUARDRAIL_POLICY_CACHE_SECONDS", 5.0)
 
 # --- Webhooks -------------------------------------------------------------------------------
 WEBHOOK_TIMEOUT_SECONDS = envfloat("WEBHOOK_TIMEOUT_SECONDS", 10.0)

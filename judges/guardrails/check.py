@@ -7,7 +7,6 @@ import threading
 import time
 from dataclasses import dataclass
 
-from django.conf import settings
 from rest_framework.exceptions import ValidationError
 
 from judges.guardrails.models import GuardrailPolicy
@@ -63,7 +62,7 @@ class GuardrailResult:
 
 class ProjectPolicies:
     """Projects with their policies by slug, each read at most once per
-    GUARDRAIL_POLICY_CACHE_SECONDS in a process: the check sits in an agent's loop. A policy
+    POLICY_REMEMBERED_SECONDS in a process: the check sits in an agent's loop. A policy
     or project saved through the site empties this process's copy at once (judges.receivers);
     other processes read it again within the interval."""
 
@@ -77,12 +76,10 @@ class ProjectPolicies:
             return entry[0]
         # One query for the project and its policy.
         project = Project.objects.select_related("guardrail_policy").filter(slug=slug).first()
-        seconds = settings.GUARDRAIL_POLICY_CACHE_SECONDS
-        if seconds > 0:
-            with self.lock:
-                if len(self.entries) >= PROJECTS_KEPT:
-                    self.entries.clear()
-                self.entries[slug] = (project, time.monotonic() + seconds)
+        with self.lock:
+            if len(self.entries) >= PROJECTS_KEPT:
+                self.entries.clear()
+            self.entries[slug] = (project, time.monotonic() + POLICY_REMEMBERED_SECONDS)
         return project
 
     def clear(self) -> None:
@@ -91,6 +88,7 @@ class ProjectPolicies:
 
 
 PROJECTS_KEPT = 256
+POLICY_REMEMBERED_SECONDS = 5.0
 project_policies = ProjectPolicies()
 
 

@@ -86,8 +86,8 @@ def test_a_deactivated_user_is_refused_from_the_next_request(annotator, api_clie
     assert agent.get("/api/me/").status_code == 401
 
 
-def test_no_interval_looks_the_token_up_every_time(annotator, settings):
-    settings.API_TOKEN_CACHE_SECONDS = 0
+def test_no_interval_looks_the_token_up_every_time(annotator, monkeypatch):
+    monkeypatch.setattr(authentication, "TOKEN_REMEMBERED_SECONDS", 0)
     _, raw = ApiToken.generate(annotator, "agent")
     client = _client(raw)
     _account_queries(client)
