@@ -103,6 +103,8 @@ def grow(conn, traces_to: int) -> None:
     """Write traces (and what hangs off them) from the current count up to `traces_to`."""
     have = conn.execute("SELECT coalesce(max(id), 0), count(*) FROM traces_trace").fetchone()
     start_id, count = have
+    if count >= traces_to:
+        return
     ids = {
         "project": [r[0] for r in conn.execute("SELECT id FROM traces_project ORDER BY id")],
         "version": conn.execute("SELECT id FROM judges_rubricversion LIMIT 1").fetchone()[0],

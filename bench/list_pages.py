@@ -4,8 +4,9 @@ earlier commit's, in the same run, on PostgreSQL.
 1x is 22,000 traces with 220,000 spans (small ones) in 4,400 sessions, plus per 1x: 60% of
 traces with a verdict, 5% with an open review item, 220 golden examples, 20 eval runs and 20
 judge runs. The data are written with INSERT ... SELECT over generate_series, so 100x (2.2
-million traces, 22 million spans, about 9 GB with indexes) takes minutes; each size grows the
-same database.
+million traces, 22 million spans, about 9 GB with indexes) takes a quarter of an hour on two
+cores. Each size has a database of its own ("{size}" in --database-url), kept between runs: a
+run grows a database only up to its size, so a filled one is measured again at once.
 
 At each size both versions serve every page through Django's test client, each in a process of
 its own, taking turns round by round so both meet the same machine load. The earlier commit's
@@ -13,6 +14,8 @@ rounds run inside a transaction that drops the indexes this code added, rolled b
 round, so it meets the schema it had (the index this code replaced stays for both).
 
     .venv/bin/python bench/list_pages.py [--sizes 10,100] [--before main] [--repeat 15]
+        [--before-lacks trace_list_newest,...]
+        [--database-url postgres://postgres@127.0.0.1:5432/evalsite_lists_{size}x]
 """
 
 import argparse
@@ -32,10 +35,10 @@ from benchdb import database_ensure  # noqa: E402
 from list_data import TRACES_1X, fixtures_ensure, grow  # noqa: E402
 from trees import tree_at  # noqa: E402
 
-DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_scale_lists"
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_lists_{size}x"
 TARGET_MS = 100.0
-# What the earlier commit's schema lacks (dropped while it is measured) and had (kept for both;
-# the newer code's planner prefers its own index).
+# What the earlier commit's schema lacks (dropped while it is measured; --before-lacks names
+# others for another commit) and had (kept for both; the newer code's planner prefers its own).
 ADDED_INDEXES = (
     "trace_list_newest",
     "trace_project_newest",
@@ -70,7 +73,7 @@ def migrate(database_url: str) -> None:
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
 
 
-def serve_rounds(code: Path, label: str, before: bool) -> None:
+def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -> None:
     """In this process: answer "round" with one timed pass over the pages, "queries" with the
     query count of each, until "exit". The earlier commit's rounds run in a transaction that
     drops the indexes it did not have, rolled back at the end of the round (DDL in PostgreSQL
@@ -97,7 +100,7 @@ def serve_rounds(code: Path, label: str, before: bool) -> None:
         with transaction.atomic():
             if before:
                 with connection.cursor() as cursor:
-                    for name in ADDED_INDEXES:
+                    for name in lacks:
                         cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
             for name, url in PAGES:
                 if command == "queries":
@@ -133,10 +136,10 @@ def blocks_read(connection, queries) -> int:
 class Version:
     """One version's measuring process, driven a round at a time."""
 
-    def __init__(self, code: Path, label: str, args, before: bool):
+    def __init__(self, code: Path, label: str, database_url: str, before: bool, lacks: str):
         env = {
             **os.environ,
-            "DATABASE_URL": args.database_url,
+            "DATABASE_URL": database_url,
             "DJANGO_SETTINGS_MODULE": "evalsite.settings",
             "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-lists-var-"),
             "LOG_LEVEL": "WARNING",
@@ -146,7 +149,7 @@ class Version:
         env.pop("REDIS_URL", None)
         command = [sys.executable, __file__, "--serve-rounds", str(code), "--label", label]
         self.process = subprocess.Popen(
-            command + (["--as-before"] if before else []),
+            command + (["--as-before", "--before-lacks", lacks] if before else []),
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
@@ -167,11 +170,11 @@ class Version:
         self.process.wait(timeout=60)
 
 
-def measure_both(before_tree: Path, size: int, args) -> tuple[dict, dict]:
+def measure_both(before_tree: Path, size: int, database_url: str, args) -> tuple[dict, dict]:
     """Median server time and query count per page for both versions, rounds alternating."""
     versions = {
-        "before": Version(before_tree, f"before-{size}", args, before=True),
-        "now": Version(ROOT, f"now-{size}", args, before=False),
+        "before": Version(before_tree, f"before-{size}", database_url, True, args.before_lacks),
+        "now": Version(ROOT, f"now-{size}", database_url, False, ""),
     }
     try:
         times: dict[str, dict[str, list[float]]] = {name: {} for name in versions}
@@ -230,30 +233,38 @@ def main() -> None:
     parser.add_argument("--serve-rounds", help=argparse.SUPPRESS)
     parser.add_argument("--label", help=argparse.SUPPRESS)
     parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--before-lacks",
+        default=",".join(ADDED_INDEXES),
+        help="indexes the earlier commit did not have, comma-separated ('' for none)",
+    )
     args = parser.parse_args()
     if args.serve_rounds:
-        serve_rounds(Path(args.serve_rounds), args.label, args.as_before)
+        lacks = tuple(name for name in args.before_lacks.split(",") if name)
+        serve_rounds(Path(args.serve_rounds), args.label, args.as_before, lacks)
         return
 
     import psycopg
 
-    database_ensure(args.database_url)
-    migrate(args.database_url)
     before_tree = tree_at(args.before)
     commit = subprocess.run(
         ["git", "rev-parse", "--short", args.before], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
     print(f"before = {args.before} ({commit}); target < {TARGET_MS:.0f} ms server time per page")
-    with psycopg.connect(args.database_url, autocommit=True) as conn:
-        fixtures_ensure(conn)
-        for size in (int(s) for s in args.sizes.split(",")):
+    for size in (int(s) for s in args.sizes.split(",")):
+        database_url = args.database_url.format(size=size)
+        database_ensure(database_url)
+        migrate(database_url)
+        with psycopg.connect(database_url, autocommit=True) as conn:
+            fixtures_ensure(conn)
             grow(conn, size * TRACES_1X)
-            for statement in REPLACED_INDEXES:
-                conn.execute(statement)
+            if args.before_lacks:
+                for statement in REPLACED_INDEXES:
+                    conn.execute(statement)
             traces = conn.execute("SELECT count(*) FROM traces_trace").fetchone()[0]
             spans = conn.execute("SELECT count(*) FROM traces_span").fetchone()[0]
-            before, now = measure_both(before_tree, size, args)
-            report(size, traces, spans, before, now)
+        before, now = measure_both(before_tree, size, database_url, args)
+        report(size, traces, spans, before, now)
 
 
 if __name__ == "__main__":

@@ -236,6 +236,11 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
         Annotation.objects.bulk_create(annotations, batch_size=BATCH)
         print(f"  {offset + size:,} traces written", end="\r", flush=True)
     with connection.cursor() as cursor:
+        # A trace is written as it arrives, so its row is as old as its end.
+        cursor.execute(
+            "UPDATE traces_trace SET created_at = ended_at WHERE id > %s AND ended_at < now()",
+            [since_id],
+        )
         cursor.execute(
             "UPDATE judges_verdict v SET created_at = t.started_at + interval '2 minutes' "
             "FROM traces_trace t WHERE t.id = v.trace_id AND t.id > %s",

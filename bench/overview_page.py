@@ -4,15 +4,17 @@ For each size (20,000 and 100,000 traces by default) fills its own database with
 support and coding-agent traces (three tool spans each), two judge passes per trace under six
 judge versions over twelve weeks, red flags, reviewed items with annotations and eval runs;
 then prints the snapshot rebuild (what the periodic task does every minute) of an earlier
-commit, which read everything each time, against this code's, which reads the days that
-changed, after each of a few batches of new traces; then the chart-by-chart cost of a full
-read and the server time of the page itself.
+commit against this code's, taking turns after each of a few batches of new traces; then the
+chart-by-chart cost of reading every day and of reading from the stored days, and the server
+time of the page itself.
 
     .venv/bin/python bench/overview_page.py [--sizes 20000,100000] [--new 200] [--before main]
+
+The database and cache it uses are its own (`--database-url`, `--var-dir`); REDIS_URL, when
+set, holds this code's stored days, and the earlier commit keeps its own in the folder.
 """
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -40,7 +42,9 @@ def measure(repeat: int) -> None:
 
     from insights.overview import (
         CHART_BUILDERS,
+        INCREMENTAL_CHARTS,
         overview_build_session,
+        overview_daily_store,
         overview_snapshot_clear,
         overview_snapshot_refresh,
     )
@@ -52,12 +56,19 @@ def measure(repeat: int) -> None:
         f"data: {Trace.objects.count():,} traces, {Judgment.objects.count():,} judgments, "
         f"{Span.objects.count():,} spans"
     )
-    print("snapshot build, chart by chart (the periodic task's work):")
+    print("snapshot build, chart by chart: reading every day, and from the stored days")
+    store = overview_daily_store()
     with overview_build_session():
         for key, builder in CHART_BUILDERS.items():
             started = time.perf_counter()
             builder()
-            print(f"  {key:<20} {1000 * (time.perf_counter() - started):8.1f} ms")
+            full_ms = 1000 * (time.perf_counter() - started)
+            stored = ""
+            if key in INCREMENTAL_CHARTS:
+                started = time.perf_counter()
+                builder(store)
+                stored = f"{1000 * (time.perf_counter() - started):8.1f} ms"
+            print(f"  {key:<20} {full_ms:8.1f} ms {stored}")
     overview_snapshot_clear()
     started = time.perf_counter()
     overview_snapshot_refresh()
@@ -86,70 +97,87 @@ def measure(repeat: int) -> None:
     print(f"page without the snapshot would take ~{build_ms:.0f} ms ({build_ms / median:.0f}x)")
 
 
-BEFORE_BUILD = """
-import json, statistics, time, django
+BUILDER = """
+import sys, time, django
 django.setup()
-try:
-    from insights.overview import overview_snapshot_build
-except ImportError:
-    from insights.overview import overview_snapshot_build
-times = []
-for _ in range({rounds}):
+from insights.overview import overview_snapshot_build
+for line in sys.stdin:
     started = time.perf_counter()
     overview_snapshot_build()
-    times.append(1000 * (time.perf_counter() - started))
-print(json.dumps(statistics.median(times)))
+    print(1000 * (time.perf_counter() - started), flush=True)
 """
 
 
-def before_build_ms(tree: Path, args, rounds: int) -> float:
-    """The earlier commit's snapshot build (it read everything each time), in its own process."""
-    env = {
-        **os.environ,
-        "DATABASE_URL": args.database_url,
-        "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-ov-before-"),
-        "DJANGO_SETTINGS_MODULE": "evalsite.settings",
-        "LOG_LEVEL": "WARNING",
-        "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only"),
-    }
-    env.pop("REDIS_URL", None)
-    out = subprocess.run(
-        [sys.executable, "-c", BEFORE_BUILD.format(rounds=rounds)],
-        cwd=tree,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
-    if out.returncode:
-        raise RuntimeError(out.stderr[-3000:])
-    return json.loads(out.stdout.strip().splitlines()[-1])
+class BeforeBuilder:
+    """The earlier commit's periodic task in a process of its own, keeping what it stores
+    between builds (its cache in a folder of its own), one build per `build()`."""
+
+    def __init__(self, tree: Path, args):
+        env = {
+            **os.environ,
+            "DATABASE_URL": args.database_url,
+            "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-ov-before-"),
+            "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+            "LOG_LEVEL": "WARNING",
+            "SECRET_KEY": os.environ.get("SECRET_KEY", "bench-only"),
+        }
+        env.pop("REDIS_URL", None)
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", BUILDER],
+            cwd=tree,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def build(self) -> float:
+        self.process.stdin.write("build\n")
+        self.process.stdin.flush()
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError(f"the earlier commit's build ended (exit {self.process.wait()})")
+        return float(line)
+
+    def close(self) -> None:
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
 
 
 def rebuild_figures(n_traces: int, args, before_tree: Path) -> None:
-    """Snapshot rebuild: the earlier code, this code's full read, and this code after each
-    minute of new traffic (`--new` traces with their judgments), which reads changed days."""
+    """Snapshot rebuild after each minute of new traffic (`--new` traces with their
+    judgments, labels and flags), the earlier commit's and this code's taking turns on the
+    same data; each first builds once in full, as after a restart."""
     from insights.overview import overview_snapshot_build, overview_snapshot_clear
 
-    before = before_build_ms(before_tree, args, args.rounds)
-    overview_snapshot_clear()
-    started = time.perf_counter()
-    overview_snapshot_build()
-    full = 1000 * (time.perf_counter() - started)
-    incremental = []
-    for index in range(args.rounds):
-        fill(args.new, seed=100 + index, first_index=n_traces + index * args.new, recent=True)
+    before = BeforeBuilder(before_tree, args)
+    try:
+        before_full = before.build()
+        overview_snapshot_clear()
         started = time.perf_counter()
         overview_snapshot_build()
-        incremental.append(1000 * (time.perf_counter() - started))
-    now = statistics.median(incremental)
+        full = 1000 * (time.perf_counter() - started)
+        times: dict[str, list[float]] = {"before": [], "now": []}
+        for index in range(args.rounds):
+            fill(args.new, seed=100 + index, first_index=n_traces + index * args.new, recent=True)
+            order = ["before", "now"] if index % 2 else ["now", "before"]
+            for name in order:
+                if name == "before":
+                    times["before"].append(before.build())
+                else:
+                    started = time.perf_counter()
+                    overview_snapshot_build()
+                    times["now"].append(1000 * (time.perf_counter() - started))
+    finally:
+        before.close()
+    old, now = statistics.median(times["before"]), statistics.median(times["now"])
     load = os.getloadavg()
     print(
         f"rebuild at {n_traces:,} traces (load average {load[0]:.1f} {load[1]:.1f} "
         f"{load[2]:.1f} on {os.cpu_count()} cores):\n"
-        f"  before (every rebuild reads everything): median {before:.0f} ms\n"
-        f"  now, first or periodic full rebuild:     {full:.0f} ms\n"
-        f"  now, after {args.new} new traces:          median {now:.0f} ms over {args.rounds} "
-        f"rebuilds ({before / now:.1f}x faster than before)"
+        f"  first or periodic full rebuild:  before {before_full:.0f} ms, now {full:.0f} ms\n"
+        f"  after each {args.new} new traces:  before median {old:.0f} ms, now median "
+        f"{now:.0f} ms over {args.rounds} rebuilds ({old / now:.1f}x)"
     )
 
 

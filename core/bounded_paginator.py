@@ -2,13 +2,15 @@
 
 A full COUNT(*) reads every matching row, so on a table of millions it costs more than the
 page itself. `BoundedPaginator` counts at most `cap` rows, or as far as the asked-for page
-plus one row, and says when it stopped ("more than 10,000"), so the figure shown stays true.
+plus one row, and says when it stopped ("more than 1,000"), so the figure shown stays true.
+A filter that matches one row in n reads about n x cap rows to count them: at 10,000, a filter
+matching one trace in 25 read 10,000 blocks (over 100 ms) for a figure nobody pages through.
 """
 
 from django.core.paginator import Paginator
 from django.utils.functional import cached_property
 
-COUNT_CAP = 10_000
+COUNT_CAP = 1_000
 
 
 class BoundedPaginator(Paginator):

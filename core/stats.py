@@ -94,22 +94,29 @@ def kappa_bootstrap_interval(
     resamples: int = 1000,
     seed: int = 0,
 ) -> tuple[float | None, float | None]:
-    """Percentile 95% bootstrap interval of kappa over resampled pairs (vectorised)."""
+    """Percentile 95% bootstrap interval of kappa over resampled pairs."""
+    labels = list(labels) if labels is not None else labels_of(first, second)
+    matrix = confusion_matrix(first, second, labels)
+    return kappa_bootstrap_interval_of_confusion(matrix, weights, resamples, seed)
+
+
+def kappa_bootstrap_interval_of_confusion(
+    matrix: np.ndarray, weights: str | None = None, resamples: int = 1000, seed: int = 0
+) -> tuple[float | None, float | None]:
+    """Percentile 95% bootstrap interval of kappa over the pairs a confusion matrix counts.
+
+    Drawing n pairs with replacement gives cell counts that are multinomial in the cells'
+    shares, so each resample is drawn on the k x k cells: the cost does not grow with n, and
+    equal matrices (however their pairs were gathered) give equal intervals."""
     import numpy as np
 
-    labels = list(labels) if labels is not None else labels_of(first, second)
-    position = {label: index for index, label in enumerate(labels)}
-    pairs = [(position.get(a), position.get(b)) for a, b in zip(first, second, strict=True)]
-    pairs = [p for p in pairs if None not in p]
-    n, k = len(pairs), len(labels)
+    matrix = np.asarray(matrix, dtype=np.int64)
+    n, k = int(matrix.sum()), matrix.shape[-1]
     if n < 2 or k < 2 or resamples <= 0:
         return (None, None)
-    codes = np.array([a * k + b for a, b in pairs], dtype=np.int64)
     rng = np.random.default_rng(seed)
-    picks = codes[rng.integers(0, n, size=(resamples, n))]
-    picks += (np.arange(resamples, dtype=np.int64) * k * k)[:, None]
-    stack = np.bincount(picks.ravel(), minlength=resamples * k * k).reshape(resamples, k, k)
-    kappas = kappa_from_confusion(stack, weights)
+    draws = rng.multinomial(n, matrix.ravel() / n, size=resamples).reshape(resamples, k, k)
+    kappas = kappa_from_confusion(draws, weights)
     kappas = kappas[np.isfinite(kappas)]
     if kappas.size == 0:
         return (None, None)
@@ -147,17 +154,38 @@ def agreement_measure(
     resamples: int = 1000,
 ) -> Agreement:
     """Confusion matrix, % agreement, kappa (linear-weighted if ordinal) and its bootstrap CI."""
+    labels = list(labels) if labels is not None else labels_of(first, second)
+    matrix = confusion_matrix(first, second, labels)
+    return agreement_of_confusion(matrix, labels, ordinal=ordinal, resamples=resamples)
+
+
+def agreement_of_confusion(
+    matrix: np.ndarray,
+    labels: Sequence[float],
+    *,
+    ordinal: bool,
+    resamples: int = 1000,
+    intervals: dict | None = None,
+) -> Agreement:
+    """The same measures from counted pairs: rows the first rater's labels, columns the second's.
+
+    `intervals`, when given, holds bootstrap intervals by matrix: a matrix met before reuses
+    its interval (the draw is seeded, so it is the one computed again); each one used is set."""
     import numpy as np
 
-    labels = list(labels) if labels is not None else labels_of(first, second)
+    labels = list(labels)
     weights = "linear" if ordinal and len(labels) > 2 else None
-    matrix = confusion_matrix(first, second, labels)
+    matrix = np.asarray(matrix, dtype=np.int64)
     n = int(matrix.sum())
     agree = float(np.trace(matrix)) / n if n else None
     kappa = _finite(kappa_from_confusion(matrix, weights)) if n else None
-    low, high = (
-        kappa_bootstrap_interval(first, second, labels, weights, resamples) if n else (None, None)
-    )
+    low, high = (None, None)
+    if n:
+        key = (matrix.shape[-1], tuple(matrix.ravel().tolist()), weights, resamples)
+        known = intervals.get(key) if intervals is not None else None
+        low, high = known or kappa_bootstrap_interval_of_confusion(matrix, weights, resamples)
+        if intervals is not None:
+            intervals[key] = (low, high)
     return Agreement(
         labels=labels,
         matrix=matrix.tolist(),

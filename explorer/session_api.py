@@ -55,7 +55,7 @@ class SessionDetailOut(SessionOut):
 class SessionListApi(GenericAPIView):
     """Sessions (conversations), newest activity first; filter by `project` and `q` (id).
 
-    Counted up to 10,000 like the trace list (`count_is_lower_bound` says when there are more)."""
+    Counted up to 1,000 like the trace list (`count_is_lower_bound` says when there are more)."""
 
     permission_classes = [IsAnnotator]
     pagination_class = BoundedCountPagination

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import ChainMap, defaultdict
 
 from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import TruncDay
 
-from core.stats import agreement_measure
+from core.stats import agreement_of_confusion
 from insights.charts import Chart, empty_figure, plain
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
 from insights.flips import judge_version_label
 from judges.calibration import rubric_version_scale
 from judges.models import Judgment, ParseStatus, RubricVersion, Verdict
 from reviews.models import Annotation, ReviewItem, ReviewStatus
 from traces.selectors import traces_visible
 
+INTERVALS_KEY = "judge_vs_people_intervals"
 VERSION_FIELDS = ("rubric_version_id", "rubric_version__rubric__name", "rubric_version__number")
 
 
@@ -41,23 +44,28 @@ def _blind(verdict_filter: dict):
     return Exists(Annotation.objects.filter(blind=True, undone_at__isnull=True, **verdict_filter))
 
 
-def judge_human_cells() -> list[dict]:
-    """Counts of (judge score, human score) per judge version, source and blind mode."""
-    labelled = _open_labelled_items().values("verdict_id")
+def _cell_day_rows(start, end) -> list[dict]:
+    """Counts of (judge score, human score) per judge version, source, blind mode and the day
+    the trace arrived: a trace's day never moves, so a new label changes only its own day."""
+    in_range = day_range_filter("trace__created_at", start, end)
+    labelled = _open_labelled_items().filter(**in_range).values("verdict_id")
     verdict_cells = (
-        Verdict.objects.filter(pk__in=labelled, score__isnull=False)
+        Verdict.objects.filter(pk__in=labelled, score__isnull=False, **in_range)
         .annotate(
             human=_human_score("pk"),
             blind=_blind({"item__verdict_id": OuterRef("pk")}),
+            day=TruncDay("trace__created_at"),
         )
-        .values(*VERSION_FIELDS, "config__model", "blind", "score", "human")
+        .values("day", *VERSION_FIELDS, "config__model", "blind", "score", "human")
         .annotate(n=Count("id"))
+        .order_by()
     )
     pass_cells = (
         Judgment.objects.filter(
-            trace_id__in=_open_labelled_items().values("trace_id"),
+            trace_id__in=_open_labelled_items().filter(**in_range).values("trace_id"),
             parse_status=ParseStatus.OK,
             score__isnull=False,
+            **in_range,
         )
         .annotate(
             human=_human_score("run_id", "trace_id"),
@@ -67,20 +75,41 @@ def judge_human_cells() -> list[dict]:
                     "item__trace_id": OuterRef("trace_id"),
                 }
             ),
+            day=TruncDay("trace__created_at"),
         )
         .filter(human__isnull=False)
-        .values(*VERSION_FIELDS, "config__model", "blind", "pass_index", "score", "human")
+        .values("day", *VERSION_FIELDS, "config__model", "blind", "pass_index", "score", "human")
         .annotate(n=Count("id"))
+        .order_by()
     )
     cells = [{**row, "source": "verdict"} for row in verdict_cells]
     cells += [{**row, "source": f"pass {row['pass_index'] + 1}"} for row in pass_cells]
     return cells
 
 
-def judge_human_agreement(resamples: int = 1000) -> list[dict]:
-    """Per judge version, source (each pass, the verdict) and blind mode: matrix, %, kappa."""
-    groups: dict[tuple, list[dict]] = defaultdict(list)
-    for cell in judge_human_cells():
+def _labels_changed(since) -> set:
+    """Days of traces whose labels were undone since then (a resolution can undo with them)."""
+    return days_of(Annotation.objects.filter(undone_at__gte=since), "item__trace__created_at")
+
+
+# New verdicts, passes, items and answers all change the day of the trace they are about.
+AGREEMENT_DAYS = DailyPart(
+    "judge_vs_people",
+    _cell_day_rows,
+    (
+        (Verdict, "trace__created_at"),
+        (Judgment, "trace__created_at"),
+        (ReviewItem, "trace__created_at"),
+        (Annotation, "item__trace__created_at"),
+    ),
+    changed=_labels_changed,
+)
+
+
+def judge_human_cells(store: DailyStore | None = None) -> dict[tuple, dict]:
+    """Per judge version, source and blind mode: how many (judge, human) pairs of each kind."""
+    groups: dict[tuple, dict] = defaultdict(lambda: defaultdict(int))
+    for cell in daily_rows(AGREEMENT_DAYS, store):
         key = (
             cell["rubric_version_id"],
             judge_version_label(
@@ -91,19 +120,31 @@ def judge_human_agreement(resamples: int = 1000) -> list[dict]:
             cell["source"],
             bool(cell["blind"]),
         )
-        groups[key].append(cell)
+        groups[key][(cell["score"], cell["human"])] += cell["n"]
+    return groups
+
+
+def judge_human_agreement(store: DailyStore | None = None, resamples: int = 1000) -> list[dict]:
+    """Per judge version, source (each pass, the verdict) and blind mode: matrix, %, kappa."""
+    groups = judge_human_cells(store)
     versions = RubricVersion.objects.in_bulk({key[0] for key in groups})
+    # Intervals of matrices that did not change since the last rebuild are not drawn again;
+    # what is kept is what this rebuild used.
+    used: dict = {}
+    intervals = ChainMap(used, (store.value_get(INTERVALS_KEY) if store else None) or {})
     results = []
-    for (version_id, label, source, blind), cells in sorted(
+    for (version_id, label, source, blind), pairs in sorted(
         groups.items(), key=lambda kv: (kv[0][1], kv[0][3], kv[0][2] != "verdict", kv[0][2])
     ):
         scale, ordinal = rubric_version_scale(versions[version_id])
-        judge = [c["score"] for c in cells for _ in range(c["n"])]
-        human = [c["human"] for c in cells for _ in range(c["n"])]
-        if scale is None or not set(judge) | set(human) <= set(scale):
-            scale = None
-        measure = agreement_measure(
-            judge, human, ordinal=ordinal, labels=scale, resamples=resamples
+        seen = {value for pair in pairs for value in pair}
+        labels = list(scale) if scale is not None and seen <= set(scale) else sorted(seen)
+        position = {value: index for index, value in enumerate(labels)}
+        matrix = [[0] * len(labels) for _ in labels]
+        for (judge, human), n in pairs.items():
+            matrix[position[judge]][position[human]] += n
+        measure = agreement_of_confusion(
+            matrix, labels, ordinal=ordinal, resamples=resamples, intervals=intervals
         )
         results.append(
             {
@@ -113,6 +154,8 @@ def judge_human_agreement(resamples: int = 1000) -> list[dict]:
                 **measure.as_dict(),
             }
         )
+    if store is not None:
+        store.value_set(INTERVALS_KEY, used)
     return results
 
 
@@ -134,8 +177,8 @@ def _heatmap(result: dict, axis: int) -> dict:
     }
 
 
-def judge_human_chart(resamples: int = 1000) -> Chart:
-    results = judge_human_agreement(resamples)
+def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) -> Chart:
+    results = judge_human_agreement(store, resamples)
     columns = [
         "judge_version",
         "source",

@@ -6,6 +6,8 @@ database only
 - the days since the previous rebuild began (less a margin for transactions still open then),
 - the days of rows written since then (ids above the stored watermark of each source table),
   such as a span that arrives for a trace of last week, or a red flag raised on it;
+- the days of rows changed in place since then, for a part whose rows carry the time of the
+  change (an annotation undone, a trace's red flags checked again);
 - and every day once per `INSIGHTS_FULL_REBUILD_SECONDS`, or when the cache lost the entry,
   which takes in edits to old rows (a verdict re-scored in place weeks later).
 So a rebuild costs what arrived since the last one, not the whole history.
@@ -38,11 +40,13 @@ class DailyPart:
     `rows(start, end)` returns the grouped rows whose day lies in [start, end) (both None
     for all of history), each with a "day" (a date). `sources` name each table whose new
     rows change a day, and the lookup from that table to the timestamp deciding the day.
+    `changed(since)`, when given, returns the days of rows changed in place since then.
     """
 
     key: str
     rows: Callable[[dt.datetime | None, dt.datetime | None], Iterable[dict]]
     sources: tuple[tuple[type[Model], str], ...]
+    changed: Callable[[dt.datetime], Iterable] | None = None
 
 
 def _day_start(day: dt.date) -> dt.datetime:
@@ -83,6 +87,13 @@ class DailyStore:
     def delete(self, part: DailyPart) -> None:
         self._call("delete", self.key(part))
 
+    def value_get(self, name: str):
+        """A value a chart keeps between rebuilds beside its days (None when there is none)."""
+        return self._call("get", f"{self._prefix}:{name}")
+
+    def value_set(self, name: str, value) -> None:
+        self._call("set", f"{self._prefix}:{name}", value, timeout=None)
+
 
 def day_of(value) -> dt.date | None:
     if isinstance(value, dt.datetime):
@@ -107,16 +118,25 @@ def _watermarks(part: DailyPart) -> dict[str, int]:
     }
 
 
-def _days_written_since(part: DailyPart, marks: dict[str, int]) -> set[dt.date]:
-    """Days of rows added to any source since the watermarks (read through the pk index)."""
+def _days_written_since(
+    part: DailyPart, marks: dict[str, int], now_marks: dict[str, int]
+) -> set[dt.date]:
+    """Days of rows added to any source since the watermarks (read through the pk index);
+    a table whose watermark did not move has no such rows and is not asked."""
     days: set[dt.date] = set()
     for model, lookup in part.sources:
-        new_rows = model.objects.filter(pk__gt=marks.get(model._meta.label, 0))
-        stamped = new_rows.exclude(**{f"{lookup}__isnull": True})
-        days.update(
-            stamped.annotate(day_of=TruncDate(lookup)).values_list("day_of", flat=True).distinct()
-        )
+        mark = marks.get(model._meta.label, 0)
+        if now_marks[model._meta.label] > mark:
+            days |= days_of(model.objects.filter(pk__gt=mark), lookup)
     return days
+
+
+def days_of(rows, lookup: str) -> set[dt.date]:
+    """The distinct days of a timestamp reached from the queryset's rows, as the parts cut them."""
+    stamped = rows.exclude(**{f"{lookup}__isnull": True})
+    return set(
+        stamped.annotate(day_of=TruncDate(lookup)).values_list("day_of", flat=True).distinct()
+    )
 
 
 def daily_rows(
@@ -142,7 +162,9 @@ def daily_rows(
         return _rebuild_all(part, store, since, now)
 
     marks = _watermarks(part)
-    dirty = _days_written_since(part, entry["marks"])
+    dirty = _days_written_since(part, entry["marks"], marks)
+    if part.changed is not None:
+        dirty.update(day_of(day) for day in part.changed(entry["built_from"] - LATE_COMMIT_MARGIN))
     first_recent = timezone.localtime(entry["built_from"] - LATE_COMMIT_MARGIN).date()
     dirty.update(
         first_recent + dt.timedelta(days=n) for n in range((today - first_recent).days + 1)

@@ -9,6 +9,7 @@ from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible
 
@@ -16,10 +17,10 @@ WINDOW = dt.timedelta(days=90)
 COLUMNS = ["day", "thumbs_up", "thumbs_down", "ratings", "mean_rating", "categories"]
 
 
-def feedback_rows() -> list[dict]:
-    rows = (
+def _feedback_day_rows(start, end):
+    return (
         traces_visible(
-            None, Feedback.objects.filter(created_at__gte=timezone.now() - WINDOW), via="trace"
+            None, Feedback.objects.filter(**day_range_filter("created_at", start, end)), via="trace"
         )
         .annotate(day=TruncDay("created_at"))
         .values("day")
@@ -30,20 +31,28 @@ def feedback_rows() -> list[dict]:
             mean_rating=Avg("value", filter=Q(kind=FeedbackKind.NUMBER)),
             categories=Count("id", filter=Q(kind=FeedbackKind.CATEGORY)),
         )
-        .order_by("day")
+        .order_by()
     )
+
+
+FEEDBACK_DAYS = DailyPart("feedback", _feedback_day_rows, ((Feedback, "created_at"),))
+
+
+def feedback_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per day of the last 90: thumbs up and down, ratings and their mean, categories."""
+    since = timezone.localdate() - WINDOW
     return [
         {
             **row,
             "day": plain(row["day"]),
             "mean_rating": None if row["mean_rating"] is None else round(row["mean_rating"], 3),
         }
-        for row in rows
+        for row in daily_rows(FEEDBACK_DAYS, store, since)
     ]
 
 
-def feedback_chart() -> Chart:
-    rows = feedback_rows()
+def feedback_chart(store: DailyStore | None = None) -> Chart:
+    rows = feedback_rows(store)
     if not rows:
         figure = empty_figure("No end-user feedback yet (POST /api/feedback/).")
     else:

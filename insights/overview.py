@@ -13,15 +13,29 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from core.publish import publish_errors
-from insights.agreement import judge_human_chart
+from insights.agreement import AGREEMENT_DAYS, judge_human_chart
 from insights.charts import Chart
 from insights.cost import COST_DAYS, judge_cost_chart
 from insights.daily import DailyStore, daily_forget
 from insights.evalruns import eval_run_chart
-from insights.feedback import feedback_chart
+from insights.feedback import FEEDBACK_DAYS, feedback_chart
 from insights.flips import FLIP_DAYS, flip_rate_chart
-from insights.queue import annotator_chart, queue_backlog_chart, queue_flow_chart
-from insights.scores import SCORE_DAYS, red_flag_chart, score_distribution_chart
+from insights.queue import (
+    ANNOTATION_DAYS,
+    ARRIVAL_DAYS,
+    PEER_PAIR_DAYS,
+    RESOLUTION_DAYS,
+    annotator_chart,
+    queue_backlog_chart,
+    queue_flow_chart,
+)
+from insights.scores import (
+    GUARDRAIL_BLOCK_DAYS,
+    RED_FLAG_DAYS,
+    SCORE_DAYS,
+    red_flag_chart,
+    score_distribution_chart,
+)
 from insights.steps import (
     COMPONENT_DAYS,
     LENGTH_DAYS,
@@ -52,14 +66,35 @@ CHART_BUILDERS: dict[str, Callable[[], Chart]] = {
 
 
 # Charts that read per-day aggregates from the cache (insights/daily.py) and their parts.
+# The backlog counts the items open now (through the queue index) and eval runs are few.
 INCREMENTAL_CHARTS = {
     "flip_rate",
+    "judge_vs_people",
     "score_distribution",
+    "red_flags",
+    "queue_flow",
+    "annotators",
     "judge_cost",
     "component_accuracy",
     "compound_error",
+    "feedback",
 }
-DAILY_PARTS = (COST_DAYS, FLIP_DAYS, SCORE_DAYS, COMPONENT_DAYS, STEP_DAYS, LENGTH_DAYS)
+DAILY_PARTS = (
+    COST_DAYS,
+    FLIP_DAYS,
+    SCORE_DAYS,
+    COMPONENT_DAYS,
+    STEP_DAYS,
+    LENGTH_DAYS,
+    AGREEMENT_DAYS,
+    RED_FLAG_DAYS,
+    GUARDRAIL_BLOCK_DAYS,
+    ARRIVAL_DAYS,
+    RESOLUTION_DAYS,
+    ANNOTATION_DAYS,
+    PEER_PAIR_DAYS,
+    FEEDBACK_DAYS,
+)
 
 
 def _cache():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db.models import Avg, Count, DurationField, ExpressionWrapper, F, Q
-from django.db.models.functions import TruncDay
+from django.db.models.functions import Greatest, TruncDay
 from django.utils import timezone
 
 from insights.charts import (
@@ -19,6 +19,7 @@ from insights.charts import (
     plain,
     readable,
 )
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
 from reviews.models import Annotation, ReviewItem, ReviewStatus
 
 WINDOW = dt.timedelta(days=90)
@@ -69,17 +70,21 @@ def queue_backlog_chart() -> Chart:
     )
 
 
-def queue_flow_rows() -> list[dict]:
-    """Per day of the last 90: items queued, items resolved, mean hours from queued to resolved."""
-    since = timezone.now() - WINDOW
-    arrivals = (
-        ReviewItem.objects.filter(created_at__gte=since)
+def _arrival_day_rows(start, end):
+    return (
+        ReviewItem.objects.filter(**day_range_filter("created_at", start, end))
         .annotate(day=TruncDay("created_at"))
         .values("day")
         .annotate(n=Count("id"))
+        .order_by()
     )
-    resolutions = (
-        ReviewItem.objects.filter(resolved_at__gte=since)
+
+
+def _resolution_day_rows(start, end):
+    """Per day: items resolved, and their mean time from queued to resolved."""
+    return (
+        ReviewItem.objects.filter(**day_range_filter("resolved_at", start, end))
+        .exclude(resolved_at__isnull=True)
         .annotate(
             day=TruncDay("resolved_at"),
             wait=ExpressionWrapper(
@@ -88,12 +93,25 @@ def queue_flow_rows() -> list[dict]:
         )
         .values("day")
         .annotate(n=Count("id"), wait=Avg("wait"))
+        .order_by()
     )
+
+
+ARRIVAL_DAYS = DailyPart("queue_arrivals", _arrival_day_rows, ((ReviewItem, "created_at"),))
+# An item resolves when an answer is written, so a new answer marks its day (today's).
+RESOLUTION_DAYS = DailyPart(
+    "queue_resolutions", _resolution_day_rows, ((Annotation, "item__resolved_at"),)
+)
+
+
+def queue_flow_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per day of the last 90: items queued, items resolved, mean hours from queued to resolved."""
+    since = timezone.localdate() - WINDOW
     days: dict = {}
-    for row in arrivals:
+    for row in daily_rows(ARRIVAL_DAYS, store, since):
         days.setdefault(plain(row["day"]), {"arrivals": 0, "resolutions": 0, "hours": None})
         days[plain(row["day"])]["arrivals"] = row["n"]
-    for row in resolutions:
+    for row in daily_rows(RESOLUTION_DAYS, store, since):
         entry = days.setdefault(plain(row["day"]), {"arrivals": 0, "resolutions": 0, "hours": None})
         entry["resolutions"] = row["n"]
         if row["wait"] is not None:
@@ -101,8 +119,8 @@ def queue_flow_rows() -> list[dict]:
     return [{"day": day, **values} for day, values in sorted(days.items())]
 
 
-def queue_flow_chart() -> Chart:
-    rows = queue_flow_rows()
+def queue_flow_chart(store: DailyStore | None = None) -> Chart:
+    rows = queue_flow_rows(store)
     columns = ["day", "arrivals", "resolutions", "mean_hours_to_resolve"]
     table = [[r["day"], r["arrivals"], r["resolutions"], r["hours"]] for r in rows]
     if not rows:
@@ -166,36 +184,86 @@ def queue_flow_chart() -> Chart:
     )
 
 
-def annotator_rows() -> list[dict]:
-    """Per person: annotations made, and how often they match a peer on the same item."""
-    peer = Q(item__annotations__undone_at__isnull=True) & ~Q(
-        item__annotations__annotator=F("annotator")
-    )
-    rows = (
-        Annotation.objects.filter(undone_at__isnull=True)
-        .values("annotator__username")
-        .annotate(
-            annotations=Count("id", distinct=True),
-            peer_pairs=Count("item__annotations", filter=peer),
-            peer_agreements=Count(
-                "item__annotations", filter=peer & Q(item__annotations__score=F("score"))
-            ),
+def _annotation_day_rows(start, end):
+    """Per day and person: live annotations made."""
+    return (
+        Annotation.objects.filter(
+            undone_at__isnull=True, **day_range_filter("created_at", start, end)
         )
-        .order_by("-annotations")
+        .annotate(day=TruncDay("created_at"))
+        .values("day", "annotator__username")
+        .annotate(annotations=Count("id"))
+        .order_by()
     )
+
+
+def _peer_pair_day_rows(start, end):
+    """Per day and person: pairs of the person's live annotation with a live one of a peer on
+    the same item, and how many of them score alike. A pair's day is its later answer's."""
+    pairs = (
+        Annotation.objects.filter(undone_at__isnull=True)
+        .alias(
+            peer_annotator=F("item__annotations__annotator_id"),
+            peer_undone_at=F("item__annotations__undone_at"),
+            peer_score=F("item__annotations__score"),
+            paired_at=Greatest("created_at", "item__annotations__created_at"),
+        )
+        .filter(peer_undone_at__isnull=True, **day_range_filter("paired_at", start, end))
+        .exclude(peer_annotator=F("annotator_id"))
+    )
+    return (
+        pairs.annotate(day=TruncDay("paired_at"))
+        .values("day", "annotator__username")
+        .annotate(
+            peer_pairs=Count("id"), peer_agreements=Count("id", filter=Q(peer_score=F("score")))
+        )
+        .order_by()
+    )
+
+
+def _answers_undone(since) -> set:
+    """Days of every answer on items where one was undone since then, so each pair's day."""
+    return days_of(Annotation.objects.filter(undone_at__gte=since), "item__annotations__created_at")
+
+
+ANNOTATION_DAYS = DailyPart(
+    "annotations", _annotation_day_rows, ((Annotation, "created_at"),), changed=_answers_undone
+)
+PEER_PAIR_DAYS = DailyPart(
+    "peer_pairs",
+    _peer_pair_day_rows,
+    ((Annotation, "item__annotations__created_at"),),
+    changed=_answers_undone,
+)
+
+
+def annotator_rows(store: DailyStore | None = None) -> list[dict]:
+    """Per person: annotations made, and how often they match a peer on the same item."""
+    people: dict[str, dict] = {}
+    for row in daily_rows(ANNOTATION_DAYS, store):
+        person = people.setdefault(
+            row["annotator__username"], {"annotations": 0, "peer_pairs": 0, "agreements": 0}
+        )
+        person["annotations"] += row["annotations"]
+    for row in daily_rows(PEER_PAIR_DAYS, store):
+        person = people[row["annotator__username"]]
+        person["peer_pairs"] += row["peer_pairs"]
+        person["agreements"] += row["peer_agreements"]
     return [
         {
-            "annotator": r["annotator__username"],
-            "annotations": r["annotations"],
-            "peer_pairs": r["peer_pairs"],
-            "peer_agreement": (r["peer_agreements"] / r["peer_pairs"] if r["peer_pairs"] else None),
+            "annotator": name,
+            "annotations": person["annotations"],
+            "peer_pairs": person["peer_pairs"],
+            "peer_agreement": (
+                person["agreements"] / person["peer_pairs"] if person["peer_pairs"] else None
+            ),
         }
-        for r in rows
+        for name, person in sorted(people.items(), key=lambda kv: (-kv[1]["annotations"], kv[0]))
     ]
 
 
-def annotator_chart() -> Chart:
-    rows = annotator_rows()
+def annotator_chart(store: DailyStore | None = None) -> Chart:
+    rows = annotator_rows(store)
     columns = ["annotator", "annotations", "peer_pairs", "peer_agreement"]
     table = [[plain(r[c]) for c in columns] for r in rows]
     if not rows:

@@ -18,9 +18,9 @@ from insights.charts import (
     plain,
     readable,
 )
-from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
 from judges.guardrails.models import GuardrailDecision
-from judges.models import RedFlag, Verdict
+from judges.models import RedFlag, RedFlagCheck, Verdict
 
 # Characters of panel title that fit across a half-width overview card at 1400 px.
 PANEL_TITLE_CHARS = 66
@@ -109,15 +109,59 @@ def _score_panels(table: list[list]) -> dict:
     return {"data": data, "layout": lay}
 
 
-def red_flag_chart() -> Chart:
+def _red_flag_day_rows(start, end):
+    """Per day the trace arrived, and kind: the trace's stored flags. A check stores a trace's
+    flags in place of the earlier ones, so the day a trace's flags sit on never moves."""
+    return (
+        RedFlag.objects.filter(**day_range_filter("trace__created_at", start, end))
+        .annotate(day=TruncDay("trace__created_at"))
+        .values("day", "kind")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+
+
+def _red_flags_checked(since) -> set:
+    """Days of traces checked again since then: a check that finds fewer flags deletes rows."""
+    return days_of(RedFlagCheck.objects.filter(checked_at__gte=since), "trace__created_at")
+
+
+RED_FLAG_DAYS = DailyPart(
+    "red_flags",
+    _red_flag_day_rows,
+    ((RedFlag, "trace__created_at"),),
+    changed=_red_flags_checked,
+)
+
+
+def _block_day_rows(start, end):
+    """Per day and check: the tool calls guardrails blocked."""
+    return (
+        GuardrailDecision.objects.filter(
+            decision=GuardrailDecision.Decision.BLOCK,
+            **day_range_filter("created_at", start, end),
+        )
+        .annotate(day=TruncDay("created_at"))
+        .values("day", "blocked_by")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+
+
+GUARDRAIL_BLOCK_DAYS = DailyPart(
+    "guardrail_blocks", _block_day_rows, ((GuardrailDecision, "created_at"),)
+)
+
+
+def red_flag_chart(store: DailyStore | None = None) -> Chart:
     """Flags found on settled traces, beside the calls guardrails blocked (recorded ones)."""
     labels = dict(RedFlag.Kind.choices)
-    flags = dict(RedFlag.objects.values_list("kind").annotate(n=Count("id")))
-    blocks = dict(
-        GuardrailDecision.objects.filter(decision=GuardrailDecision.Decision.BLOCK)
-        .values_list("blocked_by")
-        .annotate(n=Count("id"))
-    )
+    flags: dict[str, int] = defaultdict(int)
+    for row in daily_rows(RED_FLAG_DAYS, store):
+        flags[row["kind"]] += row["n"]
+    blocks: dict[str, int] = defaultdict(int)
+    for row in daily_rows(GUARDRAIL_BLOCK_DAYS, store):
+        blocks[row["blocked_by"]] += row["n"]
     kinds = sorted(set(flags) | set(blocks), key=lambda k: (-flags.get(k, 0), -blocks.get(k, 0), k))
     columns = ["kind", "label", "flags", "runtime_blocks"]
     # A kind whose label is its slug still reads as words on the axis.

@@ -15,9 +15,10 @@ from insights.daily import (
     daily_rows,
     day_of,
     day_range_filter,
+    days_of,
     week_of,
 )
-from judges.models import RedFlag
+from judges.models import RedFlag, RedFlagCheck
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
 # A step fails when its tool/agent call errored or a trajectory red flag fired on it.
@@ -32,6 +33,11 @@ TRACE_DAY_SOURCES = (
     (Span, "trace__started_at"),
     (RedFlag, "trace__started_at"),
 )
+
+
+def _red_flags_checked(since) -> set:
+    """Days of traces checked again since then: a check that finds fewer flags deletes rows."""
+    return days_of(RedFlagCheck.objects.filter(checked_at__gte=since), "trace__started_at")
 
 
 def _component_day_rows(start, end):
@@ -52,7 +58,9 @@ def _component_day_rows(start, end):
     )
 
 
-COMPONENT_DAYS = DailyPart("component_accuracy", _component_day_rows, TRACE_DAY_SOURCES)
+COMPONENT_DAYS = DailyPart(
+    "component_accuracy", _component_day_rows, TRACE_DAY_SOURCES, changed=_red_flags_checked
+)
 
 
 def component_week_rows(store: DailyStore | None = None) -> list[dict]:
@@ -155,7 +163,7 @@ def _step_day_rows(start, end):
     )
 
 
-STEP_DAYS = DailyPart("step_success", _step_day_rows, TRACE_DAY_SOURCES)
+STEP_DAYS = DailyPart("step_success", _step_day_rows, TRACE_DAY_SOURCES, changed=_red_flags_checked)
 
 
 def step_success_rate(store: DailyStore | None = None) -> tuple[float | None, int, int]:
@@ -193,7 +201,9 @@ def _length_day_rows(start, end):
     )
 
 
-LENGTH_DAYS = DailyPart("trajectory_lengths", _length_day_rows, TRACE_DAY_SOURCES)
+LENGTH_DAYS = DailyPart(
+    "trajectory_lengths", _length_day_rows, TRACE_DAY_SOURCES, changed=_red_flags_checked
+)
 
 
 def trajectory_length_rows(store: DailyStore | None = None) -> list[dict]:

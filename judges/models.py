@@ -288,8 +288,15 @@ class RedFlag(models.Model):
         JUDGE_INJECTION = "judge_injection", "Instructions aimed at the judge"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
+    # No database constraint: a key to a table partitioned by day must hold the day. Red flags
+    # go with their trace, before its spans (traces.retention); the ORM cascades span deletes.
     span = models.ForeignKey(
-        Span, null=True, blank=True, on_delete=models.CASCADE, related_name="red_flags"
+        Span,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="red_flags",
+        db_constraint=False,
     )
     kind = models.CharField(max_length=40, choices=Kind.choices)
     detail = models.TextField(blank=True)

@@ -23,6 +23,7 @@ from judges.models import (
 from reviews.models import Queue, ReviewItem, ReviewReason
 from traces.models import Project, SourceFormat, Span, SpanKind, Trace
 from traces.session_totals import sessions_totals_recount
+from traces.span_partitions import span_partitions_ensure, spans_partitioned
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -85,6 +86,14 @@ class SpanFactory(factory.django.DjangoModelFactory):
     input = factory.LazyFunction(lambda: {"customer_id": "C-77"})
     output = factory.LazyFunction(lambda: {"orders": [{"order_id": "A1042"}]})
     position = factory.Sequence(lambda n: n)
+    trace_day = factory.LazyAttribute(lambda span: span.trace.spans_day)
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        # Ingest makes a missing day's partition before it writes; so does the factory.
+        if spans_partitioned():
+            span_partitions_ensure([kwargs["trace_day"]])
+        return super()._create(model_class, *args, **kwargs)
 
 
 class RubricFactory(factory.django.DjangoModelFactory):

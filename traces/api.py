@@ -134,7 +134,7 @@ class TraceDetailOut(TraceOut):
 class TraceListCreateApi(GenericAPIView):
     """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace.
 
-    The list's count stops at 10,000 matches (`count_is_lower_bound` then says there are more),
+    The list's count stops at 1,000 matches (`count_is_lower_bound` then says there are more),
     as the trace list page's does: a full count of a broad search reads every match."""
 
     permission_classes = [IsAnnotator]

@@ -1,9 +1,17 @@
+from datetime import UTC, date
+
 from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.utils import timezone
 
 from core.indexes import NullsLastIndex
+
+
+def utc_today() -> date:
+    """Today in UTC: the day a trace received now stores its spans under."""
+    return timezone.now().astimezone(UTC).date()
 
 
 class Project(models.Model):
@@ -119,6 +127,9 @@ class Trace(models.Model):
     # True while the trace backs a held-out golden example; golden's services keep it so.
     held_out = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Every span of the trace carries this day (Span.trace_day, the spans partition on PostgreSQL):
+    # the UTC day it was received, or the later day retention moved a kept trace's spans to.
+    spans_day = models.DateField(default=utc_today)
 
     class Meta:
         constraints = [
@@ -132,6 +143,8 @@ class Trace(models.Model):
             NullsLastIndex(fields=["-started_at", "-id"], name="trace_list_newest"),
             NullsLastIndex(fields=["project", "-started_at", "-id"], name="trace_project_newest"),
             models.Index(fields=["-created_at"], name="trace_created"),
+            # Retention finds the traces (and their projects) of one spans partition.
+            models.Index(fields=["spans_day", "project"], name="trace_spans_day"),
             models.Index(fields=["agent_name", "agent_version"], name="trace_agent"),
             models.Index(fields=["task_type"], name="trace_task_type"),
             # A session's traces in order, and the session list's counts and times.
@@ -169,7 +182,17 @@ class SpanStatus(models.TextChoices):
 
 
 class Span(models.Model):
-    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="spans")
+    # No database constraint: on PostgreSQL spans are partitioned by day, and a foreign key
+    # check would probe every partition for each deleted trace. Spans are only written under
+    # their trace's row lock and deleted before it (traces.retention; the ORM's cascade).
+    # No index of its own: (trace, position) and the unique key both start with the trace.
+    trace = models.ForeignKey(
+        Trace,
+        on_delete=models.CASCADE,
+        related_name="spans",
+        db_constraint=False,
+        db_index=False,
+    )
     span_id = models.CharField(max_length=32)
     parent_span_id = models.CharField(max_length=32, blank=True)
     name = models.CharField(max_length=500)
@@ -193,10 +216,16 @@ class Span(models.Model):
     component = models.CharField(
         max_length=200, blank=True, help_text="Agent or tool this span is attributed to."
     )
+    # Its trace's spans_day, the partition key on PostgreSQL (traces/span_partitions.py).
+    trace_day = models.DateField(default=utc_today)
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["trace", "span_id"], name="span_unique_per_trace"),
+            # A partitioned table's unique keys hold the partition key; a trace's spans share
+            # one day, so this is still one row per (trace, span id).
+            models.UniqueConstraint(
+                fields=["trace", "span_id", "trace_day"], name="span_unique_per_trace"
+            ),
         ]
         # The trace page loads all spans of one trace in order.
         indexes = [models.Index(fields=["trace", "position"], name="span_trace_position")]

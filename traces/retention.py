@@ -6,12 +6,14 @@ an eval run's trial, a judge run still judging it. Each app to the right declare
 rows mean for retention when it loads; traces never reads those models itself. A trace of a
 session (a conversation) stays while the session has a recent trace, a review item, or a judge
 run still judging it. Each batch is its own transaction, so a worker that dies mid-way leaves
-every trace either whole or gone, and the next run goes on.
+every trace either whole or gone, and the next run goes on. On PostgreSQL whole UTC days expire,
+and a day past every project's retention time drops its spans partition instead
+(traces.retention_days); these batches take the rest.
 """
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
@@ -20,6 +22,7 @@ from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
 from traces.session_totals import sessions_totals_recount
+from traces.span_partitions import spans_partitioned
 
 RETENTION_BATCH = 200
 
@@ -102,7 +105,9 @@ def traces_expirable(project: Project, cutoff) -> QuerySet:
     return queryset
 
 
-def _traces_delete(ids: list[int]) -> None:
+def traces_delete(ids: list[int], span_rows: bool = True) -> None:
+    """Delete these traces and what they own; their span rows too unless `span_rows` is false
+    (the caller dropped their partition)."""
     sessions = list(
         Trace.objects.filter(pk__in=ids, session__isnull=False).values_list("session_id", flat=True)
     )
@@ -110,21 +115,31 @@ def _traces_delete(ids: list[int]) -> None:
     # would load every span of every trace into memory to find them.
     for rows_of_traces in _SPAN_DEPENDENTS.values():
         rows_of_traces(ids).delete()
-    table = connection.ops.quote_name(Span._meta.db_table)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM {table} WHERE trace_id IN ({', '.join(['%s'] * len(ids))})",  # noqa: S608 - names from _meta, values bound
-            ids,
-        )
+    if span_rows:
+        table = connection.ops.quote_name(Span._meta.db_table)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"DELETE FROM {table} WHERE trace_id IN ({', '.join(['%s'] * len(ids))})",  # noqa: S608 - names from _meta, values bound
+                ids,
+            )
     Trace.objects.filter(pk__in=ids).delete()
     sessions_totals_recount(sessions)
+
+
+def retention_cutoff(project: Project, now=None):
+    """When the project's traces received earlier expire. With spans partitioned by day
+    (PostgreSQL), whole UTC days expire, so a day's partition is dropped rather than emptied."""
+    cutoff = (now or timezone.now()) - timedelta(days=project.retention_days)
+    if spans_partitioned():
+        cutoff = cutoff.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    return cutoff
 
 
 def project_traces_expire(project: Project, limit: int, now=None) -> int:
     """Remove up to `limit` of the project's expired traces, oldest first; returns how many."""
     if not project.retention_days or limit <= 0:
         return 0
-    cutoff = (now or timezone.now()) - timedelta(days=project.retention_days)
+    cutoff = retention_cutoff(project, now)
     with transaction.atomic():
         # Locked so a review item or trial created meanwhile waits, then fails its foreign key
         # instead of being deleted with the trace; rows another batch holds are skipped.
@@ -135,7 +150,7 @@ def project_traces_expire(project: Project, limit: int, now=None) -> int:
         )
         ids = list(candidates.values_list("pk", flat=True)[:limit])
         if ids:
-            _traces_delete(ids)
+            traces_delete(ids)
     return len(ids)
 
 

@@ -1,3 +1,4 @@
+import logging
 import time
 from datetime import timedelta
 
@@ -5,7 +6,11 @@ from celery import shared_task
 
 from traces.completion import trace_complete, traces_settled_ids
 from traces.retention import RETENTION_BATCH, traces_expire
+from traces.retention_days import SpansTableBusy, spans_day_expire_oldest
 from traces.search.documents import search_documents_build, search_documents_stale_ids
+from traces.span_partitions import span_partitions_create_ahead
+
+logger = logging.getLogger(__name__)
 
 SWEEP_BATCH = 500
 
@@ -45,7 +50,18 @@ def search_documents_refresh_task(created_within_seconds: int | None = None) -> 
 
 @shared_task(acks_late=True, ignore_result=True)
 def trace_retention_task() -> int:
-    """Remove one batch of traces past their project's retention; a full batch goes on."""
+    """Make the spans partitions of the week ahead and drop the oldest expired day of spans
+    (PostgreSQL), else remove one batch of traces past their project's retention; either goes
+    on while there may be more."""
+    span_partitions_create_ahead()
+    try:
+        dropped = spans_day_expire_oldest()
+    except SpansTableBusy:
+        logger.warning("the spans table stayed busy; retention tries again at its next run")
+        return 0
+    if dropped is not None:
+        trace_retention_task.delay()
+        return dropped
     removed = traces_expire(limit=RETENTION_BATCH)
     if removed == RETENTION_BATCH:
         trace_retention_task.delay()

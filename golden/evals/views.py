@@ -3,16 +3,25 @@
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
+from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
 from golden.evals.gate import gate_evaluate
 from golden.evals.selectors import eval_run_comparison, eval_run_list
 from golden.evals.services import eval_run_lookup
 
+RUNS_PER_PAGE = 50
+
+
+def _run_list_context(request) -> dict:
+    """One page of runs, newest first; the compare form offers the runs of that page."""
+    page_asked = request.GET.get("page")
+    page = BoundedPaginator(eval_run_list(), RUNS_PER_PAGE, page_asked).get_page(page_asked)
+    return {"page": page, "runs": list(page)}
+
 
 @require_role(ANNOTATOR)
 def eval_run_list_page(request):
-    runs = list(eval_run_list()[:200])
-    return render(request, "golden/evals/run_list.html", {"runs": runs})
+    return render(request, "golden/evals/run_list.html", _run_list_context(request))
 
 
 @require_role(ANNOTATOR)
@@ -20,15 +29,16 @@ def eval_run_compare_page(request):
     """?baseline=ID&candidate=ID; tasks that got worse are listed first."""
     if not request.GET.get("baseline") and not request.GET.get("candidate"):
         # Nothing chosen yet is a question, not a missing page: offer the choice.
-        runs = list(eval_run_list()[:200])
-        context = {"runs": runs, "notice": "Choose a baseline and a candidate to compare."}
+        context = {
+            **_run_list_context(request),
+            "notice": "Choose a baseline and a candidate to compare.",
+        }
         return render(request, "golden/evals/run_list.html", context)
     try:
         baseline = eval_run_lookup(request.GET.get("baseline"), field="baseline")
         candidate = eval_run_lookup(request.GET.get("candidate"), field="candidate")
     except ApplicationError as exc:
-        runs = list(eval_run_list()[:200])
-        context = {"runs": runs, "error": exc.message}
+        context = {**_run_list_context(request), "error": exc.message}
         return render(request, "golden/evals/run_list.html", context, status=404)
     try:
         gate = gate_evaluate(baseline, candidate, user=request.user)

@@ -9,6 +9,7 @@ from core.stats import (
     agreement_measure,
     cohen_kappa,
     kappa_bootstrap_interval,
+    kappa_from_confusion,
     wilson_interval,
 )
 
@@ -61,6 +62,24 @@ def test_bootstrap_interval_brackets_the_point_estimate_and_narrows_with_data():
     small_low, small_high = kappa_bootstrap_interval(judge[:40].tolist(), human[:40].tolist())
     assert low < kappa < high
     assert (high - low) < (small_high - small_low)
+
+
+def test_bootstrap_over_cells_matches_resampling_the_pairs_themselves():
+    # given 600 ordinal pairs, and the interval of resampling them one by one
+    rng = np.random.default_rng(11)
+    human = rng.integers(1, 6, size=600)
+    judge = np.clip(human + rng.integers(-1, 2, size=600), 1, 5)
+    codes = (judge - 1) * 5 + (human - 1)
+    picks = codes[rng.integers(0, 600, size=(4000, 600))]
+    stack = np.stack([np.bincount(row, minlength=25).reshape(5, 5) for row in picks])
+    kappas = kappa_from_confusion(stack, "linear")
+    by_pairs = np.percentile(kappas, [2.5, 97.5])
+    # when the interval is drawn on the confusion matrix's cells instead
+    low, high = kappa_bootstrap_interval(
+        judge.tolist(), human.tolist(), weights="linear", resamples=4000
+    )
+    # then it is the same interval, up to the bootstrap's own noise
+    assert (low, high) == pytest.approx(tuple(by_pairs), abs=0.01)
 
 
 def test_agreement_measure_reports_matrix_agreement_and_kappa():

@@ -43,6 +43,7 @@ def test_an_old_trace_goes_with_all_it_holds_and_a_recent_one_stays(project):
     old, recent = _trace(project, 31), _trace(project, 29)
     RedFlag.objects.create(trace=old, span=old.spans.first(), kind=RedFlag.Kind.LOOP, detail="x")
     Feedback.objects.create(trace=old, kind="thumbs", value=0, key="k1")
+    RedFlagCheck.objects.create(trace=old, checked_at=timezone.now())
     JudgmentFactory(trace=old, run=JudgeRunFactory(status=JudgeRunStatus.DONE))
     # when
     removed = traces_expire()
@@ -52,6 +53,7 @@ def test_an_old_trace_goes_with_all_it_holds_and_a_recent_one_stays(project):
     assert not Span.objects.filter(trace_id=old.pk).exists()
     assert Span.objects.filter(trace=recent).count() == 2
     assert not RedFlag.objects.exists() and not Feedback.objects.exists()
+    assert not RedFlagCheck.objects.exists()
 
 
 def test_a_project_without_retention_keeps_everything():

@@ -1,6 +1,6 @@
 """The span column list has one home (the Span model) that the row builder and the API follow."""
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from traces.api import SpanOut
@@ -43,10 +43,12 @@ def test_ingest_writes_every_span_column_but_the_key():
 def test_a_row_carries_each_column_under_its_name():
     record = _record()
 
-    row = dict(zip(SPAN_FIELDS, span_row(record, trace_pk=7, position=4), strict=True))
+    day = date(2026, 1, 1)
+    row = dict(zip(SPAN_FIELDS, span_row(record, trace_pk=7, position=4, day=day), strict=True))
 
     assert row["trace"] == 7
     assert row["position"] == 4
+    assert row["trace_day"] == day
     assert row["duration_ms"] == 2000
     for name in SPAN_FIELDS_FROM_RECORD:
         assert row[name] == getattr(record, name), name

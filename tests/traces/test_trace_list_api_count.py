@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.bounded_paginator import COUNT_CAP
 from tests.factories import TraceFactory
 from tests.traces.test_ingest_span_tree import refund_tree
 from traces.ingest.services import ingest_span_tree
@@ -68,4 +69,4 @@ def test_the_schema_documents_the_lower_bound(curator, api_client_for):
     ref = ok["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[-1]
     properties = schema["components"]["schemas"][ref]["properties"]
     assert properties["count_is_lower_bound"]["type"] == "boolean"
-    assert "10,000" in properties["count"]["description"]
+    assert f"{COUNT_CAP:,}" in properties["count"]["description"]

@@ -10,7 +10,7 @@ the ORM's path.
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import UTC, date, datetime
 from operator import attrgetter
 from typing import NamedTuple
 
@@ -21,6 +21,7 @@ from psycopg.types.json import Jsonb
 
 from traces.ingest.records import SpanRecord
 from traces.models import Span, Trace
+from traces.span_partitions import span_partitions_ensure
 
 # The Trace columns ingestion computes and writes back.
 TRACE_FIELDS = [
@@ -45,11 +46,12 @@ TRACE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-_TRACE_READ = ["external_id", "completed_at", "held_out", *TRACE_FIELDS]
+_TRACE_READ = ["external_id", "completed_at", "held_out", "spans_day", *TRACE_FIELDS]
 # Ingestion writes every Span column, so the model is the one list of them: the store gives a
-# new span its trace and position, and each other value is the SpanRecord attribute of the
-# column's name. COPY, the ORM path and the API's span fields all read the list from here.
-SPAN_FIELDS_FROM_STORE = ("trace", "position")
+# new span its trace, position and day (its trace's spans_day), and each other value is the
+# SpanRecord attribute of the column's name. COPY, the ORM path and the API's span fields all
+# read the list from here.
+SPAN_FIELDS_FROM_STORE = ("trace", "position", "trace_day")
 SPAN_FIELDS_FROM_RECORD = tuple(
     field.name
     for field in Span._meta.concrete_fields
@@ -57,6 +59,7 @@ SPAN_FIELDS_FROM_RECORD = tuple(
 )
 SPAN_FIELDS = [*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD]
 _record_values = attrgetter(*SPAN_FIELDS_FROM_RECORD)
+_DAY_INDEX = SPAN_FIELDS.index("trace_day")
 _JSON_INDEXES = [
     i for i, name in enumerate(SPAN_FIELDS) if name in ("input", "output", "attributes")
 ]
@@ -126,7 +129,12 @@ def traces_upsert(
             .values("pk", *(Trace._meta.get_field(name).attname for name in _TRACE_READ))
         )
         return list(rows), set()
-    given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
+    given = {
+        "project_id": project_pk,
+        "source_format": source_format,
+        "created_at": now,
+        "spans_day": now.astimezone(UTC).date(),
+    }
     columns, values, params = [], [], []
     for field in Trace._meta.concrete_fields:
         if field.primary_key or field.db_default is not NOT_PROVIDED:
@@ -161,17 +169,22 @@ def traces_upsert(
     return rows, created
 
 
-def span_row(record: SpanRecord, trace_pk: int, position: int) -> list:
+def span_row(record: SpanRecord, trace_pk: int, position: int, day: date) -> list:
     """A new span's values in SPAN_FIELDS order, as spans_insert takes them."""
-    return [trace_pk, position, *_record_values(record)]
+    return [trace_pk, position, day, *_record_values(record)]
 
 
-def spans_stored(trace_pks: list[int]) -> dict[int, list[StoredSpan]]:
-    """The spans earlier requests stored for these traces, by trace."""
+def spans_stored(days_by_trace: dict[int, date]) -> dict[int, list[StoredSpan]]:
+    """The spans earlier requests stored for these traces (pk -> the trace's spans day), by trace.
+
+    A trace's spans all sit on its day, so naming the days lets PostgreSQL read only their
+    partitions instead of probing every day's index."""
     out: dict[int, list[StoredSpan]] = {}
-    if not trace_pks:
+    if not days_by_trace:
         return out
-    rows = Span.objects.filter(trace_id__in=trace_pks).values_list("trace_id", *StoredSpan._fields)
+    rows = Span.objects.filter(
+        trace_id__in=list(days_by_trace), trace_day__in=set(days_by_trace.values())
+    ).values_list("trace_id", *StoredSpan._fields)
     for trace_pk, *values in rows:
         out.setdefault(trace_pk, []).append(StoredSpan(*values))
     return out
@@ -186,6 +199,8 @@ def spans_insert(rows: list[list]) -> None:
         spans = [Span(**dict(zip(attnames, row, strict=True))) for row in rows]
         Span.objects.bulk_create(spans, ignore_conflicts=True, batch_size=2000)
         return
+    # A day without a partition yet (the hourly task makes them ahead) gets one first.
+    span_partitions_ensure({row[_DAY_INDEX] for row in rows})
     names = ", ".join(_quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
     # By table name: a partitioned spans table takes COPY the same way.
     with connection.cursor() as cursor:
@@ -221,13 +236,15 @@ def _span_column_types(cursor) -> list[str]:
     return _COLUMN_TYPES[table]
 
 
-def positions_update(moved: list[tuple[int, int]]) -> None:
-    """Set span positions, given as (span pk, position) pairs, in one executemany."""
+def positions_update(moved: list[tuple[int, int, date]]) -> None:
+    """Set span positions, given as (span pk, position, spans day), in one executemany; the day
+    keeps each update in its partition."""
     if not moved:
         return
-    sql = f"UPDATE {_quote(Span._meta.db_table)} SET position = %s WHERE id = %s"  # noqa: S608
+    table = _quote(Span._meta.db_table)
+    sql = f"UPDATE {table} SET position = %s WHERE id = %s AND trace_day = %s"  # noqa: S608
     with _binding_cursor() as cursor:
-        cursor.executemany(sql, [(position, pk) for pk, position in moved])
+        cursor.executemany(sql, [(position, pk, day) for pk, position, day in moved])
 
 
 def trace_rows_update(traces: list, fields: list[str]) -> None:

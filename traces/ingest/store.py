@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from django.db import transaction
@@ -68,6 +68,7 @@ class StoredTrace:
     cost_usd: Decimal
     content_hash: str
     last_span_received_at: datetime | None
+    spans_day: date
     new_span_count: int = 0  # spans this call stored
 
 
@@ -118,16 +119,18 @@ def spans_store(
         rows, created = traces_upsert(project.pk, external_ids, source_format, now)
         traces = {row["external_id"]: StoredTrace(**row) for row in rows}
         before = {trace.pk: trace_totals(trace) for trace in traces.values()}
-        earlier = spans_stored([traces[ext].pk for ext in by_trace if ext not in created])
+        earlier = spans_stored(
+            {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext not in created}
+        )
         span_rows, moved = [], []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
             stored = earlier.get(trace.pk, [])
             known = {span.span_id for span in stored}
             new = sorted((r for r in trace_records if r.span_id not in known), key=_start_key)
-            positions = _positions(stored, new, moved)
+            positions = _positions(stored, new, moved, trace.spans_day)
             span_rows.extend(
-                span_row(record, trace.pk, position)
+                span_row(record, trace.pk, position, trace.spans_day)
                 for record, position in zip(new, positions, strict=True)
             )
             trace.new_span_count = len(new)
@@ -149,9 +152,10 @@ def spans_store(
     return traces
 
 
-def _positions(stored: list, new: list[SpanRecord], moved: list) -> list[int]:
+def _positions(stored: list, new: list[SpanRecord], moved: list, day: date) -> list[int]:
     """Positions of the new spans in their trace, ordered by start time (untimed last, then in
-    arrival order); stored spans whose position changes are added to `moved` as (pk, position)."""
+    arrival order); stored spans whose position changes are added to `moved` as
+    (pk, position, the trace's spans day)."""
     if not stored:
         return list(range(len(new)))
     keyed = [
@@ -164,7 +168,7 @@ def _positions(stored: list, new: list[SpanRecord], moved: list) -> list[int]:
         if is_new:
             new_positions[index] = position
         elif span.position != position:
-            moved.append((span.pk, position))
+            moved.append((span.pk, position, day))
     return new_positions
 
 

@@ -1,0 +1,144 @@
+"""Spans partitioned by day on PostgreSQL: where ingest puts them, partitions made ahead and on
+demand, a re-send after a move, and the table rebuilt both ways without losing a row."""
+
+import re
+from datetime import timedelta
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from tests.factories import ProjectFactory, SpanFactory, TraceFactory
+from tests.traces.test_ingest_otlp import recorded_spans, send
+from traces import span_partitions
+from traces.models import Span, Trace, utc_today
+from traces.span_partitions import (
+    PARTITION_DAYS_AHEAD,
+    partition_name,
+    span_partition_days,
+    span_partitions_create_ahead,
+    spans_day_move,
+    spans_table_convert,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def _partitions_of(trace: Trace) -> set[str]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT tableoid::regclass::text FROM traces_span WHERE trace_id = %s",
+            [trace.pk],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def _exists(name: str) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+        return cursor.fetchone()[0]
+
+
+def test_ingest_puts_a_traces_spans_in_the_partition_of_the_day_it_was_received():
+    send(recorded_spans())
+    trace = Trace.objects.get()
+    assert trace.spans_day == utc_today()
+    assert set(trace.spans.values_list("trace_day", flat=True)) == {trace.spans_day}
+    assert _partitions_of(trace) == {partition_name(trace.spans_day)}
+
+
+def test_a_day_without_a_partition_gets_one_when_its_first_span_comes(monkeypatch):
+    # given a clock a year on, past every partition made ahead
+    later = timezone.now() + timedelta(days=365)
+    assert not _exists(partition_name(later.date()))
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    # when
+    send(recorded_spans())
+    # then
+    trace = Trace.objects.get()
+    assert trace.spans_day == later.date() and trace.spans.count() == 11
+    assert _partitions_of(trace) == {partition_name(later.date())}
+
+
+def test_partitions_are_made_from_yesterday_to_a_week_ahead():
+    today = utc_today() + timedelta(days=1000)
+    assert span_partitions_create_ahead(today) == PARTITION_DAYS_AHEAD + 2
+    days = span_partition_days()
+    assert all(today + timedelta(days=n) in days for n in range(-1, PARTITION_DAYS_AHEAD + 1))
+    assert span_partitions_create_ahead(today) == 0
+
+
+def test_a_span_resent_after_its_trace_moved_day_stays_one_row():
+    # given a trace whose spans were moved to another day's partition, as retention does
+    spans = recorded_spans()
+    send(spans)
+    trace = Trace.objects.get()
+    later = trace.spans_day + timedelta(days=3)
+    spans_day_move([trace.pk], trace.spans_day, later)
+    # when every span is sent again, and late ones of the same trace too
+    send(spans)
+    # then nothing doubled, and all of the trace is still in one partition
+    trace.refresh_from_db()
+    assert trace.spans_day == later and trace.spans.count() == 11 == trace.span_count
+    assert _partitions_of(trace) == {partition_name(later)}
+
+
+def test_deleting_a_project_still_deletes_its_spans():
+    # given spans, whose key to their trace has no constraint in the database
+    span = SpanFactory()
+    # when
+    span.trace.project.delete()
+    # then the ORM's cascade took them
+    assert not Span.objects.exists()
+
+
+def test_the_spans_table_is_rebuilt_plain_and_partitioned_again_with_every_row():
+    # given spans of two days
+    old = TraceFactory(project=ProjectFactory())
+    Trace.objects.filter(pk=old.pk).update(spans_day=utc_today() - timedelta(days=40))
+    old.refresh_from_db()
+    spans = [SpanFactory(trace=old, span_id=f"o{n}") for n in range(3)]
+    spans += [SpanFactory(span_id=f"n{n}") for n in range(2)]
+    before = sorted(Span.objects.values_list("id", "trace_id", "span_id", "trace_day", "output"))
+    # when the table is made plain, then partitioned again (the migration, back and forth)
+    spans_table_convert(partitioned=False)
+    span_partitions._known_days.clear()
+    assert not span_partition_days()
+    spans_table_convert(partitioned=True)
+    # then every row is there, in its day's partition, and new ids follow the old ones
+    assert (
+        sorted(Span.objects.values_list("id", "trace_id", "span_id", "trace_day", "output"))
+        == before
+    )
+    assert _partitions_of(old) == {partition_name(old.spans_day)}
+    assert SpanFactory().pk > max(span.pk for span in spans)
+
+
+def test_a_resend_reads_and_renumbers_only_its_traces_partition():
+    # given a trace stored today, among the partitions made a week ahead
+    spans = recorded_spans()
+    send(spans[1:])
+    trace = Trace.objects.get()
+    span_partitions_create_ahead(trace.spans_day)
+    # when the rest of the trace comes late, moving stored spans' positions
+    with CaptureQueriesContext(connection) as queries:
+        send(spans[:1])
+    span_queries = [
+        re.sub(r"^\d+ times: ", "", q["sql"])
+        for q in queries.captured_queries
+        if re.match(r'(\d+ times: )?(SELECT|UPDATE) .*"traces_span"', q["sql"])
+    ]
+    # then each of its reads and updates of spans plans only the trace's day
+    assert [sql for sql in span_queries if sql.startswith("UPDATE")]
+    others = {partition_name(day) for day in span_partition_days()} - {
+        partition_name(trace.spans_day)
+    }
+    with connection.cursor() as cursor:
+        for sql in span_queries:
+            # the UPDATE is logged once with its placeholders: position, span id, day
+            params = [0, 0, trace.spans_day] if "%s" in sql else None
+            cursor.execute("EXPLAIN " + sql, params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+            assert partition_name(trace.spans_day) in plan
+            assert not [name for name in others if name in plan], sql
