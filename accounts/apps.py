@@ -6,4 +6,7 @@ class AccountsConfig(AppConfig):
     verbose_name = "Accounts and API tokens"
 
     def ready(self):
-        from accounts import schema  # noqa: F401  (registers the token scheme with the schema)
+        from accounts import (  # noqa: F401  (registers the token scheme and the receivers)
+            receivers,
+            schema,
+        )

@@ -39,15 +39,20 @@ def judge_run_batch_submit(run_id: int) -> tuple[str | None, bool]:
         )
         if not claimed:
             continue
-        params, digest, span_names = judgment_request(judgment)
-        cached = _cached_reply(digest, judgment.pk)
+        request = judgment_request(judgment)
+        cached = _cached_reply(request.digest, judgment.pk)
         if cached is not None:
             judgment_complete(
-                judgment, cached, digest, served_from_cache=True, span_names=span_names
+                judgment,
+                cached,
+                request.digest,
+                served_from_cache=True,
+                span_names=request.span_names,
+                spans=request.spans,
             )
             continue
-        Judgment.objects.filter(pk=judgment.pk).update(request_hash=digest)
-        requests.append({"custom_id": str(judgment.pk), "params": params})
+        Judgment.objects.filter(pk=judgment.pk).update(request_hash=request.digest)
+        requests.append({"custom_id": str(judgment.pk), "params": request.params})
         submitted.append(judgment.pk)
     more = Judgment.objects.filter(
         run_id=run_id, status=JudgmentStatus.PENDING, provider_batch_id=""

@@ -23,6 +23,7 @@ from judges.models import (
     Judgment,
     JudgmentStatus,
     ParseStatus,
+    RubricVersion,
 )
 from judges.parsing import reply_parse
 from judges.prompts import prompt_render
@@ -38,8 +39,14 @@ from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
 from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
+from traces.models import Span
 
 CHARS_PER_TOKEN = 4
+# What every pass reads besides its own row and its rubric version, in the query that loads
+# it (a session pass loads its session when it renders).
+PASS_RELATED = ("trace", "config", "run")
+VERSIONS_KEPT = 256
+_versions: dict[int, RubricVersion] = {}
 UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
 
 
@@ -53,18 +60,48 @@ def _lease() -> timedelta:
     return timedelta(seconds=settings.JUDGE_CLAIM_LEASE_SECONDS)
 
 
+def rubric_version_of(version_id: int) -> RubricVersion:
+    """A rubric version with its rubric, loaded once per worker process: a version never
+    changes once saved (editing a rubric saves the next version)."""
+    version = _versions.get(version_id)
+    if version is None:
+        version = RubricVersion.objects.select_related("rubric").get(pk=version_id)
+        if len(_versions) >= VERSIONS_KEPT:
+            _versions.clear()
+        _versions[version_id] = version
+    return version
+
+
+# The claim in plain SQL: the ORM's form of it (a subquery through the run) took more CPU to
+# build than any other query of a pass, and every pass of every run starts with it.
+CLAIM_SQL = """
+UPDATE judges_judgment SET status = %s, lease_until = %s
+WHERE id = %s
+  AND (status = %s OR (status = %s AND lease_until < %s))
+  AND NOT EXISTS (
+    SELECT 1 FROM judges_judgerun
+    WHERE judges_judgerun.id = judges_judgment.run_id AND judges_judgerun.status = %s
+  )
+"""
+
+
 def judgment_claim(judgment_id: int) -> bool:
-    """Take a pass for this worker: pending, or running under a lease that ran out."""
+    """Take a pass for this worker: pending, or running under a lease that ran out, of a run
+    that was not cancelled."""
     now = timezone.now()
-    claimable = Q(status=JudgmentStatus.PENDING) | Q(
-        status=JudgmentStatus.RUNNING, lease_until__lt=now
-    )
-    claimed = (
-        Judgment.objects.filter(claimable, pk=judgment_id)
-        .exclude(run__status=JudgeRunStatus.CANCELLED)
-        .update(status=JudgmentStatus.RUNNING, lease_until=now + _lease())
-    )
-    return claimed == 1
+    stamp = connection.ops.adapt_datetimefield_value
+    params = [
+        JudgmentStatus.RUNNING.value,
+        stamp(now + _lease()),
+        judgment_id,
+        JudgmentStatus.PENDING.value,
+        JudgmentStatus.RUNNING.value,
+        stamp(now),
+        JudgeRunStatus.CANCELLED.value,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(CLAIM_SQL, params)
+        return cursor.rowcount == 1
 
 
 def retry_delay(attempt: int, exc: Exception | None = None) -> float:
@@ -79,17 +116,23 @@ def retry_delay(attempt: int, exc: Exception | None = None) -> float:
 
 def _locked_passes(judgment: Judgment) -> list[Judgment]:
     # Every pass of (trace, run), locked in primary-key order so concurrent finishers queue up.
-    # of=("self",): the joined rubric version row is shared by the whole run and stays unlocked.
-    return list(
-        Judgment.objects.select_for_update(of=("self",))
-        .select_related("rubric_version", "trace")
+    # The stored reply is never read here; the trace and version rows are the caller's.
+    passes = list(
+        Judgment.objects.select_for_update()
+        .defer("raw_response", "explanation", "cited_spans")
         .filter(trace_id=judgment.trace_id, run_id=judgment.run_id)
         .order_by("pk")
     )
+    for locked in passes:
+        locked.trace = judgment.trace
+        locked.rubric_version = judgment.rubric_version
+    return passes
 
 
-def _finish(judgment: Judgment, **fields) -> bool:
-    """Store the final state of a running pass and reconcile its trace, in one transaction."""
+def _finish(judgment: Judgment, spans: list[Span] | None = None, **fields) -> bool:
+    """Store the final state of a running pass and reconcile its trace, in one transaction.
+    `spans`, the trace's spans as this pass loaded them, save loading them again for the
+    red-flag check."""
     with transaction.atomic():
         passes = _locked_passes(judgment)
         current = next((p for p in passes if p.pk == judgment.pk), None)
@@ -100,7 +143,7 @@ def _finish(judgment: Judgment, **fields) -> bool:
         for name, value in fields.items():
             setattr(current, name, value)
         current.save(update_fields=list(fields))
-        verdict = judgment_reconcile(passes, judgment.run, judgment.config)
+        verdict = judgment_reconcile(passes, judgment.run, judgment.config, spans=spans)
     if verdict is not None:
         # Only the last pass of a trace can be the last pass of the run.
         judge_run_finish_if_done(judgment.run_id)
@@ -115,18 +158,23 @@ def judgment_complete(
     served_from_cache: bool = False,
     batch: bool = False,
     span_names: list[str] | None = None,
+    spans: list[Span] | None = None,
 ) -> PassOutcome:
-    """Parse a reply, store it with its usage and cost, and reconcile. `span_names`, from the
-    request's render, saves loading the spans again."""
-    if judgment.session_id:
-        spans = session_span_ids_and_names(judgment.session_id)
+    """Parse a reply, store it with its usage and cost, and reconcile. `spans` (a trace's) or
+    `span_names` (a session's), from the request's render, save loading them again."""
+    if spans is not None:
+        span_refs = [(span.span_id, span.name) for span in spans]
+    elif judgment.session_id:
+        span_refs = session_span_ids_and_names(judgment.session_id)
     else:
-        spans = list(judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name"))
+        span_refs = list(
+            judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name")
+        )
     if span_names is None:
-        span_names = [name for _, name in spans]
+        span_names = [name for _, name in span_refs]
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
     settling = [r["span"] for r in parsed.criteria_results if r.get("span")]
-    cited = citations_resolve(parsed.explanation, settling, spans)
+    cited = citations_resolve(parsed.explanation, settling, span_refs)
     cost = (
         0
         if served_from_cache
@@ -141,6 +189,7 @@ def judgment_complete(
     )
     stored = _finish(
         judgment,
+        spans,
         status=JudgmentStatus.DONE,
         score=parsed.score,
         explanation=parsed.explanation,
@@ -204,41 +253,57 @@ def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
     return ProviderReply(earlier.raw_response, 0, 0, 0, 0, 0)
 
 
-def judgment_request(judgment: Judgment) -> tuple[dict, str, list[str]]:
-    """The request body and its hash for a pass, and the names of the spans it showed (the
-    reply parser cites spans by name; the render has just loaded them)."""
+@dataclass(frozen=True)
+class PassRequest:
+    """A pass's request body and its hash, with what the render loaded that the reply needs:
+    the names of the spans it showed (the parser cites spans by name) and, for a trace, the
+    spans themselves (citations resolve to their ids; the red-flag check reads them)."""
+
+    params: dict
+    digest: str
+    span_names: list[str]
+    spans: list[Span] | None
+
+
+def judgment_request(judgment: Judgment) -> PassRequest:
+    """The request of one pass, rendered from its rubric version and trace (or session)."""
+    spans = None
     if judgment.session_id:
         prompt = session_prompt_render(judgment.rubric_version, judgment.session)
     else:
-        prompt = prompt_render(judgment.rubric_version, judgment.trace)
+        spans = list(judgment.trace.spans.order_by("position", "pk"))
+        prompt = prompt_render(judgment.rubric_version, judgment.trace, spans=spans)
     params = request_params(prompt, judgment.config)
     digest = request_hash(
         params, provider=provider_identity(judgment.config), pass_index=judgment.pass_index
     )
-    return params, digest, list(prompt.span_names)
+    return PassRequest(params, digest, list(prompt.span_names), spans)
 
 
 def judgment_execute(judgment_id: int) -> PassOutcome:
     """Run one pass. Returns what happened; `retry` carries the delay before the next try."""
     if not judgment_claim(judgment_id):
         return PassOutcome("skipped")
-    judgment = (
-        Judgment.objects.select_related("trace", "session", "rubric_version", "config", "run")
-        .filter(pk=judgment_id)
-        .first()
-    )
+    judgment = Judgment.objects.select_related(*PASS_RELATED).filter(pk=judgment_id).first()
     if judgment is None:
         return PassOutcome("skipped")
+    judgment.rubric_version = rubric_version_of(judgment.rubric_version_id)
     try:
-        params, digest, span_names = judgment_request(judgment)
+        request = judgment_request(judgment)
     except TemplateBoundExceeded as exc:
         return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
+    params, digest = request.params, request.digest
     cached = _cached_reply(digest, judgment.pk)
     if cached is not None:
         return judgment_complete(
-            judgment, cached, digest, served_from_cache=True, span_names=span_names
+            judgment,
+            cached,
+            digest,
+            served_from_cache=True,
+            span_names=request.span_names,
+            spans=request.spans,
         )
     estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
     try:
@@ -259,7 +324,9 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     except PERMANENT_ERRORS as exc:
         # Bad request, auth, not found: the same call would fail again.
         return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
-    return judgment_complete(judgment, reply, digest, span_names=span_names)
+    return judgment_complete(
+        judgment, reply, digest, span_names=request.span_names, spans=request.spans
+    )
 
 
 def judge_run_finish_if_done(run_id: int) -> bool:

@@ -170,9 +170,11 @@ def _render(template: str, context: dict) -> str:
     return render_bounded(_compiled(template), context).strip()
 
 
-def prompt_render(version: RubricVersion, trace: Trace, **extra) -> RenderedPrompt:
-    """The system block and user turn for one trace under one rubric version."""
-    spans = list(trace.spans.order_by("position", "pk"))
+def prompt_render(version: RubricVersion, trace: Trace, spans=None, **extra) -> RenderedPrompt:
+    """The system block and user turn for one trace under one rubric version; `spans`, in
+    trace order, when the caller has loaded them."""
+    if spans is None:
+        spans = list(trace.spans.order_by("position", "pk"))
     text, truncated = trace_text_budgeted(trace, version.trace_format, spans=spans)
     return prompt_from_text(
         version, text, truncated, trace.task, trace.final_answer, spans, **extra

@@ -1,10 +1,15 @@
 """Receives the traces -> judges hand-offs: judge settled traces online; when late spans come,
-mark their verdicts stale and check their red flags again."""
+mark their verdicts stale and check their red flags again; a saved project or guardrail policy
+is read afresh by the next check."""
 
+from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
+from judges.guardrails.check import project_policies
+from judges.guardrails.models import GuardrailPolicy
 from judges.services import trace_judge_online, verdicts_mark_stale
 from judges.trajectory.redflag_store import red_flags_recheck_late
+from traces.models import Project
 from traces.signals import spans_ingested, trace_completed
 
 
@@ -17,3 +22,12 @@ def judge_completed_trace(sender, trace, **kwargs):
 def recheck_traces_with_late_spans(sender, trace_ids, **kwargs):
     verdicts_mark_stale(trace_ids)
     red_flags_recheck_late(trace_ids)
+
+
+@receiver(post_save, sender=GuardrailPolicy, dispatch_uid="judges.guardrail_policy_saved")
+@receiver(post_delete, sender=GuardrailPolicy, dispatch_uid="judges.guardrail_policy_deleted")
+@receiver(post_save, sender=Project, dispatch_uid="judges.guardrail_project_saved")
+@receiver(post_delete, sender=Project, dispatch_uid="judges.guardrail_project_deleted")
+def guardrail_policies_forget(sender, **kwargs):
+    """A changed policy or project counts from the next check made by this process."""
+    project_policies.clear()

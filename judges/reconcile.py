@@ -44,21 +44,21 @@ def score_is_pass(score: float, judgment: Judgment) -> bool:
     return score > (version.score_min + version.score_max) / 2
 
 
-def _red_flags(trace) -> list:
+def _red_flags(trace, spans=None) -> list:
     from judges.trajectory.redflag_store import red_flags_ensure
 
     try:
-        return red_flags_ensure(trace)
+        return red_flags_ensure(trace, spans)
     except Exception:
         # A broken check must not block the verdict; the verdict is written without it.
         logger.exception("red flag check failed for trace %s", trace.pk)
         return []
 
 
-def _red_flags_of(judgment: Judgment) -> list:
+def _red_flags_of(judgment: Judgment, spans=None) -> list:
     """The red flags of the judged trace, or of every trace of the judged session."""
     if not judgment.session_id:
-        return _red_flags(judgment.trace)
+        return _red_flags(judgment.trace, spans)
     traces = Trace.objects.filter(session_id=judgment.session_id)
     return [flag for trace in traces.order_by("started_at", "pk") for flag in _red_flags(trace)]
 
@@ -93,9 +93,9 @@ def _disputes(finished: list[Judgment], usable: list[Judgment], tolerance: float
     return reasons, details
 
 
-def _flags_against(score: float, first: Judgment) -> list:
+def _flags_against(score: float, first: Judgment, spans=None) -> list:
     """The red flags that contradict an agreed score and so send the trace to people."""
-    flags = _red_flags_of(first)
+    flags = _red_flags_of(first, spans)
     if not score_is_pass(score, first):
         # A failing score agrees with most flags; an attempt to steer the judge still needs
         # a person, whatever the judge concluded.
@@ -104,13 +104,17 @@ def _flags_against(score: float, first: Judgment) -> list:
 
 
 def judgment_reconcile(
-    passes: list[Judgment], run: JudgeRun, config: JudgeConfig | None = None
+    passes: list[Judgment],
+    run: JudgeRun,
+    config: JudgeConfig | None = None,
+    spans: list | None = None,
 ) -> Verdict | None:
     """Write the verdict for one trace of a run once all its passes have finished.
 
-    `passes` are every pass row of (trace, run), locked by the caller; `config` is the run's,
-    when the caller has it loaded. Returns the verdict (an existing one when already
-    written), or None while a pass is still outstanding.
+    `passes` are every pass row of (trace, run), locked by the caller; `config` is the run's
+    and `spans` the trace's (in trace order), when the caller has them loaded. Returns the
+    verdict (an existing one when already written), or None while a pass is still
+    outstanding.
     """
     if not passes or any(p.status in UNFINISHED for p in passes):
         return None
@@ -123,7 +127,8 @@ def judgment_reconcile(
         return existing
 
     usable = [p for p in passes if p.status == JudgmentStatus.DONE and p.score is not None]
-    reasons, details = _disputes(passes, usable, (config or run.config).tolerance)
+    config = config or run.config
+    reasons, details = _disputes(passes, usable, config.tolerance)
     if not usable:
         status, score = VerdictStatus.FAILED, None
     elif reasons:
@@ -131,16 +136,17 @@ def judgment_reconcile(
     else:
         status = VerdictStatus.AGREED
         score = sum(p.score for p in usable) / len(usable)
-        if flags := _flags_against(score, first):
+        if flags := _flags_against(score, first, spans):
             reasons.append(VerdictReason.RED_FLAG)
             details += [f"red flag {flag.kind}: {flag.detail}" for flag in flags]
 
     detail = "\n".join(details)
+    # The related rows go in as objects, so the hand-offs below read them without a query.
     verdict = Verdict.objects.create(
-        trace_id=first.trace_id,
+        trace=first.trace,
         session_id=first.session_id,
-        rubric_version_id=first.rubric_version_id,
-        config_id=first.config_id,
+        rubric_version=first.rubric_version,
+        config=config,
         run=run,
         status=status,
         score=score,

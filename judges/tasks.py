@@ -41,8 +41,10 @@ def judge_run_dispatch_task(run_id: int, after_id: int = 0) -> None:
         .order_by("pk")
         .values_list("pk", flat=True)[:DISPATCH_BATCH]
     )
-    for judgment_id in ids:
-        judge_pass_task.delay(judgment_id)
+    # One producer (and broker connection) for the whole batch, not one acquired per message.
+    with judge_pass_task.app.producer_or_acquire() as producer:
+        for judgment_id in ids:
+            judge_pass_task.apply_async((judgment_id,), producer=producer)
     if len(ids) == DISPATCH_BATCH:
         judge_run_dispatch_task.delay(run_id, ids[-1])
 

@@ -38,7 +38,7 @@ def sample_agreed_verdict_for_audit(sender, verdict, **kwargs):
     """A random share of agreed verdicts (the rubric queue's audit rate) is checked by people."""
     if verdict.status != VerdictStatus.AGREED:
         return
-    queue = queue_for_rubric(verdict.rubric_version.rubric, verdict.trace.project)
+    queue = queue_for_rubric(verdict.rubric_version.rubric_id, verdict.trace.project_id)
     if queue.audit_sample_rate <= 0 or random.random() >= queue.audit_sample_rate:
         return
     review_item_enqueue(

@@ -8,6 +8,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
@@ -33,17 +34,24 @@ TASK_EXCERPT_CHARS = 500
 
 
 def queue_for_rubric(rubric, project=None) -> Queue:
-    """The queue named for the rubric, else the one named for the project, else the default."""
+    """The queue named for the rubric, else the one named for the project, else the default.
+    Each may be given as the row or its id."""
+    # One query for the three candidates; the first rank present wins, by priority then age.
+    candidates = Q(name=DEFAULT_QUEUE_NAME)
     if rubric is not None:
-        named = Queue.objects.filter(rubric=rubric).order_by("-priority", "pk").first()
-        if named:
-            return named
+        candidates |= Q(rubric=rubric)
     if project is not None:
-        named = (
-            Queue.objects.filter(project=project, rubric__isnull=True)
-            .order_by("-priority", "pk")
-            .first()
-        )
+        candidates |= Q(project=project, rubric__isnull=True)
+    found = list(Queue.objects.filter(candidates).order_by("-priority", "pk"))
+    rubric_id = getattr(rubric, "pk", rubric)
+    project_id = getattr(project, "pk", project)
+    ranks = (
+        lambda q: rubric is not None and q.rubric_id == rubric_id,
+        lambda q: project is not None and q.project_id == project_id and q.rubric_id is None,
+        lambda q: q.name == DEFAULT_QUEUE_NAME,
+    )
+    for matches in ranks:
+        named = next((queue for queue in found if matches(queue)), None)
         if named:
             return named
     queue, _ = Queue.objects.get_or_create(name=DEFAULT_QUEUE_NAME)

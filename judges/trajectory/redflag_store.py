@@ -9,6 +9,7 @@ from django.utils import timezone
 
 from judges.models import RedFlag, RedFlagCheck
 from judges.trajectory.redflags import red_flags_detect
+from judges.trajectory.steps import trace_spans
 from traces.models import Span, Trace
 
 
@@ -16,32 +17,68 @@ def _stored(trace: Trace) -> list[RedFlag]:
     return list(trace.red_flags.select_related("span").order_by("pk"))
 
 
+def _trace_locked(trace: Trace) -> Trace | None:
+    # The row lock keeps two concurrent checks from storing the flags twice; what is read
+    # tells whether spans arrived since `trace` was loaded.
+    return (
+        Trace.objects.select_for_update()
+        .only("pk", "last_span_received_at", "span_count")
+        .filter(pk=trace.pk)
+        .first()
+    )
+
+
+def _store(trace: Trace, spans: list[Span] | None) -> list[RedFlag]:
+    """Detect and store, under the caller's trace row lock; the stored flags, as `_stored`
+    reads them (in order, each with its span)."""
+    spans = trace_spans(trace) if spans is None else spans
+    span_by_pk = {span.pk: span for span in spans}
+    trace.red_flags.all().delete()
+    flags = RedFlag.objects.bulk_create(
+        RedFlag(trace=trace, span=span_by_pk.get(hit.span_pk), kind=hit.kind, detail=hit.detail)
+        for hit in red_flags_detect(trace, spans)
+    )
+    RedFlagCheck.objects.bulk_create(
+        [RedFlagCheck(trace=trace, checked_at=timezone.now())],
+        update_conflicts=True,
+        unique_fields=["trace"],
+        update_fields=["checked_at"],
+    )
+    return flags
+
+
 def red_flags_check(trace: Trace, spans: list[Span] | None = None) -> list[RedFlag]:
     """Compute the trace's red flags, store them in place of any earlier ones, and record
     that the trace was checked. `spans`, in trace order, saves a query."""
     with transaction.atomic():
-        # The row lock keeps two concurrent checks from storing the flags twice.
-        Trace.objects.select_for_update().filter(pk=trace.pk).first()
-        hits = red_flags_detect(trace, spans)
-        trace.red_flags.all().delete()
-        RedFlag.objects.bulk_create(
-            RedFlag(trace=trace, span_id=hit.span_pk, kind=hit.kind, detail=hit.detail)
-            for hit in hits
-        )
-        RedFlagCheck.objects.update_or_create(trace=trace, defaults={"checked_at": timezone.now()})
-        return _stored(trace)
+        _trace_locked(trace)
+        return _store(trace, spans)
+
+
+def _still_current(spans: list[Span], loaded: Trace, locked: Trace) -> bool:
+    """Whether spans loaded with `loaded` are all the trace has now: no span arrived since
+    (ingest stamps the trace), and their order is the check's own (position, then time)."""
+    if (locked.last_span_received_at, locked.span_count) != (
+        loaded.last_span_received_at,
+        loaded.span_count,
+    ):
+        return False
+    return all(a.position < b.position for a, b in zip(spans, spans[1:], strict=False))
 
 
 def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedFlag]:
     """The trace's stored red flags; a trace never checked (judged before it completed, or
-    changed by late spans) is checked now, once."""
+    changed by late spans) is checked now, once. `spans`, as loaded with `trace`, are used
+    when no span has arrived since."""
     if RedFlagCheck.objects.filter(trace_id=trace.pk).exists():
         return _stored(trace)
     with transaction.atomic():
-        Trace.objects.select_for_update().filter(pk=trace.pk).first()
-        if RedFlagCheck.objects.filter(trace_id=trace.pk).exists():
+        locked = _trace_locked(trace)
+        if locked is None or RedFlagCheck.objects.filter(trace_id=trace.pk).exists():
             return _stored(trace)
-        return red_flags_check(trace, spans)
+        if spans is not None and not _still_current(spans, trace, locked):
+            spans = None
+        return _store(trace, spans)
 
 
 def red_flags_recheck_late(trace_ids: Iterable[int]) -> int:
