@@ -125,7 +125,7 @@ def grow(conn, traces_to: int) -> None:
                 "stop_reason, task_type, agent_name, agent_version, model, source_format, "
                 "context, attributes, root_span_id, started_at, ended_at, span_count, "
                 "error_count, input_tokens, output_tokens, cost_usd, content_hash, created_at, "
-                "held_out, completed_at) SELECT "
+                "held_out, completed_at, spans_day) SELECT "
                 "(ARRAY[%s, %s, %s])[1 + n %% 3], lpad(to_hex(n), 32, '0'), "
                 "(ARRAY['Refund order A' || n || ' to the card on file.', "
                 "'Book the cheapest nonstop flight, ref ' || n || '.', "
@@ -138,7 +138,8 @@ def grow(conn, traces_to: int) -> None:
                 "CASE WHEN n %% 500 = 7 THEN NULL ELSE "
                 "now() - make_interval(secs => (hashtext(n::text) & 31535999) - 20) END, "
                 "%s, CASE WHEN n %% 25 = 0 THEN 1 ELSE 0 END, 2400, 180, 0.0099, '', now(), "
-                "n %% 200 = 3, now() FROM generate_series(%s::int, %s::int) n",
+                "n %% 200 = 3, now(), (now() AT TIME ZONE 'UTC')::date "
+                "FROM generate_series(%s::int, %s::int) n",
                 [p1, p2, p3, SPANS_PER_TRACE, low + 1, high],
             )
             first = conn.execute(
@@ -149,10 +150,11 @@ def grow(conn, traces_to: int) -> None:
             conn.execute(
                 "INSERT INTO traces_span (trace_id, span_id, parent_span_id, name, kind, "
                 "started_at, attributes, status, error_message, tool_name, tool_call_id, model, "
-                "input_tokens, output_tokens, cost_usd, position, component) SELECT t.id, "
+                "input_tokens, output_tokens, cost_usd, position, component, trace_day) "
+                "SELECT t.id, "
                 "lpad(to_hex(s), 16, '0'), CASE WHEN s = 0 THEN '' ELSE lpad('0', 16, '0') END, "
                 "'step', CASE WHEN s = 0 THEN 'agent' ELSE 'tool' END, t.started_at, '{}', 'ok', "
-                "'', '', '', '', 0, 0, 0, s, '' FROM traces_trace t, "
+                "'', '', '', '', 0, 0, 0, s, '', t.spans_day FROM traces_trace t, "
                 "generate_series(0, %s::int) s WHERE t.id BETWEEN %s AND %s",
                 [SPANS_PER_TRACE - 1, first[0], first[1]],
             )

@@ -71,6 +71,12 @@ def migrate(database_url: str) -> None:
     env = {**os.environ, "DATABASE_URL": database_url, "LOG_LEVEL": "WARNING"}
     env.setdefault("SECRET_KEY", "bench-only")
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True)
+    # The fill writes today's spans with SQL, so today's partition must be there (on PostgreSQL
+    # the hourly retention task makes them ahead).
+    ahead = "from traces.span_partitions import span_partitions_create_ahead as a; a()"
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", ahead], cwd=ROOT, env=env, check=True
+    )
 
 
 def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -> None:
