@@ -8,7 +8,7 @@ from collections.abc import Iterable
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, QuerySet
+from django.db.models import F, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.errors import ApplicationError
@@ -129,17 +129,18 @@ def judge_run_start(
 def session_anchor_traces(session_ids) -> dict[int, int]:
     """{last trace id: session id} for sessions with traces: a session pass is stored on the
     trace its conversation ends on, so pages that show traces can show it."""
-    anchors: dict[int, int] = {}
-    for session in Session.objects.filter(pk__in=list(session_ids)).order_by("pk"):
-        last = (
-            Trace.objects.filter(session=session)
-            .order_by(F("started_at").desc(nulls_last=True), "-pk")
-            .values_list("pk", flat=True)
-            .first()
-        )
-        if last is not None:
-            anchors[last] = session.pk
-    return anchors
+    last_trace = (
+        Trace.objects.filter(session=OuterRef("pk"))
+        .order_by(F("started_at").desc(nulls_last=True), "-pk")
+        .values("pk")[:1]
+    )
+    rows = (
+        Session.objects.filter(pk__in=list(session_ids))
+        .annotate(last=Subquery(last_trace))
+        .order_by("pk")
+        .values_list("pk", "last")
+    )
+    return {last: session_pk for session_pk, last in rows if last is not None}
 
 
 def judge_run_cancel(*, run: JudgeRun, user=None) -> JudgeRun:
