@@ -53,3 +53,10 @@ def login_as(page, user, password="pass-word-123"):
     page.fill("#id_password", password)
     page.click("button[type=submit]")
     page.wait_for_url(lambda url: "/login/" not in url)
+
+
+def wait_for_focus(page, selector):
+    """Wait until `selector` holds focus: Chromium applies autofocus after the load event."""
+    from playwright.sync_api import expect
+
+    expect(page.locator(selector)).to_be_focused()

@@ -4,7 +4,7 @@ import pytest
 
 from judges.models import RedFlag
 from reviews.models import ReviewReason
-from tests.e2e.conftest import login_as
+from tests.e2e.conftest import login_as, wait_for_focus
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
@@ -64,6 +64,7 @@ def test_blind_item_hides_the_judge_on_the_page_and_the_linked_trace(new_page, a
     page.set_viewport_size({"width": 1400, "height": 900})
     login_as(page, annotator)
     page.goto(f"/reviews/queues/{item.queue_id}/")
+    wait_for_focus(page, "#claim-button")
     with page.expect_navigation():
         page.keyboard.press("Enter")
     assert page.url.endswith(f"/reviews/items/{item.pk}/")
