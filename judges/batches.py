@@ -10,7 +10,7 @@ from datetime import timedelta
 from django.db.models import Q
 from django.utils import timezone
 
-from judges.execution import _cached_reply, judgment_complete, judgment_request
+from judges.execution import cached_reply, judgment_complete, judgment_request
 from judges.models import JudgeRunStatus, Judgment, JudgmentStatus
 from judges.providers.anthropic import batch_create, batch_results
 
@@ -40,7 +40,7 @@ def judge_run_batch_submit(run_id: int) -> tuple[str | None, bool]:
         if not claimed:
             continue
         request = judgment_request(judgment)
-        cached = _cached_reply(request.digest, judgment.pk)
+        cached = cached_reply(request.digest, judgment.pk)
         if cached is not None:
             judgment_complete(
                 judgment,

@@ -26,6 +26,12 @@ from judges.models import (
     RubricVersion,
 )
 from judges.parsing import reply_parse
+from judges.pass_rows import (
+    cached_reply_text,
+    judgment_claim_and_load,
+    judgment_store,
+    passes_locked,
+)
 from judges.prompts import prompt_render
 from judges.providers import (
     PERMANENT_ERRORS,
@@ -42,9 +48,6 @@ from judges.template_sandbox import TemplateBoundExceeded
 from traces.models import Span
 
 CHARS_PER_TOKEN = 4
-# What every pass reads besides its own row and its rubric version, in the query that loads
-# it (a session pass loads its session when it renders).
-PASS_RELATED = ("trace", "config", "run")
 VERSIONS_KEPT = 256
 _versions: dict[int, RubricVersion] = {}
 UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
@@ -72,38 +75,6 @@ def rubric_version_of(version_id: int) -> RubricVersion:
     return version
 
 
-# The claim in plain SQL: the ORM's form of it (a subquery through the run) took more CPU to
-# build than any other query of a pass, and every pass of every run starts with it.
-CLAIM_SQL = """
-UPDATE judges_judgment SET status = %s, lease_until = %s
-WHERE id = %s
-  AND (status = %s OR (status = %s AND lease_until < %s))
-  AND NOT EXISTS (
-    SELECT 1 FROM judges_judgerun
-    WHERE judges_judgerun.id = judges_judgment.run_id AND judges_judgerun.status = %s
-  )
-"""
-
-
-def judgment_claim(judgment_id: int) -> bool:
-    """Take a pass for this worker: pending, or running under a lease that ran out, of a run
-    that was not cancelled."""
-    now = timezone.now()
-    stamp = connection.ops.adapt_datetimefield_value
-    params = [
-        JudgmentStatus.RUNNING.value,
-        stamp(now + _lease()),
-        judgment_id,
-        JudgmentStatus.PENDING.value,
-        JudgmentStatus.RUNNING.value,
-        stamp(now),
-        JudgeRunStatus.CANCELLED.value,
-    ]
-    with connection.cursor() as cursor:
-        cursor.execute(CLAIM_SQL, params)
-        return cursor.rowcount == 1
-
-
 def retry_delay(attempt: int, exc: Exception | None = None) -> float:
     """Exponential backoff with jitter, capped; never sooner than the provider's retry-after."""
     ceiling = min(settings.JUDGE_RETRY_MAX_SECONDS, settings.JUDGE_RETRY_BASE_SECONDS * 2**attempt)
@@ -115,14 +86,8 @@ def retry_delay(attempt: int, exc: Exception | None = None) -> float:
 
 
 def _locked_passes(judgment: Judgment) -> list[Judgment]:
-    # Every pass of (trace, run), locked in primary-key order so concurrent finishers queue up.
-    # The stored reply is never read here; the trace and version rows are the caller's.
-    passes = list(
-        Judgment.objects.select_for_update()
-        .defer("raw_response", "explanation", "cited_spans")
-        .filter(trace_id=judgment.trace_id, run_id=judgment.run_id)
-        .order_by("pk")
-    )
+    # The trace and version rows are the caller's.
+    passes = passes_locked(judgment.trace_id, judgment.run_id)
     for locked in passes:
         locked.trace = judgment.trace
         locked.rubric_version = judgment.rubric_version
@@ -142,7 +107,7 @@ def _finish(judgment: Judgment, spans: list[Span] | None = None, **fields) -> bo
         fields["lease_until"] = None
         for name, value in fields.items():
             setattr(current, name, value)
-        current.save(update_fields=list(fields))
+        judgment_store(current, list(fields))
         verdict = judgment_reconcile(passes, judgment.run, judgment.config, spans=spans)
     if verdict is not None:
         # Only the last pass of a trace can be the last pass of the run.
@@ -240,17 +205,10 @@ def judgment_retry_or_fail(judgment: Judgment, exc: Exception, digest: str) -> P
     return PassOutcome("retry", retry_in=delay)
 
 
-def _cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
-    earlier = (
-        Judgment.objects.filter(request_hash=digest, status=JudgmentStatus.DONE)
-        .exclude(pk=judgment_id)
-        .only("raw_response")
-        .order_by("pk")
-        .first()
-    )
-    if earlier is None:
-        return None
-    return ProviderReply(earlier.raw_response, 0, 0, 0, 0, 0)
+def cached_reply(digest: str, judgment_id: int) -> ProviderReply | None:
+    """An identical earlier request's reply, reused without a call (and without its cost)."""
+    text = cached_reply_text(digest, judgment_id)
+    return None if text is None else ProviderReply(text, 0, 0, 0, 0, 0)
 
 
 @dataclass(frozen=True)
@@ -282,9 +240,7 @@ def judgment_request(judgment: Judgment) -> PassRequest:
 
 def judgment_execute(judgment_id: int) -> PassOutcome:
     """Run one pass. Returns what happened; `retry` carries the delay before the next try."""
-    if not judgment_claim(judgment_id):
-        return PassOutcome("skipped")
-    judgment = Judgment.objects.select_related(*PASS_RELATED).filter(pk=judgment_id).first()
+    judgment = judgment_claim_and_load(judgment_id)
     if judgment is None:
         return PassOutcome("skipped")
     judgment.rubric_version = rubric_version_of(judgment.rubric_version_id)
@@ -295,7 +251,7 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     params, digest = request.params, request.digest
-    cached = _cached_reply(digest, judgment.pk)
+    cached = cached_reply(digest, judgment.pk)
     if cached is not None:
         return judgment_complete(
             judgment,

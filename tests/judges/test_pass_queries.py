@@ -9,7 +9,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from judges.calibration import judge_calibration_update
-from judges.execution import judgment_claim, judgment_execute
+from judges.execution import judgment_execute
 from judges.models import (
     JudgeRunStatus,
     Judgment,
@@ -18,6 +18,7 @@ from judges.models import (
     Verdict,
     VerdictStatus,
 )
+from judges.pass_rows import judgment_claim
 from judges.services import judge_run_start
 from judges.trajectory.redflag_store import red_flags_check
 from reviews.services import queue_for_rubric
@@ -25,8 +26,9 @@ from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db
 
-# claim, load the pass, its spans, the request cache, lock the trace's passes, store.
-PASS_QUERIES = 6
+# claim and load the pass (one statement), its spans, the request cache, lock the trace's
+# passes, store.
+PASS_QUERIES = 5
 # The last pass also writes the verdict: look for one, the red-flag check (is it stored, lock
 # the trace, stored meanwhile?, the project's policy, clear, mark checked), the verdict, the
 # calibration and audit hand-offs (held out?, calibration state, queue), is the run done.

@@ -1,0 +1,169 @@
+"""The rows every judge pass reads and writes, in plain SQL: the claim (with the load of the
+pass on PostgreSQL), the request-cache lookup, the lock on a trace's passes and the store.
+
+Judging is bounded by worker CPU, and the ORM building these statements was the largest
+part of a pass's CPU; the statements are the ORM's own, written out once. Rows become model
+instances through `Model.from_db` with the fields' converters, as a queryset's would.
+"""
+
+from datetime import timedelta
+from functools import cache
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import Field, Model
+from django.utils import timezone
+
+from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Judgment, JudgmentStatus
+from traces.models import Trace
+
+# Never read by reconciliation, and the largest columns of a pass.
+UNREAD_WHEN_LOCKED = ("raw_response", "explanation", "cited_spans")
+# A pass's related rows, loaded with it by the claim.
+CLAIM_RELATED = (("trace", Trace), ("config", JudgeConfig), ("run", JudgeRun))
+
+
+@cache
+def _fields(model: type[Model], deferred: tuple[str, ...] = ()) -> tuple[Field, ...]:
+    return tuple(f for f in model._meta.concrete_fields if f.attname not in deferred)
+
+
+def _select_list(alias: str, fields: tuple[Field, ...]) -> str:
+    quote = connection.ops.quote_name
+    return ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
+
+
+@cache
+def _converters(model: type[Model], fields: tuple[Field, ...], vendor: str) -> tuple:
+    # What a queryset applies to each column: the backend's converters, then the field's.
+    found = []
+    for index, field in enumerate(fields):
+        expression = field.get_col(model._meta.db_table)
+        converters = connection.ops.get_db_converters(expression)
+        converters += field.get_db_converters(connection)
+        if converters:
+            found.append((index, expression, tuple(converters)))
+    return tuple(found)
+
+
+def _instance(model: type[Model], fields: tuple[Field, ...], values) -> Model:
+    """A model instance from a row of `fields`' columns, converted as the ORM converts."""
+    values = list(values)
+    for index, expression, converters in _converters(model, fields, connection.vendor):
+        for convert in converters:
+            values[index] = convert(values[index], expression, connection)
+    return model.from_db(connection.alias, [f.attname for f in fields], values)
+
+
+CLAIM_CONDITION = """
+  id = %s
+  AND (status = %s OR (status = %s AND lease_until < %s))
+  AND NOT EXISTS (
+    SELECT 1 FROM judges_judgerun
+    WHERE judges_judgerun.id = judges_judgment.run_id AND judges_judgerun.status = %s
+  )
+"""
+
+
+def _claim_params(judgment_id: int) -> list:
+    now = timezone.now()
+    lease_until = now + timedelta(seconds=settings.JUDGE_CLAIM_LEASE_SECONDS)
+    stamp = connection.ops.adapt_datetimefield_value
+    return [
+        JudgmentStatus.RUNNING.value,
+        stamp(lease_until),
+        judgment_id,
+        JudgmentStatus.PENDING.value,
+        JudgmentStatus.RUNNING.value,
+        stamp(now),
+        JudgeRunStatus.CANCELLED.value,
+    ]
+
+
+def judgment_claim(judgment_id: int) -> bool:
+    """Take a pass for this worker: pending, or running under a lease that ran out, of a run
+    that was not cancelled."""
+    sql = f"UPDATE judges_judgment SET status = %s, lease_until = %s WHERE {CLAIM_CONDITION}"  # noqa: S608 - constant text
+    with connection.cursor() as cursor:
+        cursor.execute(sql, _claim_params(judgment_id))
+        return cursor.rowcount == 1
+
+
+@cache
+def _claim_and_load_sql() -> str:
+    # The claim returns the claimed row; the join reads its trace, config and run in the
+    # same statement (PostgreSQL: an UPDATE in a WITH, its RETURNING joined).
+    columns = [_select_list("claimed", _fields(Judgment))]
+    joins = []
+    for name, model in CLAIM_RELATED:
+        columns.append(_select_list(name, _fields(model)))
+        table = model._meta.db_table
+        joins.append(f"JOIN {table} {name} ON {name}.id = claimed.{name}_id")
+    returning = ", ".join(connection.ops.quote_name(f.column) for f in _fields(Judgment))
+    return (
+        f"WITH claimed AS (UPDATE judges_judgment SET status = %s, lease_until = %s "  # noqa: S608 - model columns
+        f"WHERE {CLAIM_CONDITION} RETURNING {returning}) "
+        f"SELECT {', '.join(columns)} FROM claimed {' '.join(joins)}"
+    )
+
+
+def judgment_claim_and_load(judgment_id: int) -> Judgment | None:
+    """Claim a pass (as `judgment_claim`) and load it with its trace, config and run; None
+    when it was not claimed. One statement on PostgreSQL, two elsewhere."""
+    if connection.vendor != "postgresql":
+        if not judgment_claim(judgment_id):
+            return None
+        related = [name for name, _ in CLAIM_RELATED]
+        return Judgment.objects.select_related(*related).filter(pk=judgment_id).first()
+    with connection.cursor() as cursor:
+        cursor.execute(_claim_and_load_sql(), _claim_params(judgment_id))
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    fields = _fields(Judgment)
+    judgment = _instance(Judgment, fields, row[: len(fields)])
+    start = len(fields)
+    for name, model in CLAIM_RELATED:
+        related_fields = _fields(model)
+        related = _instance(model, related_fields, row[start : start + len(related_fields)])
+        Judgment._meta.get_field(name).set_cached_value(judgment, related)
+        start += len(related_fields)
+    return judgment
+
+
+def cached_reply_text(digest: str, judgment_id: int) -> str | None:
+    """The stored reply of the earliest finished pass that sent this exact request."""
+    sql = (
+        "SELECT raw_response FROM judges_judgment "
+        "WHERE request_hash = %s AND status = %s AND id <> %s ORDER BY id LIMIT 1"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [digest, JudgmentStatus.DONE.value, judgment_id])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
+    """Every pass of (trace, run), locked in primary-key order so concurrent finishers queue
+    up, without the columns reconciliation never reads. Inside the caller's transaction."""
+    fields = _fields(Judgment, UNREAD_WHEN_LOCKED)
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    sql = (
+        f"SELECT {_select_list('judges_judgment', fields)} FROM judges_judgment "  # noqa: S608
+        f"WHERE trace_id = %s AND run_id = %s ORDER BY id{lock}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [trace_id, run_id])
+        rows = cursor.fetchall()
+    return [_instance(Judgment, fields, row) for row in rows]
+
+
+def judgment_store(judgment: Judgment, names: list[str]) -> None:
+    """Write these fields of a pass (as `save(update_fields=names)` would; no signal listens
+    to a pass's save)."""
+    fields = [Judgment._meta.get_field(name) for name in names]
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    values = [f.get_db_prep_save(getattr(judgment, f.attname), connection) for f in fields]
+    sql = f"UPDATE judges_judgment SET {assignments} WHERE id = %s"  # noqa: S608 - model columns
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, judgment.pk])
