@@ -232,6 +232,12 @@ class Judgment(models.Model):
             models.Index(fields=["completed_at"], name="judgment_completed"),
             # The stale-pass sweep looks for unfinished passes by status and lease.
             models.Index(fields=["status", "lease_until"], name="judgment_status_lease"),
+            # "Is the run done?" after each verdict reads the run's unfinished passes alone.
+            models.Index(
+                fields=["run"],
+                condition=models.Q(status__in=[JudgmentStatus.PENDING, JudgmentStatus.RUNNING]),
+                name="judgment_run_unfinished",
+            ),
         ]
 
 
