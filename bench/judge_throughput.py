@@ -34,7 +34,9 @@ def _args():
     parser.add_argument("--runs", type=int, default=1, help="before/now pairs to measure")
     parser.add_argument("--before", default="main", help="the earlier commit; '' skips it")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--concurrency", type=int, default=32, help="threads per worker, now")
+    parser.add_argument(
+        "--concurrency", type=int, default=64, help="threads per worker, now (the README's)"
+    )
     parser.add_argument("--before-concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=1000)
     parser.add_argument("--flip-rate", type=float, default=0.12)
@@ -58,6 +60,12 @@ def _args():
         "--calibrating",
         action="store_true",
         help="judge with a version still in calibration (the default is an approved one)",
+    )
+    parser.add_argument(
+        "--checked",
+        action="store_true",
+        help="check each trace's red flags before the run, as its completion does (the default "
+        "leaves them to the pass that writes the verdict)",
     )
     return parser.parse_args()
 
@@ -135,6 +143,11 @@ def _phase(args, label: str, tree: Path, concurrency: int, env: dict, var_dir: P
     app.control.purge()
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
     traces = sample_traces.traces_mixed(args.traces, project=project)
+    if args.checked:
+        from judges.trajectory.redflag_store import red_flags_check
+
+        for trace in traces:
+            red_flags_check(trace)
     version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
     config = JudgeConfig.objects.get(name="default")
     workers = _workers_start(tree, label, concurrency, env, var_dir, app)
@@ -218,9 +231,10 @@ def main() -> None:
         stderr=subprocess.DEVNULL,
     )
     state = "calibrating" if args.calibrating else "approved"
+    flags = "checked before the run" if args.checked else "checked by the pass writing the verdict"
     print(
         f"{args.traces} traces x {config.passes} passes per phase, {args.workers} workers, "
-        f"{args.latency_ms} ms simulated latency, {state} judge version, "
+        f"{args.latency_ms} ms simulated latency, {state} judge version, red flags {flags}, "
         f"before = {args.before or '-'}; {os.cpu_count()} cores, "
         f"load average {os.getloadavg()[0]:.2f}",
         flush=True,
