@@ -120,15 +120,16 @@ def _sessions_lock(session_ids: Iterable[int], session_model=Session) -> list[in
 def session_totals_add(
     before: dict[int, TraceTotals], after: dict[int, TraceTotals], now: datetime
 ) -> None:
-    """Add what each trace (by pk) changed between `before` (absent: a new trace) and `after`.
+    """Add what each trace changed between `before` (absent: a new trace) and `after`, both
+    keyed alike (by pk, or by external id).
 
     Two statements and, only when a trace left a session, one recount.
     """
     timed, untimed, left = [], [], set()
     ops = connection.ops
     received = ops.adapt_datetimefield_value(now)
-    for pk, new in after.items():
-        old = before.get(pk) or TraceTotals(session_id=None)
+    for key, new in after.items():
+        old = before.get(key) or TraceTotals(session_id=None)
         if old.session_id and old.session_id != new.session_id:
             left.add(old.session_id)
         joined = old.session_id != new.session_id

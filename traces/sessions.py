@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import json
 
-from django.db.models import Q
+from django.db import connection
+from django.db.models import NOT_PROVIDED, Q
+from django.utils import timezone
 
 from traces.models import Project, Session, Trace
 
@@ -61,29 +63,68 @@ def trace_session_external_id(trace: Trace) -> str:
     return found[:MAX_ID_CHARS]
 
 
-def traces_sessions_assign(project: Project, traces: list[Trace]) -> None:
+def traces_sessions_assign(project: Project, traces: list) -> None:
     """Point each trace at its project's session for its conversation id (made on first use).
 
-    Two queries whatever the number of traces; the caller saves `session` with the trace.
+    One or two queries whatever the number of traces; the caller saves `session` with the
+    trace (a Trace, or ingest's plain StoredTrace).
     """
-    wanted = {trace.pk: trace_session_external_id(trace) for trace in traces}
-    ids = sorted({external_id for external_id in wanted.values() if external_id})
-    sessions: dict[str, int] = {}
-    if ids:
-        Session.objects.bulk_create(
-            [Session(project=project, external_id=external_id) for external_id in ids],
-            ignore_conflicts=True,
-        )
-        sessions = dict(
-            Session.objects.filter(project=project, external_id__in=ids).values_list(
-                "external_id", "pk"
-            )
-        )
-    for trace in traces:
-        external_id = wanted[trace.pk]
+    wanted = [(trace, trace_session_external_id(trace)) for trace in traces]
+    ids = sorted({external_id for _, external_id in wanted if external_id})
+    sessions = sessions_for_ids(project.pk, ids) if ids else {}
+    for trace, external_id in wanted:
         # A trace keeps its session when a later batch names none.
         if external_id:
             trace.session_id = sessions[external_id]
+
+
+def sessions_for_ids(project_pk: int, external_ids: list[str]) -> dict[str, int]:
+    """The project's sessions of these conversation ids by id, created where missing."""
+    if connection.vendor != "postgresql":
+        Session.objects.bulk_create(
+            [Session(project_id=project_pk, external_id=ext) for ext in external_ids],
+            ignore_conflicts=True,
+        )
+        return _sessions_read(project_pk, external_ids)
+    quote = connection.ops.quote_name
+    given = {"project_id": project_pk, "created_at": timezone.now()}
+    columns, values, params = [], [], []
+    for field in Session._meta.concrete_fields:
+        if field.primary_key or field.db_default is not NOT_PROVIDED:
+            continue
+        columns.append(quote(field.column))
+        if field.attname == "external_id":
+            values.append("ext")
+            continue
+        value = given[field.attname] if field.attname in given else field.get_default()
+        values.append("%s")
+        params.append(field.get_db_prep_save(value, connection))
+    table = quote(Session._meta.db_table)
+    # One statement inserts the missing sessions (in conversation id order, as every writer
+    # does) and reads the others; a session another request committed since the statement
+    # began is in neither part, and is read after. Names come from the model, not input.
+    sql = (
+        f"WITH made AS (INSERT INTO {table} ({', '.join(columns)}) "  # noqa: S608
+        f"SELECT {', '.join(values)} FROM unnest(%s::text[]) AS ext ORDER BY ext "
+        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id) "
+        f"SELECT external_id, id FROM made UNION ALL SELECT external_id, id FROM {table} "
+        "WHERE project_id = %s AND external_id = ANY(%s)"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, external_ids, project_pk, external_ids])
+        found = dict(cursor.fetchall())
+    missing = [ext for ext in external_ids if ext not in found]
+    if missing:
+        found.update(_sessions_read(project_pk, missing))
+    return found
+
+
+def _sessions_read(project_pk: int, external_ids: list[str]) -> dict[str, int]:
+    return dict(
+        Session.objects.filter(project_id=project_pk, external_id__in=external_ids).values_list(
+            "external_id", "pk"
+        )
+    )
 
 
 def session_filter_q(value: str) -> Q:
