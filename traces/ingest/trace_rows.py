@@ -104,24 +104,25 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
     if connection.vendor != "postgresql":
         _traces_insert_orm(traces, fields, given)
         return
-    rows, params = [], []
-    for trace in traces:
-        rows.append(f"({', '.join(['%s'] * len(fields))})")
-        for field in fields:
-            if field.attname in given:
-                params.append(field.get_db_prep_save(given[field.attname], connection))
-            elif isinstance(field, JSONField):
-                params.append(Jsonb(getattr(trace, field.attname), dumps=json_dumps))
-            else:
-                params.append(getattr(trace, field.attname))
+    # One array a column, so the statement's text is the same for any number of traces.
+    columns = []
+    for field in fields:
+        if field.attname in given:
+            value = field.get_db_prep_save(given[field.attname], connection)
+            columns.append([value] * len(traces))
+        elif isinstance(field, JSONField):
+            columns.append([Jsonb(getattr(t, field.attname), dumps=json_dumps) for t in traces])
+        else:
+            columns.append([getattr(trace, field.attname) for trace in traces])
+    arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
     # Table and column names come from the model, never from input.
     sql = (
         f"INSERT INTO {quote(Trace._meta.db_table)} "  # noqa: S608
-        f"({', '.join(quote(field.column) for field in fields)}) VALUES {', '.join(rows)} "
+        f"({', '.join(quote(field.column) for field in fields)}) SELECT * FROM unnest({arrays}) "
         "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id"
     )
     with binding_cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(sql, columns)
         inserted = dict(cursor.fetchall())
     if len(inserted) < len(traces):
         raise TraceCreatedMeanwhile
