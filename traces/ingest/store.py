@@ -152,7 +152,7 @@ def _store_once(project, by_trace, external_ids, source_format, extras) -> dict[
             # A re-sent span is not news: it must not hold back a trace's completion.
             if trace.new_span_count or trace.last_span_received_at is None:
                 trace.last_span_received_at = now
-        traces_sessions_assign(project, list(traces.values()))
+        made = traces_sessions_assign(project, list(traces.values()), now)
         fresh = [trace for ext, trace in traces.items() if ext not in before]
         traces_insert(project.pk, fresh, source_format, now)
         trace_rows_update([traces[ext] for ext in before], TRACE_FIELDS)
@@ -164,7 +164,9 @@ def _store_once(project, by_trace, external_ids, source_format, extras) -> dict[
             ]
         )
         positions_update(moved)
-        session_totals_add(before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now)
+        session_totals_add(
+            before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
+        )
         spans_ingested.send(sender=Trace, trace_ids=[trace.pk for trace in traces.values()])
     return traces
 

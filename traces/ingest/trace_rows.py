@@ -104,7 +104,8 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
     if connection.vendor != "postgresql":
         _traces_insert_orm(traces, fields, given)
         return
-    # One array a column, so the statement's text is the same for any number of traces.
+    # One array a column, so the statement's text is the same for any number of traces; sent
+    # binary (%b), which psycopg dumps several times faster than text arrays.
     columns = []
     for field in fields:
         if field.attname in given:
@@ -114,7 +115,7 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
             columns.append([Jsonb(getattr(t, field.attname), dumps=json_dumps) for t in traces])
         else:
             columns.append([getattr(trace, field.attname) for trace in traces])
-    arrays = ", ".join(f"%s::{field.db_type(connection)}[]" for field in fields)
+    arrays = ", ".join(f"%b::{field.db_type(connection)}[]" for field in fields)
     # Table and column names come from the model, never from input.
     sql = (
         f"INSERT INTO {quote(Trace._meta.db_table)} "  # noqa: S608
