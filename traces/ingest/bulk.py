@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import orjson
 from django.db import connection
-from psycopg.types.json import Jsonb
+from psycopg.types.json import set_json_dumps
 
 from traces.ingest.records import SpanRecord
 from traces.models import Span
@@ -35,9 +35,6 @@ SPAN_FIELDS_FROM_RECORD = tuple(
 SPAN_FIELDS = [*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD]
 _record_values = attrgetter(*SPAN_FIELDS_FROM_RECORD)
 _DAY_INDEX = SPAN_FIELDS.index("trace_day")
-_JSON_INDEXES = [
-    i for i, name in enumerate(SPAN_FIELDS) if name in ("input", "output", "attributes")
-]
 
 
 class StoredSpan(NamedTuple):
@@ -118,18 +115,16 @@ def spans_insert(rows: list[list]) -> None:
     # By table name: a partitioned spans table takes COPY the same way.
     with connection.cursor() as cursor:
         types = _span_column_types(cursor)
-    with (
-        connection.cursor() as cursor,
-        cursor.cursor.copy(
+    with connection.cursor() as cursor:
+        # The jsonb columns' dumper takes the values as they are, through orjson: no wrapper
+        # object a value. Set on this cursor only.
+        set_json_dumps(json_dumps, cursor.cursor)
+        with cursor.cursor.copy(
             f"COPY {quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
-        ) as copy,
-    ):
-        copy.set_types(types)
-        for row in rows:
-            for index in _JSON_INDEXES:
-                if row[index] is not None:
-                    row[index] = Jsonb(row[index], dumps=json_dumps)
-            copy.write_row(row)
+        ) as copy:
+            copy.set_types(types)
+            for row in rows:
+                copy.write_row(row)
 
 
 _COLUMN_TYPES: dict[str, list[str]] = {}
