@@ -10,9 +10,12 @@ def token_list(request):
     """The person's API tokens; a new token's raw value is shown once, right after creation."""
     new_token = None
     if request.method == "POST":
-        name = request.POST.get("name", "").strip()[:100]
+        name = request.POST.get("name", "").strip()
+        limit = ApiToken._meta.get_field("name").max_length
         if not name:
             messages.error(request, "Give the token a name, such as the agent or CI job using it.")
+        elif len(name) > limit:
+            messages.error(request, f"A token name has at most {limit} characters.")
         else:
             _, new_token = ApiToken.generate(request.user, name)
     tokens = ApiToken.objects.filter(user=request.user).order_by("-created_at")

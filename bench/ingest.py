@@ -35,7 +35,8 @@ from bench.ingest_ceiling import ceiling_measure  # noqa: E402
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
 MEDIA = {"protobuf": "application/x-protobuf", "json": "application/json"}
-# Run inside the served tree: migrate, empty the trace tables, print an annotator's API token.
+# Run inside the served tree: migrate, empty the trace and session tables (every run makes the
+# same sessions), print an annotator's API token.
 SETUP = """
 import django
 django.setup()
@@ -47,7 +48,7 @@ from accounts.roles import ANNOTATOR
 from tests.factories import UserFactory
 call_command("migrate", verbosity=0)
 with connection.cursor() as cursor:
-    cursor.execute("TRUNCATE traces_trace CASCADE")
+    cursor.execute("TRUNCATE traces_trace, traces_session CASCADE")
 user = UserFactory()
 user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
 print(ApiToken.generate(user, "bench")[1])

@@ -44,7 +44,10 @@ class Project(models.Model):
 class Session(models.Model):
     """A conversation: the traces a project sent under one session or conversation id."""
 
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="sessions")
+    # No index of its own: the unique (project, external_id) key starts with it.
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="sessions", db_index=False
+    )
     # As the agent sent it (`session.id`, `gen_ai.conversation.id`, a transcript's context).
     external_id = models.CharField(max_length=255)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -93,7 +96,11 @@ class SourceFormat(models.TextChoices):
 
 
 class Trace(models.Model):
-    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="traces")
+    # No index of its own (each costs every trace write): the unique (project, external_id)
+    # key starts with it, as trace_session_started does with the session.
+    project = models.ForeignKey(
+        Project, on_delete=models.CASCADE, related_name="traces", db_index=False
+    )
     external_id = models.CharField(max_length=64, help_text="OpenTelemetry trace id (hex).")
     task = models.TextField(blank=True, help_text="The user's request.")
     final_answer = models.TextField(blank=True)
@@ -109,7 +116,12 @@ class Trace(models.Model):
     attributes = models.JSONField(default=dict, blank=True)
     # Set at ingest from the conversation id, whichever span or payload carries it.
     session = models.ForeignKey(
-        Session, null=True, blank=True, on_delete=models.SET_NULL, related_name="traces"
+        Session,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="traces",
+        db_index=False,
     )
     root_span_id = models.CharField(max_length=32, blank=True)
     started_at = models.DateTimeField(null=True, blank=True)

@@ -117,23 +117,57 @@ def _sessions_lock(session_ids: Iterable[int], session_model=Session) -> list[in
     return ids
 
 
+def session_totals_initial(traces: list[TraceTotals], now: datetime) -> dict:
+    """The totals of a session made for these traces, by Session field: what session_totals_add
+    would give it, adding them in this order to an empty session."""
+    first = last = None
+    task = ""
+    timed = [trace for trace in traces if trace.started_at is not None]
+    for trace in timed:
+        started = trace.started_at
+        if first is None or first >= started:
+            task = trace.task[:FIRST_TASK_CHARS]
+        first = started if first is None else min(first, started)
+        latest = trace.ended_at or started
+        last = latest if last is None else max(last, latest)
+    if not timed:
+        task = next((t.task[:FIRST_TASK_CHARS] for t in traces if t.task), "")
+    return {
+        "trace_count": len(traces),
+        "error_count": sum(trace.error_count for trace in traces),
+        "input_tokens": sum(trace.input_tokens for trace in traces),
+        "output_tokens": sum(trace.output_tokens for trace in traces),
+        "cost_usd": sum((trace.cost_usd for trace in traces), Decimal(0)),
+        "held_out_trace_count": sum(trace.held_out for trace in traces),
+        "first_started_at": first,
+        "last_trace_at": last,
+        "first_task": task,
+        "last_received_at": now,
+    }
+
+
 def session_totals_add(
-    before: dict[int, TraceTotals], after: dict[int, TraceTotals], now: datetime
+    before: dict[int, TraceTotals],
+    after: dict[int, TraceTotals],
+    now: datetime,
+    made: frozenset[int] = frozenset(),
 ) -> None:
-    """Add what each trace (by pk) changed between `before` (absent: a new trace) and `after`.
+    """Add what each trace changed between `before` (absent: a new trace) and `after`, both
+    keyed alike (by pk, or by external id). Sessions in `made` were created with their traces'
+    totals (session_totals_initial) in this transaction and are left alone.
 
     Two statements and, only when a trace left a session, one recount.
     """
     timed, untimed, left = [], [], set()
     ops = connection.ops
     received = ops.adapt_datetimefield_value(now)
-    for pk, new in after.items():
-        old = before.get(pk) or TraceTotals(session_id=None)
+    for key, new in after.items():
+        old = before.get(key) or TraceTotals(session_id=None)
         if old.session_id and old.session_id != new.session_id:
             left.add(old.session_id)
         joined = old.session_id != new.session_id
         # A re-sent span changes nothing: no write, and the session's activity time stays.
-        if not new.session_id or (not joined and old == new):
+        if not new.session_id or (not joined and old == new) or new.session_id in made:
             continue
         base = old if not joined else TraceTotals(session_id=None)
         row = [

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import django_filters
+from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
+from core.pagination import BoundedCountPagination
 from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
 from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
@@ -117,13 +121,52 @@ class GateReportOut(serializers.Serializer):
     warnings = serializers.ListField(child=serializers.CharField())
 
 
-class EvalRunListView(APIView):
+TRUE_OR_FALSE = [("true", "true"), ("false", "false")]
+
+
+class TrueOrFalseFilter(django_filters.TypedChoiceFilter):
+    """`true` or `false`, anything else refused by name (django-filter's BooleanFilter
+    ignores a value it cannot read, which would answer with every run)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(choices=TRUE_OR_FALSE, coerce=lambda value: value == "true", **kwargs)
+
+
+class EvalRunFilter(django_filters.FilterSet):
+    """Every CI job records a run: a client finds its run or its baseline by these, not by
+    reading them all."""
+
+    name = django_filters.CharFilter()
+    agent_name = django_filters.CharFilter()
+    agent_version = django_filters.CharFilter()
+    dataset_version = django_filters.CharFilter(field_name="dataset_version__name")
+    is_noop = TrueOrFalseFilter()
+    scored = TrueOrFalseFilter(method="scored_filter", label="Has metrics")
+
+    def scored_filter(self, queryset, name, value):
+        return queryset.exclude(metrics={}) if value else queryset.filter(metrics={})
+
+
+class EvalRunListView(GenericAPIView):
+    """Eval runs, newest first, 50 a page; counted up to 1,000 like the other long lists."""
+
+    pagination_class = BoundedCountPagination
+    serializer_class = EvalRunOut
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = EvalRunFilter
+
     def get_permissions(self):
         return [IsCurator()] if self.request.method == "POST" else [IsAnnotator()]
 
-    @extend_schema(responses=EvalRunOut(many=True))
+    def get_queryset(self):
+        return eval_run_list()
+
+    @extend_schema(responses=EvalRunOut(many=True), operation_id="eval_runs_list")
     def get(self, request):
-        return Response(EvalRunOut(eval_run_list(), many=True, context={"request": request}).data)
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        return self.get_paginated_response(
+            EvalRunOut(page, many=True, context={"request": request}).data
+        )
 
     @extend_schema(request=EvalRunIn, responses={201: EvalRunOut})
     @idempotent_post

@@ -53,8 +53,11 @@ def _number(text: str) -> Decimal | None:
         return None
 
 
+NOT_ALNUM = re.compile(r"[^0-9a-z]+")
+
+
 def _squash(text: str) -> str:
-    return re.sub(r"[^0-9a-z]", "", text.lower())
+    return NOT_ALNUM.sub("", text.lower())
 
 
 class Haystack:

@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import orjson
+
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
 
@@ -91,7 +93,16 @@ def _loosened(value: Any) -> Any:
 
 
 def canonical_json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+    """Sorted compact JSON with text left unescaped, so what a tool said is searched as written.
+    The guardrail check writes a hundred of these per request; orjson is twenty times faster."""
+    try:
+        return orjson.dumps(value, option=CANONICAL_OPTIONS, default=str).decode()
+    except orjson.JSONEncodeError:
+        # Integers past 64 bits, which orjson refuses.
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+CANONICAL_OPTIONS = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
 
 
 def trace_spans(trace: Trace) -> list[Span]:

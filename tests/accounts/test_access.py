@@ -65,3 +65,11 @@ def test_token_page_creates_a_token_shown_once(client, annotator):
     raw = response.context["new_token"]
     assert ApiToken.objects.get(token_hash=hash_token(raw)).name == "my agent"
     assert raw not in client.get(reverse("accounts:tokens")).content.decode()
+
+
+def test_a_token_name_too_long_is_refused_not_cut(client, annotator):
+    client.force_login(annotator)
+    response = client.post(reverse("accounts:tokens"), {"name": "n" * 101}, follow=True)
+    assert response.context["new_token"] is None
+    assert not ApiToken.objects.filter(user=annotator).exists()
+    assert "at most 100 characters" in response.content.decode()

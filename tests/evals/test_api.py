@@ -130,3 +130,32 @@ def test_judge_endpoint_explains_when_no_example_has_an_outcome_rubric(curator, 
     trace_from_payload(agent_payload("1.4.0", "cancel-recent-order", "plain", 0))
     response = client.post(f"/api/eval-runs/{run['id']}/judge/", {}, format="json")
     assert response.status_code == 400 and "run" in response.json()["error"]["fields"]
+
+
+def test_eval_runs_are_paged_newest_first_and_found_by_their_fields(curator, api_client_for):
+    # given three recorded runs, one scored, one a no-op
+    golden_version_create()
+    client = api_client_for(curator)
+    scored = _record(client, "nightly-1", "1.4.0")
+    for name, noop in (("nightly-2", False), ("noop-check", True)):
+        body = {"name": name, "agent_version": "1.5.0", "agent_name": "support-agent"}
+        body |= {"dataset_version": "support-v1", "is_noop": noop}
+        assert client.post("/api/eval-runs/", body, format="json").status_code == 201
+    # when the list is read a page at a time and by its filters
+    first_page = client.get("/api/eval-runs/?limit=2").json()
+    by_name = client.get("/api/eval-runs/?name=nightly-2").json()
+    baseline = client.get(
+        "/api/eval-runs/?agent_name=support-agent&dataset_version=support-v1"
+        "&is_noop=false&scored=true"
+    ).json()
+    # then pages come newest first, and each filter narrows the list
+    assert first_page["count"] == 3 and first_page["next"]
+    assert [r["name"] for r in first_page["results"]] == ["noop-check", "nightly-2"]
+    assert [r["name"] for r in by_name["results"]] == ["nightly-2"]
+    assert [r["id"] for r in baseline["results"]] == [scored["id"]]
+
+
+def test_a_bad_eval_run_filter_is_refused_naming_it(curator, api_client_for):
+    response = api_client_for(curator).get("/api/eval-runs/?scored=perhaps")
+    assert response.status_code == 400
+    assert "scored" in response.json()["error"]["fields"]

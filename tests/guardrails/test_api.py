@@ -126,3 +126,25 @@ def test_schema_documents_the_endpoint(agent):
     assert "GuardrailCheckIn" in str(operation["requestBody"])
     assert "GuardrailCheckOut" in str(operation["responses"]["200"])
     assert "400" in operation["responses"]
+
+
+def test_the_parsed_trajectory_is_freed_after_the_answer_is_sent(annotator, monkeypatch):
+    # given a view whose parsed body the test can watch
+    from rest_framework.test import APIRequestFactory, force_authenticate
+
+    from judges.guardrails import api
+
+    parsed = []
+    read = api._body_read
+    monkeypatch.setattr(
+        api, "_body_read", lambda request: parsed.append(read(request)) or parsed[-1]
+    )
+    request = APIRequestFactory().post(URL, _loop_request(), format="json")
+    force_authenticate(request, user=annotator)
+    # when the view answers
+    response = api.GuardrailCheckApi.as_view()(request)
+    # then the trajectory is still whole until the server has sent the answer, then emptied
+    assert response.status_code == 200 and response.data["decision"] == "block"
+    assert parsed[0]["trajectory"]["children"]
+    response.close()
+    assert parsed[0] == {}

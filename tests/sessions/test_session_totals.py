@@ -11,7 +11,9 @@ from django.utils import timezone
 
 from tests.factories import GoldenExampleFactory
 from traces.ingest.services import ingest_span_tree
-from traces.models import Project, Session, Trace
+from traces.ingest.span_tree import span_tree_records
+from traces.ingest.store import spans_store
+from traces.models import Project, Session, SourceFormat, Trace
 from traces.retention import project_traces_expire
 from traces.session_totals import sessions_totals_recount
 
@@ -190,3 +192,23 @@ def test_the_migration_counts_sessions_stored_before_it(project):
     # then
     assert totals(session) == expected
     assert session.last_received_at == expected["last_trace_at"]
+
+
+def test_a_session_made_by_one_request_of_several_traces_agrees_with_a_recount(project):
+    # given three traces of one new session in one request, sent latest first
+    records, extras = [], {}
+    for trace_id, minute, task in (("c", 9, "third"), ("b", 7, ""), ("a", 5, "first")):
+        found, extra, external_id = span_tree_records(
+            tree(trace_id, minute, task=task, failed=trace_id == "b")
+        )
+        records += found
+        extras[external_id] = extra
+    # when they are stored together
+    spans_store(project, records, SourceFormat.SPAN_TREE, extras)
+    # then the session was made with all three counted, as a recount finds them
+    session = Session.objects.get()
+    made = totals(session)
+    assert made["trace_count"] == 3 and made["error_count"] == 1
+    assert made["first_task"] == "first"
+    assert made["first_started_at"] == at(5) and made["last_trace_at"] == at(9, 30)
+    assert made == recounted(session)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from traces.ingest.bulk import _json_dumps
+from traces.ingest.bulk import json_dumps
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project
 
@@ -12,7 +12,7 @@ from traces.models import Project
 def test_ordinary_payloads_are_encoded_by_orjson_and_read_back_the_same():
     value = {"order_id": "A-88213", "items": ["Trail shoes, 42"], "total": 129.0, "note": "é ✓"}
 
-    encoded = _json_dumps(value)
+    encoded = json_dumps(value)
 
     assert isinstance(encoded, bytes)
     assert json.loads(encoded) == value
@@ -21,7 +21,7 @@ def test_ordinary_payloads_are_encoded_by_orjson_and_read_back_the_same():
 def test_an_integer_beyond_64_bits_falls_back_to_the_standard_library():
     value = {"ticket": 123456789012345678901234567890}
 
-    encoded = _json_dumps(value)
+    encoded = json_dumps(value)
 
     assert isinstance(encoded, str)
     assert json.loads(encoded) == value

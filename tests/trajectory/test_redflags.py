@@ -137,6 +137,16 @@ def test_free_text_and_reformatted_ids_are_not_hallucinations():
     assert red_flags_detect(trace) == []
 
 
+def test_an_id_with_accents_read_from_a_tool_output_is_not_a_hallucination():
+    # given an office code a lookup returned, with a letter outside ASCII
+    trace = _support_trace(task="Book me a desk at the nearest office tomorrow.")
+    _tool(trace, "find_office", {"near": "Bahnhofstrasse"}, {"office": "Zürich-7"}, 1)
+    _tool(trace, "book_desk", {"office_id": "Zürich-7"}, {"status": "booked"}, 2)
+    trace.final_answer = "Booked a desk at Zürich-7."
+    # when / then: the output is searched as the tool wrote it, not as \u00fc escapes
+    assert [h for h in red_flags_detect(trace) if h.kind == "hallucinated_parameter"] == []
+
+
 @pytest.mark.parametrize(
     ("task", "date", "flagged"),
     [

@@ -1,5 +1,5 @@
-"""Bulk writes for ingestion that the ORM makes slow: an upsert that returns the trace rows,
-COPY for spans on PostgreSQL, and executemany UPDATEs (pipelined by psycopg).
+"""Bulk writes of spans for ingestion that the ORM makes slow: COPY on PostgreSQL and
+executemany UPDATEs (pipelined by psycopg); traces.ingest.trace_rows writes the trace rows.
 
 Django's bulk_update builds a CASE per field and row, its PostgreSQL bulk_create dumps every
 column as an array, and model instances cost more than the values they carry; at thousands of
@@ -10,43 +10,18 @@ the ORM's path.
 from __future__ import annotations
 
 import json
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from operator import attrgetter
 from typing import NamedTuple
 
 import orjson
 from django.db import connection
-from django.db.models import NOT_PROVIDED, JSONField
-from psycopg.types.json import Jsonb
+from psycopg.types.json import set_json_dumps
 
 from traces.ingest.records import SpanRecord
-from traces.models import Span, Trace
+from traces.models import Span
 from traces.span_partitions import span_partitions_ensure
 
-# The Trace columns ingestion computes and writes back.
-TRACE_FIELDS = [
-    "task",
-    "final_answer",
-    "stop_reason",
-    "task_type",
-    "agent_name",
-    "agent_version",
-    "model",
-    "context",
-    "attributes",
-    "session",
-    "root_span_id",
-    "started_at",
-    "ended_at",
-    "span_count",
-    "error_count",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
-    "content_hash",
-    "last_span_received_at",
-]
-_TRACE_READ = ["external_id", "completed_at", "held_out", "spans_day", *TRACE_FIELDS]
 # Ingestion writes every Span column, so the model is the one list of them: the store gives a
 # new span its trace, position and day (its trace's spans_day), and each other value is the
 # SpanRecord attribute of the column's name. COPY, the ORM path and the API's span fields all
@@ -60,9 +35,6 @@ SPAN_FIELDS_FROM_RECORD = tuple(
 SPAN_FIELDS = [*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD]
 _record_values = attrgetter(*SPAN_FIELDS_FROM_RECORD)
 _DAY_INDEX = SPAN_FIELDS.index("trace_day")
-_JSON_INDEXES = [
-    i for i, name in enumerate(SPAN_FIELDS) if name in ("input", "output", "attributes")
-]
 
 
 class StoredSpan(NamedTuple):
@@ -80,7 +52,7 @@ class StoredSpan(NamedTuple):
     position: int
 
 
-def _json_dumps(value) -> bytes | str:
+def json_dumps(value) -> bytes | str:
     """orjson is several times faster than json on span payloads; json takes what it refuses."""
     try:
         return orjson.dumps(value)
@@ -88,11 +60,11 @@ def _json_dumps(value) -> bytes | str:
         return json.dumps(value)
 
 
-def _quote(name: str) -> str:
+def quote(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
-def _binding_cursor():
+def binding_cursor():
     """A cursor that sends parameters apart from the statement (PostgreSQL). Django's default
     cursor quotes every value into the SQL text, which costs more than the UPDATE itself for
     the repeated statements here; queries are still logged like any other."""
@@ -105,68 +77,6 @@ def _binding_cursor():
     if connection.queries_logged:
         return connection.make_debug_cursor(cursor)
     return connection.make_cursor(cursor)
-
-
-def traces_upsert(
-    project_pk: int, external_ids: list[str], source_format: str, now: datetime
-) -> tuple[list[dict], set[str]]:
-    """Create the traces that do not exist yet and lock all of them, in external id order.
-
-    Returns each trace's `pk` and _TRACE_READ values, and the external ids created just now.
-    """
-    if connection.vendor != "postgresql":
-        Trace.objects.bulk_create(
-            [
-                Trace(project_id=project_pk, external_id=ext, source_format=source_format)
-                for ext in external_ids
-            ],
-            ignore_conflicts=True,
-        )
-        rows = (
-            Trace.objects.select_for_update()
-            .filter(project_id=project_pk, external_id__in=external_ids)
-            .order_by("pk")
-            .values("pk", *(Trace._meta.get_field(name).attname for name in _TRACE_READ))
-        )
-        return list(rows), set()
-    given = {
-        "project_id": project_pk,
-        "source_format": source_format,
-        "created_at": now,
-        "spans_day": now.astimezone(UTC).date(),
-    }
-    columns, values, params = [], [], []
-    for field in Trace._meta.concrete_fields:
-        if field.primary_key or field.db_default is not NOT_PROVIDED:
-            continue
-        columns.append(_quote(field.column))
-        if field.attname == "external_id":
-            values.append("ext")
-            continue
-        value = given[field.attname] if field.attname in given else field.get_default()
-        values.append("%s")
-        params.append(field.get_db_prep_save(value, connection))
-    read = [Trace._meta.get_field(name) for name in _TRACE_READ]
-    # Table and column names come from the model, never from input.
-    sql = (
-        f"INSERT INTO {_quote(Trace._meta.db_table)} ({', '.join(columns)}) "  # noqa: S608
-        f"SELECT {', '.join(values)} FROM unnest(%s::text[]) AS ext ORDER BY ext "
-        "ON CONFLICT (project_id, external_id) DO UPDATE SET external_id = EXCLUDED.external_id "
-        f"RETURNING xmax = 0, id, {', '.join(_quote(f.column) for f in read)}"
-    )
-    with _binding_cursor() as cursor:
-        cursor.execute(sql, [*params, external_ids])
-        fetched = cursor.fetchall()
-    rows, created = [], set()
-    for was_created, pk, *values in fetched:
-        row = {"pk": pk}
-        for field, value in zip(read, values, strict=True):
-            # Django reads jsonb as text and decodes it in the field; so do we.
-            row[field.attname] = orjson.loads(value) if isinstance(field, JSONField) else value
-        rows.append(row)
-        if was_created:
-            created.add(row["external_id"])
-    return rows, created
 
 
 def span_row(record: SpanRecord, trace_pk: int, position: int, day: date) -> list:
@@ -201,22 +111,20 @@ def spans_insert(rows: list[list]) -> None:
         return
     # A day without a partition yet (the hourly task makes them ahead) gets one first.
     span_partitions_ensure({row[_DAY_INDEX] for row in rows})
-    names = ", ".join(_quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
+    names = ", ".join(quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
     # By table name: a partitioned spans table takes COPY the same way.
     with connection.cursor() as cursor:
         types = _span_column_types(cursor)
-    with (
-        connection.cursor() as cursor,
-        cursor.cursor.copy(
-            f"COPY {_quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
-        ) as copy,
-    ):
-        copy.set_types(types)
-        for row in rows:
-            for index in _JSON_INDEXES:
-                if row[index] is not None:
-                    row[index] = Jsonb(row[index], dumps=_json_dumps)
-            copy.write_row(row)
+    with connection.cursor() as cursor:
+        # The jsonb columns' dumper takes the values as they are, through orjson: no wrapper
+        # object a value. Set on this cursor only.
+        set_json_dumps(json_dumps, cursor.cursor)
+        with cursor.cursor.copy(
+            f"COPY {quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
+        ) as copy:
+            copy.set_types(types)
+            for row in rows:
+                copy.write_row(row)
 
 
 _COLUMN_TYPES: dict[str, list[str]] = {}
@@ -241,38 +149,7 @@ def positions_update(moved: list[tuple[int, int, date]]) -> None:
     keeps each update in its partition."""
     if not moved:
         return
-    table = _quote(Span._meta.db_table)
+    table = quote(Span._meta.db_table)
     sql = f"UPDATE {table} SET position = %s WHERE id = %s AND trace_day = %s"  # noqa: S608
-    with _binding_cursor() as cursor:
+    with binding_cursor() as cursor:
         cursor.executemany(sql, [(position, pk, day) for pk, position, day in moved])
-
-
-def trace_rows_update(traces: list, fields: list[str]) -> None:
-    """UPDATE each trace's fields (read off plain objects by attribute) by primary key."""
-    if not traces:
-        return
-    columns = [Trace._meta.get_field(name) for name in fields]
-    assignments = ", ".join(f"{_quote(c.column)} = %s" for c in columns)
-    # Table and column names come from the model, never from input.
-    sql = f"UPDATE {_quote(Trace._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608
-    if connection.vendor == "postgresql":
-        # psycopg adapts these values itself; only JSON needs wrapping (and orjson is faster).
-        json_columns = {i for i, c in enumerate(columns) if isinstance(c, JSONField)}
-        params = [
-            [
-                Jsonb(getattr(trace, c.attname), dumps=_json_dumps)
-                if i in json_columns
-                else getattr(trace, c.attname)
-                for i, c in enumerate(columns)
-            ]
-            + [trace.pk]
-            for trace in traces
-        ]
-    else:
-        params = [
-            [c.get_db_prep_save(getattr(trace, c.attname), connection) for c in columns]
-            + [trace.pk]
-            for trace in traces
-        ]
-    with _binding_cursor() as cursor:
-        cursor.executemany(sql, params)

@@ -122,7 +122,16 @@ def any_value(value):
 
 
 def attributes_dict(key_values) -> dict:
-    return {kv.key: any_value(kv.value) for kv in key_values}
+    out = {}
+    for kv in key_values:
+        value = kv.value
+        # Most attributes are strings: read them here, without a call each.
+        if value.WhichOneof("value") == "string_value":
+            text = value.string_value
+            out[kv.key] = nul_free(text) if "\x00" in text else text
+        else:
+            out[kv.key] = any_value(value)
+    return out
 
 
 def time_from_nanos(nanos: int) -> datetime | None:
@@ -209,11 +218,13 @@ def span_record_from(
     span, attributes: dict, events: list[dict], path: str, scope_name: str, resource: dict
 ) -> SpanRecord:
     """A record from a span's values (a protobuf Span, or the same fields read from JSON)."""
-    if len(span.trace_id) != 16 or not any(span.trace_id):
+    # Each read of a protobuf bytes field makes a new bytes object: read each once.
+    trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
+    if len(trace_id) != 16 or not trace_id.strip(b"\0"):
         raise ValidationError({f"{path}.trace_id": ["Must be 16 bytes and not all zero."]})
-    if len(span.span_id) != 8 or not any(span.span_id):
+    if len(span_id) != 8 or not span_id.strip(b"\0"):
         raise ValidationError({f"{path}.span_id": ["Must be 8 bytes and not all zero."]})
-    if span.parent_span_id and len(span.parent_span_id) != 8:
+    if parent_id and len(parent_id) != 8:
         raise ValidationError({f"{path}.parent_span_id": ["Must be 8 bytes or empty."]})
     if not span.name:
         raise ValidationError({f"{path}.name": ["Every span needs a name."]})
@@ -235,10 +246,10 @@ def span_record_from(
     error_message = nul_free(span.status.message) or (
         _exception_message(events) if is_error else ""
     )
-    parent = span.parent_span_id.hex() if span.parent_span_id and any(span.parent_span_id) else ""
+    parent = parent_id.hex() if parent_id.strip(b"\0") else ""
     return span_record_build(
-        trace_external_id=span.trace_id.hex(),
-        span_id=span.span_id.hex(),
+        trace_external_id=trace_id.hex(),
+        span_id=span_id.hex(),
         parent_span_id=parent,
         name=name,
         attributes=attributes,

@@ -1,9 +1,10 @@
 """Storing spans: batched, idempotent, all-or-nothing; a constant number of queries per call.
 
-Runs in one transaction (the caller's, if any). The trace rows are upserted and locked first, so
+Runs in one transaction (the caller's, if any). The stored trace rows are locked first, so
 requests that touch one trace take turns, and each sees every span stored before it: spans
 already stored are skipped by id, positions and totals are computed from what the request
-carries plus the spans stored earlier, without reading back what it wrote.
+carries plus the spans stored earlier, without reading back what it wrote. New traces are
+inserted once, whole (traces.ingest.trace_rows).
 """
 
 from __future__ import annotations
@@ -17,19 +18,19 @@ from django.db import transaction
 from django.utils import timezone
 
 from traces.components import records_components_assign
-from traces.ingest.bulk import (
-    TRACE_FIELDS,
-    positions_update,
-    span_row,
-    spans_insert,
-    spans_stored,
-    trace_rows_update,
-    traces_upsert,
-)
+from traces.ingest.bulk import positions_update, span_row, spans_insert, spans_stored
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.trace_fields import trace_fields_apply
+from traces.ingest.trace_rows import (
+    TRACE_FIELDS,
+    TraceCreatedMeanwhile,
+    trace_new_row,
+    trace_rows_update,
+    traces_insert,
+    traces_lock,
+)
 from traces.models import Project, SpanKind, SpanStatus, Trace
 from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
@@ -38,13 +39,16 @@ from traces.signals import spans_ingested
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 # The trace column holds up to a million dollars; a larger sum is a sender's error.
 MAX_TRACE_COST = Decimal("999999.999999")
+# A call whose new trace another request creates meanwhile starts over; a third race in a
+# row would need three requests creating the same traces one after another.
+STORE_ATTEMPTS = 3
 
 
 @dataclass
 class StoredTrace:
     """A trace as a call of spans_store left it: the Trace columns ingest writes, plain values."""
 
-    pk: int
+    pk: int | None  # None until a new trace is inserted
     external_id: str
     completed_at: datetime | None
     held_out: bool
@@ -93,7 +97,7 @@ def spans_store(
     source_format: str,
     extras: dict[str, TraceExtras] | None = None,
 ) -> dict[str, StoredTrace]:
-    """Upsert traces and insert spans in a constant number of queries; re-sent spans are no-ops.
+    """Store traces and spans in a constant number of queries; re-sent spans are no-ops.
 
     Returns the touched traces by external id, each with `new_span_count` (spans this call
     stored). Sends spans_ingested inside the transaction.
@@ -113,40 +117,55 @@ def spans_store(
     external_ids = sorted(set(by_trace) | set(extras))
     if not external_ids:
         return {}
+    for _ in range(STORE_ATTEMPTS - 1):
+        try:
+            return _store_once(project, by_trace, external_ids, source_format, extras)
+        except TraceCreatedMeanwhile:
+            continue  # those traces are stored now: the next attempt locks and extends them
+    return _store_once(project, by_trace, external_ids, source_format, extras)
+
+
+def _store_once(project, by_trace, external_ids, source_format, extras) -> dict[str, StoredTrace]:
     now = timezone.now()
     with transaction.atomic():
-        # Locks the rows in external id order, so two requests never wait on each other crosswise.
-        rows, created = traces_upsert(project.pk, external_ids, source_format, now)
-        traces = {row["external_id"]: StoredTrace(**row) for row in rows}
-        before = {trace.pk: trace_totals(trace) for trace in traces.values()}
+        stored_rows = traces_lock(project.pk, external_ids)
+        traces = {row["external_id"]: StoredTrace(**row) for row in stored_rows}
+        before = {ext: trace_totals(trace) for ext, trace in traces.items()}
+        traces = {
+            ext: traces.get(ext) or StoredTrace(**trace_new_row(ext, now)) for ext in external_ids
+        }
         earlier = spans_stored(
-            {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext not in created}
+            {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext in before}
         )
-        span_rows, moved = [], []
+        placed, moved = [], []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
-            stored = earlier.get(trace.pk, [])
+            stored = earlier.get(trace.pk, []) if trace.pk else []
             known = {span.span_id for span in stored}
             new = sorted((r for r in trace_records if r.span_id not in known), key=_start_key)
-            positions = _positions(stored, new, moved, trace.spans_day)
-            span_rows.extend(
-                span_row(record, trace.pk, position, trace.spans_day)
-                for record, position in zip(new, positions, strict=True)
-            )
+            placed.append((trace, new, _positions(stored, new, moved, trace.spans_day)))
             trace.new_span_count = len(new)
             if new:
                 _totals_apply(trace, [*stored, *new])
-        spans_insert(span_rows)
-        positions_update(moved)
         for ext, trace in traces.items():
             trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
             # A re-sent span is not news: it must not hold back a trace's completion.
             if trace.new_span_count or trace.last_span_received_at is None:
                 trace.last_span_received_at = now
-        traces_sessions_assign(project, list(traces.values()))
-        trace_rows_update(list(traces.values()), TRACE_FIELDS)
+        made = traces_sessions_assign(project, list(traces.values()), now)
+        fresh = [trace for ext, trace in traces.items() if ext not in before]
+        traces_insert(project.pk, fresh, source_format, now)
+        trace_rows_update([traces[ext] for ext in before], TRACE_FIELDS)
+        spans_insert(
+            [
+                span_row(record, trace.pk, position, trace.spans_day)
+                for trace, new, positions in placed
+                for record, position in zip(new, positions, strict=True)
+            ]
+        )
+        positions_update(moved)
         session_totals_add(
-            before, {trace.pk: trace_totals(trace) for trace in traces.values()}, now
+            before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
         )
         spans_ingested.send(sender=Trace, trace_ids=[trace.pk for trace in traces.values()])
     return traces

@@ -46,19 +46,21 @@ def _named_fields_set(trace, batch: _Batch) -> None:
     for field in NAMED_FIELDS:
         explicit = getattr(batch.extra, field, None) if batch.extra else None
         from_root = batch.root.trace_fields.get(field) if batch.root else None
-        from_any = next(
-            (r.trace_fields[field] for r in batch.ranked if field in r.trace_fields), None
-        )
-        if field in READABLE_FIELDS:
-            role = READABLE_FIELDS[field]
-            explicit, from_root, from_any = (
-                readable_text(value, role=role) if value else None
-                for value in (explicit, from_root, from_any)
+        role = READABLE_FIELDS.get(field)
+        if role:
+            explicit = readable_text(explicit, role=role) if explicit else None
+            from_root = readable_text(from_root, role=role) if from_root else None
+        value = explicit or from_root
+        # Any span's value is read only when it would be used: most batches have the root's.
+        if not value and not getattr(trace, field):
+            value = next(
+                (r.trace_fields[field] for r in batch.ranked if field in r.trace_fields), None
             )
-            if explicit or from_root or (from_any and not getattr(trace, field)):
-                _source_note(trace, field, SOURCE_EXPLICIT)
-        value = explicit or from_root or (None if getattr(trace, field) else from_any)
+            if role and value:
+                value = readable_text(value, role=role)
         if value:
+            if role:
+                _source_note(trace, field, SOURCE_EXPLICIT)
             setattr(trace, field, value)
 
 

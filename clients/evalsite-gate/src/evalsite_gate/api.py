@@ -57,16 +57,18 @@ class Evalsite:
     def eval_run_create(self, **fields) -> dict:
         return self.request("POST", "/api/eval-runs/", fields)
 
-    def eval_runs(self) -> list[dict]:
-        return self.request("GET", "/api/eval-runs/")
+    def eval_runs(self, limit: int = 50, **filters) -> list[dict]:
+        """The newest runs matching `filters` (name, agent_name, dataset_version, is_noop,
+        scored), at most `limit`."""
+        query = urllib.parse.urlencode({**filters, "limit": limit})
+        return self.request("GET", f"/api/eval-runs/?{query}")["results"]
 
     def eval_run(self, name_or_id: str) -> dict:
-        """A run by id or name."""
+        """A run by id, or the newest run of that name."""
         if str(name_or_id).isdigit():
             return self.request("GET", f"/api/eval-runs/{name_or_id}/")
-        for run in self.eval_runs():
-            if run["name"] == name_or_id:
-                return run
+        for run in self.eval_runs(limit=1, name=name_or_id):
+            return run
         raise EvalsiteError(f"No eval run named {name_or_id!r}.", 404, {"run": ["not found"]})
 
     def eval_run_judge(self, run_id: int, config: str) -> list[int]:

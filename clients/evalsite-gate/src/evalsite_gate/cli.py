@@ -226,18 +226,17 @@ def _judging_wait(site: Evalsite, run_id: int, args) -> None:
 def _baseline(site: Evalsite, candidate: dict, wanted: str) -> str:
     if wanted != "latest":
         return wanted
-    runs = [
-        r
-        for r in site.eval_runs()
-        if r["id"] != candidate["id"]
-        and not r["is_noop"]
-        and r["dataset_version"] == candidate["dataset_version"]
-        and r["agent_name"] == candidate["agent_name"]
-        and r.get("metrics")
-    ]
+    runs = site.eval_runs(
+        limit=2,
+        agent_name=candidate["agent_name"],
+        dataset_version=candidate["dataset_version"],
+        is_noop="false",
+        scored="true",
+    )
+    runs = [r for r in runs if r["id"] != candidate["id"]]
     if not runs:
         raise EvalsiteError("No earlier scored run of this agent and dataset to compare with.")
-    return str(max(runs, key=lambda r: r["created_at"])["id"])
+    return str(runs[0]["id"])
 
 
 def command_finish(site: Evalsite, args, run_name: str) -> int:

@@ -1,0 +1,182 @@
+"""The trace rows of one ingest call: locked when they exist, inserted whole when they do not.
+
+A trace new to the call is written once, with the values its spans give it, instead of being
+inserted blank and updated: every write of a trace row touches each of its indexes, and most
+calls bring new traces. The insert skips a trace another request created meanwhile; the
+caller then starts over, and the row is locked like any stored trace (TraceCreatedMeanwhile).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import orjson
+from django.db import IntegrityError, connection, transaction
+from django.db.models import NOT_PROVIDED, JSONField
+from psycopg.types.json import Jsonb
+
+from traces.ingest.bulk import binding_cursor, json_dumps, quote
+from traces.models import Trace
+
+# The Trace columns ingestion computes and writes back.
+TRACE_FIELDS = [
+    "task",
+    "final_answer",
+    "stop_reason",
+    "task_type",
+    "agent_name",
+    "agent_version",
+    "model",
+    "context",
+    "attributes",
+    "session",
+    "root_span_id",
+    "started_at",
+    "ended_at",
+    "span_count",
+    "error_count",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "content_hash",
+    "last_span_received_at",
+]
+TRACE_READ = ["external_id", "completed_at", "held_out", "spans_day", *TRACE_FIELDS]
+
+
+class TraceCreatedMeanwhile(Exception):
+    """Another request inserted one of the call's new traces after the call looked for it."""
+
+
+def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
+    """The stored traces among these external ids, locked in external id order, so two requests
+    never wait on each other crosswise. Each is its `pk` and TRACE_READ values."""
+    read = [Trace._meta.get_field(name) for name in TRACE_READ]
+    traces = (
+        Trace.objects.select_for_update()
+        .filter(project_id=project_pk, external_id__in=external_ids)
+        .order_by("external_id")
+    )
+    if connection.vendor != "postgresql":
+        return list(traces.values("pk", *(field.attname for field in read)))
+    # Table and column names come from the model, never from input.
+    sql = (
+        f"SELECT id, {', '.join(quote(f.column) for f in read)} "  # noqa: S608
+        f"FROM {quote(Trace._meta.db_table)} "
+        "WHERE project_id = %s AND external_id = ANY(%s) ORDER BY external_id FOR UPDATE"
+    )
+    with binding_cursor() as cursor:
+        cursor.execute(sql, [project_pk, external_ids])
+        fetched = cursor.fetchall()
+    rows = []
+    for pk, *values in fetched:
+        row = {"pk": pk}
+        for field, value in zip(read, values, strict=True):
+            # Django reads jsonb as text and decodes it in the field; so do we.
+            row[field.attname] = orjson.loads(value) if isinstance(field, JSONField) else value
+        rows.append(row)
+    return rows
+
+
+def trace_new_row(external_id: str, now: datetime) -> dict:
+    """TRACE_READ values of a trace not stored yet: the model's defaults, received now."""
+    row = {"pk": None, "external_id": external_id, "spans_day": now.astimezone(UTC).date()}
+    for name in TRACE_READ:
+        field = Trace._meta.get_field(name)
+        row.setdefault(field.attname, field.get_default())
+    return row
+
+
+def traces_insert(project_pk: int, traces: list, source_format: str, now: datetime) -> None:
+    """Insert new traces (plain objects with the TRACE_READ names) and set each one's `pk`.
+
+    Raises TraceCreatedMeanwhile, having inserted nothing that stays, when one of them was
+    created by another request since traces_lock looked."""
+    if not traces:
+        return
+    traces = sorted(traces, key=lambda trace: trace.external_id)
+    given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
+    fields = [
+        field
+        for field in Trace._meta.concrete_fields
+        if not field.primary_key and field.db_default is NOT_PROVIDED
+    ]
+    if connection.vendor != "postgresql":
+        _traces_insert_orm(traces, fields, given)
+        return
+    # One array a column, so the statement's text is the same for any number of traces; sent
+    # binary (%b), which psycopg dumps several times faster than text arrays.
+    columns = []
+    for field in fields:
+        if field.attname in given:
+            value = field.get_db_prep_save(given[field.attname], connection)
+            columns.append([value] * len(traces))
+        elif isinstance(field, JSONField):
+            columns.append([Jsonb(getattr(t, field.attname), dumps=json_dumps) for t in traces])
+        else:
+            columns.append([getattr(trace, field.attname) for trace in traces])
+    arrays = ", ".join(f"%b::{field.db_type(connection)}[]" for field in fields)
+    # Table and column names come from the model, never from input.
+    sql = (
+        f"INSERT INTO {quote(Trace._meta.db_table)} "  # noqa: S608
+        f"({', '.join(quote(field.column) for field in fields)}) SELECT * FROM unnest({arrays}) "
+        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id"
+    )
+    with binding_cursor() as cursor:
+        cursor.execute(sql, columns)
+        inserted = dict(cursor.fetchall())
+    if len(inserted) < len(traces):
+        raise TraceCreatedMeanwhile
+    for trace in traces:
+        trace.pk = inserted[trace.external_id]
+
+
+def _traces_insert_orm(traces: list, fields: list, given: dict) -> None:
+    """SQLite's path: the ORM inserts the rows and returns their keys."""
+    models = [
+        Trace(
+            **{
+                field.attname: given.get(field.attname, getattr(trace, field.attname, None))
+                for field in fields
+            }
+        )
+        for trace in traces
+    ]
+    try:
+        with transaction.atomic():
+            Trace.objects.bulk_create(models)
+    except IntegrityError as exc:
+        raise TraceCreatedMeanwhile from exc
+    for trace, model in zip(traces, models, strict=True):
+        trace.pk = model.pk
+
+
+def trace_rows_update(traces: list, fields: list[str]) -> None:
+    """UPDATE each trace's fields (read off plain objects by attribute) by primary key."""
+    if not traces:
+        return
+    columns = [Trace._meta.get_field(name) for name in fields]
+    assignments = ", ".join(f"{quote(c.column)} = %s" for c in columns)
+    # Table and column names come from the model, never from input.
+    sql = f"UPDATE {quote(Trace._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608
+    if connection.vendor == "postgresql":
+        # psycopg adapts these values itself; only JSON needs wrapping (and orjson is faster).
+        json_columns = {i for i, c in enumerate(columns) if isinstance(c, JSONField)}
+        params = [
+            [
+                Jsonb(getattr(trace, c.attname), dumps=json_dumps)
+                if i in json_columns
+                else getattr(trace, c.attname)
+                for i, c in enumerate(columns)
+            ]
+            + [trace.pk]
+            for trace in traces
+        ]
+    else:
+        params = [
+            [c.get_db_prep_save(getattr(trace, c.attname), connection) for c in columns]
+            + [trace.pk]
+            for trace in traces
+        ]
+    with binding_cursor() as cursor:
+        cursor.executemany(sql, params)
