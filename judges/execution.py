@@ -31,6 +31,7 @@ from judges.pass_rows import (
     judgment_claim_and_load,
     judgment_store,
     passes_locked,
+    trace_spans_ordered,
 )
 from judges.prompts import prompt_render
 from judges.providers import (
@@ -229,7 +230,7 @@ def judgment_request(judgment: Judgment) -> PassRequest:
     if judgment.session_id:
         prompt = session_prompt_render(judgment.rubric_version, judgment.session)
     else:
-        spans = list(judgment.trace.spans.order_by("position", "pk"))
+        spans = trace_spans_ordered(judgment.trace)
         prompt = prompt_render(judgment.rubric_version, judgment.trace, spans=spans)
     params = request_params(prompt, judgment.config)
     digest = request_hash(

@@ -15,7 +15,7 @@ from django.db.models import Field, Model
 from django.utils import timezone
 
 from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Judgment, JudgmentStatus
-from traces.models import Trace
+from traces.models import Span, Trace
 
 # Never read by reconciliation, and the largest columns of a pass.
 UNREAD_WHEN_LOCKED = ("raw_response", "explanation", "cited_spans")
@@ -141,6 +141,27 @@ def cached_reply_text(digest: str, judgment_id: int) -> str | None:
         cursor.execute(sql, [digest, JudgmentStatus.DONE.value, judgment_id])
         row = cursor.fetchone()
     return None if row is None else row[0]
+
+
+def trace_spans_ordered(trace: Trace) -> list[Span]:
+    """The trace's spans in trace order, as `trace.spans` gives them, read from its day's
+    partition alone: every span carries its trace's `spans_day`. None there while the trace
+    counts spans means retention moved them since `trace` was read; they are read again."""
+    fields = _fields(Span)
+    table = connection.ops.quote_name(Span._meta.db_table)
+    select = f"SELECT {_select_list(table, fields)} FROM {table} WHERE trace_id = %s"  # noqa: S608
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"{select} AND trace_day = %s ORDER BY position, id", [trace.pk, trace.spans_day]
+        )
+        rows = cursor.fetchall()
+        if not rows and trace.span_count:
+            cursor.execute(f"{select} ORDER BY position, id", [trace.pk])
+            rows = cursor.fetchall()
+    spans = [_instance(Span, fields, row) for row in rows]
+    for span in spans:
+        Span._meta.get_field("trace").set_cached_value(span, trace)
+    return spans
 
 
 def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
