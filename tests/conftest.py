@@ -14,6 +14,17 @@ def judge_online_only_when_calibrated(settings):
     settings.JUDGE_ONLINE_BEFORE_CALIBRATION = False
 
 
+@pytest.fixture(autouse=True)
+def process_caches_start_empty():
+    """Tokens and guardrail policies are remembered per process for seconds; a test's rolled
+    back rows must not be remembered into the next test."""
+    from accounts.authentication import token_cache
+    from judges.guardrails.check import project_policies
+
+    token_cache.clear()
+    project_policies.clear()
+
+
 @pytest.fixture
 def annotator(db):
     return UserFactory(username="annie", roles=[ANNOTATOR])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import django_filters
 from django_filters.rest_framework import DjangoFilterBackend
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
@@ -132,6 +132,16 @@ class TrueOrFalseFilter(django_filters.TypedChoiceFilter):
         super().__init__(choices=TRUE_OR_FALSE, coerce=lambda value: value == "true", **kwargs)
 
 
+@extend_schema_field({"type": "string", "enum": ["true", "false"]})
+class ScoredFilter(TrueOrFalseFilter):
+    """Whether the run has metrics yet."""
+
+    def filter(self, queryset, value):
+        if value in (None, ""):
+            return queryset
+        return queryset.exclude(metrics={}) if value else queryset.filter(metrics={})
+
+
 class EvalRunFilter(django_filters.FilterSet):
     """Every CI job records a run: a client finds its run or its baseline by these, not by
     reading them all."""
@@ -141,10 +151,7 @@ class EvalRunFilter(django_filters.FilterSet):
     agent_version = django_filters.CharFilter()
     dataset_version = django_filters.CharFilter(field_name="dataset_version__name")
     is_noop = TrueOrFalseFilter()
-    scored = TrueOrFalseFilter(method="scored_filter", label="Has metrics")
-
-    def scored_filter(self, queryset, name, value):
-        return queryset.exclude(metrics={}) if value else queryset.filter(metrics={})
+    scored = ScoredFilter(label="Has metrics")
 
 
 class EvalRunListView(GenericAPIView):
