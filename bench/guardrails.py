@@ -1,7 +1,7 @@
 """Server time of POST /api/guardrails/check for a 50-step trajectory under load (target: p99
 under 10 ms), this code against an earlier commit's, in the same run.
 
-Run: .venv/bin/python bench/guardrails.py [--clients 4] [--requests 150] [--database-url URL]
+Run: .venv/bin/python bench/guardrails.py [--clients 2] [--requests 150] [--database-url URL]
 (a throwaway SQLite file unless a database URL is given). Per tree (`--before`, `main` by
 default, unpacked with `git archive`, then this one) it starts `gunicorn evalsite.wsgi` with two
 workers on 127.0.0.1 and has `--clients` concurrent clients send `--requests` checks each, per
@@ -181,7 +181,8 @@ def spread(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=150, help="per client and shape")
-    parser.add_argument("--clients", type=int, default=4, help="concurrent clients")
+    # One client a worker keeps each busy; more, on the same cores, measures the clients too.
+    parser.add_argument("--clients", type=int, default=2, help="concurrent clients")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--steps", type=int, default=50)
     parser.add_argument("--before", default="main", help="the earlier commit; '' skips it")
