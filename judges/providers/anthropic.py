@@ -68,7 +68,8 @@ def messages_create(params: dict) -> ProviderReply:
     return _reply_from_body(response.json(), latency_ms)
 
 
-def _reply_from_body(body: dict, latency_ms: int) -> ProviderReply:
+def _reply_from_body(body: dict, latency_ms: int = 0) -> ProviderReply:
+    """The reply text and usage from a Messages API body (a batch result's message dumped)."""
     blocks = body.get("content") or []
     text = "".join(block.get("text", "") for block in blocks if block.get("type") == "text")
     usage = body.get("usage") or {}
@@ -78,19 +79,6 @@ def _reply_from_body(body: dict, latency_ms: int) -> ProviderReply:
         output_tokens=usage.get("output_tokens") or 0,
         cache_read_tokens=usage.get("cache_read_input_tokens") or 0,
         cache_write_tokens=usage.get("cache_creation_input_tokens") or 0,
-        latency_ms=latency_ms,
-    )
-
-
-def reply_from_message(message, latency_ms: int = 0) -> ProviderReply:
-    text = "".join(getattr(block, "text", "") for block in message.content if block.type == "text")
-    usage = message.usage
-    return ProviderReply(
-        text=text,
-        input_tokens=usage.input_tokens or 0,
-        output_tokens=usage.output_tokens or 0,
-        cache_read_tokens=usage.cache_read_input_tokens or 0,
-        cache_write_tokens=usage.cache_creation_input_tokens or 0,
         latency_ms=latency_ms,
     )
 
@@ -109,7 +97,9 @@ def batch_results(batch_id: str) -> list[tuple[str, ProviderReply | None, str]] 
     results = []
     for entry in client().messages.batches.results(batch_id):
         if entry.result.type == "succeeded":
-            results.append((entry.custom_id, reply_from_message(entry.result.message), ""))
+            results.append(
+                (entry.custom_id, _reply_from_body(entry.result.message.model_dump()), "")
+            )
         else:
             results.append((entry.custom_id, None, f"batch request {entry.result.type}"))
     return results
