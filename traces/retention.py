@@ -18,6 +18,7 @@ from datetime import UTC, timedelta
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models.deletion import Collector
 from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
@@ -122,8 +123,20 @@ def traces_delete(ids: list[int], span_rows: bool = True) -> None:
                 f"DELETE FROM {table} WHERE trace_id IN ({', '.join(['%s'] * len(ids))})",  # noqa: S608 - names from _meta, values bound
                 ids,
             )
-    Trace.objects.filter(pk__in=ids).delete()
+    collector = _CollectorPastSpans(using=connection.alias)
+    collector.collect(Trace.objects.filter(pk__in=ids))
+    collector.delete()
     sessions_totals_recount(sessions)
+
+
+class _CollectorPastSpans(Collector):
+    """Django's cascade, minus the spans: they are gone already (or go with their partition),
+    and the cascade would read every one of them to delete them by rows."""
+
+    def related_objects(self, related_model, related_fields, objs):
+        if related_model is Span:
+            return Span.objects.none()
+        return super().related_objects(related_model, related_fields, objs)
 
 
 def retention_cutoff(project: Project, now=None):

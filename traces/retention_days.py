@@ -3,10 +3,11 @@
 A day's partition holds the spans of the traces received that day (traces.span_partitions).
 Once the whole day is past the retention time of every project with a trace in it, the traces
 something still relies on (traces.retention.traces_expirable says which) have their spans moved
-to today's partition and the partition is dropped: one transaction a day, with the day's traces
-locked, so a worker that dies leaves the day whole and the next run starts it again. The other
-traces are then deleted with what they own, a batch a transaction. A day with a project keeping
-its traces longer (or for ever) is left to traces.retention's row by row batches.
+to today's partition, the other traces are deleted with what they own (but not their spans), and
+the partition is dropped last: one transaction a day, with the day's traces locked from the start,
+so nothing can take hold of a trace whose spans are going, and a worker that dies leaves the day
+whole for the next run. A day with a project keeping its traces longer (or for ever) is left to
+traces.retention's row by row batches.
 """
 
 import logging
@@ -28,7 +29,7 @@ from traces.span_partitions import (
 
 logger = logging.getLogger(__name__)
 
-# Trace ids per delete transaction, as the row batches take them.
+# Trace ids per delete statement, as the row batches take them.
 DELETE_CHUNK = RETENTION_BATCH
 
 
@@ -93,36 +94,19 @@ def spans_day_expire(day: date, now: datetime | None = None) -> int | None:
             kept = sorted({pk for pk, _ in day_traces} - expired)
             if kept:
                 spans_day_move(kept, day, today)
+            ordered = sorted(expired)
+            for start in range(0, len(ordered), DELETE_CHUNK):
+                traces_delete(ordered[start : start + DELETE_CHUNK], span_rows=False)
             # From here to commit the spans table is locked for everyone, so the drop is last.
             span_partition_drop(day)
     except OperationalError as error:
         if not isinstance(error.__cause__, LockNotAvailable):
             raise
         raise SpansTableBusy(day) from error
-    # The day's traces go after the drop (before it, Django's cascade would delete their spans
-    # by rows), a batch a transaction; a trace something took hold of since the drop stays
-    # (its spans went with the day), and a worker that dies here leaves the rest to
-    # traces.retention's batches.
-    ordered = sorted(expired)
-    for start in range(0, len(ordered), DELETE_CHUNK):
-        _traces_without_spans_delete(ordered[start : start + DELETE_CHUNK], now)
     logger.info(
         "spans partition of %s dropped: %s traces gone, %s kept", day, len(expired), len(kept)
     )
     return len(expired)
-
-
-def _traces_without_spans_delete(ids: list[int], now: datetime) -> None:
-    with transaction.atomic():
-        for project in Project.objects.filter(traces__pk__in=ids).distinct():
-            expirable = (
-                traces_expirable(project, retention_cutoff(project, now))
-                .filter(pk__in=ids)
-                .select_for_update(of=("self",))
-            )
-            chunk = list(expirable.values_list("pk", flat=True))
-            if chunk:
-                traces_delete(chunk, span_rows=False)
 
 
 def spans_day_expire_oldest(now: datetime | None = None) -> int | None:

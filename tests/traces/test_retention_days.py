@@ -1,11 +1,13 @@
 """Retention on PostgreSQL: a day past every project's retention is dropped as a partition, what
 anything relies on moved out first; other days go row by row."""
 
+import threading
+import time
 from datetime import timedelta
 
 import psycopg
 import pytest
-from django.db import connection
+from django.db import IntegrityError, connection
 from django.utils import timezone
 
 from golden.evals.services import eval_run_create
@@ -22,7 +24,7 @@ from tests.factories import (
     TraceFactory,
 )
 from tests.traces.test_ingest_otlp import recorded_spans, send
-from traces import span_partitions, tasks
+from traces import retention_days, span_partitions, tasks
 from traces.models import Feedback, Project, Session, Span, Trace, utc_today
 from traces.retention_days import spans_day_expire, spans_days_expirable
 from traces.span_partitions import partition_name, span_partitions_ensure
@@ -194,3 +196,39 @@ def test_a_day_the_readers_keep_busy_stays_whole_and_waits_for_the_next_run(monk
     assert removed == 0 and again == []
     assert _partition_exists(OLD) and old.spans.count() == 2
     assert Trace.objects.filter(pk=old.pk).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_golden_example_made_while_the_day_expires_fails_rather_than_keep_a_trace_without_spans(
+    monkeypatch,
+):
+    # given an expired day (committed), and someone making a golden example of one of its
+    # traces from another connection just before the partition is dropped
+    old = _trace(ProjectFactory(retention_days=30))
+    outcome = []
+
+    def golden_example_make():
+        try:
+            GoldenExampleFactory(source_trace_id=old.pk)
+            outcome.append("made")
+        except IntegrityError:
+            outcome.append("refused")
+        finally:
+            connection.close()
+
+    maker = threading.Thread(target=golden_example_make)
+    drop = retention_days.span_partition_drop
+
+    def drop_while_someone_takes_hold(day):
+        maker.start()
+        time.sleep(0.3)  # long enough for the maker to be waiting on the trace's row
+        drop(day)
+
+    monkeypatch.setattr(retention_days, "span_partition_drop", drop_while_someone_takes_hold)
+    # when the day expires
+    assert spans_day_expire(OLD) == 1
+    maker.join(timeout=10)
+    # then the example waited for the day and was refused: no trace was left without its spans
+    assert outcome == ["refused"]
+    assert not Trace.objects.filter(pk=old.pk).exists()
+    assert not GoldenExample.objects.exists()
