@@ -17,7 +17,10 @@ ANY_INDEXED = re.compile(r"(?<![\w.-])[A-Za-z_][\w.-]*(?:\[\d+\]| #\d+)")
 def _mentions(explanation: str, names: list[str], span_ids: list[str]) -> list[str]:
     """Span references in the text, in the order they first appear."""
     found: list[tuple[int, str]] = []
-    alternatives = sorted({*names, *span_ids}, key=len, reverse=True)
+    # Only what the text contains can match: the pattern is then the few names cited, which
+    # recur across traces and come compiled from re's cache, not every span id of the trace.
+    present = {a for a in (*names, *span_ids) if a in explanation}
+    alternatives = sorted(present, key=len, reverse=True)
     if alternatives:
         known = re.compile(
             r"(?<![\w.-])(?:"
