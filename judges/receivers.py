@@ -8,6 +8,7 @@ from django.dispatch import receiver
 from judges.guardrails.check import project_policies
 from judges.guardrails.models import GuardrailPolicy
 from judges.services import trace_judge_online, verdicts_mark_stale
+from judges.trajectory.policy_cache import policies_by_project
 from judges.trajectory.redflag_store import red_flags_recheck_late
 from traces.models import Project
 from traces.signals import spans_ingested, trace_completed
@@ -31,3 +32,4 @@ def recheck_traces_with_late_spans(sender, trace_ids, **kwargs):
 def guardrail_policies_forget(sender, **kwargs):
     """A changed policy or project counts from the next check made by this process."""
     project_policies.clear()
+    policies_by_project.clear()

@@ -20,9 +20,11 @@ def process_caches_start_empty():
     back rows must not be remembered into the next test."""
     from accounts.authentication import token_cache
     from judges.guardrails.check import project_policies
+    from judges.trajectory.policy_cache import policies_by_project
 
     token_cache.clear()
     project_policies.clear()
+    policies_by_project.clear()
 
 
 @pytest.fixture

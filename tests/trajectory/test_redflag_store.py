@@ -3,12 +3,15 @@ read by reconciliation and the review queue in between."""
 
 import pytest
 
+from judges.guardrails.models import GuardrailPolicy
 from judges.models import RedFlag, RedFlagCheck
 from judges.reconcile import judgment_reconcile
 from judges.trajectory import redflag_store
+from judges.trajectory.redflags import flag_rules_for
 from reviews.models import ReviewItem
 from tests.factories import JudgeRunFactory, JudgmentFactory, ProjectFactory
 from traces.ingest.services import ingest_span_tree
+from traces.models import Trace
 
 pytestmark = pytest.mark.django_db
 
@@ -106,3 +109,23 @@ def test_late_spans_check_the_trace_again(evaluations):
     # then the checks ran a second time and the loop is stored
     assert evaluations == [trace.pk, trace.pk]
     assert list(RedFlag.objects.filter(trace=trace).values_list("kind", flat=True)) == ["loop"]
+
+
+def test_a_project_s_policy_is_read_once_for_its_checks_until_it_is_saved(
+    django_assert_num_queries,
+):
+    project = ProjectFactory()
+    trace = Trace(project=project, context={})
+    with django_assert_num_queries(1):
+        assert flag_rules_for(trace).loop_repeats == 3  # the settings' default: no policy
+        assert flag_rules_for(trace).loop_repeats == 3
+
+    policy = GuardrailPolicy.objects.create(project=project, loop_repeats=5, max_steps=9)
+    assert flag_rules_for(trace).loop_repeats == 5, "a saved policy was not read afresh"
+    GuardrailPolicy.objects.filter(pk=policy.pk).update(loop_repeats=7)
+    assert flag_rules_for(trace).loop_repeats == 5, "remembered for seconds, not read per check"
+    policy.refresh_from_db()
+    policy.save()
+    assert flag_rules_for(trace).max_steps == 9 and flag_rules_for(trace).loop_repeats == 7
+    policy.delete()
+    assert flag_rules_for(trace).loop_repeats == 3, "a deleted policy was still applied"
