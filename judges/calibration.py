@@ -12,7 +12,7 @@ import hashlib
 from collections.abc import Sequence
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
@@ -34,6 +34,21 @@ def judge_version_approved_for_online(rubric_version, config) -> bool:
     return JudgeCalibration.objects.filter(
         rubric_version=rubric_version, config=config, status=CalibrationStatus.APPROVED
     ).exists()
+
+
+def calibration_may_sample(verdict: Verdict) -> bool:
+    """Whether a verdict can be a calibration sample: it has a score and its judge version is
+    calibrating or not yet seen. One plain query: approved versions, the bulk of traffic,
+    stop here, before anything else is asked about the verdict."""
+    if verdict.score is None:
+        return False
+    sql = (
+        "SELECT status FROM judges_judgecalibration WHERE rubric_version_id = %s AND config_id = %s"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [verdict.rubric_version_id, verdict.config_id])
+        row = cursor.fetchone()
+    return row is None or row[0] == CalibrationStatus.CALIBRATING
 
 
 def _sample_fraction(verdict: Verdict) -> float:

@@ -17,8 +17,6 @@ from django.utils import timezone
 from judges.citations import citations_resolve
 from judges.costs import call_cost_usd
 from judges.models import (
-    JudgeRun,
-    JudgeRunScope,
     JudgeRunStatus,
     Judgment,
     JudgmentStatus,
@@ -28,6 +26,7 @@ from judges.models import (
 from judges.parsing import reply_parse
 from judges.pass_rows import (
     cached_reply_text,
+    judge_run_finish_if_done,
     judgment_claim_and_load,
     judgment_store,
     passes_locked,
@@ -283,19 +282,6 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
         return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
     return judgment_complete(
         judgment, reply, digest, span_names=request.span_names, spans=request.spans
-    )
-
-
-def judge_run_finish_if_done(run_id: int) -> bool:
-    """Mark a run done once none of its passes is outstanding; a standing online run of
-    traces never ends (each idle-session sweep starts a run of its own, which does)."""
-    outstanding = Judgment.objects.filter(run_id=run_id, status__in=UNFINISHED_STATES).exists()
-    if outstanding:
-        return False
-    return bool(
-        JudgeRun.objects.filter(pk=run_id, status=JudgeRunStatus.RUNNING)
-        .exclude(online=True, scope=JudgeRunScope.TRACE)
-        .update(status=JudgeRunStatus.DONE, finished_at=timezone.now())
     )
 
 

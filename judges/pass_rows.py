@@ -1,5 +1,6 @@
 """The rows every judge pass reads and writes, in plain SQL: the claim (with the load of the
-pass on PostgreSQL), the request-cache lookup, the lock on a trace's passes and the store.
+pass on PostgreSQL), the request-cache lookup, the lock on a trace's passes, the store, and on
+the pass that finishes a trace, its written verdict and whether the run is done.
 
 Judging is bounded by worker CPU, and the ORM building these statements was the largest
 part of a pass's CPU; the statements are the ORM's own, written out once. Rows become model
@@ -14,7 +15,14 @@ from django.db import connection
 from django.db.models import Field, Model
 from django.utils import timezone
 
-from judges.models import JudgeConfig, JudgeRun, JudgeRunStatus, Judgment, JudgmentStatus
+from judges.models import (
+    JudgeConfig,
+    JudgeRun,
+    JudgeRunScope,
+    JudgeRunStatus,
+    Judgment,
+    JudgmentStatus,
+)
 from traces.models import Span, Trace
 
 # Never read by reconciliation, and the largest columns of a pass.
@@ -26,6 +34,13 @@ CLAIM_RELATED = (("trace", Trace), ("config", JudgeConfig), ("run", JudgeRun))
 @cache
 def _fields(model: type[Model], deferred: tuple[str, ...] = ()) -> tuple[Field, ...]:
     return tuple(f for f in model._meta.concrete_fields if f.attname not in deferred)
+
+
+@cache
+def _named_fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field, ...]:
+    # In the model's order, which `Model.from_db` expects of a row with fewer fields.
+    named = {model._meta.get_field(name) for name in names}
+    return tuple(f for f in model._meta.concrete_fields if f in named)
 
 
 def _select_list(alias: str, fields: tuple[Field, ...]) -> str:
@@ -188,3 +203,64 @@ def judgment_store(judgment: Judgment, names: list[str]) -> None:
     sql = f"UPDATE judges_judgment SET {assignments} WHERE id = %s"  # noqa: S608 - model columns
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, judgment.pk])
+
+
+def instances_where(
+    model: type[Model],
+    names: tuple[str, ...],
+    where: str,
+    params: list,
+    *,
+    order: str = "id",
+    lock: bool = False,
+) -> list[Model]:
+    """Rows of `model` matching `where` (SQL over its table) in `order`, with the fields
+    `names` only, as `.only(*names)` gives them; `lock` locks them as `select_for_update()`
+    does, inside the caller's transaction."""
+    fields = _named_fields(model, names)
+    table = connection.ops.quote_name(model._meta.db_table)
+    lock_sql = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
+    sql = (
+        f"SELECT {_select_list(table, fields)} FROM {table} "  # noqa: S608 - model columns
+        f"WHERE {where} ORDER BY {order}{lock_sql}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    return [_instance(model, fields, row) for row in rows]
+
+
+def verdict_written_id(trace_id: int, run_id: int) -> int | None:
+    """The id of the verdict a run already wrote for a trace, if it did."""
+    sql = "SELECT id FROM judges_verdict WHERE trace_id = %s AND run_id = %s ORDER BY id LIMIT 1"
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [trace_id, run_id])
+        row = cursor.fetchone()
+    return None if row is None else row[0]
+
+
+def judge_run_finish_if_done(run_id: int) -> bool:
+    """Mark a run done once none of its passes is outstanding, in one statement; a standing
+    online run of traces never ends (each idle-session sweep starts a run of its own, which
+    does)."""
+    sql = """
+        UPDATE judges_judgerun SET status = %s, finished_at = %s
+        WHERE id = %s AND status = %s AND NOT (online = %s AND scope = %s)
+          AND NOT EXISTS (
+            SELECT 1 FROM judges_judgment WHERE run_id = %s AND status IN (%s, %s)
+          )
+    """
+    params = [
+        JudgeRunStatus.DONE.value,
+        connection.ops.adapt_datetimefield_value(timezone.now()),
+        run_id,
+        JudgeRunStatus.RUNNING.value,
+        True,
+        JudgeRunScope.TRACE.value,
+        run_id,
+        JudgmentStatus.PENDING.value,
+        JudgmentStatus.RUNNING.value,
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount == 1

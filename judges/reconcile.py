@@ -18,6 +18,7 @@ from judges.models import (
     Verdict,
     VerdictStatus,
 )
+from judges.pass_rows import verdict_written_id
 from judges.signals import verdict_needs_review, verdict_written
 from judges.verdict_reasons import VerdictReason
 from traces.models import Trace
@@ -122,9 +123,9 @@ def judgment_reconcile(
         # A cancelled run leaves traces half judged; one pass is not a verdict.
         return None
     first = passes[0]
-    existing = Verdict.objects.filter(trace_id=first.trace_id, run=run).first()
-    if existing:
-        return existing
+    written = verdict_written_id(first.trace_id, run.pk)
+    if written is not None:
+        return Verdict.objects.get(pk=written)
 
     usable = [p for p in passes if p.status == JudgmentStatus.DONE and p.score is not None]
     config = config or run.config

@@ -8,7 +8,11 @@ judge version's agreement with people.
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from judges.calibration import calibration_sample_claim, judge_calibration_update
+from judges.calibration import (
+    calibration_may_sample,
+    calibration_sample_claim,
+    judge_calibration_update,
+)
 from judges.signals import verdict_written
 from reviews.models import Queue, ReviewItem, ReviewReason, ReviewStatus
 from reviews.services import review_item_enqueue
@@ -47,6 +51,8 @@ def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]
 
 @receiver(verdict_written, dispatch_uid="reviews.calibration_sample")
 def calibration_sample_verdict(sender, verdict, **kwargs):
+    if not calibration_may_sample(verdict):
+        return
     # Held-out golden traces never feed calibration.
     if not traces_visible(None).filter(pk=verdict.trace_id).exists():
         return

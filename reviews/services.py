@@ -8,11 +8,11 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from core.errors import ApplicationError
+from judges.pass_rows import instances_where
 from judges.trajectory.redflag_store import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 from reviews.claims import LockLost, lock_expiry, lock_lost_message, review_item_holds_release
@@ -30,6 +30,7 @@ from reviews.scoring import explanation_clean, failure_tags_clean, score_with_cr
 logger = logging.getLogger(__name__)
 
 DEFAULT_QUEUE_NAME = "Default"
+QUEUE_FIELDS = tuple(field.name for field in Queue._meta.concrete_fields)
 TASK_EXCERPT_CHARS = 500
 
 
@@ -37,14 +38,19 @@ def queue_for_rubric(rubric, project=None) -> Queue:
     """The queue named for the rubric, else the one named for the project, else the default.
     Each may be given as the row or its id."""
     # One query for the three candidates; the first rank present wins, by priority then age.
-    candidates = Q(name=DEFAULT_QUEUE_NAME)
-    if rubric is not None:
-        candidates |= Q(rubric=rubric)
-    if project is not None:
-        candidates |= Q(project=project, rubric__isnull=True)
-    found = list(Queue.objects.filter(candidates).order_by("-priority", "pk"))
+    # Plain SQL: every agreed verdict asks (its audit rate), and judging is bound by CPU.
     rubric_id = getattr(rubric, "pk", rubric)
     project_id = getattr(project, "pk", project)
+    candidates, params = ["name = %s"], [DEFAULT_QUEUE_NAME]
+    if rubric is not None:
+        candidates.append("rubric_id = %s")
+        params.append(rubric_id)
+    if project is not None:
+        candidates.append("(project_id = %s AND rubric_id IS NULL)")
+        params.append(project_id)
+    found = instances_where(
+        Queue, QUEUE_FIELDS, " OR ".join(candidates), params, order="priority DESC, id"
+    )
     ranks = (
         lambda q: rubric is not None and q.rubric_id == rubric_id,
         lambda q: project is not None and q.project_id == project_id and q.rubric_id is None,

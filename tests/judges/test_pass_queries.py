@@ -30,11 +30,12 @@ pytestmark = pytest.mark.django_db
 # passes, store.
 PASS_QUERIES = 5
 # The last pass also writes the verdict: look for one, the red-flag check (is it stored, lock
-# the trace, stored meanwhile?, the project's policy, clear, mark checked), the verdict, the
-# calibration and audit hand-offs (held out?, calibration state, queue), is the run done.
-LAST_PASS_QUERIES = PASS_QUERIES + 13
+# the trace, stored meanwhile?, the project's policy, which the process then remembers for
+# seconds, clear, mark checked), the verdict, the calibration and audit hand-offs
+# (calibration state, which ends it for an approved version; queue), finish the run if done.
+LAST_PASS_QUERIES = PASS_QUERIES + 11
 # A trace whose red flags were checked when it completed: is it stored, read them.
-LAST_PASS_CHECKED_QUERIES = PASS_QUERIES + 9
+LAST_PASS_CHECKED_QUERIES = PASS_QUERIES + 7
 
 
 def _statements(captured) -> list[str]:

@@ -8,8 +8,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from judges.models import Judgment, JudgmentStatus
-from judges.pass_rows import judgment_claim_and_load, passes_locked, trace_spans_ordered
+from judges.models import JudgeRun, JudgeRunScope, JudgeRunStatus, Judgment, JudgmentStatus
+from judges.pass_rows import (
+    instances_where,
+    judge_run_finish_if_done,
+    judgment_claim_and_load,
+    passes_locked,
+    trace_spans_ordered,
+    verdict_written_id,
+)
 from judges.services import judge_run_start
 from tests.judges import sample_traces
 from traces.models import Span, Trace
@@ -81,3 +88,50 @@ def test_a_trace_s_spans_come_in_order_even_when_retention_moved_their_day():
     Trace.objects.filter(pk=trace.pk).update(spans_day=moved)
 
     assert trace_spans_ordered(stale) == expected
+
+
+def test_rows_read_with_some_fields_come_typed_as_the_orm_s_only_gives_them():
+    trace = sample_traces.travel_book_ok()
+    Trace.objects.filter(pk=trace.pk).update(last_span_received_at=trace.created_at)
+    names = ("span_count", "id", "last_span_received_at")  # not in the model's order
+
+    [row] = instances_where(Trace, names, "id = %s", [trace.pk], lock=True)
+
+    expected = Trace.objects.only(*names).get(pk=trace.pk)
+    assert row.get_deferred_fields() == expected.get_deferred_fields()
+    for name in names:
+        assert getattr(row, name) == getattr(expected, name), name
+    assert row.last_span_received_at is not None and row.span_count == expected.span_count
+    assert instances_where(Trace, names, "id = %s", [-1]) == []
+
+
+def test_a_run_is_finished_once_no_pass_is_outstanding_and_a_standing_online_run_never(
+    tool_rubric, default_config, capture
+):
+    run, (first, second) = _run(tool_rubric, default_config, capture)
+    Judgment.objects.filter(pk=first.pk).update(status=JudgmentStatus.DONE)
+
+    assert not judge_run_finish_if_done(run.pk), "finished with a pass pending"
+    Judgment.objects.filter(pk=second.pk).update(status=JudgmentStatus.RUNNING)
+    assert not judge_run_finish_if_done(run.pk), "finished with a pass running"
+    Judgment.objects.filter(pk=second.pk).update(status=JudgmentStatus.FAILED)
+    assert judge_run_finish_if_done(run.pk)
+    run.refresh_from_db()
+    assert run.status == JudgeRunStatus.DONE and run.finished_at is not None
+    assert not judge_run_finish_if_done(run.pk), "finished twice"
+
+    JudgeRun.objects.filter(pk=run.pk).update(status=JudgeRunStatus.RUNNING, online=True)
+    assert not judge_run_finish_if_done(run.pk), "a standing online run of traces ended"
+    JudgeRun.objects.filter(pk=run.pk).update(scope=JudgeRunScope.SESSION)
+    assert judge_run_finish_if_done(run.pk), "an idle-session sweep's run never ended"
+
+
+def test_the_written_verdict_of_a_trace_is_found_by_its_run(tool_rubric, default_config, capture):
+    run, (first, _) = _run(tool_rubric, default_config, capture)
+    assert verdict_written_id(first.trace_id, run.pk) is None
+    verdict = run.verdicts.create(
+        trace_id=first.trace_id, rubric_version=tool_rubric, config=default_config, status="agreed"
+    )
+
+    assert verdict_written_id(first.trace_id, run.pk) == verdict.pk
+    assert verdict_written_id(first.trace_id, run.pk + 1) is None
