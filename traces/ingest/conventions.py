@@ -217,18 +217,21 @@ def trace_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     """Trace-level values (task, final answer, stop reason, agent) a span carries."""
     picks = attribute_picks(attributes) if picks is None else picks
     out = {}
-    for field in TRACE_FIELDS:
-        value = picks.get(f"trace.{field}")
+    for field, key in _TRACE_PICKS:
+        value = picks.get(key)
         if value is not None:
             out[field] = value if isinstance(value, str) else json.dumps(value)
     return out
+
+
+_TRACE_PICKS = tuple((field, f"trace.{field}") for field in TRACE_FIELDS)
 
 
 def cost_declared(attributes: Mapping, picks: dict | None = None):
     """The cost a span states for itself: a total, else the sum of its parts; None if none."""
     picks = attribute_picks(attributes) if picks is None else picks
     total = picks.get("cost_usd")
-    if total is not None:
+    if total is not None or _COST_PARTS.isdisjoint(attributes):
         return total
     for names in COST_PART_ATTRIBUTES:
         parts = [attributes.get(name) for name in names]
@@ -238,6 +241,7 @@ def cost_declared(attributes: Mapping, picks: dict | None = None):
     return None
 
 
+_COST_PARTS = frozenset(name for names in COST_PART_ATTRIBUTES for name in names)
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
 
