@@ -33,11 +33,15 @@ from traces.ingest.convention_tables import (
 from traces.models import SpanKind
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
+_JSON_OPENINGS = frozenset("{[")
 
 
 def json_maybe(value):
     """Decode a JSON string that holds an object or array; anything else stays as it is."""
     if isinstance(value, str):
+        first = value[:1]
+        if first not in _JSON_OPENINGS and not first.isspace():
+            return value  # most strings: no copy made to find out
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
@@ -204,11 +208,11 @@ def _single(values: list):
 def span_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     """Scalar span fields (tool name, model, tokens, cost, provider) from attributes."""
     picks = attribute_picks(attributes) if picks is None else picks
-    out = {field: picks[field] for field in SPAN_FIELDS if field in picks}
+    out = {field: value for field, value in picks.items() if field in SPAN_FIELDS}
     if "provider" in out:
         out["provider"] = PROVIDER_ALIASES.get(str(out["provider"]), str(out["provider"]))
-    for field in ("input_tokens", "output_tokens"):
-        out[field] = _as_int(out.get(field))
+    out["input_tokens"] = _as_int(out.get("input_tokens"))
+    out["output_tokens"] = _as_int(out.get("output_tokens"))
     # Reasoning tokens are part of output already; cache reads are part of input.
     return out
 
@@ -247,6 +251,10 @@ MAX_TOKENS = 2**31 - 1
 
 
 def _as_int(value) -> int:
+    if type(value) is int and 0 <= value <= MAX_TOKENS:
+        return value
+    if value is None:
+        return 0
     try:
         return min(max(int(value), 0), MAX_TOKENS)
     except (TypeError, ValueError, OverflowError):

@@ -196,8 +196,8 @@ def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider:
             cost = None
     if cost is None or not cost.is_finite():
         cost = prices.cost_estimate(model, input_tokens, output_tokens, provider)
-    cost = min(max(cost, Decimal(0)), prices.MAX_COST)
-    return cost.quantize(Decimal("0.000001"))
+    cost = min(max(cost, _NO_COST), prices.MAX_COST)
+    return cost.quantize(_NO_COST)
 
 
 def nul_free(value):
