@@ -34,6 +34,7 @@ from bench.ingest_ceiling import ceiling_measure  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
+CEILING_PASSES = 3
 MEDIA = {"protobuf": "application/x-protobuf", "json": "application/json"}
 # Run inside the served tree: migrate, empty the trace and session tables (every run makes the
 # same sessions), print an annotator's API token.
@@ -287,7 +288,10 @@ def summary(runs: list[dict], ceilings: list[float], args) -> None:
         return [r["per_cpu_second"] for r in runs if r["label"] == label and r["format"] == fmt]
 
     ceiling = statistics.mean(ceilings)
-    print(f"\nceiling (decode + flatten + COPY, one process): {ceiling:,.0f} spans per CPU-second")
+    print(
+        f"\nceiling (decode + flatten + COPY, one process, best of {CEILING_PASSES} passes): "
+        f"{ceiling:,.0f} spans per CPU-second"
+    )
     labels = ["this"] + (["base"] if args.compare else [])
     for fmt in args.formats:
         for label in labels:
@@ -331,9 +335,12 @@ def main():
     database_ensure(args.database_url)
     runs, ceilings = [], []
     for repetition in range(args.repeat):
-        ceiling = ceiling_measure(args.database_url, all_bodies)
-        ceilings.append(ceiling["per_cpu_second"])
-        rate = ceiling["per_cpu_second"]
+        # A limit is the best it does: the fastest of a few passes, as one pass varies by a third.
+        rate = max(
+            ceiling_measure(args.database_url, all_bodies)["per_cpu_second"]
+            for _ in range(CEILING_PASSES)
+        )
+        ceilings.append(rate)
         print(f"[{repetition + 1}] ceiling: {rate:,.0f} spans/CPU-s, load {load()}", flush=True)
         # Alternate which tree goes first so a change in the machine's load hits both alike.
         order = trees if repetition % 2 == 0 else trees[::-1]

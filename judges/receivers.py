@@ -20,9 +20,11 @@ def judge_completed_trace(sender, trace, **kwargs):
 
 
 @receiver(spans_ingested, dispatch_uid="judges.mark_stale")
-def recheck_traces_with_late_spans(sender, trace_ids, **kwargs):
-    verdicts_mark_stale(trace_ids)
-    red_flags_recheck_late(trace_ids)
+def recheck_traces_with_late_spans(sender, trace_ids, stored_before=None, session_ids=None, **kw):
+    earlier = trace_ids if stored_before is None else stored_before
+    verdicts_mark_stale(earlier, session_ids)
+    if earlier:
+        red_flags_recheck_late(earlier)
 
 
 @receiver(post_save, sender=GuardrailPolicy, dispatch_uid="judges.guardrail_policy_saved")

@@ -242,11 +242,19 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
     return runs
 
 
-def verdicts_mark_stale(trace_ids: Iterable[int]) -> int:
+def verdicts_mark_stale(trace_ids: Iterable[int], session_ids: Iterable[int] | None = None) -> int:
     """Spans arrived after judging: the verdicts on those traces no longer saw the whole trace,
-    nor did the verdicts on their sessions (a new trace or span in the conversation)."""
+    nor did the verdicts on their sessions (a new trace or span in the conversation): the given
+    sessions, else the traces' own."""
     trace_ids = list(trace_ids)
-    sessions = Trace.objects.filter(pk__in=trace_ids, session__isnull=False).values("session_id")
-    on_traces = Verdict.objects.filter(trace_id__in=trace_ids, stale=False).update(stale=True)
-    on_sessions = Verdict.objects.filter(session_id__in=sessions, stale=False).update(stale=True)
-    return on_traces + on_sessions
+    if session_ids is None:
+        sessions = Trace.objects.filter(pk__in=trace_ids, session__isnull=False)
+        session_ids = sessions.values("session_id")
+    else:
+        session_ids = list(session_ids)
+    stale = 0
+    for column, ids in (("trace_id", trace_ids), ("session_id", session_ids)):
+        if isinstance(ids, list) and not ids:
+            continue  # nothing to mark: no query
+        stale += Verdict.objects.filter(**{f"{column}__in": ids}, stale=False).update(stale=True)
+    return stale

@@ -2,7 +2,9 @@
 
 from django.dispatch import Signal
 
-# Sent with trace_ids=[Trace.pk, ...] after a request's spans are stored.
+# Sent with trace_ids=[Trace.pk, ...] after a request's spans are stored; ingest also names
+# which of them were stored before it (stored_before) and the sessions made before it that
+# those traces are in (session_ids): a trace or session new to the request has no verdicts.
 spans_ingested = Signal()
 
 # Sent with trace=<Trace> once its root span has ended and no span arrived for

@@ -184,6 +184,22 @@ def test_models_the_old_table_never_knew_are_priced(model, provider):
     assert record.cost_usd > 0
 
 
+@pytest.mark.parametrize("input_tokens", [1_000, 199_000, 200_000, 450_000])
+def test_a_tiered_price_matches_genai_prices_on_both_sides_of_its_tier(input_tokens):
+    from genai_prices import Usage, calc_price
+
+    from traces.ingest.prices import cost_estimate
+
+    usage = Usage(input_tokens=input_tokens, output_tokens=999)
+    full = calc_price(usage, model_ref="claude-sonnet-4-5", provider_id="anthropic").total_price
+
+    estimate = cost_estimate("claude-sonnet-4-5", input_tokens, 999, "anthropic")
+
+    assert estimate.quantize(Decimal("0.000001")) == Decimal(str(full)).quantize(
+        Decimal("0.000001")
+    )
+
+
 def test_a_frameworks_own_cost_parts_win_over_the_price():
     record = span_record_build(
         trace_external_id="t",

@@ -131,6 +131,30 @@ def test_spans_ingested_is_sent_with_the_trace_ids():
     assert seen == [[Trace.objects.get().pk]]
 
 
+def test_a_new_trace_makes_its_sessions_verdicts_stale_and_leaves_other_traces_alone():
+    # given a judged trace of a conversation (all but one span of it), and one of another
+    from judges.models import Verdict
+    from tests.factories import VerdictFactory
+
+    spans = recorded_spans()
+    send(spans[1:])
+    first = Trace.objects.get()
+    on_trace = VerdictFactory(trace=first)
+    on_session = VerdictFactory(trace=first, session=first.session)
+    elsewhere = VerdictFactory()
+    # when another trace of the same conversation arrives
+    send(recorded_spans())
+    # then the session's verdict saw less than the session has now; the first trace's did not
+    assert set(Verdict.objects.filter(stale=True).values_list("pk", flat=True)) == {on_session.pk}
+    # and the first trace's late span makes its own verdict stale, no other
+    send(spans[:1])
+    assert set(Verdict.objects.filter(stale=True).values_list("pk", flat=True)) == {
+        on_session.pk,
+        on_trace.pk,
+    }
+    assert elsewhere.session_id is None
+
+
 def test_query_count_does_not_grow_with_traces_in_a_request():
     # given 1 trace and 20 traces (220 spans)
     one, twenty = recorded_spans(1), recorded_spans(20)

@@ -33,11 +33,15 @@ from traces.ingest.convention_tables import (
 from traces.models import SpanKind
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
+_JSON_OPENINGS = frozenset("{[")
 
 
 def json_maybe(value):
     """Decode a JSON string that holds an object or array; anything else stays as it is."""
     if isinstance(value, str):
+        first = value[:1]
+        if first not in _JSON_OPENINGS and not first.isspace():
+            return value  # most strings: no copy made to find out
         stripped = value.strip()
         if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
             try:
@@ -204,11 +208,11 @@ def _single(values: list):
 def span_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     """Scalar span fields (tool name, model, tokens, cost, provider) from attributes."""
     picks = attribute_picks(attributes) if picks is None else picks
-    out = {field: picks[field] for field in SPAN_FIELDS if field in picks}
+    out = {field: value for field, value in picks.items() if field in SPAN_FIELDS}
     if "provider" in out:
         out["provider"] = PROVIDER_ALIASES.get(str(out["provider"]), str(out["provider"]))
-    for field in ("input_tokens", "output_tokens"):
-        out[field] = _as_int(out.get(field))
+    out["input_tokens"] = _as_int(out.get("input_tokens"))
+    out["output_tokens"] = _as_int(out.get("output_tokens"))
     # Reasoning tokens are part of output already; cache reads are part of input.
     return out
 
@@ -217,18 +221,21 @@ def trace_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     """Trace-level values (task, final answer, stop reason, agent) a span carries."""
     picks = attribute_picks(attributes) if picks is None else picks
     out = {}
-    for field in TRACE_FIELDS:
-        value = picks.get(f"trace.{field}")
+    for field, key in _TRACE_PICKS:
+        value = picks.get(key)
         if value is not None:
             out[field] = value if isinstance(value, str) else json.dumps(value)
     return out
+
+
+_TRACE_PICKS = tuple((field, f"trace.{field}") for field in TRACE_FIELDS)
 
 
 def cost_declared(attributes: Mapping, picks: dict | None = None):
     """The cost a span states for itself: a total, else the sum of its parts; None if none."""
     picks = attribute_picks(attributes) if picks is None else picks
     total = picks.get("cost_usd")
-    if total is not None:
+    if total is not None or _COST_PARTS.isdisjoint(attributes):
         return total
     for names in COST_PART_ATTRIBUTES:
         parts = [attributes.get(name) for name in names]
@@ -238,11 +245,16 @@ def cost_declared(attributes: Mapping, picks: dict | None = None):
     return None
 
 
+_COST_PARTS = frozenset(name for names in COST_PART_ATTRIBUTES for name in names)
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
 
 
 def _as_int(value) -> int:
+    if type(value) is int and 0 <= value <= MAX_TOKENS:
+        return value
+    if value is None:
+        return 0
     try:
         return min(max(int(value), 0), MAX_TOKENS)
     except (TypeError, ValueError, OverflowError):

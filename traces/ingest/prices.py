@@ -4,6 +4,7 @@ Stored costs are capped at MAX_COST: a sender's absurd token count must not fail
 """
 
 import functools
+import math
 from decimal import Decimal
 
 MAX_COST = Decimal("99999.999999")
@@ -29,32 +30,37 @@ def cost_estimate(model: str, input_tokens: int, output_tokens: int, provider: s
     """USD for a model call at genai-prices' price; 0 for a model it does not know."""
     if not (input_tokens or output_tokens) or not model:
         return Decimal(0)
-    price = _model_price(model, PROVIDER_IDS.get(provider, provider))
-    if price is None:
+    rates = _flat_rates(model, PROVIDER_IDS.get(provider, provider))
+    if rates is None:
         return Decimal(0)
-    total = input_tokens + output_tokens
-    rate_in, rate_out = _rate(price.input_mtok, total), _rate(price.output_mtok, total)
-    if rate_in is not None and rate_out is not None:
+    rate_in, rate_out, tiers_from = rates
+    if input_tokens + output_tokens < tiers_from:
         # A flat rate or a call below every tier: plain arithmetic, 100x cheaper than a full
         # calculation, which is kept for what it alone gets right (long-context tiers).
-        return (rate_in * input_tokens + rate_out * output_tokens) / Decimal(1_000_000)
+        return (rate_in * input_tokens + rate_out * output_tokens).scaleb(-6)
     from genai_prices import Usage
 
     usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)
+    price = _model_price(model, PROVIDER_IDS.get(provider, provider))
     return Decimal(str(price.calc_price(usage)["total_price"]))
 
 
-def _rate(price, tokens: int) -> Decimal | None:
-    """USD per million tokens when no tier applies; None when a tier might."""
+@functools.lru_cache(maxsize=2048)
+def _flat_rates(model: str, provider: str) -> tuple[Decimal, Decimal, float] | None:
+    """A model's USD per million input and output tokens below its first tier, and the token
+    count where tiers start (infinite when flat); None for a model genai-prices does not know."""
+    price = _model_price(model, provider)
     if price is None:
-        return Decimal(0)
-    if isinstance(price, Decimal):
-        return price
+        return None
     from genai_prices.types import TieredPrices
 
-    if isinstance(price, TieredPrices) and all(tokens < tier.start for tier in price.tiers):
-        return price.base
-    return None
+    rates, tiers_from = [], math.inf
+    for rate in (price.input_mtok, price.output_mtok):
+        if isinstance(rate, TieredPrices):
+            tiers_from = min([tiers_from, *(tier.start for tier in rate.tiers)])
+            rate = rate.base
+        rates.append(Decimal(0) if rate is None else rate)
+    return rates[0], rates[1], tiers_from
 
 
 # gen_ai.provider.name values whose genai-prices provider id is spelled otherwise.

@@ -11,7 +11,7 @@ from traces.ingest.failures import structured_failure
 from traces.models import SpanKind, SpanStatus
 
 
-@dataclass
+@dataclass(slots=True)
 class SpanRecord:
     trace_external_id: str
     span_id: str
@@ -89,7 +89,7 @@ def span_record_build(
         output_value = found_out if output_value is None else output_value
     if kind == SpanKind.TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
-    elif kind != SpanKind.LLM and any(name in attributes for name in AGGREGATE_TOKENS):
+    elif kind != SpanKind.LLM and not AGGREGATE_TOKENS.isdisjoint(attributes):
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
@@ -140,7 +140,7 @@ def span_record_build(
     )
 
 
-AGGREGATE_TOKENS = ("llm.token_count.prompt", "llm.token_count.completion")
+AGGREGATE_TOKENS = frozenset(("llm.token_count.prompt", "llm.token_count.completion"))
 
 
 def tool_arguments(value):
@@ -181,8 +181,13 @@ def tool_result(value):
     return value
 
 
+_NO_COST = Decimal("0.000000")
+
+
 def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider: str) -> Decimal:
     """USD: the span's own figure if it has a usable one, else genai-prices' estimate."""
+    if declared is None and not (model and (input_tokens or output_tokens)):
+        return _NO_COST  # most spans: no figure and nothing to price
     cost = None
     if declared is not None and not isinstance(declared, bool):
         try:
@@ -191,8 +196,8 @@ def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider:
             cost = None
     if cost is None or not cost.is_finite():
         cost = prices.cost_estimate(model, input_tokens, output_tokens, provider)
-    cost = min(max(cost, Decimal(0)), prices.MAX_COST)
-    return cost.quantize(Decimal("0.000001"))
+    cost = min(max(cost, _NO_COST), prices.MAX_COST)
+    return cost.quantize(_NO_COST)
 
 
 def nul_free(value):

@@ -167,7 +167,14 @@ def _store_once(project, by_trace, external_ids, source_format, extras) -> dict[
         session_totals_add(
             before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
         )
-        spans_ingested.send(sender=Trace, trace_ids=[trace.pk for trace in traces.values()])
+        spans_ingested.send(
+            sender=Trace,
+            trace_ids=[trace.pk for trace in traces.values()],
+            stored_before=[traces[ext].pk for ext in before],
+            session_ids=sorted(
+                {t.session_id for t in traces.values() if t.session_id is not None} - made
+            ),
+        )
     return traces
 
 

@@ -8,6 +8,7 @@ caller then starts over, and the row is locked like any stored trace (TraceCreat
 
 from __future__ import annotations
 
+import functools
 from datetime import UTC, datetime
 
 import orjson
@@ -81,10 +82,15 @@ def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
 def trace_new_row(external_id: str, now: datetime) -> dict:
     """TRACE_READ values of a trace not stored yet: the model's defaults, received now."""
     row = {"pk": None, "external_id": external_id, "spans_day": now.astimezone(UTC).date()}
-    for name in TRACE_READ:
-        field = Trace._meta.get_field(name)
-        row.setdefault(field.attname, field.get_default())
+    for attname, field in _read_fields():
+        if attname not in row:
+            row[attname] = field.get_default()
     return row
+
+
+@functools.cache
+def _read_fields() -> tuple:
+    return tuple((field.attname, field) for field in map(Trace._meta.get_field, TRACE_READ))
 
 
 def traces_insert(project_pk: int, traces: list, source_format: str, now: datetime) -> None:
