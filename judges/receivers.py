@@ -20,11 +20,11 @@ def judge_completed_trace(sender, trace, **kwargs):
 
 
 @receiver(spans_ingested, dispatch_uid="judges.mark_stale")
-def recheck_traces_with_late_spans(sender, trace_ids, stored_before=None, session_ids=None, **kw):
-    earlier = trace_ids if stored_before is None else stored_before
-    verdicts_mark_stale(earlier, session_ids)
-    if earlier:
-        red_flags_recheck_late(earlier)
+def recheck_traces_with_late_spans(sender, trace_ids, late_trace_ids=None, session_ids=None, **kw):
+    late = trace_ids if late_trace_ids is None else late_trace_ids
+    verdicts_mark_stale(late, session_ids)
+    if late:
+        red_flags_recheck_late(late)
 
 
 @receiver(post_save, sender=GuardrailPolicy, dispatch_uid="judges.guardrail_policy_saved")

@@ -2,9 +2,10 @@
 
 from django.dispatch import Signal
 
-# Sent with trace_ids=[Trace.pk, ...] after a request's spans are stored; ingest also names
-# which of them were stored before it (stored_before) and the sessions made before it that
-# those traces are in (session_ids): a trace or session new to the request has no verdicts.
+# Sent with trace_ids=[Trace.pk, ...] after a request's spans are stored. Ingest also names
+# the traces stored before it that it added spans to (late_trace_ids) and the sessions made
+# before it whose traces gained spans (session_ids): a re-sent span is not news, and a trace or
+# session new to the request has no verdicts yet.
 spans_ingested = Signal()
 
 # Sent with trace=<Trace> once its root span has ended and no span arrived for

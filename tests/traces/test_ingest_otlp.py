@@ -131,7 +131,7 @@ def test_spans_ingested_is_sent_with_the_trace_ids():
     assert seen == [[Trace.objects.get().pk]]
 
 
-def test_a_new_trace_makes_its_sessions_verdicts_stale_and_leaves_other_traces_alone():
+def test_new_spans_make_their_trace_and_session_verdicts_stale_and_a_resend_does_not():
     # given a judged trace of a conversation (all but one span of it), and one of another
     from judges.models import Verdict
     from tests.factories import VerdictFactory
@@ -142,6 +142,9 @@ def test_a_new_trace_makes_its_sessions_verdicts_stale_and_leaves_other_traces_a
     on_trace = VerdictFactory(trace=first)
     on_session = VerdictFactory(trace=first, session=first.session)
     elsewhere = VerdictFactory()
+    # when the same spans are sent again, nothing is news
+    send(spans[1:])
+    assert not Verdict.objects.filter(stale=True).exists()
     # when another trace of the same conversation arrives
     send(recorded_spans())
     # then the session's verdict saw less than the session has now; the first trace's did not

@@ -167,13 +167,12 @@ def _store_once(project, by_trace, external_ids, source_format, extras) -> dict[
         session_totals_add(
             before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
         )
+        grown = [trace for trace in traces.values() if trace.new_span_count]
         spans_ingested.send(
             sender=Trace,
             trace_ids=[trace.pk for trace in traces.values()],
-            stored_before=[traces[ext].pk for ext in before],
-            session_ids=sorted(
-                {t.session_id for t in traces.values() if t.session_id is not None} - made
-            ),
+            late_trace_ids=[traces[ext].pk for ext in before if traces[ext].new_span_count],
+            session_ids=sorted({t.session_id for t in grown if t.session_id is not None} - made),
         )
     return traces
 
