@@ -16,7 +16,9 @@ from typing import NamedTuple
 
 import orjson
 from django.db import connection
-from psycopg.types.json import set_json_dumps
+from psycopg import postgres
+from psycopg.adapt import Dumper
+from psycopg.pq import Format
 
 from traces.ingest.records import SpanRecord
 from traces.models import Span
@@ -116,15 +118,26 @@ def spans_insert(rows: list[list]) -> None:
     with connection.cursor() as cursor:
         types = _span_column_types(cursor)
     with connection.cursor() as cursor:
-        # The jsonb columns' dumper takes the values as they are, through orjson: no wrapper
-        # object a value. Set on this cursor only.
-        set_json_dumps(json_dumps, cursor.cursor)
+        # The jsonb columns' values go as they are, through orjson: no wrapper object a value.
+        # Set on this cursor only.
+        cursor.cursor.adapters.register_dumper(None, _JsonbCopyDumper)
         with cursor.cursor.copy(
             f"COPY {quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
         ) as copy:
             copy.set_types(types)
             for row in rows:
                 copy.write_row(row)
+
+
+class _JsonbCopyDumper(Dumper):
+    """jsonb in binary COPY: its version byte and the value's JSON, in one call a value."""
+
+    format = Format.BINARY
+    oid = postgres.types["jsonb"].oid
+
+    def dump(self, obj) -> bytes:
+        data = json_dumps(obj)
+        return b"\x01" + (data if isinstance(data, bytes) else data.encode())
 
 
 _COLUMN_TYPES: dict[str, list[str]] = {}
