@@ -226,9 +226,11 @@ def span_record_from(
         raise ValidationError({f"{path}.span_id": ["Must be 8 bytes and not all zero."]})
     if parent_id and len(parent_id) != 8:
         raise ValidationError({f"{path}.parent_span_id": ["Must be 8 bytes or empty."]})
-    if not span.name:
+    name = span.name
+    if not name:
         raise ValidationError({f"{path}.name": ["Every span needs a name."]})
-    name = nul_free(span.name)
+    if "\x00" in name:
+        name = nul_free(name)
     started = time_from_nanos(span.start_time_unix_nano)
     ended = time_from_nanos(span.end_time_unix_nano)
     if started and ended and ended < started:
@@ -242,10 +244,9 @@ def span_record_from(
         attributes["otel.scope.name"] = scope_name
     if events:
         attributes["otel.events"] = events
-    is_error = span.status.code == STATUS_ERROR
-    error_message = nul_free(span.status.message) or (
-        _exception_message(events) if is_error else ""
-    )
+    status = span.status
+    is_error = status.code == STATUS_ERROR
+    error_message = nul_free(status.message) or (_exception_message(events) if is_error else "")
     parent = parent_id.hex() if parent_id.strip(b"\0") else ""
     return span_record_build(
         trace_external_id=trace_id.hex(),
