@@ -4,15 +4,20 @@ the pass that finishes a trace, its written verdict and whether the run is done.
 
 Judging is bounded by worker CPU, and the ORM building these statements was the largest
 part of a pass's CPU; the statements are the ORM's own, written out once. Rows become model
-instances through `Model.from_db` with the fields' converters, as a queryset's would.
+instances with the fields' converters, built as `Model.from_db` builds a queryset's.
 """
 
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field, Model
+from django.db.models.base import ModelState
+from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
+from django.db.models.query_utils import DeferredAttribute
+from django.db.models.signals import post_init, pre_init
 from django.utils import timezone
 
 from judges.models import (
@@ -48,26 +53,74 @@ def _select_list(alias: str, fields: tuple[Field, ...]) -> str:
     return ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
 
 
-@cache
-def _converters(model: type[Model], fields: tuple[Field, ...], vendor: str) -> tuple:
-    # What a queryset applies to each column: the backend's converters, then the field's.
-    found = []
-    for index, field in enumerate(fields):
-        expression = field.get_col(model._meta.db_table)
-        converters = connection.ops.get_db_converters(expression)
-        converters += field.get_db_converters(connection)
-        if converters:
-            found.append((index, expression, tuple(converters)))
-    return tuple(found)
+@dataclass(frozen=True)
+class _RowShape:
+    """How rows of `fields` become instances of `model` on one backend: each column's
+    converters, and whether the instance may be built by filling its __dict__."""
+
+    fields: tuple[Field, ...]  # kept, so the id the shape is found by stays theirs
+    attnames: tuple[str, ...]
+    converters: tuple
+    direct: bool
+
+
+_shapes: dict[tuple[int, str], _RowShape] = {}
+
+
+def _direct_build_allowed(model: type[Model], fields: tuple[Field, ...]) -> bool:
+    # What Model.__init__ does besides setting attributes: the init signals, and descriptors
+    # that act on a set (a foreign key's id only drops a cached row, which a new one lacks).
+    if pre_init.has_listeners(model) or post_init.has_listeners(model):
+        return False
+    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
+    return all(type(getattr(model, f.attname, None)) in plain for f in fields)
+
+
+def _shape(model: type[Model], fields: tuple[Field, ...], db) -> _RowShape:
+    shape = _shapes.get((id(fields), db.vendor))
+    if shape is None:
+        # What a queryset applies to each column: the backend's converters, then the field's.
+        found = []
+        for index, field in enumerate(fields):
+            expression = field.get_col(model._meta.db_table)
+            converters = db.ops.get_db_converters(expression)
+            converters += field.get_db_converters(db)
+            if converters:
+                found.append((index, expression, tuple(converters)))
+        attnames = tuple(f.attname for f in fields)
+        direct = _direct_build_allowed(model, fields)
+        shape = _RowShape(fields, attnames, tuple(found), direct)
+        _shapes[(id(fields), db.vendor)] = shape
+    return shape
+
+
+def _instances(model: type[Model], fields: tuple[Field, ...], rows) -> list[Model]:
+    """Model instances from rows of `fields`' columns, converted as the ORM converts and
+    built as `Model.from_db` builds them. Judging is bound by worker CPU, and building every
+    pass, trace and span through `Model.__init__` was a part of it worth saving."""
+    db = connections[DEFAULT_DB_ALIAS]
+    shape = _shape(model, fields, db)
+    instances = []
+    for row in rows:
+        values = list(row)
+        for index, expression, converters in shape.converters:
+            for convert in converters:
+                values[index] = convert(values[index], expression, db)
+        if shape.direct:
+            instance = model.__new__(model)
+            instance.__dict__.update(zip(shape.attnames, values, strict=True))
+            instance._state = ModelState()
+            instance._state.adding = False
+            instance._state.db = db.alias
+        else:
+            instance = model.from_db(db.alias, shape.attnames, values)
+        instances.append(instance)
+    return instances
 
 
 def _instance(model: type[Model], fields: tuple[Field, ...], values) -> Model:
     """A model instance from a row of `fields`' columns, converted as the ORM converts."""
-    values = list(values)
-    for index, expression, converters in _converters(model, fields, connection.vendor):
-        for convert in converters:
-            values[index] = convert(values[index], expression, connection)
-    return model.from_db(connection.alias, [f.attname for f in fields], values)
+    return _instances(model, fields, [values])[0]
 
 
 CLAIM_CONDITION = """
@@ -173,7 +226,7 @@ def trace_spans_ordered(trace: Trace) -> list[Span]:
         if not rows and trace.span_count:
             cursor.execute(f"{select} ORDER BY position, id", [trace.pk])
             rows = cursor.fetchall()
-    spans = [_instance(Span, fields, row) for row in rows]
+    spans = _instances(Span, fields, rows)
     for span in spans:
         Span._meta.get_field("trace").set_cached_value(span, trace)
     return spans
@@ -191,7 +244,7 @@ def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [trace_id, run_id])
         rows = cursor.fetchall()
-    return [_instance(Judgment, fields, row) for row in rows]
+    return _instances(Judgment, fields, rows)
 
 
 def judgment_store(judgment: Judgment, names: list[str]) -> None:
@@ -227,7 +280,7 @@ def instances_where(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         rows = cursor.fetchall()
-    return [_instance(model, fields, row) for row in rows]
+    return _instances(model, fields, rows)
 
 
 def verdict_written_id(trace_id: int, run_id: int) -> int | None:

@@ -48,6 +48,8 @@ def test_the_claim_loads_the_pass_with_its_trace_config_and_run_as_the_orm_does(
     assert claimed.criteria_results == [{"question": "q", "met": True}]
     assert isinstance(claimed.cost_usd, Decimal)
     assert claimed.status == JudgmentStatus.RUNNING and claimed.lease_until is not None
+    assert (claimed._state.adding, claimed._state.db) == (False, expected._state.db)
+    assert claimed.get_deferred_fields() == set()
     with CaptureQueriesContext(connection) as related:
         trace, config, loaded_run = claimed.trace, claimed.config, claimed.run
     assert not related.captured_queries, "a related row was loaded again"
@@ -99,6 +101,8 @@ def test_rows_read_with_some_fields_come_typed_as_the_orm_s_only_gives_them():
 
     expected = Trace.objects.only(*names).get(pk=trace.pk)
     assert row.get_deferred_fields() == expected.get_deferred_fields()
+    assert (row._state.adding, row._state.db) == (False, expected._state.db)
+    assert row.task == expected.task, "a deferred field was not loaded on access"
     for name in names:
         assert getattr(row, name) == getattr(expected, name), name
     assert row.last_span_received_at is not None and row.span_count == expected.span_count
