@@ -41,8 +41,10 @@ def judge_run_dispatch_task(run_id: int, after_id: int = 0) -> None:
         .order_by("pk")
         .values_list("pk", flat=True)[:DISPATCH_BATCH]
     )
-    # One producer (and broker connection) for the whole batch, not one acquired per message.
-    with judge_pass_task.app.producer_or_acquire() as producer:
+    # One producer (and broker connection) for the whole batch, not one acquired per message,
+    # and on Redis one pipelined round trip for them all (a broker without batches sends each
+    # at once); a failure discards what was not sent, and the stale sweep enqueues it again.
+    with judge_pass_task.app.producer_or_acquire() as producer, producer.batch(DISPATCH_BATCH):
         for judgment_id in ids:
             judge_pass_task.apply_async((judgment_id,), producer=producer)
     if len(ids) == DISPATCH_BATCH:

@@ -55,6 +55,28 @@ def test_dispatch_enqueues_a_bounded_batch_then_hands_over(monkeypatch, sent, ca
     ]
 
 
+def test_dispatch_sends_every_pending_pass_through_the_broker(capture):
+    run = _run(sample_traces.traces_mixed(3), capture)
+    ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
+    app = tasks.judge_pass_task.app
+    app.control.purge()
+
+    tasks.judge_run_dispatch_task(run.pk)
+
+    received = []
+    with app.connection_for_read() as connection:
+        queue = connection.SimpleQueue("celery")
+        while True:
+            try:
+                message = queue.get(timeout=1)
+            except queue.Empty:
+                break
+            received.append((message.headers["task"], message.payload[0][0]))
+            message.ack()
+        queue.close()
+    assert sorted(received) == [(tasks.judge_pass_task.name, pk) for pk in ids]
+
+
 def test_a_large_run_is_fanned_out_by_the_dispatch_task(monkeypatch, sent, capture):
     from judges import services
 
