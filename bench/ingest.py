@@ -296,6 +296,16 @@ def summary(runs: list[dict], ceilings: list[float], args) -> None:
     for fmt in args.formats:
         for label in labels:
             values = figures(label, fmt)
+            chosen = [r for r in runs if r["label"] == label and r["format"] == fmt]
+            stored = sum(r["stored"] for r in chosen)
+            per_span = {
+                side: sum(r[side] for r in chosen) / stored * 1e6
+                for side in ("gunicorn", "database")
+            }
+            print(
+                f"{label} {fmt}: per span {per_span['gunicorn']:.0f} us of gunicorn + "
+                f"{per_span['database']:.0f} us of PostgreSQL CPU"
+            )
             print(
                 f"{label} {fmt}: {statistics.mean(values):,.0f} spans per server CPU-second "
                 f"(runs: {', '.join(f'{v:,.0f}' for v in values)}); "
