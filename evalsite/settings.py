@@ -221,8 +221,7 @@ SPECTACULAR_SETTINGS = {
 REDIS_URL = envstr("REDIS_URL")
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
-    CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT = "evalsite.broker_redis:Transport"
+    CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT = REDIS_URL, "evalsite.broker_redis:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
 else:
     # Embedded mode: kombu's filesystem transport needs no server; a real worker consumes it.
