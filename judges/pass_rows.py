@@ -211,49 +211,64 @@ def cached_reply_text(digest: str, judgment_id: int) -> str | None:
     return None if row is None else row[0]
 
 
+# The statements below are built once a process (its one database), not on every pass.
+
+
+@cache
+def _spans_sql() -> tuple[str, str]:
+    table = connection.ops.quote_name(Span._meta.db_table)
+    select = f"SELECT {_select_list(table, _fields(Span))} FROM {table} WHERE trace_id = %s"  # noqa: S608
+    return f"{select} AND trace_day = %s ORDER BY position, id", f"{select} ORDER BY position, id"
+
+
 def trace_spans_ordered(trace: Trace) -> list[Span]:
     """The trace's spans in trace order, as `trace.spans` gives them, read from its day's
     partition alone: every span carries its trace's `spans_day`. None there while the trace
     counts spans means retention moved them since `trace` was read; they are read again."""
-    fields = _fields(Span)
-    table = connection.ops.quote_name(Span._meta.db_table)
-    select = f"SELECT {_select_list(table, fields)} FROM {table} WHERE trace_id = %s"  # noqa: S608
+    in_day, anywhere = _spans_sql()
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"{select} AND trace_day = %s ORDER BY position, id", [trace.pk, trace.spans_day]
-        )
+        cursor.execute(in_day, [trace.pk, trace.spans_day])
         rows = cursor.fetchall()
         if not rows and trace.span_count:
-            cursor.execute(f"{select} ORDER BY position, id", [trace.pk])
+            cursor.execute(anywhere, [trace.pk])
             rows = cursor.fetchall()
-    spans = _instances(Span, fields, rows)
+    spans = _instances(Span, _fields(Span), rows)
     for span in spans:
         Span._meta.get_field("trace").set_cached_value(span, trace)
     return spans
 
 
-def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
-    """Every pass of (trace, run), locked in primary-key order so concurrent finishers queue
-    up, without the columns reconciliation never reads. Inside the caller's transaction."""
+@cache
+def _passes_locked_sql() -> str:
     fields = _fields(Judgment, UNREAD_WHEN_LOCKED)
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
-    sql = (
+    return (
         f"SELECT {_select_list('judges_judgment', fields)} FROM judges_judgment "  # noqa: S608
         f"WHERE trace_id = %s AND run_id = %s ORDER BY id{lock}"
     )
+
+
+def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
+    """Every pass of (trace, run), locked in primary-key order so concurrent finishers queue
+    up, without the columns reconciliation never reads. Inside the caller's transaction."""
     with connection.cursor() as cursor:
-        cursor.execute(sql, [trace_id, run_id])
+        cursor.execute(_passes_locked_sql(), [trace_id, run_id])
         rows = cursor.fetchall()
-    return _instances(Judgment, fields, rows)
+    return _instances(Judgment, _fields(Judgment, UNREAD_WHEN_LOCKED), rows)
+
+
+@cache
+def _store_sql(names: tuple[str, ...]) -> tuple[str, tuple[Field, ...]]:
+    fields = tuple(Judgment._meta.get_field(name) for name in names)
+    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    return f"UPDATE judges_judgment SET {assignments} WHERE id = %s", fields  # noqa: S608
 
 
 def judgment_store(judgment: Judgment, names: list[str]) -> None:
     """Write these fields of a pass (as `save(update_fields=names)` would; no signal listens
     to a pass's save)."""
-    fields = [Judgment._meta.get_field(name) for name in names]
-    assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
+    sql, fields = _store_sql(tuple(names))
     values = [f.get_db_prep_save(getattr(judgment, f.attname), connection) for f in fields]
-    sql = f"UPDATE judges_judgment SET {assignments} WHERE id = %s"  # noqa: S608 - model columns
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, judgment.pk])
 
@@ -270,17 +285,20 @@ def instances_where(
     """Rows of `model` matching `where` (SQL over its table) in `order`, with the fields
     `names` only, as `.only(*names)` gives them; `lock` locks them as `select_for_update()`
     does, inside the caller's transaction."""
-    fields = _named_fields(model, names)
+    with connection.cursor() as cursor:
+        cursor.execute(_where_sql(model, names, where, order, lock), params)
+        rows = cursor.fetchall()
+    return _instances(model, _named_fields(model, names), rows)
+
+
+@cache
+def _where_sql(model: type[Model], names: tuple[str, ...], where: str, order: str, lock: bool):
     table = connection.ops.quote_name(model._meta.db_table)
     lock_sql = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    sql = (
-        f"SELECT {_select_list(table, fields)} FROM {table} "  # noqa: S608 - model columns
+    return (
+        f"SELECT {_select_list(table, _named_fields(model, names))} FROM {table} "  # noqa: S608
         f"WHERE {where} ORDER BY {order}{lock_sql}"
     )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    return _instances(model, fields, rows)
 
 
 def verdict_written_id(trace_id: int, run_id: int) -> int | None:
