@@ -3,12 +3,11 @@ beyond reading the project's policy (and the stored trace, when the agent names 
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import dataclass
 
 from rest_framework.exceptions import ValidationError
 
+from core.remembered import Remembered
 from judges.guardrails.models import GuardrailPolicy
 from judges.guardrails.trajectory import (
     ParsedTrajectory,
@@ -60,41 +59,18 @@ class GuardrailResult:
     policy_source: str = "settings"
 
 
-class ProjectPolicies:
-    """Projects with their policies by slug, each read at most once per
-    POLICY_REMEMBERED_SECONDS in a process: the check sits in an agent's loop. A policy
-    or project saved through the site empties this process's copy at once (judges.receivers);
-    other processes read it again within the interval."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.entries: dict[str, tuple[Project | None, float]] = {}
-
-    def get(self, slug: str) -> Project | None:
-        entry = self.entries.get(slug)
-        if entry is not None and entry[1] >= time.monotonic():
-            return entry[0]
-        # One query for the project and its policy.
-        project = Project.objects.select_related("guardrail_policy").filter(slug=slug).first()
-        with self.lock:
-            if len(self.entries) >= PROJECTS_KEPT:
-                self.entries.clear()
-            self.entries[slug] = (project, time.monotonic() + POLICY_REMEMBERED_SECONDS)
-        return project
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-
-
-PROJECTS_KEPT = 256
+# Projects with their policies by slug, each read at most once per POLICY_REMEMBERED_SECONDS
+# in a process: the check sits in an agent's loop. Saving a policy or project empties it.
 POLICY_REMEMBERED_SECONDS = 5.0
-project_policies = ProjectPolicies()
+project_policies: Remembered[Project | None] = Remembered(POLICY_REMEMBERED_SECONDS)
 
 
 def project_with_policy(slug: str) -> Project | None:
     """The project and its policy, as recently read."""
-    return project_policies.get(slug)
+    # One query for the project and its policy.
+    return project_policies.get(
+        slug, lambda: Project.objects.select_related("guardrail_policy").filter(slug=slug).first()
+    )
 
 
 def project_policy(project: Project | None) -> GuardrailPolicy | None:

@@ -20,7 +20,7 @@ from judges.trajectory.conversation import (
 )
 from judges.trajectory.effects import tool_definitions
 from judges.trajectory.haystack import Haystack
-from judges.trajectory.policy_cache import policies_by_project
+from judges.trajectory.policy_cache import project_policy_remembered
 from judges.trajectory.steps import (
     SpanFacts,
     ToolStep,
@@ -103,7 +103,7 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
 
 def flag_rules_for(trace: Trace) -> FlagRules:
     """The rules for a stored trace: its project's policy and its own context."""
-    return flag_rules_build(trace.context, policies_by_project.get(trace.project_id))
+    return flag_rules_build(trace.context, project_policy_remembered(trace.project_id))
 
 
 def check_prerequisites(steps: list[ToolStep], prerequisites: dict[str, list[str]]):

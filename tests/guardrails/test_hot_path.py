@@ -5,7 +5,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from judges.guardrails import check
+from core import remembered
 from judges.guardrails.models import GuardrailPolicy
 from tests.factories import ProjectFactory
 from tests.guardrails.trajectories import search_steps, span_tree
@@ -64,8 +64,8 @@ def test_a_policy_changed_by_another_process_counts_after_the_interval(agent, pr
     GuardrailPolicy.objects.filter(pk=policy.pk).update(loop_repeats=3)
     assert _ask(agent)["decision"] == "allow"
 
-    later = check.time.monotonic() + 6
-    monkeypatch.setattr(check.time, "monotonic", lambda: later)
+    later = remembered.time.monotonic() + 6
+    monkeypatch.setattr(remembered.time, "monotonic", lambda: later)
 
     assert _ask(agent)["decision"] == "block"
 
