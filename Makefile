@@ -30,10 +30,15 @@ run: demo
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist), each with its own test database,
 # var folder and Redis db (tests/settings.py); `make test TEST_WORKERS=0` runs it in one.
+# It needs PostgreSQL (spans are partitioned by day there) and Redis on this machine, unless
+# DATABASE_URL and REDIS_URL name others.
 TEST_WORKERS ?= auto
+TEST_DATABASE_URL := $(or $(DATABASE_URL),postgres://postgres@127.0.0.1:5432/evalsite_test)
+TEST_REDIS_URL := $(or $(REDIS_URL),redis://127.0.0.1:6379/12)
 
 test: install-dev
-	$(BIN)/pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) \
+		$(BIN)/pytest -n $(TEST_WORKERS) --maxprocesses 4 --dist loadgroup
 
 lint: install-dev
 	$(BIN)/ruff check .
