@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsCurator
+from core.api_fields import RowIdField
 from core.errors import ApplicationError
 from golden.collect import MAX_TRACES_AT_ONCE, golden_drafts_from_traces, golden_example_confirm
 from golden.selectors import golden_example_get_for_user
@@ -20,7 +21,7 @@ from traces.selectors import traces_visible
 
 class CollectIn(serializers.Serializer):
     trace_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=RowIdField(),
         required=False,
         allow_empty=False,
         max_length=MAX_TRACES_AT_ONCE,

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
+from core.api_fields import RowIdField
 from judges import selectors
 from judges.models import (
     JudgeConfig,
@@ -40,14 +41,14 @@ class JudgeRunIn(serializers.Serializer):
     )
     config = serializers.CharField(default="default", help_text="A judge config id or name.")
     trace_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=RowIdField(),
         required=False,
         max_length=MAX_TRACE_IDS,
         allow_empty=False,
     )
     filter = TraceFilterIn(required=False)
     session_ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1),
+        child=RowIdField(),
         required=False,
         max_length=MAX_TRACE_IDS,
         allow_empty=False,
@@ -90,7 +91,7 @@ class JudgeRunIn(serializers.Serializer):
                 raise serializers.ValidationError({"rubric_version": "No such rubric version."})
             return version
         key = data["rubric"]
-        rubric = Rubric.objects.filter(**({"pk": int(key)} if key.isdigit() else {"name": key}))
+        rubric = Rubric.objects.filter(**({"pk": int(key)} if key.isdecimal() else {"name": key}))
         rubric = rubric.first()
         if rubric is None:
             raise serializers.ValidationError({"rubric": "No such rubric."})
@@ -102,7 +103,7 @@ class JudgeRunIn(serializers.Serializer):
         return version
 
     def _config(self, key: str) -> JudgeConfig:
-        lookup = {"pk": int(key)} if key.isdigit() else {"name": key}
+        lookup = {"pk": int(key)} if key.isdecimal() else {"name": key}
         config = JudgeConfig.objects.filter(**lookup).first()
         if config is None:
             raise serializers.ValidationError({"config": "No such judge config."})

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
+from core.api_fields import RowIdField
 from core.pagination import BoundedCountPagination
 from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
 from golden.evals.metrics import GATED_METRICS
@@ -66,7 +67,7 @@ class GateIn(serializers.Serializer):
     thresholds = serializers.DictField(child=serializers.FloatField(), required=False, default=dict)
     k = serializers.FloatField(min_value=2.0, max_value=3.0, default=2.5)
     min_noop_runs = serializers.IntegerField(min_value=2, default=3)
-    noop_runs = serializers.ListField(child=serializers.IntegerField(), required=False)
+    noop_runs = serializers.ListField(child=RowIdField(), required=False)
 
     def validate_thresholds(self, value):
         unknown = sorted(set(value) - set(GATED_METRICS))

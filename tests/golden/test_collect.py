@@ -217,6 +217,7 @@ class TestApi:
             ({"filter": {"verdict": "sideways"}}, "filter.verdict"),
             ({"filter": {"colour": "red"}}, "filter.colour"),
             ({"trace_ids": [987654]}, "trace_ids"),
+            ({"trace_ids": [2**64]}, "trace_ids.0"),  # beyond any key: SQLite cannot be asked
             ({}, "trace_ids"),
         ],
     )

@@ -49,6 +49,7 @@ def test_a_filter_selects_traces_and_a_sample_keeps_some(curator, api_client_for
         ({"rubric": "No such rubric", "trace_ids": [1]}, "rubric"),
         ({"rubric": "Outcome 1-5"}, "trace_ids"),
         ({"rubric": "Outcome 1-5", "trace_ids": [987654]}, "trace_ids"),
+        ({"rubric": "Outcome 1-5", "session_ids": [2**63]}, "session_ids.0"),
         ({"rubric": "Outcome 1-5", "trace_ids": [1], "sample_rate": 0}, "sample_rate"),
         ({"rubric": "Outcome 1-5", "trace_ids": [1], "config": "nope"}, "config"),
         ({"rubric": "Outcome 1-5", "filter": {"agent_name": "nobody"}}, "traces"),
