@@ -165,6 +165,6 @@ def session_filter_q(value: str) -> Q:
     """Traces of a session named by its conversation id, or by its number as `#12`."""
     text = value.strip()
     number = text.removeprefix("#")
-    if text.startswith("#") and number.isdigit():
+    if text.startswith("#") and number.isdecimal():
         return Q(session_id=int(number))
     return Q(session__external_id=text)

@@ -59,7 +59,7 @@ def eval_run_lookup(value, *, field: str) -> EvalRun:
     """A run by id or by name; the gate and the API accept either."""
     text = str(value or "").strip()
     run = None
-    if text.isdigit():
+    if text.isdecimal():
         run = EvalRun.objects.filter(pk=int(text)).select_related("dataset_version").first()
     if run is None and text:
         run = (

@@ -126,7 +126,7 @@ class SimulatorHandler(BaseHTTPRequestHandler):
             time.sleep(hang)
             return self._error(504, "timeout_error", "The simulated judge hung up.")
         time.sleep(latency / 1000)
-        if outcome.isdigit():
+        if outcome.isdecimal():
             status = int(outcome)
             with state.lock:
                 state.counts[f"errors_{status}"] += 1
@@ -167,7 +167,7 @@ class SimulatorHandler(BaseHTTPRequestHandler):
         results = []
         for request in batch["requests"]:
             outcome = state.next_outcome()
-            if outcome.isdigit() or outcome == "timeout":
+            if outcome.isdecimal() or outcome == "timeout":
                 result = {
                     "type": "errored",
                     "error": {

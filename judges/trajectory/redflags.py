@@ -90,7 +90,7 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
     declared = context.get("max_steps")
     if isinstance(declared, int) and not isinstance(declared, bool) and declared > 0:
         limits.append(declared)
-    elif isinstance(declared, str) and declared.strip().isdigit() and int(declared) > 0:
+    elif isinstance(declared, str) and declared.strip().isdecimal() and int(declared) > 0:
         limits.append(int(declared))
     return FlagRules(
         prerequisites=prerequisites,

@@ -77,6 +77,9 @@ def test_gate_errors_name_the_field(curator, api_client_for):
     assert bad_k.status_code == 400 and "k" in bad_k.json()["error"]["fields"]
     missing = client.post("/api/gate/", {"baseline": "nope", "candidate": "nope"}, format="json")
     assert missing.status_code == 404 and "baseline" in missing.json()["error"]["fields"]
+    # "¹" is a digit to str.isdigit but no number to int: a name like any other
+    superscript = client.post("/api/gate/", {"baseline": "¹", "candidate": "²"}, format="json")
+    assert superscript.status_code == 404 and "baseline" in superscript.json()["error"]["fields"]
     unknown_metric = client.post(
         "/api/gate/",
         {"baseline": "a", "candidate": "b", "thresholds": {"vibes": 0.1}},

@@ -231,3 +231,19 @@ def test_unknown_attributes_are_kept_and_error_type_marks_an_error():
     assert record.attributes["acme.region"] == "eu-west-1"
     assert record.tool_name == "get_weather"
     assert record.status == "error" and record.error_message == "TimeoutError"
+
+
+def test_a_flattened_key_with_a_digit_that_is_no_number_stays_a_key():
+    from traces.ingest.conventions import unflatten
+
+    messages = unflatten(
+        {
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.contents.¹.text": "footnote",
+            "llm.input_messages.0.message.contents.0.text": "hello",
+        },
+        "llm.input_messages",
+    )
+
+    contents = messages[0]["message"]["contents"]
+    assert contents == {"¹": {"text": "footnote"}, "0": {"text": "hello"}}

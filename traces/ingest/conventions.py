@@ -138,7 +138,7 @@ def unflatten(attributes: Mapping, prefix: str) -> list | None:
 def _lists_from_index_dicts(value):
     """Nested `{"0": ..., "1": ...}` dicts (from flattened keys) become lists again."""
     if isinstance(value, dict):
-        if value and all(key.isdigit() for key in value):
+        if value and all(key.isdecimal() for key in value):
             return [_lists_from_index_dicts(value[k]) for k in sorted(value, key=int)]
         return {key: _lists_from_index_dicts(item) for key, item in value.items()}
     return value
