@@ -14,7 +14,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import NOT_PROVIDED, Q
 
-from traces.ingest.bulk import binding_cursor
+from traces.ingest.bulk import binding_cursor, column_type, quote
 from traces.models import Project, Session, Trace
 from traces.session_totals import session_totals_initial, trace_totals
 
@@ -100,7 +100,6 @@ def sessions_for_ids(
             ignore_conflicts=True,
         )
         return _sessions_read(project_pk, external_ids), frozenset()
-    quote = connection.ops.quote_name
     given = {"project_id": project_pk, "created_at": now}
     columns, values, params, arrays = [], [], [], []
     for field in Session._meta.concrete_fields:
@@ -116,7 +115,7 @@ def sessions_for_ids(
             order = values[-1]
         arrays.append(
             (
-                field.db_type(connection),
+                column_type(field),
                 [
                     ext
                     if field.attname == "external_id"

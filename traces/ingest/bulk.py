@@ -9,6 +9,7 @@ the ORM's path.
 
 from __future__ import annotations
 
+import functools
 import json
 from datetime import date, datetime
 from operator import attrgetter
@@ -62,8 +63,17 @@ def json_dumps(value) -> bytes | str:
         return json.dumps(value)
 
 
+@functools.cache
 def quote(name: str) -> str:
+    # Remembered: every attribute of django.db.connection is a thread-local lookup, and the
+    # ingest statements quote dozens of names a request.
     return connection.ops.quote_name(name)
+
+
+@functools.cache
+def column_type(field) -> str:
+    """A model field's column type on this process's database, for casts in plain SQL."""
+    return field.db_type(connection)
 
 
 def binding_cursor():
@@ -113,17 +123,12 @@ def spans_insert(rows: list[list]) -> None:
         return
     # A day without a partition yet (the hourly task makes them ahead) gets one first.
     span_partitions_ensure({row[_DAY_INDEX] for row in rows})
-    names = ", ".join(quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
-    # By table name: a partitioned spans table takes COPY the same way.
     with connection.cursor() as cursor:
         types = _span_column_types(cursor)
-    with connection.cursor() as cursor:
         # The jsonb columns' values go as they are, through orjson: no wrapper object a value.
         # Set on this cursor only.
         cursor.cursor.adapters.register_dumper(None, _JsonbCopyDumper)
-        with cursor.cursor.copy(
-            f"COPY {quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
-        ) as copy:
+        with cursor.cursor.copy(_spans_copy_sql()) as copy:
             copy.set_types(types)
             for row in rows:
                 copy.write_row(row)
@@ -138,6 +143,13 @@ class _JsonbCopyDumper(Dumper):
     def dump(self, obj) -> bytes:
         data = json_dumps(obj)
         return b"\x01" + (data if isinstance(data, bytes) else data.encode())
+
+
+@functools.cache
+def _spans_copy_sql() -> str:
+    names = ", ".join(quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
+    # By table name: a partitioned spans table takes COPY the same way.
+    return f"COPY {quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
 
 
 _COLUMN_TYPES: dict[str, list[str]] = {}

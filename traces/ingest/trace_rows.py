@@ -52,22 +52,16 @@ class TraceCreatedMeanwhile(Exception):
 def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
     """The stored traces among these external ids, locked in external id order, so two requests
     never wait on each other crosswise. Each is its `pk` and TRACE_READ values."""
-    read = [Trace._meta.get_field(name) for name in TRACE_READ]
-    traces = (
-        Trace.objects.select_for_update()
-        .filter(project_id=project_pk, external_id__in=external_ids)
-        .order_by("external_id")
-    )
+    read = [field for _, field in _read_fields()]
     if connection.vendor != "postgresql":
+        traces = (
+            Trace.objects.select_for_update()
+            .filter(project_id=project_pk, external_id__in=external_ids)
+            .order_by("external_id")
+        )
         return list(traces.values("pk", *(field.attname for field in read)))
-    # Table and column names come from the model, never from input.
-    sql = (
-        f"SELECT id, {', '.join(quote(f.column) for f in read)} "  # noqa: S608
-        f"FROM {quote(Trace._meta.db_table)} "
-        "WHERE project_id = %s AND external_id = ANY(%s) ORDER BY external_id FOR UPDATE"
-    )
     with binding_cursor() as cursor:
-        cursor.execute(sql, [project_pk, external_ids])
+        cursor.execute(_lock_sql(), [project_pk, external_ids])
         fetched = cursor.fetchall()
     rows = []
     for pk, *values in fetched:
@@ -77,6 +71,16 @@ def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
             row[field.attname] = orjson.loads(value) if isinstance(field, JSONField) else value
         rows.append(row)
     return rows
+
+
+@functools.cache
+def _lock_sql() -> str:
+    # Table and column names come from the model, never from input.
+    return (
+        f"SELECT id, {', '.join(quote(f.column) for _, f in _read_fields())} "  # noqa: S608
+        f"FROM {quote(Trace._meta.db_table)} "
+        "WHERE project_id = %s AND external_id = ANY(%s) ORDER BY external_id FOR UPDATE"
+    )
 
 
 def trace_new_row(external_id: str, now: datetime) -> dict:
@@ -102,11 +106,7 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
         return
     traces = sorted(traces, key=lambda trace: trace.external_id)
     given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
-    fields = [
-        field
-        for field in Trace._meta.concrete_fields
-        if not field.primary_key and field.db_default is NOT_PROVIDED
-    ]
+    fields, sql = _insert_fields_and_sql()
     if connection.vendor != "postgresql":
         _traces_insert_orm(traces, fields, given)
         return
@@ -121,13 +121,6 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
             columns.append([Jsonb(getattr(t, field.attname), dumps=json_dumps) for t in traces])
         else:
             columns.append([getattr(trace, field.attname) for trace in traces])
-    arrays = ", ".join(f"%b::{field.db_type(connection)}[]" for field in fields)
-    # Table and column names come from the model, never from input.
-    sql = (
-        f"INSERT INTO {quote(Trace._meta.db_table)} "  # noqa: S608
-        f"({', '.join(quote(field.column) for field in fields)}) SELECT * FROM unnest({arrays}) "
-        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id"
-    )
     with binding_cursor() as cursor:
         cursor.execute(sql, columns)
         inserted = dict(cursor.fetchall())
@@ -135,6 +128,24 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
         raise TraceCreatedMeanwhile
     for trace in traces:
         trace.pk = inserted[trace.external_id]
+
+
+@functools.cache
+def _insert_fields_and_sql() -> tuple[list, str]:
+    """The Trace fields a new row is inserted with, and the statement (PostgreSQL's)."""
+    fields = [
+        field
+        for field in Trace._meta.concrete_fields
+        if not field.primary_key and field.db_default is NOT_PROVIDED
+    ]
+    arrays = ", ".join(f"%b::{field.db_type(connection)}[]" for field in fields)
+    # Table and column names come from the model, never from input.
+    sql = (
+        f"INSERT INTO {quote(Trace._meta.db_table)} "  # noqa: S608
+        f"({', '.join(quote(field.column) for field in fields)}) SELECT * FROM unnest({arrays}) "
+        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id"
+    )
+    return fields, sql
 
 
 def _traces_insert_orm(traces: list, fields: list, given: dict) -> None:
