@@ -4,22 +4,18 @@ the pass that finishes a trace, its written verdict and whether the run is done.
 
 Judging is bounded by worker CPU, and the ORM building these statements was the largest
 part of a pass's CPU; the statements are the ORM's own, written out once. Rows become model
-instances with the fields' converters, built as `Model.from_db` builds a queryset's.
+instances through core.plain_rows, converted and built as a queryset's are.
 """
 
-from dataclasses import dataclass
 from datetime import timedelta
 from functools import cache
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections
-from django.db.models import Field, Model
-from django.db.models.base import ModelState
-from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
-from django.db.models.query_utils import DeferredAttribute
-from django.db.models.signals import post_init, pre_init
+from django.db import connection
+from django.db.models import Field
 from django.utils import timezone
 
+from core.plain_rows import instance_from_row, instances_from_rows, model_fields, select_list
 from judges.models import (
     JudgeConfig,
     JudgeRun,
@@ -34,93 +30,6 @@ from traces.models import Span, Trace
 UNREAD_WHEN_LOCKED = ("raw_response", "explanation", "cited_spans")
 # A pass's related rows, loaded with it by the claim.
 CLAIM_RELATED = (("trace", Trace), ("config", JudgeConfig), ("run", JudgeRun))
-
-
-@cache
-def _fields(model: type[Model], deferred: tuple[str, ...] = ()) -> tuple[Field, ...]:
-    return tuple(f for f in model._meta.concrete_fields if f.attname not in deferred)
-
-
-@cache
-def _named_fields(model: type[Model], names: tuple[str, ...]) -> tuple[Field, ...]:
-    # In the model's order, which `Model.from_db` expects of a row with fewer fields.
-    named = {model._meta.get_field(name) for name in names}
-    return tuple(f for f in model._meta.concrete_fields if f in named)
-
-
-def _select_list(alias: str, fields: tuple[Field, ...]) -> str:
-    quote = connection.ops.quote_name
-    return ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
-
-
-@dataclass(frozen=True)
-class _RowShape:
-    """How rows of `fields` become instances of `model` on one backend: each column's
-    converters, and whether the instance may be built by filling its __dict__."""
-
-    fields: tuple[Field, ...]  # kept, so the id the shape is found by stays theirs
-    attnames: tuple[str, ...]
-    converters: tuple
-    direct: bool
-
-
-_shapes: dict[tuple[int, str], _RowShape] = {}
-
-
-def _direct_build_allowed(model: type[Model], fields: tuple[Field, ...]) -> bool:
-    # What Model.__init__ does besides setting attributes: the init signals, and descriptors
-    # that act on a set (a foreign key's id only drops a cached row, which a new one lacks).
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return False
-    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
-    return all(type(getattr(model, f.attname, None)) in plain for f in fields)
-
-
-def _shape(model: type[Model], fields: tuple[Field, ...], db) -> _RowShape:
-    shape = _shapes.get((id(fields), db.vendor))
-    if shape is None:
-        # What a queryset applies to each column: the backend's converters, then the field's.
-        found = []
-        for index, field in enumerate(fields):
-            expression = field.get_col(model._meta.db_table)
-            converters = db.ops.get_db_converters(expression)
-            converters += field.get_db_converters(db)
-            if converters:
-                found.append((index, expression, tuple(converters)))
-        attnames = tuple(f.attname for f in fields)
-        direct = _direct_build_allowed(model, fields)
-        shape = _RowShape(fields, attnames, tuple(found), direct)
-        _shapes[(id(fields), db.vendor)] = shape
-    return shape
-
-
-def _instances(model: type[Model], fields: tuple[Field, ...], rows) -> list[Model]:
-    """Model instances from rows of `fields`' columns, converted as the ORM converts and
-    built as `Model.from_db` builds them. Judging is bound by worker CPU, and building every
-    pass, trace and span through `Model.__init__` was a part of it worth saving."""
-    db = connections[DEFAULT_DB_ALIAS]
-    shape = _shape(model, fields, db)
-    instances = []
-    for row in rows:
-        values = list(row)
-        for index, expression, converters in shape.converters:
-            for convert in converters:
-                values[index] = convert(values[index], expression, db)
-        if shape.direct:
-            instance = model.__new__(model)
-            instance.__dict__.update(zip(shape.attnames, values, strict=True))
-            instance._state = ModelState()
-            instance._state.adding = False
-            instance._state.db = db.alias
-        else:
-            instance = model.from_db(db.alias, shape.attnames, values)
-        instances.append(instance)
-    return instances
-
-
-def _instance(model: type[Model], fields: tuple[Field, ...], values) -> Model:
-    """A model instance from a row of `fields`' columns, converted as the ORM converts."""
-    return _instances(model, fields, [values])[0]
 
 
 CLAIM_CONDITION = """
@@ -161,13 +70,13 @@ def judgment_claim(judgment_id: int) -> bool:
 def _claim_and_load_sql() -> str:
     # The claim returns the claimed row; the join reads its trace, config and run in the
     # same statement (PostgreSQL: an UPDATE in a WITH, its RETURNING joined).
-    columns = [_select_list("claimed", _fields(Judgment))]
+    columns = [select_list("claimed", model_fields(Judgment))]
     joins = []
     for name, model in CLAIM_RELATED:
-        columns.append(_select_list(name, _fields(model)))
+        columns.append(select_list(name, model_fields(model)))
         table = model._meta.db_table
         joins.append(f"JOIN {table} {name} ON {name}.id = claimed.{name}_id")
-    returning = ", ".join(connection.ops.quote_name(f.column) for f in _fields(Judgment))
+    returning = ", ".join(connection.ops.quote_name(f.column) for f in model_fields(Judgment))
     return (
         f"WITH claimed AS (UPDATE judges_judgment SET status = %s, lease_until = %s "  # noqa: S608 - model columns
         f"WHERE {CLAIM_CONDITION} RETURNING {returning}) "
@@ -188,12 +97,12 @@ def judgment_claim_and_load(judgment_id: int) -> Judgment | None:
         row = cursor.fetchone()
     if row is None:
         return None
-    fields = _fields(Judgment)
-    judgment = _instance(Judgment, fields, row[: len(fields)])
+    fields = model_fields(Judgment)
+    judgment = instance_from_row(Judgment, fields, row[: len(fields)])
     start = len(fields)
     for name, model in CLAIM_RELATED:
-        related_fields = _fields(model)
-        related = _instance(model, related_fields, row[start : start + len(related_fields)])
+        related_fields = model_fields(model)
+        related = instance_from_row(model, related_fields, row[start : start + len(related_fields)])
         Judgment._meta.get_field(name).set_cached_value(judgment, related)
         start += len(related_fields)
     return judgment
@@ -217,7 +126,7 @@ def cached_reply_text(digest: str, judgment_id: int) -> str | None:
 @cache
 def _spans_sql() -> tuple[str, str]:
     table = connection.ops.quote_name(Span._meta.db_table)
-    select = f"SELECT {_select_list(table, _fields(Span))} FROM {table} WHERE trace_id = %s"  # noqa: S608
+    select = f"SELECT {select_list(table, model_fields(Span))} FROM {table} WHERE trace_id = %s"  # noqa: S608
     return f"{select} AND trace_day = %s ORDER BY position, id", f"{select} ORDER BY position, id"
 
 
@@ -232,7 +141,7 @@ def trace_spans_ordered(trace: Trace) -> list[Span]:
         if not rows and trace.span_count:
             cursor.execute(anywhere, [trace.pk])
             rows = cursor.fetchall()
-    spans = _instances(Span, _fields(Span), rows)
+    spans = instances_from_rows(Span, model_fields(Span), rows)
     for span in spans:
         Span._meta.get_field("trace").set_cached_value(span, trace)
     return spans
@@ -240,10 +149,10 @@ def trace_spans_ordered(trace: Trace) -> list[Span]:
 
 @cache
 def _passes_locked_sql() -> str:
-    fields = _fields(Judgment, UNREAD_WHEN_LOCKED)
+    fields = model_fields(Judgment, UNREAD_WHEN_LOCKED)
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     return (
-        f"SELECT {_select_list('judges_judgment', fields)} FROM judges_judgment "  # noqa: S608
+        f"SELECT {select_list('judges_judgment', fields)} FROM judges_judgment "  # noqa: S608
         f"WHERE trace_id = %s AND run_id = %s ORDER BY id{lock}"
     )
 
@@ -254,7 +163,7 @@ def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
     with connection.cursor() as cursor:
         cursor.execute(_passes_locked_sql(), [trace_id, run_id])
         rows = cursor.fetchall()
-    return _instances(Judgment, _fields(Judgment, UNREAD_WHEN_LOCKED), rows)
+    return instances_from_rows(Judgment, model_fields(Judgment, UNREAD_WHEN_LOCKED), rows)
 
 
 @cache
@@ -271,34 +180,6 @@ def judgment_store(judgment: Judgment, names: list[str]) -> None:
     values = [f.get_db_prep_save(getattr(judgment, f.attname), connection) for f in fields]
     with connection.cursor() as cursor:
         cursor.execute(sql, [*values, judgment.pk])
-
-
-def instances_where(
-    model: type[Model],
-    names: tuple[str, ...],
-    where: str,
-    params: list,
-    *,
-    order: str = "id",
-    lock: bool = False,
-) -> list[Model]:
-    """Rows of `model` matching `where` (SQL over its table) in `order`, with the fields
-    `names` only, as `.only(*names)` gives them; `lock` locks them as `select_for_update()`
-    does, inside the caller's transaction."""
-    with connection.cursor() as cursor:
-        cursor.execute(_where_sql(model, names, where, order, lock), params)
-        rows = cursor.fetchall()
-    return _instances(model, _named_fields(model, names), rows)
-
-
-@cache
-def _where_sql(model: type[Model], names: tuple[str, ...], where: str, order: str, lock: bool):
-    table = connection.ops.quote_name(model._meta.db_table)
-    lock_sql = " FOR UPDATE" if lock and connection.features.has_select_for_update else ""
-    return (
-        f"SELECT {_select_list(table, _named_fields(model, names))} FROM {table} "  # noqa: S608
-        f"WHERE {where} ORDER BY {order}{lock_sql}"
-    )
 
 
 def verdict_written_id(trace_id: int, run_id: int) -> int | None:

@@ -247,14 +247,12 @@ def verdicts_mark_stale(trace_ids: Iterable[int], session_ids: Iterable[int] | N
     nor did the verdicts on their sessions (a new trace or span in the conversation): the given
     sessions, else the traces' own."""
     trace_ids = list(trace_ids)
+    fresh = Verdict.objects.filter(stale=False)
+    stale = fresh.filter(trace_id__in=trace_ids).update(stale=True) if trace_ids else 0
     if session_ids is None:
-        sessions = Trace.objects.filter(pk__in=trace_ids, session__isnull=False)
-        session_ids = sessions.values("session_id")
-    else:
-        session_ids = list(session_ids)
-    stale = 0
-    for column, ids in (("trace_id", trace_ids), ("session_id", session_ids)):
-        if isinstance(ids, list) and not ids:
-            continue  # nothing to mark: no query
-        stale += Verdict.objects.filter(**{f"{column}__in": ids}, stale=False).update(stale=True)
-    return stale
+        session_ids = Trace.objects.filter(pk__in=trace_ids, session__isnull=False).values(
+            "session_id"
+        )
+    elif not (session_ids := list(session_ids)):
+        return stale
+    return stale + fresh.filter(session_id__in=session_ids).update(stale=True)

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from django.db import connection, transaction
 from django.utils import timezone
 
+from core.plain_rows import instances_where
 from judges.models import RedFlag, RedFlagCheck
-from judges.pass_rows import instances_where
 from judges.trajectory.redflags import red_flags_detect
 from judges.trajectory.steps import trace_spans
 from traces.models import Span, Trace

@@ -8,9 +8,9 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from core.plain_rows import instances_where
 from judges.models import JudgeRun, JudgeRunScope, JudgeRunStatus, Judgment, JudgmentStatus
 from judges.pass_rows import (
-    instances_where,
     judge_run_finish_if_done,
     judgment_claim_and_load,
     passes_locked,
