@@ -25,6 +25,10 @@ PARTITION_DAYS_AHEAD = 7
 _CREATE_LOCK = 0x5350414E  # "SPAN"
 _DAY_FORMAT = "%Y%m%d"
 DROP_LOCK_TIMEOUT_MS = 5000
+# A span row up to a page's size stays whole and uncompressed: PostgreSQL's default (2 kB)
+# made it compress about a third of tool spans, agent spans' JSON is mostly text, and pglz
+# on every such row cost more CPU than storing the span itself. Larger rows are still toasted.
+SPAN_STORAGE = "toast_tuple_target = 8160"
 # Days whose partition this process saw committed; filled after commit only, so a creation
 # rolled back (a failed request, a test) is never remembered.
 _known_days: set[date] = set()
@@ -83,11 +87,25 @@ def span_partitions_ensure(days: Iterable[date]) -> int:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_CREATE_LOCK])
             cursor.execute(
                 f"CREATE TABLE IF NOT EXISTS {_quote(name)} "
-                f"PARTITION OF {_quote(Span._meta.db_table)} FOR VALUES {_bounds(day)}"
+                f"PARTITION OF {_quote(Span._meta.db_table)} FOR VALUES {_bounds(day)} "
+                f"WITH ({SPAN_STORAGE})"
             )
             created.append(day)
     transaction.on_commit(lambda: _known_days.update(missing))
     return len(created)
+
+
+def spans_storage_set(reset: bool = False) -> None:
+    """SPAN_STORAGE on every existing partition (or the plain table), for rows written from now
+    on; `reset` puts back PostgreSQL's default."""
+    setting = f"RESET ({SPAN_STORAGE.split(' = ')[0]})" if reset else f"SET ({SPAN_STORAGE})"
+    with connection.cursor() as cursor:
+        table = Span._meta.db_table
+        cursor.execute("SELECT relkind FROM pg_class WHERE oid = %s::regclass", [table])
+        partitioned = cursor.fetchone()[0] == "p"
+        names = [partition_name(day) for day in span_partition_days()] if partitioned else [table]
+        for name in names:
+            cursor.execute(f"ALTER TABLE {_quote(name)} {setting}")
 
 
 def span_partitions_create_ahead(today: date | None = None) -> int:
@@ -144,7 +162,7 @@ def spans_table_convert(partitioned: bool) -> None:
         cursor.execute(
             f"CREATE TABLE {_quote(new)} (LIKE {_quote(table)} INCLUDING DEFAULTS "
             "INCLUDING IDENTITY INCLUDING CONSTRAINTS INCLUDING STORAGE INCLUDING COMPRESSION)"
-            + (" PARTITION BY RANGE (trace_day)" if partitioned else "")
+            + (" PARTITION BY RANGE (trace_day)" if partitioned else f" WITH ({SPAN_STORAGE})")
         )
         if partitioned:
             cursor.execute(
@@ -157,7 +175,8 @@ def spans_table_convert(partitioned: bool) -> None:
             for day in sorted(days):
                 cursor.execute(
                     f"CREATE TABLE {_quote(partition_name(day))} "
-                    f"PARTITION OF {_quote(new)} FOR VALUES {_bounds(day)}"
+                    f"PARTITION OF {_quote(new)} FOR VALUES {_bounds(day)} "
+                    f"WITH ({SPAN_STORAGE})"
                 )
         names = ", ".join(_quote(column) for column in columns)
         # Each span takes its trace's day, so a trace's spans share one partition.

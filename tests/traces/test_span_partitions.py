@@ -142,3 +142,47 @@ def test_a_resend_reads_and_renumbers_only_its_traces_partition():
             plan = "\n".join(row[0] for row in cursor.fetchall())
             assert partition_name(trace.spans_day) in plan
             assert not [name for name in others if name in plan], sql
+
+
+def _compression(span: Span) -> str | None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_column_compression(attributes) FROM traces_span WHERE id = %s", [span.pk]
+        )
+        return cursor.fetchone()[0]
+
+
+def _storage_options(name: str) -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT reloptions FROM pg_class WHERE oid = %s::regclass", [name])
+        return cursor.fetchone()[0] or []
+
+
+def test_a_span_row_up_to_a_page_is_stored_whole_and_a_larger_one_compressed():
+    # given a day's partition made on demand, and the table rebuilt plain and back
+    later = utc_today() + timedelta(days=400)
+    span_partitions.span_partitions_ensure([later])
+    assert _storage_options(partition_name(later)) == [
+        span_partitions.SPAN_STORAGE.replace(" ", "")
+    ]
+    spans_table_convert(partitioned=False)
+    assert _storage_options("traces_span") == ["toast_tuple_target=8160"]
+    spans_table_convert(partitioned=True)
+    # when a span of 3 kB and one of 40 kB are stored
+    small = SpanFactory(attributes={"tool.output": "fare 412 EUR; " * 220})
+    large = SpanFactory(attributes={"tool.output": "fare 412 EUR; " * 3000})
+    # then only the larger one is compressed
+    assert _compression(small) is None
+    assert _compression(large) == "pglz"
+    assert all(
+        _storage_options(partition_name(day)) == ["toast_tuple_target=8160"]
+        for day in span_partition_days()
+    )
+
+
+def test_the_migration_sets_and_resets_row_storage_on_every_partition():
+    days = span_partition_days()
+    span_partitions.spans_storage_set(reset=True)
+    assert all(_storage_options(partition_name(day)) == [] for day in days)
+    span_partitions.spans_storage_set()
+    assert all(_storage_options(partition_name(day)) == ["toast_tuple_target=8160"] for day in days)
