@@ -16,13 +16,15 @@ def judge_online_only_when_calibrated(settings):
 
 @pytest.fixture(autouse=True)
 def process_caches_start_empty():
-    """Tokens and guardrail policies are remembered per process for seconds; a test's rolled
-    back rows must not be remembered into the next test."""
+    """Tokens, ingest projects and guardrail policies are remembered per process for seconds;
+    a test's rolled back rows must not be remembered into the next test."""
     from accounts.authentication import token_cache
     from judges.guardrails.check import project_policies
     from judges.trajectory.policy_cache import policies_by_project
+    from traces.ingest.services import projects_by_slug
 
     token_cache.clear()
+    projects_by_slug.clear()
     project_policies.clear()
     policies_by_project.clear()
 

@@ -1,7 +1,7 @@
 """ingest_otlp: spans of one trace in several requests, in any order, sent more than once."""
 
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.traces import otel_agents
-from traces.ingest.services import ingest_otlp
+from traces.ingest.services import ingest_otlp, project_for_ingest, projects_by_slug
 from traces.models import Project, Session, Span, Trace
 from traces.signals import spans_ingested
 
@@ -169,6 +169,7 @@ def test_query_count_does_not_grow_with_traces_in_a_request():
     Trace.objects.all().delete()
     # so the second request, like the first, makes its sessions instead of adding to one
     Session.objects.all().delete()
+    projects_by_slug.clear()  # both requests read their project
     with CaptureQueriesContext(connection) as many_q:
         send(twenty)
 
@@ -179,3 +180,27 @@ def test_query_count_does_not_grow_with_traces_in_a_request():
     assert len(others(many_q)) == len(others(one_q))
     assert len(many_q) <= len(one_q) + 10
     assert Trace.objects.count() == 20 and Span.objects.count() == 220
+
+
+def test_a_project_is_remembered_only_once_committed_and_read_afresh_once_saved():
+    # given a request that starts project "shop" and then fails: its project is rolled back
+    spans = recorded_spans()
+    with pytest.raises(RuntimeError), transaction.atomic():
+        project_for_ingest("shop")
+        raise RuntimeError("the rest of the request failed")
+    assert not Project.objects.filter(slug="shop").exists()
+    # when the exporter sends again, the project is made anew and its spans stored
+    ingest_otlp(
+        body=encode_spans(spans).SerializeToString(), content_type=PROTOBUF, project_slug="shop"
+    )
+    shop = Project.objects.get(slug="shop")
+    assert Trace.objects.get().project == shop
+    # and a curator's change to it counts from the next request
+    assert project_for_ingest("shop").tool_error_markers == []
+    shop.tool_error_markers = ["DECLINED"]
+    shop.save()
+    assert project_for_ingest("shop").tool_error_markers == ["DECLINED"]
+    # and a project read once is not read again within the interval
+    with CaptureQueriesContext(connection) as queries:
+        project_for_ingest("shop")
+    assert not queries.captured_queries

@@ -11,6 +11,7 @@ from django.db import transaction
 from rest_framework.exceptions import ValidationError
 
 from core.errors import ApplicationError
+from core.remembered import Remembered
 from traces.completion import trace_complete
 from traces.ingest import otlp
 from traces.ingest.span_tree import span_tree_records
@@ -22,6 +23,10 @@ DEFAULT_PROJECT_SLUG = "default"
 
 
 PROJECT_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
+# Every export request names its project: each is read at most once per this many seconds in
+# a process. Saving or deleting a project empties this process's copy (traces.receivers).
+PROJECT_REMEMBERED_SECONDS = 5.0
+projects_by_slug: Remembered[Project | None] = Remembered(PROJECT_REMEMBERED_SECONDS)
 
 
 def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
@@ -37,10 +42,15 @@ def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
             field=field,
             code="invalid_project",
         )
+    project = projects_by_slug.get(slug, lambda: Project.objects.filter(slug=slug).first())
+    if project is not None:
+        return project
     name = "Default" if slug == DEFAULT_PROJECT_SLUG else slug.replace("-", " ").replace("_", " ")
     project, _ = Project.objects.get_or_create(
         slug=slug, defaults={"name": name[:1].upper() + name[1:]}
     )
+    # Remembered only once committed: a request that fails rolls its new project back.
+    transaction.on_commit(projects_by_slug.clear)
     return project
 
 

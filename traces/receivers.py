@@ -1,0 +1,13 @@
+"""A saved or deleted project is read afresh by this process's next ingest."""
+
+from django.db.models.signals import post_delete, post_save
+from django.dispatch import receiver
+
+from traces.ingest.services import projects_by_slug
+from traces.models import Project
+
+
+@receiver(post_save, sender=Project, dispatch_uid="traces.project_saved")
+@receiver(post_delete, sender=Project, dispatch_uid="traces.project_deleted")
+def ingest_projects_forget(sender, **kwargs):
+    projects_by_slug.clear()
