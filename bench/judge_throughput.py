@@ -35,7 +35,7 @@ def _args():
     parser.add_argument("--before", default="main", help="the earlier commit; '' skips it")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
-        "--concurrency", type=int, default=64, help="threads per worker, now (the README's)"
+        "--concurrency", type=int, default=96, help="threads per worker, now (the README's)"
     )
     parser.add_argument("--before-concurrency", type=int, default=32)
     parser.add_argument("--latency-ms", type=int, default=1000)
