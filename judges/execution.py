@@ -49,7 +49,7 @@ from traces.models import Span
 
 CHARS_PER_TOKEN = 4
 VERSIONS_KEPT = 256
-_versions: dict[int, RubricVersion] = {}
+versions_loaded: dict[int, RubricVersion] = {}
 UNFINISHED_STATES = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
 
 
@@ -66,12 +66,12 @@ def _lease() -> timedelta:
 def rubric_version_of(version_id: int) -> RubricVersion:
     """A rubric version with its rubric, loaded once per worker process: a version never
     changes once saved (editing a rubric saves the next version)."""
-    version = _versions.get(version_id)
+    version = versions_loaded.get(version_id)
     if version is None:
         version = RubricVersion.objects.select_related("rubric").get(pk=version_id)
-        if len(_versions) >= VERSIONS_KEPT:
-            _versions.clear()
-        _versions[version_id] = version
+        if len(versions_loaded) >= VERSIONS_KEPT:
+            versions_loaded.clear()
+        versions_loaded[version_id] = version
     return version
 
 

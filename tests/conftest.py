@@ -16,15 +16,17 @@ def judge_online_only_when_calibrated(settings):
 
 @pytest.fixture(autouse=True)
 def process_caches_start_empty():
-    """Tokens, ingest projects and guardrail policies are remembered per process for seconds;
-    a test's rolled back rows must not be remembered into the next test."""
+    """Tokens, ingest projects, guardrail policies and rubric versions are remembered per
+    process; a test's rolled back rows must not be remembered into the next test."""
     from accounts.authentication import token_cache
+    from judges.execution import versions_loaded as rubric_versions
     from judges.guardrails.check import project_policies
     from judges.trajectory.policy_cache import policies_by_project
     from traces.ingest.services import projects_by_slug
 
     token_cache.clear()
     projects_by_slug.clear()
+    rubric_versions.clear()  # SQLite gives a rolled-back version's id to the next one
     project_policies.clear()
     policies_by_project.clear()
 

@@ -175,3 +175,12 @@ def test_a_relation_no_app_declared_stops_retention_instead_of_losing_rows(proje
     with pytest.raises(ImproperlyConfigured, match="Trace.verdicts"):
         traces_expire()
     assert Trace.objects.count() == 1
+
+
+def test_deleting_a_project_still_deletes_its_spans():
+    # given spans, whose key to their trace has no constraint in the database
+    span = SpanFactory()
+    # when
+    span.trace.project.delete()
+    # then the ORM's cascade took them
+    assert not Span.objects.exists()
