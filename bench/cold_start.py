@@ -20,7 +20,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from trees import tree_at
+from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 2.0
@@ -95,6 +95,7 @@ def main() -> None:
         env={**env, "EVALSITE_VAR_DIR": tempfile.mkdtemp()},
         check=True,
     )
+    bytecode_compile(ROOT)
     trees = {"before": tree_at(args.before), "now": ROOT}
     servers = commands(args.port)
     figures: dict[tuple[str, str], list[float]] = {}

@@ -18,7 +18,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from trees import tree_at
+from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,6 +80,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--port", type=int, default=8220)
     args = parser.parse_args()
+    bytecode_compile(ROOT)
     trees = {"before": tree_at(args.before), "now": ROOT}
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
     print(
