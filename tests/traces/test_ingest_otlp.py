@@ -202,5 +202,8 @@ def test_a_project_is_remembered_only_once_committed_and_read_afresh_once_saved(
     assert project_for_ingest("shop").tool_error_markers == ["DECLINED"]
     # and a project read once is not read again within the interval
     with CaptureQueriesContext(connection) as queries:
-        project_for_ingest("shop")
+        mine = project_for_ingest("shop")
     assert not queries.captured_queries
+    # and each caller gets its own copy, to cache related rows on without the next one seeing
+    mine.held_by_first_caller = True
+    assert not hasattr(project_for_ingest("shop"), "held_by_first_caller")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from dataclasses import dataclass
@@ -44,7 +45,8 @@ def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
         )
     project = projects_by_slug.get(slug, lambda: Project.objects.filter(slug=slug).first())
     if project is not None:
-        return project
+        # Each caller its own copy: a caller may cache related rows (its guardrail policy) on it.
+        return copy.copy(project)
     name = "Default" if slug == DEFAULT_PROJECT_SLUG else slug.replace("-", " ").replace("_", " ")
     project, _ = Project.objects.get_or_create(
         slug=slug, defaults={"name": name[:1].upper() + name[1:]}
