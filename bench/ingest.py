@@ -10,7 +10,7 @@ and COPY in one process); evalsite's figure is printed as a share of it. With --
 the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
 alternating with this one, and prints the ratio between them.
 
-    .venv/bin/python bench/ingest.py --traces 3000 --repeat 3 --compare ../evalsite-base
+    .venv/bin/python bench/ingest.py --repeat 3 --compare ../evalsite-base
 """
 
 import argparse
@@ -325,7 +325,7 @@ def summary(runs: list[dict], ceilings: list[float], args) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--traces", type=int, default=2000)
+    parser.add_argument("--traces", type=int, default=6000, help="of 11 spans; fewer vary more")
     parser.add_argument("--senders", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--batch", type=int, default=512, help="spans per export (SDK default)")
