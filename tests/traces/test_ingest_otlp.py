@@ -186,7 +186,7 @@ def test_a_project_is_remembered_only_once_committed_and_read_afresh_once_saved(
     # given a request that starts project "shop" and then fails: its project is rolled back
     spans = recorded_spans()
     with pytest.raises(RuntimeError), transaction.atomic():
-        project_for_ingest("shop")
+        project_for_ingest("shop", remembered=True)
         raise RuntimeError("the rest of the request failed")
     assert not Project.objects.filter(slug="shop").exists()
     # when the exporter sends again, the project is made anew and its spans stored
@@ -196,14 +196,36 @@ def test_a_project_is_remembered_only_once_committed_and_read_afresh_once_saved(
     shop = Project.objects.get(slug="shop")
     assert Trace.objects.get().project == shop
     # and a curator's change to it counts from the next request
-    assert project_for_ingest("shop").tool_error_markers == []
+    assert project_for_ingest("shop", remembered=True).tool_error_markers == []
     shop.tool_error_markers = ["DECLINED"]
     shop.save()
-    assert project_for_ingest("shop").tool_error_markers == ["DECLINED"]
+    assert project_for_ingest("shop", remembered=True).tool_error_markers == ["DECLINED"]
     # and a project read once is not read again within the interval
     with CaptureQueriesContext(connection) as queries:
-        mine = project_for_ingest("shop")
+        mine = project_for_ingest("shop", remembered=True)
     assert not queries.captured_queries
+    with CaptureQueriesContext(connection) as queries:
+        project_for_ingest("shop")
+    assert queries.captured_queries  # callers that do not store again read it every time
     # and each caller gets its own copy, to cache related rows on without the next one seeing
     mine.held_by_first_caller = True
-    assert not hasattr(project_for_ingest("shop"), "held_by_first_caller")
+    assert not hasattr(project_for_ingest("shop", remembered=True), "held_by_first_caller")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_remembered_project_deleted_by_another_process_is_made_again_and_nothing_is_lost():
+    # given project "shop" remembered by this process, then deleted by another (no signal here)
+    project_for_ingest("shop", remembered=True)
+    remembered = project_for_ingest("shop", remembered=True)
+    with connection.cursor() as cursor:
+        cursor.execute("DELETE FROM traces_project WHERE id = %s", [remembered.pk])
+    # when an export names it
+    result = ingest_otlp(
+        body=encode_spans(recorded_spans()).SerializeToString(),
+        content_type=PROTOBUF,
+        project_slug="shop",
+    )
+    # then the project is made again and every span stored under it
+    shop = Project.objects.get(slug="shop")
+    assert shop.pk != remembered.pk
+    assert result.stored_count == 11 == Span.objects.filter(trace__project=shop).count()

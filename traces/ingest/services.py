@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from rest_framework.exceptions import ValidationError
 
 from core.errors import ApplicationError
@@ -24,17 +24,22 @@ DEFAULT_PROJECT_SLUG = "default"
 
 
 PROJECT_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
-# Every export request names its project: each is read at most once per this many seconds in
-# a process. Saving or deleting a project empties this process's copy (traces.receivers).
+# Every export request names its project: OTLP ingest reads each at most once per this many
+# seconds in a process. Saving or deleting a project empties this process's copy
+# (traces.receivers); one deleted by another process is noticed when storing fails.
 PROJECT_REMEMBERED_SECONDS = 5.0
 projects_by_slug: Remembered[Project | None] = Remembered(PROJECT_REMEMBERED_SECONDS)
 
 
-def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
+def project_for_ingest(
+    slug: str | None, *, field: str = "project", remembered: bool = False
+) -> Project:
     """The project named by slug, created on first use; without one, the "default" project.
 
     Whoever may send traces may start a project by naming it, the way an OpenTelemetry
-    exporter names its service: curators rename it later on the projects page.
+    exporter names its service: curators rename it later on the projects page. `remembered`
+    may answer from this process's copy (PROJECT_REMEMBERED_SECONDS old at most), for a caller
+    that stores again when the project was deleted meanwhile (ingest_otlp).
     """
     slug = (slug or "").strip() or DEFAULT_PROJECT_SLUG
     if not PROJECT_SLUG.match(slug):
@@ -43,7 +48,11 @@ def project_for_ingest(slug: str | None, *, field: str = "project") -> Project:
             field=field,
             code="invalid_project",
         )
-    project = projects_by_slug.get(slug, lambda: Project.objects.filter(slug=slug).first())
+    project = (
+        projects_by_slug.get(slug, lambda: Project.objects.filter(slug=slug).first())
+        if remembered
+        else Project.objects.filter(slug=slug).first()
+    )
     if project is not None:
         # Each caller its own copy: a caller may cache related rows (its guardrail policy) on it.
         return copy.copy(project)
@@ -156,6 +165,16 @@ def ingest_otlp(
     The project is the header's slug, else each resource's `evalsite.project`, else "default".
     """
     raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    try:
+        return _otlp_store(raw, content_type, project_slug)
+    except IntegrityError:
+        # A project this process remembers may have been deleted by another since: read the
+        # projects afresh (a missing one is made again) and store the request once more.
+        projects_by_slug.clear()
+        return _otlp_store(raw, content_type, project_slug)
+
+
+def _otlp_store(raw: bytes, content_type: str, project_slug: str | None) -> OtlpIngestResult:
     batch = otlp.otlp_batch(raw, content_type)
     stored = 0
     touched: list[StoredTrace] = []
@@ -163,7 +182,7 @@ def ingest_otlp(
         for resource_project, records in batch.records_by_project.items():
             slug = project_slug or resource_project
             field = "x-evalsite-project" if project_slug else otlp.PROJECT_ATTRIBUTE
-            project = project_for_ingest(slug, field=field)
+            project = project_for_ingest(slug, field=field, remembered=True)
             traces = spans_store(
                 project, records, SourceFormat.OTLP, batch.extras_by_project[resource_project]
             )
