@@ -22,7 +22,7 @@ def process_caches_start_empty():
     from judges.execution import versions_loaded as rubric_versions
     from judges.guardrails.check import project_policies
     from judges.trajectory.policy_cache import policies_by_project
-    from traces.ingest.services import projects_by_slug
+    from traces.project_cache import projects_by_slug
 
     token_cache.clear()
     projects_by_slug.clear()

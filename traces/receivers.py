@@ -3,8 +3,8 @@
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from traces.ingest.services import projects_by_slug
 from traces.models import Project
+from traces.project_cache import projects_by_slug
 
 
 @receiver(post_save, sender=Project, dispatch_uid="traces.project_saved")

@@ -10,8 +10,9 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.traces import otel_agents
-from traces.ingest.services import ingest_otlp, project_for_ingest, projects_by_slug
+from traces.ingest.services import ingest_otlp, project_for_ingest
 from traces.models import Project, Session, Span, Trace
+from traces.project_cache import projects_by_slug
 from traces.signals import spans_ingested
 
 pytestmark = pytest.mark.django_db

@@ -12,23 +12,18 @@ from django.db import IntegrityError, transaction
 from rest_framework.exceptions import ValidationError
 
 from core.errors import ApplicationError
-from core.remembered import Remembered
 from traces.completion import trace_complete
 from traces.ingest import otlp
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import StoredTrace, spans_store
 from traces.ingest.transcripts import transcript_records
 from traces.models import Project, SourceFormat, Trace
+from traces.project_cache import projects_by_slug
 
 DEFAULT_PROJECT_SLUG = "default"
 
 
 PROJECT_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
-# Every export request names its project: OTLP ingest reads each at most once per this many
-# seconds in a process. Saving or deleting a project empties this process's copy
-# (traces.receivers); one deleted by another process is noticed when storing fails.
-PROJECT_REMEMBERED_SECONDS = 5.0
-projects_by_slug: Remembered[Project | None] = Remembered(PROJECT_REMEMBERED_SECONDS)
 
 
 def project_for_ingest(
@@ -48,14 +43,15 @@ def project_for_ingest(
             field=field,
             code="invalid_project",
         )
-    project = (
-        projects_by_slug.get(slug, lambda: Project.objects.filter(slug=slug).first())
-        if remembered
-        else Project.objects.filter(slug=slug).first()
-    )
+
+    def read() -> Project | None:
+        return Project.objects.filter(slug=slug).first()
+
+    # A remembered project is copied for each caller: one may cache related rows (its
+    # guardrail policy) on it.
+    project = copy.copy(projects_by_slug.get(slug, read)) if remembered else read()
     if project is not None:
-        # Each caller its own copy: a caller may cache related rows (its guardrail policy) on it.
-        return copy.copy(project)
+        return project
     name = "Default" if slug == DEFAULT_PROJECT_SLUG else slug.replace("-", " ").replace("_", " ")
     project, _ = Project.objects.get_or_create(
         slug=slug, defaults={"name": name[:1].upper() + name[1:]}

@@ -1,0 +1,11 @@
+"""Projects as OTLP ingest reads them: every export request names its project, and each is read
+at most once per PROJECT_REMEMBERED_SECONDS in a process. Saving or deleting a project empties
+this process's copy (traces.receivers); one deleted by another process is noticed when storing
+fails (traces.ingest.services.ingest_otlp). A module of its own, so the receiver does not load
+the ingest stack in every process at start-up."""
+
+from core.remembered import Remembered
+from traces.models import Project
+
+PROJECT_REMEMBERED_SECONDS = 5.0
+projects_by_slug: Remembered[Project | None] = Remembered(PROJECT_REMEMBERED_SECONDS)
