@@ -36,8 +36,9 @@ DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
 CEILING_PASSES = 3
 MEDIA = {"protobuf": "application/x-protobuf", "json": "application/json"}
-# Run inside the served tree: migrate, empty the trace and session tables (every run makes the
-# same sessions), print an annotator's API token.
+# Run inside the served tree: migrate, empty the trace, session and span tables (every run makes
+# the same sessions; spans have no foreign key to truncate them with their traces), print an
+# annotator's API token.
 SETUP = """
 import django
 django.setup()
@@ -49,7 +50,7 @@ from accounts.roles import ANNOTATOR
 from tests.factories import UserFactory
 call_command("migrate", verbosity=0)
 with connection.cursor() as cursor:
-    cursor.execute("TRUNCATE traces_trace, traces_session CASCADE")
+    cursor.execute("TRUNCATE traces_trace, traces_session, traces_span CASCADE")
 user = UserFactory()
 user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
 print(ApiToken.generate(user, "bench")[1])
