@@ -125,9 +125,10 @@ def attributes_dict(key_values) -> dict:
     out = {}
     for kv in key_values:
         value = kv.value
-        # Most attributes are strings: read them here, without a call each.
-        if value.WhichOneof("value") == "string_value":
-            text = value.string_value
+        # Most attributes are non-empty strings: read them without asking which value is set.
+        # Any other value (an empty string too) reads "" here and goes through any_value.
+        text = value.string_value
+        if text:
             out[kv.key] = nul_free(text) if "\x00" in text else text
         else:
             out[kv.key] = any_value(value)
@@ -169,16 +170,21 @@ def _protobuf_spans(message: ExportTraceServiceRequest):
             scope_name = scope_spans.scope.name
             for index, span in enumerate(scope_spans.spans):
                 path = f"resource_spans[{r_index}].scope_spans[{s_index}].spans[{index}]"
-                events = [
-                    {
-                        "name": event.name,
-                        "time": time_from_nanos(event.time_unix_nano).isoformat()
-                        if event.time_unix_nano
-                        else None,
-                        "attributes": attributes_dict(event.attributes),
-                    }
-                    for event in span.events
-                ]
+                span_events = span.events
+                events = (
+                    [
+                        {
+                            "name": event.name,
+                            "time": time_from_nanos(event.time_unix_nano).isoformat()
+                            if event.time_unix_nano
+                            else None,
+                            "attributes": attributes_dict(event.attributes),
+                        }
+                        for event in span_events
+                    ]
+                    if span_events
+                    else []
+                )  # most spans have none: no comprehension run
                 yield resource, scope_name, path, span, attributes_dict(span.attributes), events
 
 
