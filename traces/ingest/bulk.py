@@ -21,6 +21,7 @@ from psycopg import postgres
 from psycopg.adapt import Dumper
 from psycopg.pq import Format
 
+from core.fields import JSONTextField
 from traces.ingest.records import SpanRecord
 from traces.models import Span
 from traces.span_partitions import span_partitions_ensure
@@ -145,9 +146,10 @@ def spans_insert(rows: list[list]) -> None:
     span_partitions_ensure({row[_DAY_INDEX] for row in rows})
     with connection.cursor() as cursor:
         types = _span_column_types(cursor)
-        # The jsonb columns' values go as they are, through orjson: no wrapper object a value.
+        # The JSON columns' values go as they are, through orjson: no wrapper object a value.
         # Set on this cursor only.
         cursor.cursor.adapters.register_dumper(None, _JsonbCopyDumper)
+        cursor.cursor.adapters.register_dumper(None, _JsonTextCopyDumper)
         with cursor.cursor.copy(_spans_copy_sql()) as copy:
             copy.set_types(types)
             for row in rows:
@@ -163,6 +165,19 @@ class _JsonbCopyDumper(Dumper):
     def dump(self, obj) -> bytes:
         data = json_dumps(obj)
         return b"\x01" + (data if isinstance(data, bytes) else data.encode())
+
+
+class _JsonTextCopyDumper(Dumper):
+    """A JSONTextField's value in binary COPY. COPY carries no types: PostgreSQL reads each
+    field in its column's binary form, which for text is its UTF-8 bytes, as it is for json;
+    so these columns are given to psycopg as json, whose dumper this is."""
+
+    format = Format.BINARY
+    oid = postgres.types["json"].oid
+
+    def dump(self, obj) -> bytes:
+        data = json_dumps(obj)
+        return data if isinstance(data, bytes) else data.encode()
 
 
 @functools.cache
@@ -185,7 +200,10 @@ def _span_column_types(cursor) -> list[str]:
             [table],
         )
         types = dict(cursor.fetchall())
-        _COLUMN_TYPES[table] = [types[Span._meta.get_field(n).column] for n in SPAN_FIELDS]
+        fields = [Span._meta.get_field(name) for name in SPAN_FIELDS]
+        _COLUMN_TYPES[table] = [
+            "json" if isinstance(field, JSONTextField) else types[field.column] for field in fields
+        ]
     return _COLUMN_TYPES[table]
 
 

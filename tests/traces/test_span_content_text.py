@@ -1,0 +1,80 @@
+"""A span's input and output are JSON text on PostgreSQL (core.fields.JSONTextField): written by
+COPY and by the ORM, read back as the values they were, in the order they were written."""
+
+import importlib
+
+import pytest
+from django.db import connection
+
+from tests.factories import ProjectFactory, SpanFactory
+from tests.traces.test_ingest_span_tree import refund_tree
+from traces.ingest.services import ingest_span_tree
+from traces.models import Span
+
+pytestmark = pytest.mark.django_db
+on_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="jsonb and text differ on PostgreSQL only"
+)
+# jsonb would store these keys shortest first ("at" before "city"): text keeps them as sent.
+ARGUMENTS = {"city": "Lisbon", "at": "2026-12-01", "nights": 3, "flexible": True}
+
+
+def _stored_text(span: Span) -> tuple[str | None, str | None]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT input, output FROM traces_span WHERE id = %s", [span.pk])
+        return cursor.fetchone()
+
+
+@on_postgresql
+def test_the_columns_are_text():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT column_name, data_type FROM information_schema.columns "
+            "WHERE table_name = 'traces_span' AND column_name IN ('input', 'output')"
+        )
+        assert dict(cursor.fetchall()) == {"input": "text", "output": "text"}
+
+
+@on_postgresql
+def test_ingested_content_is_stored_as_the_json_it_was_and_read_back_in_its_order():
+    # given a tool call whose arguments are not in jsonb's key order, and a text result
+    tree = refund_tree()
+    tool = tree["children"][1]
+    tool["input"], tool["output"] = ARGUMENTS, "Booked: room 412"
+    # when the tree is ingested (COPY)
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    span = trace.spans.get(name=tool["name"])
+    # then the columns hold the JSON as written, and the ORM reads the same values back
+    assert _stored_text(span) == (
+        '{"city":"Lisbon","at":"2026-12-01","nights":3,"flexible":true}',
+        '"Booked: room 412"',
+    )
+    assert list(span.input) == ["city", "at", "nights", "flexible"]
+    assert span.input == ARGUMENTS
+    assert span.output == "Booked: room 412"
+
+
+@pytest.mark.parametrize(
+    "value", [ARGUMENTS, [1, "two", {"three": 3.5}], "plain text", 42, False, {"nul": "a\x00b"}]
+)
+def test_every_json_value_round_trips_through_the_orm(value):
+    span = SpanFactory(input=value, output=None)
+    span.refresh_from_db()
+    assert span.input == value
+    assert span.output is None
+    assert Span.objects.filter(pk=span.pk, output__isnull=True, input__isnull=False).exists()
+
+
+@on_postgresql
+def test_the_migration_turns_stored_jsonb_into_text_and_back_without_losing_a_value():
+    migration = importlib.import_module("traces.migrations.0015_span_content_as_json_text")
+    span = SpanFactory(input=ARGUMENTS, output=[{"type": "text", "text": "Booked"}])
+    with connection.schema_editor() as editor:
+        migration.columns_as_jsonb(None, editor)
+    span.refresh_from_db()
+    assert (span.input, span.output) == (ARGUMENTS, [{"type": "text", "text": "Booked"}])
+    with connection.schema_editor() as editor:
+        migration.columns_as_text(None, editor)
+    span.refresh_from_db()
+    assert (span.input, span.output) == (ARGUMENTS, [{"type": "text", "text": "Booked"}])
+    test_the_columns_are_text()
