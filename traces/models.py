@@ -213,10 +213,10 @@ class Span(models.Model):
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)
     duration_ms = models.PositiveIntegerField(null=True, blank=True)
-    # Read whole, never queried inside: kept as JSON text, which ingestion writes far faster.
+    # Read whole, seldom queried inside: kept as JSON text, which ingestion writes far faster.
     input = JSONTextField(null=True, blank=True)
     output = JSONTextField(null=True, blank=True)
-    attributes = models.JSONField(default=dict, blank=True)
+    attributes = JSONTextField(default=dict, blank=True)
     status = models.CharField(max_length=10, choices=SpanStatus.choices, default=SpanStatus.UNSET)
     error_message = models.TextField(blank=True)
     tool_name = models.CharField(max_length=200, blank=True)

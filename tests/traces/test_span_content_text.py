@@ -1,5 +1,6 @@
-"""A span's input and output are JSON text on PostgreSQL (core.fields.JSONTextField): written by
-COPY and by the ORM, read back as the values they were, in the order they were written."""
+"""A span's attributes, input and output are JSON text on PostgreSQL (core.fields.JSONTextField):
+written by COPY and by the ORM, read back as the values they were, in the order they were
+written, and still filtered by key."""
 
 import importlib
 
@@ -19,9 +20,9 @@ on_postgresql = pytest.mark.skipif(
 ARGUMENTS = {"city": "Lisbon", "at": "2026-12-01", "nights": 3, "flexible": True}
 
 
-def _stored_text(span: Span) -> tuple[str | None, str | None]:
+def _stored_text(span: Span) -> tuple[str | None, str | None, str]:
     with connection.cursor() as cursor:
-        cursor.execute("SELECT input, output FROM traces_span WHERE id = %s", [span.pk])
+        cursor.execute("SELECT input, output, attributes FROM traces_span WHERE id = %s", [span.pk])
         return cursor.fetchone()
 
 
@@ -30,9 +31,9 @@ def test_the_columns_are_text():
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT column_name, data_type FROM information_schema.columns "
-            "WHERE table_name = 'traces_span' AND column_name IN ('input', 'output')"
+            "WHERE table_name = 'traces_span' AND column_name IN ('attributes', 'input', 'output')"
         )
-        assert dict(cursor.fetchall()) == {"input": "text", "output": "text"}
+        assert dict(cursor.fetchall()) == {"attributes": "text", "input": "text", "output": "text"}
 
 
 @on_postgresql
@@ -41,15 +42,17 @@ def test_ingested_content_is_stored_as_the_json_it_was_and_read_back_in_its_orde
     tree = refund_tree()
     tool = tree["children"][1]
     tool["input"], tool["output"] = ARGUMENTS, "Booked: room 412"
+    tool["attributes"] = {"tool.version": "3", "agent.step_index": 2}
     # when the tree is ingested (COPY)
     trace = ingest_span_tree(ProjectFactory(), tree)
     span = trace.spans.get(name=tool["name"])
     # then the columns hold the JSON as written, and the ORM reads the same values back
-    assert _stored_text(span) == (
-        '{"city":"Lisbon","at":"2026-12-01","nights":3,"flexible":true}',
-        '"Booked: room 412"',
-    )
+    stored_input, stored_output, stored_attributes = _stored_text(span)
+    assert stored_input == '{"city":"Lisbon","at":"2026-12-01","nights":3,"flexible":true}'
+    assert stored_output == '"Booked: room 412"'
+    assert stored_attributes.startswith('{"tool.version":"3","agent.step_index":2')
     assert list(span.input) == ["city", "at", "nights", "flexible"]
+    assert span.attributes["tool.version"] == "3"
     assert span.input == ARGUMENTS
     assert span.output == "Booked: room 412"
 
@@ -65,16 +68,26 @@ def test_every_json_value_round_trips_through_the_orm(value):
     assert Span.objects.filter(pk=span.pk, output__isnull=True, input__isnull=False).exists()
 
 
+def test_spans_are_filtered_by_an_attribute_key_and_a_nested_one():
+    wanted = SpanFactory(attributes={"evalsite.eval_run": "nightly-7", "tool": {"name": "book"}})
+    SpanFactory(attributes={"evalsite.eval_run": "nightly-8", "tool": {"name": "search"}})
+    SpanFactory(attributes={})
+    assert list(Span.objects.filter(**{"attributes__evalsite.eval_run": "nightly-7"})) == [wanted]
+    assert list(Span.objects.filter(attributes__tool__name="book")) == [wanted]
+    assert Span.objects.filter(**{"attributes__evalsite.eval_run__isnull": False}).count() == 2
+
+
 @on_postgresql
 def test_the_migration_turns_stored_jsonb_into_text_and_back_without_losing_a_value():
     migration = importlib.import_module("traces.migrations.0015_span_content_as_json_text")
-    span = SpanFactory(input=ARGUMENTS, output=[{"type": "text", "text": "Booked"}])
+    values = (ARGUMENTS, [{"type": "text", "text": "Booked"}], {"gen_ai.tool.name": "book"})
+    span = SpanFactory(input=values[0], output=values[1], attributes=values[2])
     with connection.schema_editor() as editor:
         migration.columns_as_jsonb(None, editor)
     span.refresh_from_db()
-    assert (span.input, span.output) == (ARGUMENTS, [{"type": "text", "text": "Booked"}])
+    assert (span.input, span.output, span.attributes) == values
     with connection.schema_editor() as editor:
         migration.columns_as_text(None, editor)
     span.refresh_from_db()
-    assert (span.input, span.output) == (ARGUMENTS, [{"type": "text", "text": "Booked"}])
+    assert (span.input, span.output, span.attributes) == values
     test_the_columns_are_text()

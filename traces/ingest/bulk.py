@@ -148,23 +148,11 @@ def spans_insert(rows: list[list]) -> None:
         types = _span_column_types(cursor)
         # The JSON columns' values go as they are, through orjson: no wrapper object a value.
         # Set on this cursor only.
-        cursor.cursor.adapters.register_dumper(None, _JsonbCopyDumper)
         cursor.cursor.adapters.register_dumper(None, _JsonTextCopyDumper)
         with cursor.cursor.copy(_spans_copy_sql()) as copy:
             copy.set_types(types)
             for row in rows:
                 copy.write_row(row)
-
-
-class _JsonbCopyDumper(Dumper):
-    """jsonb in binary COPY: its version byte and the value's JSON, in one call a value."""
-
-    format = Format.BINARY
-    oid = postgres.types["jsonb"].oid
-
-    def dump(self, obj) -> bytes:
-        data = json_dumps(obj)
-        return b"\x01" + (data if isinstance(data, bytes) else data.encode())
 
 
 class _JsonTextCopyDumper(Dumper):
