@@ -14,7 +14,8 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import NOT_PROVIDED, Q
 
-from traces.ingest.bulk import binding_cursor, column_type, quote
+from traces.ingest.bulk import binding_cursor, column_type
+from traces.ingest.copy_rows import quote
 from traces.models import Project, Session, Trace
 from traces.session_totals import session_totals_initial, trace_totals
 

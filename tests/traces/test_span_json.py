@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from traces.ingest.bulk import json_dumps
+from traces.ingest.copy_rows import json_dumps
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project
 

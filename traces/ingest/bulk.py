@@ -10,18 +10,13 @@ the ORM's path.
 from __future__ import annotations
 
 import functools
-import json
 from datetime import date, datetime
 from operator import attrgetter
 from typing import NamedTuple
 
-import orjson
 from django.db import connection
-from psycopg import postgres
-from psycopg.adapt import Dumper
-from psycopg.pq import Format
 
-from core.fields import JSONTextField
+from traces.ingest.copy_rows import quote, rows_copy
 from traces.ingest.records import SpanRecord
 from traces.models import Span
 from traces.span_partitions import span_partitions_ensure
@@ -36,7 +31,7 @@ SPAN_FIELDS_FROM_RECORD = tuple(
     for field in Span._meta.concrete_fields
     if not field.primary_key and field.name not in SPAN_FIELDS_FROM_STORE
 )
-SPAN_FIELDS = [*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD]
+SPAN_FIELDS = (*SPAN_FIELDS_FROM_STORE, *SPAN_FIELDS_FROM_RECORD)
 _record_values = attrgetter(*SPAN_FIELDS_FROM_RECORD)
 _DAY_INDEX = SPAN_FIELDS.index("trace_day")
 
@@ -54,21 +49,6 @@ class StoredSpan(NamedTuple):
     output_tokens: int
     cost_usd: object
     position: int
-
-
-def json_dumps(value) -> bytes | str:
-    """orjson is several times faster than json on span payloads; json takes what it refuses."""
-    try:
-        return orjson.dumps(value)
-    except TypeError:  # non-string keys, integers beyond 64 bits
-        return json.dumps(value)
-
-
-@functools.cache
-def quote(name: str) -> str:
-    # Remembered: every attribute of django.db.connection is a thread-local lookup, and the
-    # ingest statements quote dozens of names a request.
-    return connection.ops.quote_name(name)
 
 
 @functools.cache
@@ -144,55 +124,7 @@ def spans_insert(rows: list[list]) -> None:
         return
     # A day without a partition yet (the hourly task makes them ahead) gets one first.
     span_partitions_ensure({row[_DAY_INDEX] for row in rows})
-    with connection.cursor() as cursor:
-        types = _span_column_types(cursor)
-        # The JSON columns' values go as they are, through orjson: no wrapper object a value.
-        # Set on this cursor only.
-        cursor.cursor.adapters.register_dumper(None, _JsonTextCopyDumper)
-        with cursor.cursor.copy(_spans_copy_sql()) as copy:
-            copy.set_types(types)
-            for row in rows:
-                copy.write_row(row)
-
-
-class _JsonTextCopyDumper(Dumper):
-    """A JSONTextField's value in binary COPY. COPY carries no types: PostgreSQL reads each
-    field in its column's binary form, which for text is its UTF-8 bytes, as it is for json;
-    so these columns are given to psycopg as json, whose dumper this is."""
-
-    format = Format.BINARY
-    oid = postgres.types["json"].oid
-
-    def dump(self, obj) -> bytes:
-        data = json_dumps(obj)
-        return data if isinstance(data, bytes) else data.encode()
-
-
-@functools.cache
-def _spans_copy_sql() -> str:
-    names = ", ".join(quote(Span._meta.get_field(name).column) for name in SPAN_FIELDS)
-    # By table name: a partitioned spans table takes COPY the same way.
-    return f"COPY {quote(Span._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
-
-
-_COLUMN_TYPES: dict[str, list[str]] = {}
-
-
-def _span_column_types(cursor) -> list[str]:
-    """The spans table's column types in SPAN_FIELDS order, as binary COPY needs them."""
-    table = Span._meta.db_table
-    if table not in _COLUMN_TYPES:
-        cursor.execute(
-            "SELECT attname, format_type(atttypid, NULL) FROM pg_attribute "
-            "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
-            [table],
-        )
-        types = dict(cursor.fetchall())
-        fields = [Span._meta.get_field(name) for name in SPAN_FIELDS]
-        _COLUMN_TYPES[table] = [
-            "json" if isinstance(field, JSONTextField) else types[field.column] for field in fields
-        ]
-    return _COLUMN_TYPES[table]
+    rows_copy(Span, SPAN_FIELDS, rows)
 
 
 def positions_update(moved: list[tuple[int, int, date]]) -> None:
