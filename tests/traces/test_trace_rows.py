@@ -6,8 +6,9 @@ from django.test.utils import CaptureQueriesContext
 
 from tests.traces import otel_agents
 from tests.traces.test_ingest_otlp import recorded_spans, send
+from traces import span_partitions
 from traces.ingest import store
-from traces.models import Project, Session, Span, Trace
+from traces.models import Project, Session, Span, Trace, utc_today
 
 pytestmark = pytest.mark.django_db
 
@@ -63,3 +64,17 @@ def test_a_trace_created_meanwhile_is_locked_and_extended(project, monkeypatch):
     positions = list(trace.spans.order_by("position").values_list("position", flat=True))
     assert positions == list(range(11))
     assert Session.objects.get().trace_count == 1
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite inserts with the ORM")
+def test_an_otlp_request_stores_in_its_own_transaction_without_a_savepoint(project, monkeypatch):
+    # given today's partition known, as once a request has committed (tests never commit)
+    monkeypatch.setattr(span_partitions, "_known_days", {utc_today()})
+    # when a request brings a new trace
+    with CaptureQueriesContext(connection) as queries:
+        send(recorded_spans())
+    # then the store took no savepoint of its own: the request's transaction is the only one
+    # (a savepoint here, inside the test's transaction)
+    savepoints = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SAVEPOINT")]
+    assert len(savepoints) == 1
+    assert Trace.objects.get().span_count == 11

@@ -15,7 +15,8 @@ from core.errors import ApplicationError
 from traces.completion import trace_complete
 from traces.ingest import otlp
 from traces.ingest.span_tree import span_tree_records
-from traces.ingest.store import StoredTrace, spans_store
+from traces.ingest.store import STORE_ATTEMPTS, StoredTrace, spans_store
+from traces.ingest.trace_rows import TraceCreatedMeanwhile
 from traces.ingest.transcripts import transcript_records
 from traces.models import Project, SourceFormat, Trace
 from traces.project_cache import projects_by_slug
@@ -161,13 +162,16 @@ def ingest_otlp(
     The project is the header's slug, else each resource's `evalsite.project`, else "default".
     """
     raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
-    try:
-        return _otlp_store(raw, content_type, project_slug)
-    except IntegrityError:
-        # A project this process remembers may have been deleted by another since: read the
-        # projects afresh (a missing one is made again) and store the request once more.
-        projects_by_slug.clear()
-        return _otlp_store(raw, content_type, project_slug)
+    for _ in range(STORE_ATTEMPTS - 1):
+        try:
+            return _otlp_store(raw, content_type, project_slug)
+        except TraceCreatedMeanwhile:
+            continue  # another request made one of its new traces: the next attempt extends it
+        except IntegrityError:
+            # A project this process remembers may have been deleted by another since: read
+            # the projects afresh (a missing one is made again) and store the request again.
+            projects_by_slug.clear()
+    return _otlp_store(raw, content_type, project_slug)
 
 
 def _otlp_store(raw: bytes, content_type: str, project_slug: str | None) -> OtlpIngestResult:
@@ -180,7 +184,11 @@ def _otlp_store(raw: bytes, content_type: str, project_slug: str | None) -> Otlp
             field = "x-evalsite-project" if project_slug else otlp.PROJECT_ATTRIBUTE
             project = project_for_ingest(slug, field=field, remembered=True)
             traces = spans_store(
-                project, records, SourceFormat.OTLP, batch.extras_by_project[resource_project]
+                project,
+                records,
+                SourceFormat.OTLP,
+                batch.extras_by_project[resource_project],
+                savepoint=False,  # ingest_otlp starts the whole request over instead
             )
             stored += sum(t.new_span_count for t in traces.values())
             touched.extend(traces.values())

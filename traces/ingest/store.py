@@ -96,11 +96,16 @@ def spans_store(
     records: list[SpanRecord],
     source_format: str,
     extras: dict[str, TraceExtras] | None = None,
+    *,
+    savepoint: bool = True,
 ) -> dict[str, StoredTrace]:
     """Store traces and spans in a constant number of queries; re-sent spans are no-ops.
 
     Returns the touched traces by external id, each with `new_span_count` (spans this call
-    stored). Sends spans_ingested inside the transaction.
+    stored). Sends spans_ingested inside the transaction. Within a caller's transaction the
+    call is a savepoint, to start over when a new trace was created meanwhile; a caller that
+    starts its own transaction over instead passes savepoint=False and gets
+    TraceCreatedMeanwhile (ingest_otlp: two statements fewer a request).
     """
     extras = extras or {}
     records = _dedupe(records)
@@ -117,6 +122,8 @@ def spans_store(
     external_ids = sorted(set(by_trace) | set(extras))
     if not external_ids:
         return {}
+    if not savepoint:
+        return _store_once(project, by_trace, external_ids, source_format, extras, savepoint)
     for _ in range(STORE_ATTEMPTS - 1):
         try:
             return _store_once(project, by_trace, external_ids, source_format, extras)
@@ -125,9 +132,11 @@ def spans_store(
     return _store_once(project, by_trace, external_ids, source_format, extras)
 
 
-def _store_once(project, by_trace, external_ids, source_format, extras) -> dict[str, StoredTrace]:
+def _store_once(
+    project, by_trace, external_ids, source_format, extras, savepoint=True
+) -> dict[str, StoredTrace]:
     now = timezone.now()
-    with transaction.atomic():
+    with transaction.atomic(savepoint=savepoint):
         stored_rows = traces_lock(project.pk, external_ids)
         traces = {row["external_id"]: StoredTrace(**row) for row in stored_rows}
         before = {ext: trace_totals(trace) for ext, trace in traces.items()}
