@@ -10,7 +10,7 @@ class JSONTextField(models.JSONField):
     """JSON kept as its text on PostgreSQL, not as jsonb; a JSONField everywhere else.
 
     For large values written often and read whole: jsonb parses every value on write (a span's
-    attributes, input and output were a third of its COPY's CPU) and reorders object keys,
+    attributes, input and output were two fifths of its COPY's CPU) and reorders object keys,
     where text keeps the JSON as it was written. Key lookups (`field__key=value`) still work:
     on PostgreSQL each row's text is read as jsonb for them, so they suit filters that scan
     rather than ones that need an index.
