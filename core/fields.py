@@ -3,7 +3,7 @@
 import json
 
 from django.db import models
-from django.db.models.fields.json import KeyTransform
+from django.db.models.fields.json import KeyTransform, KeyTransformFactory
 
 
 class JSONTextField(models.JSONField):
@@ -28,7 +28,7 @@ class JSONTextField(models.JSONField):
 
     def get_transform(self, name):
         transform = super().get_transform(name)
-        if isinstance(transform, models.fields.json.KeyTransformFactory):
+        if isinstance(transform, KeyTransformFactory):
             return _TextKeyTransformFactory(name)
         return transform
 

@@ -133,7 +133,12 @@ def traces_insert(project_pk: int, traces: list, source_format: str, now: dateti
         trace.pk = key
 
 
-_UNIQUE_EXTERNAL_ID = "trace_unique_external_id"
+# The model's unique key a trace created meanwhile collides with.
+_UNIQUE_EXTERNAL_ID = next(
+    constraint.name
+    for constraint in Trace._meta.constraints
+    if tuple(getattr(constraint, "fields", ())) == ("project", "external_id")
+)
 
 
 @functools.cache
