@@ -18,9 +18,9 @@ request that added to them before it, and one that adds after it waits and adds 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
+from typing import NamedTuple
 
 from django.db import connection, transaction
 from django.db.models import (
@@ -43,9 +43,8 @@ from traces.models import Session, Trace
 FIRST_TASK_CHARS = 200
 
 
-@dataclass(frozen=True)
-class TraceTotals:
-    """What a trace adds to its session."""
+class TraceTotals(NamedTuple):
+    """What a trace adds to its session (a tuple: ingest makes three a trace)."""
 
     session_id: int | None
     error_count: int = 0

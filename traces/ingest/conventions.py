@@ -34,6 +34,8 @@ from traces.models import SpanKind
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
 _JSON_OPENINGS = frozenset("{[")
+# Read once: each SpanKind.X is a metaclass attribute lookup, and kinds are read a span.
+_TOOL, _LLM, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.CUSTOM
 
 
 def json_maybe(value):
@@ -75,22 +77,24 @@ def _slots_by_attribute() -> dict[str, tuple[tuple[str, int], ...]]:
 
 
 _SLOTS = _slots_by_attribute()
+_UNRANKED = len(_SLOTS) + 1  # above every rank a table gives
 
 
 def attribute_picks(attributes: Mapping) -> dict:
     """`first_present` for every table field at once, in one pass over the attributes.
 
     Keys are SPAN_FIELDS' names, `trace.` + TRACE_FIELDS' names, `input` and `output`."""
-    best: dict[str, tuple[int, object]] = {}
+    picks: dict[str, object] = {}
+    ranks: dict[str, int] = {}
     for name, value in attributes.items():
         slots = _SLOTS.get(name)
         if slots is None or value is None or value == "":
             continue
         for field, rank in slots:
-            held = best.get(field)
-            if held is None or rank < held[0]:
-                best[field] = (rank, value)
-    return {field: value for field, (_, value) in best.items()}
+            if rank < ranks.get(field, _UNRANKED):
+                ranks[field] = rank
+                picks[field] = value
+    return picks
 
 
 def span_kind_from(attributes: Mapping, declared: str | None = None) -> str:
@@ -106,10 +110,10 @@ def span_kind_from(attributes: Mapping, declared: str | None = None) -> str:
             if kind:
                 return kind
     if any(name in attributes for name in TOOL_MARKERS):
-        return SpanKind.TOOL
+        return _TOOL
     if any(name in attributes for name in LLM_MARKERS):
-        return SpanKind.LLM
-    return SpanKind.CUSTOM
+        return _LLM
+    return _CUSTOM
 
 
 def unflatten(attributes: Mapping, prefix: str) -> list | None:

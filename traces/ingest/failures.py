@@ -35,6 +35,7 @@ _HTTP_ERROR_LINES = "|".join(
 )
 HTTP_STATUS_LINE = re.compile(rf"\s*(?:{_HTTP_ERROR_LINES})\b", re.IGNORECASE)
 MESSAGE_LIMIT = 500
+_TOOL = SpanKind.TOOL  # read once: a metaclass attribute lookup, and this runs a span
 
 
 def structured_failure(output, events: list[dict] | None) -> str:
@@ -74,7 +75,7 @@ def tool_failures_mark(records, *, detect_text: bool, extra_markers: tuple[str, 
     if not detect_text:
         return
     for record in records:
-        if record.kind == SpanKind.TOOL and record.status != "error":
+        if record.kind == _TOOL and record.status != "error":
             message = text_failure(record.output, extra_markers)
             if message:
                 record.status = "error"

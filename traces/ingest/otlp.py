@@ -7,7 +7,7 @@ import gzip
 import json
 import zlib
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
 from google.protobuf.message import DecodeError
@@ -135,11 +135,16 @@ def attributes_dict(key_values) -> dict:
     return out
 
 
+_UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
 def time_from_nanos(nanos: int) -> datetime | None:
     """OTLP's nanoseconds since the epoch as an aware datetime; 0 means unset."""
     if not nanos:
         return None
-    return datetime.fromtimestamp(nanos / 1e9, tz=UTC)
+    # Whole microseconds by integer division: exact where a float of seconds is not (it
+    # rounds at about 0.2 us today), and half the CPU of datetime.fromtimestamp.
+    return _UNIX_EPOCH + timedelta(0, 0, nanos // 1000)
 
 
 def _exception_message(events: list[dict]) -> str:

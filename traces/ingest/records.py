@@ -87,9 +87,9 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events, picks)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
-    if kind == SpanKind.TOOL:
+    if kind == _TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
-    elif kind != SpanKind.LLM and not AGGREGATE_TOKENS.isdisjoint(attributes):
+    elif kind != _LLM and not AGGREGATE_TOKENS.isdisjoint(attributes):
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
@@ -101,7 +101,7 @@ def span_record_build(
         str(fields.get("provider") or ""),
     )
     tool_name = str(fields.get("tool_name") or "")
-    if kind == SpanKind.TOOL and not tool_name:
+    if kind == _TOOL and not tool_name:
         # `execute_tool get_weather` names the tool when no attribute does.
         tool_name = name.removeprefix("execute_tool ").strip()
     if not error_message and is_error:
@@ -111,35 +111,39 @@ def span_record_build(
     if not is_error and fields.get("error_type"):
         is_error = True
         error_message = error_message or str(fields["error_type"])
-    if not is_error and kind == SpanKind.TOOL:
+    if not is_error and kind == _TOOL:
         error_message = structured_failure(output_value, events)
         is_error = bool(error_message)
-    status = SpanStatus.ERROR if is_error else SpanStatus.OK
+    status = _ERROR if is_error else _OK
     component = tool_name or str(fields.get("agent_name") or "") or name
+    # Positional, in field order: twenty keyword arguments cost twice the rest of the call.
     return SpanRecord(
-        trace_external_id=trace_external_id,
-        span_id=span_id,
-        parent_span_id=parent_span_id,
-        name=(name or tool_name or kind)[:500],
-        kind=kind,
-        started_at=started_at,
-        ended_at=ended_at,
-        input=input_value,
-        output=output_value,
-        attributes=attributes,
-        status=status,
-        error_message=error_message,
-        tool_name=tool_name[:200],
-        tool_call_id=str(fields.get("tool_call_id") or "")[:200],
-        model=model,
-        input_tokens=fields["input_tokens"],
-        output_tokens=fields["output_tokens"],
-        cost_usd=cost,
-        component=component[:200],
-        trace_fields=conventions.trace_fields_from(attributes, picks),
+        trace_external_id,
+        span_id,
+        parent_span_id,
+        (name or tool_name or kind)[:500],
+        kind,
+        started_at,
+        ended_at,
+        input_value,
+        output_value,
+        attributes,
+        status,
+        error_message,
+        tool_name[:200],
+        str(fields.get("tool_call_id") or "")[:200],
+        model,
+        fields["input_tokens"],
+        fields["output_tokens"],
+        cost,
+        component[:200],
+        conventions.trace_fields_from(attributes, picks),
     )
 
 
+# Module constants: each read of an enum member through its class is an attribute lookup.
+_TOOL, _LLM = SpanKind.TOOL, SpanKind.LLM
+_ERROR, _OK = SpanStatus.ERROR, SpanStatus.OK
 AGGREGATE_TOKENS = frozenset(("llm.token_count.prompt", "llm.token_count.completion"))
 
 

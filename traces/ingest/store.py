@@ -42,6 +42,8 @@ MAX_TRACE_COST = Decimal("999999.999999")
 # A call whose new trace another request creates meanwhile starts over; a third race in a
 # row would need three requests creating the same traces one after another.
 STORE_ATTEMPTS = 3
+# Read once: each SpanKind.X is a metaclass attribute lookup, and totals read them a span.
+_ERROR, _LLM = SpanStatus.ERROR, SpanKind.LLM
 
 
 @dataclass
@@ -209,14 +211,14 @@ def _positions(stored: list, new: list[SpanRecord], moved: list, day: date) -> l
 def _totals_apply(trace: StoredTrace, spans: list) -> None:
     """Span count, errors, time range, tokens and cost of a trace from all its spans."""
     trace.span_count = len(spans)
-    trace.error_count = sum(span.status == SpanStatus.ERROR for span in spans)
+    trace.error_count = sum(span.status == _ERROR for span in spans)
     starts = [span.started_at for span in spans if span.started_at is not None]
     ends = [span.ended_at for span in spans if span.ended_at is not None]
     trace.started_at = min(starts) if starts else None
     trace.ended_at = max(ends) if ends else None
     # Agent spans often repeat their model calls' sums (strands, OpenInference): the model
     # calls' figures count when there are any, else every span's.
-    calls = [span for span in spans if span.kind == SpanKind.LLM]
+    calls = [span for span in spans if span.kind == _LLM]
     counted = (
         calls
         if any(span.input_tokens or span.output_tokens or span.cost_usd for span in calls)

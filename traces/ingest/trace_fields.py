@@ -6,8 +6,8 @@ Works on any object with the Trace model's attribute names: the ingest path pass
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import NamedTuple
 
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.messages import readable_text
@@ -17,8 +17,7 @@ from traces.sessions import metadata_session_id
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
 
-@dataclass(frozen=True)
-class _Batch:
+class _Batch(NamedTuple):
     """What every step reads: one trace's records in this call, its root among them (if it
     came), the records root first, and what the payload said of the whole trace."""
 

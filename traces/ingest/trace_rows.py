@@ -87,11 +87,27 @@ def _lock_sql() -> str:
 
 def trace_new_row(external_id: str, now: datetime) -> dict:
     """TRACE_READ values of a trace not stored yet: the model's defaults, received now."""
-    row = {"pk": None, "external_id": external_id, "spans_day": now.astimezone(UTC).date()}
-    for attname, field in _read_fields():
-        if attname not in row:
-            row[attname] = field.get_default()
+    constants, made_each_time = _new_row_defaults()
+    row = {**constants, "external_id": external_id, "spans_day": now.astimezone(UTC).date()}
+    for attname, field in made_each_time:
+        row[attname] = field.get_default()
     return row
+
+
+@functools.cache
+def _new_row_defaults() -> tuple[dict, tuple]:
+    """A new trace's defaults read once, apart from those made afresh for each row (a dict):
+    asking each field for its default cost more than the rest of a new trace's row."""
+    constants: dict = {"pk": None}
+    made_each_time = []
+    for attname, field in _read_fields():
+        if attname in ("external_id", "spans_day"):
+            continue  # every new row is given its own
+        if field.has_default() and callable(field.default):
+            made_each_time.append((attname, field))
+        else:
+            constants[attname] = field.get_default()
+    return constants, tuple(made_each_time)
 
 
 @functools.cache
