@@ -1,5 +1,7 @@
 """ingest_otlp: spans of one trace in several requests, in any order, sent more than once."""
 
+from datetime import UTC, datetime
+
 import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
@@ -10,6 +12,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.traces import otel_agents
+from traces.ingest.otlp import time_from_nanos
 from traces.ingest.services import ingest_otlp, project_for_ingest
 from traces.models import Project, Session, Span, Trace
 from traces.project_cache import projects_by_slug
@@ -30,6 +33,14 @@ def recorded_spans(runs=1):
 
 def send(spans):
     return ingest_otlp(body=encode_spans(spans).SerializeToString(), content_type=PROTOBUF)
+
+
+def test_span_times_keep_the_microseconds_the_sender_gave():
+    # given nanoseconds whose seconds, as a float, would round the microsecond up
+    nanos = 1_700_000_000_123_456_789
+    # then the time is cut to the microsecond, as PostgreSQL stores it, not rounded
+    assert time_from_nanos(nanos) == datetime(2023, 11, 14, 22, 13, 20, 123456, tzinfo=UTC)
+    assert time_from_nanos(0) is None
 
 
 def test_root_first_then_children_in_reverse_gives_the_same_tree():
