@@ -168,13 +168,13 @@ def otlp_batch(body: bytes, content_type: str) -> OtlpBatch:
 
 
 def _protobuf_spans(message: ExportTraceServiceRequest):
-    """(resource attributes, scope name, path, span, attributes, events) for every span."""
+    """(resource attributes, scope name, (resource, scope, span) indexes, span, attributes,
+    events) for every span."""
     for r_index, resource_spans in enumerate(message.resource_spans):
         resource = attributes_dict(resource_spans.resource.attributes)
         for s_index, scope_spans in enumerate(resource_spans.scope_spans):
             scope_name = scope_spans.scope.name
             for index, span in enumerate(scope_spans.spans):
-                path = f"resource_spans[{r_index}].scope_spans[{s_index}].spans[{index}]"
                 span_events = span.events
                 events = (
                     [
@@ -190,7 +190,9 @@ def _protobuf_spans(message: ExportTraceServiceRequest):
                     if span_events
                     else []
                 )  # most spans have none: no comprehension run
-                yield resource, scope_name, path, span, attributes_dict(span.attributes), events
+                # The path is written out only for an error (span_path): most spans have none.
+                where = (r_index, s_index, index)
+                yield resource, scope_name, where, span, attributes_dict(span.attributes), events
 
 
 def records_batch(spans) -> OtlpBatch:
@@ -200,14 +202,14 @@ def records_batch(spans) -> OtlpBatch:
     count = repeated = conflicting = 0
     seen: dict[tuple[str, str], SpanRecord] = {}
     last_resource = None
-    for resource, scope_name, path, span, attributes, events in spans:
+    for resource, scope_name, where, span, attributes, events in spans:
         if resource is not last_resource:
             last_resource = resource
             project = resource.get(PROJECT_ATTRIBUTE)
             project = str(project) if project else None
             records = records_by_project.setdefault(project, [])
             extras = extras_by_project.setdefault(project, {})
-        record = span_record_from(span, attributes, events, path, scope_name, resource)
+        record = span_record_from(span, attributes, events, where, scope_name, resource)
         count += 1
         first = seen.setdefault((record.trace_external_id, record.span_id), record)
         if first is not record:
@@ -225,27 +227,42 @@ def records_batch(spans) -> OtlpBatch:
     return OtlpBatch(records_by_project, extras_by_project, count, repeated, conflicting)
 
 
+def span_path(where: str | tuple[int, int, int]) -> str:
+    """Where a span is in its request, for an error: the JSON reader's path, or protobuf's
+    (resource, scope, span) indexes written the same way."""
+    if isinstance(where, str):
+        return where
+    return "resource_spans[{}].scope_spans[{}].spans[{}]".format(*where)
+
+
 def span_record_from(
-    span, attributes: dict, events: list[dict], path: str, scope_name: str, resource: dict
+    span, attributes: dict, events: list[dict], where, scope_name: str, resource: dict
 ) -> SpanRecord:
-    """A record from a span's values (a protobuf Span, or the same fields read from JSON)."""
+    """A record from a span's values (a protobuf Span, or the same fields read from JSON);
+    `where` names the span in errors (span_path)."""
     # Each read of a protobuf bytes field makes a new bytes object: read each once.
     trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
     if len(trace_id) != 16 or not trace_id.strip(b"\0"):
-        raise ValidationError({f"{path}.trace_id": ["Must be 16 bytes and not all zero."]})
+        raise ValidationError(
+            {f"{span_path(where)}.trace_id": ["Must be 16 bytes and not all zero."]}
+        )
     if len(span_id) != 8 or not span_id.strip(b"\0"):
-        raise ValidationError({f"{path}.span_id": ["Must be 8 bytes and not all zero."]})
+        raise ValidationError(
+            {f"{span_path(where)}.span_id": ["Must be 8 bytes and not all zero."]}
+        )
     if parent_id and len(parent_id) != 8:
-        raise ValidationError({f"{path}.parent_span_id": ["Must be 8 bytes or empty."]})
+        raise ValidationError({f"{span_path(where)}.parent_span_id": ["Must be 8 bytes or empty."]})
     name = span.name
     if not name:
-        raise ValidationError({f"{path}.name": ["Every span needs a name."]})
+        raise ValidationError({f"{span_path(where)}.name": ["Every span needs a name."]})
     if "\x00" in name:
         name = nul_free(name)
     started = time_from_nanos(span.start_time_unix_nano)
     ended = time_from_nanos(span.end_time_unix_nano)
     if started and ended and ended < started:
-        raise ValidationError({f"{path}.end_time_unix_nano": ["Ends before it starts."]})
+        raise ValidationError(
+            {f"{span_path(where)}.end_time_unix_nano": ["Ends before it starts."]}
+        )
     # Resource values such as service.name/version describe the agent when spans do not.
     for key in ("service.name", "service.version"):
         if key in resource and key not in attributes:
@@ -257,7 +274,11 @@ def span_record_from(
         attributes["otel.events"] = events
     status = span.status
     is_error = status.code == STATUS_ERROR
-    error_message = nul_free(status.message) or (_exception_message(events) if is_error else "")
+    error_message = status.message
+    if "\x00" in error_message:
+        error_message = nul_free(error_message)
+    if not error_message and is_error:
+        error_message = _exception_message(events)
     parent = parent_id.hex() if parent_id.strip(b"\0") else ""
     return span_record_build(
         trace_external_id=trace_id.hex(),
