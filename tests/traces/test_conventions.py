@@ -247,3 +247,26 @@ def test_a_flattened_key_with_a_digit_that_is_no_number_stays_a_key():
 
     contents = messages[0]["message"]["contents"]
     assert contents == {"¹": {"text": "footnote"}, "0": {"text": "hello"}}
+
+
+def test_picks_follow_each_spans_values_when_spans_share_attribute_names():
+    # given two spans with the same attribute names, the better name empty in the first
+    names = ("gen_ai.response.model", "gen_ai.request.model")
+    first = dict(zip(names, ("", "claude-haiku-4-5"), strict=True))
+    second = dict(zip(names, ("claude-sonnet-4-5", "claude-haiku-4-5"), strict=True))
+    # then each span's model is its own best non-empty value, whatever was read before
+    assert conventions.span_fields_from(first)["model"] == "claude-haiku-4-5"
+    assert conventions.span_fields_from(second)["model"] == "claude-sonnet-4-5"
+    assert conventions.span_fields_from(first)["model"] == "claude-haiku-4-5"
+
+
+def test_picks_stay_right_past_the_limit_of_remembered_attribute_names(monkeypatch):
+    # given room for two sets of attribute names only
+    monkeypatch.setattr(conventions, "_PLANS", {})
+    monkeypatch.setattr(conventions, "_PLANS_LIMIT", 2)
+    # when spans with five different sets of names are read, twice over
+    spans = [{f"custom.{i}": "x", "gen_ai.tool.name": f"tool_{i}"} for i in range(5)]
+    picked = [conventions.span_fields_from(span)["tool_name"] for span in spans + spans]
+    # then every span got its own tool, and no more than two sets were kept
+    assert picked == [f"tool_{i}" for i in range(5)] * 2
+    assert len(conventions._PLANS) <= 2

@@ -34,6 +34,7 @@ from traces.models import SpanKind
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
 _JSON_OPENINGS = frozenset("{[")
+_JSON_CLOSINGS = frozenset("}]")
 # Read once: each SpanKind.X is a metaclass attribute lookup, and kinds are read a span.
 _TOOL, _LLM, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.CUSTOM
 
@@ -44,14 +45,16 @@ def json_maybe(value):
         first = value[:1]
         if first not in _JSON_OPENINGS and not first.isspace():
             return value  # most strings: no copy made to find out
-        stripped = value.strip()
-        if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
+        # Stripped only when an end is not a bracket: a copy of the whole text otherwise.
+        bracketed = first in _JSON_OPENINGS and value[-1:] in _JSON_CLOSINGS
+        text = value if bracketed else value.strip()
+        if text[:1] in _JSON_OPENINGS and text[-1:] in _JSON_CLOSINGS:
             try:
-                return orjson.loads(stripped)
+                return orjson.loads(text)
             except orjson.JSONDecodeError:
                 pass  # json reads what orjson refuses: NaN, integers beyond 64 bits
             try:
-                return json.loads(stripped)
+                return json.loads(text)
             except ValueError:
                 return value
     return value
@@ -77,23 +80,42 @@ def _slots_by_attribute() -> dict[str, tuple[tuple[str, int], ...]]:
 
 
 _SLOTS = _slots_by_attribute()
-_UNRANKED = len(_SLOTS) + 1  # above every rank a table gives
+# Plans by attribute names in order: spans of one instrumentation share them. Bounded, as a
+# sender could make every span's names new.
+_PLANS: dict[tuple[str, ...], tuple] = {}
+_PLANS_LIMIT = 2048
+
+
+def _picks_plan(names: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """For each field these attribute names can fill, the names best first."""
+    by_field: dict[str, list[tuple[int, str]]] = {}
+    for name in names:
+        for field, rank in _SLOTS.get(name, ()):
+            by_field.setdefault(field, []).append((rank, name))
+    return tuple(
+        (field, tuple(name for _, name in sorted(found))) for field, found in by_field.items()
+    )
 
 
 def attribute_picks(attributes: Mapping) -> dict:
     """`first_present` for every table field at once, in one pass over the attributes.
 
     Keys are SPAN_FIELDS' names, `trace.` + TRACE_FIELDS' names, `input` and `output`."""
+    # Which names fill which field depends on the names alone, worked out once for each set
+    # of names; only the values are read for each span.
+    names = tuple(attributes)
+    plan = _PLANS.get(names)
+    if plan is None:
+        if len(_PLANS) >= _PLANS_LIMIT:
+            _PLANS.clear()
+        plan = _PLANS[names] = _picks_plan(names)
     picks: dict[str, object] = {}
-    ranks: dict[str, int] = {}
-    for name, value in attributes.items():
-        slots = _SLOTS.get(name)
-        if slots is None or value is None or value == "":
-            continue
-        for field, rank in slots:
-            if rank < ranks.get(field, _UNRANKED):
-                ranks[field] = rank
+    for field, candidates in plan:
+        for name in candidates:
+            value = attributes[name]
+            if value is not None and value != "":
                 picks[field] = value
+                break
     return picks
 
 
@@ -149,7 +171,10 @@ def _lists_from_index_dicts(value):
 
 
 def _with_system_instructions(attributes: Mapping, messages):
-    system = json_maybe(attributes.get("gen_ai.system_instructions"))
+    system = attributes.get("gen_ai.system_instructions")
+    if system is None:
+        return messages
+    system = json_maybe(system)
     if system and isinstance(messages, list):
         return [{"role": "system", "parts": system}, *messages]
     return messages
