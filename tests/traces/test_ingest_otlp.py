@@ -1,6 +1,7 @@
 """ingest_otlp: spans of one trace in several requests, in any order, sent more than once."""
 
-from datetime import UTC, datetime
+import random
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.db import connection, transaction
@@ -41,6 +42,17 @@ def test_span_times_keep_the_microseconds_the_sender_gave():
     # then the time is cut to the microsecond, as PostgreSQL stores it, not rounded
     assert time_from_nanos(nanos) == datetime(2023, 11, 14, 22, 13, 20, 123456, tzinfo=UTC)
     assert time_from_nanos(0) is None
+
+
+def test_span_times_are_the_exact_microsecond_across_the_years():
+    # given nanoseconds from 1970 to the year 2554 (OTLP's whole fixed64 range)
+    rng = random.Random(18)
+    epoch = datetime(1970, 1, 1, tzinfo=UTC)
+    samples = [rng.randrange(1, 2**64) for _ in range(5_000)]
+    samples += [rng.randrange(1, 4_300_000_000 * 10**9) for _ in range(20_000)]
+    # then each is the whole microsecond counted from the epoch
+    wrong = [n for n in samples if time_from_nanos(n) != epoch + timedelta(microseconds=n // 1000)]
+    assert wrong == []
 
 
 def test_root_first_then_children_in_reverse_gives_the_same_tree():
