@@ -24,7 +24,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.ingest import DEFAULT_DB, SETUP, bodies_encode, database_ensure, record_spans  # noqa: E402
+from bench.ingest import (  # noqa: E402
+    DEFAULT_DB,
+    SETUP,
+    bodies_encode,
+    database_ensure,
+    env_for,
+    record_spans,
+)
 from bench.trees import bytecode_compile, tree_at  # noqa: E402
 
 # Run inside a tree: empty its database (bench.ingest's SETUP), warm up, count the rest.
@@ -70,14 +77,7 @@ counting(False)
 def instructions(tree: Path, database_url: str, payload_file: str, out_dir: str) -> int:
     """Instructions callgrind counted over the measured requests in `tree`."""
     database_ensure(database_url)
-    env = dict(os.environ)
-    env.update(
-        DATABASE_URL=database_url,
-        DJANGO_SETTINGS_MODULE="evalsite.settings",
-        EVALSITE_VAR_DIR=tempfile.mkdtemp(prefix="evalsite-instructions-"),
-        LOG_LEVEL="WARNING",
-        ALLOWED_HOSTS="127.0.0.1",
-    )
+    env = env_for(database_url, tempfile.mkdtemp(prefix="evalsite-instructions-"))
     command = [
         "valgrind",
         "--tool=callgrind",
