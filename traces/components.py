@@ -32,7 +32,14 @@ def records_components_assign(records) -> None:
     done_by_trace = {}
     for trace_id, spans in by_trace.items():
         done: dict[str, str] = {}
-        for span_id in spans:
+        for span_id, record in spans.items():
+            if span_id in done:
+                continue
+            parent = record.parent_span_id
+            if parent in done or parent not in spans:
+                # Most spans: the parent is named already, or is not in this batch.
+                done[span_id] = _record_component(record, done.get(parent, ""))
+                continue
             chain, key = [], span_id
             # Walk up to the first parent already named; the chain check cuts a cycle.
             while key in spans and key not in done and key not in chain:
@@ -40,11 +47,14 @@ def records_components_assign(records) -> None:
                 key = spans[key].parent_span_id
             parent_component = done.get(key, "")
             for key in reversed(chain):
-                span = spans[key]
-                # Ingest leaves an agent's declared name (gen_ai.agent.name) in `component`.
-                name = (span.component or span.name) if span.kind == _AGENT else span.name
-                parent_component = component_for(span.kind, name, span.tool_name, parent_component)
+                parent_component = _record_component(spans[key], parent_component)
                 done[key] = parent_component
         done_by_trace[trace_id] = done
     for record in records:
         record.component = done_by_trace[record.trace_external_id][record.span_id]
+
+
+def _record_component(span, parent_component: str) -> str:
+    # Ingest leaves an agent's declared name (gen_ai.agent.name) in `component`.
+    name = (span.component or span.name) if span.kind == _AGENT else span.name
+    return component_for(span.kind, name, span.tool_name, parent_component)

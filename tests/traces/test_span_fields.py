@@ -4,7 +4,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from traces.api import SpanOut
-from traces.ingest.bulk import SPAN_FIELDS, SPAN_FIELDS_FROM_RECORD, span_row
+from traces.ingest.bulk import SPAN_FIELDS, SPAN_FIELDS_FROM_RECORD, span_rows
 from traces.ingest.records import SpanRecord
 from traces.models import Span
 
@@ -44,7 +44,8 @@ def test_a_row_carries_each_column_under_its_name():
     record = _record()
 
     day = date(2026, 1, 1)
-    row = dict(zip(SPAN_FIELDS, span_row(record, trace_pk=7, position=4, day=day), strict=True))
+    (values,) = span_rows([record], trace_pk=7, positions=[4], day=day)
+    row = dict(zip(SPAN_FIELDS, values, strict=True))
 
     assert row["trace"] == 7
     assert row["position"] == 4

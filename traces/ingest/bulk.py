@@ -72,9 +72,13 @@ def binding_cursor():
     return connection.make_cursor(cursor)
 
 
-def span_row(record: SpanRecord, trace_pk: int, position: int, day: date) -> list:
-    """A new span's values in SPAN_FIELDS order, as spans_insert takes them."""
-    return [trace_pk, position, day, *_record_values(record)]
+def span_rows(records: list[SpanRecord], trace_pk: int, positions: list[int], day: date) -> list:
+    """A trace's new spans as values in SPAN_FIELDS order, as spans_insert takes them (one call
+    a trace: a call a span cost more than building its row)."""
+    return [
+        [trace_pk, position, day, *_record_values(record)]
+        for record, position in zip(records, positions, strict=True)
+    ]
 
 
 def spans_stored(days_by_trace: dict[int, date]) -> dict[int, list[StoredSpan]]:

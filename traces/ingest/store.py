@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from traces.components import records_components_assign
-from traces.ingest.bulk import positions_update, span_row, spans_insert, spans_stored
+from traces.ingest.bulk import positions_update, span_rows, spans_insert, spans_stored
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
@@ -169,9 +169,9 @@ def _store_once(
         trace_rows_update([traces[ext] for ext in before], TRACE_FIELDS)
         spans_insert(
             [
-                span_row(record, trace.pk, position, trace.spans_day)
+                row
                 for trace, new, positions in placed
-                for record, position in zip(new, positions, strict=True)
+                for row in span_rows(new, trace.pk, positions, trace.spans_day)
             ]
         )
         positions_update(moved)
