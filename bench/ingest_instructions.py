@@ -2,7 +2,7 @@
 
 CPU seconds on a shared machine move by a third within the hour, so bench/ingest.py cannot
 tell a 5% change from noise; instruction counts can: the same code, inputs and database give
-the same count within 0.1%, whatever else the machine does. This counts the Python side only
+the same count within 0.2%, whatever else the machine does. This counts the Python side only
 (PostgreSQL's share is in bench/ingest.py): OTLP protobuf bodies recorded with the
 OpenTelemetry SDK are POSTed through the WSGI application (every middleware, the API view,
 mapping and storing), after warm-up requests, in each tree, on a database of its own.
@@ -78,6 +78,7 @@ def instructions(tree: Path, database_url: str, payload_file: str, out_dir: str)
     """Instructions callgrind counted over the measured requests in `tree`."""
     database_ensure(database_url)
     env = env_for(database_url, tempfile.mkdtemp(prefix="evalsite-instructions-"))
+    env["PYTHONHASHSEED"] = "0"  # dict and set probing otherwise moves the count by about 2%
     command = [
         "valgrind",
         "--tool=callgrind",
