@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import orjson
 
@@ -80,62 +81,99 @@ def _slots_by_attribute() -> dict[str, tuple[tuple[str, int], ...]]:
 
 
 _SLOTS = _slots_by_attribute()
-# Plans by attribute names in order: spans of one instrumentation share them. Bounded, as a
-# sender could make every span's names new.
-_PLANS: dict[tuple[str, ...], tuple] = {}
+_COST_PARTS = frozenset(name for names in COST_PART_ATTRIBUTES for name in names)
+
+
+class SpanPlan(NamedTuple):
+    """What a span's attribute names decide before any value is read: worked out once for each
+    set of names (spans of one instrumentation share them), so a span only reads values."""
+
+    # For each field these names can fill, the names best first: span fields (SPAN_FIELDS),
+    # trace fields (TRACE_FIELDS) and content (`input`, `output`).
+    span_picks: tuple[tuple[str, tuple[str, ...]], ...]
+    trace_picks: tuple[tuple[str, tuple[str, ...]], ...]
+    content_picks: tuple[tuple[str, tuple[str, ...]], ...]
+    # The KIND_BY_ATTRIBUTE entries whose attribute is among the names, in table order.
+    kind_attributes: tuple[tuple[str, dict[str, str]], ...]
+    # The kind the marker names give when no kind attribute decides.
+    marker_kind: str
+    # Some name is a flattened message key (`llm.input_messages.0.message.role`).
+    flattened: bool
+    # Some name is a cost part (COST_PART_ATTRIBUTES).
+    cost_parts: bool
+
+
+# Plans by attribute names in order. Bounded, as a sender could make every span's names new.
+_PLANS: dict[tuple[str, ...], SpanPlan] = {}
 _PLANS_LIMIT = 2048
 
 
-def _picks_plan(names: tuple[str, ...]) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """For each field these attribute names can fill, the names best first."""
-    by_field: dict[str, list[tuple[int, str]]] = {}
-    for name in names:
-        for field, rank in _SLOTS.get(name, ()):
-            by_field.setdefault(field, []).append((rank, name))
-    return tuple(
-        (field, tuple(name for _, name in sorted(found))) for field, found in by_field.items()
-    )
-
-
-def attribute_picks(attributes: Mapping) -> dict:
-    """`first_present` for every table field at once, in one pass over the attributes.
-
-    Keys are SPAN_FIELDS' names, `trace.` + TRACE_FIELDS' names, `input` and `output`."""
-    # Which names fill which field depends on the names alone, worked out once for each set
-    # of names; only the values are read for each span.
+def span_plan(attributes: Mapping) -> SpanPlan:
     names = tuple(attributes)
     plan = _PLANS.get(names)
     if plan is None:
         if len(_PLANS) >= _PLANS_LIMIT:
             _PLANS.clear()
-        plan = _PLANS[names] = _picks_plan(names)
-    picks: dict[str, object] = {}
-    for field, candidates in plan:
+        plan = _PLANS[names] = _plan_for(names)
+    return plan
+
+
+def _plan_for(names: tuple[str, ...]) -> SpanPlan:
+    by_field: dict[str, list[tuple[int, str]]] = {}
+    for name in names:
+        for field, rank in _SLOTS.get(name, ()):
+            by_field.setdefault(field, []).append((rank, name))
+    present = frozenset(names)
+    if not present.isdisjoint(TOOL_MARKERS):
+        marker_kind = _TOOL
+    elif not present.isdisjoint(LLM_MARKERS):
+        marker_kind = _LLM
+    else:
+        marker_kind = _CUSTOM
+    picks = [(field, tuple(name for _, name in sorted(found))) for field, found in by_field.items()]
+    return SpanPlan(
+        span_picks=tuple(pick for pick in picks if pick[0] in SPAN_FIELDS),
+        trace_picks=tuple(
+            (field.removeprefix("trace."), names)
+            for field, names in picks
+            if field.startswith("trace.")
+        ),
+        content_picks=tuple(pick for pick in picks if pick[0] in ("input", "output")),
+        kind_attributes=tuple(entry for entry in KIND_BY_ATTRIBUTE if entry[0] in present),
+        marker_kind=marker_kind,
+        flattened=any(name.startswith(FLATTENED_STARTS) for name in names),
+        cost_parts=not present.isdisjoint(_COST_PARTS),
+    )
+
+
+def _picked(attributes: Mapping, picks: tuple[tuple[str, tuple[str, ...]], ...]) -> dict:
+    """`first_present` for each of a plan's fields: the field's first non-empty value."""
+    found: dict[str, object] = {}
+    for field, candidates in picks:
         for name in candidates:
             value = attributes[name]
             if value is not None and value != "":
-                picks[field] = value
+                found[field] = value
                 break
-    return picks
+    return found
 
 
-def span_kind_from(attributes: Mapping, declared: str | None = None) -> str:
+def span_kind_from(
+    attributes: Mapping, declared: str | None = None, plan: SpanPlan | None = None
+) -> str:
     """The evalsite kind of a span: declared type, then the convention tables, then markers."""
     if declared:
         kind = KIND_SYNONYMS.get(str(declared).lower())
         if kind:
             return kind
-    for attribute, mapping in KIND_BY_ATTRIBUTE:
-        value = attributes.get(attribute)
+    plan = plan or span_plan(attributes)
+    for attribute, mapping in plan.kind_attributes:
+        value = attributes[attribute]
         if value is not None:
             kind = mapping.get(str(value)) or mapping.get(str(value).lower())
             if kind:
                 return kind
-    if any(name in attributes for name in TOOL_MARKERS):
-        return _TOOL
-    if any(name in attributes for name in LLM_MARKERS):
-        return _LLM
-    return _CUSTOM
+    return plan.marker_kind
 
 
 def unflatten(attributes: Mapping, prefix: str) -> list | None:
@@ -181,10 +219,11 @@ def _with_system_instructions(attributes: Mapping, messages):
 
 
 def span_content_from(
-    attributes: Mapping, events: list[dict] | None = None, picks: dict | None = None
+    attributes: Mapping, events: list[dict] | None = None, plan: SpanPlan | None = None
 ) -> tuple:
     """(input, output) of a span from its attributes, flattened messages or content events."""
-    picks = attribute_picks(attributes) if picks is None else picks
+    plan = plan or span_plan(attributes)
+    picks = _picked(attributes, plan.content_picks)
     value_in = picks.get("input")
     value_out = picks.get("output")
     if attributes.get("openinference.span.kind") == "LLM":
@@ -194,10 +233,8 @@ def span_content_from(
             value_in = unflatten(attributes, "llm.input_messages")
         if "llm.output_messages.0.message.role" in attributes:
             value_out = unflatten(attributes, "llm.output_messages")
-    # One pass decides whether any flattened message list is there at all (rarely).
-    if (value_in is None or value_out is None) and any(
-        key.startswith(FLATTENED_STARTS) for key in attributes
-    ):
+    # The names decide whether any flattened message list is there at all (rarely).
+    if (value_in is None or value_out is None) and plan.flattened:
         if value_in is None:
             for prefix in FLATTENED_INPUT_PREFIXES:
                 if (value_in := unflatten(attributes, prefix)) is not None:
@@ -234,10 +271,9 @@ def _single(values: list):
     return values[0] if len(values) == 1 else values
 
 
-def span_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
+def span_fields_from(attributes: Mapping, plan: SpanPlan | None = None) -> dict:
     """Scalar span fields (tool name, model, tokens, cost, provider) from attributes."""
-    picks = attribute_picks(attributes) if picks is None else picks
-    out = {field: value for field, value in picks.items() if field in SPAN_FIELDS}
+    out = _picked(attributes, (plan or span_plan(attributes)).span_picks)
     if "provider" in out:
         out["provider"] = PROVIDER_ALIASES.get(str(out["provider"]), str(out["provider"]))
     out["input_tokens"] = _as_int(out.get("input_tokens"))
@@ -246,25 +282,22 @@ def span_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
     return out
 
 
-def trace_fields_from(attributes: Mapping, picks: dict | None = None) -> dict:
+def trace_fields_from(attributes: Mapping, plan: SpanPlan | None = None) -> dict:
     """Trace-level values (task, final answer, stop reason, agent) a span carries."""
-    picks = attribute_picks(attributes) if picks is None else picks
-    out = {}
-    for field, key in _TRACE_PICKS:
-        value = picks.get(key)
-        if value is not None:
-            out[field] = value if isinstance(value, str) else json.dumps(value)
+    out = _picked(attributes, (plan or span_plan(attributes)).trace_picks)
+    for field, value in out.items():
+        if not isinstance(value, str):
+            out[field] = json.dumps(value)
     return out
 
 
-_TRACE_PICKS = tuple((field, f"trace.{field}") for field in TRACE_FIELDS)
-
-
-def cost_declared(attributes: Mapping, picks: dict | None = None):
-    """The cost a span states for itself: a total, else the sum of its parts; None if none."""
-    picks = attribute_picks(attributes) if picks is None else picks
-    total = picks.get("cost_usd")
-    if total is not None or _COST_PARTS.isdisjoint(attributes):
+def cost_declared(attributes: Mapping, fields: dict | None = None, plan: SpanPlan | None = None):
+    """The cost a span states for itself: a total, else the sum of its parts; None if none.
+    `fields` are the span's span_fields_from, when read already."""
+    plan = plan or span_plan(attributes)
+    fields = span_fields_from(attributes, plan) if fields is None else fields
+    total = fields.get("cost_usd")
+    if total is not None or not plan.cost_parts:
         return total
     for names in COST_PART_ATTRIBUTES:
         parts = [attributes.get(name) for name in names]
@@ -274,7 +307,6 @@ def cost_declared(attributes: Mapping, picks: dict | None = None):
     return None
 
 
-_COST_PARTS = frozenset(name for names in COST_PART_ATTRIBUTES for name in names)
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
 

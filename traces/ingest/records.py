@@ -30,7 +30,7 @@ class SpanRecord:
     model: str = ""
     input_tokens: int = 0
     output_tokens: int = 0
-    cost_usd: Decimal = Decimal(0)
+    cost_usd: Decimal | int = 0  # int 0 when nothing is priced: COPY dumps a Decimal slowly
     component: str = ""
     # Trace-level values this span carries (task, final answer, stop reason, agent...).
     trace_fields: dict = field(default_factory=dict)
@@ -80,11 +80,11 @@ def span_record_build(
     error_message: str = "",
 ) -> SpanRecord:
     """A SpanRecord with kind, tool, model, tokens, content and cost read from the conventions."""
-    kind = conventions.span_kind_from(attributes, declared_kind)
-    picks = conventions.attribute_picks(attributes)
-    fields = conventions.span_fields_from(attributes, picks)
+    plan = conventions.span_plan(attributes)
+    kind = conventions.span_kind_from(attributes, declared_kind, plan)
+    fields = conventions.span_fields_from(attributes, plan)
     if input_value is None or output_value is None:
-        found_in, found_out = conventions.span_content_from(attributes, events, picks)
+        found_in, found_out = conventions.span_content_from(attributes, events, plan)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
     if kind == _TOOL:
@@ -94,7 +94,7 @@ def span_record_build(
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
     cost = _cost(
-        conventions.cost_declared(attributes, picks),
+        conventions.cost_declared(attributes, fields, plan),
         model,
         fields["input_tokens"],
         fields["output_tokens"],
@@ -137,7 +137,7 @@ def span_record_build(
         fields["output_tokens"],
         cost,
         component[:200],
-        conventions.trace_fields_from(attributes, picks),
+        conventions.trace_fields_from(attributes, plan),
     )
 
 
@@ -188,10 +188,14 @@ def tool_result(value):
 _NO_COST = Decimal("0.000000")
 
 
-def _cost(declared, model: str, input_tokens: int, output_tokens: int, provider: str) -> Decimal:
+def _cost(
+    declared, model: str, input_tokens: int, output_tokens: int, provider: str
+) -> Decimal | int:
     """USD: the span's own figure if it has a usable one, else genai-prices' estimate."""
     if declared is None and not (model and (input_tokens or output_tokens)):
-        return _NO_COST  # most spans: no figure and nothing to price
+        # Most spans: no figure and nothing to price. An int, which psycopg dumps as a
+        # numeric in a tenth of a Decimal's instructions.
+        return 0
     cost = None
     if declared is not None and not isinstance(declared, bool):
         try:
