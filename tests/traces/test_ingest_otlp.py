@@ -253,3 +253,33 @@ def test_a_remembered_project_deleted_by_another_process_is_made_again_and_nothi
     shop = Project.objects.get(slug="shop")
     assert shop.pk != remembered.pk
     assert result.stored_count == 11 == Span.objects.filter(trace__project=shop).count()
+
+
+def _export_of(spans: list[tuple[str, int]]) -> bytes:
+    """An export request of one trace whose spans are (name, start in ns; 0: untimed)."""
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    request = ExportTraceServiceRequest()
+    scope = request.resource_spans.add().scope_spans.add()
+    for index, (name, start) in enumerate(spans, start=1):
+        span = scope.spans.add(name=name, trace_id=b"\x07" * 16, span_id=bytes([index]) * 8)
+        span.start_time_unix_nano = start
+        span.end_time_unix_nano = start + 1000 if start else 0
+    return request.SerializeToString()
+
+
+@pytest.mark.parametrize(
+    ("sent", "expected"),
+    [
+        # timed spans by start time, then untimed ones in the order they came
+        ([("c", 3 * 10**18), ("x", 0), ("a", 1 * 10**18), ("y", 0)], ["a", "c", "x", "y"]),
+        ([("x", 0), ("y", 0), ("z", 0)], ["x", "y", "z"]),
+        ([("b", 2 * 10**18), ("a", 1 * 10**18)], ["a", "b"]),
+    ],
+)
+def test_spans_are_placed_by_start_time_and_untimed_ones_last_in_arrival_order(sent, expected):
+    ingest_otlp(body=_export_of(sent), content_type=PROTOBUF)
+    placed = Span.objects.order_by("position").values_list("name", "position")
+    assert list(placed) == [(name, i) for i, name in enumerate(expected)]

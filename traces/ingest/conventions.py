@@ -42,23 +42,25 @@ _TOOL, _LLM, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.CUSTOM
 
 def json_maybe(value):
     """Decode a JSON string that holds an object or array; anything else stays as it is."""
-    if isinstance(value, str):
-        first = value[:1]
-        if first not in _JSON_OPENINGS and not first.isspace():
-            return value  # most strings: no copy made to find out
-        # Stripped only when an end is not a bracket: a copy of the whole text otherwise.
-        bracketed = first in _JSON_OPENINGS and value[-1:] in _JSON_CLOSINGS
-        text = value if bracketed else value.strip()
-        if text[:1] in _JSON_OPENINGS and text[-1:] in _JSON_CLOSINGS:
-            try:
-                return orjson.loads(text)
-            except orjson.JSONDecodeError:
-                pass  # json reads what orjson refuses: NaN, integers beyond 64 bits
-            try:
-                return json.loads(text)
-            except ValueError:
-                return value
-    return value
+    if not isinstance(value, str):
+        return value
+    first = value[:1]
+    if first in _JSON_OPENINGS and value[-1:] in _JSON_CLOSINGS:
+        text = value  # the usual JSON text: no copy made
+    elif first in _JSON_OPENINGS or first.isspace():
+        text = value.strip()
+        if not (text[:1] in _JSON_OPENINGS and text[-1:] in _JSON_CLOSINGS):
+            return value
+    else:
+        return value  # most strings: no copy made to find out
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        pass  # json reads what orjson refuses: NaN, integers beyond 64 bits
+    try:
+        return json.loads(text)
+    except ValueError:
+        return value
 
 
 def first_present(attributes: Mapping, names: tuple[str, ...]):
@@ -276,8 +278,10 @@ def span_fields_from(attributes: Mapping, plan: SpanPlan | None = None) -> dict:
     out = _picked(attributes, (plan or span_plan(attributes)).span_picks)
     if "provider" in out:
         out["provider"] = PROVIDER_ALIASES.get(str(out["provider"]), str(out["provider"]))
-    out["input_tokens"] = _as_int(out.get("input_tokens"))
-    out["output_tokens"] = _as_int(out.get("output_tokens"))
+    for field in _TOKEN_FIELDS:
+        value = out.get(field)
+        # Most counts are in range already: no call for them.
+        out[field] = value if type(value) is int and 0 <= value <= MAX_TOKENS else _as_int(value)
     # Reasoning tokens are part of output already; cache reads are part of input.
     return out
 
@@ -309,6 +313,7 @@ def cost_declared(attributes: Mapping, fields: dict | None = None, plan: SpanPla
 
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
+_TOKEN_FIELDS = ("input_tokens", "output_tokens")
 
 
 def _as_int(value) -> int:

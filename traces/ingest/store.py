@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
+from operator import attrgetter
 
 from django.db import transaction
 from django.utils import timezone
@@ -93,6 +94,17 @@ def _start_key(record: SpanRecord) -> tuple:
     return (record.started_at is None, record.started_at or _EPOCH)
 
 
+_STARTED_AT = attrgetter("started_at")
+
+
+def _by_start(records: list[SpanRecord]) -> list[SpanRecord]:
+    """Records by start time, untimed last (in arrival order)."""
+    try:
+        return sorted(records, key=_STARTED_AT)  # no Python call a span when all are timed
+    except TypeError:  # an untimed span was compared
+        return sorted(records, key=_start_key)
+
+
 def spans_store(
     project: Project,
     records: list[SpanRecord],
@@ -153,7 +165,7 @@ def _store_once(
             trace = traces[ext]
             stored = earlier.get(trace.pk, []) if trace.pk else []
             known = {span.span_id for span in stored}
-            new = sorted((r for r in trace_records if r.span_id not in known), key=_start_key)
+            new = _by_start([r for r in trace_records if r.span_id not in known])
             placed.append((trace, new, _positions(stored, new, moved, trace.spans_day)))
             trace.new_span_count = len(new)
             if new:
