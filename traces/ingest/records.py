@@ -93,8 +93,11 @@ def span_record_build(
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
+    declared = fields.get("cost_usd")
+    if declared is None and plan.cost_parts:  # the parts are read only when some are there
+        declared = conventions.cost_declared(attributes, fields, plan)
     cost = _cost(
-        conventions.cost_declared(attributes, fields, plan),
+        declared,
         model,
         fields["input_tokens"],
         fields["output_tokens"],
