@@ -93,11 +93,8 @@ def span_record_build(
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
-    declared = fields.get("cost_usd")
-    if declared is None and plan.cost_parts:  # the parts are read only when some are there
-        declared = conventions.cost_declared(attributes, fields, plan)
     cost = _cost(
-        declared,
+        conventions.cost_declared(attributes, fields, plan),
         model,
         fields["input_tokens"],
         fields["output_tokens"],
