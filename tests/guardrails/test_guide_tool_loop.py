@@ -1,6 +1,6 @@
-"""The README's Anthropic tool loop: its request shape, built from the SDK's own block types,
-is what the endpoint reads; the third identical search is blocked and the model gets the
-fallback."""
+"""The Anthropic tool loop in docs/guardrails.md: its request shape, built from the SDK's own
+block types, is what the endpoint reads; the third identical search is blocked and the model
+gets the fallback."""
 
 import pytest
 from anthropic.types import TextBlock, ToolUseBlock
@@ -29,7 +29,7 @@ def _assistant_turn(index: int) -> dict:
     return {"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in blocks]}
 
 
-def test_readme_loop_request_blocks_the_third_search(annotator, api_client_for):
+def test_guide_loop_request_blocks_the_third_search(annotator, api_client_for):
     agent = api_client_for(annotator)
     messages: list[dict] = [{"role": "user", "content": "Flights LHR to JFK, 14 March."}]
     decisions = []
