@@ -16,7 +16,7 @@ from golden.example_schema import example_data_clean
 from golden.models import ExampleOrigin, GoldenExample
 from golden.services import (
     example_content_apply,
-    score_passes,
+    resolved_score_passes,
     trace_example_draft,
 )
 from judges.models import Verdict, VerdictStatus
@@ -48,7 +48,7 @@ def _judged_outcome(trace) -> tuple[bool, str, str | None, list]:
         answer = item.annotations.filter(undone_at__isnull=True).order_by("-created_at").first()
         version = item.rubric_version
         return (
-            score_passes(version, item.resolved_score),
+            resolved_score_passes(version, item.resolved_score),
             answer.explanation if answer else "",
             version.rubric.name if version else None,
             answer.failure_tags if answer else [],
@@ -63,7 +63,7 @@ def _judged_outcome(trace) -> tuple[bool, str, str | None, list]:
     )
     if verdict is not None:
         version = verdict.rubric_version
-        return score_passes(version, verdict.score), "", version.rubric.name, []
+        return version.score_passes(verdict.score), "", version.rubric.name, []
     return False, "", None, []
 
 

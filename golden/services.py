@@ -118,12 +118,10 @@ def _editable(content: dict) -> dict:
     return {name: value for name, value in content.items() if name != "key"}
 
 
-def score_passes(version, score: float) -> bool:
-    """Whether a score on the version's scale says the agent got it right."""
-    # A score in the upper half of the rubric's range counts as the agent getting it right.
-    if version is not None and (version.score_max or 0) > (version.score_min or 0):
-        return score >= (version.score_min + version.score_max) / 2
-    return score > 0
+def resolved_score_passes(version, score: float) -> bool:
+    """Whether a person's resolved score passes: by the rubric's rule (RubricVersion.score_passes),
+    else, on an item without a rubric (a trace a person flagged), any score above 0."""
+    return version.score_passes(score) if version is not None else score > 0
 
 
 def _red_flags_of(flags) -> list[dict]:
@@ -182,7 +180,7 @@ def golden_example_promote_draft(*, item, annotation) -> tuple[dict, list[dict]]
     version = item.rubric_version
     return trace_example_draft(
         item.trace,
-        passed=score_passes(version, annotation.score),
+        passed=resolved_score_passes(version, annotation.score),
         explanation=annotation.explanation,
         rubric_name=version.rubric.name if version else None,
         failure_tags=annotation.failure_tags,

@@ -99,6 +99,16 @@ class RubricVersion(models.Model):
     def score_range(self) -> tuple[float, float]:
         return (self.score_min, self.score_max)
 
+    def score_passes(self, score: float) -> bool:
+        """Whether a score on this scale says the agent got it right: the top of a binary
+        scale, else strictly above the middle. A middle score (3 of 1-5, the 0.5 of partial
+        credit) is the judge's "neither": it is not a pass, so it neither counts as a pass that
+        contradicts a red flag nor makes a trace's answer a golden example's expected outcome.
+        """
+        if self.score_type == ScoreType.BINARY:
+            return score >= self.score_max
+        return score > (self.score_min + self.score_max) / 2
+
 
 class JudgeConfig(models.Model):
     name = models.CharField(max_length=200, unique=True)

@@ -14,7 +14,6 @@ from judges.models import (
     JudgmentStatus,
     ParseStatus,
     RedFlag,
-    ScoreType,
     Verdict,
     VerdictStatus,
 )
@@ -35,14 +34,6 @@ def _criteria_flipped(passes: list[Judgment]) -> list[str]:
         for result in judgment.criteria_results or []:
             answers.setdefault(result.get("question", ""), set()).add(bool(result.get("met")))
     return [question for question, seen in answers.items() if len(seen) > 1]
-
-
-def score_is_pass(score: float, judgment: Judgment) -> bool:
-    """Whether a score says the trace passed: the top of a binary scale, else above the middle."""
-    version = judgment.rubric_version
-    if version.score_type == ScoreType.BINARY:
-        return score >= version.score_max
-    return score > (version.score_min + version.score_max) / 2
 
 
 def _red_flags(trace, spans=None) -> list:
@@ -97,7 +88,7 @@ def _disputes(finished: list[Judgment], usable: list[Judgment], tolerance: float
 def _flags_against(score: float, first: Judgment, spans=None) -> list:
     """The red flags that contradict an agreed score and so send the trace to people."""
     flags = _red_flags_of(first, spans)
-    if not score_is_pass(score, first):
+    if not first.rubric_version.score_passes(score):
         # A failing score agrees with most flags; an attempt to steer the judge still needs
         # a person, whatever the judge concluded.
         flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
