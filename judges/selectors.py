@@ -20,7 +20,7 @@ from judges.models import (
 from judges.rubrics import VERSION_FIELDS
 from traces.filters import TraceFilter
 from traces.models import Trace
-from traces.selectors import trace_ids_blind_for, traces_visible
+from traces.selectors import trace_blind_rule_ask, traces_visible
 
 # A version diff compares what shapes the prompt and the score; the note is commentary.
 DIFF_FIELDS = tuple(name for name in VERSION_FIELDS if name != "note")
@@ -114,7 +114,7 @@ def run_verdicts(user, run: JudgeRun, limit: int = 200) -> QuerySet:
     """A run's latest verdicts on traces the user may see and is not labelling blind."""
     return (
         traces_visible(user, Verdict.objects.filter(run=run), via="trace")
-        .exclude(trace_id__in=trace_ids_blind_for(user))
+        .exclude(trace_id__in=trace_blind_rule_ask(user))
         .select_related("trace")
         .only("pk", "status", "score", "stale", "reason", "trace__id", "trace__task")
         .order_by("-pk")[:limit]

@@ -229,8 +229,9 @@ def trace_blind_rule_set(rule: Callable[[object], QuerySet]) -> None:
     _BLIND_RULE["rule"] = rule
 
 
-def trace_ids_blind_for(user) -> QuerySet:
-    """Ids of traces whose judging the user must not see now (labelling them blind)."""
+def trace_blind_rule_ask(user) -> QuerySet:
+    """Ids of traces whose judging the user must not see now, as the rule set through
+    `trace_blind_rule_set` says (reviews' `trace_ids_blind_for`); none before one is set."""
     if "rule" not in _BLIND_RULE:
         return Trace.objects.none().values("pk")
     return _BLIND_RULE["rule"](user)

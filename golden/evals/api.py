@@ -22,7 +22,7 @@ from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_out
 from golden.signals import gate_decided
 from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
 from judges.trajectory.matchers import AUTO as AUTO_MATCHER
-from judges.trajectory.matchers import MATCHERS, SEMANTIC
+from judges.trajectory.matchers import SEMANTIC, TRAJECTORY_MATCHERS
 
 
 class EvalRunOut(serializers.Serializer):
@@ -50,7 +50,7 @@ class EvalRunIn(serializers.Serializer):
 
 
 class EvalRunScoreIn(serializers.Serializer):
-    matcher = serializers.ChoiceField(choices=MATCHERS, default=AUTO_MATCHER)
+    matcher = serializers.ChoiceField(choices=TRAJECTORY_MATCHERS, default=AUTO_MATCHER)
     use_llm = serializers.BooleanField(default=True)
 
     def validate(self, attrs):

@@ -17,7 +17,7 @@ SEMANTIC = "semantic"
 STATE = "state"
 # State when the reference writes anything, else in_order: what a task changes decides it.
 AUTO = "auto"
-MATCHERS = (AUTO, STATE, EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
+TRAJECTORY_MATCHERS = (AUTO, STATE, EXACT, IN_ORDER, ANY_ORDER, PRECISION_RECALL, SEMANTIC)
 
 # (reference steps, actual steps, task) -> (score in {1.0, 0.5, 0.0}, or None when the judge's
 # reply was unreadable, and a reason)
@@ -228,7 +228,7 @@ def trajectory_match(
 
             path_judge = path_judge_llm
         return match_semantic(reference_steps, actual_steps, task, path_judge)
-    raise ValueError(f"unknown matcher {matcher!r}; use one of {', '.join(MATCHERS)}")
+    raise ValueError(f"unknown matcher {matcher!r}; use one of {', '.join(TRAJECTORY_MATCHERS)}")
 
 
 def efficiency(reference_count: int, actual_count: int) -> float | None:

@@ -183,8 +183,8 @@ def _match_text(expected: Any, actual: Any, case_sensitive: bool):
     return False
 
 
-# Asked in this order; the first matcher whose kind the pair is decides.
-MATCHERS = (
+# Asked in this order; the first rule whose kind the pair is decides.
+VALUE_RULES = (
     _match_missing,
     _match_mappings,
     _match_sequences,
@@ -197,8 +197,8 @@ MATCHERS = (
 
 def values_equivalent(expected: Any, actual: Any, *, case_sensitive: bool = False) -> bool | None:
     """True or False when the rules decide; None when only meaning can (free text)."""
-    for matcher in MATCHERS:
-        decided = matcher(expected, actual, case_sensitive)
+    for rule in VALUE_RULES:
+        decided = rule(expected, actual, case_sensitive)
         if decided is not NOT_MINE:
             return decided
     return False

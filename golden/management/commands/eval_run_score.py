@@ -7,7 +7,7 @@ from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.services import eval_run_lookup
 from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
-from judges.trajectory.matchers import AUTO, MATCHERS
+from judges.trajectory.matchers import AUTO, TRAJECTORY_MATCHERS
 
 
 class Command(BaseCommand):
@@ -15,7 +15,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("run", help="Eval run id or name.")
-        parser.add_argument("--matcher", choices=MATCHERS, default=AUTO)
+        parser.add_argument("--matcher", choices=TRAJECTORY_MATCHERS, default=AUTO)
         parser.add_argument(
             "--no-llm",
             action="store_true",
