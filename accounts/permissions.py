@@ -1,6 +1,6 @@
 from rest_framework.permissions import BasePermission
 
-from accounts.roles import ADMIN, ANNOTATOR, CURATOR, has_role
+from accounts.roles import ANNOTATOR, CURATOR, has_role
 
 
 class _RolePermission(BasePermission):
@@ -18,8 +18,3 @@ class IsAnnotator(_RolePermission):
 class IsCurator(_RolePermission):
     role = CURATOR
     message = "This endpoint needs the curator role."
-
-
-class IsAdmin(_RolePermission):
-    role = ADMIN
-    message = "This endpoint needs the admin role."

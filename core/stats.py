@@ -86,20 +86,6 @@ def cohen_kappa(
     return kappa_from_confusion(confusion_matrix(first, second, labels), weights)
 
 
-def kappa_bootstrap_interval(
-    first: Sequence[float],
-    second: Sequence[float],
-    labels: Sequence[float] | None = None,
-    weights: str | None = None,
-    resamples: int = 1000,
-    seed: int = 0,
-) -> tuple[float | None, float | None]:
-    """Percentile 95% bootstrap interval of kappa over resampled pairs."""
-    labels = list(labels) if labels is not None else labels_of(first, second)
-    matrix = confusion_matrix(first, second, labels)
-    return kappa_bootstrap_interval_of_confusion(matrix, weights, resamples, seed)
-
-
 def kappa_bootstrap_interval_of_confusion(
     matrix: np.ndarray, weights: str | None = None, resamples: int = 1000, seed: int = 0
 ) -> tuple[float | None, float | None]:

@@ -5,7 +5,7 @@ import math
 from core.errors import ApplicationError
 from judges.models import ScoreType
 from judges.parsing import criteria_weighted_score
-from reviews.models import FailureTag, ReviewItem
+from reviews.models import ReviewItem
 
 MAX_TAGS = 10
 MAX_TAG_CHARS = 60
@@ -76,10 +76,6 @@ def failure_tags_clean(tags) -> list[str]:
     if len(cleaned) > MAX_TAGS:
         raise ApplicationError(f"At most {MAX_TAGS} failure tags.", field="failure_tags")
     return cleaned
-
-
-def is_known_failure_tag(tag: str) -> bool:
-    return tag in FailureTag.values
 
 
 def explanation_clean(explanation) -> str:

@@ -104,8 +104,3 @@ def window_plan(
         if node.children:
             stack.append(_Siblings(node.span_id, node.children, 0, len(node.children)))
     return plan
-
-
-def planned_spans(plan) -> list:
-    """The spans a plan renders, for loading their first levels in one query."""
-    return [step.node.span for step in plan if isinstance(step, Open)]

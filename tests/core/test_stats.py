@@ -8,7 +8,6 @@ from sklearn.metrics import cohen_kappa_score
 from core.stats import (
     agreement_measure,
     cohen_kappa,
-    kappa_bootstrap_interval,
     kappa_from_confusion,
     wilson_interval,
 )
@@ -58,8 +57,10 @@ def test_bootstrap_interval_brackets_the_point_estimate_and_narrows_with_data():
     human = rng.integers(0, 2, size=400)
     judge = np.where(rng.random(400) < 0.85, human, 1 - human)
     kappa = cohen_kappa(judge.tolist(), human.tolist())
-    low, high = kappa_bootstrap_interval(judge.tolist(), human.tolist())
-    small_low, small_high = kappa_bootstrap_interval(judge[:40].tolist(), human[:40].tolist())
+    whole = agreement_measure(judge.tolist(), human.tolist(), ordinal=False)
+    small = agreement_measure(judge[:40].tolist(), human[:40].tolist(), ordinal=False)
+    low, high = whole.kappa_low, whole.kappa_high
+    small_low, small_high = small.kappa_low, small.kappa_high
     assert low < kappa < high
     assert (high - low) < (small_high - small_low)
 
@@ -75,9 +76,8 @@ def test_bootstrap_over_cells_matches_resampling_the_pairs_themselves():
     kappas = kappa_from_confusion(stack, "linear")
     by_pairs = np.percentile(kappas, [2.5, 97.5])
     # when the interval is drawn on the confusion matrix's cells instead
-    low, high = kappa_bootstrap_interval(
-        judge.tolist(), human.tolist(), weights="linear", resamples=4000
-    )
+    cells = agreement_measure(judge.tolist(), human.tolist(), ordinal=True, resamples=4000)
+    low, high = cells.kappa_low, cells.kappa_high
     # then it is the same interval, up to the bootstrap's own noise
     assert (low, high) == pytest.approx(tuple(by_pairs), abs=0.01)
 

@@ -20,7 +20,6 @@ MAX_CLAUSES = 10
 MAX_VALUE_CHARS = 200
 
 NUMERIC_OPERATORS = (">", ">=", "<", "<=")
-OPERATORS = ("=", "!=", *NUMERIC_OPERATORS)
 
 _CLAUSE = re.compile(
     r"""\s*(?P<key>[A-Za-z_][\w.\-:/\[\]]*)
