@@ -1,4 +1,9 @@
-"""No Python module of the project is over 400 lines: a longer one does more than one thing.
+"""No Python module of the project is over 800 lines.
+
+A module does one thing, and its length follows from that thing: one may pass 400 lines when
+it is one thing (the models of an app, the settings), and a split made only to stay under a
+number scatters one idea over files. The ceiling is where one thing stops being plausible, and
+a module that reaches it is split along its meaning, not its line count.
 
 Migrations are generated, so they do not count; neither does anything in a hidden folder
 (the virtualenv, git).
@@ -8,7 +13,7 @@ import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MAX_LINES = 400
+MAX_LINES = 800
 SKIPPED_FOLDERS = {"migrations", "node_modules", "__pycache__"}
 
 
@@ -30,7 +35,7 @@ def modules_over(root: Path, limit: int = MAX_LINES) -> list[str]:
     return sorted(found)
 
 
-def test_no_module_is_over_400_lines():
+def test_no_module_is_over_the_ceiling():
     assert modules_over(ROOT) == []
 
 
