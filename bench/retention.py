@@ -61,8 +61,9 @@ def clear() -> None:
 
     from golden.models import GoldenExample
     from traces.models import Project, Trace
+    from traces.partition_sql import span_partition_days
     from traces.retention import traces_delete
-    from traces.span_partitions import span_partition_days, span_partition_drop
+    from traces.span_partitions import span_partition_drop
 
     project = Project.objects.filter(slug="retention-bench").first()
     if project:
@@ -149,8 +150,8 @@ def delete_by_rows(project, now, days: list) -> tuple[float, int, float]:
     from django.db import connection
 
     from traces.models import Span
+    from traces.partition_sql import partition_name
     from traces.retention import RETENTION_BATCH, project_traces_expire
-    from traces.span_partitions import partition_name
 
     project.retention_days = len(days) - 1  # exactly the oldest day is past it
     project.save(update_fields=["retention_days"])

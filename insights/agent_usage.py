@@ -11,12 +11,12 @@ import datetime as dt
 import statistics
 from collections import defaultdict
 
-from django.db import connection
-from django.db.models import Aggregate, Count, DurationField, ExpressionWrapper, F, Q, Sum
+from django.db.models import Count, DurationField, ExpressionWrapper, F, Q, Sum
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from insights.charts import plain
+from insights.sql import Percentile, percentiles_in_database
 from traces.models import Trace
 from traces.selectors import traces_visible
 
@@ -24,16 +24,6 @@ WINDOW = dt.timedelta(days=30)
 # More series than this make a chart unreadable; the smallest are summed as OTHER.
 MAX_SERIES = 8
 OTHER = "other"
-
-
-class Percentile(Aggregate):
-    """PostgreSQL's percentile_cont(fraction) WITHIN GROUP (ORDER BY expression)."""
-
-    function = "percentile_cont"
-    template = "%(function)s(%(fraction)s) WITHIN GROUP (ORDER BY %(expressions)s)"
-
-    def __init__(self, expression, fraction: float, **extra):
-        super().__init__(expression, fraction=float(fraction), **extra)
 
 
 def _duration():
@@ -86,7 +76,7 @@ def usage_by_version_rows() -> list[dict]:
         "output_tokens": Sum("output_tokens"),
         "cost_usd": Sum("cost_usd"),
     }
-    postgres = connection.vendor == "postgresql"
+    postgres = percentiles_in_database()
     if postgres:
         timed = Q(ended_at__isnull=False)
         aggregates["p50"] = Percentile("duration", 0.5, filter=timed)

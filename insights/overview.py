@@ -36,6 +36,7 @@ from insights.scores import (
     red_flag_chart,
     score_distribution_chart,
 )
+from insights.sql import build_session_jit_off
 from insights.steps import (
     COMPONENT_DAYS,
     LENGTH_DAYS,
@@ -120,10 +121,7 @@ def _key() -> str:
 def overview_build_session():
     """One transaction for all charts, so they agree with each other; PostgreSQL without JIT."""
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            # Compiling these one-off aggregates costs more than it saves (measured 2x).
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL jit = off")
+        build_session_jit_off()
         yield
 
 

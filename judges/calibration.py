@@ -12,13 +12,14 @@ import hashlib
 from collections.abc import Sequence
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
 from core.stats import agreement_measure
 from judges.models import CalibrationStatus, JudgeCalibration, ScoreType, Verdict
 from judges.signals import judge_drift_flagged
+from judges.sql import calibration_status
 
 
 def judge_calibration_get(rubric_version, config) -> JudgeCalibration:
@@ -42,13 +43,8 @@ def calibration_may_sample(verdict: Verdict) -> bool:
     stop here, before anything else is asked about the verdict."""
     if verdict.score is None:
         return False
-    sql = (
-        "SELECT status FROM judges_judgecalibration WHERE rubric_version_id = %s AND config_id = %s"
-    )
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [verdict.rubric_version_id, verdict.config_id])
-        row = cursor.fetchone()
-    return row is None or row[0] == CalibrationStatus.CALIBRATING
+    status = calibration_status(verdict.rubric_version_id, verdict.config_id)
+    return status is None or status == CalibrationStatus.CALIBRATING
 
 
 def _sample_fraction(verdict: Verdict) -> float:

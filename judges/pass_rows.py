@@ -23,8 +23,13 @@ from judges.models import (
     JudgeRunStatus,
     Judgment,
     JudgmentStatus,
+    Verdict,
 )
 from traces.models import Span, Trace
+
+_JUDGMENT = Judgment._meta.db_table
+_RUN = JudgeRun._meta.db_table
+_VERDICT = Verdict._meta.db_table
 
 # Never read by reconciliation, and the largest columns of a pass.
 UNREAD_WHEN_LOCKED = ("raw_response", "explanation", "cited_spans")
@@ -32,14 +37,14 @@ UNREAD_WHEN_LOCKED = ("raw_response", "explanation", "cited_spans")
 CLAIM_RELATED = (("trace", Trace), ("config", JudgeConfig), ("run", JudgeRun))
 
 
-CLAIM_CONDITION = """
+CLAIM_CONDITION = f"""
   id = %s
   AND (status = %s OR (status = %s AND lease_until < %s))
   AND NOT EXISTS (
-    SELECT 1 FROM judges_judgerun
-    WHERE judges_judgerun.id = judges_judgment.run_id AND judges_judgerun.status = %s
+    SELECT 1 FROM {_RUN}
+    WHERE {_RUN}.id = {_JUDGMENT}.run_id AND {_RUN}.status = %s
   )
-"""
+"""  # noqa: S608 - the models' tables
 
 
 def _claim_params(judgment_id: int) -> list:
@@ -57,12 +62,14 @@ def _claim_params(judgment_id: int) -> list:
     ]
 
 
+_CLAIM_SQL = f"UPDATE {_JUDGMENT} SET status = %s, lease_until = %s WHERE {CLAIM_CONDITION}"  # noqa: S608 - constant text
+
+
 def judgment_claim(judgment_id: int) -> bool:
     """Take a pass for this worker: pending, or running under a lease that ran out, of a run
     that was not cancelled."""
-    sql = f"UPDATE judges_judgment SET status = %s, lease_until = %s WHERE {CLAIM_CONDITION}"  # noqa: S608 - constant text
     with connection.cursor() as cursor:
-        cursor.execute(sql, _claim_params(judgment_id))
+        cursor.execute(_CLAIM_SQL, _claim_params(judgment_id))
         return cursor.rowcount == 1
 
 
@@ -78,7 +85,7 @@ def _claim_and_load_sql() -> str:
         joins.append(f"JOIN {table} {name} ON {name}.id = claimed.{name}_id")
     returning = ", ".join(connection.ops.quote_name(f.column) for f in model_fields(Judgment))
     return (
-        f"WITH claimed AS (UPDATE judges_judgment SET status = %s, lease_until = %s "  # noqa: S608 - model columns
+        f"WITH claimed AS (UPDATE {_JUDGMENT} SET status = %s, lease_until = %s "  # noqa: S608 - model columns
         f"WHERE {CLAIM_CONDITION} RETURNING {returning}) "
         f"SELECT {', '.join(columns)} FROM claimed {' '.join(joins)}"
     )
@@ -108,14 +115,16 @@ def judgment_claim_and_load(judgment_id: int) -> Judgment | None:
     return judgment
 
 
+_CACHED_REPLY_SQL = (
+    f"SELECT raw_response FROM {_JUDGMENT} "  # noqa: S608 - the model's table
+    "WHERE request_hash = %s AND status = %s AND id <> %s ORDER BY id LIMIT 1"
+)
+
+
 def cached_reply_text(digest: str, judgment_id: int) -> str | None:
     """The stored reply of the earliest finished pass that sent this exact request."""
-    sql = (
-        "SELECT raw_response FROM judges_judgment "
-        "WHERE request_hash = %s AND status = %s AND id <> %s ORDER BY id LIMIT 1"
-    )
     with connection.cursor() as cursor:
-        cursor.execute(sql, [digest, JudgmentStatus.DONE.value, judgment_id])
+        cursor.execute(_CACHED_REPLY_SQL, [digest, JudgmentStatus.DONE.value, judgment_id])
         row = cursor.fetchone()
     return None if row is None else row[0]
 
@@ -152,7 +161,7 @@ def _passes_locked_sql() -> str:
     fields = model_fields(Judgment, UNREAD_WHEN_LOCKED)
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
     return (
-        f"SELECT {select_list('judges_judgment', fields)} FROM judges_judgment "  # noqa: S608
+        f"SELECT {select_list(_JUDGMENT, fields)} FROM {_JUDGMENT} "  # noqa: S608
         f"WHERE trace_id = %s AND run_id = %s ORDER BY id{lock}"
     )
 
@@ -170,7 +179,7 @@ def passes_locked(trace_id: int, run_id: int) -> list[Judgment]:
 def _store_sql(names: tuple[str, ...]) -> tuple[str, tuple[Field, ...]]:
     fields = tuple(Judgment._meta.get_field(name) for name in names)
     assignments = ", ".join(f"{connection.ops.quote_name(f.column)} = %s" for f in fields)
-    return f"UPDATE judges_judgment SET {assignments} WHERE id = %s", fields  # noqa: S608
+    return f"UPDATE {_JUDGMENT} SET {assignments} WHERE id = %s", fields  # noqa: S608
 
 
 def judgment_store(judgment: Judgment, names: list[str]) -> None:
@@ -182,26 +191,32 @@ def judgment_store(judgment: Judgment, names: list[str]) -> None:
         cursor.execute(sql, [*values, judgment.pk])
 
 
+_VERDICT_WRITTEN_SQL = (
+    f"SELECT id FROM {_VERDICT} WHERE trace_id = %s AND run_id = %s ORDER BY id LIMIT 1"  # noqa: S608
+)
+
+
 def verdict_written_id(trace_id: int, run_id: int) -> int | None:
     """The id of the verdict a run already wrote for a trace, if it did."""
-    sql = "SELECT id FROM judges_verdict WHERE trace_id = %s AND run_id = %s ORDER BY id LIMIT 1"
     with connection.cursor() as cursor:
-        cursor.execute(sql, [trace_id, run_id])
+        cursor.execute(_VERDICT_WRITTEN_SQL, [trace_id, run_id])
         row = cursor.fetchone()
     return None if row is None else row[0]
+
+
+_RUN_FINISH_SQL = f"""
+    UPDATE {_RUN} SET status = %s, finished_at = %s
+    WHERE id = %s AND status = %s AND NOT (online = %s AND scope = %s)
+      AND NOT EXISTS (
+        SELECT 1 FROM {_JUDGMENT} WHERE run_id = %s AND status IN (%s, %s)
+      )
+"""  # noqa: S608 - the models' tables
 
 
 def judge_run_finish_if_done(run_id: int) -> bool:
     """Mark a run done once none of its passes is outstanding, in one statement; a standing
     online run of traces never ends (each idle-session sweep starts a run of its own, which
     does)."""
-    sql = """
-        UPDATE judges_judgerun SET status = %s, finished_at = %s
-        WHERE id = %s AND status = %s AND NOT (online = %s AND scope = %s)
-          AND NOT EXISTS (
-            SELECT 1 FROM judges_judgment WHERE run_id = %s AND status IN (%s, %s)
-          )
-    """
     params = [
         JudgeRunStatus.DONE.value,
         connection.ops.adapt_datetimefield_value(timezone.now()),
@@ -214,5 +229,5 @@ def judge_run_finish_if_done(run_id: int) -> bool:
         JudgmentStatus.RUNNING.value,
     ]
     with connection.cursor() as cursor:
-        cursor.execute(sql, params)
+        cursor.execute(_RUN_FINISH_SQL, params)
         return cursor.rowcount == 1

@@ -7,8 +7,8 @@ import random
 from collections.abc import Iterable
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.db.models import F, OuterRef, Q, QuerySet, Subquery
+from django.db import transaction
+from django.db.models import F, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.errors import ApplicationError
@@ -24,8 +24,8 @@ from judges.models import (
     Rubric,
     RubricVersion,
     RubricVersionStatus,
-    Verdict,
 )
+from judges.sql import verdicts_stale_set
 from traces.models import Session, Trace
 
 DEFAULT_CONFIG_NAME = "default"
@@ -254,17 +254,4 @@ def verdicts_mark_stale(trace_ids: Iterable[int], session_ids: Iterable[int] | N
     session_ids = list(session_ids)
     if not (trace_ids or session_ids):
         return 0
-    if connection.vendor == "postgresql":
-        # Ingest asks this of every request with late spans: the statement is written once.
-        with connection.cursor() as cursor:
-            cursor.execute(_STALE_SQL, [trace_ids, session_ids])
-            return cursor.rowcount
-    return Verdict.objects.filter(
-        Q(trace_id__in=trace_ids) | Q(session_id__in=session_ids), stale=False
-    ).update(stale=True)
-
-
-_STALE_SQL = (
-    f"UPDATE {Verdict._meta.db_table} SET stale = true "  # noqa: S608 - the model's table
-    "WHERE NOT stale AND (trace_id = ANY(%s) OR session_id = ANY(%s))"
-)
+    return verdicts_stale_set(trace_ids, session_ids)

@@ -22,8 +22,9 @@ from judges.models import (
 )
 from reviews.models import Queue, ReviewItem, ReviewReason
 from traces.models import Project, SourceFormat, Span, SpanKind, Trace
+from traces.partition_sql import spans_partitioned
 from traces.session_totals import sessions_totals_recount
-from traces.span_partitions import span_partitions_ensure, spans_partitioned
+from traces.span_partitions import span_partitions_ensure
 
 
 class UserFactory(factory.django.DjangoModelFactory):

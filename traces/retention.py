@@ -22,8 +22,9 @@ from django.db.models.deletion import Collector
 from django.utils import timezone
 
 from traces.models import Project, Session, Span, Trace
+from traces.partition_sql import spans_partitioned
 from traces.session_totals import sessions_totals_recount
-from traces.span_partitions import spans_partitioned
+from traces.sql import spans_of_traces_delete
 
 RETENTION_BATCH = 200
 
@@ -117,12 +118,7 @@ def traces_delete(ids: list[int], span_rows: bool = True) -> None:
     for rows_of_traces in _SPAN_DEPENDENTS.values():
         rows_of_traces(ids).delete()
     if span_rows:
-        table = connection.ops.quote_name(Span._meta.db_table)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"DELETE FROM {table} WHERE trace_id IN ({', '.join(['%s'] * len(ids))})",  # noqa: S608 - names from _meta, values bound
-                ids,
-            )
+        spans_of_traces_delete(ids)
     collector = _CollectorPastSpans(using=connection.alias)
     collector.collect(Trace.objects.filter(pk__in=ids))
     collector.delete()

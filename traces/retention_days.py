@@ -19,13 +19,9 @@ from django.utils import timezone
 from psycopg.errors import LockNotAvailable
 
 from traces.models import Project, Trace
+from traces.partition_sql import span_partition_days, spans_partitioned
 from traces.retention import RETENTION_BATCH, retention_cutoff, traces_delete, traces_expirable
-from traces.span_partitions import (
-    span_partition_days,
-    span_partition_drop,
-    spans_day_move,
-    spans_partitioned,
-)
+from traces.span_partitions import span_partition_drop, spans_day_move
 
 logger = logging.getLogger(__name__)
 

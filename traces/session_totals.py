@@ -39,6 +39,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Substr
 
 from traces.models import Session, Trace
+from traces.sql import session_totals_rows_add
 
 FIRST_TASK_CHARS = 200
 
@@ -70,37 +71,6 @@ def trace_totals(trace) -> TraceTotals:
         task=trace.task,
         held_out=trace.held_out,
     )
-
-
-def _table() -> str:
-    return connection.ops.quote_name(Session._meta.db_table)
-
-
-_ADD = (
-    "trace_count = trace_count + %s, error_count = error_count + %s, "
-    "input_tokens = input_tokens + %s, output_tokens = output_tokens + %s, "
-    "cost_usd = cost_usd + %s, held_out_trace_count = held_out_trace_count + %s, "
-    "last_received_at = CASE WHEN last_received_at IS NULL OR last_received_at < %s "
-    "THEN %s ELSE last_received_at END"
-)
-# Every SET expression reads the row as it was, so first_task compares the old first time.
-_ADD_TIMED = (
-    f"UPDATE {{table}} SET {_ADD}, "  # noqa: S608 - constant text, values bound
-    "first_task = CASE WHEN first_started_at IS NULL OR first_started_at >= %s "
-    "THEN %s ELSE first_task END, "
-    "first_started_at = CASE WHEN first_started_at IS NULL OR first_started_at > %s "
-    "THEN %s ELSE first_started_at END, "
-    "last_trace_at = CASE WHEN last_trace_at IS NULL OR last_trace_at < %s "
-    "THEN %s ELSE last_trace_at END "
-    "WHERE id = %s"
-)
-# A trace without times lists last: its task is the first only while no trace has a time.
-_ADD_UNTIMED = (
-    f"UPDATE {{table}} SET {_ADD}, "  # noqa: S608 - constant text, values bound
-    "first_task = CASE WHEN first_started_at IS NULL AND first_task = '' "
-    "THEN %s ELSE first_task END "
-    "WHERE id = %s"
-)
 
 
 def _sessions_lock(session_ids: Iterable[int], session_model=Session) -> list[int]:
@@ -189,16 +159,7 @@ def session_totals_add(
     if not (timed or untimed or left):
         return
     _sessions_lock([row[-1] for row in timed + untimed] + list(left))
-    with connection.cursor() as cursor:
-        # Sorted by session id, so the row locks are taken in the same order everywhere.
-        if timed:
-            cursor.executemany(
-                _ADD_TIMED.format(table=_table()), sorted(timed, key=lambda r: r[-1])
-            )
-        if untimed:
-            cursor.executemany(
-                _ADD_UNTIMED.format(table=_table()), sorted(untimed, key=lambda r: r[-1])
-            )
+    session_totals_rows_add(timed, untimed)
     if left:
         sessions_totals_recount(left)
 

@@ -11,13 +11,11 @@ from __future__ import annotations
 import json
 from datetime import datetime
 
-from django.db import connection
-from django.db.models import NOT_PROVIDED, Q
+from django.db.models import Q
 
-from traces.ingest.bulk import binding_cursor, column_type
-from traces.ingest.copy_rows import quote
 from traces.models import Project, Session, Trace
 from traces.session_totals import session_totals_initial, trace_totals
+from traces.sql import sessions_for_ids
 
 # Keys of a trace's context (span-tree `context`, transcript `context`) naming its session,
 # best first; `conversation_id` is where the span attributes' value is kept.
@@ -87,78 +85,6 @@ def traces_sessions_assign(project: Project, traces: list, now: datetime) -> fro
         if external_id:
             trace.session_id = sessions[external_id]
     return made
-
-
-def sessions_for_ids(
-    project_pk: int, initial: dict[str, dict], now: datetime
-) -> tuple[dict[str, int], frozenset[int]]:
-    """The project's sessions of these conversation ids by id, created where missing with the
-    given field values; and the ids of those created."""
-    external_ids = sorted(initial)
-    if connection.vendor != "postgresql":
-        Session.objects.bulk_create(
-            [Session(project_id=project_pk, external_id=ext) for ext in external_ids],
-            ignore_conflicts=True,
-        )
-        return _sessions_read(project_pk, external_ids), frozenset()
-    given = {"project_id": project_pk, "created_at": now}
-    columns, values, params, arrays = [], [], [], []
-    for field in Session._meta.concrete_fields:
-        if field.primary_key or field.db_default is not NOT_PROVIDED:
-            continue
-        columns.append(quote(field.column))
-        if field.attname in given:
-            values.append("%s")
-            params.append(field.get_db_prep_save(given[field.attname], connection))
-            continue
-        values.append(f"v.c{len(arrays)}")
-        if field.attname == "external_id":
-            order = values[-1]
-        arrays.append(
-            (
-                column_type(field),
-                [
-                    ext
-                    if field.attname == "external_id"
-                    else initial[ext][field.attname]
-                    if field.attname in initial[ext]
-                    else field.get_default()
-                    for ext in external_ids
-                ],
-            )
-        )
-    # Binary arrays (%b): psycopg dumps them several times faster than text ones.
-    unnest = ", ".join(f"%b::{db_type}[]" for db_type, _ in arrays)
-    names = ", ".join(f"c{i}" for i in range(len(arrays)))
-    table = quote(Session._meta.db_table)
-    # One statement inserts the missing sessions (in conversation id order, as every writer
-    # does) and reads the others; a session another request committed since the statement
-    # began is in neither part, and is read after. Names come from the model, not input.
-    sql = (
-        f"WITH made AS (INSERT INTO {table} ({', '.join(columns)}) "  # noqa: S608
-        f"SELECT {', '.join(values)} FROM unnest({unnest}) AS v({names}) "
-        f"ORDER BY {order} ON CONFLICT (project_id, external_id) DO NOTHING "
-        "RETURNING external_id, id) "
-        f"SELECT external_id, id, true FROM made UNION ALL SELECT external_id, id, false "
-        f"FROM {table} WHERE project_id = %s AND external_id = ANY(%s)"
-    )
-    with binding_cursor() as cursor:
-        cursor.execute(sql, [*params, *(a for _, a in arrays), project_pk, external_ids])
-        fetched = cursor.fetchall()
-    found = {ext: pk for ext, pk, _ in fetched}
-    made = frozenset(pk for _, pk, was_made in fetched if was_made)
-    missing = [ext for ext in external_ids if ext not in found]
-    if missing:
-        found.update(_sessions_read(project_pk, missing))
-    return found, made
-
-
-def _sessions_read(project_pk: int, external_ids: list[str]) -> dict[str, int]:
-    return dict(
-        Session.objects.filter(project_id=project_pk, external_id__in=external_ids).values_list(
-            "external_id", "pk"
-        )
-    )
 
 
 def session_filter_q(value: str) -> Q:

@@ -26,8 +26,9 @@ from tests.factories import (
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import retention_days, span_partitions, tasks
 from traces.models import Feedback, Project, Session, Span, Trace, utc_today
+from traces.partition_sql import partition_name
 from traces.retention_days import spans_day_expire, spans_days_expirable
-from traces.span_partitions import partition_name, span_partitions_ensure
+from traces.span_partitions import span_partitions_ensure
 
 pytestmark = [
     pytest.mark.django_db,

@@ -11,16 +11,15 @@ from django.utils import timezone
 
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.test_ingest_otlp import recorded_spans, send
-from traces import span_partitions
+from traces import partition_sql, span_partitions
 from traces.models import Span, Trace, utc_today
-from traces.span_partitions import (
+from traces.partition_sql import (
     PARTITION_DAYS_AHEAD,
     partition_name,
     span_partition_days,
-    span_partitions_create_ahead,
-    spans_day_move,
     spans_table_convert,
 )
+from traces.span_partitions import span_partitions_create_ahead, spans_day_move
 
 pytestmark = [
     pytest.mark.django_db,
@@ -155,9 +154,7 @@ def test_a_span_row_up_to_a_page_is_stored_whole_and_a_larger_one_compressed():
     # given a day's partition made on demand, and the table rebuilt plain and back
     later = utc_today() + timedelta(days=400)
     span_partitions.span_partitions_ensure([later])
-    assert _storage_options(partition_name(later)) == [
-        span_partitions.SPAN_STORAGE.replace(" ", "")
-    ]
+    assert _storage_options(partition_name(later)) == [partition_sql.SPAN_STORAGE.replace(" ", "")]
     spans_table_convert(partitioned=False)
     assert _storage_options("traces_span") == ["toast_tuple_target=8160"]
     spans_table_convert(partitioned=True)
@@ -175,7 +172,7 @@ def test_a_span_row_up_to_a_page_is_stored_whole_and_a_larger_one_compressed():
 
 def test_the_migration_sets_and_resets_row_storage_on_every_partition():
     days = span_partition_days()
-    span_partitions.spans_storage_set(reset=True)
+    partition_sql.spans_storage_set(reset=True)
     assert all(_storage_options(partition_name(day)) == [] for day in days)
-    span_partitions.spans_storage_set()
+    partition_sql.spans_storage_set()
     assert all(_storage_options(partition_name(day)) == ["toast_tuple_target=8160"] for day in days)

@@ -17,7 +17,7 @@ def traces_spans_day_fill(apps, schema_editor):
 
 def spans_partition(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        from traces.span_partitions import spans_table_convert
+        from traces.partition_sql import spans_table_convert
 
         spans_table_convert(partitioned=True)
         return
@@ -29,7 +29,7 @@ def spans_partition(apps, schema_editor):
 
 def spans_unpartition(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        from traces.span_partitions import spans_table_convert
+        from traces.partition_sql import spans_table_convert
 
         spans_table_convert(partitioned=False)
 

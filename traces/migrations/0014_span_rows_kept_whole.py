@@ -6,14 +6,14 @@ from django.db import migrations
 
 def storage_set(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        from traces.span_partitions import spans_storage_set
+        from traces.partition_sql import spans_storage_set
 
         spans_storage_set()
 
 
 def storage_reset(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        from traces.span_partitions import spans_storage_set
+        from traces.partition_sql import spans_storage_set
 
         spans_storage_set(reset=True)
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
 from traces.models import Span, Trace, TraceAttributeValue, TraceSearchDocument
+from traces.search.sql import attributes_write, documents_write, search_builders_take_turns
 from traces.search.syntax import MAX_VALUE_CHARS, number_or_none
 
 # Caps keep one enormous trace from making an enormous document (PostgreSQL refuses a
@@ -50,7 +51,6 @@ COLUMN_KEYS = {
     "span.kind": "kind",
     "span.status": "status",
 }
-_LOCK_KEY = 0x7E5EA2C4  # pg_advisory_xact_lock key of the search builders
 
 
 def search_documents_stale_ids(*, limit: int = 500, now=None, created_within=None) -> list[int]:
@@ -197,77 +197,12 @@ def search_documents_build(trace_ids: list[int], *, now=None) -> int:
     for span in spans.iterator(chunk_size=500):
         _span_read(span, texts[span["trace_id"]], attributes[span["trace_id"]])
     with transaction.atomic():
-        if connection.vendor == "postgresql":
-            with connection.cursor() as cursor:
-                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+        search_builders_take_turns()
         ids = [row["pk"] for row in traces]
         TraceAttributeValue.objects.filter(trace_id__in=ids).delete()
-        _attributes_write(
-            [value for collector in attributes.values() for value in collector.rows()]
-        )
+        attributes_write([value for collector in attributes.values() for value in collector.rows()])
         documents = [
             (row["pk"], row["last_span_received_at"], texts[row["pk"]].text) for row in traces
         ]
-        _documents_write(documents, now)
+        documents_write(documents, now)
     return len(traces)
-
-
-# Plain SQL: the ORM's bulk_create spends more on model instances than the database does.
-_ATTRIBUTES_COPY = (
-    "INSERT INTO traces_traceattributevalue (trace_id, key, value_text, value_number)"
-    " SELECT * FROM unnest(%s::bigint[], %s::text[], %s::text[], %s::float8[])"
-)
-_ATTRIBUTES_INSERT = (
-    "INSERT INTO traces_traceattributevalue (trace_id, key, value_text, value_number)"
-    " VALUES (%s, %s, %s, %s)"
-)
-_DOCUMENTS_UPSERT = (
-    "INSERT INTO traces_tracesearchdocument (trace_id, spans_received_at, built_at, document)"
-    " SELECT v.id, v.received, %s, to_tsvector('english'::regconfig, v.body)"
-    " FROM unnest(%s::bigint[], %s::timestamptz[], %s::text[]) AS v(id, received, body)"
-    " ON CONFLICT (trace_id) DO UPDATE SET spans_received_at = excluded.spans_received_at,"
-    " built_at = excluded.built_at, document = excluded.document"
-)
-
-
-def _attributes_write(rows: list[tuple]) -> None:
-    if not rows:
-        return
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            cursor.execute(_ATTRIBUTES_COPY, [list(column) for column in zip(*rows, strict=True)])
-        else:
-            cursor.executemany(_ATTRIBUTES_INSERT, rows)
-
-
-def _documents_write(documents: list[tuple], now) -> None:
-    """Upsert (trace id, spans received at, text) documents with their full-text form."""
-    documents = [(pk, received, body.replace("\x00", "")) for pk, received, body in documents]
-    if connection.vendor == "postgresql":
-        ids, received, bodies = (list(column) for column in zip(*documents, strict=True))
-        with connection.cursor() as cursor:
-            cursor.execute(_DOCUMENTS_UPSERT, [now, ids, received, bodies])
-        return
-    TraceSearchDocument.objects.bulk_create(
-        [
-            TraceSearchDocument(trace_id=pk, spans_received_at=received, built_at=now)
-            for pk, received, _ in documents
-        ],
-        update_conflicts=True,
-        unique_fields=["trace"],
-        update_fields=["spans_received_at", "built_at"],
-    )
-    _fts5_write({pk: body for pk, _, body in documents})
-
-
-def _fts5_write(bodies: dict[int, str]) -> None:
-    ids = list(bodies)
-    placeholders = ", ".join("%s" for _ in ids)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"DELETE FROM traces_search_fts WHERE rowid IN ({placeholders})",  # noqa: S608
-            ids,
-        )
-        cursor.executemany(
-            "INSERT INTO traces_search_fts (rowid, body) VALUES (%s, %s)", list(bodies.items())
-        )

@@ -12,7 +12,8 @@ from django.db.models import Q
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema_field
 
-from traces.search.matching import attribute_condition, content_condition
+from traces.search.matching import attribute_condition
+from traces.search.sql import content_condition
 from traces.search.syntax import (
     MAX_SEARCH_CHARS,
     SearchSyntaxError,

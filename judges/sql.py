@@ -1,0 +1,38 @@
+"""judges' plain SQL outside a pass's own statements (judges/pass_rows.py): statements the
+ORM would build on every call of a hot path, written once, table names from the models."""
+
+from collections.abc import Sequence
+
+from django.db import connection
+from django.db.models import Q
+
+from judges.models import JudgeCalibration, Verdict
+
+_CALIBRATION_STATUS_SQL = (
+    f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
+    "WHERE rubric_version_id = %s AND config_id = %s"
+)
+_STALE_SQL = (
+    f"UPDATE {Verdict._meta.db_table} SET stale = true "  # noqa: S608 - the model's table
+    "WHERE NOT stale AND (trace_id = ANY(%s) OR session_id = ANY(%s))"
+)
+
+
+def calibration_status(rubric_version_id: int, config_id: int) -> str | None:
+    """The calibration status of a judge version, None when it has none yet; one plain query."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CALIBRATION_STATUS_SQL, [rubric_version_id, config_id])
+        row = cursor.fetchone()
+    return row[0] if row else None
+
+
+def verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> int:
+    """Mark stale the verdicts on these traces or sessions; returns how many changed."""
+    if connection.vendor == "postgresql":
+        # Ingest asks this of every request with late spans: the statement is written once.
+        with connection.cursor() as cursor:
+            cursor.execute(_STALE_SQL, [list(trace_ids), list(session_ids)])
+            return cursor.rowcount
+    return Verdict.objects.filter(
+        Q(trace_id__in=trace_ids) | Q(session_id__in=session_ids), stale=False
+    ).update(stale=True)
