@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
+from core.params import int_param
 from judges import rubrics, selectors
 from judges.adaptive_rubrics.selectors import criteria_page_rows
 from judges.forms import JudgeRunForm, RubricOnlineForm, RubricVersionForm
@@ -35,8 +36,8 @@ def rubric_detail(request, rubric_id: int):
     if not versions:
         raise Http404("The rubric has no versions.")
     by_number = {v.number: v for v in versions}
-    shown = by_number.get(_int(request.GET.get("version")), versions[0])
-    diff_against = by_number.get(_int(request.GET.get("against")) or shown.number - 1)
+    shown = by_number.get(int_param(request.GET.get("version")), versions[0])
+    diff_against = by_number.get(int_param(request.GET.get("against")) or shown.number - 1)
     diffs = selectors.rubric_version_diff(diff_against, shown) if diff_against else []
     context = {
         "rubric": rubric,
@@ -55,13 +56,6 @@ def rubric_detail(request, rubric_id: int):
         "stats": criteria_page_rows(shown) if shown.score_type == ScoreType.CRITERIA else [],
     }
     return render(request, "judges/rubric_detail.html", context)
-
-
-def _int(value) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        return None
 
 
 @require_role(CURATOR)
@@ -111,8 +105,10 @@ def rubric_online_update(request, rubric_id: int):
 @require_role(ANNOTATOR)
 def rubric_preview(request, rubric_id: int):
     rubric = _rubric_or_404(rubric_id)
-    version = rubric.versions.filter(number=_int(request.GET.get("version"))).first()
-    trace = selectors.traces_for_prompt_preview().filter(pk=_int(request.GET.get("trace"))).first()
+    version = rubric.versions.filter(number=int_param(request.GET.get("version"))).first()
+    trace = (
+        selectors.traces_for_prompt_preview().filter(pk=int_param(request.GET.get("trace"))).first()
+    )
     context = {"version": version, "trace": trace, "error": "", "prompt": None}
     if version is None or trace is None:
         context["error"] = "Choose a version and a trace to preview."

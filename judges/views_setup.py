@@ -6,17 +6,18 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import CURATOR, require_role
 from core.errors import ApplicationError
+from core.params import int_param
 from judges import selectors
 from judges.configs import judge_config_create
 from judges.forms import JudgeConfigForm, RubricCreateForm
 from judges.models import JudgeConfig, Rubric, RubricVersion
 from judges.prompts import prompt_render, rubric_templates_check
 from judges.rubrics import RubricTemplateError, rubric_create, rubric_version_fields
-from judges.views import PREVIEW_TRACE_CHOICES, _int
+from judges.views import PREVIEW_TRACE_CHOICES
 
 
 def _seed_version(request) -> RubricVersion | None:
-    rubric = Rubric.objects.filter(pk=_int(request.GET.get("from"))).first()
+    rubric = Rubric.objects.filter(pk=int_param(request.GET.get("from"))).first()
     return rubric.latest_version() if rubric else None
 
 
@@ -63,7 +64,7 @@ def rubric_new_preview(request):
     valid = form.is_valid()
     fields = {k: form.cleaned_data[k] for k in form.Meta.fields if k in form.cleaned_data}
     version = RubricVersion(**fields)
-    trace_id = _int(request.POST.get("preview_trace"))
+    trace_id = int_param(request.POST.get("preview_trace"))
     trace = selectors.traces_for_prompt_preview().filter(pk=trace_id).first()
     context = {"version": None, "trace": trace, "error": "", "prompt": None, "draft": True}
     problems = rubric_templates_check(version) if valid else []

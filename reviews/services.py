@@ -125,7 +125,7 @@ def _red_flags_prepare(trace) -> None:
 # --- Resolve --------------------------------------------------------------------------------
 
 
-def _item_locked_for_write(item) -> ReviewItem:
+def review_item_lock_for_write(item) -> ReviewItem:
     # A row lock on PostgreSQL; SQLite's IMMEDIATE transactions already serialize writers.
     return (
         ReviewItem.objects.select_for_update(of=("self",))
@@ -163,7 +163,7 @@ def _item_state_recompute(item: ReviewItem, now) -> None:
 _STATE_FIELDS = ["status", "resolved_score", "needs_curator", "resolved_at"]
 
 
-def _annotation_write(
+def review_annotation_write(
     *,
     item,
     user,
@@ -224,12 +224,12 @@ def review_item_resolve(
     explanation = explanation_clean(explanation)
     failure_tags = failure_tags_clean(failure_tags)
     with transaction.atomic():
-        item = _item_locked_for_write(item)
+        item = review_item_lock_for_write(item)
         now = timezone.now()
         if item.status != ReviewStatus.OPEN or not item_held_by(item, user, now):
             raise LockLost(lock_lost_message(item))
         score, criteria = score_with_criteria(item, score, criteria_results)
-        return _annotation_write(
+        return review_annotation_write(
             item=item,
             user=user,
             score=score,
@@ -251,7 +251,7 @@ def review_item_adjudicate(
     explanation = explanation_clean(explanation)
     failure_tags = failure_tags_clean(failure_tags)
     with transaction.atomic():
-        item = _item_locked_for_write(item)
+        item = review_item_lock_for_write(item)
         if item.status != ReviewStatus.OPEN:
             raise ApplicationError(
                 f"Item #{item.pk} is already {item.status}; nothing to adjudicate.",
@@ -260,7 +260,7 @@ def review_item_adjudicate(
                 status_code=409,
             )
         score, criteria = score_with_criteria(item, score, criteria_results)
-        return _annotation_write(
+        return review_annotation_write(
             item=item,
             user=user,
             score=score,
@@ -291,7 +291,7 @@ def annotation_undo(*, annotation, user) -> ReviewItem:
                 field="annotation",
                 code="undo_window_passed",
             )
-        item = _item_locked_for_write(annotation.item)
+        item = review_item_lock_for_write(annotation.item)
         before = {**review_item_snapshot(item), **annotation_snapshot(annotation)}
         annotation.undone_at = now
         annotation.save(update_fields=["undone_at"])
@@ -327,7 +327,7 @@ def _lock_release_if_held(item, user) -> list[str]:
 def review_item_skip(*, item, user) -> None:
     """Pass on an item: the lock is released and the item is not offered to this person again."""
     with transaction.atomic():
-        item = _item_locked_for_write(item)
+        item = review_item_lock_for_write(item)
         before = review_item_snapshot(item)
         ItemSkip.objects.get_or_create(item=item, user=user)
         if fields := _lock_release_if_held(item, user):
@@ -346,7 +346,7 @@ def review_item_flag(*, item, user, note="") -> ReviewItem:
     if not has_role(user, ANNOTATOR):
         raise ApplicationError("Flagging needs the annotator role.", status_code=403)
     with transaction.atomic():
-        item = _item_locked_for_write(item)
+        item = review_item_lock_for_write(item)
         if item.status != ReviewStatus.OPEN:
             raise ApplicationError(f"Item #{item.pk} is {item.status}.", field="item")
         before = review_item_snapshot(item)

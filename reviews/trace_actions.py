@@ -12,7 +12,11 @@ from judges.models import Verdict
 from reviews.audit import annotation_snapshot, audit_event_record
 from reviews.models import Annotation, ReviewItem, ReviewReason, ReviewStatus
 from reviews.scoring import explanation_clean, failure_tags_clean, score_with_criteria
-from reviews.services import _annotation_write, _item_locked_for_write, review_item_enqueue
+from reviews.services import (
+    review_annotation_write,
+    review_item_enqueue,
+    review_item_lock_for_write,
+)
 
 
 def review_item_flag_trace(*, trace, user, note="", rubric_version=None) -> ReviewItem:
@@ -64,14 +68,14 @@ def trace_score_direct(
             .first(),
             detail="Scored on the trace page.",
         )
-        item = _item_locked_for_write(item)
+        item = review_item_lock_for_write(item)
         if item.status == ReviewStatus.CLOSED:
             raise ApplicationError(
                 f"Review item #{item.pk} for this trace is closed.", field="trace", status_code=409
             )
         score, criteria = score_with_criteria(item, score, criteria_results)
         _own_earlier_answers_replace(item, user)
-        return _annotation_write(
+        return review_annotation_write(
             item=item,
             user=user,
             score=score,
