@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from traces.ingest import conventions, prices
+from traces.ingest.calls import tool_name_from_span_name
 from traces.ingest.failures import structured_failure
 from traces.models import SpanKind, SpanStatus
 
@@ -102,8 +103,8 @@ def span_record_build(
     )
     tool_name = str(fields.get("tool_name") or "")
     if kind == _TOOL and not tool_name:
-        # `execute_tool get_weather` names the tool when no attribute does.
-        tool_name = name.removeprefix("execute_tool ").strip()
+        # `execute_tool get_weather`, `tools/call get_weather` name the tool when no attribute does.
+        tool_name = tool_name_from_span_name(name)
     if not error_message and is_error:
         error_message = str(fields.get("error_type") or "")
     if not is_error and attributes.get("gen_ai.tool.status") == "error":  # strands
