@@ -94,6 +94,7 @@ class SourceFormat(models.TextChoices):
     SPAN_TREE = "span_tree", "Span-tree JSON"
     ANTHROPIC = "anthropic", "Anthropic transcript"
     OPENAI = "openai", "OpenAI transcript"
+    JAEGER = "jaeger", "Jaeger export"
 
 
 class Trace(models.Model):

@@ -163,6 +163,7 @@ INPUT_ATTRIBUTES = (
     "langfuse.observation.input",
     "gen_ai.tool.call.arguments",
     "gen_ai.tool.input",
+    "gen_ai.tool.args",  # agent-wrapper libraries: the arguments as a JSON string
     "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
     "input.value",
@@ -186,6 +187,7 @@ OUTPUT_ATTRIBUTES = (
     "gcp.vertex.agent.llm_response",
     "final_result",
     "gen_ai.completion",
+    "gen_ai.output",  # agent-wrapper libraries: a tool's result, or a model call's answer
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")

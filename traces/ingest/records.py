@@ -90,6 +90,8 @@ def span_record_build(
         output_value = found_out if output_value is None else output_value
     if kind == _TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
+    elif kind == _LLM and type(input_value) is dict:
+        input_value = model_input(input_value)
     elif kind != _LLM and not AGGREGATE_TOKENS.isdisjoint(attributes):
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
@@ -160,6 +162,20 @@ def tool_arguments(value):
         and set(value) <= {"args", "kwargs", "sanitize_inputs_outputs"}
     ):
         return value["kwargs"]
+    return value
+
+
+def model_input(value: dict):
+    """A model call's input: OpenInference's wrapper of a call records its arguments,
+    `{"args": ["<prompt>"]}`, where the prompt is the one argument."""
+    args = value.get("args")
+    if (
+        isinstance(args, list)
+        and len(args) == 1
+        and not value.get("kwargs")
+        and set(value) <= {"args", "kwargs"}
+    ):
+        return conventions.json_maybe(args[0])
     return value
 
 

@@ -14,6 +14,7 @@ from rest_framework.exceptions import ValidationError
 from core.errors import ApplicationError
 from traces.completion import trace_complete
 from traces.ingest import otlp
+from traces.ingest.jaeger import jaeger_records
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import STORE_ATTEMPTS, StoredTrace, spans_store
 from traces.ingest.trace_rows import TraceCreatedMeanwhile
@@ -102,6 +103,20 @@ def _store_whole(project, records, source_format, extras, external_id) -> Trace:
         if whole and stored.completed_at is None and stored.new_span_count:
             trace_complete(stored.pk, whole=True)
         return Trace.objects.get(pk=stored.pk)
+
+
+@_nesting_guard
+def ingest_jaeger(project: Project, payload: dict) -> list[Trace]:
+    """Store every trace of a Jaeger query-API JSON export; each is whole, so complete."""
+    records, extras = jaeger_records(payload)
+    with transaction.atomic():
+        stored = spans_store(project, records, SourceFormat.JAEGER, extras)
+        rooted = {r.trace_external_id for r in records if r.is_root}
+        for external_id, trace in stored.items():
+            if external_id in rooted and trace.completed_at is None and trace.new_span_count:
+                trace_complete(trace.pk, whole=True)
+        keys = [trace.pk for trace in stored.values()]
+        return sorted(Trace.objects.filter(pk__in=keys), key=lambda t: keys.index(t.pk))
 
 
 def ingest_payload(project: Project, payload) -> Trace:
