@@ -48,3 +48,61 @@ class Recorder:
 def send(spans, project: str = "shapes"):
     body = encode_spans(spans).SerializeToString()
     return ingest_otlp(body=body, content_type=PROTOBUF, project_slug=project)
+
+
+class LogRecorder:
+    """GenAI events emitted as log records with the OpenTelemetry SDK, tied to a span."""
+
+    def __init__(self, service: str = "shape-agent"):
+        from opentelemetry.sdk._logs import LoggerProvider
+        from opentelemetry.sdk._logs.export import (
+            InMemoryLogRecordExporter,
+            SimpleLogRecordProcessor,
+        )
+
+        self.memory = InMemoryLogRecordExporter()
+        provider = LoggerProvider(resource=Resource.create({"service.name": service}))
+        provider.add_log_record_processor(SimpleLogRecordProcessor(self.memory))
+        self.logger = provider.get_logger("shape-tests")
+
+    def event(self, span, name: str, body=None, attributes: dict | None = None):
+        from opentelemetry._logs import LogRecord
+
+        context = span.get_span_context()
+        self.logger.emit(
+            LogRecord(
+                event_name=name,
+                body=body,
+                attributes=attributes or {},
+                trace_id=context.trace_id,
+                span_id=context.span_id,
+                trace_flags=context.trace_flags,
+            )
+        )
+
+    def request(self):
+        from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+
+        return encode_logs(self.memory.get_finished_logs())
+
+
+def send_logs(request, project: str = "shapes", media: str = PROTOBUF):
+    from traces.ingest.services import ingest_otlp_logs
+
+    if media == PROTOBUF:
+        body = request.SerializeToString()
+    else:
+        import base64
+        import json
+
+        from google.protobuf import json_format
+
+        data = json_format.MessageToDict(request)
+        for resource in data.get("resourceLogs", []):
+            for scope in resource.get("scopeLogs", []):
+                for record in scope.get("logRecords", []):
+                    for key in ("traceId", "spanId"):
+                        if key in record:
+                            record[key] = base64.b64decode(record[key]).hex()
+        body = json.dumps(data).encode()
+    return ingest_otlp_logs(body=body, content_type=media, project_slug=project)

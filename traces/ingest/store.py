@@ -30,6 +30,7 @@ from traces.ingest.calls import calls_merge
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
+from traces.ingest.span_logs import pending_logs_apply
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.ingest.trace_rows import (
     TRACE_FIELDS,
@@ -130,7 +131,7 @@ def spans_store(
     TraceCreatedMeanwhile (ingest_otlp: two statements fewer a request).
     """
     extras = extras or {}
-    records = _dedupe(records)
+    records = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
     tool_failures_mark(
         records,
