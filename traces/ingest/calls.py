@@ -264,8 +264,10 @@ def _group_merge(group, content: dict, changes: dict) -> None:
     for _, member in group[1:]:
         theirs = _values(member, content)
         for field in ("input", "output", "tool_call_id"):
-            if merged.get(field) in (None, "") and theirs.get(field) not in (None, ""):
-                merged[field] = theirs[field]
+            mine, other = merged.get(field), theirs.get(field)
+            # An empty result ("" from a `think` tool) is a result; a missing one is not.
+            if (mine is None and other is not None) or (mine == "" and other not in (None, "")):
+                merged[field] = other
         if theirs.get("status") == SpanStatus.ERROR and merged.get("status") != SpanStatus.ERROR:
             merged["status"] = SpanStatus.ERROR
             merged["error_message"] = theirs.get("error_message") or "error"
