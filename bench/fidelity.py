@@ -24,21 +24,23 @@ from bench.benchdb import database_ensure, django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_fidelity"
 from bench.fidelity_conversation import (  # noqa: E402
-    CALL_TOKENS,
     EXPECTED_TOOLS,
     FINAL,
     SYSTEM,
     TASK,
     anthropic_messages,
+    model_calls,
+    openai_messages,
+    otel_spans,
+    span_tree,
+)
+from bench.fidelity_shapes import (  # noqa: E402
+    CALL_TOKENS,
     event_mode_spans_and_logs,
     jaeger_export,
     lifecycle_spans,
     mcp_spans,
-    model_calls,
     nested_spans,
-    openai_messages,
-    otel_spans,
-    span_tree,
 )
 
 

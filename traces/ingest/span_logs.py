@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from traces.ingest.pending_rows import pending_logs_read
 from traces.ingest.records import SpanRecord, span_record_build
 from traces.ingest.trace_rows import traces_lock
 from traces.models import PendingSpanLog, Project, SourceFormat, Span, SpanStatus
@@ -59,12 +60,8 @@ def pending_logs_apply(project: Project, records: list[SpanRecord]) -> list[Span
     """The records with the log records that waited for them joined in (those are deleted)."""
     if not records:
         return records
-    external_ids = {record.trace_external_id for record in records}
-    pending = list(
-        PendingSpanLog.objects.filter(
-            project=project, trace_external_id__in=external_ids
-        ).values_list("pk", "trace_external_id", "span_id", "events")
-    )
+    external_ids = list({record.trace_external_id: None for record in records})
+    pending = pending_logs_read(project.pk, external_ids)
     if not pending:
         return records
     waiting: dict[tuple[str, str], list[dict]] = {}

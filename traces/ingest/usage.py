@@ -46,20 +46,24 @@ def usage_totals(spans: list) -> UsageTotals:
     parents = {span.span_id: span.parent_span_id for span in spans}
     carrying = {span.span_id: span for span in calls}
     outer: set[str] = set()
+    limit = len(parents)
     for call in calls:
-        for parent in _ancestors(call.span_id, parents):
+        # Inline walk up (no generator): this runs for every model call a request stores.
+        parent, steps = call.parent_span_id, 0
+        while parent and steps < limit:
             if parent in outer:
                 break  # its own ancestors were marked when it was
             if parent in carrying:
                 outer.add(parent)
+            parent, steps = parents.get(parent, ""), steps + 1
+    if not outer:
+        return _summed(calls, Decimal(0), {})
     repeated: dict[str, str] = {}
     for call in calls:
         if call.span_id not in outer:
             for parent in _ancestors(call.span_id, parents):
                 if parent in outer:
                     repeated.setdefault(parent, call.span_id)
-    if not repeated:
-        return _summed(calls, Decimal(0), {})
     counted = [call for call in calls if call.span_id not in repeated]
     return _summed(counted, _stated_costs_kept(counted, repeated, carrying, parents), repeated)
 
