@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 
+from traces.ingest.conventions import json_maybe
 from traces.messages import messages_read, readable_text
 
 # A demonstration announces itself in its opening lines.
@@ -63,6 +64,8 @@ def python_literal_maybe(value):
     text = value.strip()
     if not (text[:1] in "{[" and text[-1:] in "}]") or not text:
         return value
+    if json_maybe(text) is not text:
+        return value  # JSON text: readers decode it as JSON
     try:
         data = ast.literal_eval(text)
     except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
