@@ -208,3 +208,19 @@ def test_the_trace_page_shows_the_merged_call_with_its_raw_spans(client):
     for span in Span.objects.filter(name__startswith="tool.get_weather."):
         assert f"#span-{span.span_id}" in page
     assert Span.objects.filter(kind=SpanKind.TOOL, status=SpanStatus.OK).count() == 1
+
+
+def test_mcp_spans_of_different_sessions_are_not_merged():
+    # given a client span of one MCP session over a server span that names another session
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _mcp_call(
+            recorder,
+            client_attrs={"mcp.session.id": "sess-a"},
+            server_attrs={"mcp.session.id": "sess-b"},
+        )
+    send(recorder.spans())
+    # then they are not one call: the server span keeps its own step
+    assert "evalsite.merged_calls" not in Trace.objects.get().attributes
+    steps = tool_steps_from_spans(trace_spans(Trace.objects.get()))
+    assert len(steps) == 2

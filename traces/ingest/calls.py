@@ -180,19 +180,26 @@ def _mcp_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
         found = mcp_method_target(member.name, attributes)
         if found and found[0] in MCP_CALL_METHODS:
             request_id = (attributes or {}).get("jsonrpc.request.id")
-            identity[member.span_id] = (*found, None if request_id is None else str(request_id))
+            session = (attributes or {}).get("mcp.session.id")
+            identity[member.span_id] = (
+                *found,
+                None if request_id is None else str(request_id),
+                None if session is None else str(session),
+            )
     if not identity:
         return []
 
     def joins(member: _Member, parent: _Member | None) -> bool:
         if parent is None:
             return False
-        method, target, request_id = identity[member.span_id]
+        method, target, request_id, session = identity[member.span_id]
         theirs = identity.get(parent.span_id)
         if theirs is not None:
+            # Each of target, request id and session must agree where both sides name it.
             same_id = request_id is None or theirs[2] is None or request_id == theirs[2]
+            same_session = session is None or theirs[3] is None or session == theirs[3]
             same_target = not target or not theirs[1] or target == theirs[1]
-            return theirs[0] == method and same_target and same_id
+            return theirs[0] == method and same_target and same_id and same_session
         return method == "tools/call" and parent.kind == _TOOL and parent.tool_name == target
 
     roots: dict[str, str] = {}
@@ -216,7 +223,7 @@ def _mcp_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
     groups = []
     for root, group in grouped.items():
         carrier = by_id[root]
-        method, target, _ = identity.get(root) or ("tools/call", carrier.tool_name, None)
+        method, target, *_ = identity.get(root) or ("tools/call", carrier.tool_name)
         wanted = _TOOL if method == "tools/call" else _RETRIEVER
         if len(group) < 2 and carrier.kind == wanted:
             continue
