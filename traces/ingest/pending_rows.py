@@ -11,7 +11,6 @@ import functools
 import orjson
 from django.db import connection
 
-from traces.ingest.bulk import binding_cursor
 from traces.ingest.copy_rows import quote
 from traces.models import PendingSpanLog
 
@@ -24,7 +23,7 @@ def pending_logs_read(project_pk: int, external_ids: list[str]) -> list[tuple]:
                 project_id=project_pk, trace_external_id__in=external_ids
             ).values_list("pk", "trace_external_id", "span_id", "events")
         )
-    with binding_cursor() as cursor:
+    with connection.cursor() as cursor:
         cursor.execute(_pending_sql(), [project_pk, external_ids])
         rows = cursor.fetchall()
     # Django reads jsonb as text and decodes it in the field; so do we.
