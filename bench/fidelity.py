@@ -2,8 +2,12 @@
 shapes frameworks write it, and read back from the database.
 
 Per path it prints messages kept / sent, tool results paired with the right call, failures
-marked right, and whether the task and final answer are present and readable. The sample has
-three user turns, a reused tool-call id, an `Error:` text result and an empty `think` result.
+marked right, one step per tool call, tokens counted once (each model call's usage once,
+however many nested spans repeat it), and whether the task and final answer are present and
+readable. The sample has three user turns, a reused tool-call id, an `Error:` text result and
+an empty `think` result. The OTLP paths cover GenAI and OpenInference spans, model calls nested
+three deep, lifecycle-event tool spans, MCP client and server spans, message content sent as
+OTLP logs (before and after the spans) and a Jaeger export.
 
     .venv/bin/python bench/fidelity.py [--database-url postgres://.../evalsite_fidelity]
 """
@@ -25,9 +29,18 @@ from bench.fidelity_conversation import (  # noqa: E402
     SYSTEM,
     TASK,
     anthropic_messages,
+    model_calls,
     openai_messages,
     otel_spans,
     span_tree,
+)
+from bench.fidelity_shapes import (  # noqa: E402
+    CALL_TOKENS,
+    event_mode_spans_and_logs,
+    jaeger_export,
+    lifecycle_spans,
+    mcp_spans,
+    nested_spans,
 )
 
 
@@ -78,12 +91,11 @@ def send_all(client) -> dict:
     )
     assert response.status_code == 201, response.content[:300]
     sent["bulk JSONL"] = latest(project)
-    for name, dialect, media in (
-        ("OTLP protobuf, GenAI", "genai", "application/x-protobuf"),
-        ("OTLP JSON, OpenInference", "openinference", "application/json"),
-    ):
-        project = f"fidelity-{run}-{dialect}"
-        request = encode_spans(otel_spans(dialect))
+    calls = sum(1 for _ in model_calls())
+    once = (calls * CALL_TOKENS[0], calls * CALL_TOKENS[1])
+    expected_tokens = {name: (0, 0) for name in sent}
+
+    def post_otlp(path, project, request, media):
         if media == "application/json":
             data = json_format.MessageToDict(request)
             _ids_to_hex(data)
@@ -91,11 +103,37 @@ def send_all(client) -> dict:
         else:
             body = request.SerializePartialToString()
         response = client.generic(
-            "POST", "/v1/traces", body, content_type=media, HTTP_X_EVALSITE_PROJECT=project
+            "POST", path, body, content_type=media, HTTP_X_EVALSITE_PROJECT=project
         )
         assert response.status_code == 200, response.content[:300]
+
+    for name, spans, media, tokens in (
+        ("OTLP protobuf, GenAI", otel_spans("genai"), "application/x-protobuf", once),
+        ("OTLP JSON, OpenInference", otel_spans("openinference"), "application/json", (0, 0)),
+        ("OTLP, nested model calls", nested_spans(), "application/x-protobuf", once),
+        ("OTLP, lifecycle events", lifecycle_spans(), "application/json", once),
+        ("OTLP, MCP client+server", mcp_spans(), "application/x-protobuf", once),
+    ):
+        project = f"fidelity-{run}-{len(sent)}"
+        post_otlp("/v1/traces", project, encode_spans(spans), media)
         sent[name] = latest(project)
-    return sent
+        expected_tokens[name] = tokens
+    for name, logs_first, media in (
+        ("OTLP logs after spans", False, "application/x-protobuf"),
+        ("OTLP logs before spans", True, "application/json"),
+    ):
+        project = f"fidelity-{run}-{len(sent)}"
+        spans, logs = event_mode_spans_and_logs()
+        requests = [("/v1/traces", encode_spans(spans)), ("/v1/logs", logs)]
+        for path, request in reversed(requests) if logs_first else requests:
+            post_otlp(path, project, request, media)
+        sent[name] = latest(project)
+        expected_tokens[name] = once
+    project = f"fidelity-{run}-jaeger"
+    post_json("/api/traces/", project, jaeger_export(nested_spans()))
+    sent["Jaeger export, nested"] = latest(project)
+    expected_tokens["Jaeger export, nested"] = once
+    return sent, expected_tokens
 
 
 def _ids_to_hex(node):
@@ -113,7 +151,7 @@ def _ids_to_hex(node):
             _ids_to_hex(item)
 
 
-def fidelity(trace) -> dict:
+def fidelity(trace, tokens: tuple[int, int]) -> dict:
     """Kept / expected counts for each measure, read from what was stored."""
     from traces.messages import messages_read
     from traces.models import SpanKind, SpanStatus
@@ -155,6 +193,8 @@ def fidelity(trace) -> dict:
         "messages": (kept, len(sent_messages)),
         "paired": (paired, len(EXPECTED_TOOLS)),
         "failures": (marked, len(EXPECTED_TOOLS)),
+        "steps": (int(len(tools) == len(EXPECTED_TOOLS)), 1),
+        "tokens": (int((trace.input_tokens, trace.output_tokens) == tokens), 1),
         "task": (int(trace.task == TASK), 1),
         "final": (int(trace.final_answer == FINAL), 1),
     }
@@ -187,20 +227,28 @@ def main():
     user = UserFactory(roles=[ANNOTATOR])
     token = ApiToken.generate(user, "fidelity")[1]
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
-    results = {name: fidelity(trace) for name, trace in send_all(client).items()}
-    print(
-        f"{'path':28} {'messages kept':>14} {'paired right':>13} {'failures':>9}"
-        f" {'task':>5} {'final':>6}"
+    sent, tokens = send_all(client)
+    results = {name: fidelity(trace, tokens[name]) for name, trace in sent.items()}
+    columns = (
+        ("messages", "messages kept"),
+        ("paired", "paired right"),
+        ("failures", "failures"),
+        ("steps", "one step a call"),
+        ("tokens", "tokens counted once"),
+        ("task", "task"),
+        ("final", "final"),
     )
+    print(f"{'path':28} " + " ".join(f"{title:>{len(title)}}" for _, title in columns) + "   all")
     total = [0, 0]
     for name, row in results.items():
-        cells = []
-        for key in ("messages", "paired", "failures", "task", "final"):
+        cells, got_all, of_all = [], 0, 0
+        for key, title in columns:
             got, of = row[key]
-            total[0] += got
-            total[1] += of
-            cells.append(f"{got}/{of}")
-        print(f"{name:28} {cells[0]:>14} {cells[1]:>13} {cells[2]:>9} {cells[3]:>5} {cells[4]:>6}")
+            got_all, of_all = got_all + got, of_all + of
+            cells.append(f"{f'{got}/{of}':>{len(title)}}")
+        total[0] += got_all
+        total[1] += of_all
+        print(f"{name:28} " + " ".join(cells) + f" {100 * got_all / of_all:5.0f}%")
     print(f"overall: {100 * total[0] / total[1]:.1f}% of {total[1]} checks")
 
 

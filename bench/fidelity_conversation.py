@@ -154,18 +154,18 @@ def otel_spans(dialect: str):
         root.set_attribute("gen_ai.operation.name", "invoke_agent")
         for history, reply, call, result in model_calls():
             with tracer.start_as_current_span("chat gpt-4o-mini") as span:
-                for key, value in _llm_attributes(dialect, history, reply).items():
+                for key, value in llm_attributes(dialect, history, reply).items():
                     span.set_attribute(key, value)
             if call:
                 with tracer.start_as_current_span(
                     f"execute_tool {call['function']['name']}"
                 ) as span:
-                    for key, value in _tool_attributes(dialect, call, result).items():
+                    for key, value in tool_attributes(dialect, call, result).items():
                         span.set_attribute(key, value)
     return list(memory.get_finished_spans())
 
 
-def _llm_attributes(dialect, history, reply) -> dict:
+def llm_attributes(dialect, history, reply) -> dict:
     if dialect == "genai":
         system = [m for m in history if m["role"] == "system"]
         return {
@@ -197,7 +197,7 @@ def _llm_attributes(dialect, history, reply) -> dict:
     return out
 
 
-def _tool_attributes(dialect, call, result) -> dict:
+def tool_attributes(dialect, call, result) -> dict:
     fn = call["function"]
     if dialect == "genai":
         return {

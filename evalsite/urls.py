@@ -6,7 +6,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from explorer import urls as explorer_urls
 from insights import views as insights_views
 from traces import urls as traces_urls
-from traces.api import OtlpTraceExportApi
+from traces.api import OtlpLogExportApi, OtlpTraceExportApi
 
 api_patterns = [
     path("", include("accounts.api_urls")),
@@ -33,6 +33,7 @@ urlpatterns = [
         include(([*explorer_urls.urlpatterns, *traces_urls.urlpatterns], "traces")),
     ),
     path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
+    path("v1/logs", OtlpLogExportApi.as_view(), name="otlp-logs"),
     path("judges/", include("judges.urls")),
     path("reviews/", include("reviews.urls")),
     path("golden/", include("golden.urls")),

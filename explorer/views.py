@@ -92,6 +92,8 @@ def trace_detail(request, trace_id: int):
             # Feedback links to its span: render it whatever the window.
             "shown_span_ids": {item.span_id for item in feedback if item.span_id},
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
+            "usage_repeats": selectors.trace_usage_repeats(trace),
+            "merged_calls": selectors.trace_merged_calls(trace),
             "trace_attributes_text": attributes_text[:CUT_CHARS],
             "trace_attributes_cut": max(0, len(attributes_text) - CUT_CHARS),
             "blind": blind,

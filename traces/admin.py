@@ -2,6 +2,7 @@ from django.contrib import admin
 
 from traces.models import (
     Feedback,
+    PendingSpanLog,
     Project,
     Session,
     Span,
@@ -83,3 +84,13 @@ class TraceAttributeValueAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+@admin.register(PendingSpanLog)
+class PendingSpanLogAdmin(admin.ModelAdmin):
+    """Log records waiting for their span: a long list means spans that never came."""
+
+    list_display = ("trace_external_id", "span_id", "project", "received_at")
+    list_filter = ("project",)
+    search_fields = ("trace_external_id", "span_id")
+    list_select_related = ("project",)

@@ -25,10 +25,17 @@ from core.errors import ApplicationError
 from core.pagination import BoundedCountPagination
 from traces import selectors
 from traces.filters import TraceFilter
-from traces.ingest import otlp
+from traces.ingest import otlp, otlp_logs
 from traces.ingest.bulk import SPAN_FIELDS_FROM_RECORD
+from traces.ingest.jaeger import is_jaeger_export
 from traces.ingest.jsonl import traces_import_jsonl
-from traces.ingest.services import ingest_otlp, ingest_payload, project_for_ingest
+from traces.ingest.services import (
+    ingest_jaeger,
+    ingest_otlp,
+    ingest_otlp_logs,
+    ingest_payload,
+    project_for_ingest,
+)
 from traces.models import Span, Trace
 
 PROJECT_HEADER = "HTTP_X_EVALSITE_PROJECT"
@@ -132,7 +139,8 @@ class TraceDetailOut(TraceOut):
 
 
 class TraceListCreateApi(GenericAPIView):
-    """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace.
+    """GET lists traces (newest first); POST stores one span-tree JSON or transcript trace, or
+    every trace of a Jaeger export.
 
     The list's count stops at 1,000 matches (`count_is_lower_bound` then says there are more),
     as the trace list page's does: a full count of a broad search reads every match."""
@@ -169,9 +177,20 @@ class TraceListCreateApi(GenericAPIView):
                 "children": serializers.ListField(child=serializers.DictField(), required=False),
                 "available_tools": serializers.ListField(required=False),
                 "messages": serializers.ListField(required=False),
+                "data": serializers.ListField(
+                    child=serializers.DictField(),
+                    required=False,
+                    help_text="A Jaeger query-API JSON export: its traces are all stored.",
+                ),
             },
         ),
-        responses={201: TraceOut, **ERROR_RESPONSES},
+        responses={
+            201: OpenApiResponse(
+                TraceOut,
+                description='The trace; for a Jaeger export, `{"traces": [...]}`.',
+            ),
+            **ERROR_RESPONSES,
+        },
     )
     @idempotent_post
     def post(self, request):
@@ -180,6 +199,11 @@ class TraceListCreateApi(GenericAPIView):
         slug = request.META.get(PROJECT_HEADER)
         if isinstance(payload, dict) and payload.get("project"):
             slug = str(payload["project"])
+        if is_jaeger_export(payload):
+            with transaction.atomic():
+                traces = ingest_jaeger(project_for_ingest(slug), payload)
+            body = {"traces": TraceOut(traces, many=True).data}
+            return Response(body, status=status.HTTP_201_CREATED)
         with transaction.atomic():
             trace = ingest_payload(project_for_ingest(slug), payload)
         return Response(TraceOut(trace).data, status=status.HTTP_201_CREATED)
@@ -272,5 +296,39 @@ class OtlpTraceExportApi(APIView):
             project_slug=request.META.get(PROJECT_HEADER) or None,
         )
         body = otlp.otlp_response_body(content_type, result.rejected_count, result.warning)
+        media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
+        return HttpResponse(body, content_type=media, status=200)
+
+
+class OtlpLogExportApi(APIView):
+    """OTLP/HTTP log export (protobuf or JSON, gzip allowed) at /v1/logs: GenAI events joined
+    to their spans by trace and span id, whichever comes first."""
+
+    permission_classes = [IsAnnotator]
+    parser_classes: list = []
+
+    @extend_schema(
+        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
+        parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
+        responses={
+            (200, otlp.PROTOBUF): OpenApiResponse(
+                bytes,
+                description="ExportLogsServiceResponse; partial_success counts records that "
+                "name no span.",
+            ),
+            (200, otlp.JSON): bytes,
+            **ERROR_RESPONSES,
+        },
+    )
+    def post(self, request):
+        _body_size_check(request)
+        content_type = request.META.get("CONTENT_TYPE", "")
+        result = ingest_otlp_logs(
+            body=request.body,
+            content_type=content_type,
+            content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
+            project_slug=request.META.get(PROJECT_HEADER) or None,
+        )
+        body = otlp_logs.logs_response_body(content_type, result.rejected, result.warning)
         media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
         return HttpResponse(body, content_type=media, status=200)

@@ -193,7 +193,11 @@ def message_read(raw) -> Message | None:
     if isinstance(raw.get("data"), dict) and isinstance(raw.get("type"), str):
         raw = {**raw["data"], "type": raw["type"]}  # LangChain's messages_to_dict form
     if isinstance(raw.get("message"), dict) and "role" not in raw:
-        inner = message_read(raw["message"])  # OpenInference and gen_ai.choice wrap it
+        inner_raw = raw["message"]
+        if "role" not in inner_raw and raw.get("event") in EVENT_ROLES:
+            # A gen_ai.choice event's message need not repeat its role.
+            inner_raw = {**inner_raw, "role": EVENT_ROLES[raw["event"]]}
+        inner = message_read(inner_raw)  # OpenInference and gen_ai.choice wrap it
         if inner is not None:
             return inner
     role = _role_of(raw)

@@ -94,6 +94,7 @@ class SourceFormat(models.TextChoices):
     SPAN_TREE = "span_tree", "Span-tree JSON"
     ANTHROPIC = "anthropic", "Anthropic transcript"
     OPENAI = "openai", "OpenAI transcript"
+    JAEGER = "jaeger", "Jaeger export"
 
 
 class Trace(models.Model):
@@ -323,4 +324,25 @@ class TraceAttributeValue(models.Model):
                 name="trace_attr_number",
                 condition=models.Q(value_number__isnull=False),
             ),
+        ]
+
+
+class PendingSpanLog(models.Model):
+    """OTLP log records (GenAI events) that name a span not stored yet, kept until it comes.
+
+    Ingest joins them to the span when it arrives (traces.ingest.span_logs) and deletes them;
+    records are never dropped for arriving first.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    trace_external_id = models.CharField(max_length=64)
+    span_id = models.CharField(max_length=32)
+    # The records as span events: [{"name", "time", "attributes"}], in arrival order.
+    events = models.JSONField(default=list)
+    received_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [
+            # Span ingest looks up the pending records of the traces it stores.
+            models.Index(fields=["project", "trace_external_id"], name="pending_log_trace"),
         ]

@@ -11,6 +11,8 @@ from django.db.models import Count, QuerySet
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
+from traces.ingest.calls import MERGED_KEY
+from traces.ingest.usage import REPEATED_KEY
 from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 
 # Values longer than this are folded behind a one-line preview on the page.
@@ -300,3 +302,38 @@ def trace_feedback(trace: Trace) -> list:
     for row in rows:
         row.span_name = names.get(row.span_id, row.span_id)
     return rows
+
+
+# Ingest's notes on a trace are listed on its page up to this many entries.
+INGEST_NOTES_SHOWN = 20
+
+
+def trace_usage_repeats(trace: Trace) -> list[tuple[dict, dict]]:
+    """The model-call spans whose usage a call inside them repeated, each with the inner span
+    that was counted instead, as ({span_id, name}, {span_id, name}) for links on the page."""
+    repeated = trace.attributes.get(REPEATED_KEY)
+    if not isinstance(repeated, dict) or not repeated:
+        return []
+    pairs = list(repeated.items())[:INGEST_NOTES_SHOWN]
+    names = _span_names(trace, {span_id for pair in pairs for span_id in pair})
+    return [(names[outer], names[inner]) for outer, inner in pairs]
+
+
+def trace_merged_calls(trace: Trace) -> list[tuple[dict, list[dict]]]:
+    """The calls several spans reported, merged at ingest: (the span that carries the call,
+    every raw span of it), each as {span_id, name}, for links on the page."""
+    merged = trace.attributes.get(MERGED_KEY)
+    if not isinstance(merged, dict) or not merged:
+        return []
+    calls = list(merged.items())[:INGEST_NOTES_SHOWN]
+    names = _span_names(trace, {s for carrier, members in calls for s in [carrier, *members]})
+    return [(names[carrier], [names[s] for s in members]) for carrier, members in calls]
+
+
+def _span_names(trace: Trace, span_ids: set[str]) -> dict[str, dict]:
+    found = dict(
+        trace.spans.filter(span_id__in=span_ids, trace_day=trace.spans_day).values_list(
+            "span_id", "name"
+        )
+    )
+    return {s: {"span_id": s, "name": found.get(s, s)} for s in span_ids}

@@ -41,6 +41,9 @@ class StoredSpan(NamedTuple):
 
     pk: int
     span_id: str
+    parent_span_id: str
+    name: str
+    tool_name: str
     started_at: datetime | None
     ended_at: datetime | None
     status: str
@@ -157,3 +160,11 @@ def positions_update(moved: list[tuple[int, int, date]]) -> None:
     with connection.cursor() as cursor:
         for day, (pks, positions) in by_day.items():
             cursor.execute(sql, [pks, positions, day])
+
+
+def spans_fields_update(changes: list[tuple[int, date, dict[str, dict]]]) -> None:
+    """Change stored spans' fields, given as (trace pk, spans day, {span id: {field: value}});
+    few (the members of a call merged across requests), so one statement each."""
+    for trace_pk, day, by_span in changes:
+        for span_id, values in by_span.items():
+            Span.objects.filter(trace_id=trace_pk, trace_day=day, span_id=span_id).update(**values)

@@ -36,6 +36,16 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
         },
     ),
     (
+        # An MCP request: a tool call, or a read of a resource or prompt (not a tool the agent
+        # chose). Before the operation name: an MCP server span says `execute_tool` too.
+        "mcp.method.name",
+        {
+            "tools/call": SpanKind.TOOL,
+            "resources/read": SpanKind.RETRIEVER,
+            "prompts/get": SpanKind.RETRIEVER,
+        },
+    ),
+    (
         "gen_ai.operation.name",
         {
             "chat": SpanKind.LLM,
@@ -102,7 +112,7 @@ KIND_SYNONYMS = {
 # Scalar span fields: first attribute present wins.
 SPAN_FIELDS: dict[str, tuple[str, ...]] = {
     "tool_name": ("gen_ai.tool.name", "tool.name", "tool_call.function.name"),
-    "tool_call_id": ("gen_ai.tool.call.id", "tool_call.id", "tool.id"),
+    "tool_call_id": ("gen_ai.tool.call.id", "tool_call.id", "tool.id", "jsonrpc.request.id"),
     "model": (
         "langfuse.observation.model.name",
         "gen_ai.response.model",
@@ -153,6 +163,7 @@ INPUT_ATTRIBUTES = (
     "langfuse.observation.input",
     "gen_ai.tool.call.arguments",
     "gen_ai.tool.input",
+    "gen_ai.tool.args",  # agent-wrapper libraries: the arguments as a JSON string
     "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
     "input.value",
@@ -176,6 +187,7 @@ OUTPUT_ATTRIBUTES = (
     "gcp.vertex.agent.llm_response",
     "final_result",
     "gen_ai.completion",
+    "gen_ai.output",  # agent-wrapper libraries: a tool's result, or a model call's answer
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")

@@ -7,8 +7,11 @@ A tool span is a failure when any of these holds, checked in this order:
 3. its result says so in a structured field: Anthropic `is_error`, MCP `isError`, a non-empty
    `error`, or `status` of `error`/`failed`;
 4. its result is text that opens with an error marker: `Error:`, `Exception:`, a
-   `SomethingError:` line, `Traceback (most recent call last)`, or an HTTP 4xx/5xx status
-   line. A project can turn this rule off or add markers of its own (Project.tool_error_*).
+   `SomethingError:` line, `Traceback (most recent call last)`, an HTTP 4xx/5xx status
+   line, or one of the prose errors common coding agents' tools write (CODING_AGENT_ERRORS:
+   SWE-agent's "Your proposed edit has introduced new syntax error(s)", the file editor's
+   "No replacement was performed", a shell's "command not found", ...). A project can turn
+   this rule off or add markers of its own (Project.tool_error_*).
 
 An empty result is never a failure here: tools such as a scratchpad `think` return nothing by
 design. Whether an empty result matters is the trajectory checks' call, which know the tool's
@@ -34,6 +37,19 @@ _HTTP_ERROR_LINES = "|".join(
     re.escape(f"{status.value} {status.phrase}") for status in HTTPStatus if status.value >= 400
 )
 HTTP_STATUS_LINE = re.compile(rf"\s*(?:{_HTTP_ERROR_LINES})\b", re.IGNORECASE)
+# Prose errors of coding agents' tools, as the result's opening: SWE-agent's edit and shell
+# tools, the str_replace_editor file tool (OpenHands, Anthropic's), Claude Code's tool errors.
+CODING_AGENT_ERRORS = re.compile(
+    r"\s*(?:your proposed edit has introduced new syntax error"
+    r"|your edit was not applied"
+    r"|no replacement was performed"
+    r"|the path \S+ does not exist"
+    r"|invalid `\w+` parameter"
+    r"|<tool_use_error>"
+    r"|(?:command|execution) timed out"
+    r"|(?:ba|z)?sh: (?:line \d+: )?\S+: (?:command not found|no such file or directory))",
+    re.IGNORECASE,
+)
 MESSAGE_LIMIT = 500
 _TOOL = SpanKind.TOOL  # read once: a metaclass attribute lookup, and this runs a span
 
@@ -64,7 +80,8 @@ def text_failure(output, extra_markers: tuple[str, ...] = ()) -> str:
         return ""
     lowered = text.lstrip().lower()
     if any(
-        rule.match(text) for rule in (TEXT_ERROR_OPENINGS, EXCEPTION_LINE, HTTP_STATUS_LINE)
+        rule.match(text)
+        for rule in (TEXT_ERROR_OPENINGS, EXCEPTION_LINE, HTTP_STATUS_LINE, CODING_AGENT_ERRORS)
     ) or any(lowered.startswith(marker.lower()) for marker in extra_markers if marker):
         return _short(text.strip().splitlines()[0])
     return ""

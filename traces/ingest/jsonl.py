@@ -10,7 +10,8 @@ from django.db import transaction
 from rest_framework.exceptions import APIException, ValidationError
 
 from core.errors import ApplicationError
-from traces.ingest.services import ingest_payload, project_for_ingest
+from traces.ingest.jaeger import is_jaeger_export
+from traces.ingest.services import ingest_jaeger, ingest_payload, project_for_ingest
 from traces.models import Project
 
 
@@ -63,7 +64,8 @@ def traces_import_jsonl(
     *,
     on_line: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Ingest each line in its own transaction; a line may name its own `project`."""
+    """Ingest each line in its own transaction; a line may name its own `project`. A line that
+    is a Jaeger export stores each trace in it."""
     report = ImportReport()
     for number, raw in enumerate(lines, start=1):
         if on_line:
@@ -85,10 +87,13 @@ def traces_import_jsonl(
                 line_project = project
                 if isinstance(payload, dict) and payload.get("project"):
                     line_project = project_for_ingest(str(payload["project"]))
-                trace = ingest_payload(line_project, payload)
+                if is_jaeger_export(payload):
+                    traces = ingest_jaeger(line_project, payload)
+                else:
+                    traces = [ingest_payload(line_project, payload)]
         except (ValidationError, ApplicationError) as exc:
             fields = error_fields(exc)
             report.errors.append(LineError(number, _message(fields), fields))
             continue
-        report.trace_ids.append(trace.pk)
+        report.trace_ids.extend(trace.pk for trace in traces)
     return report

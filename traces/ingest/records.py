@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from traces.ingest import conventions, prices
+from traces.ingest.calls import tool_name_from_span_name
 from traces.ingest.failures import structured_failure
 from traces.models import SpanKind, SpanStatus
 
@@ -89,6 +90,8 @@ def span_record_build(
         output_value = found_out if output_value is None else output_value
     if kind == _TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
+    elif kind == _LLM and type(input_value) is dict:
+        input_value = model_input(input_value)
     elif kind != _LLM and not AGGREGATE_TOKENS.isdisjoint(attributes):
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
@@ -102,8 +105,8 @@ def span_record_build(
     )
     tool_name = str(fields.get("tool_name") or "")
     if kind == _TOOL and not tool_name:
-        # `execute_tool get_weather` names the tool when no attribute does.
-        tool_name = name.removeprefix("execute_tool ").strip()
+        # `execute_tool get_weather`, `tools/call get_weather` name the tool when no attribute does.
+        tool_name = tool_name_from_span_name(name)
     if not error_message and is_error:
         error_message = str(fields.get("error_type") or "")
     if not is_error and attributes.get("gen_ai.tool.status") == "error":  # strands
@@ -159,6 +162,20 @@ def tool_arguments(value):
         and set(value) <= {"args", "kwargs", "sanitize_inputs_outputs"}
     ):
         return value["kwargs"]
+    return value
+
+
+def model_input(value: dict):
+    """A model call's input: OpenInference's wrapper of a call records its arguments,
+    `{"args": ["<prompt>"]}`, where the prompt is the one argument."""
+    args = value.get("args")
+    if (
+        isinstance(args, list)
+        and len(args) == 1
+        and not value.get("kwargs")
+        and set(value) <= {"args", "kwargs"}
+    ):
+        return conventions.json_maybe(args[0])
     return value
 
 

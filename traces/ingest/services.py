@@ -13,7 +13,9 @@ from rest_framework.exceptions import ValidationError
 
 from core.errors import ApplicationError
 from traces.completion import trace_complete
-from traces.ingest import otlp
+from traces.ingest import otlp, otlp_logs
+from traces.ingest.jaeger import jaeger_records
+from traces.ingest.span_logs import span_logs_join
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import STORE_ATTEMPTS, StoredTrace, spans_store
 from traces.ingest.trace_rows import TraceCreatedMeanwhile
@@ -102,6 +104,20 @@ def _store_whole(project, records, source_format, extras, external_id) -> Trace:
         if whole and stored.completed_at is None and stored.new_span_count:
             trace_complete(stored.pk, whole=True)
         return Trace.objects.get(pk=stored.pk)
+
+
+@_nesting_guard
+def ingest_jaeger(project: Project, payload: dict) -> list[Trace]:
+    """Store every trace of a Jaeger query-API JSON export; each is whole, so complete."""
+    records, extras = jaeger_records(payload)
+    with transaction.atomic():
+        stored = spans_store(project, records, SourceFormat.JAEGER, extras)
+        rooted = {r.trace_external_id for r in records if r.is_root}
+        for external_id, trace in stored.items():
+            if external_id in rooted and trace.completed_at is None and trace.new_span_count:
+                trace_complete(trace.pk, whole=True)
+        keys = [trace.pk for trace in stored.values()]
+        return sorted(Trace.objects.filter(pk__in=keys), key=lambda t: keys.index(t.pk))
 
 
 def ingest_payload(project: Project, payload) -> Trace:
@@ -193,3 +209,41 @@ def _otlp_store(raw: bytes, content_type: str, project_slug: str | None) -> Otlp
             stored += sum(t.new_span_count for t in traces.values())
             touched.extend(traces.values())
     return OtlpIngestResult(batch.span_count, stored, touched, batch.repeated, batch.conflicting)
+
+
+@dataclass
+class OtlpLogsIngestResult:
+    record_count: int
+    joined: int  # records joined to their stored spans
+    pending: int  # records kept until their span arrives
+    rejected: int  # records that name no span: not stored
+
+    @property
+    def warning(self) -> str:
+        if not self.rejected:
+            return ""
+        return (
+            f"{self.rejected} log records carry no trace and span id, so they cannot be joined "
+            "to a span; they were not stored."
+        )
+
+
+def ingest_otlp_logs(
+    *, body: bytes, content_type: str, content_encoding: str = "", project_slug: str | None = None
+) -> OtlpLogsIngestResult:
+    """Decode one OTLP logs export request and join its records to their spans (now, or when
+    the spans come). The project is chosen as for spans."""
+    raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    batch = otlp_logs.logs_batch(otlp_logs.logs_request_decode(raw, content_type))
+    joined = pending = 0
+    with transaction.atomic():
+        for resource_project, events_by_span in batch.events_by_project.items():
+            if not events_by_span:
+                continue
+            slug = project_slug or resource_project
+            field = "x-evalsite-project" if project_slug else otlp.PROJECT_ATTRIBUTE
+            project = project_for_ingest(slug, field=field)
+            now_joined, now_pending = span_logs_join(project, events_by_span)
+            joined += now_joined
+            pending += now_pending
+    return OtlpLogsIngestResult(batch.record_count, joined, pending, batch.unjoinable)

@@ -19,10 +19,18 @@ from django.db import transaction
 from django.utils import timezone
 
 from traces.components import records_components_assign
-from traces.ingest.bulk import positions_update, span_rows, spans_insert, spans_stored
+from traces.ingest.bulk import (
+    positions_update,
+    span_rows,
+    spans_fields_update,
+    spans_insert,
+    spans_stored,
+)
+from traces.ingest.calls import calls_merge
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
+from traces.ingest.span_logs import pending_logs_apply
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.ingest.trace_rows import (
     TRACE_FIELDS,
@@ -32,7 +40,8 @@ from traces.ingest.trace_rows import (
     traces_insert,
     traces_lock,
 )
-from traces.models import Project, SpanKind, SpanStatus, Trace
+from traces.ingest.usage import REPEATED_KEY, usage_totals
+from traces.models import Project, SpanStatus, Trace
 from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
@@ -44,7 +53,7 @@ MAX_TRACE_COST = Decimal("999999.999999")
 # row would need three requests creating the same traces one after another.
 STORE_ATTEMPTS = 3
 # Read once: each SpanKind.X is a metaclass attribute lookup, and totals read them a span.
-_ERROR, _LLM = SpanStatus.ERROR, SpanKind.LLM
+_ERROR = SpanStatus.ERROR
 
 
 @dataclass
@@ -122,7 +131,7 @@ def spans_store(
     TraceCreatedMeanwhile (ingest_otlp: two statements fewer a request).
     """
     extras = extras or {}
-    records = _dedupe(records)
+    records = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
     tool_failures_mark(
         records,
@@ -160,12 +169,15 @@ def _store_once(
         earlier = spans_stored(
             {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext in before}
         )
-        placed, moved = [], []
+        placed, moved, stored_changes = [], [], []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
             stored = earlier.get(trace.pk, []) if trace.pk else []
             known = {span.span_id for span in stored}
             new = _by_start([r for r in trace_records if r.span_id not in known])
+            changes = calls_merge(trace, new, stored) if new else None
+            if changes:
+                stored_changes.append((trace.pk, trace.spans_day, changes))
             placed.append((trace, new, _positions(stored, new, moved, trace.spans_day)))
             trace.new_span_count = len(new)
             if new:
@@ -187,6 +199,7 @@ def _store_once(
             ]
         )
         positions_update(moved)
+        spans_fields_update(stored_changes)
         session_totals_add(
             before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
         )
@@ -228,15 +241,9 @@ def _totals_apply(trace: StoredTrace, spans: list) -> None:
     ends = [span.ended_at for span in spans if span.ended_at is not None]
     trace.started_at = min(starts) if starts else None
     trace.ended_at = max(ends) if ends else None
-    # Agent spans often repeat their model calls' sums (strands, OpenInference): the model
-    # calls' figures count when there are any, else every span's.
-    calls = [span for span in spans if span.kind == _LLM]
-    counted = (
-        calls
-        if any(span.input_tokens or span.output_tokens or span.cost_usd for span in calls)
-        else spans
-    )
-    trace.input_tokens = sum(span.input_tokens for span in counted)
-    trace.output_tokens = sum(span.output_tokens for span in counted)
-    cost = sum((span.cost_usd for span in counted), Decimal(0))
-    trace.cost_usd = min(cost, MAX_TRACE_COST)
+    usage = usage_totals(spans)
+    trace.input_tokens = usage.input_tokens
+    trace.output_tokens = usage.output_tokens
+    trace.cost_usd = min(usage.cost_usd, MAX_TRACE_COST)
+    if usage.repeated or REPEATED_KEY in trace.attributes:
+        trace.attributes = {**trace.attributes, REPEATED_KEY: usage.repeated}

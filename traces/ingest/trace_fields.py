@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import NamedTuple
 
 from traces.ingest.records import SpanRecord, TraceExtras
+from traces.ingest.task_choice import python_literal_maybe, task_text
 from traces.messages import readable_text
 from traces.models import SpanKind
 from traces.sessions import metadata_session_id
@@ -154,7 +155,7 @@ def _readable_fields_derive(trace, batch: _Batch) -> None:
         if rank >= SOURCE_EXPLICIT:
             continue
         value = root.input if (root and field == "task") else (root.output if root else None)
-        text = readable_text(value, role=role) if value is not None else ""
+        text = _field_text(value, field, role) if value is not None else ""
         if text:
             setattr(trace, field, text)
             _source_note(trace, field, SOURCE_ROOT)
@@ -184,10 +185,21 @@ def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
         calls.reverse()
     for call in calls:
         value = call.input if field == "task" else call.output
-        text = readable_text(value, role=role) if value is not None else ""
+        text = _field_text(value, field, role) if value is not None else ""
         if text:
             return text, call.started_at.isoformat() if call.started_at else ""
     return None
+
+
+def _field_text(value, field: str, role: str) -> str:
+    """The task a value states (traces.ingest.task_choice), or the answer text it gives; a
+    Python literal written as text is read as the data it is."""
+    if field == "task":
+        return task_text(value)
+    value = python_literal_maybe(value)
+    if isinstance(value, dict) and "content" not in value and isinstance(value.get("text"), str):
+        value = {**value, "content": value["text"]}  # `{'role': 'assistant', 'text': ...}`
+    return readable_text(value, role=role)
 
 
 # In this order: the derived task and answer yield to the named fields set before them.

@@ -20,6 +20,7 @@ from rest_framework.exceptions import ValidationError
 from traces.ingest.failures import structured_failure
 from traces.ingest.records import SpanRecord
 from traces.ingest.span_tree import span_tree_records
+from traces.ingest.task_choice import first_task_text
 from traces.models import SourceFormat
 
 # Top-level keys a transcript may carry; any other is refused by name, never ignored.
@@ -271,12 +272,10 @@ def _openai_walk(conversation: _Conversation, messages: list[dict]) -> None:
 
 
 def _first_user_text(messages: list[dict]) -> str:
-    for message in messages:
-        if message["role"] == "user":
-            text = _content_text(message.get("content")).strip()
-            if text:
-                return text
-    return ""
+    """The task: the first user text that is not a worked demonstration (task_choice)."""
+    return first_task_text(
+        _content_text(message.get("content")) for message in messages if message["role"] == "user"
+    )
 
 
 def _last_assistant_text(messages: list[dict]) -> str:

@@ -1,0 +1,99 @@
+"""opentelemetry-instrumentation-openai-v2 in event mode, run for real against the fake OpenAI
+server: the model calls' content comes only as `gen_ai.client.inference.operation.details` log
+records, sent to /v1/logs before or after the spans, and the trace still gets its task, answer
+and messages. (This version always writes the latest conventions; the pre-1.37 per-message
+events are covered by tests/traces/test_otlp_logs.py and bench/fidelity.py.)"""
+
+import json
+
+import pytest
+
+from accounts.roles import ANNOTATOR
+from tests.conformance import support_task
+from tests.conformance.fake_openai import MODEL, PROMPT_TOKENS, FakeOpenAI
+from tests.conformance.harness import PROJECT, capturing_provider, export_to_evalsite
+from tests.factories import UserFactory
+from traces.messages import messages_read
+from traces.models import Span, SpanKind, Trace
+
+pytestmark = pytest.mark.django_db
+
+
+def _run_support_agent(monkeypatch):
+    import openai
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+
+    # Content in events only: the spans carry none of it.
+    monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "EVENT_ONLY")
+    monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_EMIT_EVENT", "true")
+    provider, exporter = capturing_provider("support")
+    logs = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider()
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider, logger_provider=logger_provider)
+    try:
+        with (
+            FakeOpenAI() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            client = openai.OpenAI(base_url=server.base_url, api_key="test")
+            messages = [
+                {"role": "system", "content": support_task.SYSTEM_PROMPT},
+                {"role": "user", "content": support_task.TASK},
+            ]
+            while True:
+                reply = client.chat.completions.create(model=MODEL, messages=messages)
+                message = reply.choices[0].message
+                if not message.tool_calls:
+                    break
+                messages.append(message.model_dump(exclude_none=True))
+                for call in message.tool_calls:
+                    result = support_task.TOOLS[call.function.name](
+                        **json.loads(call.function.arguments)
+                    )
+                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+    finally:
+        instrumentor.uninstrument()
+    return exporter, encode_logs(logs.get_finished_logs())
+
+
+@pytest.mark.parametrize("logs_first", [False, True])
+def test_event_mode_content_arrives_as_logs(api_client_for, monkeypatch, logs_first):
+    api = api_client_for(UserFactory(roles=[ANNOTATOR]))
+    exporter, logs = _run_support_agent(monkeypatch)
+    names = {
+        r.event_name for rl in logs.resource_logs for sl in rl.scope_logs for r in sl.log_records
+    }
+    assert names == {"gen_ai.client.inference.operation.details"}
+    spans = exporter.get_finished_spans()
+    assert not any("gen_ai.input.messages" in (span.attributes or {}) for span in spans)
+
+    def send_logs():
+        response = api.generic(
+            "POST",
+            "/v1/logs",
+            logs.SerializeToString(),
+            content_type="application/x-protobuf",
+            HTTP_X_EVALSITE_PROJECT=PROJECT,
+        )
+        assert response.status_code == 200, response.content
+
+    if logs_first:
+        send_logs()
+        trace = export_to_evalsite(api, exporter)
+    else:
+        trace = export_to_evalsite(api, exporter)
+        send_logs()
+    trace = Trace.objects.get(pk=trace.pk)
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")
+    assert calls.count() == 3
+    assert trace.input_tokens == 3 * PROMPT_TOKENS
+    last_input = messages_read(calls.last().input) or []
+    assert [m.role for m in last_input][:2] == ["system", "user"]

@@ -1,0 +1,102 @@
+"""Attribute names agent-wrapper libraries use beyond the GenAI conventions, read as data."""
+
+import json
+
+import pytest
+
+from tests.factories import ProjectFactory
+from tests.traces.shape_spans import Recorder, send
+from traces.ingest.services import ingest_span_tree
+from traces.models import Span, SpanKind, Trace
+
+pytestmark = pytest.mark.django_db
+
+
+def test_gen_ai_tool_args_and_gen_ai_output_are_a_tools_arguments_and_result():
+    recorder = Recorder()
+    with recorder.chain(
+        ("invoke_agent helper", {"gen_ai.operation.name": "invoke_agent"}),
+        (
+            "execute_tool get_weather",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.args": json.dumps({"city": "Lyon"}),
+                "gen_ai.output": json.dumps({"temp": 21}),
+            },
+        ),
+    ):
+        pass
+    send(recorder.spans())
+    tool = Span.objects.get(kind=SpanKind.TOOL)
+    assert (tool.input, tool.output) == ({"city": "Lyon"}, {"temp": 21})
+
+
+def test_gen_ai_output_on_the_last_model_call_is_the_final_answer():
+    recorder = Recorder()
+    question = [{"role": "user", "parts": [{"type": "text", "content": "Weather in Lyon?"}]}]
+    with recorder.chain(
+        ("invoke_agent helper", {"gen_ai.operation.name": "invoke_agent"}),
+        (
+            "call_llm",
+            {
+                "gen_ai.operation.name": "call_llm",
+                "gen_ai.request.model": "gpt-4o-mini",
+                "gen_ai.input.messages": json.dumps(question),
+                "gen_ai.output": "It is 21 degrees in Lyon.",
+            },
+        ),
+    ):
+        pass
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    assert trace.task == "Weather in Lyon?"
+    assert trace.final_answer == "It is 21 degrees in Lyon."
+
+
+def test_an_openinference_model_span_with_args_input_gives_the_task():
+    # given an OpenInference LLM span whose input.value is the wrapped call's arguments
+    recorder = Recorder()
+    with (
+        recorder.span("agent", {"openinference.span.kind": "AGENT"}),
+        recorder.span(
+            "Model.generate",
+            {
+                "openinference.span.kind": "LLM",
+                "llm.model_name": "gpt-4o-mini",
+                "input.value": json.dumps({"args": ["Book a table for two at 8pm."]}),
+                "input.mime_type": "application/json",
+                "output.value": "Booked for 8pm.",
+            },
+        ),
+    ):
+        pass
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    assert trace.task == "Book a table for two at 8pm."
+    assert trace.final_answer == "Booked for 8pm."
+
+
+def test_a_python_literal_root_output_is_read_as_data():
+    # given a root output that is a Python dict's repr, not JSON
+    payload = {
+        "name": "agent",
+        "type": "agent",
+        "input": "Is the store open on Sunday?",
+        "output": "{'role': 'assistant', 'text': \"Yes, it's open 10-4 on Sunday.\"}",
+        "children": [],
+    }
+    trace = ingest_span_tree(ProjectFactory(), payload)
+    assert trace.final_answer == "Yes, it's open 10-4 on Sunday."
+
+
+def test_a_python_literal_is_never_evaluated_as_code():
+    payload = {
+        "name": "agent",
+        "type": "agent",
+        "input": "hello",
+        "output": "{'text': __import__('os').getcwd()}",
+        "children": [],
+    }
+    trace = ingest_span_tree(ProjectFactory(), payload)
+    assert trace.final_answer == "{'text': __import__('os').getcwd()}"

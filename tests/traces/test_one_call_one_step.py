@@ -1,0 +1,226 @@
+"""One tool call is one step, however many spans report it: lifecycle-event spans of one call,
+and the client and server sides of an MCP call."""
+
+import pytest
+from opentelemetry.trace import SpanKind as OtelKind
+from opentelemetry.trace import Status, StatusCode
+
+from judges.trajectory.steps import tool_steps_from_spans, trace_spans
+from tests.traces.shape_spans import Recorder, send
+from traces.models import Span, SpanKind, SpanStatus, Trace
+
+pytestmark = pytest.mark.django_db
+
+PARAMS = '{"city": "Lyon"}'
+
+
+def _lifecycle_call(recorder, n=1, with_kind=True, outcome="success", result='{"temp": 21}'):
+    extra = {"openinference.span.kind": "TOOL"} if with_kind else {}
+    with recorder.span(f"tool.get_weather.start-{n}", {**extra, "tool.parameters": PARAMS}):
+        pass
+    with recorder.span(
+        f"tool.get_weather.{outcome}-{n}",
+        {**extra, "tool.parameters": PARAMS, "output.value": result},
+    ):
+        pass
+    with recorder.span(f"tool.get_weather.finish-{n}", {**extra, "tool.parameters": PARAMS}):
+        pass
+
+
+@pytest.mark.parametrize("with_kind", [True, False])
+def test_lifecycle_event_spans_of_one_call_are_one_tool_step(with_kind):
+    # given a framework that emits a span per lifecycle event of each tool call
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _lifecycle_call(recorder, 1, with_kind)
+        _lifecycle_call(recorder, 2, with_kind, result='{"temp": 19}')
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    # then each call is one step named by the tool, with its arguments and result
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(s.tool, s.inputs, s.output) for s in steps] == [
+        ("get_weather", {"city": "Lyon"}, {"temp": 21}),
+        ("get_weather", {"city": "Lyon"}, {"temp": 19}),
+    ]
+    # and the raw spans are all kept
+    assert Span.objects.filter(name__startswith="tool.get_weather.").count() == 6
+    merged = trace.attributes["evalsite.merged_calls"]
+    assert sorted(len(members) for members in merged.values()) == [3, 3]
+
+
+def test_a_lifecycle_error_event_makes_the_step_a_failure():
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _lifecycle_call(recorder, 1, outcome="error", result="timeout talking to the API")
+    send(recorder.spans())
+    (step,) = tool_steps_from_spans(trace_spans(Trace.objects.get()))
+    assert step.tool == "get_weather" and step.failed is True
+
+
+def test_lifecycle_spans_sent_in_separate_requests_still_make_one_step():
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _lifecycle_call(recorder, 1)
+    spans = {span.name: span for span in recorder.spans()}
+    send([spans["tool.get_weather.start-1"]])
+    send([spans["tool.get_weather.success-1"], spans["tool.get_weather.finish-1"]])
+    send([spans["agent run"]])
+    (step,) = tool_steps_from_spans(trace_spans(Trace.objects.get()))
+    assert (step.tool, step.inputs, step.output) == ("get_weather", {"city": "Lyon"}, {"temp": 21})
+
+
+def _mcp_call(recorder, *, client_attrs=None, server_attrs=None, server_error=False):
+    """The MCP SDK's own spans: a CLIENT span around the request, the server's SERVER span
+    under it (trace context travels in params._meta)."""
+    with (
+        recorder.span(
+            "MCP send tools/call get_weather",
+            {"mcp.method.name": "tools/call", "jsonrpc.request.id": "7", **(client_attrs or {})},
+            kind=OtelKind.CLIENT,
+        ),
+        recorder.span(
+            "tools/call get_weather",
+            {
+                "mcp.method.name": "tools/call",
+                "jsonrpc.request.id": "7",
+                "mcp.protocol.version": "2025-11-25",
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                **(server_attrs or {}),
+            },
+            kind=OtelKind.SERVER,
+        ) as server,
+    ):
+        if server_error:
+            server.set_attribute("error.type", "tool_error")
+            server.set_status(Status(StatusCode.ERROR))
+
+
+def test_an_mcp_call_traced_on_both_sides_is_one_call():
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _mcp_call(
+            recorder,
+            client_attrs={
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.arguments": PARAMS,
+                "mcp.session.id": "sess-1",
+            },
+            server_attrs={"gen_ai.tool.call.result": '{"temp": 21}'},
+        )
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    (step,) = tool_steps_from_spans(trace_spans(trace))
+    # one call, the client's, with the arguments it sent and the result the server gave
+    assert (step.tool, step.inputs, step.output) == ("get_weather", {"city": "Lyon"}, {"temp": 21})
+    client_span = Span.objects.get(name="MCP send tools/call get_weather")
+    assert step.span_id == client_span.span_id
+    assert client_span.tool_call_id == "7"  # jsonrpc.request.id when no tool call id
+    server_span = Span.objects.get(name="tools/call get_weather")
+    assert server_span.kind == SpanKind.CUSTOM
+    assert trace.attributes["evalsite.merged_calls"] == {
+        client_span.span_id: [client_span.span_id, server_span.span_id]
+    }
+
+
+def test_an_mcp_server_span_under_the_agents_tool_span_is_that_call():
+    # given a framework's execute_tool span with the arguments, the MCP SDK's client span, and
+    # the server's span that reports the tool failed
+    recorder = Recorder()
+    with (
+        recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}),
+        recorder.span(
+            "execute_tool get_weather",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.id": "call_9",
+                "gen_ai.tool.call.arguments": PARAMS,
+            },
+        ),
+    ):
+        _mcp_call(recorder, server_error=True)
+    send(recorder.spans())
+    (step,) = tool_steps_from_spans(trace_spans(Trace.objects.get()))
+    assert (step.tool, step.inputs, step.failed) == ("get_weather", {"city": "Lyon"}, True)
+    assert Span.objects.get(span_id=step.span_id).tool_call_id == "call_9"
+
+
+def test_mcp_sides_in_separate_requests_are_one_call_either_order():
+    for server_first in (True, False):
+        Trace.objects.all().delete()
+        recorder = Recorder()
+        with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+            _mcp_call(recorder, server_attrs={"gen_ai.tool.call.result": '{"temp": 21}'})
+        spans = {span.name: span for span in recorder.spans()}
+        order = ["tools/call get_weather", "MCP send tools/call get_weather", "agent run"]
+        if not server_first:
+            order = order[1::-1] + order[2:]
+        for name in order:
+            send([spans[name]])
+        (step,) = tool_steps_from_spans(trace_spans(Trace.objects.get()))
+        assert (step.tool, step.output) == ("get_weather", {"temp": 21}), server_first
+
+
+@pytest.mark.parametrize(
+    ("method", "name", "attrs"),
+    [
+        ("resources/read", "resources/read", {"mcp.resource.uri": "file:///notes/today.md"}),
+        ("prompts/get", "prompts/get summarize", {"gen_ai.prompt.name": "summarize"}),
+    ],
+)
+def test_mcp_reads_are_reads_not_tool_calls(method, name, attrs):
+    recorder = Recorder()
+    with (
+        recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}),
+        recorder.span(
+            f"MCP send {name}",
+            {"mcp.method.name": method, "jsonrpc.request.id": "3"},
+            kind=OtelKind.CLIENT,
+        ),
+        recorder.span(
+            name,
+            {"mcp.method.name": method, "jsonrpc.request.id": "3", **attrs},
+            kind=OtelKind.SERVER,
+        ),
+    ):
+        pass
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    assert tool_steps_from_spans(trace_spans(trace)) == []
+    kinds = sorted(Span.objects.filter(name__contains=method).values_list("kind", flat=True))
+    assert kinds == [SpanKind.CUSTOM, SpanKind.RETRIEVER]
+
+
+def test_the_trace_page_shows_the_merged_call_with_its_raw_spans(client):
+    from accounts.roles import ANNOTATOR
+    from tests.factories import UserFactory
+
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _lifecycle_call(recorder, 1)
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    client.force_login(UserFactory(roles=[ANNOTATOR]))
+    page = client.get(f"/traces/{trace.pk}/").content.decode()
+    assert 'id="merged-calls"' in page
+    for span in Span.objects.filter(name__startswith="tool.get_weather."):
+        assert f"#span-{span.span_id}" in page
+    assert Span.objects.filter(kind=SpanKind.TOOL, status=SpanStatus.OK).count() == 1
+
+
+def test_mcp_spans_of_different_sessions_are_not_merged():
+    # given a client span of one MCP session over a server span that names another session
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
+        _mcp_call(
+            recorder,
+            client_attrs={"mcp.session.id": "sess-a"},
+            server_attrs={"mcp.session.id": "sess-b"},
+        )
+    send(recorder.spans())
+    # then they are not one call: the server span keeps its own step
+    assert "evalsite.merged_calls" not in Trace.objects.get().attributes
+    steps = tool_steps_from_spans(trace_spans(Trace.objects.get()))
+    assert len(steps) == 2

@@ -1,0 +1,307 @@
+"""One tool call, one step: the spans that report the same call merged into one.
+
+Two shapes report one call with several spans:
+
+- **Lifecycle events.** Frameworks that emit a span per event of a call, named
+  `tool.<name>.<event>-<N>` (`start`, `success`, `error`, `finish`, ...), each with
+  `tool.parameters`. The spans of one call (same tool, same N, same parent, or nested in each
+  other) are one call named by the tool: the outcome event carries it (`success`/`error`, else
+  `finish`/`end`, else `start`).
+- **MCP client and server.** An MCP request traced on both sides gives a CLIENT span and, under
+  it, the server's SERVER span (trace context travels in `params._meta`), both with the same
+  `mcp.method.name` and `jsonrpc.request.id`; an agent framework may add its own tool span
+  above both. The outermost span of such a chain is the call the agent made and carries it.
+
+The carrier keeps kind tool (or retriever, for MCP `resources/read` and `prompts/get`) and
+takes the arguments, result and failure any member reported that it lacks; the other members
+stay stored as they came, with kind custom, so nothing is lost and nothing counts twice. The
+trace notes each merged call's members (MERGED_KEY) for its page.
+
+Decided per trace over all its spans, the stored ones too (ingest.store calls calls_merge for
+each trace a request grows): spans of one call may come in separate requests.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from traces.components import component_for
+from traces.models import Span, SpanKind, SpanStatus
+
+MERGED_KEY = "evalsite.merged_calls"
+LIFECYCLE_NAME = re.compile(
+    r"^tool\.(?P<tool>.+)\.(?P<event>start|started|success|succeeded|error|failure|failed"
+    r"|finish|finished|end|complete|completed)-(?P<n>\d+)$"
+)
+# A carrier is the member whose event says most about the outcome.
+_EVENT_RANK = {
+    "success": 0,
+    "succeeded": 0,
+    "complete": 0,
+    "completed": 0,
+    "error": 0,
+    "failure": 0,
+    "failed": 0,
+    "finish": 1,
+    "finished": 1,
+    "end": 1,
+    "start": 2,
+    "started": 2,
+}
+_FAILED_EVENTS = frozenset(("error", "failure", "failed"))
+# MCP methods whose client and server spans are one request the agent made.
+MCP_CALL_METHODS = ("tools/call", "resources/read", "prompts/get")
+# What a stored span's name says of its MCP method: `tools/call X`, `MCP send tools/call X`.
+_MCP_NAME = re.compile(
+    r"^(?:MCP send )?(?P<method>tools/call|resources/read|prompts/get)(?: (?P<target>.+))?$"
+)
+_TOOL, _CUSTOM, _RETRIEVER = SpanKind.TOOL, SpanKind.CUSTOM, SpanKind.RETRIEVER
+
+
+def could_merge(name: str, attributes: dict) -> bool:
+    """Whether a new span may belong to a merged call: most spans are ruled out by two tests."""
+    return name.startswith("tool.") or "mcp.method.name" in attributes
+
+
+def stored_could_merge(name: str) -> bool:
+    return name.startswith("tool.") or _MCP_NAME.match(name) is not None
+
+
+@dataclass
+class _Member:
+    span_id: str
+    parent_span_id: str
+    name: str
+    kind: str
+    tool_name: str
+    record: object = None  # the new SpanRecord, or None for a stored span
+    stored: object = None  # the StoredSpan, or None for a new one
+
+
+def mcp_method_target(name: str, attributes: dict | None) -> tuple[str, str] | None:
+    """(MCP method, target) of a span, from its attributes when it has them, else its name."""
+    method = (attributes or {}).get("mcp.method.name")
+    found = _MCP_NAME.match(name)
+    if method is None:
+        return (found["method"], found["target"] or "") if found else None
+    method = str(method)
+    target = (attributes or {}).get("gen_ai.tool.name") or (attributes or {}).get(
+        "gen_ai.prompt.name"
+    )
+    if not target and found and found["method"] == method:
+        target = found["target"] or ""
+    return method, str(target or "")
+
+
+def tool_name_from_span_name(name: str) -> str:
+    """The tool a tool span's name gives when no attribute does."""
+    found = LIFECYCLE_NAME.match(name) or _MCP_NAME.match(name)
+    if found and found.groupdict().get("tool"):
+        return found["tool"]
+    if found and found.groupdict().get("target"):
+        return found["target"]
+    return name.removeprefix("execute_tool ").strip()
+
+
+def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
+    """Merge the spans of each call among a trace's new records and stored spans.
+
+    New records are changed in place; returns the changes stored spans need, by span id
+    (field -> value), which the caller writes. Notes the merged calls on `trace.attributes`."""
+    for record in new:  # most traces: no span could be part of a merged call
+        if record.name.startswith("tool.") or "mcp.method.name" in record.attributes:
+            break
+    else:
+        return {}
+    members = [
+        _Member(r.span_id, r.parent_span_id, r.name, r.kind, r.tool_name, record=r) for r in new
+    ]
+    members += [
+        _Member(s.span_id, s.parent_span_id, s.name, s.kind, s.tool_name, stored=s)
+        for s in stored
+        if stored_could_merge(s.name) or s.kind == _TOOL
+    ]
+    by_id = {m.span_id: m for m in members}
+    groups = _lifecycle_groups(members, by_id) + _mcp_groups(members, by_id)
+    if not groups:
+        return {}
+    content = _stored_content(trace, [m for group in groups for _, m in group if m.stored])
+    changes: dict[str, dict] = {}
+    notes = dict(trace.attributes.get(MERGED_KEY) or {})
+    for group in groups:
+        _group_merge(group, content, changes)
+        carrier = group[0][1]
+        ids = {member.span_id for _, member in group}
+        for span_id in ids:  # an earlier note of a member, the carrier's own too
+            ids |= set(notes.pop(span_id, ()))
+        notes[carrier.span_id] = [carrier.span_id, *sorted(ids - {carrier.span_id})]
+    trace.attributes = {**trace.attributes, MERGED_KEY: notes}
+    return changes
+
+
+def _lifecycle_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
+    keyed: dict[tuple, list[tuple[int, _Member]]] = {}
+    parsed = {}
+    for member in members:
+        found = LIFECYCLE_NAME.match(member.name)
+        if found:
+            parsed[member.span_id] = (found["tool"], found["n"], found["event"])
+
+    def anchor(member: _Member, hops: int = 0) -> str:
+        parent = by_id.get(member.parent_span_id)
+        same = (
+            parent is not None and parsed.get(parent.span_id, ())[:2] == parsed[member.span_id][:2]
+        )
+        return anchor(parent, hops + 1) if same and hops < 16 else member.parent_span_id
+
+    for member in members:
+        if member.span_id in parsed:
+            tool, n, event = parsed[member.span_id]
+            keyed.setdefault((anchor(member), tool, n), []).append((_EVENT_RANK[event], member))
+    groups = []
+    for (_, tool, _), group in keyed.items():
+        if len(group) < 2 and group[0][1].kind == _TOOL and group[0][1].tool_name == tool:
+            continue  # one span of a call, already a step of that tool
+        group.sort(key=lambda item: item[0])
+        for _, member in group:
+            member.tool_name = tool
+        groups.append([(rank, m) for rank, m in group])
+    return groups
+
+
+def _mcp_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
+    """Chains of spans of one MCP request: each MCP span joins its parent when the parent is
+    the same request (same method and target, same JSON-RPC id when both say) or, for
+    tools/call, a tool span of the same tool."""
+    identity = {}
+    for member in members:
+        attributes = member.record.attributes if member.record is not None else None
+        found = mcp_method_target(member.name, attributes)
+        if found and found[0] in MCP_CALL_METHODS:
+            request_id = (attributes or {}).get("jsonrpc.request.id")
+            session = (attributes or {}).get("mcp.session.id")
+            identity[member.span_id] = (
+                *found,
+                None if request_id is None else str(request_id),
+                None if session is None else str(session),
+            )
+    if not identity:
+        return []
+
+    def joins(member: _Member, parent: _Member | None) -> bool:
+        if parent is None:
+            return False
+        method, target, request_id, session = identity[member.span_id]
+        theirs = identity.get(parent.span_id)
+        if theirs is not None:
+            # Each of target, request id and session must agree where both sides name it.
+            same_id = request_id is None or theirs[2] is None or request_id == theirs[2]
+            same_session = session is None or theirs[3] is None or session == theirs[3]
+            same_target = not target or not theirs[1] or target == theirs[1]
+            return theirs[0] == method and same_target and same_id and same_session
+        return method == "tools/call" and parent.kind == _TOOL and parent.tool_name == target
+
+    roots: dict[str, str] = {}
+
+    def root_of(member: _Member, hops: int = 0) -> str:
+        """The outermost span of the chain `member` belongs to."""
+        if member.span_id not in roots:
+            parent = by_id.get(member.parent_span_id)
+            joined = member.span_id in identity and hops < 16 and joins(member, parent)
+            roots[member.span_id] = root_of(parent, hops + 1) if joined else member.span_id
+        return roots[member.span_id]
+
+    for member in members:
+        if member.span_id in identity:
+            root_of(member)
+    grouped: dict[str, list[tuple[int, _Member]]] = {}
+    for span_id, root in roots.items():
+        if span_id not in identity and span_id != root:
+            continue
+        grouped.setdefault(root, []).append((0 if span_id == root else 1, by_id[span_id]))
+    groups = []
+    for root, group in grouped.items():
+        carrier = by_id[root]
+        method, target, *_ = identity.get(root) or ("tools/call", carrier.tool_name)
+        wanted = _TOOL if method == "tools/call" else _RETRIEVER
+        if len(group) < 2 and carrier.kind == wanted:
+            continue
+        group.sort(key=lambda item: item[0])
+        if wanted == _TOOL and not carrier.tool_name:
+            carrier.tool_name = target
+        groups.append(group)
+    return groups
+
+
+def _stored_content(trace, members: list[_Member]) -> dict[str, dict]:
+    """Input, output and failure of the stored spans in merged calls (few: read when needed)."""
+    if not members:
+        return {}
+    rows = Span.objects.filter(
+        trace_id=trace.pk, trace_day=trace.spans_day, span_id__in=[m.span_id for m in members]
+    ).values("span_id", "input", "output", "status", "error_message", "tool_call_id")
+    return {row["span_id"]: row for row in rows}
+
+
+def _values(member: _Member, content: dict) -> dict:
+    if member.record is not None:
+        r = member.record
+        return {
+            "input": r.input,
+            "output": r.output,
+            "status": r.status,
+            "error_message": r.error_message,
+            "tool_call_id": r.tool_call_id,
+        }
+    return content.get(member.span_id) or {}
+
+
+def _failed_event(member: _Member) -> bool:
+    found = LIFECYCLE_NAME.match(member.name)
+    return bool(found and found["event"] in _FAILED_EVENTS)
+
+
+def _group_merge(group, content: dict, changes: dict) -> None:
+    carrier = group[0][1]
+    kind = carrier.kind if carrier.kind == _RETRIEVER else _TOOL
+    identity = mcp_method_target(
+        carrier.name, carrier.record.attributes if carrier.record else None
+    )
+    if identity and identity[0] != "tools/call":
+        kind = _RETRIEVER
+    merged = dict(_values(carrier, content))
+    for _, member in group[1:]:
+        theirs = _values(member, content)
+        for field in ("input", "output", "tool_call_id"):
+            mine, other = merged.get(field), theirs.get(field)
+            # An empty result ("" from a `think` tool) is a result; a missing one is not.
+            if (mine is None and other is not None) or (mine == "" and other not in (None, "")):
+                merged[field] = other
+        if theirs.get("status") == SpanStatus.ERROR and merged.get("status") != SpanStatus.ERROR:
+            merged["status"] = SpanStatus.ERROR
+            merged["error_message"] = theirs.get("error_message") or "error"
+    if any(_failed_event(m) for _, m in group) and merged.get("status") != SpanStatus.ERROR:
+        merged["status"] = SpanStatus.ERROR
+        failed = next(m for _, m in group if _failed_event(m))
+        output = _values(failed, content).get("output")
+        merged["error_message"] = (output if isinstance(output, str) else "") or failed.name
+    if merged.get("status") != SpanStatus.ERROR:
+        merged["status"] = merged.get("status") or SpanStatus.OK
+    merged["tool_name"] = carrier.tool_name if kind == _TOOL else ""
+    merged["kind"] = kind
+    merged["component"] = component_for(kind, carrier.name, merged["tool_name"], "")
+    _apply(carrier, merged, changes)
+    for _, member in group[1:]:
+        _apply(member, {"kind": _CUSTOM}, changes)
+
+
+def _apply(member: _Member, values: dict, changes: dict) -> None:
+    if member.record is not None:
+        for field, value in values.items():
+            setattr(member.record, field, value)
+        return
+    current = {"kind": member.stored.kind, "tool_name": member.stored.tool_name}
+    wanted = {f: v for f, v in values.items() if current.get(f, object()) != v}
+    if wanted:
+        changes.setdefault(member.span_id, {}).update(wanted)
