@@ -15,6 +15,7 @@ expected / stored / duplicated judgments. It stops everything it started, also o
 """
 
 import argparse
+import collections
 import configparser
 import contextlib
 import http.client
@@ -231,12 +232,14 @@ class Burst:
         self.given_up = 0
         self.retries = 0
         self.requests_done = 0
+        self.failures: collections.Counter[str] = collections.Counter()
 
     def _next(self):
         with self.lock:
             return self.pending.pop() if self.pending else None
 
-    def _post(self, body: bytes) -> bool:
+    def _post(self, body: bytes) -> str:
+        """ "ok", or why the request failed: an HTTP status or the connection error's name."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         try:
             connection.request(
@@ -250,9 +253,9 @@ class Burst:
             )
             response = connection.getresponse()
             response.read()
-            return response.status == 200
-        except OSError:
-            return False
+            return "ok" if response.status == 200 else str(response.status)
+        except (OSError, http.client.HTTPException) as error:
+            return type(error).__name__
         finally:
             connection.close()
 
@@ -260,13 +263,15 @@ class Burst:
         while (item := self._next()) is not None:
             body, span_ids = item
             for attempt in range(5):
-                if self._post(body):
+                outcome = self._post(body)
+                if outcome == "ok":
                     with self.lock:
                         self.acknowledged.extend(span_ids)
                         self.requests_done += 1
                     break
                 with self.lock:
                     self.retries += 1
+                    self.failures[outcome] += 1
                 time.sleep(0.2 * (attempt + 1))
             else:
                 with self.lock:
@@ -284,6 +289,10 @@ class Burst:
         waiter = threading.Thread(target=joined, daemon=True)
         waiter.start()
         return waiter
+
+
+def _reasons(burst: Burst) -> str:
+    return "".join(f", {n} x {reason}" for reason, n in burst.failures.most_common())
 
 
 def _bodies(traces: int, batch: int) -> list[tuple[bytes, list[str]]]:
@@ -316,7 +325,8 @@ def _throughput(args, topology: Topology, token: str, label: str) -> float:
     rate = len(burst.acknowledged) / elapsed
     print(
         f"{label}: {len(burst.acknowledged)}/{spans} spans acknowledged in {elapsed:.1f}s = "
-        f"{rate:,.0f} spans/s ({burst.retries} retries; load {os.getloadavg()[0]:.2f})",
+        f"{rate:,.0f} spans/s ({burst.retries} retries{_reasons(burst)}; "
+        f"load {os.getloadavg()[0]:.2f})",
         flush=True,
     )
     return rate
@@ -425,6 +435,8 @@ def _run(args, topology: Topology, token: str) -> dict:
     web_env = {**env, **compose_environment("web"), "WEB_CONCURRENCY": "1"}
     for index, port in enumerate(web_ports, start=1):
         command = [part.replace("127.0.0.1:0", f"127.0.0.1:{port}") for part in commands["web"]]
+        # Containers each have their own; on one machine both would share ~/.gunicorn's.
+        command += ["--control-socket", str(folder / f"web{index}.ctl")]
         process = topology.start(f"web{index}", command, web_env)
         _port_wait(port, process, f"web{index}")
     balancer = topology.start(
@@ -499,6 +511,7 @@ def _faults(args, topology: Topology, token: str) -> dict:
         "spans_stored": _stored(acknowledged),
         "given_up": burst.given_up,
         "retries": burst.retries,
+        "reasons": _reasons(burst),
         **_counts(run, expected),
     }
 
@@ -514,7 +527,8 @@ def _report(args, figures: dict) -> None:
     print(
         f"spans: sent {figures['spans_sent']}, acknowledged {figures['acknowledged']}, "
         f"stored {figures['spans_stored']} of those, lost {lost} "
-        f"({figures['retries']} requests retried, {figures['given_up']} given up)"
+        f"({figures['retries']} requests retried{figures['reasons']}, "
+        f"{figures['given_up']} given up)"
     )
     print(
         f"judgments: expected {figures['expected']}, stored {figures['stored']}, "
