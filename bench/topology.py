@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))  # judge_throughput imports its neighbours plainly
 
 from bench.benchdb import database_ensure  # noqa: E402
-from bench.faults import WORKER_SETTINGS, _counts, _finished  # noqa: E402
+from bench.faults import WORKER_SETTINGS, _counts, _finished, _port_free  # noqa: E402
 from bench.ingest import bodies_encode, record_spans  # noqa: E402
 
 COMPOSE = ROOT / "deploy" / "compose.yaml"
@@ -167,9 +167,8 @@ def _port_wait(port: int, process: subprocess.Popen, what: str, seconds: float =
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"{what} exited with {process.returncode}")
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
-                return
+        if not _port_free(port):
+            return
         time.sleep(0.1)
     raise SystemExit(f"{what} did not listen on {port} within {seconds:.0f}s")
 
@@ -428,6 +427,10 @@ def main() -> None:
     if missing:
         print(f"skipped: {', '.join(missing)} not found (apt-get install -y haproxy pgbouncer)")
         return
+    ports = [args.port_base, args.port_base + 1, args.port_base + 2]
+    taken = [p for p in [*ports, args.pgbouncer_port, args.judge_port] if not _port_free(p)]
+    if taken:
+        raise SystemExit(f"ports {taken} are in use: stop what listens there or pick others")
     folder = Path(tempfile.mkdtemp(prefix="evalsite-topology-"))
     database_ensure(args.database_url)
     token = _setup(args, folder)

@@ -128,3 +128,19 @@ def test_the_bench_pgbouncer_keeps_the_deploy_pool_settings(pgbouncer, tmp_path)
         "evalsite_x": "host=127.0.0.1 port=5432 dbname=evalsite_x"
     }
     assert (tmp_path / "userlist.txt").read_text() == '"postgres" ""\n'
+
+
+def test_the_bench_skips_with_a_message_when_haproxy_or_pgbouncer_is_missing(tmp_path):
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "bench/topology.py"), "--database-url", "postgres://x/y"]
+        + ["--redis-url", "redis://127.0.0.1:6379/15"],
+        env={"PATH": str(tmp_path)},  # neither binary is on it
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "skipped: haproxy, pgbouncer not found" in result.stdout
