@@ -15,20 +15,13 @@ expected / stored / duplicated judgments. It stops everything it started, also o
 """
 
 import argparse
-import collections
-import configparser
-import contextlib
-import http.client
 import os
-import shlex
 import shutil
 import signal
 import socket
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from urllib.request import urlopen
@@ -39,12 +32,19 @@ sys.path.insert(1, str(ROOT / "bench"))  # judge_throughput imports its neighbou
 
 from bench.benchdb import database_ensure  # noqa: E402
 from bench.faults import WORKER_SETTINGS, _counts, _finished, _port_free  # noqa: E402
-from bench.ingest import bodies_encode, record_spans  # noqa: E402
+from bench.otlp_burst import Burst, bodies_recorded, failure_reasons, spans_stored  # noqa: E402
+from bench.topology_stack import (  # noqa: E402
+    Topology,
+    compose_commands,
+    compose_environment,
+    haproxy_command,
+    haproxy_config,
+    haproxy_wait_up,
+    pgbouncer_command,
+    pgbouncer_config,
+    port_wait,
+)
 
-COMPOSE = ROOT / "deploy" / "compose.yaml"
-PGBOUNCER_INI = ROOT / "deploy" / "pgbouncer" / "pgbouncer.ini"
-COMPOSE_VAR_DIR = "/var/lib/evalsite"
-COMPOSE_BIND = "0.0.0.0:8000"
 TARGET_SCALING = 1.7
 BINARIES = ("haproxy", "pgbouncer", "gunicorn", "celery")
 
@@ -67,282 +67,8 @@ def _args():
     return parser.parse_args()
 
 
-# --- The Compose file's processes, as run here -----------------------------------------------
-
-
-def compose_services() -> dict:
-    import yaml
-
-    return yaml.safe_load(COMPOSE.read_text())["services"]
-
-
-def compose_commands(var_dir: str, bind: str) -> dict[str, list[str]]:
-    """web, worker and beat as the Compose file runs them, with this machine's folder and
-    address in place of the container's."""
-    services = compose_services()
-    commands = {}
-    for name in ("web", "worker", "beat"):
-        command = services[name]["command"]
-        command = command.replace(COMPOSE_VAR_DIR, var_dir).replace(COMPOSE_BIND, bind)
-        commands[name] = shlex.split(command)
-    return commands
-
-
-def compose_environment(service: str) -> dict[str, str]:
-    """The service's environment names with the values that do not point at containers."""
-    environment = compose_services()[service]["environment"]
-    keep = ("DB_POOL", "DB_TRANSACTION_POOLING", "WEB_CONCURRENCY")
-    return {name: str(value) for name, value in environment.items() if name in keep}
-
-
-def pgbouncer_config(database_url: str, port: int, folder: Path) -> Path:
-    """deploy/pgbouncer/pgbouncer.ini's pool settings, pointed at this machine's database;
-    local trust authentication instead of the container's password."""
-    config = configparser.ConfigParser(interpolation=None)
-    config.read(PGBOUNCER_INI)
-    name = database_url.rsplit("/", 1)[1]
-    config["databases"] = {name: f"host=127.0.0.1 port=5432 dbname={name}"}
-    user = database_url.split("://", 1)[1].split("@", 1)[0].split(":")[0]
-    (folder / "userlist.txt").write_text(f'"{user}" ""\n')
-    config["pgbouncer"].update(
-        listen_addr="127.0.0.1",
-        listen_port=str(port),
-        auth_type="trust",
-        auth_file=str(folder / "userlist.txt"),
-        unix_socket_dir="",
-    )
-    path = folder / "pgbouncer.ini"
-    with path.open("w") as handle:
-        config.write(handle)
-    # PgBouncer refuses to run as root; started by root it switches to an ordinary user,
-    # which must be able to read its files.
-    for each in (folder, path, folder / "userlist.txt"):
-        each.chmod(0o755 if each.is_dir() else 0o644)
-    return path
-
-
-def pgbouncer_command(config: Path) -> list[str]:
-    user = ["-u", "postgres"] if os.geteuid() == 0 else []
-    return ["pgbouncer", *user, str(config)]
-
-
-def haproxy_config(port: int, web_ports: list[int], folder: Path) -> Path:
-    """To the web process with fewer requests open; a dead one is marked down after two failed
-    checks a second apart, and a request whose connection is refused goes to the other at once.
-    (One failed check is too few: a busy sync worker can miss one.)"""
-    servers = "\n".join(
-        f"    server web{i + 1} 127.0.0.1:{web} check inter 1s fall 2 rise 1"
-        for i, web in enumerate(web_ports)
-    )
-    path = folder / "haproxy.cfg"
-    path.write_text(
-        f"""global
-    maxconn 256
-    stats socket {folder}/haproxy.sock mode 600 level admin
-
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 120s
-    timeout server 120s
-    timeout check 5s
-    retries 3
-    option redispatch 1
-
-frontend evalsite
-    bind 127.0.0.1:{port}
-    default_backend web
-
-backend web
-    balance leastconn
-    option httpchk GET /login/
-{servers}
-"""
-    )
-    return path
-
-
-def _port_wait(port: int, process: subprocess.Popen, what: str, seconds: float = 60) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise SystemExit(f"{what} exited with {process.returncode}")
-        if not _port_free(port):
-            return
-        time.sleep(0.1)
-    raise SystemExit(f"{what} did not listen on {port} within {seconds:.0f}s")
-
-
-class Topology:
-    """Every process this run starts, each in its own process group, all stopped at the end."""
-
-    def __init__(self, args, env: dict, folder: Path):
-        self.args, self.env, self.folder = args, env, folder
-        self.processes: dict[str, subprocess.Popen] = {}
-
-    def start(self, name: str, command: list[str], env: dict | None = None) -> subprocess.Popen:
-        log = (self.folder / f"{name}.log").open("ab")
-        process = subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env=env or self.env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        self.processes[name] = process
-        return process
-
-    def kill(self, name: str) -> None:
-        """SIGKILL to the process and its children (a gunicorn master and its worker)."""
-        process = self.processes[name]
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(timeout=10)
-
-    def stop(self) -> None:
-        alive = [p for p in self.processes.values() if p.poll() is None]
-        for process in alive:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(process.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 20
-        for process in alive:
-            try:
-                process.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait(timeout=10)
-
-
-def _haproxy_command(topology: Topology, command: str) -> str:
-    with socket.socket(socket.AF_UNIX) as client:
-        client.connect(str(topology.folder / "haproxy.sock"))
-        client.sendall(command.encode() + b"\n")
-        answer = b""
-        while chunk := client.recv(65536):  # the answer ends when HAProxy closes the socket
-            answer += chunk
-        return answer.decode()
-
-
-def _haproxy_wait_up(topology: Topology, servers: list[str], seconds: float = 30) -> None:
-    """Until the balancer's health checks have found every server up."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        rows = _haproxy_command(topology, "show stat").splitlines()
-        header = rows[0].lstrip("# ").split(",")
-        states = {
-            row.split(",")[header.index("svname")]: row.split(",")[header.index("status")]
-            for row in rows[1:]
-            if row.startswith("web,")
-        }
-        if all(states.get(name) == "UP" for name in servers):
-            return
-        time.sleep(0.2)
-    raise SystemExit(f"HAProxy did not find {servers} up within {seconds:.0f}s")
-
-
-# --- OTLP clients ------------------------------------------------------------------------------
-
-
-class Burst:
-    """Export requests sent by several clients; a request that fails is sent again, up to five
-    times, as the OpenTelemetry exporter retries a 502/503 or a dropped connection."""
-
-    def __init__(self, port: int, token: str, bodies: list[tuple[bytes, list[str]]], senders: int):
-        self.port, self.token, self.senders = port, token, senders
-        self.pending = list(reversed(bodies))
-        self.lock = threading.Lock()
-        self.acknowledged: list[str] = []
-        self.given_up = 0
-        self.retries = 0
-        self.requests_done = 0
-        self.failures: collections.Counter[str] = collections.Counter()
-
-    def _next(self):
-        with self.lock:
-            return self.pending.pop() if self.pending else None
-
-    def _post(self, body: bytes) -> str:
-        """ "ok", or why the request failed: an HTTP status or the connection error's name."""
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        try:
-            connection.request(
-                "POST",
-                "/v1/traces",
-                body=body,
-                headers={
-                    "Content-Type": "application/x-protobuf",
-                    "Authorization": f"Bearer {self.token}",
-                },
-            )
-            response = connection.getresponse()
-            response.read()
-            return "ok" if response.status == 200 else str(response.status)
-        except (OSError, http.client.HTTPException) as error:
-            return type(error).__name__
-        finally:
-            connection.close()
-
-    def _send(self) -> None:
-        while (item := self._next()) is not None:
-            body, span_ids = item
-            for attempt in range(5):
-                outcome = self._post(body)
-                if outcome == "ok":
-                    with self.lock:
-                        self.acknowledged.extend(span_ids)
-                        self.requests_done += 1
-                    break
-                with self.lock:
-                    self.retries += 1
-                    self.failures[outcome] += 1
-                time.sleep(0.2 * (attempt + 1))
-            else:
-                with self.lock:
-                    self.given_up += 1
-
-    def run(self) -> threading.Thread:
-        threads = [threading.Thread(target=self._send, daemon=True) for _ in range(self.senders)]
-        for thread in threads:
-            thread.start()
-
-        def joined():
-            for thread in threads:
-                thread.join()
-
-        waiter = threading.Thread(target=joined, daemon=True)
-        waiter.start()
-        return waiter
-
-
-def _reasons(burst: Burst) -> str:
-    return "".join(f", {n} x {reason}" for reason, n in burst.failures.most_common())
-
-
-def _bodies(traces: int, batch: int) -> list[tuple[bytes, list[str]]]:
-    """Freshly recorded spans (new ids each call) as protobuf bodies, with their span ids."""
-    spans = record_spans(traces, 0, 0)
-    bodies = bodies_encode(spans, batch, "protobuf")
-    return [
-        (body, [f"{span.context.span_id:016x}" for span in spans[i * batch : (i + 1) * batch]])
-        for i, body in enumerate(bodies)
-    ]
-
-
-def _stored(span_ids: list[str]) -> tuple[int, int]:
-    """Of these span ids: how many are stored, and how many rows they have (a request sent
-    again after its first attempt was stored must not store its spans twice)."""
-    from traces.models import Span
-
-    found = rows = 0
-    for i in range(0, len(span_ids), 5000):
-        spans = Span.objects.filter(span_id__in=span_ids[i : i + 5000])
-        found += spans.values("span_id").distinct().count()
-        rows += spans.count()
-    return found, rows
-
-
 def _throughput(args, topology: Topology, token: str, label: str) -> float:
-    bodies = _bodies(args.traces, args.batch)
+    bodies = bodies_recorded(args.traces, args.batch)
     spans = sum(len(ids) for _, ids in bodies)
     burst = Burst(args.port_base, token, bodies, args.senders)
     started = time.monotonic()
@@ -351,7 +77,7 @@ def _throughput(args, topology: Topology, token: str, label: str) -> float:
     rate = len(burst.acknowledged) / elapsed
     print(
         f"{label}: {len(burst.acknowledged)}/{spans} spans acknowledged in {elapsed:.1f}s = "
-        f"{rate:,.0f} spans/s ({burst.retries} retries{_reasons(burst)}; "
+        f"{rate:,.0f} spans/s ({burst.retries} retries{failure_reasons(burst)}; "
         f"load {os.getloadavg()[0]:.2f})",
         flush=True,
     )
@@ -455,7 +181,7 @@ def _run(args, topology: Topology, token: str) -> dict:
         "pgbouncer",
         pgbouncer_command(pgbouncer_config(args.database_url, args.pgbouncer_port, folder)),
     )
-    _port_wait(args.pgbouncer_port, pgbouncer, "pgbouncer")
+    port_wait(args.pgbouncer_port, pgbouncer, "pgbouncer")
     topology.start(
         "judge",
         [sys.executable, "-m", "judges.simulator", "--port", str(args.judge_port)]
@@ -468,12 +194,12 @@ def _run(args, topology: Topology, token: str) -> dict:
         # Containers each have their own; on one machine both would share ~/.gunicorn's.
         command += ["--control-socket", str(folder / f"web{index}.ctl")]
         process = topology.start(f"web{index}", command, web_env)
-        _port_wait(port, process, f"web{index}")
+        port_wait(port, process, f"web{index}")
     balancer = topology.start(
         "haproxy", ["haproxy", "-f", str(haproxy_config(args.port_base, web_ports, folder))]
     )
-    _port_wait(args.port_base, balancer, "haproxy")
-    _haproxy_wait_up(topology, ["web1", "web2"])
+    port_wait(args.port_base, balancer, "haproxy")
+    haproxy_wait_up(topology, ["web1", "web2"])
     for index in (1, 2):
         name = f"worker{index}@{socket.gethostname()}"
         command = commands["worker"][:]
@@ -485,10 +211,10 @@ def _run(args, topology: Topology, token: str) -> dict:
 
     ones, twos = [], []
     for repetition in range(1, args.repeat + 1):
-        _haproxy_command(topology, "disable server web/web2")
+        haproxy_command(topology, "disable server web/web2")
         ones.append(_throughput(args, topology, token, f"run {repetition}, one web process"))
-        _haproxy_command(topology, "enable server web/web2")
-        _haproxy_wait_up(topology, ["web1", "web2"])
+        haproxy_command(topology, "enable server web/web2")
+        haproxy_wait_up(topology, ["web1", "web2"])
         twos.append(_throughput(args, topology, token, f"run {repetition}, two web processes"))
     return {"one": statistics.median(ones), "two": statistics.median(twos)} | _faults(
         args, topology, token
@@ -508,7 +234,7 @@ def _faults(args, topology: Topology, token: str) -> dict:
     JudgeCalibration.objects.filter(rubric_version=version, config=config).delete()
     expected = len(traces) * config.passes
 
-    bodies = _bodies(args.traces * 2, args.batch)
+    bodies = bodies_recorded(args.traces * 2, args.batch)
     burst = Burst(args.port_base, token, bodies, args.senders)
     started = time.monotonic()
     run = judge_run_start(rubric_version=version, config=config, traces=traces)
@@ -543,11 +269,11 @@ def _faults(args, topology: Topology, token: str) -> dict:
         "elapsed": elapsed,
         "spans_sent": sum(len(ids) for _, ids in bodies),
         "acknowledged": len(acknowledged),
-        "spans_stored": (stored := _stored(acknowledged))[0],
+        "spans_stored": (stored := spans_stored(acknowledged))[0],
         "span_rows": stored[1],
         "given_up": burst.given_up,
         "retries": burst.retries,
-        "reasons": _reasons(burst),
+        "reasons": failure_reasons(burst),
         **_counts(run, expected),
     }
 

@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from bench import topology
+from bench import topology, topology_stack
 
 ROOT = Path(__file__).resolve().parents[2]
 APP_SERVICES = ("web", "worker", "beat")
@@ -89,7 +89,7 @@ def test_the_budget_in_the_docs_is_the_one_configured(pgbouncer):
 
 
 def test_the_bench_runs_the_compose_commands(services, tmp_path):
-    commands = topology.compose_commands(str(tmp_path), "127.0.0.1:8601")
+    commands = topology_stack.compose_commands(str(tmp_path), "127.0.0.1:8601")
     assert commands["web"] == shlex.split(
         services["web"]["command"].replace("0.0.0.0:8000", "127.0.0.1:8601")
     )
@@ -114,7 +114,7 @@ def test_the_bench_sets_the_compose_database_settings(services, tmp_path):
 
 
 def test_the_bench_pgbouncer_keeps_the_deploy_pool_settings(pgbouncer, tmp_path):
-    path = topology.pgbouncer_config(
+    path = topology_stack.pgbouncer_config(
         "postgres://postgres@127.0.0.1:5432/evalsite_x", 6439, tmp_path
     )
     written = configparser.ConfigParser(interpolation=None)
