@@ -4,6 +4,7 @@ or a SQLite file), else the embedded SQLite file in WAL mode (README, Configurat
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 
 from core.env import envbool, envfloat, envint
 
@@ -23,6 +24,8 @@ def databases_from_environment(database_url: str, var_dir: Path) -> dict:
                 "max_size": envint("DB_POOL_MAX_SIZE", 8),
                 "timeout": envfloat("DB_POOL_TIMEOUT", 30.0),
             }
+        if envbool("DB_TRANSACTION_POOLING", False):
+            _transaction_pooling(databases["default"])
         if databases["default"]["ENGINE"] == "django.db.backends.sqlite3":
             # A SQLite file shared with a worker process needs the same locking as embedded mode.
             databases["default"]["OPTIONS"] = {
@@ -45,3 +48,15 @@ def databases_from_environment(database_url: str, var_dir: Path) -> dict:
             }
         }
     return databases
+
+
+def _transaction_pooling(default: dict) -> None:
+    """PgBouncer in transaction mode (docs/deploy.md) hands each transaction whichever server
+    connection is free: a cursor declared outside a transaction (`.iterator()`) would be gone
+    by the next fetch. Prepared statements are already off: Django leaves psycopg's
+    prepare_threshold at None unless OPTIONS sets it."""
+    if default["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured("DB_TRANSACTION_POOLING needs a PostgreSQL DATABASE_URL")
+    if default.get("OPTIONS", {}).get("prepare_threshold") is not None:
+        raise ImproperlyConfigured("DB_TRANSACTION_POOLING cannot use prepared statements")
+    default["DISABLE_SERVER_SIDE_CURSORS"] = True

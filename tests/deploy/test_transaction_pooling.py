@@ -1,0 +1,46 @@
+"""Behind PgBouncer in transaction mode a connection may change server between transactions:
+no server-side cursors, no prepared statements (deploy/, docs/deploy.md)."""
+
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from evalsite.databases import databases_from_environment
+
+URL = "postgres://evalsite@pgbouncer:6432/evalsite"
+
+
+def _default(monkeypatch, **env) -> dict:
+    for name in ("DB_POOL", "DB_TRANSACTION_POOLING"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return databases_from_environment(URL, Path("/nonexistent"))["default"]
+
+
+def test_transaction_pooling_turns_server_side_cursors_off(monkeypatch):
+    default = _default(monkeypatch, DB_TRANSACTION_POOLING="1", DB_POOL="0")
+    assert default["DISABLE_SERVER_SIDE_CURSORS"] is True
+    # Django leaves psycopg's prepared statements off unless OPTIONS asks for them.
+    assert default.get("OPTIONS", {}).get("prepare_threshold") is None
+    assert "pool" not in default.get("OPTIONS", {})
+    assert default["CONN_MAX_AGE"] == 60  # a client connection to PgBouncer is cheap to keep
+
+
+def test_a_direct_connection_keeps_server_side_cursors(monkeypatch):
+    default = _default(monkeypatch)
+    assert default.get("DISABLE_SERVER_SIDE_CURSORS", False) is False
+    assert default["OPTIONS"]["pool"]["max_size"] == 8
+
+
+def test_transaction_pooling_with_the_process_pool_also_works(monkeypatch):
+    default = _default(monkeypatch, DB_TRANSACTION_POOLING="1")
+    assert default["DISABLE_SERVER_SIDE_CURSORS"] is True
+    assert default["CONN_MAX_AGE"] == 0
+
+
+def test_transaction_pooling_needs_postgresql(monkeypatch):
+    monkeypatch.setenv("DB_TRANSACTION_POOLING", "1")
+    with pytest.raises(ImproperlyConfigured, match="DB_TRANSACTION_POOLING"):
+        databases_from_environment("sqlite:////tmp/x.sqlite3", Path("/nonexistent"))
