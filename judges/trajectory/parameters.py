@@ -1,8 +1,13 @@
 """Parameter accuracy: deterministic equivalence first, an LLM rubric only when that cannot decide.
 
-Deterministic rules: the same moment as ISO date or unix time, numbers written as strings,
-case and whitespace (unless the tool definition in the context marks them case sensitive), and
-`<from_context>` and `<from_step_N_output>` resolved against the context and earlier outputs.
+Deterministic rules: the same moment as ISO date or unix time, numbers written as strings or
+of another type (5 and 5.0), case and whitespace (unless the tool definition in the context
+marks them case sensitive), and `<from_context>` and `<from_step_N_output>` resolved against the
+context and earlier outputs.
+
+A reference value may also be a spec of what is accepted: `{"optional": true}` (may be left
+out; any value when given), `{"any_of": [a, b]}` (either value, each a literal or a
+placeholder), or both (left out, or one of these).
 """
 
 from __future__ import annotations
@@ -30,6 +35,44 @@ UNIX_SECONDS = (1e9, 4.2e9)
 ParameterJudge = Callable[[str, Any, Any, str], float | None]
 UNREADABLE = "unreadable"
 UNDECIDED = "undecided"
+OPTIONAL = "optional"
+SPEC_KEYS = frozenset({"any_of", "optional"})
+
+
+@dataclass(frozen=True)
+class ParameterSpec:
+    """What a reference parameter accepts: one of `alternatives` (any value when empty), and
+    whether it may be left out."""
+
+    alternatives: tuple
+    optional: bool
+
+
+def parameter_spec(expected: Any) -> ParameterSpec | None:
+    """The spec a reference value states, or None for a literal or a placeholder.
+
+    An object whose keys are only `any_of` and `optional` is a spec; any other object is a
+    literal value (a nested parameter)."""
+    if not (isinstance(expected, dict) and expected and set(expected) <= SPEC_KEYS):
+        return None
+    any_of = expected.get("any_of")
+    return ParameterSpec(
+        tuple(any_of) if isinstance(any_of, list) else (), expected.get("optional") is True
+    )
+
+
+def parameter_spec_errors(expected: Any) -> list[str]:
+    """What is wrong with a spec, as short messages; empty for a valid spec or a literal."""
+    if parameter_spec(expected) is None:
+        return []
+    errors = []
+    if "any_of" in expected and not (isinstance(expected["any_of"], list) and expected["any_of"]):
+        errors.append("'any_of' must be a non-empty list of accepted values")
+    if "optional" in expected and not isinstance(expected["optional"], bool):
+        errors.append("'optional' must be true or false")
+    if "any_of" not in expected and expected.get("optional") is not True:
+        errors.append("a spec without 'any_of' must say 'optional': true")
+    return errors
 
 
 @dataclass(frozen=True)
@@ -262,7 +305,34 @@ def parameter_score(
     case_sensitive: bool = False,
     judge: ParameterJudge | None = None,
 ) -> ParamScore:
-    """Score one parameter 1.0 / 0.5 / 0.0; the judge is asked only when the rules cannot decide."""
+    """Score one parameter 1.0 / 0.5 / 0.0; the judge is asked only when the rules cannot decide.
+
+    Against a spec, an optional parameter left out (or sent as null) scores 1.0, and a given
+    value scores as its best accepted alternative."""
+    spec = parameter_spec(expected)
+    if spec is not None:
+        if not present or actual is None:
+            score = 1.0 if spec.optional else 0.0
+            return ParamScore(name, score, OPTIONAL if spec.optional else "missing", expected)
+        if not spec.alternatives:
+            return ParamScore(name, 1.0, OPTIONAL, expected, actual)
+        tried = [
+            parameter_score(
+                name,
+                alternative,
+                actual,
+                task=task,
+                context=context,
+                step_outputs=step_outputs,
+                output_fields=output_fields,
+                case_sensitive=case_sensitive,
+                judge=judge,
+            )
+            for alternative in spec.alternatives
+        ]
+        # A decided 1.0 wins; among equal scores a rule's answer beats a judge's.
+        best = max(tried, key=lambda p: (p.score, p.method not in (UNDECIDED, UNREADABLE)))
+        return ParamScore(name, best.score, best.method, expected, actual)
     if not present:
         return ParamScore(name, 0.0, "missing", expected, None)
     if isinstance(expected, str) and (expected == FROM_CONTEXT or FROM_STEP.match(expected)):
