@@ -16,7 +16,7 @@ int and float (5 and 5.0). See docs/reference-parameters.md.
 import re
 from typing import Any
 
-from judges.trajectory.parameters import parameter_spec_errors
+from judges.trajectory.parameter_specs import parameter_spec_errors
 
 STEP_KEYS = ("step", "tool", "inputs", "acceptable_output_fields")
 OPTIONAL_STEP_KEYS = ("after", "optional")
@@ -94,3 +94,44 @@ def reference_trajectory_errors(steps: Any) -> dict[str, str]:
         ):
             errors[f"{path}.acceptable_output_fields"] = "must be a list of field names"
     return errors
+
+
+def reference_from_answer_key(answer_key: Any) -> tuple[list[dict], dict[str, str]]:
+    """A reference trajectory from an answer key in the function-calling benchmarks' form:
+    ``[{"tool": {"param": [accepted values]}}]``, where ``""`` among the values means the
+    parameter may be left out. Returns (steps, errors keyed by path); the calls may come in
+    any order, as such keys mean.
+    """
+    name = "answer_key"
+    if not isinstance(answer_key, list):
+        return [], {name: 'must be a list of {"tool": {"param": [accepted values]}} calls'}
+    steps: list[dict] = []
+    errors: dict[str, str] = {}
+    for index, call in enumerate(answer_key):
+        path = f"{name}[{index}]"
+        if not (isinstance(call, dict) and len(call) == 1):
+            errors[path] = "must be an object with exactly one key, the tool's name"
+            continue
+        tool, params = next(iter(call.items()))
+        if not isinstance(params, dict):
+            errors[path] = "must map each parameter to its list of accepted values"
+            continue
+        inputs: dict[str, Any] = {}
+        for param, accepted in params.items():
+            if not (isinstance(accepted, list) and accepted):
+                errors[f"{path}.{param}"] = (
+                    'must be a non-empty list of accepted values ("" = optional)'
+                )
+                continue
+            values = [v for v in accepted if v != ""]
+            optional = len(values) < len(accepted)
+            if len(values) == 1 and not optional:
+                inputs[param] = values[0]
+            elif not values:
+                inputs[param] = {"optional": True}
+            else:
+                inputs[param] = {"any_of": values, **({"optional": True} if optional else {})}
+        steps.append(
+            {"step": index + 1, "tool": tool, "inputs": inputs, "acceptable_output_fields": []}
+        )
+    return steps, errors
