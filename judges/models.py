@@ -292,6 +292,7 @@ class RedFlag(models.Model):
         CONFIDENT_AFTER_FAILURE = "confident_after_failure", "Confident answer after a failed tool"
         MAX_STEPS = "max_steps_exceeded", "Step limit exceeded"
         JUDGE_INJECTION = "judge_injection", "Instructions aimed at the judge"
+        PREMATURE_STOP = "premature_stop", "Stopped before finishing"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
     # No database constraint: a key to a table partitioned by day must hold the day. Red flags

@@ -132,3 +132,135 @@ def test_numbers_are_equal_across_int_and_float():
     assert values_equivalent(5, 5.0) is True
     assert values_equivalent([5], [5.0]) is True
     assert values_equivalent({"n": 2}, {"n": 2.0}) is True
+
+
+# (d) values derived from what the agent saw are grounded; failures flag only what they cost
+
+
+def _flags(trace, kind):
+    from judges.trajectory.redflags import red_flags_detect
+
+    return [hit.span_id for hit in red_flags_detect(trace) if hit.kind == kind]
+
+
+def _tool_span(trace, position, name, inputs, output=None, **kwargs):
+    from tests.factories import SpanFactory
+    from traces.models import SpanKind
+
+    return SpanFactory(
+        trace=trace,
+        kind=SpanKind.TOOL,
+        name=name,
+        tool_name=name,
+        input=inputs,
+        output=output,
+        position=position,
+        **kwargs,
+    )
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("task", "output", "inputs", "flagged"),
+    [
+        # a date moved by what the user said: the next day, a week later
+        (
+            "Move booking B-12 to the next day.",
+            {"date": "2024-05-18"},
+            {"date": "2024-05-19"},
+            False,
+        ),
+        ("Push B-12 back by two weeks.", {"date": "2024-05-18"}, {"date": "2024-06-01"}, False),
+        # a date nobody said and no stated shift reaches
+        (
+            "Move booking B-12 to the next day.",
+            {"date": "2024-05-18"},
+            {"date": "2024-05-23"},
+            True,
+        ),
+        # a sum and a difference of amounts seen, and a unit change
+        ("Refund B-12: item 12.50 plus shipping 7.25.", {"ok": 1}, {"amount": "19.75"}, False),
+        ("Refund B-12, 40.00 paid, 12.50 kept back.", {"ok": 1}, {"amount": "27.50"}, False),
+        ("Book B-12 for a 2.5 km route.", {"ok": 1}, {"distance_m": "2500m"}, False),
+        # numbers and dates the user gave in words
+        ("Book B-12 for twenty-four guests.", {"ok": 1}, {"guests": "24 guests"}, False),
+        ("Book B-12 on the fifth of June 2024.", {"ok": 1}, {"date": "2024-06-05"}, False),
+        # an id is copied, never computed: a sum of seen numbers is still made up
+        ("Refund orders 5100 and 77 of booking B-12.", {"ok": 1}, {"order_id": "5177"}, True),
+    ],
+)
+def test_values_derived_from_what_the_agent_saw_are_not_made_up(task, output, inputs, flagged):
+    from tests.factories import TraceFactory
+
+    trace = TraceFactory(task=task, context={}, final_answer="Done.")
+    _tool_span(trace, 1, "get_booking", {"booking_id": "B-12"}, output)
+    call = _tool_span(trace, 2, "update_booking", {"booking_id": "B-12", **inputs}, {"ok": 1})
+    assert _flags(trace, "hallucinated_parameter") == ([call.span_id] if flagged else [])
+
+
+@pytest.mark.django_db
+def test_confident_after_failure_fires_only_on_what_the_answer_claims_the_failed_call_did():
+    from tests.factories import TraceFactory
+    from traces.models import SpanStatus
+
+    def run(answer, recovery=None):
+        trace = TraceFactory(task="Where is order O-5003?", context={}, final_answer=answer)
+        _tool_span(
+            trace, 1, "get_order", {"order_id": "O-5003"}, "Error: 503", status=SpanStatus.ERROR
+        )
+        if recovery:
+            _tool_span(trace, 2, recovery, {"query": "O-5003"}, [{"order_id": "O-5003"}])
+        return trace
+
+    # an error the agent recovered from with another lookup of the same order
+    assert (
+        _flags(run("O-5003 shipped on Monday.", "search_orders"), "confident_after_failure") == []
+    )
+    # a failed call whose result the answer does not claim
+    survey = TraceFactory(task="Cancel O-5003.", context={}, final_answer="O-5003 is cancelled.")
+    _tool_span(survey, 1, "cancel_order", {"order_id": "O-5003"}, {"status": "cancelled"})
+    _tool_span(
+        survey, 2, "send_survey", {"email": "ana@example.com"}, "Error", status=SpanStatus.ERROR
+    )
+    assert _flags(survey, "confident_after_failure") == []
+    # while an answer that states what the failed call never returned is flagged
+    assert len(_flags(run("O-5003 shipped on Monday."), "confident_after_failure")) == 1
+
+
+@pytest.mark.django_db
+def test_stopping_before_the_asked_for_write_without_saying_so_is_a_premature_stop():
+    from tests.factories import TraceFactory
+
+    tools = {"available_tools": [{"name": "get_order"}, {"name": "cancel_order"}]}
+
+    def run(answer, cancel):
+        trace = TraceFactory(
+            task="Please cancel my order O-5003.", context=tools, final_answer=answer
+        )
+        _tool_span(trace, 1, "get_order", {"order_id": "O-5003"}, {"status": "pending"})
+        if cancel:
+            _tool_span(trace, 2, "cancel_order", {"order_id": "O-5003"}, {"status": "cancelled"})
+        return trace
+
+    assert len(_flags(run("Your order O-5003 is all sorted.", cancel=False), "premature_stop")) == 1
+    assert _flags(run("Your order O-5003 is cancelled.", cancel=True), "premature_stop") == []
+    # an agent that says it could not finish, or asks before acting, has not stopped silently
+    assert _flags(run("Sorry, I couldn't cancel O-5003.", cancel=False), "premature_stop") == []
+    assert (
+        _flags(run("O-5003 is pending: shall I cancel it?", cancel=False), "premature_stop") == []
+    )
+
+
+def test_a_reference_write_missing_from_a_run_whose_answer_claims_success_is_a_premature_stop():
+    from judges.trajectory.premature_stop import reference_premature_stop
+
+    reference = [
+        {"step": 1, "tool": "get_order", "inputs": {"order_id": "O-5003"}},
+        {"step": 2, "tool": "cancel_order", "inputs": {"order_id": "O-5003"}},
+    ]
+    looked = [ToolStep("get_order", {"order_id": "O-5003"}, {"status": "pending"})]
+    hits = reference_premature_stop(reference, looked, "All sorted!", None)
+    assert [h.kind for h in hits] == ["premature_stop"]
+    assert reference_premature_stop(reference, looked, "I could not cancel it.", None) == []
+    done = [*looked, ToolStep("cancel_order", {"order_id": "O-5003"}, {"ok": True})]
+    assert reference_premature_stop(reference, done, "All sorted!", None) == []
