@@ -32,8 +32,7 @@ class Rubric(models.Model):
     # Online judging: new complete traces are judged at this sample rate.
     judge_new_traces = models.BooleanField(default=False)
     sample_rate = models.FloatField(default=0.05)
-    # Online judging of sessions (judges/session_online.py): a session gone quiet this long
-    # (empty: SESSION_IDLE_MINUTES) is judged whole, at the same sample rate.
+    # judges/session_online.py: a session quiet this long (empty: SESSION_IDLE_MINUTES) is judged.
     judge_idle_sessions = models.BooleanField(default=False)
     session_idle_minutes = models.PositiveIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)]
