@@ -125,7 +125,9 @@ def reference_from_answer_key(answer_key: Any) -> tuple[list[dict], dict[str, st
                 continue
             values = [v for v in accepted if v != ""]
             optional = len(values) < len(accepted)
-            if len(values) == 1 and not optional:
+            # A key's texts are a closed list: kept as any_of even when one, so no judge is
+            # asked whether other words mean the same.
+            if len(values) == 1 and not optional and not isinstance(values[0], str):
                 inputs[param] = values[0]
             elif not values:
                 inputs[param] = {"optional": True}

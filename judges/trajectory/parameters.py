@@ -272,7 +272,7 @@ def parameter_score(
     """Score one parameter 1.0 / 0.5 / 0.0; the judge is asked only when the rules cannot decide.
 
     Against a spec, an optional parameter left out (or sent as null) scores 1.0, and a given
-    value scores as its best accepted alternative."""
+    value scores 1.0 when a rule equates it with one of the accepted values, else 0.0."""
     spec = parameter_spec(expected)
     if spec is not None:
         if not present or actual is None:
@@ -280,6 +280,8 @@ def parameter_score(
             return ParamScore(name, score, OPTIONAL if spec.optional else "missing", expected)
         if not spec.alternatives:
             return ParamScore(name, 1.0, OPTIONAL, expected, actual)
+        # The list is closed: each value is compared by the rules, never by a judge's sense of
+        # meaning, so a value no rule equates with one of them is not accepted.
         tried = [
             parameter_score(
                 name,
@@ -290,12 +292,12 @@ def parameter_score(
                 step_outputs=step_outputs,
                 output_fields=output_fields,
                 case_sensitive=case_sensitive,
-                judge=judge,
             )
             for alternative in spec.alternatives
         ]
-        # A decided 1.0 wins; among equal scores a rule's answer beats a judge's.
-        best = max(tried, key=lambda p: (p.score, p.method not in (UNDECIDED, UNREADABLE)))
+        best = max(tried, key=lambda p: p.score if p.method != UNDECIDED else 0.0)
+        if best.method == UNDECIDED:
+            return ParamScore(name, 0.0, "deterministic", expected, actual)
         return ParamScore(name, best.score, best.method, expected, actual)
     if not present:
         return ParamScore(name, 0.0, "missing", expected, None)

@@ -45,7 +45,7 @@ def test_a_jsonl_line_with_an_answer_key_imports_and_exports_as_its_reference(cu
     line = _line(key="sf-weather", answer_key=[{"get_weather": {"city": ["SF"], "unit": [""]}}])
     result = dataset_import_jsonl(sources=[("keys.jsonl", [line])], user=curator, version_name="v")
     stored = GoldenExample.objects.get(key="sf-weather").reference_trajectory
-    assert stored[0]["inputs"] == {"city": "SF", "unit": {"optional": True}}
+    assert stored[0]["inputs"] == {"city": {"any_of": ["SF"]}, "unit": {"optional": True}}
     exported = json.loads(next(dataset_version_export_lines(curator, result.version, "open")))
     assert exported["reference_trajectory"] == stored
 

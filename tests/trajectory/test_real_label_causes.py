@@ -128,6 +128,15 @@ def test_every_matcher_that_checks_arguments_accepts_optional_and_alternatives(m
     assert score.matched and score.parameter_accuracy == 1.0
 
 
+def test_accepted_values_are_a_closed_list_no_judge_widens():
+    step = {"tool": "get_weather", "inputs": {"city": {"any_of": ["New York City", "NYC"]}}}
+    asked = []
+    scores = step_parameter_scores(
+        step, {"city": "Rio de Janeiro"}, judge=lambda *a: asked.append(a) or 1.0
+    )
+    assert scores[0].score == 0.0 and asked == []
+
+
 def test_numbers_are_equal_across_int_and_float():
     assert values_equivalent(5, 5.0) is True
     assert values_equivalent([5], [5.0]) is True
