@@ -154,3 +154,29 @@ def calls_text(judged: list[Judged], title: str) -> str:
         lines.append("misjudged runs:")
         lines += misjudged[:15]
     return "\n".join(lines)
+
+
+def calls_targets(judged: list[Judged]) -> list[str]:
+    """The calls set's targets as lines: per kind >= 95% judged as labelled; red flags."""
+    by_kind: dict[str, list[Judged]] = defaultdict(list)
+    for row in judged:
+        by_kind[row.case.kind].append(row)
+    short = [
+        kind
+        for kind, rows in sorted(by_kind.items())
+        if sum(1 for r in rows if (r.passed is True) == r.case.right) / len(rows) < 0.95
+    ]
+    right = [r for r in judged if r.case.right]
+    wrong = [r for r in judged if not r.case.right]
+    on_right = sum(1 for r in right if r.flags) / max(1, len(right))
+    on_wrong = sum(1 for r in wrong if r.flags) / max(1, len(wrong))
+    uncaught = sorted(
+        kind
+        for kind, rows in by_kind.items()
+        if not rows[0].case.right and not any(r.passed is not True or r.flags for r in rows)
+    )
+    return [
+        f"  calls: kinds below 95% judged as labelled: {', '.join(short) or 'none'}",
+        f"  calls: red flags on right runs {on_right:.1%}, on wrong runs {on_wrong:.1%}",
+        f"  calls: wrong kinds no signal caught: {', '.join(uncaught) or 'none'}",
+    ]
