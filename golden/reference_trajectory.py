@@ -10,7 +10,7 @@ optional ``"optional": true`` says a run may leave the step out.
 
 An input may also state what it accepts: ``{"optional": true}`` (may be left out),
 ``{"any_of": ["San Francisco", "SF"]}`` (either value), or both; numbers are equal across
-int and float (5 and 5.0). See docs/reference-parameters.md.
+int and float (5 and 5.0). See docs/trajectory-checks.md.
 """
 
 import re
