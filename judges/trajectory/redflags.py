@@ -153,10 +153,12 @@ def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts])
                 seen.add(text)
             read = messages
         else:
-            # Agent and retriever spans carry handed-down tasks and retrieved documents.
+            # Agent and retriever spans carry handed-down tasks and retrieved documents; the
+            # root's output is the final answer, what the agent said last, not what it read.
             if span.kind == SpanKind.AGENT:
                 seen.add(canonical_json(span.input))
-            seen.add(canonical_json(span.output))
+            if span.span_id != trace.root_span_id:
+                seen.add(canonical_json(span.output))
 
 
 def check_loops(steps: list[ToolStep], repeats: int):

@@ -273,3 +273,16 @@ def test_a_reference_write_missing_from_a_run_whose_answer_claims_success_is_a_p
     assert reference_premature_stop(reference, looked, "I could not cancel it.", None) == []
     done = [*looked, ToolStep("cancel_order", {"order_id": "O-5003"}, {"ok": True})]
     assert reference_premature_stop(reference, done, "All sorted!", None) == []
+
+
+@pytest.mark.django_db
+def test_an_id_only_the_final_answer_names_is_still_made_up():
+    from tests.factories import SpanFactory, TraceFactory
+    from traces.models import SpanKind
+
+    answer = "Booked: reservation R-9001 is yours."
+    trace = TraceFactory(task="Book me a table.", context={}, final_answer=answer)
+    root = SpanFactory(trace=trace, kind=SpanKind.AGENT, position=0, input="Book", output=answer)
+    trace.root_span_id = root.span_id
+    call = _tool_span(trace, 1, "update_booking", {"booking_id": "R-9001"}, {"ok": 1})
+    assert _flags(trace, "hallucinated_parameter") == [call.span_id]
