@@ -198,15 +198,20 @@ def match_precision_recall(
 
 
 def match_semantic(
-    reference_steps: list[dict], actual_steps: list[dict], task: str, judge: PathJudge
+    reference_steps: list[dict],
+    actual_steps: list[dict],
+    task: str,
+    judge: PathJudge,
+    similarity: Similarity | None = None,
 ) -> MatchResult:
     """A judge decides whether a different path was still reasonable for the task.
 
     Skips the call when the tools match exactly: the judge is only for paths that differ.
+    Calls are aligned as in_order aligns them, for their parameters to be scored.
     """
     reference = [s["tool"] for s in reference_steps]
     actual = [s["tool"] for s in actual_steps]
-    aligned = match_in_order(reference, actual)
+    aligned = match_in_order(reference, actual, similarity)
     if reference == actual:
         return MatchResult(SEMANTIC, True, 1.0, aligned.pairs, 1.0, 1.0, "identical path")
     score, reason = judge(reference_steps, actual_steps, task)
@@ -317,7 +322,7 @@ def trajectory_match(
             from judges.trajectory.llm import path_judge_llm
 
             path_judge = path_judge_llm
-        return match_semantic(reference_steps, actual_steps, task, path_judge)
+        return match_semantic(reference_steps, actual_steps, task, path_judge, similarity)
     raise ValueError(f"unknown matcher {matcher!r}; use one of {', '.join(MATCHERS)}")
 
 

@@ -286,3 +286,11 @@ def test_an_id_only_the_final_answer_names_is_still_made_up():
     trace.root_span_id = root.span_id
     call = _tool_span(trace, 1, "update_booking", {"booking_id": "R-9001"}, {"ok": 1})
     assert _flags(trace, "hallucinated_parameter") == [call.span_id]
+
+
+def test_the_semantic_matcher_scores_a_repeated_tool_by_its_best_call():
+    reference = [{"step": 1, "tool": "area", "inputs": {"side": "length"}}]
+    score = trajectory_score(
+        reference, SWAPPED, matcher="semantic", path_judge=lambda *a: (1.0, "same job")
+    )
+    assert score.parameter_accuracy == 1.0
