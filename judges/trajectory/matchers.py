@@ -266,8 +266,6 @@ def match_state(
             found = assignment_pairs(same_refs, same_acts, weight)
             paired = {r for r, _a in found}
             for ref, act in found:
-                if ref in optional and not arguments_match(ref, act) and noun == "call":
-                    continue  # an optional read with other arguments is just another lookup
                 pairs.append((ref, act))
                 if not arguments_match(ref, act):
                     verb = "written" if noun == "write" else "called"
