@@ -243,7 +243,13 @@ class DatasetImportView(APIView):
         except ImportInvalid as exc:
             fields = {f"{e.source}:{e.line}.{e.field}": [e.message] for e in exc.errors}
             raise ValidationError(fields) from exc
-        body = {"created": result.created, "updated": result.updated, "version": None}
+        body = {
+            "created": result.created,
+            "updated": result.updated,
+            "version": None,
+            "warnings": result.warnings,
+            "outcome_only": result.outcome_only,
+        }
         if result.version:
             body["version"] = DatasetVersionOutSerializer(
                 result.version, context={"request": request}

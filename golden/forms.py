@@ -14,8 +14,9 @@ JSON_FIELDS = ("context", "reference_trajectory", "red_flags")
 EMPTY_JSON = {"context": {}, "reference_trajectory": [], "red_flags": []}
 JSON_HELP = {
     "reference_trajectory": 'A list of steps: {"step": 1, "tool": "...", "inputs": {...}, '
-    '"acceptable_output_fields": [...]}. Inputs may use <from_context> or '
-    "<from_step_N_output>.",
+    '"acceptable_output_fields": [...]}, optionally "optional": true (a run may skip the '
+    'step). Inputs may use <from_context> or <from_step_N_output>, {"optional": true} (may be '
+    'left out) or {"any_of": ["San Francisco", "SF"]} (either value); 5 and 5.0 are equal.',
     "red_flags": 'A list of {"text": "...", "rule": null or a rule such as {"rule": '
     '"called_before", "tool": "cancel_order", "prerequisite": "get_recent_orders"}}.',
     "context": "A JSON object: what the agent knows besides the task (customer id, locale).",

@@ -11,9 +11,11 @@ from golden.content import canonical_json, example_provenance
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
 from golden.held_out_traces import traces_held_out_sync
 from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
+from golden.reference_trajectory import reference_from_answer_key
 from golden.selectors import dataset_entries_visible
 from golden.services import dataset_version_create
 from judges.models import Rubric
+from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
 from reviews.audit import audit_event_record
 
 EXPORT_PARTS = ("open", "held_out")
@@ -68,10 +70,37 @@ class ImportResult:
     updated: int = 0
     version: DatasetVersion | None = None
     keys: list[str] = field(default_factory=list)
+    # Keys of imported examples that check nothing but the outcome under the default matcher.
+    outcome_only: list[str] = field(default_factory=list)
+
+    @property
+    def warnings(self) -> list[str]:
+        if not self.outcome_only:
+            return []
+        keys = ", ".join(self.outcome_only[:20]) + (" ..." if len(self.outcome_only) > 20 else "")
+        return [f"{len(self.outcome_only)} example(s) ({keys}): {outcome_only_note()}"]
 
 
 def _decode(raw) -> str:
     return raw.decode("utf-8") if isinstance(raw, bytes) else raw
+
+
+def _answer_key_apply(data: dict, label: str, number: int, errors: list) -> bool:
+    """Turn a line's `answer_key` into its reference trajectory; False when it is wrong."""
+    if "answer_key" not in data:
+        return True
+    if data.get("reference_trajectory"):
+        errors.append(
+            ImportLineError(
+                label, number, "answer_key", "give answer_key or reference_trajectory, not both"
+            )
+        )
+        return False
+    steps, problems = reference_from_answer_key(data.pop("answer_key"))
+    for path, message in problems.items():
+        errors.append(ImportLineError(label, number, path, message))
+    data["reference_trajectory"] = steps
+    return not problems
 
 
 def _parse(sources, errors: list[ImportLineError]) -> list[dict]:
@@ -96,6 +125,8 @@ def _parse(sources, errors: list[ImportLineError]) -> list[dict]:
                 continue
             if isinstance(data, dict):
                 data.pop("provenance", None)
+                if not _answer_key_apply(data, label, number, errors):
+                    continue
             try:
                 cleaned = example_data_clean(data, allow_key=True)
             except ExampleInvalid as exc:
@@ -161,6 +192,8 @@ def dataset_import_jsonl(
                     setattr(example, name, value)
             example.outcome_rubric = rubrics.get(cleaned["outcome_rubric"])
             result.keys.append(example.key)
+            if checks_only_outcome(cleaned):
+                result.outcome_only.append(example.key)
         GoldenExample.objects.bulk_create(created, batch_size=500)
         GoldenExample.objects.bulk_update(updated, IMPORTED_FIELDS, batch_size=500)
         traces_held_out_sync(example.source_trace_id for example in created + updated)

@@ -32,8 +32,7 @@ class Rubric(models.Model):
     # Online judging: new complete traces are judged at this sample rate.
     judge_new_traces = models.BooleanField(default=False)
     sample_rate = models.FloatField(default=0.05)
-    # Online judging of sessions (judges/session_online.py): a session gone quiet this long
-    # (empty: SESSION_IDLE_MINUTES) is judged whole, at the same sample rate.
+    # judges/session_online.py: a session quiet this long (empty: SESSION_IDLE_MINUTES) is judged.
     judge_idle_sessions = models.BooleanField(default=False)
     session_idle_minutes = models.PositiveIntegerField(
         null=True, blank=True, validators=[MinValueValidator(1)]
@@ -302,6 +301,7 @@ class RedFlag(models.Model):
         CONFIDENT_AFTER_FAILURE = "confident_after_failure", "Confident answer after a failed tool"
         MAX_STEPS = "max_steps_exceeded", "Step limit exceeded"
         JUDGE_INJECTION = "judge_injection", "Instructions aimed at the judge"
+        PREMATURE_STOP = "premature_stop", "Stopped before finishing"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
     # No database constraint: a key to a table partitioned by day must hold the day. Red flags

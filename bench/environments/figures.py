@@ -25,6 +25,7 @@ class Figures:
     successes: int
     auc: dict[str, tuple[float | None, int]] = field(default_factory=dict)
     flagged_successes: float = 0.0
+    flagged_failures: float = 0.0
     # failure kind -> (runs, reward 0, caught by the pass rule, caught by a red flag)
     failures: dict[str, tuple[int, int, int, int]] = field(default_factory=dict)
     # red-flag kind -> (runs it fired on, of which had an injected failure)
@@ -50,6 +51,9 @@ def figures_compute(trials) -> Figures:
     successes = [t for t in trials if t.run.reward]
     flagged = sum(1 for t in successes if t.metrics.get("red_flags"))
     figures.flagged_successes = flagged / len(successes) if successes else 0.0
+    failed = [t for t in trials if not t.run.reward]
+    flagged_failed = sum(1 for t in failed if t.metrics.get("red_flags"))
+    figures.flagged_failures = flagged_failed / len(failed) if failed else 0.0
     kinds = sorted({t.run.failure for t in trials if t.run.failure})
     for kind in kinds:
         rows = [t for t in trials if t.run.failure == kind]
@@ -82,7 +86,10 @@ def figures_text(figures: Figures, title: str) -> str:
     for name, (auc, n) in figures.auc.items():
         shown = "   n/a" if auc is None else f"{auc:6.3f}"
         lines.append(f"  {name:26} {shown}   (n={n})")
-    lines.append(f"red flags on successful runs: {figures.flagged_successes:.1%}")
+    lines.append(
+        f"red flags on successful runs: {figures.flagged_successes:.1%}; on failed runs "
+        f"{figures.flagged_failures:.1%}"
+    )
     lines.append("injected failures: runs, reward 0, failed by pass rule, caught by a red flag")
     for kind, (n, lost, failed, flagged) in figures.failures.items():
         lines.append(

@@ -18,6 +18,8 @@ from golden.evals.metrics import GATED_METRICS, HIGHER
 from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
 from golden.selectors import dataset_entries_visible, sees_held_out
+from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
+from judges.trajectory.matchers import AUTO as MATCHER_AUTO
 
 FIXED, LEARNED, AUTO = "fixed", "learned", "auto"
 # Float noise below this is not a drop.
@@ -185,6 +187,26 @@ def candidate_trials(candidate: EvalRun, user=None) -> dict:
     }
 
 
+def outcome_only_warnings(candidate: EvalRun, user=None) -> list[str]:
+    """Examples of the candidate's dataset whose reference its matcher checks no step of: the
+    gate then rests on their outcome alone. Keys a user may not see are counted, not named."""
+    matcher = (candidate.metrics or {}).get("matcher") or MATCHER_AUTO
+    entries = (
+        dataset_entries_visible(user, candidate.dataset_version)
+        if user is not None
+        else candidate.dataset_version.entries.all()
+    )
+    keys = sorted(
+        entry.example_key
+        for entry in entries.only("example_key", "content")
+        if checks_only_outcome(entry.content, matcher)
+    )
+    if not keys:
+        return []
+    shown = ", ".join(keys[:20]) + (" ..." if len(keys) > 20 else "")
+    return [f"{len(keys)} example(s) ({shown}): {outcome_only_note(matcher)}"]
+
+
 def gate_evaluate(
     baseline: EvalRun, candidate: EvalRun, config: GateConfig | None = None, user=None
 ) -> dict:
@@ -207,6 +229,7 @@ def gate_evaluate(
         warnings.append("The runs used different dataset versions; drops may be task changes.")
     if cand_metrics.get("missing_trials"):
         warnings.append(f"The candidate is missing {cand_metrics['missing_trials']} trial(s).")
+    warnings += outcome_only_warnings(candidate, user)
     decision = "block" if blocked_by else "pass"
     summary = (
         "Blocked: " + "; ".join(row["reason"] for row in rows if row["blocked"])

@@ -25,6 +25,7 @@ from judges.trajectory.attribution import (
 from judges.trajectory.effects import tool_catalogue_ensure, tool_definitions
 from judges.trajectory.matchers import AUTO, PathJudge
 from judges.trajectory.parameters import ParameterJudge
+from judges.trajectory.premature_stop import reference_premature_stop
 from judges.trajectory.redflag_store import red_flags_ensure
 from judges.trajectory.rules import golden_rules_check
 from judges.trajectory.scoring import trajectory_score
@@ -98,15 +99,17 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         span.component = span.component or span_component(span, by_id)
     steps = tool_steps_from_spans(spans)
     context = content.get("context") or trace.context
+    effects = trial_effects(trace, context or {}, steps)
+    reference = content.get("reference_trajectory") or []
     trajectory = trajectory_score(
-        content.get("reference_trajectory") or [],
+        reference,
         steps,
         task=content.get("task") or trace.task,
         context=context,
         matcher=options.matcher,
         path_judge=options.path_judge,
         parameter_judge=options.parameter_judge,
-        effects=trial_effects(trace, context or {}, steps),
+        effects=effects,
     )
     components = {s.span_id: s.component for s in spans}
     agents = {s.span_id: span_agent_component(s, by_id) for s in spans}
@@ -116,10 +119,9 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         (f.kind, f.span.span_id if f.span else "", f.detail, "trace")
         for f in red_flags_ensure(trace, spans)
     ]
-    found += [
-        (h.kind, h.span_id, h.detail, "golden")
-        for h in golden_rules_check(content.get("red_flags") or [], steps)
-    ]
+    golden_hits = golden_rules_check(content.get("red_flags") or [], steps)
+    golden_hits += reference_premature_stop(reference, steps, trace.final_answer, effects)
+    found += [(h.kind, h.span_id, h.detail, "golden") for h in golden_hits]
     for kind, span_id, detail, source in found:
         flag = merged.setdefault(
             (kind, span_id), {"kind": kind, "span_id": span_id, "detail": detail, "sources": []}

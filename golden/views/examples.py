@@ -7,6 +7,7 @@ from accounts.roles import ANNOTATOR, CURATOR, require_role
 from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
 from golden.collect import golden_example_confirm
+from golden.content import example_content
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
 from golden.models import AdversarialKind, GoldenExample
@@ -26,6 +27,7 @@ from golden.services import (
     held_out_draw,
     promotion_annotation,
 )
+from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
 from reviews.models import ReviewItem
 
 
@@ -58,7 +60,13 @@ def example_detail(request, pk: int):
     return render(
         request,
         "golden/example_detail.html",
-        {"example": example, "adversarial_label": AdversarialKind(example.adversarial_kind).label},
+        {
+            "example": example,
+            "adversarial_label": AdversarialKind(example.adversarial_kind).label,
+            "outcome_only_note": (
+                outcome_only_note() if checks_only_outcome(example_content(example)) else ""
+            ),
+        },
     )
 
 

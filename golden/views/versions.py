@@ -121,6 +121,8 @@ def dataset_import(request):
             messages.success(
                 request, f"Imported: {result.created} new, {result.updated} updated examples."
             )
+            for warning in result.warnings:
+                messages.warning(request, warning)
             if result.version:
                 return redirect("golden:version_detail", pk=result.version.pk)
             return redirect("golden:example_list")

@@ -15,7 +15,8 @@ from judges.guardrails.trajectory import (
     trajectory_parse,
 )
 from judges.models import RedFlag
-from judges.trajectory.redflags import FlagHit, FlagRules, flag_rules_build, red_flags_detect
+from judges.trajectory.flag_hit import FlagHit
+from judges.trajectory.redflags import FlagRules, flag_rules_build, red_flags_detect
 from judges.trajectory.steps import SpanFacts, TraceFacts, trace_spans
 from traces.models import Project, SpanKind, Trace
 

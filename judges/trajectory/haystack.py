@@ -4,8 +4,17 @@ far, searched blind to case, separators, how a date is written and how a number 
 from __future__ import annotations
 
 import re
+from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from judges.trajectory.derived import (
+    derived_from,
+    number_of,
+    shifted_days,
+    stated_day_shifts,
+    words_to_digits,
+)
 
 MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"]
 DAY_FORMS = (
@@ -78,9 +87,33 @@ class Haystack:
         if not text or text in self.added:
             return
         self.added.add(text)
+        # Numbers said in words are searched as digits too ("twenty-four" finds 24).
+        digits = words_to_digits(text)
+        if digits != text:
+            text = f"{text}\n{digits}"
         self.text += "\n" + text.lower()
         self.squashed += "|" + _squash(text)
         self.unparsed.append(text)
+
+    def derives(self, value: Any) -> bool:
+        """Whether `value` is a simple function of what was seen: a seen date moved by a shift
+        someone stated, or a seen number combined with another or changed in unit. Ids are
+        copied, not computed: the caller asks this only of values that are not ids."""
+        needle = str(value).strip()
+        days = set()
+        for year, month, day in _days(needle):
+            try:
+                days.add(date(year, month, day))
+            except ValueError:
+                continue
+        if days:
+            shifts = stated_day_shifts(self.text)
+            return any(moved in self for d in days for moved in shifted_days(d, shifts))
+        number = number_of(needle)
+        if number is None:
+            return False
+        self.has_number("0")
+        return number in self.numbers or derived_from(number, self.numbers)
 
     def has_number(self, needle: str) -> bool:
         # Numbers are read only when an argument is a number, which few are.

@@ -1,8 +1,13 @@
 """Parameter accuracy: deterministic equivalence first, an LLM rubric only when that cannot decide.
 
-Deterministic rules: the same moment as ISO date or unix time, numbers written as strings,
-case and whitespace (unless the tool definition in the context marks them case sensitive), and
-`<from_context>` and `<from_step_N_output>` resolved against the context and earlier outputs.
+Deterministic rules: the same moment as ISO date or unix time, numbers written as strings or
+of another type (5 and 5.0), case and whitespace (unless the tool definition in the context
+marks them case sensitive), and `<from_context>` and `<from_step_N_output>` resolved against the
+context and earlier outputs.
+
+A reference value may also be a spec of what is accepted: `{"optional": true}` (may be left
+out; any value when given), `{"any_of": [a, b]}` (either value, each a literal or a
+placeholder), or both (left out, or one of these).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from judges.trajectory.parameter_specs import parameter_spec
 from judges.trajectory.steps import leaf_values
 
 FROM_CONTEXT = "<from_context>"
@@ -30,6 +36,7 @@ UNIX_SECONDS = (1e9, 4.2e9)
 ParameterJudge = Callable[[str, Any, Any, str], float | None]
 UNREADABLE = "unreadable"
 UNDECIDED = "undecided"
+OPTIONAL = "optional"
 
 
 @dataclass(frozen=True)
@@ -262,7 +269,36 @@ def parameter_score(
     case_sensitive: bool = False,
     judge: ParameterJudge | None = None,
 ) -> ParamScore:
-    """Score one parameter 1.0 / 0.5 / 0.0; the judge is asked only when the rules cannot decide."""
+    """Score one parameter 1.0 / 0.5 / 0.0; the judge is asked only when the rules cannot decide.
+
+    Against a spec, an optional parameter left out (or sent as null) scores 1.0, and a given
+    value scores 1.0 when a rule equates it with one of the accepted values, else 0.0."""
+    spec = parameter_spec(expected)
+    if spec is not None:
+        if not present or actual is None:
+            score = 1.0 if spec.optional else 0.0
+            return ParamScore(name, score, OPTIONAL if spec.optional else "missing", expected)
+        if not spec.alternatives:
+            return ParamScore(name, 1.0, OPTIONAL, expected, actual)
+        # The list is closed: each value is compared by the rules, never by a judge's sense of
+        # meaning, so a value no rule equates with one of them is not accepted.
+        tried = [
+            parameter_score(
+                name,
+                alternative,
+                actual,
+                task=task,
+                context=context,
+                step_outputs=step_outputs,
+                output_fields=output_fields,
+                case_sensitive=case_sensitive,
+            )
+            for alternative in spec.alternatives
+        ]
+        best = max(tried, key=lambda p: p.score if p.method != UNDECIDED else 0.0)
+        if best.method == UNDECIDED:
+            return ParamScore(name, 0.0, "deterministic", expected, actual)
+        return ParamScore(name, best.score, best.method, expected, actual)
     if not present:
         return ParamScore(name, 0.0, "missing", expected, None)
     if isinstance(expected, str) and (expected == FROM_CONTEXT or FROM_STEP.match(expected)):

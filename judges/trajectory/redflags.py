@@ -12,15 +12,18 @@ from django.conf import settings
 
 from judges.guardrails.models import GuardrailPolicy
 from judges.models import RedFlag
+from judges.trajectory.answers import answer_admits, answer_claims
 from judges.trajectory.conversation import (
     TOLD_ROLES,
     conversation_messages,
     message_texts,
     system_prompt_texts,
 )
-from judges.trajectory.effects import tool_definitions
+from judges.trajectory.effects import WRITE, tool_definitions, tool_effect_default
+from judges.trajectory.flag_hit import FlagHit
 from judges.trajectory.haystack import Haystack
 from judges.trajectory.policy_cache import project_policy_remembered
+from judges.trajectory.premature_stop import check_premature_stop
 from judges.trajectory.steps import (
     SpanFacts,
     ToolStep,
@@ -38,24 +41,7 @@ from traces.models import SpanKind, Trace
 Kind = RedFlag.Kind
 
 STOP_REASONS_MAX_STEPS = {"max_steps_exceeded", "max_steps", "max_turns", "max_iterations"}
-# Words that show the answer admits a problem instead of claiming success.
-HEDGES = re.compile(
-    r"\b(sorry|unable|couldn'?t|could not|can'?t|cannot|not able|failed|fail|unfortunately|"
-    r"error|try again|no results|not found|wasn'?t able|unavailable|don'?t have|did not|"
-    r"didn'?t|no matching|apolog\w*)\b",
-    re.IGNORECASE,
-)
 ID_KEY = re.compile(r"(^id$|_id$|Id$|_ids$|number$|_code$|_ref$|reference$|email$)", re.I)
-
-
-@dataclass(frozen=True)
-class FlagHit:
-    """A red flag before it is stored."""
-
-    kind: str
-    span_id: str
-    detail: str
-    span_pk: int | None = None
 
 
 @dataclass
@@ -134,6 +120,11 @@ def _looks_like_identifier(key: str, value: Any) -> bool:
     return False
 
 
+def _grounded(key: str, value: Any, seen: Haystack) -> bool:
+    # An id is copied from somewhere; other values may also be derived from what was seen.
+    return value in seen or (not ID_KEY.search(key or "") and seen.derives(value))
+
+
 def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts]):
     """An id-like argument found nowhere the agent could have read it before the call: the
     task, the context, the system prompt, every user turn so far, and earlier tool outputs."""
@@ -145,7 +136,7 @@ def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts])
     for span in spans:
         if span.kind == SpanKind.TOOL:
             for key, value in leaf_values(span.input):
-                if _looks_like_identifier(key, value) and value not in seen:
+                if _looks_like_identifier(key, value) and not _grounded(key, value, seen):
                     yield FlagHit(
                         Kind.HALLUCINATED_PARAMETER,
                         span.span_id,
@@ -162,10 +153,12 @@ def check_hallucinated_parameters(trace: TraceFacts, spans: Sequence[SpanFacts])
                 seen.add(text)
             read = messages
         else:
-            # Agent and retriever spans carry handed-down tasks and retrieved documents.
+            # Agent and retriever spans carry handed-down tasks and retrieved documents; the
+            # root's output is the final answer, what the agent said last, not what it read.
             if span.kind == SpanKind.AGENT:
                 seen.add(canonical_json(span.input))
-            seen.add(canonical_json(span.output))
+            if span.span_id != trace.root_span_id:
+                seen.add(canonical_json(span.output))
 
 
 def check_loops(steps: list[ToolStep], repeats: int):
@@ -214,12 +207,15 @@ def empty_means_failure(tool: str, definitions: dict[str, dict]) -> bool:
 
 
 def check_confident_after_failure(trace: TraceFacts, steps: list[ToolStep]):
-    """A failed or empty tool result, never recovered, followed by an answer that admits nothing.
+    """A failed or empty tool result never made up for, followed by an answer that claims what
+    the call was for (`answer_claims`) and admits nothing.
 
+    Made up for: a later call of the same tool that came back, or, for a lookup, a later
+    lookup that came back with one of its argument values (another way to the same record).
     An empty result counts only for tools that promise one (see `empty_means_failure`).
     """
     answer = (trace.final_answer or "").strip()
-    if not answer or HEDGES.search(answer):
+    if not answer or answer_admits(answer):
         return
     definitions = tool_definitions(trace.context)
 
@@ -228,20 +224,31 @@ def check_confident_after_failure(trace: TraceFacts, steps: list[ToolStep]):
             return True
         return is_empty_result(step.output) and empty_means_failure(step.tool, definitions)
 
+    def writes(step: ToolStep) -> bool:
+        return tool_effect_default(step.tool, definitions.get(step.tool)) == WRITE
+
     for index, step in enumerate(steps):
         if not fell_short(step):
             continue
-        recovered = any(
-            later.tool == step.tool and not fell_short(later) for later in steps[index + 1 :]
+        later = [s for s in steps[index + 1 :] if not fell_short(s)]
+        if any(s.tool == step.tool for s in later):
+            continue
+        if not writes(step) and any(not writes(s) and _shares_value(step, s) for s in later):
+            continue
+        if not answer_claims(answer, step, writes(step)):
+            continue
+        what = "failed" if step.failed else "returned nothing"
+        yield FlagHit(
+            Kind.CONFIDENT_AFTER_FAILURE,
+            step.span_id,
+            f"{step.tool} {what}, yet the final answer states its result without caveat.",
+            step.span_pk,
         )
-        if not recovered:
-            what = "failed" if step.failed else "returned nothing"
-            yield FlagHit(
-                Kind.CONFIDENT_AFTER_FAILURE,
-                step.span_id,
-                f"{step.tool} {what}, yet the final answer states a result without caveat.",
-                step.span_pk,
-            )
+
+
+def _shares_value(first: ToolStep, second: ToolStep) -> bool:
+    values = {canonical_json(v) for _k, v in leaf_values(first.inputs) if not isinstance(v, bool)}
+    return any(canonical_json(v) in values for _k, v in leaf_values(second.inputs))
 
 
 def check_max_steps(
@@ -337,6 +344,7 @@ def red_flags_detect(
         Kind.CONFIDENT_AFTER_FAILURE: lambda: check_confident_after_failure(trace, steps),
         Kind.MAX_STEPS: lambda: check_max_steps(trace, spans, steps, rules.max_steps),
         Kind.JUDGE_INJECTION: lambda: check_judge_injection(trace, spans),
+        Kind.PREMATURE_STOP: lambda: check_premature_stop(trace, spans, steps),
     }
     hits: list[FlagHit] = []
     for kind, check in checks.items():

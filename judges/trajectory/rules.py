@@ -29,8 +29,8 @@ from __future__ import annotations
 from typing import Any
 
 from judges.models import RedFlag
+from judges.trajectory.flag_hit import FlagHit
 from judges.trajectory.parameters import values_equivalent
-from judges.trajectory.redflags import FlagHit
 from judges.trajectory.steps import ToolStep, leaf_values
 
 # Each rule's keys and their types, and the RedFlag kind it reports as, so golden and generic

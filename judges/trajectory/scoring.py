@@ -128,10 +128,55 @@ def arguments_match(params: list) -> bool:
 def matcher_for(matcher: str, reference: list[dict]) -> str:
     """`auto` is the state matcher whenever there is a reference: what a run changed decides,
     and a reference that only reads says nothing may change. Without a reference, in_order
-    (which then has nothing to miss)."""
+    (which then has nothing to miss). Unlike a chosen `state`, `auto` also checks the reads the
+    outcome depends on (`reference_counted_reads`)."""
     if matcher != AUTO:
         return matcher
     return STATE if reference else IN_ORDER
+
+
+def optional_steps(reference: list[dict]) -> set[int]:
+    """Reference indexes a run may leave out (`"optional": true`)."""
+    return {i for i, step in enumerate(reference) if step.get("optional") is True}
+
+
+def reference_counted_reads(reference: list[dict], effects: dict[str, str] | None) -> list[int]:
+    """The reference reads the default matcher checks, arguments included.
+
+    When the reference writes nothing, its reads are what the answer is drawn from: all count.
+    Otherwise only the reads a write takes its output from or must come after (and what those
+    depend on in turn) count; other lookups are one way among many to the same writes. An
+    optional step never counts."""
+    writes = [i for i, s in enumerate(reference) if _effect(effects, s.get("tool", "")) == WRITE]
+    optional = optional_steps(reference)
+    reads = [i for i in range(len(reference)) if i not in writes and i not in optional]
+    if not writes:
+        return reads
+    depends = reference_dependencies(reference)
+    needed: set[int] = set()
+    frontier = list(writes)
+    while frontier:
+        for dependency in depends.get(frontier.pop(), []):
+            if dependency not in needed:
+                needed.add(dependency)
+                frontier.append(dependency)
+    return [i for i in reads if i in needed]
+
+
+def reference_checked_steps(
+    reference: list[dict], effects: dict[str, str] | None, matcher: str = AUTO
+) -> list[int]:
+    """The reference steps `matcher` holds a run to; empty means only the outcome is checked."""
+    optional = optional_steps(reference)
+    if matcher in (AUTO, STATE):
+        writes = [
+            i
+            for i, s in enumerate(reference)
+            if _effect(effects, s.get("tool", "")) == WRITE and i not in optional
+        ]
+        reads = reference_counted_reads(reference, effects) if matcher == AUTO else []
+        return sorted(writes + reads)
+    return [i for i in range(len(reference)) if i not in optional]
 
 
 @dataclass
@@ -178,6 +223,10 @@ class _Scorer:
             self.cache[key] = self.params(ref_index, act_index, self.tool_outputs_before(act_index))
         return self.cache[key]
 
+    def similarity(self, ref_index: int, act_index: int) -> float:
+        """How alike a call's arguments are to a reference step's, for pairing repeated calls."""
+        return mean_score(self.state_params(ref_index, act_index))
+
 
 def trajectory_score(
     reference: list[dict],
@@ -198,8 +247,10 @@ def trajectory_score(
     """
     all_calls = actual
     actual = last_attempts(all_calls)
+    counts_reads = matcher == AUTO
     matcher = matcher_for(matcher, reference)
     scorer = _Scorer(reference, actual, task, context, parameter_judge, effects)
+    optional = optional_steps(reference)
     if matcher == STATE:
         ref_writes = [
             i for i, s in enumerate(reference) if _effect(effects, s.get("tool", "")) == WRITE
@@ -207,19 +258,34 @@ def trajectory_score(
         act_writes = [
             i for i, s in enumerate(actual) if _effect(effects, s.tool) == WRITE and not s.failed
         ]
+        ref_reads = reference_counted_reads(reference, effects) if counts_reads else []
+        act_reads = [
+            i for i, s in enumerate(actual) if i not in act_writes and not s.failed
+        ] if ref_reads else []  # fmt: skip
         match = match_state(
             [s.get("tool", "") for s in reference],
             [s.tool for s in actual],
             (ref_writes, act_writes),
             lambda r, a: arguments_match(scorer.state_params(r, a)),
             reference_dependencies(reference),
+            similarity=scorer.similarity,
+            read_indexes=(ref_reads, act_reads),
+            optional=optional,
         )
         param_of = {a: scorer.state_params(r, a) for r, a in match.pairs}
-        # A reference write the agent never made has no right parameter.
-        missing = len(ref_writes) - len(match.pairs)
+        # A counted reference step the agent never made has no right parameter.
+        counted = [r for r in ref_writes + ref_reads if r not in optional]
+        missing = len(counted) - len([p for p in match.pairs if p[0] not in optional])
     else:
         actual_dicts = [{"tool": s.tool, "inputs": s.inputs} for s in actual]
-        match = trajectory_match(matcher, reference, actual_dicts, task=task, path_judge=path_judge)
+        match = trajectory_match(
+            matcher,
+            reference,
+            actual_dicts,
+            task=task,
+            path_judge=path_judge,
+            similarity=scorer.similarity,
+        )
         param_of = {}
         for r, a in match.pairs:
             earlier = {
@@ -230,18 +296,19 @@ def trajectory_score(
     aligned = {act: ref for ref, act in match.pairs}
     shown = dict(aligned)
     if matcher == STATE:
-        # Reads are shown against the reference's reads, in order, but do not score.
-        ref_reads = [i for i, s in enumerate(reference) if i not in ref_writes]
-        act_reads = [i for i, s in enumerate(actual) if i not in act_writes]
+        # Reads not counted are shown against the reference's other reads, in order.
+        shown_refs = [i for i in range(len(reference)) if i not in ref_writes + ref_reads]
+        shown_acts = [i for i in range(len(actual)) if i not in act_writes and i not in aligned]
         read_pairs = match_in_order(
-            [reference[i].get("tool", "") for i in ref_reads], [actual[i].tool for i in act_reads]
+            [reference[i].get("tool", "") for i in shown_refs],
+            [actual[i].tool for i in shown_acts],
         ).pairs
-        shown.update({act_reads[a]: ref_reads[r] for r, a in read_pairs})
+        shown.update({shown_acts[a]: shown_refs[r] for r, a in read_pairs})
     step_scores: list[StepScore] = []
     pair_scores: list[float] = []
     for act_index, step in enumerate(actual):
         ref_index = aligned.get(act_index)
-        counted = matcher != STATE or _effect(effects, step.tool) == WRITE
+        counted = matcher != STATE or _effect(effects, step.tool) == WRITE or ref_index is not None
         if ref_index is None:
             seen_as = shown.get(act_index)
             number = _step_number(reference, seen_as) if seen_as is not None else None

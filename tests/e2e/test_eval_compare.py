@@ -39,9 +39,9 @@ def test_compare_two_runs_and_open_the_worse_trace(new_page, annotator):
     first = page.locator("table.compare-tasks tbody tr").first
     assert first.get_attribute("data-key") == "cancel-recent-order"
     assert "worse" in first.inner_text()
-    # overall parameter accuracy fell from 1.000 to (0 + 1 + 1) / 3: the wrong write is all
-    # that counts on the cancellation task, the lookup is a read
-    assert "-0.333" in page.locator("#metric-parameter_accuracy").inner_text()
+    # overall parameter accuracy fell from 1.000 to (0.5 + 1 + 1) / 3: on the cancellation
+    # task the wrong write counts 0 and the lookup its id comes from 1
+    assert "-0.167" in page.locator("#metric-parameter_accuracy").inner_text()
     # and one click opens the candidate's trace of that task
     trace_id = cand.trials.get(entry__example_key="cancel-recent-order").trace_id
     first.locator("td").last.locator("a").first.click()

@@ -64,9 +64,9 @@ def test_hallucinating_agent_loses_parameter_accuracy_but_not_outcome():
     # then
     overall, task = metrics["overall"], metrics["per_task"]["cancel-recent-order"]
     assert overall["outcome_score"] == 1.0 and overall["tool_selection_accuracy"] == 1.0
-    # the state matcher scores the write (cancel_order) only: its made-up id scores 0
-    assert overall["parameter_accuracy"] == pytest.approx((0.0 * 2 + 1.0 * 4) / 6)
-    assert task["parameter_accuracy"] == 0.0 and task["passed"] == 0
+    # the default scores the write and the lookup its id comes from: the made-up id scores 0
+    assert overall["parameter_accuracy"] == pytest.approx((0.5 * 2 + 1.0 * 4) / 6)
+    assert task["parameter_accuracy"] == 0.5 and task["passed"] == 0
     assert task["pass_at_k"] == 0.0 and overall["pass_hat_k"] == pytest.approx(2 / 3)
     # the stored trace flag and the golden rule both name the cancel span: one flag a trial
     assert overall["red_flags"] == {"hallucinated_parameter": 2}
@@ -82,9 +82,10 @@ def test_hallucinating_agent_loses_parameter_accuracy_but_not_outcome():
     assert metrics["components"][0]["component"] == "tool:cancel_order"
     assert metrics["components"][0]["accuracy"] == 0.0
     agent = rows["agent:support-agent"]
-    # only writes bear on correctness: 6 writes scored, the 2 made-up cancels wrong
-    assert agent["role"] == "orchestrator" and agent["scored_steps"] == 6
-    assert agent["accuracy"] == pytest.approx(4 / 6)
+    # writes and the lookups they take ids from bear on correctness: 6 of each scored, the 2
+    # made-up cancels wrong
+    assert agent["role"] == "orchestrator" and agent["scored_steps"] == 12
+    assert agent["accuracy"] == pytest.approx(10 / 12)
 
 
 def test_missing_trials_count_as_failures_and_foreign_traces_are_ignored():
@@ -131,8 +132,8 @@ def test_undecided_parameter_goes_to_the_injected_judge():
     metrics = eval_run_score(run, ScoringOptions(parameter_judge=judge))
     # then only the free-text parameter reached the judge, and its 0.5 counts
     assert asked == [("reason", "placed by mistake", "customer ordered it by accident")]
-    # (the lookup is a read: only the cancel's two parameters count)
-    assert metrics["overall"]["parameter_accuracy"] == pytest.approx(0.75)
+    # (the lookup the cancel takes its id from counts 1.0, the cancel's two parameters 0.75)
+    assert metrics["overall"]["parameter_accuracy"] == pytest.approx((1.0 + 0.75) / 2)
 
 
 def test_traces_without_a_trial_number_take_the_next_free_one_and_keep_it():

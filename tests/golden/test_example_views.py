@@ -138,3 +138,27 @@ def test_the_list_page_query_count_does_not_grow_with_rows(
         example(task=f"Book flight {n}", created_by=curator)
     with django_assert_max_num_queries(len(few.captured_queries)):
         client.get(reverse("golden:example_list"))
+
+
+def test_the_form_saves_optional_and_alternative_inputs_and_refuses_a_broken_spec(client, curator):
+    client.force_login(curator)
+    specs = [
+        {
+            **STEPS[0],
+            "inputs": {"origin": {"any_of": ["LIS", "Lisbon"]}, "cabin": {"optional": True}},
+            "optional": True,
+        }
+    ]
+    saved = client.post(
+        reverse("golden:example_create"), _form(reference_trajectory=json.dumps(specs))
+    )
+    assert saved.status_code == 302
+    assert GoldenExample.objects.get().reference_trajectory == specs
+    broken = [{**STEPS[0], "inputs": {"origin": {"any_of": "LIS"}}}]
+    refused = client.post(
+        reverse("golden:example_create"), _form(reference_trajectory=json.dumps(broken))
+    )
+    assert refused.status_code == 400
+    assert (
+        "[0].inputs.origin: &#x27;any_of&#x27; must be a non-empty list" in refused.content.decode()
+    )

@@ -96,8 +96,9 @@ def test_gate_blocks_correct_by_accident_agent(curator, api_client_for, settings
     base, cand = runs["ci-812-base"]["metrics"], runs["ci-814-cand"]["metrics"]
     assert base["outcome_score"] == cand["outcome_score"] == 1.0
     assert base["parameter_accuracy"] == 1.0
-    # only the write counts under the state matcher: the cancel task scores 0, the others 1
-    assert cand["parameter_accuracy"] == pytest.approx(2 / 3)
+    # the default counts the write and the lookup its id comes from: the cancel task scores
+    # (1 + 0) / 2, the others 1
+    assert cand["parameter_accuracy"] == pytest.approx((0.5 + 1 + 1) / 3)
 
     database = database_url_for_worker()
     # an unchanged agent passes the gate, exit code 0
@@ -111,6 +112,6 @@ def test_gate_blocks_correct_by_accident_agent(curator, api_client_for, settings
     rows = {row["metric"]: row for row in report["metrics"]}
     assert rows["outcome_score"]["blocked"] is False
     assert rows["outcome_score"]["baseline"] == rows["outcome_score"]["candidate"]
-    assert rows["parameter_accuracy"]["relative_drop"] == pytest.approx(1 / 3)
+    assert rows["parameter_accuracy"]["relative_drop"] == pytest.approx(1 / 6)
     assert '<testcase classname="evalsite.gate" name="parameter_accuracy"><failure' in junit
     assert "parameter_accuracy dropped" in blocked.stderr

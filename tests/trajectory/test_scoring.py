@@ -56,11 +56,14 @@ def test_hallucinated_order_id_lowers_parameter_accuracy_not_tool_selection():
     # when
     in_order = trajectory_score(REFERENCE, actual, context=CONTEXT, matcher="in_order")
     state = trajectory_score(REFERENCE, actual, context=CONTEXT)
-    # then both lookups and writes count in order; only the write counts for the state
+    # then both lookups and writes count in order; the default counts the write and the
+    # lookup the write takes its id from
     assert in_order.tool_selection_accuracy == 1.0
     assert in_order.parameter_accuracy == pytest.approx(0.5)
     assert state.matcher == "state" and not state.matched
-    assert state.tool_selection_accuracy == 1.0 and state.parameter_accuracy == 0.0
+    assert state.tool_selection_accuracy == 1.0 and state.parameter_accuracy == 0.5
+    writes_only = trajectory_score(REFERENCE, actual, context=CONTEXT, matcher="state")
+    assert writes_only.parameter_accuracy == 0.0
     assert [s.parameter_accuracy for s in in_order.steps] == [1.0, 0.0]
     assert in_order.steps[1].span_id == "s2" and in_order.steps[1].reference_step == 2
 

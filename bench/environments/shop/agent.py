@@ -203,6 +203,7 @@ def _steps_for(db, task: Task, failure: str, rng: random.Random, notes: list[str
         index = steps.index(write)
         steps = steps[:index] + [Step(write.tool, _reformatted(write.args))] + steps[index + 1 :]
         notes.append("reformatted_argument")
+    steps = [_optional_variation(step, rng, notes) for step in steps]
     if failure == "extra_write":
         steps = _extra_write(db, task, steps, rng)
     elif failure == "wrong_argument":
@@ -223,6 +224,22 @@ def _steps_for(db, task: Task, failure: str, rng: random.Random, notes: list[str
         writes = [s for s in steps if s.write]
         steps = [s for s in steps if not s.write] + writes[::-1]
     return steps
+
+
+NOTIFYING = ("update_shipping_address", "schedule_delivery")
+ALIASES = {canonical: alias for alias, canonical in world.REASON_ALIASES.items()}
+
+
+def _optional_variation(step: Step, rng: random.Random, notes: list[str]) -> Step:
+    """What real correct calls do with a tool's leeway: another accepted name for a reason, or
+    an optional parameter given (left out otherwise)."""
+    if step.tool == "cancel_order" and rng.random() < 0.3:
+        notes.append("accepted_alternative")
+        return Step(step.tool, {**step.args, "reason": ALIASES[step.args["reason"]]})
+    if step.tool in NOTIFYING and rng.random() < 0.4:
+        notes.append("optional_parameter_given")
+        return Step(step.tool, {**step.args, "notify_customer": rng.random() < 0.5})
+    return step
 
 
 def _malformed(step: Step) -> dict | None:
@@ -272,6 +289,7 @@ def run_episode(task: Task, base_db: dict, trial: int, failure: str, seed: int) 
     for step in _steps_for(db, task, failure, rng, notes):
         errors.append(_act(db, convo, step, rng, notes, retry=failure != "giving_up"))
     if failure == "giving_up":
+        # Some agents that give up say so; others stop and claim the work is done.
         convo.say(
             rng.choice(
                 [
@@ -279,6 +297,7 @@ def run_episode(task: Task, base_db: dict, trial: int, failure: str, seed: int) 
                     "our support team by phone.",
                     "Unfortunately I can't make that change from here; a colleague will follow "
                     "up by e-mail.",
+                    "All sorted! You'll receive a confirmation e-mail shortly.",
                 ]
             )
         )

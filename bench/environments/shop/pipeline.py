@@ -18,7 +18,7 @@ from django.test import Client
 
 from accounts.models import ApiToken
 from accounts.roles import ANNOTATOR, CURATOR
-from bench.environments.shop import tools
+from bench.environments.shop import tools, world
 from bench.environments.shop.agent import Run
 from bench.environments.shop.export import otlp_request, transcript_payload
 from bench.environments.shop.tasks import Task
@@ -39,6 +39,18 @@ class Trial:
     passed: bool | None
 
 
+def _reference_inputs(step) -> dict:
+    """The plan's arguments as a curator would write them: the other accepted name of a
+    cancellation reason, and the optional confirmation flag, which may be left out."""
+    inputs = dict(step.args)
+    if step.tool == "cancel_order":
+        alias = next(a for a, c in world.REASON_ALIASES.items() if c == inputs["reason"])
+        inputs["reason"] = {"any_of": [inputs["reason"], alias]}
+    if step.tool in ("update_shipping_address", "schedule_delivery"):
+        inputs["notify_customer"] = {"optional": True}
+    return inputs
+
+
 def golden_example(task: Task) -> dict:
     """A task as a golden example: the plan as reference trajectory, the lookups it needs as
     `called_before` rules, and a made-up id declared blocking."""
@@ -47,11 +59,13 @@ def golden_example(task: Task) -> dict:
         row = {
             "step": number,
             "tool": step.tool,
-            "inputs": step.args,
+            "inputs": _reference_inputs(step),
             "acceptable_output_fields": [],
         }
         if step.after:
             row["after"] = step.after
+        if step.optional:
+            row["optional"] = True
         reference.append(row)
     red_flags, seen = [], set()
     for write in task.writes:

@@ -234,8 +234,14 @@ def _exchange(db, c, rng, logged_in):
 
 
 def _delivery_date(rng) -> tuple[str, str]:
-    month, day = rng.randint(4, 9), rng.randint(1, 28)
-    words = rng.choice([f"{MONTHS[month - 1]} {day}", f"the {day} of {MONTHS[month - 1]}"])
+    """A delivery day and how the customer says it: the day itself, or a shift from another
+    day ("the day after June 3", "a week after June 3"), which the agent must work out."""
+    month, day = rng.randint(4, 9), rng.randint(8, 28)
+    shift = rng.choice([0, 0, 1, 7])
+    said = day - shift
+    words = rng.choice([f"{MONTHS[month - 1]} {said}", f"the {said} of {MONTHS[month - 1]}"])
+    if shift:
+        words = f"{'the day' if shift == 1 else 'a week'} after {words}"
     return f"2026-{month:02d}-{day:02d}", words
 
 

@@ -8,7 +8,7 @@ import ast
 import copy
 import operator
 
-from bench.environments.shop.world import PRODUCTS, REASONS, variants_of
+from bench.environments.shop.world import PRODUCTS, REASON_ALIASES, REASONS, variants_of
 
 
 class ToolError(Exception):
@@ -115,6 +115,7 @@ def _pending(order: dict, action: str) -> None:
 
 def cancel_order(db: dict, order_id: str, reason: str) -> dict:
     order = _order(db, order_id)
+    reason = REASON_ALIASES.get(reason, reason)
     if reason not in REASONS:
         raise ToolError(f"Error: reason must be one of {', '.join(REASONS)}.")
     _pending(order, "cancel")
@@ -122,14 +123,16 @@ def cancel_order(db: dict, order_id: str, reason: str) -> dict:
     return {"order_id": order["order_id"], "status": "cancelled"}
 
 
-def update_shipping_address(db: dict, order_id: str, address: str) -> dict:
+def update_shipping_address(
+    db: dict, order_id: str, address: str, notify_customer: bool = True
+) -> dict:
     order = _order(db, order_id)
     _pending(order, "change its address")
     order["shipping_address"] = " ".join(str(address).split())
     return {"order_id": order["order_id"], "shipping_address": order["shipping_address"]}
 
 
-def schedule_delivery(db: dict, order_id: str, date: str) -> dict:
+def schedule_delivery(db: dict, order_id: str, date: str, notify_customer: bool = True) -> dict:
     order = _order(db, order_id)
     _pending(order, "schedule its delivery")
     text = str(date).strip()
@@ -241,7 +244,7 @@ TOOLS = {
             "effect": "write",
             "input_schema": {
                 "order_id": _param("string", ""),
-                "reason": _param("string", "|".join(REASONS)),
+                "reason": _param("string", "|".join([*REASONS, *REASON_ALIASES])),
             },
             "returns": "status",
         },
@@ -250,7 +253,11 @@ TOOLS = {
         update_shipping_address,
         {
             "effect": "write",
-            "input_schema": {"order_id": _param("string", ""), "address": _param("string", "")},
+            "input_schema": {
+                "order_id": _param("string", ""),
+                "address": _param("string", ""),
+                "notify_customer": _param("boolean", "optional; e-mail a confirmation"),
+            },
             "returns": "order",
         },
     ),
@@ -261,6 +268,7 @@ TOOLS = {
             "input_schema": {
                 "order_id": _param("string", ""),
                 "date": _param("string", "YYYY-MM-DD"),
+                "notify_customer": _param("boolean", "optional; e-mail a confirmation"),
             },
             "returns": "order",
         },

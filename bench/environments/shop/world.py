@@ -11,6 +11,9 @@ import random
 
 SHIPPING_FEE = 4.95
 REASONS = ("ordered_by_mistake", "no_longer_needed", "found_cheaper")
+# Other names the back office accepts for the same reason (an answer key's alternatives).
+REASON_ALIASES = {"mistake": "ordered_by_mistake", "not_needed": "no_longer_needed",
+                  "cheaper_elsewhere": "found_cheaper"}  # fmt: skip
 DAMAGE_CODE = "DMG-01"
 
 # (product name, sku stem, price, variants)
