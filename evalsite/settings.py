@@ -2,6 +2,7 @@
 
 import secrets
 from datetime import timedelta
+from ipaddress import ip_network
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
@@ -105,20 +106,32 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "overview"
 LOGOUT_REDIRECT_URL = "login"
-# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords an account, and
-# separately a client address, is locked for LOGIN_LOCKOUT_MINUTES; an admin unlocks it by
-# deleting its access attempts in the admin or with `manage.py axes_reset_username NAME`.
+# Login throttling (django-axes, accounts/login_lockout.py): after LOGIN_FAILURE_LIMIT wrong
+# passwords an account is locked for LOGIN_LOCKOUT_MINUTES; a client address only after
+# LOGIN_ADDRESS_FAILURE_LIMIT. An admin unlocks by deleting access attempts in the admin or
+# with `manage.py axes_reset_username NAME`. docs/lockouts.md says how this works behind a proxy.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "accounts.login_lockout.LoginLockoutHandler"
 AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "accounts.client_address.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-# Invalid API tokens from one client address: the same limit and lock, counted in the cache.
+# Proxies (addresses or networks) whose X-Forwarded-For names the client; none by default.
+TRUSTED_PROXIES = envlist("TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ip_network(_proxy, strict=False)
+    except ValueError as _error:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_error}") from None
+# The same invalid API token from one client address, this many times: 429 until the lockout
+# time has passed (accounts/token_failures.py). A token that verifies is never refused.
 API_TOKEN_FAILURE_LIMIT = envint("API_TOKEN_FAILURE_LIMIT", 20)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -335,6 +348,19 @@ LOGGING = {
 # and workers share: Redis at scale, files under VAR_DIR in embedded mode.
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    # Failure counts every web process must see (accounts/token_failures.py).
+    "throttle": (
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "throttle",
+        }
+        if REDIS_URL
+        else {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(VAR_DIR / "cache" / "throttle"),
+        }
+    ),
     "insights": (
         {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
         if REDIS_URL
@@ -344,6 +370,7 @@ CACHES = {
         }
     ),
 }
+THROTTLE_CACHE = "throttle"
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)
