@@ -2,12 +2,12 @@
 
 import secrets
 from datetime import timedelta
-from ipaddress import ip_network
 from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from core.env import envbool, envfloat, envint, envlist, envsecret, envstr
+from core.env import envbool, envfloat, envint, envlist, envnetworks, envsecret, envstr
+from evalsite.caches import caches_from_environment
 from evalsite.databases import databases_from_environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -124,12 +124,7 @@ AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 # Proxies (addresses or networks) whose X-Forwarded-For names the client; none by default.
-TRUSTED_PROXIES = envlist("TRUSTED_PROXIES", [])
-for _proxy in TRUSTED_PROXIES:
-    try:
-        ip_network(_proxy, strict=False)
-    except ValueError as _error:
-        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_error}") from None
+TRUSTED_PROXIES = envnetworks("TRUSTED_PROXIES")
 # The same invalid API token from one client address, this many times: 429 until the lockout
 # time has passed (accounts/token_failures.py). A token that verifies is never refused.
 API_TOKEN_FAILURE_LIMIT = envint("API_TOKEN_FAILURE_LIMIT", 20)
@@ -346,30 +341,7 @@ LOGGING = {
 # --- Insights and judge calibration ---------------------------------------------------------
 # The overview's aggregates are precomputed by a periodic task into a cache that web processes
 # and workers share: Redis at scale, files under VAR_DIR in embedded mode.
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    # Failure counts every web process must see (accounts/token_failures.py).
-    "throttle": (
-        {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "throttle",
-        }
-        if REDIS_URL
-        else {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(VAR_DIR / "cache" / "throttle"),
-        }
-    ),
-    "insights": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-        if REDIS_URL
-        else {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(VAR_DIR / "cache" / "insights"),
-        }
-    ),
-}
+CACHES = caches_from_environment(REDIS_URL, VAR_DIR)
 THROTTLE_CACHE = "throttle"
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
 
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
-from traces.models import Trace
+from traces.models import Span, Trace
 
 RUN_TAG = "evalsite.eval_run"
 EXAMPLE_TAG = "evalsite.example_key"
@@ -30,6 +30,20 @@ def trace_eval_tags(trace: Trace) -> dict:
             if tag in source and tag not in tags:
                 tags[tag] = source[tag]
     return tags
+
+
+def traces_tagged(tag: str, values: list) -> Q:
+    """Traces carrying `tag` with one of these values: in their context, attributes, OTLP
+    resource, or on a span (where trace_eval_tags reads tags, and any span besides)."""
+    if not values:
+        return Q(pk__in=[])
+    spans = Span.objects.filter(trace=OuterRef("pk"), **{f"attributes__{tag}__in": values})
+    return (
+        Q(**{f"context__{tag}__in": values})
+        | Q(**{f"attributes__{tag}__in": values})
+        | Q(**{f"attributes__resource__{tag}__in": values})
+        | Q(Exists(spans))
+    )
 
 
 def _run_values(run: EvalRun) -> list:

@@ -15,7 +15,6 @@ from golden.selectors import (
     golden_example_list,
     golden_task_types,
     promotable_review_items,
-    sees_held_out,
 )
 from golden.services import (
     NearDuplicateFound,
@@ -27,6 +26,7 @@ from golden.services import (
     promotion_annotation,
 )
 from reviews.models import ReviewItem
+from traces.selectors import sees_held_out
 
 
 @require_role(ANNOTATOR)
