@@ -1,5 +1,7 @@
 """One JSON error shape for every API endpoint: {"error": {"code", "message", "fields"}}."""
 
+from functools import cache
+
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
@@ -62,7 +64,18 @@ def is_outage(exc: BaseException | None) -> bool:
     was wrong: a connection refused, closed or lost, a server shutting down, a pool timeout.
     Errors about the data itself (integrity, a bad value) are not outages."""
     # DataError, IntegrityError and ProgrammingError are the request's or the code's fault.
-    return isinstance(exc, (OperationalError, InterfaceError, *publish_errors()))
+    return isinstance(exc, (*_database_outage_errors(), *publish_errors()))
+
+
+@cache
+def _database_outage_errors() -> tuple[type[Exception], ...]:
+    """Django's, and psycopg's own: COPY (the `rows.py` modules) runs on the raw driver
+    cursor, whose errors Django does not wrap."""
+    try:
+        import psycopg
+    except ImportError:  # SQLite-only installs
+        return (OperationalError, InterfaceError)
+    return (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
 
 
 def outage_headers() -> dict:

@@ -2,6 +2,7 @@
 exporters and clients retry; ingest is idempotent, so a retry of a request that had in fact
 committed gets the ordinary success and stores nothing twice."""
 
+import psycopg
 import pytest
 from django.db import InterfaceError, OperationalError
 from django.test import Client
@@ -35,8 +36,9 @@ def _assert_retry_later(answer):
         OperationalError("connection to server at 127.0.0.1 failed"),
         InterfaceError("connection already closed"),
         RedisConnectionError("Error 111 connecting to 127.0.0.1:6379"),
+        psycopg.OperationalError("consuming input failed: server closed the connection"),
     ],
-    ids=["database", "closed connection", "redis"],
+    ids=["database", "closed connection", "redis", "COPY on the driver's cursor"],
 )
 def test_otlp_ingest_during_an_outage_is_a_json_503(api_client_for, annotator, monkeypatch, error):
     monkeypatch.setattr(traces.api, "ingest_otlp", _raise(error))
