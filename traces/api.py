@@ -256,7 +256,8 @@ class OtlpTraceExportApi(APIView):
         responses={
             (200, otlp.PROTOBUF): OpenApiResponse(
                 bytes,
-                description="ExportTraceServiceResponse; partial_success warns of re-sent spans.",
+                description="ExportTraceServiceResponse; partial_success names the spans "
+                "not stored (invalid ids, no name) and warns of re-sent spans.",
             ),
             (200, otlp.JSON): bytes,
             **ERROR_RESPONSES,
@@ -271,6 +272,6 @@ class OtlpTraceExportApi(APIView):
             content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
             project_slug=request.META.get(PROJECT_HEADER) or None,
         )
-        body = otlp.otlp_response_body(content_type, result.rejected_count, result.warning)
+        body = otlp.otlp_response_body(content_type, result.refused_count, result.warning)
         media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
         return HttpResponse(body, content_type=media, status=200)
