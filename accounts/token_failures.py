@@ -1,5 +1,5 @@
 """Invalid API tokens, counted per (client address, presented token prefix) for
-AXES_COOLOFF_TIME in the cache every web process shares (settings.THROTTLE_CACHE).
+AXES_COOLOFF_TIME in the cache every web process shares (settings.SHARED_CACHE).
 
 Counting by the presented prefix too means one agent sending a revoked token is slowed down
 without touching anyone else behind the same address (a proxy, a Collector); a token that
@@ -30,7 +30,7 @@ def lockout_seconds() -> int:
 
 def token_failure_add(address: str, presented: str) -> int:
     """Count one failure of this token at this address; returns the count so far."""
-    cache, key = caches[settings.THROTTLE_CACHE], _key(address, presented)
+    cache, key = caches[settings.SHARED_CACHE], _key(address, presented)
     if cache.add(key, 1, timeout=lockout_seconds()):
         return 1
     try:

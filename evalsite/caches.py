@@ -20,8 +20,9 @@ def _shared(redis_url: str, var_dir: Path, name: str) -> dict:
 def caches_from_environment(redis_url: str, var_dir: Path) -> dict:
     return {
         "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-        # Failure counts every web process must see (accounts/token_failures.py).
-        "throttle": _shared(redis_url, var_dir, "throttle"),
+        # What every process must see alike: failure counts (accounts/token_failures.py) and
+        # leases on provider requests (judges/request_leases.py).
+        "shared": _shared(redis_url, var_dir, "shared"),
         # The overview's aggregates, precomputed by a periodic task (insights/).
         "insights": _shared(redis_url, var_dir, "insights"),
     }

@@ -342,7 +342,7 @@ LOGGING = {
 # The overview's aggregates are precomputed by a periodic task into a cache that web processes
 # and workers share: Redis at scale, files under VAR_DIR in embedded mode.
 CACHES = caches_from_environment(REDIS_URL, VAR_DIR)
-THROTTLE_CACHE = "throttle"
+SHARED_CACHE = "shared"
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)

@@ -66,7 +66,7 @@ def test_failures_are_counted_in_the_shared_cache_not_in_one_process(settings):
 def test_the_shared_cache_is_redis_when_redis_is_configured(settings):
     if not settings.REDIS_URL:
         pytest.skip("runs where REDIS_URL is set")
-    assert "Redis" in type(caches[settings.THROTTLE_CACHE]).__name__
+    assert "Redis" in type(caches[settings.SHARED_CACHE]).__name__
 
 
 def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_count(settings):
