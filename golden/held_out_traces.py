@@ -17,30 +17,22 @@ from collections.abc import Iterable
 
 from django.db.models import BooleanField, Case, Exists, OuterRef, Q, Value, When
 
-from golden.evals.tags import EXAMPLE_TAG, traces_tagged
+from golden.evals.tags import EXAMPLE_TAG, traces_tagged, traces_with_span_tagged
 from golden.models import GoldenExample
 from traces.models import Trace
 from traces.session_totals import sessions_totals_recount
 
 
-def _held_out_tasks() -> tuple[list[str], list[str]]:
-    """Keys and task texts of the held-out examples."""
-    rows = GoldenExample.objects.filter(held_out=True).values_list("key", "task")
-    keys, tasks = [], []
-    for key, task in rows:
-        keys.append(key)
-        if task.strip():
-            tasks.append(task)
-    return keys, tasks
-
-
-def _held_out_condition(keys: list[str], tasks: list[str]) -> Q:
-    condition = Q(Exists(GoldenExample.objects.filter(source_trace=OuterRef("pk"), held_out=True)))
-    if keys:
-        condition |= traces_tagged(EXAMPLE_TAG, keys)
-    if tasks:
-        condition |= Q(task__in=tasks)
-    return condition
+def _held_out_condition(keys: list[str]) -> Q:
+    """The predicate, as SQL against the held-out examples: only their keys are read, for
+    the spans' tags (ingest asks it on every request)."""
+    held = GoldenExample.objects.filter(held_out=True)
+    return (
+        Q(Exists(held.filter(source_trace=OuterRef("pk"))))
+        | Q(Exists(held.filter(task=OuterRef("task")).exclude(task="")))
+        | traces_tagged(EXAMPLE_TAG, held.values("key"))
+        | traces_with_span_tagged(EXAMPLE_TAG, keys)
+    )
 
 
 def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
@@ -49,18 +41,18 @@ def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
     ids = {pk for pk in trace_ids if pk is not None}
     if not ids:
         return
-    keys, tasks = _held_out_tasks()
-    traces = Trace.objects.filter(pk__in=ids)
-    if not keys:
-        # No held-out example: nothing is held out, and usually nothing was (one query).
-        traces = traces.filter(held_out=True)
-    rows = traces.annotate(
-        should=Case(
-            When(_held_out_condition(keys, tasks), then=Value(True)),
-            default=Value(False),
-            output_field=BooleanField(),
+    keys = list(GoldenExample.objects.filter(held_out=True).values_list("key", flat=True))
+    rows = (
+        Trace.objects.filter(pk__in=ids)
+        .annotate(
+            should=Case(
+                When(_held_out_condition(keys), then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
         )
-    ).values_list("pk", "held_out", "should", "session_id")
+        .values_list("pk", "held_out", "should", "session_id")
+    )
     changed = [(pk, should, session) for pk, held, should, session in rows if held != should]
     for flag in (True, False):
         moved = [pk for pk, should, _ in changed if should is flag]
@@ -71,17 +63,19 @@ def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
 
 def example_traces(examples: Iterable[GoldenExample]) -> list[int]:
     """Traces whose flag a write of these examples can move, read before the write: their
-    source traces, traces tagged with their keys or asking their tasks, and every trace held
-    out now (an example whose task or key changed releases the ones that matched before)."""
+    source traces, every trace held out now (an example released, or whose task or key
+    changed, releases the ones it held), and the traces a held-out one holds by key or task."""
     sources, keys, tasks = set(), set(), set()
     for example in examples:
         if example.source_trace_id is not None:
             sources.add(example.source_trace_id)
-        keys.add(example.key)
-        if example.task.strip():
-            tasks.add(example.task)
-    if not (sources or keys):
-        return []
-    matching = Q(pk__in=sources) | Q(held_out=True) | Q(task__in=tasks)
-    matching |= traces_tagged(EXAMPLE_TAG, sorted(keys))
+        if example.held_out:
+            keys.add(example.key)
+            if example.task.strip():
+                tasks.add(example.task)
+    matching = Q(pk__in=sources) | Q(held_out=True)
+    if keys:
+        tagged = sorted(keys)
+        matching |= Q(task__in=tasks) | traces_tagged(EXAMPLE_TAG, tagged)
+        matching |= traces_with_span_tagged(EXAMPLE_TAG, tagged)
     return list(Trace.objects.filter(matching).values_list("pk", flat=True))

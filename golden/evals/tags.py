@@ -6,6 +6,8 @@ from collections import defaultdict
 
 from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.lookups import In
 
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
 from traces.models import Span, Trace
@@ -32,18 +34,26 @@ def trace_eval_tags(trace: Trace) -> dict:
     return tags
 
 
-def traces_tagged(tag: str, values: list) -> Q:
-    """Traces carrying `tag` with one of these values: in their context, attributes, OTLP
-    resource, or on a span (where trace_eval_tags reads tags, and any span besides)."""
+def traces_tagged(tag: str, values) -> Q:
+    """Traces carrying `tag` with one of these values, compared as text: in their context,
+    attributes or OTLP resource (`values` a list, or a queryset of one text column), or on a
+    span (where trace_eval_tags reads tags, and any span besides; `span_values` a list, as span
+    attributes are JSON text: traces.models.Span)."""
+    if isinstance(values, list | tuple | set):
+        values = [str(value) for value in values]
+        if not values:
+            return Q(pk__in=[])
+    return Q(In(KeyTextTransform(tag, "context"), values)) | Q(
+        In(KeyTextTransform(tag, KeyTransform("resource", "attributes")), values)
+    )
+
+
+def traces_with_span_tagged(tag: str, values: list) -> Q:
+    """Traces with a span whose attributes carry `tag` with one of these values."""
     if not values:
         return Q(pk__in=[])
-    spans = Span.objects.filter(trace=OuterRef("pk"), **{f"attributes__{tag}__in": values})
-    return (
-        Q(**{f"context__{tag}__in": values})
-        | Q(**{f"attributes__{tag}__in": values})
-        | Q(**{f"attributes__resource__{tag}__in": values})
-        | Q(Exists(spans))
-    )
+    spans = Span.objects.filter(trace=OuterRef("pk"), **{f"attributes__{tag}__in": list(values)})
+    return Q(Exists(spans))
 
 
 def _run_values(run: EvalRun) -> list:
