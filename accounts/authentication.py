@@ -3,13 +3,13 @@ import threading
 import time
 from dataclasses import dataclass
 
-from django.conf import settings
-from django.core.cache import cache
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
+from accounts.client_address import client_address
 from accounts.models import ApiToken, hash_token
 from accounts.roles import user_roles
+from accounts.token_failures import lockout_seconds, token_failure_add, token_failures_over_limit
 
 # Tokens remembered per process, at most this many (agents in a loop reuse a handful), each
 # for this long: a revoke made elsewhere counts within it.
@@ -81,12 +81,6 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         raw = token_from_headers(request)
         if raw is None:
             return None
-        failures_key = f"api-token-failures:{request.META.get('REMOTE_ADDR', '')}"
-        if cache.get(failures_key, 0) >= settings.API_TOKEN_FAILURE_LIMIT:
-            raise exceptions.Throttled(
-                wait=settings.AXES_COOLOFF_TIME.total_seconds(),
-                detail="Too many invalid API tokens from this address.",
-            )
         token_hash = hash_token(raw)
         resolved = token_cache.get(token_hash)
         if resolved is not None:
@@ -98,8 +92,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
                 .first()
             )
             if token is None or not token.user.is_active:
-                _failure_count(failures_key)
-                raise exceptions.AuthenticationFailed("Invalid or revoked API token.")
+                _refuse(request, raw)
             token_cache.put(token_hash, token, TOKEN_REMEMBERED_SECONDS)
         now = timezone.now()
         # Writing on every request would serialize ingestion on one row; once a minute is enough.
@@ -113,10 +106,11 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         return self.keyword
 
 
-def _failure_count(key: str) -> None:
-    timeout = int(settings.AXES_COOLOFF_TIME.total_seconds())
-    if not cache.add(key, 1, timeout=timeout):
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=timeout)
+def _refuse(request, raw: str):
+    """401 for a token that does not verify; 429 once this address sent it too often."""
+    if token_failures_over_limit(token_failure_add(client_address(request), raw)):
+        raise exceptions.Throttled(
+            wait=lockout_seconds(),
+            detail="Too many invalid API tokens like this one from this address.",
+        )
+    raise exceptions.AuthenticationFailed("Invalid or revoked API token.")

@@ -1,14 +1,18 @@
-"""Judging under faults: provider errors, a worker SIGKILLed and the broker restarted mid-run.
+"""Judging under faults: provider errors, a worker SIGKILLed, the broker and the database
+restarted mid-run.
 
 Starts its own Redis server (loopback, the given port, nothing saved), the simulated judge with
 a share of faulty answers (429/500/529 and hung calls), and two `celery worker --pool threads`
 processes; judges fresh traces twice each; SIGKILLs one worker and restarts Redis while passes
-are in flight; starts a replacement worker; runs the stale-pass sweep every few seconds as beat
-would; and stops by itself after --timeout seconds whatever happened. Then it prints passes
+are in flight; starts a replacement worker; with --postgres-port, runs on a PostgreSQL server
+of its own (bench/throwaway_postgres.py) and restarts it (immediate, as a crash would) later in
+the run; runs the stale-pass sweep every few seconds as beat would; and stops by itself after
+--timeout seconds whatever happened. Then it prints passes
 expected and stored, duplicates, passes stuck unfinished, and provider calls paid for against
 the calls needed (one per distinct request: identical requests are answered from the store).
 
     .venv/bin/python bench/faults.py --redis-port 6383 --database-url postgres://…/evalsite_faults
+    .venv/bin/python bench/faults.py --redis-port 6383 --postgres-port 55437   # + a DB restart
 """
 
 import argparse
@@ -26,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.benchdb import database_ensure  # noqa: E402
+from bench.throwaway_postgres import ThrowawayPostgres  # noqa: E402
 
 # Short waits so faults resolve within the run's time bound (as the integration tests do).
 WORKER_SETTINGS = {
@@ -52,6 +57,11 @@ def _args():
     parser.add_argument("--redis-port", type=int, required=True, help="a free port of your own")
     parser.add_argument("--judge-port", type=int, default=8131)
     parser.add_argument(
+        "--postgres-port",
+        type=int,
+        help="run on a PostgreSQL server of its own on this free port, and restart it mid-run",
+    )
+    parser.add_argument(
         "--database-url",
         default=os.environ.get(
             "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/evalsite_faults"
@@ -75,6 +85,7 @@ class Stack:
         self.redis: subprocess.Popen | None = None
         self.workers: dict[str, subprocess.Popen] = {}
         self.simulator: subprocess.Popen | None = None
+        self.postgres: ThrowawayPostgres | None = None
 
     def redis_start(self) -> None:
         self.redis = subprocess.Popen(
@@ -156,6 +167,12 @@ def main() -> None:
     if not _port_free(args.redis_port):
         raise SystemExit(f"port {args.redis_port} is taken: stop that server or pick another")
     var_dir = Path(tempfile.mkdtemp(prefix="evalsite-faults-"))
+    postgres = None
+    if args.postgres_port is not None:
+        if not _port_free(args.postgres_port):
+            raise SystemExit(f"port {args.postgres_port} is taken: pick another")
+        postgres = ThrowawayPostgres(args.postgres_port).start()
+        args.database_url = postgres.database_create("evalsite_faults")
     env = {
         **os.environ,
         **WORKER_SETTINGS,
@@ -168,13 +185,17 @@ def main() -> None:
     env.pop("ANTHROPIC_API_KEY", None)
     env.pop("OPENAI_API_KEY", None)
     os.environ.update(env)
-    database_ensure(args.database_url)
     stack = Stack(args, env, var_dir)
-    stack.redis_start()
+    stack.postgres = postgres
     try:
+        if postgres is None:
+            database_ensure(args.database_url)
+        stack.redis_start()
         figures = _run(args, stack)
     finally:
         stack.stop()
+        if postgres is not None:
+            postgres.stop()
     _report(args, figures)
 
 
@@ -185,6 +206,7 @@ def _run(args, stack: Stack) -> dict:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    from django.db import InterfaceError, OperationalError, connection
 
     from judges.models import JudgeCalibration, JudgeConfig, JudgeRun, Rubric
     from judges.services import judge_run_start
@@ -208,10 +230,26 @@ def _run(args, stack: Stack) -> dict:
     run = judge_run_start(rubric_version=version, config=config, traces=traces)
     events: list[str] = []
     expected = len(traces) * config.passes
-    killed = restarted = quiet = False
+    killed = restarted = quiet = database_restarted = False
     last_sweep = time.monotonic()
     while time.monotonic() - started < args.timeout:
-        finished = _finished(run)
+        try:
+            finished = _finished(run)
+        except (OperationalError, InterfaceError):
+            connection.close()  # the database is restarting: this process reconnects next turn
+            time.sleep(0.5)
+            continue
+        restart_due = restarted and stack.postgres is not None and finished >= expected * 0.75
+        if restart_due and not database_restarted:
+            in_flight = _running(run)
+            stack.postgres.restart("immediate")
+            database_restarted = True
+            events.append(
+                f"{time.monotonic() - started:.1f}s database restarted (immediate) at {finished} "
+                f"passes done, {in_flight} passes running"
+            )
+            connection.close()
+            continue
         if not killed and finished >= expected * 0.25:
             in_flight = _running(run)
             stack.worker_kill("faults1")
@@ -238,7 +276,11 @@ def _run(args, stack: Stack) -> dict:
                 judgment_requeue_stale_task()  # what beat runs every 30 s
             except Exception as exc:  # noqa: BLE001 - the broker may be down this very second
                 events.append(f"sweep failed: {type(exc).__name__}")
-        run.refresh_from_db()
+        try:
+            run.refresh_from_db()
+        except (OperationalError, InterfaceError):
+            connection.close()
+            continue
         if run.status == "done":
             break
         time.sleep(0.5)

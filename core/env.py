@@ -1,5 +1,6 @@
 """Small typed readers for settings that come from the environment; they fail loudly."""
 
+import ipaddress
 import os
 
 from django.core.exceptions import ImproperlyConfigured
@@ -49,6 +50,17 @@ def envlist(name: str, default: list[str]) -> list[str]:
     if raw is None:
         return default
     return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def envnetworks(name: str) -> list[str]:
+    """Comma-separated addresses or networks (`10.0.0.5,172.16.0.0/12`), each checked."""
+    networks = envlist(name, [])
+    for network in networks:
+        try:
+            ipaddress.ip_network(network, strict=False)
+        except ValueError as error:
+            raise ImproperlyConfigured(f"{name}: {error}") from None
+    return networks
 
 
 def envsecret(name: str) -> str:

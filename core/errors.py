@@ -1,11 +1,23 @@
 """One JSON error shape for every API endpoint: {"error": {"code", "message", "fields"}}."""
 
+from functools import cache
+
 from django.core.exceptions import PermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
+
+from core.publish import publish_errors
+
+# Seconds a client is asked to wait after an outage answer; exporters retry a 503 after it.
+OUTAGE_RETRY_AFTER_SECONDS = 5
+OUTAGE_MESSAGE = (
+    "The database or the broker is unavailable for a moment. Retry after a few seconds: a "
+    "retried request is stored once, even if this one got through."
+)
 
 
 class ApplicationError(Exception):
@@ -47,7 +59,34 @@ def error_body(code: str, message: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
 
+def is_outage(exc: BaseException | None) -> bool:
+    """An error that says the database or the broker is unreachable, not that the request
+    was wrong: a connection refused, closed or lost, a server shutting down, a pool timeout.
+    Errors about the data itself (integrity, a bad value) are not outages."""
+    # DataError, IntegrityError and ProgrammingError are the request's or the code's fault.
+    return isinstance(exc, (*_database_outage_errors(), *publish_errors()))
+
+
+@cache
+def _database_outage_errors() -> tuple[type[Exception], ...]:
+    """Django's, and psycopg's own: COPY (the `rows.py` modules) runs on the raw driver
+    cursor, whose errors Django does not wrap."""
+    try:
+        import psycopg
+    except ImportError:  # SQLite-only installs
+        return (OperationalError, InterfaceError)
+    return (OperationalError, InterfaceError, psycopg.OperationalError, psycopg.InterfaceError)
+
+
+def outage_headers() -> dict:
+    return {"Retry-After": str(OUTAGE_RETRY_AFTER_SECONDS)}
+
+
 def exception_handler(exc, context):
+    if is_outage(exc):
+        return Response(
+            error_body("unavailable", OUTAGE_MESSAGE), status=503, headers=outage_headers()
+        )
     if isinstance(exc, ApplicationError):
         fields = {exc.field: [exc.message]} if exc.field else {}
         return Response(error_body(exc.code, exc.message, fields), status=exc.status_code)

@@ -6,7 +6,8 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
-from core.env import envbool, envfloat, envint, envlist, envsecret, envstr
+from core.env import envbool, envfloat, envint, envlist, envnetworks, envsecret, envstr
+from evalsite.caches import caches_from_environment
 from evalsite.databases import databases_from_environment
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -105,20 +106,27 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "overview"
 LOGOUT_REDIRECT_URL = "login"
-# Login throttling (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords an account, and
-# separately a client address, is locked for LOGIN_LOCKOUT_MINUTES; an admin unlocks it by
-# deleting its access attempts in the admin or with `manage.py axes_reset_username NAME`.
+# Login throttling (django-axes, accounts/login_lockout.py): after LOGIN_FAILURE_LIMIT wrong
+# passwords an account is locked for LOGIN_LOCKOUT_MINUTES; a client address only after
+# LOGIN_ADDRESS_FAILURE_LIMIT. An admin unlocks by deleting access attempts in the admin or
+# with `manage.py axes_reset_username NAME`. docs/lockouts.md says how this works behind a proxy.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+AXES_HANDLER = "accounts.login_lockout.LoginLockoutHandler"
 AXES_FAILURE_LIMIT = envint("LOGIN_FAILURE_LIMIT", 5)
+LOGIN_ADDRESS_FAILURE_LIMIT = envint("LOGIN_ADDRESS_FAILURE_LIMIT", 100)
 AXES_COOLOFF_TIME = timedelta(minutes=envint("LOGIN_LOCKOUT_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_CLIENT_IP_CALLABLE = "accounts.client_address.client_address"
 AXES_RESET_ON_SUCCESS = True
 AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
-# Invalid API tokens from one client address: the same limit and lock, counted in the cache.
+# Proxies (addresses or networks) whose X-Forwarded-For names the client; none by default.
+TRUSTED_PROXIES = envnetworks("TRUSTED_PROXIES")
+# The same invalid API token from one client address, this many times: 429 until the lockout
+# time has passed (accounts/token_failures.py). A token that verifies is never refused.
 API_TOKEN_FAILURE_LIMIT = envint("API_TOKEN_FAILURE_LIMIT", 20)
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
@@ -333,17 +341,8 @@ LOGGING = {
 # --- Insights and judge calibration ---------------------------------------------------------
 # The overview's aggregates are precomputed by a periodic task into a cache that web processes
 # and workers share: Redis at scale, files under VAR_DIR in embedded mode.
-CACHES = {
-    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
-    "insights": (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}
-        if REDIS_URL
-        else {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
-            "LOCATION": str(VAR_DIR / "cache" / "insights"),
-        }
-    ),
-}
+CACHES = caches_from_environment(REDIS_URL, VAR_DIR)
+SHARED_CACHE = "shared"
 INSIGHTS_REFRESH_SECONDS = envint("INSIGHTS_REFRESH_SECONDS", 60)
 # A snapshot older than this is rebuilt by the page itself (the worker may be down).
 INSIGHTS_SNAPSHOT_MAX_AGE = envint("INSIGHTS_SNAPSHOT_MAX_AGE", 600)

@@ -1,31 +1,81 @@
-"""Keeps Trace.held_out true exactly while a trace backs a held-out golden example.
+"""The held-out predicate: which traces belong to a held-out task. Its one home.
 
-Every app hides held-out traces through `traces.selectors.traces_visible`, which reads that
-flag; golden owns the examples, so golden keeps the flag right on every write that can move it.
+A trace is held out while
+- it is the source of a held-out golden example, or
+- it is tagged with a held-out example's key (`evalsite.example_key`, the tag eval trials
+  carry: trace context, attributes, OTLP resource, or a span), or
+- it asks a held-out example's task, word for word.
+
+`Trace.held_out` stores the answer, and every app hides held-out traces through
+`traces.selectors.traces_visible`, which reads it. Golden owns the examples, so golden keeps
+the flag right: when spans are stored (the receiver runs inside ingest's transaction, so a
+trial is never visible, judged into a queue or exported before it is held out), and on every
+write of examples that can move it.
 """
 
 from collections.abc import Iterable
 
-from django.db.models import Exists, OuterRef
+from django.db.models import BooleanField, Case, Exists, OuterRef, Q, Value, When
 
+from golden.evals.tags import EXAMPLE_TAG, traces_tagged, traces_with_span_tagged
 from golden.models import GoldenExample
 from traces.models import Trace
 from traces.session_totals import sessions_totals_recount
 
 
-def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
-    """Recompute the flag of these traces from their examples (one UPDATE), and the held-out
-    counts of their sessions."""
-    ids = {pk for pk in trace_ids if pk is not None}
-    if not ids:
-        return
-    backing = GoldenExample.objects.filter(source_trace_id=OuterRef("pk"), held_out=True)
-    Trace.objects.filter(pk__in=ids).update(held_out=Exists(backing))
-    sessions_totals_recount(
-        Trace.objects.filter(pk__in=ids, session__isnull=False).values_list("session_id", flat=True)
+def _held_out_condition(keys: list[str]) -> Q:
+    """The predicate, as SQL against the held-out examples: only their keys are read, for
+    the spans' tags (ingest asks it on every request)."""
+    held = GoldenExample.objects.filter(held_out=True)
+    return (
+        Q(Exists(held.filter(source_trace=OuterRef("pk"))))
+        | Q(Exists(held.filter(task=OuterRef("task")).exclude(task="")))
+        | traces_tagged(EXAMPLE_TAG, held.values("key"))
+        | traces_with_span_tagged(EXAMPLE_TAG, keys)
     )
 
 
-def example_traces(examples) -> list[int]:
-    """Source trace ids of a queryset of examples, read before a bulk update moves them."""
-    return list(examples.exclude(source_trace=None).values_list("source_trace_id", flat=True))
+def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
+    """Recompute the flag of these traces, writing only the ones that change, and the
+    held-out counts of their sessions."""
+    ids = {pk for pk in trace_ids if pk is not None}
+    if not ids:
+        return
+    keys = list(GoldenExample.objects.filter(held_out=True).values_list("key", flat=True))
+    rows = (
+        Trace.objects.filter(pk__in=ids)
+        .annotate(
+            should=Case(
+                When(_held_out_condition(keys), then=Value(True)),
+                default=Value(False),
+                output_field=BooleanField(),
+            )
+        )
+        .values_list("pk", "held_out", "should", "session_id")
+    )
+    changed = [(pk, should, session) for pk, held, should, session in rows if held != should]
+    for flag in (True, False):
+        moved = [pk for pk, should, _ in changed if should is flag]
+        if moved:
+            Trace.objects.filter(pk__in=moved).update(held_out=flag)
+    sessions_totals_recount(sorted({s for _, _, s in changed if s is not None}))
+
+
+def example_traces(examples: Iterable[GoldenExample]) -> list[int]:
+    """Traces whose flag a write of these examples can move, read before the write: their
+    source traces, every trace held out now (an example released, or whose task or key
+    changed, releases the ones it held), and the traces a held-out one holds by key or task."""
+    sources, keys, tasks = set(), set(), set()
+    for example in examples:
+        if example.source_trace_id is not None:
+            sources.add(example.source_trace_id)
+        if example.held_out:
+            keys.add(example.key)
+            if example.task.strip():
+                tasks.add(example.task)
+    matching = Q(pk__in=sources) | Q(held_out=True)
+    if keys:
+        tagged = sorted(keys)
+        matching |= Q(task__in=tasks) | traces_tagged(EXAMPLE_TAG, tagged)
+        matching |= traces_with_span_tagged(EXAMPLE_TAG, tagged)
+    return list(Trace.objects.filter(matching).values_list("pk", flat=True))

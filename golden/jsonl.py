@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from golden.content import canonical_json, example_provenance
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
-from golden.held_out_traces import traces_held_out_sync
+from golden.held_out_traces import example_traces, traces_held_out_sync
 from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
 from golden.reference_trajectory import reference_from_answer_key
 from golden.selectors import dataset_entries_visible
@@ -196,7 +196,7 @@ def dataset_import_jsonl(
                 result.outcome_only.append(example.key)
         GoldenExample.objects.bulk_create(created, batch_size=500)
         GoldenExample.objects.bulk_update(updated, IMPORTED_FIELDS, batch_size=500)
-        traces_held_out_sync(example.source_trace_id for example in created + updated)
+        traces_held_out_sync(example_traces(created + updated))
         result.created, result.updated = len(created), len(updated)
         audit_event_record(
             actor=user,

@@ -6,18 +6,14 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
-from accounts.roles import ANNOTATOR, CURATOR, has_role
+from accounts.roles import ANNOTATOR, has_role
 from golden.models import DatasetVersion, DatasetVersionEntry, EvalTrial, GoldenExample
 from reviews.models import Annotation, ReviewItem, ReviewStatus
+from traces.selectors import sees_held_out
 
 # Guidance on dataset size: ~50 examples catch major regressions; 150-200 see a 5% shift.
 SIZE_MAJOR_REGRESSIONS = 50
 SIZE_FIVE_PERCENT_SHIFT = (150, 200)
-
-
-def sees_held_out(user) -> bool:
-    """Only curators (and admins) see held-out examples, anywhere."""
-    return has_role(user, CURATOR)
 
 
 def golden_examples_visible(user) -> QuerySet[GoldenExample]:

@@ -267,7 +267,10 @@ def held_out_draw(
     now = timezone.now()
     examples.filter(pk__in=chosen).update(held_out=True, updated_at=now)
     examples.exclude(pk__in=chosen).update(held_out=False, updated_at=now)
-    traces_held_out_sync(example_traces(examples))
+    # After the draw: the traces held now (released or kept) and the ones the drawn hold.
+    traces_held_out_sync(
+        example_traces(examples.only("key", "task", "source_trace_id", "held_out"))
+    )
     audit_event_record(
         actor=user,
         action="held_out_draw",

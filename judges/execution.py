@@ -43,6 +43,11 @@ from judges.providers import (
 from judges.providers.common import ProviderReply, request_hash, retry_after_seconds
 from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
+from judges.request_leases import (
+    REQUEST_SHARE_WAIT_SECONDS,
+    request_lease_release,
+    request_lease_take,
+)
 from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
 from traces.models import Span
@@ -250,7 +255,7 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
         return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
-    params, digest = request.params, request.digest
+    digest = request.digest
     cached = cached_reply(digest, judgment.pk)
     if cached is not None:
         return judgment_complete(
@@ -261,16 +266,32 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
             span_names=request.span_names,
             spans=request.spans,
         )
+    if not request_lease_take(digest, judgment.pk):
+        # An identical request is being asked right now: wait for its answer, reused above.
+        return _pass_wait(judgment, REQUEST_SHARE_WAIT_SECONDS + random.uniform(0, 1))
+    try:
+        return _provider_ask(judgment, request)
+    finally:
+        request_lease_release(digest, judgment.pk)
+
+
+def _pass_wait(judgment: Judgment, seconds: float) -> PassOutcome:
+    """Give the pass back for a later try without counting an attempt."""
+    Judgment.objects.filter(pk=judgment.pk, status=JudgmentStatus.RUNNING).update(
+        status=JudgmentStatus.PENDING,
+        lease_until=timezone.now() + timedelta(seconds=seconds) + _lease(),
+    )
+    return PassOutcome("retry", retry_in=seconds)
+
+
+def _provider_ask(judgment: Judgment, request: PassRequest) -> PassOutcome:
+    params, digest = request.params, request.digest
     estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
     try:
         rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
     except RateLimited as exc:
         # Our own limit, not a provider error: no attempt is counted.
-        Judgment.objects.filter(pk=judgment.pk, status=JudgmentStatus.RUNNING).update(
-            status=JudgmentStatus.PENDING,
-            lease_until=timezone.now() + timedelta(seconds=exc.wait_seconds) + _lease(),
-        )
-        return PassOutcome("retry", retry_in=exc.wait_seconds + random.uniform(0, 5))
+        return _pass_wait(judgment, exc.wait_seconds + random.uniform(0, 5))
     if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
         connection.close()  # back to the pool while the provider answers; the next query reopens
     try:

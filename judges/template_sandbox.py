@@ -3,8 +3,11 @@
 A rubric's author may compute, not exhaust the process: `{{ ('a' * 10**7)|length }}` would run
 at save time in the web process and at judge time in every worker. Bounds, each refused with
 TemplateBoundExceeded saying which:
-- a value (repetition, concatenation, padding, joining, replacing, formatting) over the output
-  bound is refused before it is built; integers past MAX_INT_BITS likewise;
+- a value (repetition, concatenation with `+` or `~`, padding, joining, replacing, formatting,
+  summing) over the output bound is refused before it is built; integers past MAX_INT_BITS
+  likewise;
+- a value turned into text (printed, `~`, a filter, `%`, `.format`) is measured first, without
+  building the text: a list holding one long string many times prints as its every copy;
 - the rendered output (and any `{% set %}` block or macro) stops at the output bound;
 - rendering stops at its time bound, checked on every line the template executes.
 Both bounds are settings read at each render: RUBRIC_RENDER_MAX_CHARS, RUBRIC_RENDER_SECONDS.
@@ -18,7 +21,9 @@ import time
 from collections.abc import Iterable
 
 from django.conf import settings
+from jinja2.compiler import CodeGenerator
 from jinja2.exceptions import SecurityError
+from jinja2.runtime import markup_join, str_join
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import _PassArg
 
@@ -72,7 +77,59 @@ def _trace_calls(frame, event, arg):
 
 
 def _size(value) -> int:
-    return len(value) if isinstance(value, (str, list, tuple)) else 0
+    return len(value) if isinstance(value, (str, bytes, list, tuple)) else 0
+
+
+# Characters counted for a value that is not a string or a container (a number, None, an
+# object): its text is short, since integers are bounded by MAX_INT_BITS.
+_SCALAR_CHARS = 24
+# Filters that do not turn their whole input into text; every other filter's input is
+# measured as text before it runs.
+SIZE_AGNOSTIC_FILTERS = frozenset(
+    {
+        "abs", "attr", "batch", "count", "d", "default", "dictsort", "first", "float", "groupby",
+        "int", "items", "join", "last", "length", "list", "map", "max", "min", "random",
+        "reject", "rejectattr", "reverse", "round", "select", "selectattr", "slice", "sort",
+        "sum", "unique",
+    }
+)  # fmt: skip
+
+
+def _text_size(value, limit: int) -> int:
+    """About how many characters str(value) has, counted without building it and only until
+    past `limit`: containers are walked, so a list that holds one long string a million
+    times counts every copy."""
+    if isinstance(value, str):
+        return len(value)
+    total, pending = 0, [value]
+    while pending and total <= limit:
+        item = pending.pop()
+        if isinstance(item, (str, bytes)):
+            total += len(item) + 4  # quotes, comma and space around an item
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            total += 2
+            pending.extend(item)
+        elif isinstance(item, dict):
+            total += 2
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        else:
+            total += _SCALAR_CHARS
+    return total
+
+
+def _over_text(value, what: str) -> None:
+    _over(_text_size(value, _max_chars()), what)
+
+
+def _sum_size(values: list, start) -> int:
+    """Items of `start` plus all the values' items: what |sum(start=[]) concatenates."""
+    limit, total = _max_chars(), _size(start)
+    for value in values:
+        total += _size(value)
+        if total > limit:
+            break
+    return total
 
 
 def _int_bits(value) -> int:
@@ -103,13 +160,15 @@ def _bounded_filter(name: str, original):
         values = list(args[skip:])
         value = values[0] if values else None
         rest = values[1:]
+        if name not in SIZE_AGNOSTIC_FILTERS:
+            _over_text(value, f"The value given to |{name}")
         if name in ("center", "indent") and rest and isinstance(rest[0], int):
             lines = str(value).count("\n") + 1
             _over(len(str(value)) + rest[0] * lines, f"|{name} of this width")
         if name == "join" and isinstance(value, Iterable) and not isinstance(value, str):
             value = list(value)
             separator = str(rest[0] if rest else kwargs.get("d", ""))
-            joined = sum(len(str(item)) for item in value) + len(separator) * len(value)
+            joined = _text_size(value, _max_chars()) + len(separator) * len(value)
             _over(joined, "|join")
             args = (*args[:skip], value, *args[skip + 1 :])
         if name == "replace" and len(rest) >= 2:
@@ -121,7 +180,14 @@ def _bounded_filter(name: str, original):
             _over(len(str(value)) * (1 + len(wrap)), "|wordwrap")
         if name == "format":
             arguments = (*rest, *kwargs.values())
-            _over(len(str(value)) + _format_widths(str(value), arguments), "|format")
+            widths = _format_widths(str(value), arguments)
+            _over(len(str(value)) + widths + _text_size(arguments, _max_chars()), "|format")
+        if name == "sum" and isinstance(value, Iterable):
+            value = list(value)
+            start = kwargs.get("start", rest[1] if len(rest) > 1 else 0)
+            if isinstance(start, (str, bytes, list, tuple)):
+                _over(_sum_size(value, start), "|sum")
+            args = (*args[:skip], value, *args[skip + 1 :])
         if name in ("batch", "slice") and rest and isinstance(rest[0], int):
             _over(rest[0], f"|{name} count")
         if name == "tojson":
@@ -135,13 +201,30 @@ def _bounded_filter(name: str, original):
     return bounded
 
 
+def _output_measured(value):
+    _over_text(value, "A printed value")
+    return value
+
+
+class _BoundedCodeGenerator(CodeGenerator):
+    def visit_Concat(self, node, frame) -> None:
+        self.write("environment.concat_values((")
+        for argument in node.nodes:
+            self.visit(argument, frame)
+            self.write(", ")
+        self.write("))")
+
+
 class BoundedSandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox with every way of building a big value bounded."""
 
+    code_generator_class = _BoundedCodeGenerator
     intercepted_binops = frozenset(["*", "+", "**", "%"])
 
     def __init__(self, **options):
         super().__init__(**options)
+        # Every `{{ value }}` is measured before it is turned into text.
+        self.finalize = _output_measured
         self.filters = {name: _bounded_filter(name, f) for name, f in self.filters.items()}
         # lipsum(n=10**9) builds its text in one call; the rest of the globals are harmless.
         self.globals.pop("lipsum", None)
@@ -153,7 +236,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
             raise TemplateBoundExceeded(f"A power with exponent {right} is over the integer bound.")
         if operator == "*":
             for sequence, times in ((left, right), (right, left)):
-                if isinstance(sequence, (str, list, tuple)) and isinstance(times, int):
+                if isinstance(sequence, (str, bytes, list, tuple)) and isinstance(times, int):
                     _over(len(sequence) * times, "A repeated value")
             if _int_bits(left) + _int_bits(right) > MAX_INT_BITS:
                 raise TemplateBoundExceeded("A product over the integer bound is refused.")
@@ -162,7 +245,7 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         if operator == "%" and isinstance(left, str):
             args = right if isinstance(right, tuple) else (right,)
             widest = _format_widths(left, args)
-            _over(len(left) + widest + sum(len(str(a)) for a in args), "A format")
+            _over(len(left) + widest + _text_size(args, _max_chars()), "A format")
         return super().call_binop(context, operator, left, right)
 
     def call(__self, __context, __obj, *args, **kwargs):  # noqa: N805 - Jinja's own signature
@@ -175,6 +258,18 @@ class BoundedSandbox(ImmutableSandboxedEnvironment):
         result = super().call(__context, __obj, *args, **kwargs)
         _over(_size(result), f".{name}()" if name else "A call's result")
         return result
+
+    def concat_values(self, values: tuple) -> str:
+        """`a ~ b ~ ...`: the parts measured as text, then joined (compiled by
+        _BoundedCodeGenerator in place of Jinja's unbounded str_join)."""
+        _deadline_check()
+        limit, total = _max_chars(), 0
+        for value in values:
+            total += _text_size(value, limit - total)
+            _over(total, "A ~ concatenation")
+        if any(hasattr(value, "__html__") for value in values):
+            return markup_join(values)
+        return str_join(values)
 
     def concat(self, parts) -> str:
         """The output of a template, a `{% set %}` block or a macro, stopped at the bound."""
@@ -198,13 +293,15 @@ def _str_method_check(text: str, name: str, args, kwargs) -> None:
     if name == "join" and args:
         items = args[0]
         if isinstance(items, (list, tuple, str)):
-            _over(sum(len(str(i)) for i in items) + len(text) * len(items), ".join()")
+            _over(_text_size(items, _max_chars()) + len(text) * len(items), ".join()")
     if name == "replace" and len(args) >= 2:
         old, new = str(args[0]), str(args[1])
         count = text.count(old) if old else len(text) + 1
         _over(len(text) + count * len(new), ".replace()")
     if name in ("format", "format_map"):
-        _over(len(text) + _format_widths(text, (*args, *kwargs.values())), ".format()")
+        arguments = (*args, *kwargs.values())
+        widths = _format_widths(text, arguments)
+        _over(len(text) + widths + _text_size(arguments, _max_chars()), ".format()")
 
 
 def render_bounded(template, context: dict) -> str:

@@ -31,6 +31,25 @@ def process_caches_start_empty():
     policies_by_project.clear()
 
 
+@pytest.fixture(autouse=True)
+def shared_cache_starts_empty(settings):
+    """Failure counts live in the shared cache (Redis under the suite): each test starts
+    without another test's, and without flushing the Redis database workers also use."""
+    from django.core.cache import caches
+
+    shared = caches[settings.SHARED_CACHE]
+    if settings.REDIS_URL:
+        import redis
+
+        client = redis.Redis.from_url(settings.REDIS_URL)
+        keys = list(client.scan_iter(match=f"{shared.key_prefix}:*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
+    else:
+        shared.clear()
+
+
 @pytest.fixture
 def annotator(db):
     return UserFactory(username="annie", roles=[ANNOTATOR])

@@ -14,7 +14,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.exceptions import ParseError
-from rest_framework.generics import GenericAPIView
+from rest_framework.generics import GenericAPIView, ListAPIView
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -37,6 +37,13 @@ from traces.ingest.services import (
     project_for_ingest,
 )
 from traces.models import Span, Trace
+from traces.span_pages import (
+    SPAN_PAGE_DEFAULT,
+    SPAN_PAGE_MAX,
+    SpanPages,
+    span_limit_read,
+    spans_next_url,
+)
 
 PROJECT_HEADER = "HTTP_X_EVALSITE_PROJECT"
 ERROR_OUT = inline_serializer(
@@ -135,7 +142,25 @@ class TraceDetailOut(TraceOut):
         fields = [*TraceOut.Meta.fields, "context", "spans"]
 
     def get_spans(self, trace) -> list[dict]:
-        return SpanOut(selectors.trace_spans_ordered(trace), many=True).data
+        spans = self.context.get("spans")
+        return SpanOut(
+            spans if spans is not None else selectors.trace_spans_ordered(trace), many=True
+        ).data
+
+
+class TracePagedDetailOut(TraceDetailOut):
+    spans = serializers.SerializerMethodField(
+        help_text="The first span_limit spans in display order; spans_next has the rest."
+    )
+    spans_next = serializers.SerializerMethodField(
+        help_text="URL of the next page of spans (GET /api/traces/{id}/spans/), or null."
+    )
+
+    class Meta(TraceDetailOut.Meta):
+        fields = [*TraceDetailOut.Meta.fields, "spans_next"]
+
+    def get_spans_next(self, trace) -> str | None:
+        return self.context.get("spans_next")
 
 
 class TraceListCreateApi(GenericAPIView):
@@ -210,14 +235,45 @@ class TraceListCreateApi(GenericAPIView):
 
 
 class TraceDetailApi(APIView):
-    """One trace with all its spans in order."""
+    """One trace with its spans in display order: all of them up to span_limit, else the
+    first span_limit and `spans_next`, the URL of the rest (traces/span_pages.py)."""
 
     permission_classes = [IsAnnotator]
 
-    @extend_schema(responses=TraceDetailOut)
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "span_limit",
+                int,
+                default=SPAN_PAGE_DEFAULT,
+                description=f"Spans in the answer, 1 to {SPAN_PAGE_MAX}; the rest are paged "
+                "at spans_next.",
+            )
+        ],
+        responses=TracePagedDetailOut,
+    )
     def get(self, request, trace_id: int):
+        limit = span_limit_read(request)
         trace = selectors.trace_get(request.user, trace_id)
-        return Response(TraceDetailOut(trace).data)
+        spans = selectors.trace_spans_ordered(trace, limit=limit + 1)
+        shown = spans[:limit]
+        more = (
+            spans_next_url(request, trace.pk, shown, spans[limit]) if len(spans) > limit else None
+        )
+        context = {"spans": shown, "spans_next": more}
+        return Response(TracePagedDetailOut(trace, context=context).data)
+
+
+class TraceSpansApi(ListAPIView):
+    """A trace's spans in display order, a page at a time (cursor); each with its parent."""
+
+    permission_classes = [IsAnnotator]
+    pagination_class = SpanPages
+    serializer_class = SpanOut
+
+    def get_queryset(self):
+        trace = selectors.trace_get(self.request.user, self.kwargs["trace_id"])
+        return Span.objects.filter(trace=trace)
 
 
 class TraceBulkImportApi(APIView):
@@ -280,7 +336,8 @@ class OtlpTraceExportApi(APIView):
         responses={
             (200, otlp.PROTOBUF): OpenApiResponse(
                 bytes,
-                description="ExportTraceServiceResponse; partial_success warns of re-sent spans.",
+                description="ExportTraceServiceResponse; partial_success names the spans "
+                "not stored (invalid ids, no name) and warns of re-sent spans.",
             ),
             (200, otlp.JSON): bytes,
             **ERROR_RESPONSES,
@@ -295,7 +352,7 @@ class OtlpTraceExportApi(APIView):
             content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
             project_slug=request.META.get(PROJECT_HEADER) or None,
         )
-        body = otlp.otlp_response_body(content_type, result.rejected_count, result.warning)
+        body = otlp.otlp_response_body(content_type, result.refused_count, result.warning)
         media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
         return HttpResponse(body, content_type=media, status=200)
 

@@ -200,13 +200,14 @@ def traces_visible(user, queryset: QuerySet | None = None, *, via: str = "") -> 
     """
     if queryset is None:
         queryset = Trace.objects.all()
-    if sees_held_out_traces(user):
+    if sees_held_out(user):
         return queryset
     return queryset.filter(**{f"{via}__held_out" if via else "held_out": False})
 
 
-def sees_held_out_traces(user) -> bool:
-    """Whether traces_visible leaves held-out traces in for this user (curators and up)."""
+def sees_held_out(user) -> bool:
+    """Who sees held-out data, anywhere (traces, examples, dataset entries, eval reports):
+    curators and up. Every app asks this one rule."""
     return user is not None and has_role(user, CURATOR)
 
 

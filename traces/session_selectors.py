@@ -14,7 +14,7 @@ from django.utils.safestring import SafeString
 
 from traces.conversation_html import conversation_html
 from traces.models import Project, Session, Span, SpanKind, SpanStatus, Trace
-from traces.selectors import sees_held_out_traces
+from traces.selectors import sees_held_out
 from traces.session_totals import FIRST_TASK_CHARS
 
 
@@ -26,7 +26,7 @@ def sessions_visible(user) -> QuerySet:
     The order is by the stored last time, which may be a held-out trace's.
     """
     sessions = Session.objects.select_related("project").filter(trace_count__gt=0)
-    if not sees_held_out_traces(user):
+    if not sees_held_out(user):
         sessions = sessions.filter(trace_count__gt=F("held_out_trace_count"))
     return sessions.order_by(F("last_trace_at").desc(nulls_last=True), "-pk")
 
@@ -37,7 +37,7 @@ def sessions_as_seen_by(user, sessions: list[Session]) -> list[Session]:
 
     The instances are for display: their totals are replaced in memory, never saved."""
     mixed = {session.pk: session for session in sessions if session.held_out_trace_count}
-    if not mixed or sees_held_out_traces(user):
+    if not mixed or sees_held_out(user):
         return sessions
     visible = Trace.objects.filter(session_id__in=list(mixed), held_out=False).order_by()
     totals = visible.values("session_id").annotate(

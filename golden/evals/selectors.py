@@ -6,7 +6,8 @@ from django.db.models.fields.json import KeyTransform
 
 from golden.evals.metrics import LOWER_IS_BETTER, METRICS, TASK_METRICS
 from golden.models import EvalRun, EvalTrial
-from golden.selectors import dataset_entries_visible, sees_held_out
+from golden.selectors import dataset_entries_visible
+from traces.selectors import sees_held_out
 
 
 def eval_run_list():

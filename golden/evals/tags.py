@@ -5,10 +5,12 @@ from __future__ import annotations
 from collections import defaultdict
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.lookups import In
 
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
-from traces.models import Trace
+from traces.models import Span, Trace
 
 RUN_TAG = "evalsite.eval_run"
 EXAMPLE_TAG = "evalsite.example_key"
@@ -30,6 +32,28 @@ def trace_eval_tags(trace: Trace) -> dict:
             if tag in source and tag not in tags:
                 tags[tag] = source[tag]
     return tags
+
+
+def traces_tagged(tag: str, values) -> Q:
+    """Traces carrying `tag` with one of these values, compared as text: in their context,
+    attributes or OTLP resource (`values` a list, or a queryset of one text column), or on a
+    span (where trace_eval_tags reads tags, and any span besides; `span_values` a list, as span
+    attributes are JSON text: traces.models.Span)."""
+    if isinstance(values, list | tuple | set):
+        values = [str(value) for value in values]
+        if not values:
+            return Q(pk__in=[])
+    return Q(In(KeyTextTransform(tag, "context"), values)) | Q(
+        In(KeyTextTransform(tag, KeyTransform("resource", "attributes")), values)
+    )
+
+
+def traces_with_span_tagged(tag: str, values: list) -> Q:
+    """Traces with a span whose attributes carry `tag` with one of these values."""
+    if not values:
+        return Q(pk__in=[])
+    spans = Span.objects.filter(trace=OuterRef("pk"), **{f"attributes__{tag}__in": list(values)})
+    return Q(Exists(spans))
 
 
 def _run_values(run: EvalRun) -> list:

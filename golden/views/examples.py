@@ -16,7 +16,6 @@ from golden.selectors import (
     golden_example_list,
     golden_task_types,
     promotable_review_items,
-    sees_held_out,
 )
 from golden.services import (
     NearDuplicateFound,
@@ -29,6 +28,7 @@ from golden.services import (
 )
 from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
 from reviews.models import ReviewItem
+from traces.selectors import sees_held_out
 
 
 @require_role(ANNOTATOR)

@@ -3,7 +3,8 @@
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
-from golden.selectors import dataset_health, sees_held_out
+from golden.selectors import dataset_health
+from traces.selectors import sees_held_out
 
 
 @require_role(ANNOTATOR)

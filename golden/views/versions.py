@@ -17,10 +17,10 @@ from golden.selectors import (
     dataset_version_diff,
     dataset_version_get_for_user,
     dataset_version_list,
-    sees_held_out,
     version_visible_count,
 )
 from golden.services import dataset_version_create
+from traces.selectors import sees_held_out
 
 
 @require_role(ANNOTATOR)

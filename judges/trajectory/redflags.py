@@ -301,20 +301,37 @@ def _texts(value) -> str:
 
 
 def check_judge_injection(trace: TraceFacts, spans: Sequence[SpanFacts]):
-    """Instructions aimed at the judge in what tools returned, what the agent wrote or said."""
+    """Instructions aimed at the judge wherever agent-written text reaches a judge's prompt:
+    the task, the final answer, and every span's name, input, output and error, of any kind.
+    A model call's input resends the conversation, so text already flagged elsewhere is not
+    flagged again there."""
+    flagged: set[str] = set()  # every phrase aimed at the judge, in lower case
+    task = JUDGE_DIRECTED.search(trace.task or "")
+    if task:
+        flagged.update(_phrases(trace.task))
+        yield FlagHit(
+            Kind.JUDGE_INJECTION,
+            "",
+            f"The task carries text aimed at the judge: {task.group(0)!r}.",
+        )
+    resent = []
     for span in spans:
-        if span.kind not in (SpanKind.TOOL, SpanKind.LLM, SpanKind.RETRIEVER):
-            continue
-        # A model call resends the conversation as input: its output and tool I/O suffice.
-        values = (span.output,) if span.kind == SpanKind.LLM else (span.input, span.output)
+        error = getattr(span, "error_message", "")
+        values = (span.name, span.output, error)
+        values += () if span.kind == SpanKind.LLM else (span.input,)
         match = next(filter(None, (JUDGE_DIRECTED.search(_texts(v)) for v in values)), None)
+        if match is None:
+            if span.kind == SpanKind.LLM:
+                resent.append(span)
+            continue
+        flagged.update(phrase for value in values for phrase in _phrases(_texts(value)))
+        yield _injection_hit(span, match)
+    for span in resent:
+        matches = JUDGE_DIRECTED.finditer(_texts(span.input))
+        match = next((m for m in matches if m.group(0).lower() not in flagged), None)
         if match:
-            yield FlagHit(
-                Kind.JUDGE_INJECTION,
-                span.span_id,
-                f"{span.name} carries text aimed at the judge: {match.group(0)!r}.",
-                getattr(span, "pk", None),
-            )
+            flagged.update(_phrases(_texts(span.input)))
+            yield _injection_hit(span, match)
     answer = JUDGE_DIRECTED.search(trace.final_answer or "")
     if answer:
         yield FlagHit(
@@ -322,6 +339,19 @@ def check_judge_injection(trace: TraceFacts, spans: Sequence[SpanFacts]):
             "",
             f"The final answer carries text aimed at the judge: {answer.group(0)!r}.",
         )
+
+
+def _phrases(text: str) -> set[str]:
+    return {match.group(0).lower() for match in JUDGE_DIRECTED.finditer(text)}
+
+
+def _injection_hit(span: SpanFacts, match: re.Match) -> FlagHit:
+    return FlagHit(
+        Kind.JUDGE_INJECTION,
+        span.span_id,
+        f"{span.name} carries text aimed at the judge: {match.group(0)!r}.",
+        getattr(span, "pk", None),
+    )
 
 
 def red_flags_detect(

@@ -50,6 +50,7 @@ ROUTES = {
     "api/traces/": A(ANNOTATOR, "GET POST"),
     "api/traces/bulk/": A(ANNOTATOR, "POST"),
     "api/traces/<int:trace_id>/": A(ANNOTATOR),
+    "api/traces/<int:trace_id>/spans/": A(ANNOTATOR),
     "api/feedback/": A(ANNOTATOR, "GET POST"),
     "api/insights/agent/": A(ANNOTATOR),
     "api/judge-runs/": A(CURATOR, "POST"),

@@ -50,6 +50,9 @@ class OtlpBatch:
     # kept; `conflicting` of them said something else under that id and are rejected.
     repeated: int = 0
     conflicting: int = 0
+    # Spans that could not be read (an all-zero id, no name): each named with its reason, not
+    # stored, and answered in partial_success while the rest of the request is stored.
+    invalid: tuple[str, ...] = ()
 
 
 def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
@@ -201,11 +204,14 @@ def _protobuf_spans(message: ExportTraceServiceRequest):
 
 
 def records_batch(spans) -> OtlpBatch:
-    """Span records from decoded spans; every span must carry valid trace and span ids."""
+    """Span records from decoded spans. A span without valid ids or a name is left out and
+    named in `invalid`; a request with spans and none valid is refused with the first reason.
+    A request without spans is an empty batch (OTLP: an empty export succeeds)."""
     records_by_project: dict[str | None, list[SpanRecord]] = {}
     extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
     count = repeated = conflicting = 0
     seen: dict[tuple[str, str], SpanRecord] = {}
+    invalid: list[ValidationError] = []
     last_resource = None
     for resource, scope_name, where, span, attributes, events in spans:
         if resource is not last_resource:
@@ -214,7 +220,11 @@ def records_batch(spans) -> OtlpBatch:
             project = str(project) if project else None
             records = records_by_project.setdefault(project, [])
             extras = extras_by_project.setdefault(project, {})
-        record = span_record_from(span, attributes, events, where, scope_name, resource)
+        try:
+            record = span_record_from(span, attributes, events, where, scope_name, resource)
+        except ValidationError as error:
+            invalid.append(error)
+            continue
         count += 1
         first = seen.setdefault((record.trace_external_id, record.span_id), record)
         if first is not record:
@@ -225,11 +235,23 @@ def records_batch(spans) -> OtlpBatch:
         ext = record.trace_external_id
         if ext not in extras:
             extras[ext] = TraceExtras(attributes={"resource": resource})
-    if not count:
-        raise ValidationError(
-            {"resourceSpans": ["No span could be read from this request: nothing was stored."]}
-        )
-    return OtlpBatch(records_by_project, extras_by_project, count, repeated, conflicting)
+    if invalid and not count:
+        raise invalid[0]
+    return OtlpBatch(
+        {project: records for project, records in records_by_project.items() if records},
+        extras_by_project,
+        count,
+        repeated,
+        conflicting,
+        tuple(_reason(error) for error in invalid),
+    )
+
+
+def _reason(error: ValidationError) -> str:
+    """`path: message` of a span's refusal."""
+    return "; ".join(
+        f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in error.detail.items()
+    )
 
 
 def span_path(where: str | tuple[int, int, int]) -> str:

@@ -136,6 +136,11 @@ def ingest_payload(project: Project, payload) -> Trace:
     return ingest_span_tree(project, payload)
 
 
+# The first this many invalid spans of a request are named in its answer (a 512-span export of
+# a broken exporter would otherwise get a 512-part message).
+INVALID_SPANS_NAMED = 10
+
+
 @dataclass
 class OtlpIngestResult:
     span_count: int
@@ -143,6 +148,12 @@ class OtlpIngestResult:
     traces: list[StoredTrace]
     repeated_count: int = 0  # repeats of a span id within the request
     rejected_count: int = 0  # of those, the ones that said something else: not stored
+    invalid: tuple[str, ...] = ()  # spans that could not be read, each with its reason
+
+    @property
+    def refused_count(self) -> int:
+        """Spans of the request not stored: OTLP partial_success.rejected_spans."""
+        return self.rejected_count + len(self.invalid)
 
     @property
     def duplicate_count(self) -> int:
@@ -152,6 +163,14 @@ class OtlpIngestResult:
     @property
     def warning(self) -> str:
         parts = []
+        if self.invalid:
+            shown = INVALID_SPANS_NAMED
+            more = len(self.invalid) - shown
+            parts.append(
+                f"{len(self.invalid)} spans could not be stored: "
+                + "; ".join(self.invalid[:shown])
+                + (f"; and {more} more." if more > 0 else ".")
+            )
         if self.rejected_count:
             parts.append(
                 f"{self.rejected_count} spans reused a span id of this request with different "
@@ -208,7 +227,9 @@ def _otlp_store(raw: bytes, content_type: str, project_slug: str | None) -> Otlp
             )
             stored += sum(t.new_span_count for t in traces.values())
             touched.extend(traces.values())
-    return OtlpIngestResult(batch.span_count, stored, touched, batch.repeated, batch.conflicting)
+    return OtlpIngestResult(
+        batch.span_count, stored, touched, batch.repeated, batch.conflicting, batch.invalid
+    )
 
 
 @dataclass

@@ -36,7 +36,11 @@ class _ParsedField(forms.CharField):
         try:
             return self.parse(text)
         except SearchSyntaxError as exc:
-            raise forms.ValidationError(str(exc), code="syntax") from exc
+            # The message holds the user's text: passed as a parameter, a `%` in it is not a
+            # format directive to the code that formats it (django-filter's API errors).
+            raise forms.ValidationError(
+                "%(message)s", code="syntax", params={"message": str(exc)}
+            ) from exc
 
 
 @extend_schema_field(OpenApiTypes.STR)
