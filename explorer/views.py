@@ -10,6 +10,7 @@ from django.shortcuts import render
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
 from explorer import selectors as explorer_selectors
+from reviews.access import review_item_ids_openable
 from reviews.blind import trace_blind_for
 from traces import selectors
 from traces.span_html import CUT_CHARS, span_window_html
@@ -104,6 +105,10 @@ def trace_detail(request, trace_id: int):
             else explorer_selectors.trace_judge_versions(judging["judgments"]),
             "feedback": feedback,
             "judgment_rows": explorer_selectors.trace_judgment_rows(judging["judgments"], spans),
+            # An item the reader may not open is listed without a link (it would be a 403).
+            "review_item_ids_openable": review_item_ids_openable(
+                request.user, judging["review_items"]
+            ),
             **judging,
         },
     )
