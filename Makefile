@@ -34,8 +34,9 @@ demo: install
 # `make run ADDR=127.0.0.1:8001` when port 8000 is taken.
 ADDR ?= 127.0.0.1:8000
 
-run: demo
-	$(BIN)/python manage.py serve --addr $(ADDR)
+# serve migrates and loads the demo itself, while its worker and simulated judge start.
+run: install
+	$(BIN)/python manage.py serve --demo --addr $(ADDR)
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist), each with its own test database,
 # var folder and Redis db (tests/settings.py); `make test TEST_WORKERS=0` runs it in one.

@@ -50,8 +50,13 @@ class Command(BaseCommand):
             default=16,
             help="Judge calls a worker makes at once (thread pool).",
         )
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="Migrate and load the demo first, while the worker and the simulator start.",
+        )
 
-    def handle(self, *args, addr, concurrency, **options):
+    def handle(self, *args, addr, concurrency, demo=False, **options):
         python = sys.executable
         commands = []
         if settings.JUDGE_SIMULATED:
@@ -91,6 +96,16 @@ class Command(BaseCommand):
         processes = [
             (name, subprocess.Popen(cmd, preexec_fn=_behind_the_web)) for name, cmd in commands
         ]
+        if demo:
+            # The worker and the simulator start up (seconds on a busy machine) meanwhile.
+            self.stdout.write("Migrating the database and loading the demo...")
+            try:
+                call_command("migrate", interactive=False, verbosity=0)
+                call_command("load_demo", stdout=self.stdout)
+            except BaseException:
+                for _, process in processes:
+                    process.terminate()
+                raise
         # The periodic schedule runs as a thread here, not as a beat process forked from the
         # worker: one Python process fewer.
         beat = EmbeddedService(
