@@ -34,7 +34,7 @@ demo: install
 # `make run ADDR=127.0.0.1:8001` when port 8000 is taken.
 ADDR ?= 127.0.0.1:8000
 
-# serve migrates and loads the demo itself, while its worker and simulated judge start.
+# serve migrates and loads the demo itself: one Python start-up instead of three.
 run: install
 	$(BIN)/python manage.py serve --demo --addr $(ADDR)
 

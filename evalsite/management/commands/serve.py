@@ -53,7 +53,7 @@ class Command(BaseCommand):
         parser.add_argument(
             "--demo",
             action="store_true",
-            help="Migrate and load the demo first, while the worker and the simulator start.",
+            help="Migrate and load the demo before starting.",
         )
 
     def handle(self, *args, addr, concurrency, demo=False, **options):
@@ -91,21 +91,17 @@ class Command(BaseCommand):
                 ],
             )
         )
+        if demo:
+            # First, in this process: it compiles the byte code the worker and the simulator
+            # then find ready (on a fresh install, starting them alongside compiled it thrice).
+            self.stdout.write("Migrating the database and loading the demo...")
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("load_demo", stdout=self.stdout)
         # The other two start niced, the web server in this very process: Django is set up
         # already, so the page answers without a second start-up competing with theirs.
         processes = [
             (name, subprocess.Popen(cmd, preexec_fn=_behind_the_web)) for name, cmd in commands
         ]
-        if demo:
-            # The worker and the simulator start up (seconds on a busy machine) meanwhile.
-            self.stdout.write("Migrating the database and loading the demo...")
-            try:
-                call_command("migrate", interactive=False, verbosity=0)
-                call_command("load_demo", stdout=self.stdout)
-            except BaseException:
-                for _, process in processes:
-                    process.terminate()
-                raise
         # The periodic schedule runs as a thread here, not as a beat process forked from the
         # worker: one Python process fewer.
         beat = EmbeddedService(
