@@ -5,16 +5,22 @@ BIN := $(VENV)/bin
 
 .PHONY: run test install install-dev demo lint smoke-embedded
 
+# uv (from PyPI, into the venv) installs the requirements in seconds where pip takes a minute
+# or more; when uv cannot be had or fails, pip does the same install.
+UV_VERSION := 0.13.8
+PIP_INSTALL = { [ -x $(BIN)/uv ] && $(BIN)/uv pip install --quiet --python $(BIN)/python $(1); } \
+	|| { echo "Installing with pip (slower): uv is not available or failed."; $(BIN)/pip install --quiet $(1); }
+
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet uv==$(UV_VERSION) || echo "uv could not be installed; pip will be used."
 
 $(VENV)/.installed: requirements.txt | $(BIN)/python
-	$(BIN)/pip install --quiet -r requirements.txt
+	$(call PIP_INSTALL,-r requirements.txt)
 	touch $@
 
 $(VENV)/.installed-dev: requirements.txt requirements-dev.txt $(VENV)/.installed
-	$(BIN)/pip install --quiet -r requirements-dev.txt
+	$(call PIP_INSTALL,-r requirements-dev.txt)
 	touch $@
 
 install: $(VENV)/.installed
@@ -25,8 +31,12 @@ demo: install
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py load_demo
 
-run: demo
-	$(BIN)/python manage.py serve
+# `make run ADDR=127.0.0.1:8001` when port 8000 is taken.
+ADDR ?= 127.0.0.1:8000
+
+# serve migrates and loads the demo itself: one Python start-up instead of three.
+run: install
+	$(BIN)/python manage.py serve --demo --addr $(ADDR)
 
 # The suite runs on TEST_WORKERS processes (pytest-xdist), each with its own test database,
 # var folder and Redis db (tests/settings.py); `make test TEST_WORKERS=0` runs it in one.

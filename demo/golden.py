@@ -35,7 +35,8 @@ DEMO_EXAMPLES = [
             _step(1, "get_recent_orders", {"customer_id": "<from_context>"}, ["orders"]),
             _step(2, "cancel_order", {"order_id": "<from_step_1_output>"}, ["cancelled"]),
         ],
-        "expected_outcome": "The latest order is cancelled and the refund time is stated.",
+        # The ids and figures the demo's tool world returns, so the outcome is measured.
+        "expected_outcome": "The latest order, A1042, is cancelled; the refund takes 5 days.",
         "failure_tags": ["wrong_order"],
         "red_flags": [LOOKUP_FIRST, ORDER_ID_FROM_LOOKUP],
     },
@@ -79,7 +80,8 @@ DEMO_EXAMPLES = [
                 ["confirmation"],
             ),
         ],
-        "expected_outcome": "Booked on the cheapest flight returned, with a confirmation code.",
+        "expected_outcome": "Booked on TP538, the cheapest flight returned (96.00), with "
+        "confirmation K7Q2ZD.",
         "failure_tags": ["wrong_date"],
         "red_flags": [
             {

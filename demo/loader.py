@@ -4,6 +4,7 @@ import secrets
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group
 from django.db import transaction
 
@@ -36,13 +37,14 @@ def demo_password() -> str:
 
 
 def demo_users_ensure() -> list[tuple[str, str]]:
-    password = demo_password()
+    # Hashed once for the three logins: each hash costs most of a second by design.
+    hashed = make_password(demo_password())
     User = get_user_model()
     logins = []
     for username, role in DEMO_USERS:
         user, created = User.objects.get_or_create(username=username)
         if created:
-            user.set_password(password)
+            user.password = hashed
             user.is_staff = user.is_superuser = role == ADMIN
             user.save()
             user.groups.add(Group.objects.get_or_create(name=role)[0])

@@ -10,10 +10,12 @@ from django.shortcuts import render
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
 from explorer import selectors as explorer_selectors
+from reviews.access import review_item_ids_openable
 from reviews.blind import trace_blind_for
 from traces import selectors
 from traces.span_html import CUT_CHARS, span_window_html
 from traces.span_window import window_plan
+from traces.tool_definitions import tools_offered
 
 PAGE_SIZES = (25, 50, 100, 200)
 # The tree and timeline of a trace past this many spans would slow every reader of the page;
@@ -80,6 +82,7 @@ def trace_detail(request, trace_id: int):
         highlight.add(request.GET["span"])
     feedback = [] if blind else selectors.trace_feedback(trace)
     attributes_text = selectors.value_as_text(trace.attributes)
+    offered = (trace.context or {}).get("available_tools")
     return render(
         request,
         "traces/trace_detail.html",
@@ -96,12 +99,18 @@ def trace_detail(request, trace_id: int):
             "merged_calls": selectors.trace_merged_calls(trace),
             "trace_attributes_text": attributes_text[:CUT_CHARS],
             "trace_attributes_cut": max(0, len(attributes_text) - CUT_CHARS),
+            "tools_offered": tools_offered(offered),
+            "tools_offered_text": selectors.value_as_text(offered)[:CUT_CHARS] if offered else "",
             "blind": blind,
             "judge_versions": []
             if blind
             else explorer_selectors.trace_judge_versions(judging["judgments"]),
             "feedback": feedback,
             "judgment_rows": explorer_selectors.trace_judgment_rows(judging["judgments"], spans),
+            # An item the reader may not open is listed without a link (it would be a 403).
+            "review_item_ids_openable": review_item_ids_openable(
+                request.user, judging["review_items"]
+            ),
             **judging,
         },
     )

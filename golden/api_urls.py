@@ -48,6 +48,11 @@ urlpatterns = [
         name="api-eval-run-score",
     ),
     path(
+        "eval-runs/<int:pk>/traces/",
+        evals_api.EvalRunTracesView.as_view(),
+        name="api-eval-run-traces",
+    ),
+    path(
         "eval-runs/<int:pk>/judge/",
         evals_api.EvalRunJudgeView.as_view(),
         name="api-eval-run-judge",

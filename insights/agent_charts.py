@@ -63,7 +63,9 @@ def _colour(index: int, name: str) -> str:
 
 
 def _stacked_bars(rows, name_key, field, *, hover, days) -> list[dict]:
-    fields = [field, "traces", "input_tokens", "output_tokens"]
+    # Each field once: the plotted one may also be a hover field ("traces"), and summing
+    # it twice drew every trace two times.
+    fields = dict.fromkeys([field, "traces", "input_tokens", "output_tokens"])
     order, sums = _summed(rows, name_key, [f for f in fields if f in rows[0]])
     return [
         {

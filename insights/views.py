@@ -60,6 +60,7 @@ def calibration_list(request):
         "calibrations": calibration_list_read(),
         "bar": settings.CALIBRATION_KAPPA_BAR,
         "min_items": settings.CALIBRATION_MIN_ITEMS,
+        "online_before_calibration": settings.JUDGE_ONLINE_BEFORE_CALIBRATION,
     }
     return render(request, "insights/calibration_list.html", context)
 

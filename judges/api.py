@@ -1,8 +1,8 @@
-"""Judge-run API: start a run, read its progress, cancel it."""
+"""Judge-run API: list runs, start a run, read its progress, cancel it."""
 
 from django.db import transaction
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -10,10 +10,13 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from core.api_fields import RowIdField
+from core.errors import ApplicationError
+from core.pagination import ApiPagination
 from judges import selectors
 from judges.models import (
     JudgeConfig,
     JudgeRun,
+    JudgeRunStatus,
     Rubric,
     RubricVersion,
     RubricVersionStatus,
@@ -158,8 +161,44 @@ def _filter_record(data) -> dict:
     return {key: str(value) for key, value in data["filter"].items()}
 
 
-class JudgeRunCreateApi(APIView):
-    permission_classes = [IsCurator]
+class JudgeRunListOut(JudgeRunOut):
+    """A run in a list: its progress (two aggregate queries a run) is on the run's own URL."""
+
+    class Meta(JudgeRunOut.Meta):
+        fields = [name for name in JudgeRunOut.Meta.fields if name != "progress"]
+
+
+class JudgeRunListCreateApi(APIView):
+    pagination_class = ApiPagination
+
+    def get_permissions(self):
+        if self.request.method in ("GET", "HEAD", "OPTIONS"):
+            return [IsAnnotator()]
+        return [IsCurator()]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("status", str, enum=JudgeRunStatus.values),
+            OpenApiParameter("online", str, enum=["yes", "no"]),
+        ],
+        responses=JudgeRunListOut(many=True),
+        operation_id="judge_run_list",
+        description="Runs, newest first. Each run's progress is at /api/judge-runs/{id}/.",
+    )
+    def get(self, request):
+        run_status = request.query_params.get("status", "")
+        online = request.query_params.get("online", "")
+        if run_status and run_status not in JudgeRunStatus.values:
+            choices = ", ".join(JudgeRunStatus.values)
+            raise ApplicationError(f"Must be one of {choices}.", field="status")
+        if online not in ("", "yes", "no"):
+            raise ApplicationError("Must be yes or no.", field="online")
+        runs = selectors.judge_runs_listed(
+            status=run_status, online=None if not online else online == "yes"
+        )
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(runs, request, view=self)
+        return paginator.get_paginated_response(JudgeRunListOut(page, many=True).data)
 
     @extend_schema(
         request=JudgeRunIn,

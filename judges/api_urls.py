@@ -5,7 +5,7 @@ from judges.api_rubrics import RubricOnlineApi, RubricVersionCreateApi
 from judges.guardrails.api import GuardrailCheckApi
 
 urlpatterns = [
-    path("judge-runs/", api.JudgeRunCreateApi.as_view(), name="api-judge-runs"),
+    path("judge-runs/", api.JudgeRunListCreateApi.as_view(), name="api-judge-runs"),
     path("judge-runs/<int:run_id>/", api.JudgeRunDetailApi.as_view(), name="api-judge-run"),
     path(
         "judge-runs/<int:run_id>/cancel/",

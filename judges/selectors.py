@@ -106,6 +106,16 @@ def judge_runs_recent(limit: int = 50) -> QuerySet:
     return JudgeRun.objects.select_related(*RUN_RELATED).order_by("-pk")[:limit]
 
 
+def judge_runs_listed(*, status: str = "", online: bool | None = None) -> QuerySet:
+    """Runs newest first, narrowed to a status and to online or requested runs when asked."""
+    runs = JudgeRun.objects.select_related(*RUN_RELATED).order_by("-pk")
+    if status:
+        runs = runs.filter(status=status)
+    if online is not None:
+        runs = runs.filter(online=online)
+    return runs
+
+
 def judge_run_get(run_id: int) -> JudgeRun:
     return JudgeRun.objects.select_related(*RUN_RELATED).get(pk=run_id)
 

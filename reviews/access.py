@@ -33,11 +33,29 @@ def review_item_for_user(user, item_id: int) -> ReviewItem:
     item = get_object_or_404(
         review_items_visible(user, ReviewItem.objects.select_related("queue")), pk=item_id
     )
-    if has_role(user, CURATOR):
-        return item
-    if item_held_by(item, user) or Annotation.objects.filter(item=item, annotator=user).exists():
+    if review_item_ids_openable(user, [item]):
         return item
     raise PermissionDenied("This item is not yours: claim the next item from its queue.")
+
+
+def review_item_ids_openable(user, items) -> set[int]:
+    """Which of these loaded items the person may open (the rule review_item_for_user keeps):
+    a curator any; an annotator those they hold or have answered. One query at most."""
+    items = list(items)
+    if not items or not has_role(user, ANNOTATOR):
+        return set()
+    if has_role(user, CURATOR):
+        return {item.pk for item in items}
+    held = {item.pk for item in items if item_held_by(item, user)}
+    rest = [item.pk for item in items if item.pk not in held]
+    answered = set(
+        Annotation.objects.filter(item_id__in=rest, annotator=user).values_list(
+            "item_id", flat=True
+        )
+        if rest
+        else ()
+    )
+    return held | answered
 
 
 def review_item_for_action(user, item_id: int) -> ReviewItem:

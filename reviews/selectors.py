@@ -139,14 +139,18 @@ def queue_progress(queue, user, open_count: int | None = None) -> Progress:
 
 
 def annotation_undoable(user, queue=None) -> Annotation | None:
-    """The person's latest answer that can still be undone, if any."""
+    """The person's latest answer, while it can still be undone.
+
+    Undo takes back the last answer only: once it is undone (or promoted) nothing is offered,
+    never the answer before it, which the person did not just give."""
     since = timezone.now() - timedelta(seconds=settings.REVIEW_UNDO_SECONDS)
-    found = Annotation.objects.filter(
-        annotator=user, undone_at__isnull=True, created_at__gte=since, promoted=False
-    )
+    found = Annotation.objects.filter(annotator=user, created_at__gte=since)
     if queue is not None:
         found = found.filter(item__queue=queue)
-    return found.select_related("item").order_by("-created_at", "-pk").first()
+    latest = found.select_related("item").order_by("-created_at", "-pk").first()
+    if latest is None or latest.undone_at is not None or latest.promoted:
+        return None
+    return latest
 
 
 def annotation_previous(user, queue, before_item_id=None) -> Annotation | None:

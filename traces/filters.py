@@ -1,5 +1,5 @@
 """Trace list filters (page and API): project, agent, version, task type, status, dates,
-end-user feedback, session, task search, content search (traces/search/) and sort.
+end-user feedback, session, trace id, task search, content search (traces/search/) and sort.
 
 Apps to the right filter traces by their own data through `trace_filter_add` (judges: verdict;
 reviews: review items), so every list, export and selection of traces offers them while
@@ -92,6 +92,11 @@ class TraceFilter(ContentSearchFilters):
     session = django_filters.CharFilter(
         method="filter_session", label="Session", help_text="Conversation id, or #number."
     )
+    trace_id = django_filters.CharFilter(
+        method="filter_trace_id",
+        label="Trace id",
+        help_text="The trace's own id as the agent sent it (OpenTelemetry hex).",
+    )
     q = django_filters.CharFilter(field_name="task", lookup_expr="icontains", label="Search task")
     sort = django_filters.ChoiceFilter(
         choices=SORT_CHOICES, method="filter_sort", empty_label="Newest first", label="Sort"
@@ -118,6 +123,11 @@ class TraceFilter(ContentSearchFilters):
                 kind=FeedbackKind.THUMBS, value=1.0 if value == "thumbs_up" else 0.0
             )
         return queryset.filter(Exists(given))
+
+    def filter_trace_id(self, queryset, name, value: str):
+        # Both spellings through the (project, external_id) index: hex may be pasted in capitals.
+        value = value.strip()
+        return queryset.filter(external_id__in={value, value.lower()})
 
     def filter_session(self, queryset, name, value):
         return queryset.filter(session_filter_q(value))

@@ -9,9 +9,13 @@ their payloads are.
 import json
 from dataclasses import dataclass
 
+from traces.messages import Message, messages_read
+
 FIRST_LEVEL_ENTRIES = 4
 ENTRY_CHARS = 50
 TEXT_CHARS = 200
+# A turn of a conversation says more in a line than a key's value: role, text, calls.
+TURN_CHARS = 160
 
 
 @dataclass(frozen=True)
@@ -77,3 +81,49 @@ def value_first_level(value) -> FirstLevel:
         any_cut = any_cut or cut
     earlier = isinstance(value, list) and bool(items) and items[0][0] != "0"
     return FirstLevel(tuple(entries), total - len(items), any_cut, more_are_earlier=earlier)
+
+
+def _argument_text(arguments) -> str:
+    if (
+        isinstance(arguments, list)
+        and arguments
+        and all(isinstance(block, dict) and block.get("type") == "text" for block in arguments)
+    ):
+        return " ".join(str(block.get("text", "")) for block in arguments)  # text blocks
+    if isinstance(arguments, dict):
+        return ", ".join(
+            f"{key}: {value if isinstance(value, str) else json.dumps(value, default=str)}"
+            for key, value in arguments.items()
+        )
+    if arguments is None:
+        return ""
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, default=str)
+
+
+def _turn_text(message: Message) -> str:
+    parts = [message.text] if message.text else []
+    parts += [f"→ {call.name}({_argument_text(call.arguments)})" for call in message.tool_calls]
+    for result in message.tool_results:
+        label = "error" if result.is_error else "result"
+        parts.append(f"← {label}: {_argument_text(result.content)}")
+    return " ".join(parts)
+
+
+def messages_first_level(value) -> FirstLevel | None:
+    """A model call's messages as its last turns, each "role: text → tool(arguments)";
+    None when the value holds no messages (then value_first_level shows it)."""
+    messages = messages_read(value)
+    if not messages:
+        return None
+    turns = [(m.role, _turn_text(m)) for m in messages]
+    turns = [(role, text) for role, text in turns if text]
+    if not turns:
+        return None
+    shown = turns[-FIRST_LEVEL_ENTRIES:]
+    entries, any_cut = [], False
+    for role, text in shown:
+        short, cut = _flat(text, TURN_CHARS)
+        entries.append((role, short))
+        any_cut = any_cut or cut
+    more = len(turns) - len(shown)
+    return FirstLevel(tuple(entries), more, any_cut, more_are_earlier=bool(more))

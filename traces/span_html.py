@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.http import urlencode
 
 from traces.conversation_html import conversation_html
-from traces.first_level import FirstLevel, value_first_level
+from traces.first_level import FirstLevel, messages_first_level, value_first_level
 from traces.models import Span, SpanKind
 from traces.selectors import FoldedText, SpanNode, value_as_text
 from traces.span_window import Close, More, Open
@@ -134,9 +134,21 @@ def _first_level_html(label: str, first: FirstLevel) -> str:
 def span_first_levels(spans: list[Span]) -> dict[int, tuple[FirstLevel, FirstLevel]]:
     """First levels of input and output for the spans a window renders, in one query."""
     values = Span.objects.filter(pk__in=[span.pk for span in spans]).values_list(
-        "pk", "input", "output"
+        "pk", "kind", "input", "output"
     )
-    return {pk: (value_first_level(i), value_first_level(o)) for pk, i, o in values}
+    return {
+        pk: (_span_first_level(kind, i), _span_first_level(kind, o)) for pk, kind, i, o in values
+    }
+
+
+def _span_first_level(kind: str, value) -> FirstLevel:
+    """A model turn reads as its conversation (role, text, calls), not as message JSON; a
+    tool's arguments and result are data and show as such."""
+    if kind != SpanKind.TOOL:
+        turns = messages_first_level(value)
+        if turns is not None:
+            return turns
+    return value_first_level(value)
 
 
 def _node_html(node: SpanNode, highlight: set, first: tuple | None) -> str:
@@ -152,7 +164,7 @@ def _node_html(node: SpanNode, highlight: set, first: tuple | None) -> str:
     ]
     if span.tool_name and span.tool_name != span.name:
         parts.append(f'<span class="muted">tool {esc(span.tool_name)}</span>')
-    if span.model:
+    if span.model and span.model not in span.name:
         parts.append(f'<span class="muted">{esc(span.model)}</span>')
     if span.duration_ms is not None:
         parts.append(f'<span class="span-duration">{duration_label(span.duration_ms)}</span>')

@@ -19,6 +19,7 @@ from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.selectors import eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
+from golden.evals.tags import eval_run_traces_state
 from golden.signals import gate_decided
 from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
 from judges.trajectory.matchers import AUTO as AUTO_MATCHER
@@ -194,6 +195,22 @@ class EvalRunDetailView(APIView):
     def get(self, request, pk: int):
         run = eval_run_lookup(pk, field="id")
         return Response(EvalRunOut(run, context={"request": request}).data)
+
+
+class EvalRunTracesOut(serializers.Serializer):
+    expected = serializers.IntegerField(help_text="Tasks in the dataset version x trials.")
+    received = serializers.IntegerField(help_text="Traces tagged with the run so far.")
+    complete = serializers.IntegerField(help_text="Received traces that are complete.")
+
+
+class EvalRunTracesView(APIView):
+    """Whether the run's traces have all arrived and settled: what `finish` waits for."""
+
+    permission_classes = [IsAnnotator]
+
+    @extend_schema(responses=EvalRunTracesOut, operation_id="eval_run_traces_state")
+    def get(self, request, pk: int):
+        return Response(eval_run_traces_state(eval_run_lookup(pk, field="id")))
 
 
 class EvalRunScoreView(APIView):

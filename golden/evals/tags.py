@@ -113,3 +113,16 @@ def eval_trials_attach(run: EvalRun) -> dict:
                 eval_run=run, entry=entry, trial_index=index, defaults={"trace": trace}
             )
     return counts
+
+
+def eval_run_traces_state(run: EvalRun) -> dict:
+    """How many traces the run expects (tasks x trials), how many arrived tagged with it,
+    and how many of those are complete (settled: root ended, no span for the settle time).
+    Scoring before every trace is complete would grade half-received runs."""
+    expected = DatasetVersionEntry.objects.filter(version=run.dataset_version).count()
+    received = tagged_traces(run).prefetch_related(None)
+    return {
+        "expected": expected * run.trials_per_task,
+        "received": received.count(),
+        "complete": received.filter(completed_at__isnull=False).count(),
+    }

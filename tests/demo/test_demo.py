@@ -67,6 +67,12 @@ def test_the_demo_records_a_baseline_and_a_candidate_the_gate_blocks(simulated_d
     assert base.trials.filter(trace__isnull=False).count() == base.dataset_version.entries.count()
     # the candidate is right by accident: it cancelled the right order without looking it up
     assert cand.metrics["overall"]["outcome_score"] == base.metrics["overall"]["outcome_score"]
+    # the outcome is measured (the answers state the expected ids and figures)
+    assert base.metrics["overall"]["outcome_score"] == 1.0
+    # and tool selection shows the skipped lookup: one of the cancel task's two steps
+    assert base.metrics["overall"]["tool_selection_accuracy"] == 1.0
+    assert cand.metrics["overall"]["tool_selection_accuracy"] < 1.0
+    assert cand.metrics["matcher"] == "in_order"
     assert cand.metrics["overall"]["red_flags"] == {"prerequisite": 1, "hallucinated_parameter": 1}
     assert base.metrics["overall"]["red_flags"] == {}
     report = gate_evaluate(base, cand)

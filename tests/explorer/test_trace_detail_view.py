@@ -98,7 +98,10 @@ def test_judgments_verdicts_and_review_items_are_listed(logged_in):
     assert "Refund was never confirmed." in body
     assert "disputed" in body and "Judge passes disagree" in body
     assert refund_span.span_id in response.context["highlight_span_ids"]
-    assert f'href="/reviews/items/{trace.review_items.get().pk}/"' in body
+    # an item the annotator neither holds nor answered is listed, linked to its queue only
+    item = trace.review_items.get()
+    assert f'href="/reviews/items/{item.pk}/"' not in body
+    assert f'href="/reviews/queues/{item.queue_id}/"' in body
     assert f'href="/judges/runs/{judgment.run_id}/"' in body
     assert "Repeated identical calls" in body and "called twice with the same order id" in body
     assert lookup.span_id in response.context["highlight_span_ids"]

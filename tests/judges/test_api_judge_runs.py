@@ -1,8 +1,11 @@
 """POST /api/judge-runs/, GET /api/judge-runs/<id>/, POST /api/judge-runs/<id>/cancel/."""
 
+import json
+
 import pytest
 
 from judges.models import JudgeRun, Judgment, JudgmentStatus
+from tests.factories import JudgeRunFactory
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db
@@ -107,3 +110,53 @@ def test_cancel_stops_pending_passes_and_cannot_repeat(curator, api_client_for, 
 
 def test_an_outsider_gets_403(outsider, api_client_for):
     assert api_client_for(outsider).get("/api/judge-runs/1/").status_code == 403
+
+
+def _run(**fields):
+    return JudgeRunFactory(**fields)
+
+
+def test_runs_are_listed_newest_first_for_an_annotator(annotator, api_client_for):
+    older, newer = _run(), _run(online=True)
+
+    response = api_client_for(annotator).get("/api/judge-runs/")
+
+    assert response.status_code == 200, response.content
+    body = response.json()
+    assert body["count"] == 2
+    assert [run["id"] for run in body["results"]] == [newer.pk, older.pk]
+    assert body["results"][0]["rubric"] == newer.rubric_version.rubric.name
+
+
+def test_the_run_list_narrows_to_a_status_and_to_online_runs(annotator, api_client_for):
+    requested, online = _run(status="done"), _run(status="running", online=True)
+    client = api_client_for(annotator)
+
+    by_status = client.get("/api/judge-runs/", {"status": "done"}).json()["results"]
+    by_online = client.get("/api/judge-runs/", {"online": "yes"}).json()["results"]
+
+    assert [run["id"] for run in by_status] == [requested.pk]
+    assert [run["id"] for run in by_online] == [online.pk]
+
+
+@pytest.mark.parametrize(("name", "value"), [("status", "finished"), ("online", "maybe")])
+def test_a_bad_run_list_filter_is_refused_naming_it(annotator, api_client_for, name, value):
+    response = api_client_for(annotator).get("/api/judge-runs/", {name: value})
+
+    assert response.status_code == 400
+    assert name in json.dumps(response.json())
+
+
+def test_the_run_list_reads_a_fixed_number_of_queries(
+    annotator, api_client_for, django_assert_max_num_queries
+):
+    for _ in range(12):
+        _run()
+    client = api_client_for(annotator)
+    with django_assert_max_num_queries(8):
+        assert client.get("/api/judge-runs/").status_code == 200
+
+
+def test_an_outsider_may_not_list_runs(outsider, api_client_for):
+    response = api_client_for(outsider).get("/api/judge-runs/")
+    assert response.status_code == 403

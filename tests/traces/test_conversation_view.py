@@ -30,8 +30,9 @@ def test_trace_page_shows_the_conversation_turn_by_turn_in_order(logged_in):
     body = page_with_spans_opened(logged_in, trace)
     # then: user turns as turns, in order, and the tool call as a call, not JSON
     first = body.index('role-user"><span class="turn-role">User</span>')
+    # (the tree's first levels above quote the turns too: the order is read in the turns)
     assert body.index("I need to change my booking.", first) < body.index(
-        "It is QX7P2L, move it to Friday."
+        "It is QX7P2L, move it to Friday.", first
     )
     assert "get_booking({&quot;code&quot;: &quot;QX7P2L&quot;})" in body
     assert "as sent</summary>" in body  # the raw value stays one click away

@@ -34,3 +34,30 @@ def test_text_shows_its_opening_with_whitespace_folded_and_empty_values_nothing(
     assert len(first.entries[0][1]) == TEXT_CHARS and first.cut
     assert value_first_level(None).is_empty and value_first_level({}).is_empty
     assert value_first_level(42).entries == ((None, "42"),)
+
+
+def test_a_model_call_reads_as_its_last_turns_with_tool_calls_by_name():
+    from traces.first_level import messages_first_level
+
+    given = {
+        "messages": [
+            {"role": "system", "content": "You book travel."},
+            {"role": "user", "content": "Porto, 3 nights"},
+            {"role": "tool", "tool_call_id": "c1", "content": '{"hotels": 2}'},
+        ]
+    }
+    answer = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c2", "function": {"name": "book", "arguments": '{"hotel": "Ribeira"}'}}
+        ],
+    }
+
+    assert messages_first_level(given).entries == (
+        ("system", "You book travel."),
+        ("user", "Porto, 3 nights"),
+        ("tool", "← result: hotels: 2"),
+    )
+    assert messages_first_level(answer).entries == (("assistant", "→ book(hotel: Ribeira)"),)
+    assert messages_first_level({"city": "Porto"}) is None

@@ -155,3 +155,17 @@ def test_json_nested_too_deeply_is_400_not_500(client, body):
     assert response.status_code == 400
     assert "nested too deeply" in response.json()["error"]["message"]
     assert Trace.objects.count() == 0
+
+
+def test_list_filters_by_the_trace_id_the_agent_sent(client):
+    wanted = TraceFactory(external_id="4bf92f3577b34da6a3ce929d0e0e4736")
+    TraceFactory(external_id="00f067aa0ba902b7a3ce929d0e0e4736")
+
+    response = client.get("/api/traces/", {"trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"})
+    pasted = client.get("/api/traces/", {"trace_id": " 4BF92F3577B34DA6A3CE929D0E0E4736 "})
+    unknown = client.get("/api/traces/", {"trace_id": "ffffffffffffffffffffffffffffffff"})
+
+    assert response.status_code == 200
+    assert [t["id"] for t in response.json()["results"]] == [wanted.pk]
+    assert [t["id"] for t in pasted.json()["results"]] == [wanted.pk]
+    assert unknown.json()["results"] == []

@@ -9,6 +9,7 @@ from collections import Counter
 from datetime import UTC, datetime
 from typing import NamedTuple
 
+from traces.context_attributes import context_from_attributes
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.task_choice import python_literal_maybe, task_text
 from traces.messages import readable_text
@@ -99,6 +100,17 @@ def _conversation_note(trace, batch: _Batch) -> None:
     ) or next(filter(None, (metadata_session_id(r.attributes) for r in batch.ranked)), None)
     if conversation:
         trace.context = {**trace.context, "conversation_id": conversation}
+
+
+def _attribute_context_merge(trace, batch: _Batch) -> None:
+    """Context sent as attributes (traces/context_attributes.py) on the root span or the
+    resource, the root's winning; the payload's own `context` is merged over it after this.
+    Only those two are read: a scan of every span's keys would cost each span on ingest."""
+    resource = (batch.extra.attributes or {}).get("resource") if batch.extra else None
+    root = batch.root.attributes if batch.root else None
+    found = context_from_attributes(root, resource)
+    if found:
+        trace.context = {**trace.context, **found}
 
 
 def _extras_merge(trace, batch: _Batch) -> None:
@@ -210,6 +222,7 @@ _STEPS = (
     _readable_fields_derive,
     _model_set,
     _conversation_note,
+    _attribute_context_merge,
     _extras_merge,
     _lengths_cap,
 )

@@ -7,7 +7,7 @@ import threading
 from celery.beat import EmbeddedService
 from django.conf import settings
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
 from evalsite.celery import app as celery_app
 
@@ -21,13 +21,18 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def _watch(processes, stopping: threading.Event, stderr) -> None:
-    """Stop everything when the worker or the simulator exits on its own."""
+def _watch(processes, stopping: threading.Event, died: list[str]) -> None:
+    """Stop everything when the worker or the simulator exits on its own: serving pages
+    without a worker would queue judging that never runs."""
     while not stopping.wait(0.5):
         for name, process in processes:
             if process.poll() is not None and not stopping.is_set():
-                stderr.write(f"{name} exited ({process.returncode}); stopping.")
-                os.kill(os.getpid(), signal.SIGINT)
+                code = process.returncode
+                how = f"killed by signal {-code}" if code < 0 else f"exit code {code}"
+                died.append(f"the {name} stopped on its own ({how})")
+                # SIGTERM, whose handler this command sets: it works even where SIGINT is
+                # ignored, as in a shell's background job.
+                os.kill(os.getpid(), signal.SIGTERM)
                 return
 
 
@@ -45,8 +50,13 @@ class Command(BaseCommand):
             default=16,
             help="Judge calls a worker makes at once (thread pool).",
         )
+        parser.add_argument(
+            "--demo",
+            action="store_true",
+            help="Migrate and load the demo before starting.",
+        )
 
-    def handle(self, *args, addr, concurrency, **options):
+    def handle(self, *args, addr, concurrency, demo=False, **options):
         python = sys.executable
         commands = []
         if settings.JUDGE_SIMULATED:
@@ -81,6 +91,12 @@ class Command(BaseCommand):
                 ],
             )
         )
+        if demo:
+            # First, in this process: it compiles the byte code the worker and the simulator
+            # then find ready (on a fresh install, starting them alongside compiled it thrice).
+            self.stdout.write("Migrating the database and loading the demo...")
+            call_command("migrate", interactive=False, verbosity=0)
+            call_command("load_demo", stdout=self.stdout)
         # The other two start niced, the web server in this very process: Django is set up
         # already, so the page answers without a second start-up competing with theirs.
         processes = [
@@ -95,16 +111,20 @@ class Command(BaseCommand):
         )
         beat.start()
         stopping = threading.Event()
-        watcher = threading.Thread(target=_watch, args=(processes, stopping, self.stderr))
+        died: list[str] = []
+        watcher = threading.Thread(target=_watch, args=(processes, stopping, died))
         watcher.daemon = True
-        watcher.start()
+        # Set, not inherited: a process started with SIGINT ignored (nohup, a script's
+        # background job) would otherwise never stop on Ctrl-C.
+        signal.signal(signal.SIGINT, _interrupt)
         signal.signal(signal.SIGTERM, _interrupt)
+        watcher.start()
         mode = "simulated judge" if settings.JUDGE_SIMULATED else f"judge {settings.JUDGE_MODEL}"
         self.stdout.write(f"evalsite is running at http://{addr}/ ({mode}). Ctrl-C stops it.")
         try:
             # `make run` has just migrated, and migrate ran the system checks.
             call_command("runserver", addr, use_reloader=False, skip_checks=True)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, SystemExit):  # runserver exits on the interrupt itself
             pass
         finally:
             stopping.set()
@@ -117,4 +137,9 @@ class Command(BaseCommand):
                     process.wait(timeout=15)
                 except subprocess.TimeoutExpired:
                     process.kill()
+        if died:
+            raise CommandError(
+                f"Stopped everything: {died[0]}. Its output is above; start again with "
+                "`make run` once the cause is fixed."
+            )
         self.stdout.write("Stopped.")

@@ -71,6 +71,10 @@ class Evalsite:
             return run
         raise EvalsiteError(f"No eval run named {name_or_id!r}.", 404, {"run": ["not found"]})
 
+    def eval_run_traces(self, run_id: int) -> dict:
+        """{"expected", "received", "complete"}: the run's traces so far."""
+        return self.request("GET", f"/api/eval-runs/{run_id}/traces/")
+
     def eval_run_judge(self, run_id: int, config: str) -> list[int]:
         return self.request("POST", f"/api/eval-runs/{run_id}/judge/", {"config": config})[
             "judge_runs"

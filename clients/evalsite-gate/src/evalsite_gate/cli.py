@@ -66,6 +66,12 @@ def _finish_options(parser: argparse.ArgumentParser, *, with_run: bool) -> None:
     parser.add_argument("--no-judge", action="store_true", help="Score without judging first.")
     parser.add_argument("--no-llm", action="store_true", help="Deterministic scoring only.")
     parser.add_argument("--matcher", default="auto")
+    parser.add_argument(
+        "--traces-timeout",
+        type=float,
+        default=300,
+        help="Seconds to wait for the run's traces to arrive and settle before scoring.",
+    )
     parser.add_argument("--timeout", type=float, default=1800, help="Seconds to wait for judging.")
     parser.add_argument("--poll-seconds", type=float, default=5)
     parser.add_argument("--json", dest="json_path", help="Write the report as JSON.")
@@ -202,6 +208,37 @@ def _progress_bar(done: int, total: int, width: int = 30) -> str:
     return f"[{'#' * filled}{'.' * (width - filled)}] {done}/{total} judge passes"
 
 
+def _traces_wait(site: Evalsite, run: dict, args) -> None:
+    """Wait until every expected trace arrived and settled; a run scored earlier would be
+    graded on half its traces. Past the timeout: stop with what is missing, or, when every
+    trace that came is complete, score what came (the rest count as missing trials)."""
+    deadline = time.monotonic() + args.traces_timeout
+    shown = None
+    while True:
+        state = site.eval_run_traces(run["id"])
+        expected, received, complete = state["expected"], state["received"], state["complete"]
+        if (received, complete) != shown:
+            _say(f"Traces of {run['name']}: {received}/{expected} arrived, {complete} complete.")
+            shown = (received, complete)
+        if received >= expected and complete == received:
+            return
+        if time.monotonic() > deadline:
+            break
+        time.sleep(args.poll_seconds)
+    if complete < received:
+        raise EvalsiteError(
+            f"{received - complete} of {run['name']}'s traces were still receiving spans after "
+            f"{args.traces_timeout:.0f} s, so the run was not scored. A trace is complete once "
+            "its root span ended and no span came for the server's TRACE_SETTLE_SECONDS; check "
+            "that the agent flushes its exporter at exit, or raise --traces-timeout."
+        )
+    _say(
+        f"Only {received} of {expected} expected traces arrived within "
+        f"{args.traces_timeout:.0f} s; scoring them, the rest count as missing trials. Are "
+        "they tagged evalsite.eval_run, evalsite.example_key and evalsite.trial?"
+    )
+
+
 def _judging_wait(site: Evalsite, run_id: int, args) -> None:
     try:
         judge_runs = site.eval_run_judge(run_id, args.judge_config)
@@ -241,6 +278,7 @@ def _baseline(site: Evalsite, candidate: dict, wanted: str) -> str:
 
 def command_finish(site: Evalsite, args, run_name: str) -> int:
     run = site.eval_run(run_name)
+    _traces_wait(site, run, args)
     if not args.no_judge:
         _judging_wait(site, run["id"], args)
     _say(f"Scoring {run['name']} ...")

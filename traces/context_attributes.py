@@ -1,0 +1,50 @@
+"""The task's context (who the user is, which account) as an agent sends it in attributes.
+
+Span-tree JSON and transcripts have a `context` object. OTLP exporters have only attributes,
+so these are read into the same trace context, from the resource or the root span (the
+root's win):
+
+- `evalsite.context.<key>` = value: one key of the context, e.g. `evalsite.context.customer_id`;
+- `evalsite.context` = a JSON object (or its text): several keys at once;
+- `user.id` (OpenInference, Langfuse) and `enduser.id` (OpenTelemetry): the context's `user_id`.
+
+The trajectory checks read values from the context as grounded (a hallucinated parameter is a
+value found nowhere in the task, the context or earlier tool outputs), and reference
+trajectories' `<from_context>` placeholders resolve against it.
+"""
+
+from __future__ import annotations
+
+import json
+
+CONTEXT_PREFIX = "evalsite.context."
+CONTEXT_OBJECT = "evalsite.context"
+USER_ID_ATTRIBUTES = ("user.id", "enduser.id")
+
+
+def _object(value) -> dict:
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def context_from_attributes(*sources: dict | None) -> dict:
+    """The context the attribute dicts carry; an earlier source wins a key a later one names."""
+    context: dict = {}
+    for attributes in reversed([s for s in sources if isinstance(s, dict)]):
+        found = dict(_object(attributes.get(CONTEXT_OBJECT)))
+        found.update(
+            {
+                key[len(CONTEXT_PREFIX) :]: value
+                for key, value in attributes.items()
+                if key.startswith(CONTEXT_PREFIX) and len(key) > len(CONTEXT_PREFIX)
+            }
+        )
+        user = next((attributes[k] for k in USER_ID_ATTRIBUTES if attributes.get(k)), None)
+        if user is not None:
+            found.setdefault("user_id", user)
+        context.update(found)
+    return context
