@@ -19,6 +19,7 @@ from judges.prompts import (
     text_cut_to_budget,
 )
 from traces.models import Session, Span, Trace
+from traces.reading import citation_names
 from traces.serialize import trace_span_tree, trace_transcript
 
 
@@ -82,9 +83,12 @@ def session_prompt_render(version: RubricVersion, session: Session) -> RenderedP
 
 
 def session_span_ids_and_names(session_id: int) -> list[tuple[str, str]]:
-    """(span id, name) of every span of the session, for resolving a judge's citations."""
-    return list(
-        Span.objects.filter(trace__session_id=session_id)
-        .order_by("trace__started_at", "trace_id", "position", "pk")
-        .values_list("span_id", "name")
+    """(span id, a name it may be cited by) of every span of the session, for resolving a
+    judge's citations."""
+    return citation_names(
+        list(
+            Span.objects.filter(trace__session_id=session_id)
+            .order_by("trace__started_at", "trace_id", "position", "pk")
+            .only("span_id", "name", "kind", "tool_name", "trace_id")
+        )
     )

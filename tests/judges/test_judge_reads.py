@@ -19,7 +19,7 @@ from accounts.roles import ANNOTATOR
 from bench import fidelity_conversation as conversation
 from tests.factories import ProjectFactory, UserFactory
 from tests.judges import seed_article_agent
-from tests.judges.judge_reads import Expected, assert_judge_reads
+from tests.judges.judge_reads import Expected, assert_judge_reads, built_in_rubrics_seed
 from tests.traces import otel_agents
 from tests.traces.test_ingest_span_tree import refund_tree
 from tests.traces.test_ingest_transcripts import ANTHROPIC, OPENAI
@@ -154,6 +154,7 @@ def test_seed_article_shape_sent_by_the_stock_exporter(live_server):
     seed_article_agent.seed_article_run(otel_agents.tracer_for(provider))
     provider.shutdown()
     # then every judge reads task, answer and each tool by name
+    built_in_rubrics_seed()  # an earlier transactional test may have flushed them
     assert_judge_reads(Trace.objects.get(), SEED_ARTICLE)
 
 
