@@ -220,6 +220,9 @@ def score_reading(reading: Reading) -> Finding:
             finding.reasons.append(f"{name} failed but the answer is confident")
             finding.cited_spans.append(name)
     finding.passed = not finding.reasons
+    if finding.passed and reading.calls:
+        # A model names the evidence for a pass too: the call the answer rests on.
+        finding.cited_spans.append(reading.calls[-1].name)
     finding.cited_spans = list(dict.fromkeys(finding.cited_spans))
     return finding
 
