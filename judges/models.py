@@ -292,6 +292,7 @@ class RedFlag(models.Model):
         CONFIDENT_AFTER_FAILURE = "confident_after_failure", "Confident answer after a failed tool"
         MAX_STEPS = "max_steps_exceeded", "Step limit exceeded"
         JUDGE_INJECTION = "judge_injection", "Instructions aimed at the judge"
+        UNCLEAN_STOP = "unclean_stop", "Truncated, refused or errored stop"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
     # No database constraint: a key to a table partitioned by day must hold the day. Red flags

@@ -15,11 +15,7 @@ from dataclasses import dataclass
 
 from traces.messages import Message, messages_read, readable_text
 from traces.models import Span, SpanKind, SpanStatus, Trace
-from traces.stop_reasons import stop_reason_normalize
-
-# Where model calls state why they stopped, best first.
-FINISH_ATTRIBUTES = ("gen_ai.response.finish_reasons", "gen_ai.response.finish_reason")
-OUTPUT_FINISH_KEYS = ("finish_reason", "stop_reason")
+from traces.stop_reasons import finish_reason_of, stop_reason_normalize
 
 
 @dataclass(frozen=True)
@@ -162,30 +158,6 @@ def _value(value, state: ReadingState, *, always: bool = False):
     return [message_compact(m) for m in shown]
 
 
-def span_finish_reason(span: Span) -> str:
-    """Why a model call stopped, as it said (`length`, `max_tokens`, `tool_calls`...), or ""."""
-    attributes = span.attributes if isinstance(span.attributes, dict) else {}
-    for key in FINISH_ATTRIBUTES:
-        value = attributes.get(key)
-        if isinstance(value, list) and value:
-            return str(value[-1])
-        if isinstance(value, str) and value:
-            return value.strip("[]\"' ")
-    output = span.output
-    if isinstance(output, list) and output and isinstance(output[-1], dict):
-        output = output[-1]
-    if isinstance(output, dict):
-        for key in OUTPUT_FINISH_KEYS:
-            if isinstance(output.get(key), str) and output[key]:
-                return output[key]
-        choices = output.get("choices")
-        if isinstance(choices, list) and choices and isinstance(choices[-1], dict):
-            reason = choices[-1].get("finish_reason")
-            if isinstance(reason, str):
-                return reason
-    return ""
-
-
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
     """One span as a step of the reading."""
     node: dict = {"step": label.step, "name": label.label, "type": span.kind}
@@ -212,7 +184,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             node["output"] = _value(span.output, state, always=True)
             if isinstance(node["output"], str):  # a reply given as plain text
                 state.new_messages([Message(role="assistant", text=node["output"])])
-        finish = span_finish_reason(span)
+        finish = finish_reason_of(span.attributes, span.output)
         if finish:
             node["finish_reason"] = stop_reason_normalize(finish) or finish
     else:

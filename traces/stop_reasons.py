@@ -69,11 +69,17 @@ STOP_SPELLINGS: dict[str, tuple[str, ...]] = {
         "recursion_limit",
         "graphrecursionerror",
         "step_limit",
-        "pause_turn",
     ),
     StopKind.ERROR: ("error", "exception", "failed", "failure", "malformed_function_call"),
 }
 _KIND_OF = {spelling: kind for kind, spellings in STOP_SPELLINGS.items() for spelling in spellings}
+# Where model calls state why they stopped, best first.
+FINISH_ATTRIBUTES = (
+    "gen_ai.response.finish_reasons",
+    "gen_ai.response.finish_reason",
+    "llm.finish_reason",
+)
+OUTPUT_FINISH_KEYS = ("finish_reason", "stop_reason", "finishReason")
 # Kinds after which an answer that looks right may be right only by accident.
 UNCLEAN_KINDS = (StopKind.TRUNCATED, StopKind.REFUSED, StopKind.STEP_LIMIT, StopKind.ERROR)
 
@@ -93,3 +99,28 @@ def stop_reason_normalize(raw) -> str:
 def stop_spellings(kind: str) -> tuple[str, ...]:
     """The lower-cased spellings of one kind, for filters over the stored values."""
     return STOP_SPELLINGS.get(kind, ())
+
+
+def finish_reason_of(attributes, output) -> str:
+    """Why one model call stopped, as it said (`length`, `max_tokens`, `tool_calls`...), from
+    its attributes or its output (a GenAI output message, an Anthropic or OpenAI response); ""
+    when it did not say."""
+    attributes = attributes if isinstance(attributes, dict) else {}
+    for key in FINISH_ATTRIBUTES:
+        value = attributes.get(key)
+        if isinstance(value, list | tuple) and value:
+            return str(value[-1])
+        if isinstance(value, str) and value.strip("[]\"' "):
+            return value.strip("[]\"' ").split('", "')[-1]
+    if isinstance(output, list) and output and isinstance(output[-1], dict):
+        output = output[-1]
+    if isinstance(output, dict):
+        for key in OUTPUT_FINISH_KEYS:
+            if isinstance(output.get(key), str) and output[key]:
+                return output[key]
+        choices = output.get("choices") or output.get("candidates")
+        if isinstance(choices, list) and choices and isinstance(choices[-1], dict):
+            for key in OUTPUT_FINISH_KEYS:
+                if isinstance(choices[-1].get(key), str) and choices[-1][key]:
+                    return choices[-1][key]
+    return ""

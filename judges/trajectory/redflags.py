@@ -34,10 +34,10 @@ from judges.trajectory.steps import (
     trace_spans,
 )
 from traces.models import SpanKind, Trace
+from traces.stop_reasons import StopKind, stop_reason_normalize
 
 Kind = RedFlag.Kind
 
-STOP_REASONS_MAX_STEPS = {"max_steps_exceeded", "max_steps", "max_turns", "max_iterations"}
 # Words that show the answer admits a problem instead of claiming success.
 HEDGES = re.compile(
     r"\b(sorry|unable|couldn'?t|could not|can'?t|cannot|not able|failed|fail|unfortunately|"
@@ -249,7 +249,7 @@ def check_max_steps(
 ):
     """The agent stopped on its step limit (named on the root), or made more tool calls than
     allowed (named on the first call over the limit)."""
-    stopped = (trace.stop_reason or "").strip().lower() in STOP_REASONS_MAX_STEPS
+    stopped = stop_reason_normalize(trace.stop_reason) == StopKind.STEP_LIMIT
     if len(steps) > max_steps:
         over = steps[max_steps]
         yield FlagHit(
@@ -317,6 +317,12 @@ def check_judge_injection(trace: TraceFacts, spans: Sequence[SpanFacts]):
         )
 
 
+def check_unclean_stop(trace: TraceFacts, spans: Sequence[SpanFacts]):
+    from judges.trajectory.stop_flags import check_unclean_stop as check  # it imports FlagHit
+
+    return check(trace, spans)
+
+
 def red_flags_detect(
     trace: TraceFacts,
     spans: Sequence[SpanFacts] | None = None,
@@ -337,6 +343,7 @@ def red_flags_detect(
         Kind.CONFIDENT_AFTER_FAILURE: lambda: check_confident_after_failure(trace, steps),
         Kind.MAX_STEPS: lambda: check_max_steps(trace, spans, steps, rules.max_steps),
         Kind.JUDGE_INJECTION: lambda: check_judge_injection(trace, spans),
+        Kind.UNCLEAN_STOP: lambda: check_unclean_stop(trace, spans),
     }
     hits: list[FlagHit] = []
     for kind, check in checks.items():
