@@ -314,8 +314,7 @@ class RedFlag(models.Model):
 
 
 class RedFlagCheck(models.Model):
-    """That a trace's red flags were computed, so a trace on which none fired is not checked
-    again by every reader; removed when late spans make the check out of date."""
+    """That a trace's red flags were computed; spans arriving later remove it."""
 
     trace = models.OneToOneField(Trace, on_delete=models.CASCADE, related_name="red_flag_check")
     checked_at = models.DateTimeField()
