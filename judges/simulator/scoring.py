@@ -5,12 +5,17 @@ order. A trace fails when a tool errored (or came back empty), no later call of 
 succeeded, and the agent still answered confidently; when the same tool was called again with
 identical input right after a call that did not fail; or when an identifier-like tool
 parameter (an order or flight id, a file path) appears nowhere earlier in the prompt (task,
-context, earlier steps and outputs). Otherwise it passes.
+context, earlier steps and outputs); or when the prompt says the run stopped truncated,
+refused, on its step limit or on an error. Otherwise it passes. Prerequisites, dates and text
+aimed at the judge are beyond it: there it disagrees with the red flags, honestly, and the
+disagreement routes the trace to people.
 """
 
 import json
 import re
 from dataclasses import dataclass, field
+
+from traces.stop_reasons import UNCLEAN_KINDS, stop_reason_normalize
 
 TRACE_OPEN = "<untrusted_trace>"
 TRACE_CLOSE = "</untrusted_trace>"
@@ -106,6 +111,8 @@ class Reading:
     task: str = ""
     answer: str = ""
     calls: list[Call] = field(default_factory=list)
+    # As the prompt states it: "max_tokens (truncated)".
+    stop: str = ""
 
 
 def _base(name: str) -> str:
@@ -131,7 +138,11 @@ def _tree_reading(tree: dict, before: str) -> Reading:
     nodes: list[dict] = []
     _walk(tree, nodes)
     task = _text(tree.get("task") or tree.get("input") or "")
-    reading = Reading(task=task, answer=_text(tree.get("final_answer") or tree.get("output") or ""))
+    reading = Reading(
+        task=task,
+        answer=_text(tree.get("final_answer") or tree.get("output") or ""),
+        stop=str(tree.get("stop_reason") or ""),
+    )
     seen = [before, task, _text(tree.get("context") or "")]
     has_tool_steps = any(node.get("type") == "tool" for node in nodes)
     pending: dict[str, Call] = {}
@@ -174,6 +185,8 @@ def _transcript_reading(text: str, before: str) -> Reading:
             reading.task = line[len("USER: ") :]
         elif line.startswith("FINAL ANSWER: "):
             reading.answer = line[len("FINAL ANSWER: ") :]
+        elif line.startswith("STOP REASON: "):
+            reading.stop = line[len("STOP REASON: ") :]
         call = TRANSCRIPT_CALL.match(line)
         outcome = TRANSCRIPT_OUTCOME.match(line)
         if call:
@@ -193,6 +206,9 @@ def _transcript_reading(text: str, before: str) -> Reading:
 def score_reading(reading: Reading) -> Finding:
     """The rules, on what the prompt showed."""
     finding = Finding(passed=True)
+    stopped = stop_reason_normalize(reading.stop.split(" (")[0])
+    if stopped in UNCLEAN_KINDS:
+        finding.reasons.append(f"the run did not finish: it stopped with {reading.stop}")
     previous: Call | None = None
     for index, call in enumerate(reading.calls):
         name = call.name

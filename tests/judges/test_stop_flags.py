@@ -116,8 +116,9 @@ def test_a_max_tokens_run_with_a_plausible_answer_lands_in_review(
     # when both passes are judged
     for judgment in run.judgments.order_by("pass_index"):
         judgment_execute(judgment.pk)
-    # then the agreed pass is routed to people for the red flag
+    # then the agreed verdict is routed to people for the red flag, whatever it says: a pass
+    # may be luck, a fail may be for the cut alone
     verdict = Verdict.objects.get(run=run, trace=trace)
-    assert (verdict.status, verdict.score) == (VerdictStatus.AGREED, 1.0)
+    assert verdict.status == VerdictStatus.AGREED
     assert "red flag unclean_stop" in verdict.reason
     assert ReviewItem.objects.filter(trace=trace, reason="red_flag").exists()
