@@ -5,7 +5,6 @@ the user turn carries the trace, fenced and marked as untrusted data, cut to a t
 """
 
 import functools
-import json
 import re
 import sys
 import traceback
@@ -19,7 +18,7 @@ from judges.models import RubricVersion, TraceFormat
 from judges.template_sandbox import BoundedSandbox, render_bounded
 from traces.models import Trace
 from traces.reading import citation_names
-from traces.serialize import CITE_NOTE, trace_span_tree, trace_transcript
+from traces.serialize import CITE_NOTE, trace_span_tree, trace_transcript, tree_json
 
 TRACE_OPEN = "<untrusted_trace>"
 TRACE_CLOSE = "</untrusted_trace>"
@@ -116,11 +115,10 @@ def trace_text_budgeted(
         text = trace_transcript(trace, spans)
     else:
         tree = trace_span_tree(trace, spans)
-        text = json.dumps(tree, ensure_ascii=False, indent=1, default=str)
+        text = tree_json(tree)
         if len(text) > budget_chars:
             # First shorten long outputs, which keeps every step and the JSON valid.
-            tree = strings_shortened(tree, LONG_STRING_CHARS)
-            text = json.dumps(tree, ensure_ascii=False, indent=1, default=str)
+            text = tree_json(strings_shortened(tree, LONG_STRING_CHARS))
     return text_cut_to_budget(text, budget_chars)
 
 

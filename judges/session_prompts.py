@@ -4,8 +4,6 @@ The prompt around it is the rubric's own (judges.prompts), so a session pass dif
 trace pass only in what sits between the untrusted-trace fences.
 """
 
-import json
-
 from django.conf import settings
 from django.db.models import F
 
@@ -20,7 +18,7 @@ from judges.prompts import (
 )
 from traces.models import Session, Span, Trace
 from traces.reading import citation_names
-from traces.serialize import trace_span_tree, trace_transcript
+from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 
 def session_traces_ordered(session: Session) -> list[Trace]:
@@ -58,7 +56,7 @@ def session_text(
     }
     if shorten:
         tree = strings_shortened(tree, LONG_STRING_CHARS)
-    return json.dumps(tree, ensure_ascii=False, indent=1, default=str)
+    return tree_json(tree)
 
 
 def session_prompt_render(version: RubricVersion, session: Session) -> RenderedPrompt:

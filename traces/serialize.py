@@ -63,6 +63,29 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     return tree
 
 
+def tree_json(node: dict, depth: int = 0) -> str:
+    """The reading as JSON a judge reads at a glance: the top's fields one a line, then one
+    line per step, indented by depth. Valid JSON in a fraction of an indented dump's lines."""
+    pad = " " * depth
+    head = {key: value for key, value in node.items() if key != "children"}
+    children = node.get("children") or []
+    if depth == 0:
+        fields = [
+            f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, default=str)}"
+            for key, value in head.items()
+        ]
+        if children:
+            inner = ",\n".join(tree_json(child, 2) for child in children)
+            fields.append(f' "children": [\n{inner}\n ]')
+        return "{\n" + ",\n".join(fields) + "\n}"
+    text = json.dumps(head, ensure_ascii=False, default=str)
+    if not children:
+        return pad + text
+    inner = ",\n".join(tree_json(child, depth + 1) for child in children)
+    opening = text[:-1] + ", " if head else "{"
+    return f'{pad}{opening}"children": [\n{inner}\n{pad}]}}'
+
+
 def _text(value) -> str:
     if isinstance(value, str):
         return value

@@ -7,7 +7,7 @@ import pytest
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.test_ingest_span_tree import refund_tree
 from traces.ingest.services import ingest_span_tree
-from traces.serialize import trace_span_tree, trace_transcript
+from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 pytestmark = pytest.mark.django_db
 
@@ -86,3 +86,14 @@ def test_cyclic_parents_still_serialize():
     SpanFactory(trace=trace, span_id="b", parent_span_id="a", position=1)
     tree = trace_span_tree(trace)
     assert json.dumps(tree).count('"name"') == 2
+
+
+def test_the_judges_json_is_one_line_a_step_and_reads_back_whole():
+    trace = ingest_span_tree(ProjectFactory(), refund_tree())
+    tree = trace_span_tree(trace)
+    text = tree_json(tree)
+    assert json.loads(text) == tree
+    lines = text.splitlines()
+    assert lines[1].startswith(' "task": "Refund order A1042')
+    assert any(line.startswith('  {"step": 3, "name": "lookup_order"') for line in lines)
+    assert len(lines) < json.dumps(tree, indent=1).count("\n") / 3
