@@ -68,6 +68,8 @@ def trial_decide(metrics: dict, content: dict, criteria: PassCriteria) -> TrialD
             reasons.append(f"behaviour: judged {behavior:.2f} against the expected behaviour")
     if metrics.get("judge_unreadable"):
         undecided.append("a judge reply could not be read; sent to review")
+    for check in metrics.get("judge_flipped") or []:
+        undecided.append(f"the {check} check flipped between its two passes; sent to review")
     # The same rule fired on several calls reads once.
     reasons = list(dict.fromkeys(reasons))
     if reasons:
