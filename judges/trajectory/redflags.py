@@ -318,7 +318,8 @@ def check_judge_injection(trace: TraceFacts, spans: Sequence[SpanFacts]):
 
 
 def check_unclean_stop(trace: TraceFacts, spans: Sequence[SpanFacts]):
-    from judges.trajectory.stop_flags import check_unclean_stop as check  # it imports FlagHit
+    # Imported here: stop_flags imports FlagHit from this module.
+    from judges.trajectory.stop_flags import check_unclean_stop as check
 
     return check(trace, spans)
 
