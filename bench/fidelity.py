@@ -4,10 +4,14 @@ shapes frameworks write it, and read back from the database.
 Per path it prints messages kept / sent, tool results paired with the right call, failures
 marked right, one step per tool call, tokens counted once (each model call's usage once,
 however many nested spans repeat it), and whether the task and final answer are present and
-readable. The sample has three user turns, a reused tool-call id, an `Error:` text result and
-an empty `think` result. The OTLP paths cover GenAI and OpenInference spans, model calls nested
-three deep, lifecycle-event tool spans, MCP client and server spans, message content sent as
-OTLP logs (before and after the spans) and a Jaeger export.
+readable (what is stored), then what the judge reads: of the task, final answer, tool names,
+argument values, result starts, errors and later user turns the agent sent, how many the
+prompt of every built-in rubric carries (the rubric that carries fewest counts). The sample has
+three user turns, a reused tool-call id, an `Error:` text result and an empty `think` result.
+The OTLP paths cover GenAI and OpenInference spans, model calls nested three deep,
+lifecycle-event tool spans, MCP client and server spans, message content sent as OTLP logs
+(before and after the spans) and a Jaeger export; a last row sends the seed article's
+instrumentation (agent_run, agent_step_N, tool_call) as OTLP protobuf.
 
     .venv/bin/python bench/fidelity.py [--database-url postgres://.../evalsite_fidelity]
 """
@@ -211,6 +215,65 @@ def _decoded(value):
     return value
 
 
+def judge_reads(trace, expected) -> tuple[int, int]:
+    """(found, sent) for the built-in rubric whose prompt carries fewest of the sent values."""
+    from tests.judges.judge_reads import expected_needles, judge_reads_missing
+
+    total = len(expected_needles(expected))
+    missing = judge_reads_missing(trace, expected)
+    return total - max((len(lacking) for lacking in missing.values()), default=0), total
+
+
+def conversation_expected():
+    from bench import fidelity_conversation as conversation
+    from tests.judges.judge_reads import Expected
+
+    return Expected(
+        task=TASK,
+        final_answer=FINAL,
+        calls=[(call[1], call[2]) for _, _, call, _ in conversation.CONVERSATION if call],
+        results=[result for _, result, _ in EXPECTED_TOOLS if result != ""],
+        errors=[result for _, result, failed in EXPECTED_TOOLS if failed],
+        later_user_turns=[
+            text for role, text, _, _ in conversation.CONVERSATION[1:] if role == "user" and text
+        ],
+    )
+
+
+def seed_article_sent(client):
+    """The seed article's instrumentation through the stock exporter's encoding."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    from tests.judges import seed_article_agent
+    from tests.judges.judge_reads import Expected
+    from traces.models import Trace
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    seed_article_agent.seed_article_run(provider.get_tracer("seed-article"))
+    project = f"fidelity-seed-{uuid.uuid4().hex[:8]}"
+    response = client.generic(
+        "POST",
+        "/v1/traces",
+        encode_spans(memory.get_finished_spans()).SerializePartialToString(),
+        content_type="application/x-protobuf",
+        HTTP_X_EVALSITE_PROJECT=project,
+    )
+    assert response.status_code == 200, response.content[:300]
+    expected = Expected(
+        task=seed_article_agent.TASK,
+        final_answer=seed_article_agent.FINAL_ANSWER,
+        calls=seed_article_agent.CALLS,
+        results=seed_article_agent.RESULTS,
+        errors=seed_article_agent.ERRORS,
+    )
+    return Trace.objects.filter(project__slug=project).latest("pk"), expected
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--database-url", default=DEFAULT_DB)
@@ -227,8 +290,13 @@ def main():
     user = UserFactory(roles=[ANNOTATOR])
     token = ApiToken.generate(user, "fidelity")[1]
     client = Client(HTTP_AUTHORIZATION=f"Bearer {token}")
+    expected = conversation_expected()
     sent, tokens = send_all(client)
-    results = {name: fidelity(trace, tokens[name]) for name, trace in sent.items()}
+    results = {
+        name: {**fidelity(trace, tokens[name]), "judge": judge_reads(trace, expected)}
+        for name, trace in sent.items()
+    }
+    seed_trace, seed_expected = seed_article_sent(client)
     columns = (
         ("messages", "messages kept"),
         ("paired", "paired right"),
@@ -238,8 +306,9 @@ def main():
         ("task", "task"),
         ("final", "final"),
     )
-    print(f"{'path':28} " + " ".join(f"{title:>{len(title)}}" for _, title in columns) + "   all")
-    total = [0, 0]
+    titles = " ".join(title for _, title in columns)
+    print(f"{'path':28} {titles}   all   {'judge reads':>11}")
+    total, read = [0, 0], [0, 0]
     for name, row in results.items():
         cells, got_all, of_all = [], 0, 0
         for key, title in columns:
@@ -248,8 +317,20 @@ def main():
             cells.append(f"{f'{got}/{of}':>{len(title)}}")
         total[0] += got_all
         total[1] += of_all
-        print(f"{name:28} " + " ".join(cells) + f" {100 * got_all / of_all:5.0f}%")
-    print(f"overall: {100 * total[0] / total[1]:.1f}% of {total[1]} checks")
+        found, of_sent = row["judge"]
+        read[0] += found
+        read[1] += of_sent
+        print(
+            f"{name:28} " + " ".join(cells) + f" {100 * got_all / of_all:5.0f}%"
+            f"   {f'{found}/{of_sent}':>11}"
+        )
+    found, of_sent = judge_reads(seed_trace, seed_expected)
+    read[0] += found
+    read[1] += of_sent
+    dashes = " ".join(f"{'-':>{len(title)}}" for _, title in columns)
+    print(f"{'seed article, OTLP protobuf':28} {dashes} {'-':>5}   {f'{found}/{of_sent}':>11}")
+    print(f"stored overall: {100 * total[0] / total[1]:.1f}% of {total[1]} checks")
+    print(f"judge reads overall: {100 * read[0] / read[1]:.1f}% of {read[1]} sent values")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from django.utils import timezone
 from core.publish import publish_errors
 from insights.agreement import AGREEMENT_DAYS, judge_human_chart
 from insights.charts import Chart
+from insights.check_flips import check_flip_chart
 from insights.cost import COST_DAYS, judge_cost_chart
 from insights.daily import DailyStore, daily_forget
 from insights.evalruns import eval_run_chart
@@ -47,11 +48,12 @@ from insights.steps import (
 
 logger = logging.getLogger(__name__)
 
-SNAPSHOT_KEY = "overview-snapshot-v1"
+SNAPSHOT_KEY = "overview-snapshot-v2"
 
 # Page order; the key of each is also its CSV name.
 CHART_BUILDERS: dict[str, Callable[[], Chart]] = {
     "flip_rate": flip_rate_chart,
+    "check_flip_rate": check_flip_chart,
     "judge_vs_people": judge_human_chart,
     "score_distribution": score_distribution_chart,
     "red_flags": red_flag_chart,

@@ -51,6 +51,7 @@ from judges.request_leases import (
 from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
 from traces.models import Span
+from traces.reading import citation_names
 
 CHARS_PER_TOKEN = 4
 VERSIONS_KEPT = 256
@@ -133,13 +134,11 @@ def judgment_complete(
     """Parse a reply, store it with its usage and cost, and reconcile. `spans` (a trace's) or
     `span_names` (a session's), from the request's render, save loading them again."""
     if spans is not None:
-        span_refs = [(span.span_id, span.name) for span in spans]
+        span_refs = citation_names(spans)
     elif judgment.session_id:
         span_refs = session_span_ids_and_names(judgment.session_id)
     else:
-        span_refs = list(
-            judgment.trace.spans.order_by("position", "pk").values_list("span_id", "name")
-        )
+        span_refs = citation_names(list(judgment.trace.spans.order_by("position", "pk")))
     if span_names is None:
         span_names = [name for _, name in span_refs]
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)

@@ -302,6 +302,7 @@ class RedFlag(models.Model):
         MAX_STEPS = "max_steps_exceeded", "Step limit exceeded"
         JUDGE_INJECTION = "judge_injection", "Instructions aimed at the judge"
         PREMATURE_STOP = "premature_stop", "Stopped before finishing"
+        UNCLEAN_STOP = "unclean_stop", "Truncated, refused or errored stop"
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="red_flags")
     # No database constraint: a key to a table partitioned by day must hold the day. Red flags
@@ -323,8 +324,7 @@ class RedFlag(models.Model):
 
 
 class RedFlagCheck(models.Model):
-    """That a trace's red flags were computed, so a trace on which none fired is not checked
-    again by every reader; removed when late spans make the check out of date."""
+    """That a trace's red flags were computed; spans arriving later remove it."""
 
     trace = models.OneToOneField(Trace, on_delete=models.CASCADE, related_name="red_flag_check")
     checked_at = models.DateTimeField()

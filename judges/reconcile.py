@@ -36,6 +36,9 @@ def _criteria_flipped(passes: list[Judgment]) -> list[str]:
     return [question for question, seen in answers.items() if len(seen) > 1]
 
 
+ALWAYS_REVIEWED = (RedFlag.Kind.JUDGE_INJECTION, RedFlag.Kind.UNCLEAN_STOP)
+
+
 def _red_flags(trace, spans=None) -> list:
     from judges.trajectory.redflag_store import red_flags_ensure
 
@@ -89,9 +92,9 @@ def _flags_against(score: float, first: Judgment, spans=None) -> list:
     """The red flags that contradict an agreed score and so send the trace to people."""
     flags = _red_flags_of(first, spans)
     if not first.rubric_version.score_passes(score):
-        # A failing score agrees with most flags; an attempt to steer the judge still needs
-        # a person, whatever the judge concluded.
-        flags = [flag for flag in flags if flag.kind == RedFlag.Kind.JUDGE_INJECTION]
+        # A failing score agrees with most flags; an attempt to steer the judge, or a run
+        # cut short (failed maybe for the cut alone), still needs a person.
+        flags = [flag for flag in flags if flag.kind in ALWAYS_REVIEWED]
     return flags
 
 

@@ -4,8 +4,6 @@ The prompt around it is the rubric's own (judges.prompts), so a session pass dif
 trace pass only in what sits between the untrusted-trace fences.
 """
 
-import json
-
 from django.conf import settings
 from django.db.models import F
 
@@ -19,7 +17,8 @@ from judges.prompts import (
     text_cut_to_budget,
 )
 from traces.models import Session, Span, Trace
-from traces.serialize import trace_span_tree, trace_transcript
+from traces.reading import citation_names
+from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 
 def session_traces_ordered(session: Session) -> list[Trace]:
@@ -57,7 +56,7 @@ def session_text(
     }
     if shorten:
         tree = strings_shortened(tree, LONG_STRING_CHARS)
-    return json.dumps(tree, ensure_ascii=False, indent=1, default=str)
+    return tree_json(tree)
 
 
 def session_prompt_render(version: RubricVersion, session: Session) -> RenderedPrompt:
@@ -82,9 +81,12 @@ def session_prompt_render(version: RubricVersion, session: Session) -> RenderedP
 
 
 def session_span_ids_and_names(session_id: int) -> list[tuple[str, str]]:
-    """(span id, name) of every span of the session, for resolving a judge's citations."""
-    return list(
-        Span.objects.filter(trace__session_id=session_id)
-        .order_by("trace__started_at", "trace_id", "position", "pk")
-        .values_list("span_id", "name")
+    """(span id, a name it may be cited by) of every span of the session, for resolving a
+    judge's citations."""
+    return citation_names(
+        list(
+            Span.objects.filter(trace__session_id=session_id)
+            .order_by("trace__started_at", "trace_id", "position", "pk")
+            .only("span_id", "name", "kind", "tool_name", "trace_id")
+        )
     )

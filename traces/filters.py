@@ -10,13 +10,15 @@ from collections import OrderedDict
 
 import django_filters
 from django import forms
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Q
+from django.db.models.functions import Lower
 from django.forms.models import ModelChoiceIterator
 from django_filters.fields import ModelChoiceField
 
 from traces.models import Feedback, FeedbackKind, Project, Trace
 from traces.search.filters import ContentSearchFilters
 from traces.sessions import session_filter_q
+from traces.stop_reasons import STOP_SPELLINGS, UNCLEAN_KINDS, StopKind, stop_spellings
 
 STATUS_CHOICES = [
     ("error", "Has errors"),
@@ -29,6 +31,11 @@ FEEDBACK_CHOICES = [
     ("thumbs_up", "A thumbs-up"),
     ("any", "Any feedback"),
     ("none", "No feedback"),
+]
+UNCLEAN = "unclean"
+STOP_CHOICES = [
+    (UNCLEAN, "Truncated, refused, step limit or error"),
+    *[(kind.value, kind.label) for kind in StopKind],
 ]
 SORT_CHOICES = [
     ("-started_at", "Newest first"),
@@ -49,6 +56,11 @@ def _ordering(value: str):
     if value.startswith("-"):
         return F(value[1:]).desc(nulls_last=True)
     return F(value).asc(nulls_last=True)
+
+
+def _with_prefixes(spellings: list[str]) -> list[str]:
+    # Gemini's enum names (FINISH_REASON_MAX_TOKENS) read as the plain spelling.
+    return [*spellings, *(f"finish_reason_{s}" for s in spellings)]
 
 
 class _ListedChoices(ModelChoiceIterator):
@@ -79,6 +91,9 @@ class TraceFilter(ContentSearchFilters):
     task_type = django_filters.CharFilter(label="Task type")
     status = django_filters.ChoiceFilter(
         choices=STATUS_CHOICES, method="filter_status", empty_label="Any", label="Status"
+    )
+    stop = django_filters.ChoiceFilter(
+        choices=STOP_CHOICES, method="filter_stop", empty_label="Any", label="Stop"
     )
     started_after = django_filters.DateFilter(
         field_name="started_at", lookup_expr="date__gte", label="From", widget=DATE_INPUT
@@ -113,6 +128,19 @@ class TraceFilter(ContentSearchFilters):
             "in_progress": queryset.filter(completed_at__isnull=True),
             "complete": queryset.filter(completed_at__isnull=False),
         }.get(value, queryset)
+
+    def filter_stop(self, queryset, name, value: str):
+        """Traces whose stop reason, in any provider's spelling, is of the chosen kind."""
+        if value == StopKind.OTHER:
+            known = [s for spellings in STOP_SPELLINGS.values() for s in spellings]
+            return queryset.alias(stop_lower=Lower("stop_reason")).exclude(
+                Q(stop_reason="") | Q(stop_lower__in=_with_prefixes(known))
+            )
+        kinds = UNCLEAN_KINDS if value == UNCLEAN else (value,)
+        spellings = [s for kind in kinds for s in stop_spellings(kind)]
+        return queryset.alias(stop_lower=Lower("stop_reason")).filter(
+            stop_lower__in=_with_prefixes(spellings)
+        )
 
     def filter_feedback(self, queryset, name, value: str):  # typed: the schema says string
         given = Feedback.objects.filter(trace=OuterRef("pk"))

@@ -95,6 +95,7 @@ class SpanOutline:
     model: str
     input_tokens: int
     output_tokens: int
+    position: int
 
     def get_kind_display(self) -> str:
         return SPAN_KIND_LABELS.get(self.kind, self.kind)

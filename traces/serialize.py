@@ -1,84 +1,157 @@
-"""The two ways a judge reads a trace: the nested span tree, or a transcript."""
+"""The two ways a judge reads a trace: the nested span tree, or a transcript.
 
-from collections import Counter
+Both are built from traces.reading, the same mapped fields the trace page shows: the task and
+final answer at the top, tool steps by tool name with call id, arguments, result and error,
+model steps with what is new in their input and what they answered, and the stop reason.
+"""
 
-from traces.messages import messages_read
+import json
+
 from traces.models import Span, SpanKind, Trace
+from traces.reading import ReadingState, step_labels, step_read, tools_listed
 from traces.selectors import span_parents
+from traces.stop_reasons import StopKind, stop_reason_normalize
+
+CITE_NOTE = (
+    "Each step has a number and a name; cite steps by name as shown (`lookup_order`, "
+    "`lookup_order#2` for the second call of a tool called more than once) or by number "
+    "(`step 3`)."
+)
 
 
-def _node(span: Span) -> dict:
-    node = {"name": span.name, "type": span.kind, "input": span.input, "output": span.output}
-    if span.status == "error":
-        node["error"] = span.error_message or "error"
-    node["children"] = []
-    return node
+def _ordered(trace: Trace, spans: list[Span] | None) -> list[Span]:
+    return list(trace.spans.order_by("position", "pk")) if spans is None else spans
+
+
+def trace_head(trace: Trace) -> dict:
+    """The top of the reading: task, final answer, stop reason, available tools."""
+    head: dict = {"task": trace.task or "", "final_answer": trace.final_answer or ""}
+    if trace.stop_reason:
+        kind = stop_reason_normalize(trace.stop_reason)
+        head["stop_reason"] = (
+            trace.stop_reason if kind == StopKind.OTHER else f"{trace.stop_reason} ({kind})"
+        )
+    tools = tools_listed((trace.context or {}).get("available_tools"))
+    if tools:
+        head["available_tools"] = tools
+    return head
 
 
 def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
-    """Nested `{name, type, input, output, children}` JSON, children in start order.
+    """Nested steps, children in start order, under a head with task and final answer.
 
-    Spans whose parent never arrived hang under the root so nothing is hidden from the judge.
+    Spans whose parent never arrived hang under the top so nothing is hidden from the judge.
     """
-    if spans is None:
-        spans = list(trace.spans.order_by("position", "pk"))
-    nodes = {span.span_id: _node(span) for span in spans}
+    spans = _ordered(trace, spans)
+    labels = step_labels(spans)
+    state = ReadingState(trace)
+    nodes = {}
+    for span in spans:
+        nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
     parents = span_parents(spans)
     roots: list[dict] = []
     for span in spans:
         parent_id = parents[span.span_id]
-        (nodes[parent_id]["children"] if parent_id else roots).append(nodes[span.span_id])
+        node = nodes[span.span_id]
+        (nodes[parent_id].setdefault("children", []) if parent_id else roots).append(node)
+    tree = trace_head(trace)
     if len(roots) == 1:
-        tree = roots[0]
+        # The root step sits at the top of the reading, beside the task and the answer.
+        tree.update({key: value for key, value in roots[0].items() if key not in tree})
     else:
-        tree = {
-            "name": "trace",
-            "type": SpanKind.AGENT,
-            "input": trace.task,
-            "output": trace.final_answer,
-            "children": roots,
-        }
-    if trace.context.get("available_tools"):
-        tree["available_tools"] = trace.context["available_tools"]
+        tree.update({"name": "trace", "type": SpanKind.AGENT, "children": roots})
     return tree
 
 
-def trace_transcript(trace: Trace, spans: list[Span] | None = None) -> str:
-    """A plain-text transcript: the task, each LLM/tool step in order, the final answer."""
-    if spans is None:
-        spans = list(trace.spans.order_by("position", "pk"))
-    lines = [f"USER: {trace.task}"]
-    users_shown = Counter([(trace.task or "").strip()])
-    for span in spans:
-        if span.kind == SpanKind.LLM:
-            lines.extend(f"USER: {text}" for text in _new_user_turns(span.input, users_shown))
-        if span.kind == SpanKind.TOOL:
-            lines.append(f"TOOL CALL {span.tool_name or span.name}: {span.input}")
-            label = "TOOL ERROR" if span.status == "error" else "TOOL RESULT"
-            lines.append(
-                f"{label}: {span.output if span.output is not None else span.error_message}"
-            )
-        elif span.kind == SpanKind.LLM and span.output:
-            lines.append(f"ASSISTANT ({span.name}): {span.output}")
-        elif span.kind == SpanKind.RETRIEVER:
-            lines.append(f"RETRIEVED {span.name}: {span.output}")
-    lines.append(f"FINAL ANSWER: {trace.final_answer}")
-    return "\n".join(lines)
+def tree_json(node: dict, depth: int = 0) -> str:
+    """The reading as JSON a judge reads at a glance: the top's fields one a line, then one
+    line per step, indented by depth. Valid JSON in a fraction of an indented dump's lines."""
+    pad = " " * depth
+    head = {key: value for key, value in node.items() if key != "children"}
+    children = node.get("children") or []
+    if depth == 0:
+        fields = [
+            f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, default=str)}"
+            for key, value in head.items()
+        ]
+        if children:
+            inner = ",\n".join(tree_json(child, 2) for child in children)
+            fields.append(f' "children": [\n{inner}\n ]')
+        return "{\n" + ",\n".join(fields) + "\n}"
+    text = json.dumps(head, ensure_ascii=False, default=str)
+    if not children:
+        return pad + text
+    inner = ",\n".join(tree_json(child, depth + 1) for child in children)
+    opening = text[:-1] + ", " if head else "{"
+    return f'{pad}{opening}"children": [\n{inner}\n{pad}]}}'
 
 
-def _new_user_turns(value, shown: Counter) -> list[str]:
-    """User turns of a model call's input not yet in the transcript. Calls resend the whole
-    history or only what is new; counting each text either way shows every turn once."""
-    if not isinstance(value, list | dict | str):
-        return []
-    here: Counter = Counter()
-    new = []
-    for message in messages_read(value) or ():
-        text = message.text.strip()
-        if message.role != "user" or not text:
+def _text(value) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _transcript_lines(node: dict) -> list[str]:
+    """A step's lines: tool call and result, or the model's new input and its answer."""
+    at = f"[step {node['step']}]"
+    name = node["name"]
+    if node["type"] == SpanKind.TOOL:
+        call_id = f" (call_id {node['call_id']})" if node.get("call_id") else ""
+        lines = [f"{at} TOOL CALL {name}{call_id}: {_text(node.get('arguments'))}"]
+        if "result" in node:
+            lines.append(f"{at} TOOL RESULT {name}: {_text(node['result'])}")
+        if "error" in node:
+            lines.append(f"{at} TOOL ERROR {name}: {node['error']}")
+        return lines
+    lines = []
+    for field, who in (("new_input", "INPUT"), ("input", "INPUT"), ("output", "OUTPUT")):
+        value = node.get(field)
+        if value is None:
             continue
-        here[text] += 1
-        if here[text] > shown[text]:
-            shown[text] += 1
-            new.append(text)
-    return new
+        if isinstance(value, list) and all(isinstance(m, dict) and "role" in m for m in value):
+            lines += [_message_line(at, name, m, output=field == "output") for m in value]
+        else:
+            lines.append(f"{at} {name} {who}: {_text(value)}")
+    if node.get("finish_reason"):
+        lines.append(f"{at} {name} STOPPED: {node['finish_reason']}")
+    if "error" in node:
+        lines.append(f"{at} {name} ERROR: {node['error']}")
+    return lines
+
+
+def _message_line(at: str, name: str, message: dict, *, output: bool) -> str:
+    role = message["role"].upper()
+    if role == "USER" and not output and set(message) == {"role", "text"}:
+        return f"USER: {message['text']}"  # a later turn of the conversation, not a step
+    who = f"{role} ({name})" if output else role
+    parts = [message["text"]] if message.get("text") else []
+    for call in message.get("tool_calls") or []:
+        call_id = f" (call_id {call['call_id']})" if call.get("call_id") else ""
+        parts.append(f"calls {call['tool']}{call_id} {_text(call.get('arguments'))}")
+    for result in message.get("tool_results") or []:
+        label = "error" if result.get("error") else "result"
+        parts.append(f"{label} for call_id {result['call_id']}: {_text(result.get('result'))}")
+    return f"{at} {who}: {' | '.join(parts)}"
+
+
+def _walk(node: dict) -> list[dict]:
+    out = [node] if "step" in node else []
+    for child in node.get("children") or []:
+        out += _walk(child)
+    return out
+
+
+def trace_transcript(trace: Trace, spans: list[Span] | None = None) -> str:
+    """A plain-text transcript: the task, each step in order, the final answer, the stop."""
+    tree = trace_span_tree(trace, spans)
+    lines = [f"USER: {trace.task}"]
+    if tree.get("available_tools"):
+        names = ", ".join(tool["name"] for tool in tree["available_tools"])
+        lines.append(f"AVAILABLE TOOLS: {names}")
+    for node in sorted(_walk(tree), key=lambda n: n["step"]):
+        lines += _transcript_lines(node)
+    lines.append(f"FINAL ANSWER: {trace.final_answer}")
+    if tree.get("stop_reason"):
+        lines.append(f"STOP REASON: {tree['stop_reason']}")
+    return "\n".join(lines)

@@ -158,12 +158,18 @@ def _node_html(node: SpanNode, highlight: set, first: tuple | None) -> str:
         classes += " is-error"
     if node.span_id in highlight:
         classes += " is-highlighted"
+    # The step number and tool name are what judges read and cite (traces.reading).
     parts = [
+        f'<span class="muted span-step">step {span.position + 1}</span>',
         f'<span class="badge kind">{esc(span.get_kind_display())}</span>',
-        f'<span class="span-name">{esc(span.name)}</span>',
     ]
-    if span.tool_name and span.tool_name != span.name:
-        parts.append(f'<span class="muted">tool {esc(span.tool_name)}</span>')
+    if span.kind == SpanKind.TOOL and span.tool_name and span.tool_name != span.name:
+        parts.append(f'<span class="span-name">{esc(span.tool_name)}</span>')
+        parts.append(f'<span class="muted">span {esc(span.name)}</span>')
+    else:
+        parts.append(f'<span class="span-name">{esc(span.name)}</span>')
+        if span.tool_name and span.tool_name != span.name:
+            parts.append(f'<span class="muted">tool {esc(span.tool_name)}</span>')
     if span.model and span.model not in span.name:
         parts.append(f'<span class="muted">{esc(span.model)}</span>')
     if span.duration_ms is not None:

@@ -3,14 +3,17 @@
 A trial passes when the path matched the reference (for tasks that write: exactly the
 expected writes with the expected arguments), its parameters were right, none of the
 example's own red-flag rules fired, no generic flag the example declares blocking fired, the
-outcome holds, and the expected behaviour (adversarial examples) was judged as shown. When a
-judge's reply could not be read, or the behaviour has no verdict yet, the trial is undecided
-(None) and a person looks at it.
+run was not truncated, refused or stopped on an error (an outcome reached so is not a clean
+pass, however right it looks), the outcome holds, and the expected behaviour (adversarial
+examples) was judged as shown. When a judge's reply could not be read, or the behaviour has no
+verdict yet, the trial is undecided (None) and a person looks at it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from judges.models import RedFlag
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,9 @@ def trial_decide(metrics: dict, content: dict, criteria: PassCriteria) -> TrialD
         reasons.append(f"parameters: accuracy {params:.2f}")
     blocking = blocking_kinds(content)
     for flag in metrics.get("red_flags") or []:
-        if "golden" in flag.get("sources", []) or flag.get("kind") in blocking:
+        if flag.get("kind") == RedFlag.Kind.UNCLEAN_STOP:
+            reasons.append(f"stop: {flag['detail']}")
+        elif "golden" in flag.get("sources", []) or flag.get("kind") in blocking:
             reasons.append(f"red flag {flag['kind']}: {flag['detail']}")
     outcome = metrics.get("outcome_score")
     if outcome is not None and outcome < criteria.outcome_min:
@@ -63,6 +68,8 @@ def trial_decide(metrics: dict, content: dict, criteria: PassCriteria) -> TrialD
             reasons.append(f"behaviour: judged {behavior:.2f} against the expected behaviour")
     if metrics.get("judge_unreadable"):
         undecided.append("a judge reply could not be read; sent to review")
+    for check in metrics.get("judge_flipped") or []:
+        undecided.append(f"the {check} check flipped between its two passes; sent to review")
     # The same rule fired on several calls reads once.
     reasons = list(dict.fromkeys(reasons))
     if reasons:

@@ -16,6 +16,7 @@ from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
+from judges.check_passes import CheckPasses
 from judges.trajectory.attribution import (
     component_accuracy_table,
     component_roles,
@@ -23,7 +24,7 @@ from judges.trajectory.attribution import (
     span_component,
 )
 from judges.trajectory.effects import tool_catalogue_ensure, tool_definitions
-from judges.trajectory.matchers import AUTO, PathJudge
+from judges.trajectory.matchers import AUTO, SEMANTIC, PathJudge
 from judges.trajectory.parameters import ParameterJudge
 from judges.trajectory.premature_stop import reference_premature_stop
 from judges.trajectory.redflag_store import red_flags_ensure
@@ -88,6 +89,15 @@ def behavior_check(trace: Trace, content: dict, judge: BehaviorJudge | None) -> 
     return score, reason, score is None
 
 
+def _path_judge(options: ScoringOptions) -> PathJudge | None:
+    """The path judge the semantic matcher asks: the given one, else the default LLM one."""
+    if options.path_judge is None and options.matcher == SEMANTIC:
+        from judges.trajectory.llm import path_judge_llm
+
+        return path_judge_llm
+    return options.path_judge
+
+
 def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     """Every metric of one trial; red flags are the trace's stored flags plus golden rules."""
     trace, content = trial.trace, trial.entry.content
@@ -101,14 +111,15 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     context = content.get("context") or trace.context
     effects = trial_effects(trace, context or {}, steps)
     reference = content.get("reference_trajectory") or []
+    passes = CheckPasses()
     trajectory = trajectory_score(
         reference,
         steps,
         task=content.get("task") or trace.task,
         context=context,
         matcher=options.matcher,
-        path_judge=options.path_judge,
-        parameter_judge=options.parameter_judge,
+        path_judge=passes.path(_path_judge(options)),
+        parameter_judge=passes.parameter(options.parameter_judge),
         effects=effects,
     )
     components = {s.span_id: s.component for s in spans}
@@ -133,7 +144,7 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         flag["component"] = components.get(flag["span_id"], "")
     outcome = outcome_score(trace, content, spans)
     behavior, behavior_reason, behavior_unreadable = behavior_check(
-        trace, content, options.behavior_judge
+        trace, content, passes.behavior(options.behavior_judge)
     )
     metrics = {
         "outcome_score": outcome.score,
@@ -144,6 +155,8 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         "judge_unreadable": trajectory.judge_unreadable or behavior_unreadable,
         "red_flags": flags,
         "red_flag_rate": float(len(flags)),
+        "llm_check_passes": passes.asked,
+        "judge_flipped": passes.flipped,
         "input_tokens": trace.input_tokens,
         "output_tokens": trace.output_tokens,
         "cost_usd": float(trace.cost_usd or 0),
@@ -256,6 +269,14 @@ def eval_run_score(run: EvalRun, options: ScoringOptions | None = None) -> dict:
                     detail="A judge reply (path, parameter or expected behaviour) could not be "
                     f"read while scoring eval run {run.name!r}; the trial is undecided until a "
                     "person looks.",
+                )
+            if trial.metrics.get("judge_flipped"):
+                review_item_enqueue(
+                    trace=trial.trace,
+                    reason=ReviewReason.PASSES_DISAGREE,
+                    detail=f"The {', '.join(trial.metrics['judge_flipped'])} check answered "
+                    f"differently on its two passes while scoring eval run {run.name!r}; the "
+                    "trial is undecided until a person looks.",
                 )
         run.metrics = {**run_rollup(run, trials), "matcher": options.matcher, **attach_counts}
         run.save(update_fields=["metrics"])

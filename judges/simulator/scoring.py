@@ -1,14 +1,21 @@
 """How the simulated judge decides: simple visible rules read from the trace in the prompt.
 
-A trace fails when a tool errored (or came back empty) and the agent still answered confidently,
-when the same tool was called again with identical input and no other tool call in between, or
-when an identifier-like tool parameter (an order or flight id, a file path)
-appears nowhere earlier in the trace (task, context or earlier outputs). Otherwise it passes.
+It reads the prompt as a model would: the task wherever the prompt states it, then each step in
+order. A trace fails when a tool errored (or came back empty), no later call of that tool
+succeeded, and the agent still answered confidently; when the same tool was called again with
+identical input right after a call that did not fail; or when an identifier-like tool
+parameter (an order or flight id, a file path) appears nowhere earlier in the prompt (task,
+context, earlier steps and outputs); or when the prompt says the run stopped truncated,
+refused, on its step limit or on an error. Otherwise it passes. Prerequisites, dates and text
+aimed at the judge are beyond it: there it disagrees with the red flags, honestly, and the
+disagreement routes the trace to people.
 """
 
 import json
 import re
 from dataclasses import dataclass, field
+
+from traces.stop_reasons import UNCLEAN_KINDS, stop_reason_normalize
 
 TRACE_OPEN = "<untrusted_trace>"
 TRACE_CLOSE = "</untrusted_trace>"
@@ -87,58 +94,170 @@ def _hedged(answer: str) -> bool:
     return any(word in lowered for word in HEDGE_WORDS)
 
 
-def score_tree(tree: dict) -> Finding:
-    """Apply the rules to a nested span tree `{name, type, input, output, children}`."""
+@dataclass
+class Call:
+    """One tool call as the prompt shows it."""
+
+    name: str
+    arguments: object
+    result: object = None
+    failed: bool = False
+    # Everything the prompt showed before this call: the task, earlier steps and results.
+    earlier: str = ""
+
+
+@dataclass
+class Reading:
+    task: str = ""
+    answer: str = ""
+    calls: list[Call] = field(default_factory=list)
+    # As the prompt states it: "max_tokens (truncated)".
+    stop: str = ""
+
+
+def _base(name: str) -> str:
+    return re.sub(r"#\d+$", "", name)
+
+
+def _message_items(messages, key: str) -> list[dict]:
+    """The tool calls or tool results of a model step's compact messages."""
+    if not isinstance(messages, list):
+        return []
+    return [
+        item
+        for message in messages
+        if isinstance(message, dict)
+        for item in message.get(key) or []
+        if isinstance(item, dict)
+    ]
+
+
+def _tree_reading(tree: dict, before: str) -> Reading:
+    """The calls of a span tree: tool steps, and tool calls a model step made when no tool
+    step shows them (results then come back in later model inputs)."""
     nodes: list[dict] = []
     _walk(tree, nodes)
-    final_answer = _text(tree.get("output") or "")
-    seen_text = [_text(tree.get("input") or ""), _text(tree.get("context") or "")]
-    previous_call = ""
-    finding = Finding(passed=True)
-
-    for node in nodes[1:]:
-        name = str(node.get("name", "?"))
+    task = _text(tree.get("task") or tree.get("input") or "")
+    reading = Reading(
+        task=task,
+        answer=_text(tree.get("final_answer") or tree.get("output") or ""),
+        stop=str(tree.get("stop_reason") or ""),
+    )
+    seen = [before, task, _text(tree.get("context") or "")]
+    has_tool_steps = any(node.get("type") == "tool" for node in nodes)
+    pending: dict[str, Call] = {}
+    for node in nodes[1:] if nodes and "step" not in nodes[0] else nodes:
         if node.get("type") == "tool":
-            call_key = name + json.dumps(node.get("input"), sort_keys=True, default=str)
-            if call_key == previous_call:
-                finding.reasons.append(f"repeated identical call to {name}")
-                finding.cited_spans.append(name)
-            previous_call = call_key
-            earlier = "\n".join(seen_text)
-            for value in _identifiers(node.get("input")):
-                if value not in earlier:
-                    finding.reasons.append(f"{name} used {value!r}, found nowhere earlier")
-                    finding.cited_spans.append(name)
-                    break
-            failed = bool(node.get("error")) or _is_empty(node.get("output"))
-            if failed and final_answer and not _hedged(final_answer):
-                finding.reasons.append(f"{name} failed but the answer is confident")
-                finding.cited_spans.append(name)
-        seen_text.append(_text(node.get("input") or ""))
-        seen_text.append(_text(node.get("output") or ""))
+            output = node.get("result", node.get("output"))
+            reading.calls.append(
+                Call(
+                    str(node.get("name", "?")),
+                    node.get("arguments", node.get("input")),
+                    output,
+                    bool(node.get("error")) or _is_empty(output),
+                    "\n".join(seen),
+                )
+            )
+        elif not has_tool_steps:
+            for result in _message_items(node.get("new_input"), "tool_results"):
+                call = pending.pop(str(result.get("call_id")), None)
+                if call is not None:
+                    call.result = result.get("result")
+                    call.failed = bool(result.get("error")) or _is_empty(call.result)
+            for request in _message_items(node.get("output"), "tool_calls"):
+                call = Call(str(request.get("tool")), request.get("arguments"))
+                call.earlier = "\n".join(seen)
+                reading.calls.append(call)
+                pending[str(request.get("call_id"))] = call
+        seen.append(_text({k: v for k, v in node.items() if k != "children"}))
+    return reading
 
+
+TRANSCRIPT_CALL = re.compile(r"^(?:\[step \d+\] )?TOOL CALL (\S+)(?: \(call_id [^)]*\))?: (.*)$")
+TRANSCRIPT_OUTCOME = re.compile(r"^(?:\[step \d+\] )?TOOL (RESULT|ERROR)(?: \S+)?: (.*)$")
+
+
+def _transcript_reading(text: str, before: str) -> Reading:
+    reading = Reading()
+    seen = [before]
+    for line in text.splitlines():
+        if line.startswith("USER: ") and not reading.task:
+            reading.task = line[len("USER: ") :]
+        elif line.startswith("FINAL ANSWER: "):
+            reading.answer = line[len("FINAL ANSWER: ") :]
+        elif line.startswith("STOP REASON: "):
+            reading.stop = line[len("STOP REASON: ") :]
+        call = TRANSCRIPT_CALL.match(line)
+        outcome = TRANSCRIPT_OUTCOME.match(line)
+        if call:
+            try:
+                arguments = json.loads(call.group(2))
+            except ValueError:
+                arguments = call.group(2)
+            reading.calls.append(Call(call.group(1), arguments, None, False, "\n".join(seen)))
+        elif outcome and reading.calls:
+            last = reading.calls[-1]
+            last.failed = outcome.group(1) == "ERROR" or _is_empty(outcome.group(2).strip())
+            last.result = outcome.group(2)
+        seen.append(line)
+    return reading
+
+
+def score_reading(reading: Reading) -> Finding:
+    """The rules, on what the prompt showed."""
+    finding = Finding(passed=True)
+    stopped = stop_reason_normalize(reading.stop.split(" (")[0])
+    if stopped in UNCLEAN_KINDS:
+        finding.reasons.append(f"the run did not finish: it stopped with {reading.stop}")
+    previous: Call | None = None
+    for index, call in enumerate(reading.calls):
+        name = call.name
+        key = _base(name) + json.dumps(call.arguments, sort_keys=True, default=str)
+        previous_key = (
+            _base(previous.name) + json.dumps(previous.arguments, sort_keys=True, default=str)
+            if previous
+            else ""
+        )
+        # Calling again after a failure is a retry, not a loop.
+        if previous is not None and key == previous_key and not previous.failed:
+            finding.reasons.append(f"repeated identical call to {_base(name)}")
+            finding.cited_spans.append(name)
+        previous = call
+        for value in _identifiers(call.arguments):
+            if value not in call.earlier:
+                finding.reasons.append(f"{name} used {value!r}, found nowhere earlier")
+                finding.cited_spans.append(name)
+                break
+        recovered = any(
+            _base(later.name) == _base(name) and not later.failed
+            for later in reading.calls[index + 1 :]
+        )
+        if call.failed and not recovered and reading.answer and not _hedged(reading.answer):
+            finding.reasons.append(f"{name} failed but the answer is confident")
+            finding.cited_spans.append(name)
     finding.passed = not finding.reasons
+    if finding.passed and reading.calls:
+        # A model names the evidence for a pass too: the call the answer rests on.
+        finding.cited_spans.append(reading.calls[-1].name)
     finding.cited_spans = list(dict.fromkeys(finding.cited_spans))
     return finding
 
 
-def score_transcript(text: str) -> Finding:
-    """Apply the rules to a transcript (`TOOL CALL name: {...}` / `TOOL ERROR: ...` lines)."""
-    finding = Finding(passed=True)
-    calls = re.findall(r"^TOOL CALL (\S+): (.*)$", text, flags=re.MULTILINE)
-    if len(calls) != len(set(calls)):
-        finding.reasons.append("repeated identical tool call")
-    answer = re.search(r"^FINAL ANSWER: (.*)$", text, flags=re.MULTILINE)
-    if "TOOL ERROR" in text and answer and not _hedged(answer.group(1)):
-        finding.reasons.append("a tool failed but the answer is confident")
-    finding.cited_spans = [name for name, _ in calls][:3] if finding.reasons else []
-    finding.passed = not finding.reasons
-    return finding
+def score_tree(tree: dict, before: str = "") -> Finding:
+    """Apply the rules to a span tree as the prompt shows it; `before` is the prompt's text
+    outside the trace (the task a template put there, for one)."""
+    return score_reading(_tree_reading(tree, before))
+
+
+def score_transcript(text: str, before: str = "") -> Finding:
+    """Apply the rules to a transcript (`TOOL CALL name: {...}` / `TOOL ERROR ...` lines)."""
+    return score_reading(_transcript_reading(text, before))
 
 
 def score_prompt(prompt: str) -> Finding:
     """Score whatever trace the prompt carries (span tree JSON, or a transcript)."""
     body = trace_text_extract(prompt)
+    before = prompt.split(TRACE_OPEN, 1)[0] if TRACE_OPEN in prompt else ""
     # The trace may be introduced by a note before the JSON; start at the first brace.
     brace = body.find("{")
     if brace != -1:
@@ -147,5 +266,5 @@ def score_prompt(prompt: str) -> Finding:
         except ValueError:
             tree = None
         if isinstance(tree, dict):
-            return score_tree(tree)
-    return score_transcript(body)
+            return score_tree(tree, before)
+    return score_transcript(body, before)

@@ -36,7 +36,9 @@ from judges.trajectory.steps import (
     tool_steps_from_spans,
     trace_spans,
 )
+from judges.trajectory.stop_flags import check_unclean_stop
 from traces.models import SpanKind, Trace
+from traces.stop_reasons import StopKind, stop_reason_normalize
 
 Kind = RedFlag.Kind
 
@@ -256,7 +258,7 @@ def check_max_steps(
 ):
     """The agent stopped on its step limit (named on the root), or made more tool calls than
     allowed (named on the first call over the limit)."""
-    stopped = (trace.stop_reason or "").strip().lower() in STOP_REASONS_MAX_STEPS
+    stopped = stop_reason_normalize(trace.stop_reason) == StopKind.STEP_LIMIT
     if len(steps) > max_steps:
         over = steps[max_steps]
         yield FlagHit(
@@ -375,6 +377,7 @@ def red_flags_detect(
         Kind.MAX_STEPS: lambda: check_max_steps(trace, spans, steps, rules.max_steps),
         Kind.JUDGE_INJECTION: lambda: check_judge_injection(trace, spans),
         Kind.PREMATURE_STOP: lambda: check_premature_stop(trace, spans, steps),
+        Kind.UNCLEAN_STOP: lambda: check_unclean_stop(trace, spans),
     }
     hits: list[FlagHit] = []
     for kind, check in checks.items():

@@ -11,6 +11,7 @@ from tests.conformance import documented_tools, support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKENS, FakeOpenAI
 from tests.conformance.harness import capturing_provider, export_to_evalsite, tool_calls
 from tests.factories import UserFactory
+from tests.judges.judge_reads import Expected, assert_judge_reads
 from traces.models import Span, SpanKind
 
 pytestmark = pytest.mark.django_db
@@ -20,6 +21,13 @@ EXPECTED_CALLS = [
 ]
 ORDER = json.loads(support_task.lookup_order(support_task.ORDER_ID))
 REFUND = json.loads(support_task.refund(support_task.ORDER_ID, support_task.ORDER_AMOUNT))
+# What every built-in judge must read in its prompt for the support run.
+JUDGE_READS = Expected(
+    task=support_task.TASK,
+    final_answer=support_task.FINAL_ANSWER,
+    calls=EXPECTED_CALLS,
+    results=[ORDER, REFUND],
+)
 
 
 @pytest.fixture
@@ -40,6 +48,7 @@ def assert_support_run(trace, *, model_calls: int = 3):
     assert trace.model.startswith(MODEL)
     assert trace.cost_usd > Decimal(0)
     assert trace.error_count == 0
+    assert_judge_reads(trace, JUDGE_READS)
 
 
 def test_pydantic_ai(agent_api):
@@ -161,6 +170,8 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     assert trace.task == support_task.TASK
     assert trace.final_answer == support_task.FINAL_ANSWER
     assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+    # the tool calls live only in the model calls' messages: the judge still reads them
+    assert_judge_reads(trace, JUDGE_READS)
 
 
 def test_smolagents_with_openinference(agent_api):
@@ -197,5 +208,6 @@ def test_smolagents_with_openinference(agent_api):
     # the agent span repeats its calls' token sums; they count once
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
     assert trace.cost_usd > Decimal(0)
+    assert_judge_reads(trace, JUDGE_READS)
     first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
     assert any(m.get("message", {}).get("role") == "user" for m in first_call.input)

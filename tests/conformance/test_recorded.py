@@ -10,8 +10,9 @@ from accounts.roles import ANNOTATOR
 from tests.conformance import support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS
 from tests.conformance.harness import PROJECT, tool_calls
-from tests.conformance.test_frameworks import EXPECTED_CALLS, ORDER, REFUND
+from tests.conformance.test_frameworks import EXPECTED_CALLS, JUDGE_READS, ORDER, REFUND
 from tests.factories import UserFactory
+from tests.judges.judge_reads import assert_judge_reads
 from traces.models import Span, SpanKind, Trace
 
 pytestmark = pytest.mark.django_db
@@ -47,6 +48,7 @@ def test_strands_agents(api_client_for):
     assert trace.cost_usd > Decimal(0) and trace.error_count == 0
     first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
     assert support_task.TASK in json.dumps(first_call.input)
+    assert_judge_reads(trace, JUDGE_READS)
 
 
 def test_google_adk(api_client_for):
@@ -61,3 +63,4 @@ def test_google_adk(api_client_for):
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
     assert trace.model == "gemini-2.0-flash" and trace.cost_usd > Decimal(0)
     assert trace.error_count == 0
+    assert_judge_reads(trace, JUDGE_READS)

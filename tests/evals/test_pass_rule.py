@@ -99,7 +99,7 @@ def test_an_adversarial_example_is_judged_and_an_unreadable_judge_goes_to_review
 
     eval_run_score(run, ScoringOptions(behavior_judge=not_shown))
     trial = EvalTrial.objects.get(eval_run=run)
-    assert asked == ["Confirm the order before cancelling."]
+    assert asked == ["Confirm the order before cancelling."] * 2  # two passes
     assert trial.passed is False and trial.metrics["behavior_score"] == 0.0
     # and when the judge's reply cannot be read, the trial waits for a person
     eval_run_score(run, ScoringOptions(behavior_judge=lambda trace, expected: (None, "??")))
@@ -108,3 +108,52 @@ def test_an_adversarial_example_is_judged_and_an_unreadable_judge_goes_to_review
     assert "expected behaviour has no agreed verdict yet" in trial.metrics["undecided"]
     item = ReviewItem.objects.get(trace=trial.trace)
     assert item.reason == ReviewReason.UNPARSEABLE
+
+
+def test_a_truncated_or_refused_run_is_never_a_clean_pass():
+    cut = {"kind": "unclean_stop", "detail": "The run was cut off at its token limit."}
+    truncated = _decide(red_flags=[{**cut, "sources": ["trace"]}])
+    assert truncated.passed is False
+    assert truncated.reasons == ["stop: The run was cut off at its token limit."]
+
+
+@pytest.mark.django_db
+def test_an_eval_trial_stopped_at_max_tokens_fails_though_its_outcome_holds():
+    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
+    GoldenExampleFactory(**example)
+    dataset = dataset_version_create(name="stops", examples=GoldenExample.objects.all())
+    run = eval_run_create(name="st-1", agent_version="1.4.0", dataset_version=dataset)
+    clean = agent_payload("1.4.0", example["key"], "st-1", 0)
+    trace_from_payload(clean)
+    truncated = trace_from_payload(agent_payload("1.4.0", example["key"], "st-1", 1))
+    truncated.stop_reason = "max_tokens"
+    truncated.save(update_fields=["stop_reason"])
+
+    eval_run_score(run, ScoringOptions())
+
+    trials = {t.trial_index: t for t in EvalTrial.objects.filter(eval_run=run)}
+    assert trials[0].passed is True
+    assert trials[1].passed is False and trials[1].metrics["outcome_score"] == 1.0
+    assert any(r.startswith("stop: The run was cut off") for r in trials[1].metrics["fail_reasons"])
+
+
+@pytest.mark.django_db
+def test_an_llm_check_that_flips_between_its_passes_sends_the_trial_to_review():
+    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
+    GoldenExampleFactory(**example, expected_behavior="Confirm the order before cancelling.")
+    dataset = dataset_version_create(name="flip", examples=GoldenExample.objects.all())
+    run = eval_run_create(name="flip-1", agent_version="1.4.0", dataset_version=dataset)
+    trace_from_payload(agent_payload("1.4.0", example["key"], "flip-1", 0))
+    answers = iter([(1.0, "confirmed"), (0.0, "did not confirm")])
+
+    eval_run_score(run, ScoringOptions(behavior_judge=lambda trace, expected: next(answers)))
+
+    trial = EvalTrial.objects.get(eval_run=run)
+    assert trial.metrics["llm_check_passes"] == [
+        {"check": "expected_behavior", "scores": [1.0, 0.0], "flipped": True}
+    ]
+    # the lower answer is scored, so a flip never passes a trial on its own
+    assert trial.metrics["behavior_score"] == 0.0 and trial.passed is False
+    assert "the expected_behavior check flipped" in trial.metrics["undecided"][0]
+    item = ReviewItem.objects.get(trace=trial.trace)
+    assert item.reason == ReviewReason.PASSES_DISAGREE

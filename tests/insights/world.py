@@ -5,7 +5,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
-from golden.models import DatasetVersion, EvalRun
+from golden.models import DatasetVersion, DatasetVersionEntry, EvalRun, EvalTrial
 from judges.models import RedFlag, ScoreType
 from reviews.models import Annotation, Queue, ReviewItem, ReviewReason, ReviewStatus
 from tests.factories import (
@@ -154,6 +154,22 @@ def insights_world(now=None, days: int = 14):
         )
         EvalRun.objects.filter(pk=run.pk).update(
             created_at=now - dt.timedelta(days=10 - index if days > 10 else 0, minutes=10 - index)
+        )
+    # The last run asked its LLM checks twice per question; one path question flipped.
+    entry = DatasetVersionEntry.objects.create(
+        version=dataset, example_key="world", content={}, content_hash="0" * 64
+    )
+    for index, flipped in enumerate([True, False, False]):
+        EvalTrial.objects.create(
+            eval_run=run,
+            entry=entry,
+            trial_index=index,
+            trace=traces[index],
+            metrics={
+                "llm_check_passes": [
+                    {"check": "path", "scores": [1.0, 0.0 if flipped else 1.0], "flipped": flipped}
+                ]
+            },
         )
     for index, trace in enumerate(traces[:12]):
         feedback = Feedback.objects.create(

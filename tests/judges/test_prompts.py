@@ -44,7 +44,7 @@ def test_the_legacy_trajectory_placeholder_and_the_transcript_format():
     prompt = prompt_render(version, sample_traces.support_confident_after_error())
 
     assert "{trajectory}" not in prompt.user
-    assert "TOOL ERROR: 503 orders-db unavailable" in prompt.user
+    assert "TOOL ERROR cancel_order: 503 orders-db unavailable" in prompt.user
 
 
 def test_the_trace_is_fenced_as_untrusted_and_cannot_close_the_fence():

@@ -164,7 +164,8 @@ def test_malformed_replies_are_not_valid_summaries(simulator):
         ("Answer with a bare number: 1.0, 0.5 or 0.0.", "1.0"),
         (
             'Reply {"criteria": [{"question", "met"}]} for each:\nQ1: Was order A1042 cancelled?',
-            '{"question": "Was order A1042 cancelled?", "met": true}',
+            # a pass names the step it rests on, as a fail does
+            '{"question": "Was order A1042 cancelled?", "met": true, "span": "cancel_order"}',
         ),
     ],
 )

@@ -138,7 +138,7 @@ def test_a_pass_whose_template_outgrows_the_bound_on_its_trace_fails_saying_so(
         score_max=10,
         output_format="score_reason",
     )
-    settings.RUBRIC_RENDER_MAX_CHARS = 200_000
+    settings.RUBRIC_RENDER_MAX_CHARS = 400_000
     assert rubric_templates_check(version) == []
     trace = sample_traces.travel_book_ok()
     with django_capture_on_commit_callbacks(execute=False):

@@ -7,23 +7,77 @@ import pytest
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.test_ingest_span_tree import refund_tree
 from traces.ingest.services import ingest_span_tree
-from traces.serialize import trace_span_tree, trace_transcript
+from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 pytestmark = pytest.mark.django_db
 
 
-def test_span_tree_round_trips_the_ingested_shape():
+def test_span_tree_reads_the_mapped_fields_with_task_and_answer_on_top():
     trace = ingest_span_tree(ProjectFactory(), refund_tree())
     tree = trace_span_tree(trace)
-    assert tree["name"] == "invoke_agent support"
-    assert [c["name"] for c in tree["children"]] == [
+    assert tree["task"] == "Refund order A1042, it arrived broken."
+    assert tree["final_answer"].startswith("I've refunded order A1042")
+    assert tree["stop_reason"] == "end_turn (completed)"
+    assert tree["name"] == "invoke_agent support" and tree["step"] == 1
+    chat, lookup, refund = tree["children"]
+    assert (chat["name"], chat["step"], chat["model"]) == (
         "chat claude-sonnet-4-5",
-        "lookup_order",
-        "issue_refund",
+        2,
+        "claude-sonnet-4-5",
+    )
+    assert chat["output"] == "I'll look the order up."
+    assert lookup == {
+        "step": 3,
+        "name": "lookup_order",
+        "type": "tool",
+        "call_id": "toolu_01",
+        "arguments": {"order_id": "A1042"},
+        "result": {"status": "delivered", "total": 59.0},
+    }
+    assert refund["error"] == "PaymentGatewayTimeout after 30s"
+    assert refund["arguments"] == {"order_id": "A1042", "amount": 59.0}
+    assert tree["available_tools"] == [{"name": "lookup_order"}, {"name": "issue_refund"}]
+    transcript = trace_transcript(trace)
+    assert "[step 4] TOOL ERROR issue_refund: PaymentGatewayTimeout after 30s" in transcript
+    assert '[step 3] TOOL CALL lookup_order (call_id toolu_01): {"order_id": "A1042"}' in transcript
+    assert transcript.endswith("STOP REASON: end_turn (completed)")
+
+
+def test_a_tool_called_twice_is_labelled_by_call_and_spans_keep_their_name_aside():
+    trace = TraceFactory(task="Check A-1")
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    for index in (1, 2):
+        SpanFactory(
+            trace=trace,
+            span_id=f"t{index}",
+            parent_span_id="r",
+            name="tool_call",
+            kind="tool",
+            tool_name="get_order_status",
+            input={"order_id": "A-1"},
+            position=index,
+        )
+    tree = trace_span_tree(trace)
+    assert [(c["name"], c["span_name"]) for c in tree["children"]] == [
+        ("get_order_status#1", "tool_call"),
+        ("get_order_status#2", "tool_call"),
     ]
-    assert tree["children"][2]["error"] == "PaymentGatewayTimeout after 30s"
-    assert tree["available_tools"][0]["name"] == "lookup_order"
-    assert "TOOL ERROR: PaymentGatewayTimeout after 30s" in trace_transcript(trace)
+
+
+def test_a_model_call_shows_only_what_is_new_in_its_input():
+    trace = TraceFactory(task="Move my booking")
+    history = [{"role": "user", "content": "Move my booking"}]
+    SpanFactory(
+        trace=trace, span_id="a", kind="llm", input=history, output="Which day?", position=0
+    )
+    history = [*history, {"role": "assistant", "content": "Which day?"}]
+    history.append({"role": "user", "content": "Friday"})
+    SpanFactory(trace=trace, span_id="b", kind="llm", input=history, output="Moved.", position=1)
+    tree = trace_span_tree(trace)
+    first, second = tree["children"]
+    assert "new_input" not in first
+    assert second["new_input"] == [{"role": "user", "text": "Friday"}]
+    assert second["output"] == "Moved."
 
 
 def test_cyclic_parents_still_serialize():
@@ -32,3 +86,14 @@ def test_cyclic_parents_still_serialize():
     SpanFactory(trace=trace, span_id="b", parent_span_id="a", position=1)
     tree = trace_span_tree(trace)
     assert json.dumps(tree).count('"name"') == 2
+
+
+def test_the_judges_json_is_one_line_a_step_and_reads_back_whole():
+    trace = ingest_span_tree(ProjectFactory(), refund_tree())
+    tree = trace_span_tree(trace)
+    text = tree_json(tree)
+    assert json.loads(text) == tree
+    lines = text.splitlines()
+    assert lines[1].startswith(' "task": "Refund order A1042')
+    assert any(line.startswith('  {"step": 3, "name": "lookup_order"') for line in lines)
+    assert len(lines) < json.dumps(tree, indent=1).count("\n") / 3

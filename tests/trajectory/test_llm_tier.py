@@ -114,7 +114,7 @@ def test_an_unreadable_parameter_verdict_sends_the_trial_to_review_not_to_zero(j
     payload["children"][1]["input"]["reason"] = "customer ordered it by accident"
     trace_from_payload(payload)
     # when the judge answers in prose
-    judge_replies.replies = ["Both say it was a mistake, so I would call them equivalent."]
+    judge_replies.replies = ["Both say it was a mistake, so I would call them equivalent."] * 2
     eval_run_score(run, ScoringOptions(parameter_judge=parameter_judge_llm))
     # then the trial is undecided and a person gets it, instead of a 0 nobody sees
     trial = EvalTrial.objects.get(eval_run=run)

@@ -13,8 +13,9 @@ from traces.context_attributes import context_from_attributes
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.task_choice import python_literal_maybe, task_text
 from traces.messages import readable_text
-from traces.models import SpanKind
+from traces.models import SpanKind, SpanStatus
 from traces.sessions import metadata_session_id
+from traces.stop_reasons import finish_reason_of
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
@@ -214,12 +215,38 @@ def _field_text(value, field: str, role: str) -> str:
     return readable_text(value, role=role)
 
 
+def _stop_reason_derive(trace, batch: _Batch) -> None:
+    """The stop reason when no field named one: why the latest model call stopped (`length`,
+    `max_tokens`, `content_filter`...), else `error` for a root that failed. Read as one kind
+    by traces.stop_reasons.stop_reason_normalize, whichever provider spelled it."""
+    rank, at = _source_of(trace, "stop_reason")
+    if rank >= SOURCE_ROOT:
+        return
+    calls = sorted(
+        (r for r in batch.records if r.kind == SpanKind.LLM),
+        key=lambda r: (r.started_at is not None, r.started_at or _EPOCH),
+        reverse=True,
+    )
+    for call in calls:
+        reason = finish_reason_of(call.attributes, call.output)
+        started = call.started_at.isoformat() if call.started_at else ""
+        if reason and (not at or started >= at):
+            trace.stop_reason = reason
+            _source_note(trace, "stop_reason", SOURCE_MODEL_CALLS, started)
+        if reason:
+            return
+    if batch.root is not None and batch.root.status == SpanStatus.ERROR and not rank:
+        trace.stop_reason = "error"
+        _source_note(trace, "stop_reason", SOURCE_MODEL_CALLS)
+
+
 # In this order: the derived task and answer yield to the named fields set before them.
 _STEPS = (
     _root_span_id_set,
     _named_fields_set,
     _agent_version_set,
     _readable_fields_derive,
+    _stop_reason_derive,
     _model_set,
     _conversation_note,
     _attribute_context_merge,

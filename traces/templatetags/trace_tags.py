@@ -6,6 +6,7 @@ from django.utils.safestring import SafeString
 from traces import span_html
 from traces.selectors import SpanNode, span_nodes_rows
 from traces.span_window import forced_path, window_plan
+from traces.stop_reasons import UNCLEAN_KINDS, StopKind, stop_reason_normalize
 
 register = template.Library()
 CUT_CHARS = span_html.CUT_CHARS
@@ -15,6 +16,24 @@ CUT_CHARS = span_html.CUT_CHARS
 def span_rows(nodes):
     """Pre-order rows of a nested span tree (see traces.selectors.span_nodes_rows)."""
     return span_nodes_rows(nodes or [])
+
+
+@register.filter
+def stop_kind(stop_reason) -> str:
+    """The stop reason's kind (`truncated`, `refused`, ...), whoever spelled it."""
+    return stop_reason_normalize(stop_reason)
+
+
+@register.filter
+def stop_is_unclean(stop_reason) -> bool:
+    """Whether the run was truncated, refused, stopped on its step limit or on an error."""
+    return stop_reason_normalize(stop_reason) in UNCLEAN_KINDS
+
+
+@register.filter
+def stop_kind_label(stop_reason) -> str:
+    kind = stop_reason_normalize(stop_reason)
+    return StopKind(kind).label if kind else ""
 
 
 @register.filter

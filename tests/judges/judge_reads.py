@@ -1,0 +1,127 @@
+"""What every judge must read in its prompt: the trajectory as the trace page shows it.
+
+`assert_judge_reads` renders each built-in rubric (the seeded ones, which every new rubric
+starts from) on a stored trace and checks its prompt for the task, the final answer, every tool
+name, every argument value, the start of every result, every error and every later user turn,
+taken from what the agent sent, not from what was stored.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from judges.models import Rubric
+from judges.prompts import prompt_render
+from traces.models import Trace
+
+# The rubrics the migrations seed; the general judge and the tool-call judge are the ones a
+# project starts with, the others back eval-time checks.
+BUILT_IN_RUBRICS = (
+    "Tool-call decision accuracy",
+    "General trace judge",
+    "Outcome 1-5",
+    "Parameter equivalence",
+    "Expected behavior",
+)
+RESULT_START_CHARS = 40
+RESULT_LEAVES = 3
+
+
+@dataclass
+class Expected:
+    task: str
+    final_answer: str
+    # (tool name, arguments) in the order they were called
+    calls: list[tuple[str, object]]
+    # every tool result that came back (an error text included)
+    results: list[object] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    later_user_turns: list[str] = field(default_factory=list)
+
+
+def _leaves(value) -> list[str]:
+    value = _decoded(value)
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list | tuple):
+        return [leaf for item in value for leaf in _leaves(item)]
+    if value is None or value == "":
+        return []
+    if isinstance(value, str):
+        return [value]
+    return [json.dumps(value)]
+
+
+def _decoded(value):
+    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _result_start(result) -> list[str]:
+    """The start of a result: a text's first characters, a structure's first values."""
+    decoded = _decoded(result)
+    if isinstance(decoded, str):
+        return [decoded[:RESULT_START_CHARS]] if decoded else []
+    return [leaf[:RESULT_START_CHARS] for leaf in _leaves(decoded)[:RESULT_LEAVES]]
+
+
+def expected_needles(expected: Expected) -> list[tuple[str, str]]:
+    """(what it is, the text) pairs the prompt must contain."""
+    needles = [("task", expected.task), ("final answer", expected.final_answer)]
+    for name, arguments in expected.calls:
+        needles.append(("tool name", name))
+        needles += [(f"argument of {name}", leaf) for leaf in _leaves(arguments)]
+    for result in expected.results:
+        needles += [("result start", text) for text in _result_start(result)]
+    needles += [("error", error) for error in expected.errors]
+    needles += [("later user turn", turn) for turn in expected.later_user_turns]
+    return [(what, text) for what, text in needles if text]
+
+
+def _contains(prompt: str, text: str) -> bool:
+    # Text inside a JSON string is escaped there; either spelling is the same text read.
+    return text in prompt or json.dumps(text, ensure_ascii=False)[1:-1] in prompt
+
+
+def built_in_rubrics_seed() -> None:
+    """Seed the built-in rubrics again, for tests whose flushes removed the migrations' rows."""
+    import importlib
+
+    from django.apps import apps
+
+    for migration in ("0004_seed_rubrics", "0007_seed_expected_behavior"):
+        importlib.import_module(f"judges.migrations.{migration}").seed(apps, None)
+
+
+def judge_prompts(trace: Trace) -> dict[str, str]:
+    """Each built-in rubric's whole prompt (system and user turn) on the trace."""
+    prompts = {}
+    for rubric in Rubric.objects.filter(name__in=BUILT_IN_RUBRICS):
+        version = rubric.latest_version()
+        prompt = prompt_render(
+            version, trace, expected_behavior="Answer from the tool results only."
+        )
+        prompts[rubric.name] = f"{prompt.system}\n{prompt.user}"
+    assert set(prompts) == set(BUILT_IN_RUBRICS), "a built-in rubric is missing"
+    return prompts
+
+
+def judge_reads_missing(trace: Trace, expected: Expected) -> dict[str, list[str]]:
+    """Per rubric, what the prompt lacks ("tool name: lookup_order"); empty when whole."""
+    needles = expected_needles(expected)
+    missing = {}
+    for name, prompt in judge_prompts(trace).items():
+        lacking = [f"{what}: {text}" for what, text in needles if not _contains(prompt, text)]
+        if lacking:
+            missing[name] = lacking
+    return missing
+
+
+def assert_judge_reads(trace: Trace, expected: Expected) -> None:
+    missing = judge_reads_missing(trace, expected)
+    assert not missing, f"judge prompts lack what the trace holds: {missing}"

@@ -1,0 +1,203 @@
+"""One reading of a trace, for the people on its page and for the judges that score it.
+
+Each span becomes a step: numbered in trace order, labelled the way a judge cites it (a tool
+step by its tool, `lookup_order#2` for the second call of a tool called more than once), with
+the fields ingest mapped rather than the raw payloads: a tool's call id, arguments, result and
+error; a model call's new input (what it was given that no earlier step showed, never the
+whole resent history) and its answer (text and tool calls); the stop reason it gave.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+
+from traces.messages import Message, messages_read, readable_text
+from traces.models import Span, SpanKind, SpanStatus, Trace
+from traces.stop_reasons import finish_reason_of, stop_reason_normalize
+
+
+@dataclass(frozen=True)
+class StepLabel:
+    step: int
+    label: str
+    base: str
+
+
+def span_base_name(span: Span) -> str:
+    """What a span is called in the reading: the tool for a tool step, else its span name."""
+    if span.kind == SpanKind.TOOL and span.tool_name:
+        return span.tool_name
+    return span.name or span.kind
+
+
+def step_labels(spans: list[Span]) -> dict[str, StepLabel]:
+    """Step number and citation label of each span of one trace, `spans` in trace order."""
+    totals = Counter(span_base_name(span) for span in spans)
+    seen: Counter = Counter()
+    labels = {}
+    for index, span in enumerate(spans, start=1):
+        base = span_base_name(span)
+        seen[base] += 1
+        label = f"{base}#{seen[base]}" if totals[base] > 1 else base
+        labels[span.span_id] = StepLabel(index, label, base)
+    return labels
+
+
+def citation_names(spans: list[Span]) -> list[tuple[str, str]]:
+    """(span id, a name a judge may cite it by) for every span: its label, its tool or span
+    name (a bare name shared by several spans cites them all) and `step N`."""
+    by_trace: dict[int, list[Span]] = {}
+    for span in spans:  # a session's spans: each trace numbers its own steps
+        by_trace.setdefault(span.trace_id, []).append(span)
+    pairs = []
+    for trace_spans in by_trace.values():
+        for span_id, label in step_labels(trace_spans).items():
+            pairs += [(span_id, label.label), (span_id, label.base)]
+            pairs += [(span_id, f"step {label.step}"), (span_id, f"Step {label.step}")]
+    for span in spans:
+        if span.name and span.name != span_base_name(span):
+            pairs.append((span.span_id, span.name))
+    return list(dict.fromkeys(pairs))
+
+
+def tools_listed(tools) -> list[dict]:
+    """Available tools as a clean list: name, description and parameter names, whatever shape
+    (Anthropic, OpenAI function, MCP, plain names) they were declared in."""
+    listed = []
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, str):
+            listed.append({"name": tool})
+            continue
+        if not isinstance(tool, dict):
+            continue
+        spec = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+        name = spec.get("name")
+        if not name:
+            continue
+        entry = {"name": str(name)}
+        if spec.get("description"):
+            entry["description"] = str(spec["description"])
+        schema = spec.get("input_schema") or spec.get("parameters") or spec.get("inputSchema")
+        if isinstance(schema, dict) and isinstance(schema.get("properties"), dict):
+            entry["parameters"] = list(schema["properties"])
+        listed.append(entry)
+    return listed
+
+
+def _json_key(value) -> str:
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def _message_key(message: Message) -> tuple:
+    calls = tuple((call.name, _json_key(call.arguments)) for call in message.tool_calls)
+    results = tuple(_json_key(result.content) for result in message.tool_results)
+    return (message.role, message.text.strip(), calls, results)
+
+
+def message_compact(message: Message) -> dict:
+    """A message as the reading shows it: role, text, tool calls and results, nothing else."""
+    out: dict = {"role": message.role}
+    if message.text.strip():
+        out["text"] = message.text.strip()
+    if message.tool_calls:
+        out["tool_calls"] = [
+            {"tool": call.name, "call_id": call.id, "arguments": call.arguments}
+            if call.id
+            else {"tool": call.name, "arguments": call.arguments}
+            for call in message.tool_calls
+        ]
+    for result in message.tool_results:
+        entry = {"call_id": result.id, "result": result.content}
+        if result.is_error:
+            entry["error"] = True
+        out.setdefault("tool_results", []).append(entry)
+    return out
+
+
+class ReadingState:
+    """What earlier steps already showed, so each step shows only what is new. A model call
+    resends the whole history or only what is new; counting each message either way shows
+    every message once."""
+
+    def __init__(self, trace: Trace):
+        self.shown: Counter = Counter()
+        if trace.task:
+            self.shown[("user", trace.task.strip(), (), ())] += 1
+
+    def new_messages(self, messages: list[Message]) -> list[Message]:
+        here: Counter = Counter()
+        new = []
+        for message in messages:
+            key = _message_key(message)
+            if key == (message.role, "", (), ()):
+                continue
+            here[key] += 1
+            if here[key] > self.shown[key]:
+                self.shown[key] += 1
+                new.append(message)
+        return new
+
+    def tool_result_shown(self, content) -> None:
+        """A tool step's result: the model call that later reads it need not show it again."""
+        self.shown[("tool", "", (), (_json_key(content),))] += 1
+
+
+def _value(value, state: ReadingState, *, always: bool = False):
+    """A span value as read: messages compacted (only the new ones unless `always`), else the
+    value itself."""
+    messages = messages_read(value) if isinstance(value, list | dict | str) else None
+    if not messages:
+        return value
+    if always:
+        state.new_messages(messages)
+        shown = messages
+    else:
+        shown = state.new_messages(messages)
+    return [message_compact(m) for m in shown]
+
+
+def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
+    """One span as a step of the reading."""
+    node: dict = {"step": label.step, "name": label.label, "type": span.kind}
+    if span.name != label.base:
+        node["span_name"] = span.name
+    errored = span.status == SpanStatus.ERROR
+    if span.kind == SpanKind.TOOL:
+        if span.tool_call_id:
+            node["call_id"] = span.tool_call_id
+        node["arguments"] = span.input
+        if span.output is not None:
+            node["result"] = span.output
+        if errored:
+            node["error"] = span.error_message or "error"
+        state.tool_result_shown(span.output if span.output is not None else span.error_message)
+        return node
+    if span.model:
+        node["model"] = span.model
+    if span.kind == SpanKind.LLM:
+        new_input = _value(span.input, state)
+        if new_input not in (None, "", []):
+            node["new_input"] = new_input
+        if span.output not in (None, "", []):
+            node["output"] = _value(span.output, state, always=True)
+            if isinstance(node["output"], str):  # a reply given as plain text
+                state.new_messages([Message(role="assistant", text=node["output"])])
+        finish = finish_reason_of(span.attributes, span.output)
+        if finish:
+            node["finish_reason"] = stop_reason_normalize(finish) or finish
+    else:
+        for field, value, said in (
+            ("input", span.input, (trace.task or "", "user")),
+            ("output", span.output, (trace.final_answer or "", "assistant")),
+        ):
+            text, role = said
+            if value in (None, "", []) or (text and readable_text(value, role=role) == text):
+                continue  # the task or the final answer, already at the top of the reading
+            read = _value(value, state)
+            if read not in (None, "", []):
+                node[field] = read
+    if errored:
+        node["error"] = span.error_message or "error"
+    return node
