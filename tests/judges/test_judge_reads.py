@@ -196,7 +196,8 @@ def test_fidelity_conversation_on_every_path(client):
 
     token = ApiToken.generate(UserFactory(roles=[ANNOTATOR]), "fidelity")[1]
     client.defaults["HTTP_AUTHORIZATION"] = f"Bearer {token}"
-    for path, trace in send_all(client).items():
+    sent, _usage = send_all(client)
+    for path, trace in sent.items():
         try:
             assert_judge_reads(trace, CONVERSATION)
         except AssertionError as exc:
