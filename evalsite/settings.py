@@ -222,6 +222,7 @@ SPECTACULAR_SETTINGS = {
         "ReviewStatusEnum": "reviews.models.ReviewStatus",
         "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
         "RubricVersionStatusEnum": "judges.models.RubricVersionStatus",
+        "JudgeRunStatusEnum": "judges.models.JudgeRunStatus",
     },
 }
 
