@@ -324,37 +324,51 @@ class TraceBulkImportApi(APIView):
         return Response(body, status=code)
 
 
+def _otlp_export_schema(description: str):
+    """The OpenAPI description shared by the OTLP/HTTP export endpoints."""
+    return extend_schema(
+        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
+        parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
+        responses={
+            (200, otlp.PROTOBUF): OpenApiResponse(bytes, description=description),
+            (200, otlp.JSON): bytes,
+            **ERROR_RESPONSES,
+        },
+    )
+
+
+def _otlp_export(request, ingest, response_body) -> HttpResponse:
+    """Ingest one OTLP/HTTP export request and answer in the encoding it was sent in."""
+    _body_size_check(request)
+    content_type = request.META.get("CONTENT_TYPE", "")
+    result = ingest(
+        body=request.body,
+        content_type=content_type,
+        content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
+        project_slug=request.META.get(PROJECT_HEADER) or None,
+    )
+    media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
+    return HttpResponse(response_body(content_type, result), content_type=media, status=200)
+
+
 class OtlpTraceExportApi(APIView):
     """OTLP/HTTP trace export (protobuf or JSON, gzip allowed) at /v1/traces."""
 
     permission_classes = [IsAnnotator]
     parser_classes: list = []
 
-    @extend_schema(
-        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
-        parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
-        responses={
-            (200, otlp.PROTOBUF): OpenApiResponse(
-                bytes,
-                description="ExportTraceServiceResponse; partial_success names the spans "
-                "not stored (invalid ids, no name) and warns of re-sent spans.",
-            ),
-            (200, otlp.JSON): bytes,
-            **ERROR_RESPONSES,
-        },
+    @_otlp_export_schema(
+        "ExportTraceServiceResponse; partial_success names the spans not stored (invalid ids, "
+        "no name) and warns of re-sent spans."
     )
     def post(self, request):
-        _body_size_check(request)
-        content_type = request.META.get("CONTENT_TYPE", "")
-        result = ingest_otlp(
-            body=request.body,
-            content_type=content_type,
-            content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
-            project_slug=request.META.get(PROJECT_HEADER) or None,
+        return _otlp_export(
+            request,
+            ingest_otlp,
+            lambda content_type, result: otlp.otlp_response_body(
+                content_type, result.refused_count, result.warning
+            ),
         )
-        body = otlp.otlp_response_body(content_type, result.refused_count, result.warning)
-        media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
-        return HttpResponse(body, content_type=media, status=200)
 
 
 class OtlpLogExportApi(APIView):
@@ -364,28 +378,14 @@ class OtlpLogExportApi(APIView):
     permission_classes = [IsAnnotator]
     parser_classes: list = []
 
-    @extend_schema(
-        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
-        parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
-        responses={
-            (200, otlp.PROTOBUF): OpenApiResponse(
-                bytes,
-                description="ExportLogsServiceResponse; partial_success counts records that "
-                "name no span.",
-            ),
-            (200, otlp.JSON): bytes,
-            **ERROR_RESPONSES,
-        },
+    @_otlp_export_schema(
+        "ExportLogsServiceResponse; partial_success counts records that name no span."
     )
     def post(self, request):
-        _body_size_check(request)
-        content_type = request.META.get("CONTENT_TYPE", "")
-        result = ingest_otlp_logs(
-            body=request.body,
-            content_type=content_type,
-            content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
-            project_slug=request.META.get(PROJECT_HEADER) or None,
+        return _otlp_export(
+            request,
+            ingest_otlp_logs,
+            lambda content_type, result: otlp_logs.logs_response_body(
+                content_type, result.rejected, result.warning
+            ),
         )
-        body = otlp_logs.logs_response_body(content_type, result.rejected, result.warning)
-        media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
-        return HttpResponse(body, content_type=media, status=200)
