@@ -85,22 +85,38 @@ def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
     return out
 
 
-def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceRequest:
-    """Parse an ExportTraceServiceRequest from protobuf bytes (otlp_json reads OTLP/JSON)."""
-    message = ExportTraceServiceRequest()
-    media = (content_type or "").split(";")[0].strip().lower()
-    if media in (PROTOBUF, "application/protobuf"):
-        try:
-            message.ParseFromString(body)
-        except (DecodeError, RuntimeWarning, ValueError) as exc:
-            raise ValidationError({"body": ["Not a valid OTLP protobuf message."]}) from exc
-        return message
-    raise ApplicationError(
+def media_type(content_type: str) -> str:
+    """The bare media type of a Content-Type header, lower case."""
+    return (content_type or "").split(";")[0].strip().lower()
+
+
+def is_protobuf(media: str) -> bool:
+    return media in (PROTOBUF, "application/protobuf")
+
+
+def protobuf_parse(message, body: bytes, what: str):
+    """Fill an OTLP request message from protobuf bytes, or refuse the body naming `what`."""
+    try:
+        message.ParseFromString(body)
+    except (DecodeError, RuntimeWarning, ValueError) as exc:
+        raise ValidationError({"body": [f"Not a valid {what} protobuf message."]}) from exc
+    return message
+
+
+def unsupported_media() -> ApplicationError:
+    return ApplicationError(
         f"Content-Type must be {PROTOBUF} or {JSON}.",
         field="content-type",
         code="unsupported_media_type",
         status_code=415,
     )
+
+
+def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceRequest:
+    """Parse an ExportTraceServiceRequest from protobuf bytes (otlp_json reads OTLP/JSON)."""
+    if is_protobuf(media_type(content_type)):
+        return protobuf_parse(ExportTraceServiceRequest(), body, "OTLP")
+    raise unsupported_media()
 
 
 def any_value(value):

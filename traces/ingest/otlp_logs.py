@@ -14,21 +14,22 @@ import json
 from dataclasses import dataclass, field
 
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
     ExportLogsServiceResponse,
 )
 from rest_framework.exceptions import ValidationError
 
-from core.errors import ApplicationError
 from traces.ingest.otlp import (
     JSON,
     PROJECT_ATTRIBUTE,
-    PROTOBUF,
     any_value,
     attributes_dict,
+    is_protobuf,
+    media_type,
+    protobuf_parse,
     time_from_nanos,
+    unsupported_media,
 )
 
 # Older writers name the event in an attribute rather than the record's event_name field.
@@ -48,14 +49,10 @@ class LogBatch:
 
 
 def logs_request_decode(body: bytes, content_type: str) -> ExportLogsServiceRequest:
-    media = (content_type or "").split(";")[0].strip().lower()
+    media = media_type(content_type)
     message = ExportLogsServiceRequest()
-    if media in (PROTOBUF, "application/protobuf"):
-        try:
-            message.ParseFromString(body)
-        except (DecodeError, RuntimeWarning, ValueError) as exc:
-            raise ValidationError({"body": ["Not a valid OTLP logs protobuf message."]}) from exc
-        return message
+    if is_protobuf(media):
+        return protobuf_parse(message, body, "OTLP logs")
     if media == JSON:
         try:
             data = json.loads(body)
@@ -66,12 +63,7 @@ def logs_request_decode(body: bytes, content_type: str) -> ExportLogsServiceRequ
         except (json_format.ParseError, ValueError, TypeError) as exc:
             raise ValidationError({"body": [f"Not OTLP/JSON logs: {exc}"]}) from exc
         return message
-    raise ApplicationError(
-        f"Content-Type must be {PROTOBUF} or {JSON}.",
-        field="content-type",
-        code="unsupported_media_type",
-        status_code=415,
-    )
+    raise unsupported_media()
 
 
 def _ids_as_base64(data):
