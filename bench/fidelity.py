@@ -102,7 +102,7 @@ def send_all(client) -> dict:
     def post_otlp(path, project, request, media):
         if media == "application/json":
             data = json_format.MessageToDict(request)
-            _ids_to_hex(data)
+            ids_to_hex(data)
             body = json.dumps(data)
         else:
             body = request.SerializePartialToString()
@@ -140,7 +140,7 @@ def send_all(client) -> dict:
     return sent, expected_tokens
 
 
-def _ids_to_hex(node):
+def ids_to_hex(node):
     """OTLP/JSON writes ids as hex, where protobuf's JSON mapping gives base64."""
     import base64
 
@@ -149,10 +149,10 @@ def _ids_to_hex(node):
             if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
                 node[key] = base64.b64decode(value).hex()
             else:
-                _ids_to_hex(value)
+                ids_to_hex(value)
     elif isinstance(node, list):
         for item in node:
-            _ids_to_hex(item)
+            ids_to_hex(item)
 
 
 def fidelity(trace, tokens: tuple[int, int]) -> dict:

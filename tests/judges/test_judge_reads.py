@@ -2,7 +2,6 @@
 carries the task, the final answer, every tool name and argument value, the start of every
 result, every error and every later user turn, as the agent sent them."""
 
-import base64
 import json
 
 import pytest
@@ -17,6 +16,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from accounts.models import ApiToken
 from accounts.roles import ANNOTATOR
 from bench import fidelity_conversation as conversation
+from bench.fidelity import ids_to_hex
 from tests.factories import ProjectFactory, UserFactory
 from tests.judges import seed_article_agent
 from tests.judges.judge_reads import Expected, assert_judge_reads, built_in_rubrics_seed
@@ -107,24 +107,11 @@ def _memory_spans(run) -> list:
     return list(memory.get_finished_spans())
 
 
-def _ids_to_hex(node):
-    """OTLP/JSON writes ids as hex, where protobuf's JSON mapping gives base64."""
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
-                node[key] = base64.b64decode(value).hex()
-            else:
-                _ids_to_hex(value)
-    elif isinstance(node, list):
-        for item in node:
-            _ids_to_hex(item)
-
-
 def send_otlp(client, spans, *, as_json: bool, project: str = "agents") -> Trace:
     request = encode_spans(spans)
     if as_json:
         data = json_format.MessageToDict(request)
-        _ids_to_hex(data)
+        ids_to_hex(data)
         body, media = json.dumps(data), "application/json"
     else:
         body, media = request.SerializePartialToString(), "application/x-protobuf"
