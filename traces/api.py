@@ -26,7 +26,7 @@ from core.pagination import BoundedCountPagination
 from traces import selectors
 from traces.filters import TraceFilter
 from traces.ingest import otlp, otlp_logs
-from traces.ingest.bulk import SPAN_FIELDS_FROM_RECORD
+from traces.ingest.bulk_sql import SPAN_FIELDS_FROM_RECORD
 from traces.ingest.jaeger import is_jaeger_export
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.ingest.services import (

@@ -8,7 +8,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import NOT_PROVIDED
 
-from traces.ingest.bulk import binding_cursor, column_type
+from traces.ingest.bulk_sql import binding_cursor, column_type
 from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
 

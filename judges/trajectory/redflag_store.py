@@ -4,11 +4,16 @@ queue, eval scoring, the pages) reads the stored rows."""
 
 from collections.abc import Iterable
 
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import transaction
 
 from core.plain_rows import instances_where
-from judges.models import RedFlag, RedFlagCheck
+from judges.models import RedFlag
+from judges.trajectory.redflag_sql import (
+    trace_check_record,
+    trace_checked,
+    trace_flags_delete,
+    traces_checked,
+)
 from judges.trajectory.redflags import red_flags_detect
 from judges.trajectory.steps import trace_spans
 from traces.models import Span, Trace
@@ -28,9 +33,7 @@ def _trace_locked(trace: Trace) -> Trace | None:
 
 
 def _checked(trace: Trace) -> bool:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM judges_redflagcheck WHERE trace_id = %s", [trace.pk])
-        return cursor.fetchone() is not None
+    return trace_checked(trace.pk)
 
 
 def _store(trace: Trace, spans: list[Span] | None) -> list[RedFlag]:
@@ -39,19 +42,12 @@ def _store(trace: Trace, spans: list[Span] | None) -> list[RedFlag]:
     spans = trace_spans(trace) if spans is None else spans
     span_by_pk = {span.pk: span for span in spans}
     hits = red_flags_detect(trace, spans)
-    with connection.cursor() as cursor:
-        # Plain SQL: no row points at a red flag and no signal hears its delete, so this is
-        # the delete the ORM would run, without building it on every verdict.
-        cursor.execute("DELETE FROM judges_redflag WHERE trace_id = %s", [trace.pk])
-        flags = RedFlag.objects.bulk_create(
-            RedFlag(trace=trace, span=span_by_pk.get(h.span_pk), kind=h.kind, detail=h.detail)
-            for h in hits
-        )
-        cursor.execute(
-            "INSERT INTO judges_redflagcheck (trace_id, checked_at) VALUES (%s, %s) "
-            "ON CONFLICT (trace_id) DO UPDATE SET checked_at = EXCLUDED.checked_at",
-            [trace.pk, connection.ops.adapt_datetimefield_value(timezone.now())],
-        )
+    trace_flags_delete(trace.pk)
+    flags = RedFlag.objects.bulk_create(
+        RedFlag(trace=trace, span=span_by_pk.get(h.span_pk), kind=h.kind, detail=h.detail)
+        for h in hits
+    )
+    trace_check_record(trace.pk)
     return flags
 
 
@@ -92,21 +88,9 @@ def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedF
 
 def red_flags_recheck_late(trace_ids: Iterable[int]) -> int:
     """Spans arrived for these traces: check again the ones already checked. Returns how many."""
-    trace_ids = list(trace_ids)
-    if connection.vendor == "postgresql":
-        # Ingest asks this of every request with late spans: the statement is written once.
-        with connection.cursor() as cursor:
-            cursor.execute(_CHECKED_SQL, [trace_ids])
-            checked = [row[0] for row in cursor.fetchall()]
-    else:
-        checked = list(
-            RedFlagCheck.objects.filter(trace_id__in=trace_ids).values_list("trace_id", flat=True)
-        )
+    checked = traces_checked(list(trace_ids))
     if not checked:
         return 0
     for trace in Trace.objects.filter(pk__in=checked).select_related("project"):
         red_flags_check(trace)
     return len(checked)
-
-
-_CHECKED_SQL = f"SELECT trace_id FROM {RedFlagCheck._meta.db_table} WHERE trace_id = ANY(%s)"  # noqa: S608

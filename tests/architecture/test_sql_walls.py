@@ -20,11 +20,6 @@ from tests.architecture.test_import_rules import FLOORS
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = tuple(FLOORS)
 SQL_MODULE = re.compile(r"(^|_)(sql|rows)\.py$")
-# Files still to move, each in an area being reworked elsewhere; not a place for new SQL.
-STILL_TO_MOVE = {
-    "traces/ingest/bulk.py": "ingest's COPY and binding cursor; move with the ingest rework",
-    "judges/trajectory/redflag_store.py": "red flags' plain-SQL store; moves with the metrics app",
-}
 # Django calls these per backend with the connection; branching on its vendor is their job.
 BACKEND_HOOKS = {"db_type", "get_db_prep_value", "as_sql", "create_sql", "remove_sql"}
 SQL_TEXT = re.compile(
@@ -93,7 +88,7 @@ def test_raw_sql_is_only_in_modules_named_for_it():
     tables = _table_names()
     outside = {}
     for name, path in modules():
-        if SQL_MODULE.search(path.name) or name in STILL_TO_MOVE:
+        if SQL_MODULE.search(path.name):
             continue
         if found := raw_sql_in(path.read_text(encoding="utf-8"), tables):
             outside[name] = found
@@ -111,17 +106,6 @@ def test_sql_modules_take_table_names_from_meta():
         if found:
             spelled[name] = found
     assert spelled == {}
-
-
-def test_every_file_still_to_move_still_holds_sql():
-    # An entry whose file no longer needs it comes off the list.
-    tables = _table_names()
-    clean = [
-        name
-        for name in STILL_TO_MOVE
-        if not (ROOT / name).exists() or not raw_sql_in((ROOT / name).read_text(), tables)
-    ]
-    assert clean == []
 
 
 @pytest.mark.parametrize(

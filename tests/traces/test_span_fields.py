@@ -4,7 +4,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 
 from traces.api import SpanOut
-from traces.ingest.bulk import SPAN_FIELDS, SPAN_FIELDS_FROM_RECORD, span_rows
+from traces.ingest.bulk_sql import SPAN_FIELDS, SPAN_FIELDS_FROM_RECORD, span_rows
 from traces.ingest.records import SpanRecord
 from traces.models import Span
 

@@ -19,7 +19,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from traces.components import records_components_assign
-from traces.ingest.bulk import (
+from traces.ingest.bulk_sql import (
     positions_update,
     span_rows,
     spans_fields_update,

@@ -17,7 +17,7 @@ from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.errors import UniqueViolation
 from psycopg.types.json import Jsonb
 
-from traces.ingest.bulk import binding_cursor
+from traces.ingest.bulk_sql import binding_cursor
 from traces.ingest.copy_rows import json_dumps, quote, rows_copy
 from traces.models import Trace
 
