@@ -51,7 +51,7 @@ def label(pid: int) -> str:
     words = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
     text = " ".join(w.decode() for w in words if w)
     for marker, name in (
-        ("judges.simulator", "simulated judge"),
+        ("demo.simulator", "simulated judge"),
         ("runserver", "web (runserver)"),
         ("celery", "celery"),
         ("manage.py serve", "serve (parent)"),

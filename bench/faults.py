@@ -106,7 +106,7 @@ class Stack:
     def simulator_start(self) -> None:
         share = self.args.fault_rate
         self.simulator = subprocess.Popen(
-            [sys.executable, "-m", "judges.simulator", "--port", str(self.args.judge_port)]
+            [sys.executable, "-m", "demo.simulator", "--port", str(self.args.judge_port)]
             + ["--latency-ms", str(self.args.latency_ms), "--flip-rate", "0.1"]
             # Three in four faults are error answers, one in four a call that hangs.
             + ["--error-rate", str(share * 0.75), "--timeout-rate", str(share * 0.25)]

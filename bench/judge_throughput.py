@@ -144,7 +144,7 @@ def _phase(args, label: str, tree: Path, concurrency: int, env: dict, var_dir: P
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
     traces = sample_traces.traces_mixed(args.traces, project=project)
     if args.checked:
-        from judges.trajectory.redflag_store import red_flags_check
+        from metrics.redflag_store import red_flags_check
 
         for trace in traces:
             red_flags_check(trace)
@@ -224,7 +224,7 @@ def main() -> None:
     if args.before:
         trees.insert(0, ("before", tree_at(args.before), args.before_concurrency))
     simulator = subprocess.Popen(
-        [sys.executable, "-m", "judges.simulator", "--port", str(args.port)]
+        [sys.executable, "-m", "demo.simulator", "--port", str(args.port)]
         + ["--latency-ms", str(args.latency_ms), "--flip-rate", str(args.flip_rate)],
         cwd=ROOT,
         env=env,

@@ -37,15 +37,8 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     from django.db import connection
 
     from golden.models import DatasetVersion, EvalRun
-    from judges.models import (
-        JudgeConfig,
-        JudgeRun,
-        Judgment,
-        RedFlag,
-        Rubric,
-        RubricVersion,
-        Verdict,
-    )
+    from judges.models import JudgeConfig, JudgeRun, Judgment, Rubric, RubricVersion, Verdict
+    from metrics.models import RedFlag
     from reviews.models import Annotation, Queue, ReviewItem
     from tests.factories import UserFactory
     from traces.models import Project, Session, Span, Trace

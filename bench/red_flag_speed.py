@@ -27,11 +27,11 @@ django.setup()
 from django.core.management import call_command  # noqa: E402
 
 from bench.environments.shop import agent, export, tasks, world  # noqa: E402
-from judges.trajectory import redflags  # noqa: E402
+from metrics import redflags  # noqa: E402
 from traces.ingest.services import ingest_otlp, ingest_transcript, project_for_ingest  # noqa: E402
 from traces.models import Trace  # noqa: E402
 
-MODULE = "judges/trajectory/redflags.py"
+MODULE = "metrics/redflags.py"
 
 
 def module_at(ref: str):

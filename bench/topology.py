@@ -184,7 +184,7 @@ def _run(args, topology: Topology, token: str) -> dict:
     port_wait(args.pgbouncer_port, pgbouncer, "pgbouncer")
     topology.start(
         "judge",
-        [sys.executable, "-m", "judges.simulator", "--port", str(args.judge_port)]
+        [sys.executable, "-m", "demo.simulator", "--port", str(args.judge_port)]
         + ["--latency-ms", str(args.latency_ms), "--flip-rate", "0.1"],
     )
     commands = compose_commands(str(folder), "127.0.0.1:0")

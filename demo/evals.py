@@ -15,7 +15,7 @@ from golden.evals.scoring import ScoringOptions, eval_run_score
 from golden.evals.services import eval_run_create
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
-from judges.trajectory.matchers import IN_ORDER
+from metrics.matchers import IN_ORDER
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project
 

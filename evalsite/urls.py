@@ -4,7 +4,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from explorer import urls as explorer_urls
+from guardrails import urls as guardrails_urls
 from insights import views as insights_views
+from judges import urls as judges_urls
 from traces import urls as traces_urls
 from traces.api import OtlpLogExportApi, OtlpTraceExportApi
 
@@ -13,6 +15,7 @@ api_patterns = [
     path("", include("traces.api_urls")),
     path("", include("explorer.api_urls")),
     path("", include("judges.api_urls")),
+    path("", include("guardrails.api_urls")),
     path("", include("reviews.api_urls")),
     path("", include("golden.api_urls")),
     path("", include("webhooks.api_urls")),
@@ -34,7 +37,11 @@ urlpatterns = [
     ),
     path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
     path("v1/logs", OtlpLogExportApi.as_view(), name="otlp-logs"),
-    path("judges/", include("judges.urls")),
+    # The guardrails page keeps its place and name among the judges pages.
+    path(
+        "judges/",
+        include(([*judges_urls.urlpatterns, *guardrails_urls.urlpatterns], "judges")),
+    ),
     path("reviews/", include("reviews.urls")),
     path("golden/", include("golden.urls")),
     path("webhooks/", include("webhooks.urls")),

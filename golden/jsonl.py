@@ -15,7 +15,7 @@ from golden.reference_trajectory import reference_from_answer_key
 from golden.selectors import dataset_entries_visible
 from golden.services import dataset_version_create
 from judges.models import Rubric
-from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
+from metrics.coverage import checks_only_outcome, outcome_only_note
 from reviews.audit import audit_event_record
 
 EXPORT_PARTS = ("open", "held_out")

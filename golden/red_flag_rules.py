@@ -4,13 +4,13 @@ A red flag is ``{"text": str, "rule": dict | None}``. The trajectory checker eva
 against the agent's tool calls in order; a rule "fires" when the agent did the bad thing.
 
 The rule language (each shape, what fires it, its validation) lives in
-judges/trajectory/rules.py. Every rule that fires fails the trial (see golden/evals/README.md,
+metrics/rules.py. Every rule that fires fails the trial (see golden/evals/README.md,
 "The pass rule").
 """
 
 from typing import Any
 
-from judges.trajectory.rules import red_flag_rule_errors
+from metrics.rules import red_flag_rule_errors
 
 
 def red_flags_errors(red_flags: Any) -> dict[str, str]:

@@ -9,6 +9,7 @@ from django.db.models import Count
 from django.db.models.functions import TruncDay
 
 from core.numbers import number_label
+from guardrails.models import GuardrailDecision
 from insights.charts import (
     PALETTE,
     Chart,
@@ -19,8 +20,8 @@ from insights.charts import (
     readable,
 )
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
-from judges.guardrails.models import GuardrailDecision
-from judges.models import RedFlag, RedFlagCheck, Verdict
+from judges.models import Verdict
+from metrics.models import RedFlag, RedFlagCheck
 
 # Characters of panel title that fit across a half-width overview card at 1400 px.
 PANEL_TITLE_CHARS = 66

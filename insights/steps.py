@@ -18,7 +18,7 @@ from insights.daily import (
     days_of,
     week_of,
 )
-from judges.models import RedFlag, RedFlagCheck
+from metrics.models import RedFlag, RedFlagCheck
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
 # A step fails when its tool/agent call errored or a trajectory red flag fired on it.

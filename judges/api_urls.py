@@ -2,7 +2,6 @@ from django.urls import path
 
 from judges import api
 from judges.api_rubrics import RubricOnlineApi, RubricVersionCreateApi
-from judges.guardrails.api import GuardrailCheckApi
 
 urlpatterns = [
     path("judge-runs/", api.JudgeRunListCreateApi.as_view(), name="api-judge-runs"),
@@ -18,5 +17,4 @@ urlpatterns = [
         name="api-rubric-version-create",
     ),
     path("rubrics/<int:rubric_id>/online/", RubricOnlineApi.as_view(), name="api-rubric-online"),
-    path("guardrails/check", GuardrailCheckApi.as_view(), name="api-guardrails-check"),
 ]

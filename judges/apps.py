@@ -8,7 +8,6 @@ class JudgesConfig(AppConfig):
         from judges import receivers  # noqa: F401
         from judges.retention import retention_declare
         from judges.trace_filters import verdict_filter
-        from judges.trajectory import receivers as trajectory_receivers  # noqa: F401
         from traces.filters import trace_filter_add
 
         # Traces offers these seams so it never reads judges' models itself.

@@ -13,13 +13,13 @@ from judges.models import (
     Judgment,
     JudgmentStatus,
     ParseStatus,
-    RedFlag,
     Verdict,
     VerdictStatus,
 )
 from judges.pass_rows import verdict_written_id
 from judges.signals import verdict_needs_review, verdict_written
 from judges.verdict_reasons import VerdictReason
+from metrics.models import RedFlag
 from traces.models import Trace
 
 logger = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ ALWAYS_REVIEWED = (RedFlag.Kind.JUDGE_INJECTION, RedFlag.Kind.UNCLEAN_STOP)
 
 
 def _red_flags(trace, spans=None) -> list:
-    from judges.trajectory.redflag_store import red_flags_ensure
+    from metrics.redflag_store import red_flags_ensure
 
     try:
         return red_flags_ensure(trace, spans)

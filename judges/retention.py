@@ -2,7 +2,8 @@
 task-type assignments go with their trace; a judgment does too, except while its judge run is
 still at work, when it keeps the trace (and its session) until the run ends."""
 
-from judges.models import JudgeRunStatus, Judgment, RedFlag
+from judges.models import JudgeRunStatus, Judgment
+from metrics.models import RedFlag
 from traces.retention import (
     session_keeper_add,
     session_relation_owned,

@@ -13,11 +13,11 @@ from judges.models import (
     JudgmentStatus,
     Rubric,
     RubricVersion,
-    ToolEffect,
     Verdict,
     VerdictStatus,
 )
 from judges.rubrics import VERSION_FIELDS
+from metrics.models import ToolEffect
 from traces.filters import TraceFilter
 from traces.models import Trace
 from traces.selectors import trace_blind_rule_ask, traces_visible

@@ -10,14 +10,6 @@ verdict_needs_review = Signal()
 # Sent with verdict=<Verdict> for every verdict written (audit sampling, calibration).
 verdict_written = Signal()
 
-# Sent with effect=<ToolEffect>, user, before={"effect", "source"} when a curator changes
-# what a tool does; the audit log lives downstream.
-tool_effect_changed = Signal()
-
-# Sent with policy=<GuardrailPolicy>, user, before={...} or None when a curator changes a
-# project's guardrail thresholds; the audit log lives downstream.
-guardrail_policy_changed = Signal()
-
 # Sent with calibration=<JudgeCalibration> when an approved judge version's recent agreement
 # with people fell below the bar and it went back to calibrating.
 judge_drift_flagged = Signal()

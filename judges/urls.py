@@ -1,25 +1,23 @@
 from django.urls import include, path
 
-from judges import views, views_sessions, views_setup, views_tools
-from judges.guardrails.views import guardrail_policy
+from judges.views import rubrics, runs, sessions, setup, tools
 
 app_name = "judges"
 urlpatterns = [
-    path("rubrics/", views.rubric_list, name="rubric_list"),
-    path("rubrics/new/", views_setup.rubric_new, name="rubric_new"),
-    path("rubrics/new/preview/", views_setup.rubric_new_preview, name="rubric_new_preview"),
-    path("configs/", views_setup.config_list, name="config_list"),
-    path("tools/", views_tools.tool_catalogue, name="tool_catalogue"),
-    path("guardrails/", guardrail_policy, name="guardrail_policy"),
-    path("rubrics/<int:rubric_id>/", views.rubric_detail, name="rubric_detail"),
-    path("rubrics/<int:rubric_id>/edit/", views.rubric_edit, name="rubric_edit"),
-    path("rubrics/<int:rubric_id>/preview/", views.rubric_preview, name="rubric_preview"),
-    path("rubrics/<int:rubric_id>/online/", views.rubric_online_update, name="rubric_online"),
-    path("runs/", views.run_list, name="run_list"),
-    path("runs/new/", views.run_new, name="run_new"),
-    path("runs/<int:run_id>/", views.run_detail, name="run_detail"),
-    path("runs/<int:run_id>/progress/", views.run_progress, name="run_progress"),
-    path("runs/<int:run_id>/cancel/", views.run_cancel, name="run_cancel"),
-    path("sessions/<int:session_id>/judge/", views_sessions.session_judge, name="session_judge"),
+    path("rubrics/", rubrics.rubric_list, name="rubric_list"),
+    path("rubrics/new/", setup.rubric_new, name="rubric_new"),
+    path("rubrics/new/preview/", setup.rubric_new_preview, name="rubric_new_preview"),
+    path("configs/", setup.config_list, name="config_list"),
+    path("tools/", tools.tool_catalogue, name="tool_catalogue"),
+    path("rubrics/<int:rubric_id>/", rubrics.rubric_detail, name="rubric_detail"),
+    path("rubrics/<int:rubric_id>/edit/", rubrics.rubric_edit, name="rubric_edit"),
+    path("rubrics/<int:rubric_id>/preview/", rubrics.rubric_preview, name="rubric_preview"),
+    path("rubrics/<int:rubric_id>/online/", rubrics.rubric_online_update, name="rubric_online"),
+    path("runs/", runs.run_list, name="run_list"),
+    path("runs/new/", runs.run_new, name="run_new"),
+    path("runs/<int:run_id>/", runs.run_detail, name="run_detail"),
+    path("runs/<int:run_id>/progress/", runs.run_progress, name="run_progress"),
+    path("runs/<int:run_id>/cancel/", runs.run_cancel, name="run_cancel"),
+    path("sessions/<int:session_id>/judge/", sessions.session_judge, name="session_judge"),
     path("adarubric/", include("judges.adaptive_rubrics.urls")),
 ]

@@ -10,7 +10,8 @@ from itertools import islice
 import orjson
 
 from core.csv_cells import csv_cell
-from judges.models import Judgment, RedFlag, Verdict
+from judges.models import Judgment, Verdict
+from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem
 from traces.api import SpanOut, TraceDetailOut
 from traces.models import Feedback, Span, Trace

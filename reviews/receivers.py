@@ -5,13 +5,8 @@ import random
 from django.dispatch import receiver
 
 from judges.models import VerdictStatus
-from judges.signals import (
-    criteria_answers_wanted,
-    guardrail_policy_changed,
-    tool_effect_changed,
-    verdict_needs_review,
-    verdict_written,
-)
+from judges.signals import criteria_answers_wanted, verdict_needs_review, verdict_written
+from metrics.signals import guardrail_policy_changed, tool_effect_changed
 from reviews.audit import audit_event_record
 from reviews.models import ReviewReason
 from reviews.selectors import criteria_answers_by_people

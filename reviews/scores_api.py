@@ -11,7 +11,8 @@ from rest_framework.generics import GenericAPIView
 from accounts.permissions import IsCurator
 from core.errors import ApplicationError
 from core.pagination import ApiPagination
-from judges.models import Judgment, RedFlag, Verdict
+from judges.models import Judgment, Verdict
+from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem
 from traces.feedback_api import FeedbackOut
 from traces.filters import TraceFilter

@@ -13,7 +13,7 @@ from django.utils import timezone
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from core.errors import ApplicationError
 from core.plain_rows import instances_where
-from judges.trajectory.redflag_store import red_flags_ensure
+from metrics.redflag_store import red_flags_ensure
 from reviews.audit import annotation_snapshot, audit_event_record, review_item_snapshot
 from reviews.claims import LockLost, lock_expiry, lock_lost_message, review_item_holds_release
 from reviews.holds import item_held_by

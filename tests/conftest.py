@@ -19,9 +19,9 @@ def process_caches_start_empty():
     """Tokens, ingest projects, guardrail policies and rubric versions are remembered per
     process; a test's rolled back rows must not be remembered into the next test."""
     from accounts.authentication import token_cache
+    from guardrails.check import project_policies
     from judges.execution import versions_loaded as rubric_versions
-    from judges.guardrails.check import project_policies
-    from judges.trajectory.policy_cache import policies_by_project
+    from metrics.policy_cache import policies_by_project
     from traces.project_cache import projects_by_slug
 
     token_cache.clear()

@@ -21,9 +21,9 @@ from golden.evals.selectors import eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
 from golden.evals.tags import eval_run_traces_state
 from golden.signals import gate_decided
-from judges.trajectory.llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
-from judges.trajectory.matchers import AUTO as AUTO_MATCHER
-from judges.trajectory.matchers import SEMANTIC, TRAJECTORY_MATCHERS
+from judges.trajectory_llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
+from metrics.matchers import AUTO as AUTO_MATCHER
+from metrics.matchers import SEMANTIC, TRAJECTORY_MATCHERS
 
 
 class EvalRunOut(serializers.Serializer):

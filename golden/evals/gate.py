@@ -18,8 +18,8 @@ from golden.evals.metrics import GATED_METRICS, HIGHER
 from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
 from golden.selectors import dataset_entries_visible
-from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
-from judges.trajectory.matchers import AUTO as MATCHER_AUTO
+from metrics.coverage import checks_only_outcome, outcome_only_note
+from metrics.matchers import AUTO as MATCHER_AUTO
 from traces.selectors import sees_held_out
 
 FIXED, LEARNED, AUTO = "fixed", "learned", "auto"

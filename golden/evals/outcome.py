@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 
 from judges.models import Verdict, VerdictStatus
-from judges.trajectory.conversation import said_texts
+from metrics.conversation import said_texts
 from traces.models import Span, Trace
 
 # Tokens that carry the facts of an outcome: anything with a digit, e.g. 4, A1042, 49.90,

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judges.models import RedFlag
+from metrics.models import RedFlag
 
 
 @dataclass(frozen=True)

@@ -17,20 +17,20 @@ from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
 from judges.check_passes import CheckPasses
-from judges.trajectory.attribution import (
+from metrics.attribution import (
     component_accuracy_table,
     component_roles,
     span_agent_component,
     span_component,
 )
-from judges.trajectory.effects import tool_catalogue_ensure, tool_definitions
-from judges.trajectory.matchers import AUTO, SEMANTIC, PathJudge
-from judges.trajectory.parameters import ParameterJudge
-from judges.trajectory.premature_stop import reference_premature_stop
-from judges.trajectory.redflag_store import red_flags_ensure
-from judges.trajectory.rules import golden_rules_check
-from judges.trajectory.scoring import trajectory_score
-from judges.trajectory.steps import tool_steps_from_spans
+from metrics.effects import tool_catalogue_ensure, tool_definitions
+from metrics.matchers import AUTO, SEMANTIC, PathJudge
+from metrics.parameters import ParameterJudge
+from metrics.premature_stop import reference_premature_stop
+from metrics.redflag_store import red_flags_ensure
+from metrics.rules import golden_rules_check
+from metrics.scoring import trajectory_score
+from metrics.steps import tool_steps_from_spans
 from reviews.models import ReviewReason
 from reviews.services import review_item_enqueue
 from traces.models import Trace
@@ -92,7 +92,7 @@ def behavior_check(trace: Trace, content: dict, judge: BehaviorJudge | None) -> 
 def _path_judge(options: ScoringOptions) -> PathJudge | None:
     """The path judge the semantic matcher asks: the given one, else the default LLM one."""
     if options.path_judge is None and options.matcher == SEMANTIC:
-        from judges.trajectory.llm import path_judge_llm
+        from judges.trajectory_llm import path_judge_llm
 
         return path_judge_llm
     return options.path_judge

@@ -2,7 +2,7 @@ import json
 
 from django import template
 
-from judges.trajectory.parameter_specs import parameter_spec
+from metrics.parameter_specs import parameter_spec
 
 register = template.Library()
 

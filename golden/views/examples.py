@@ -26,7 +26,7 @@ from golden.services import (
     held_out_draw,
     promotion_annotation,
 )
-from judges.trajectory.coverage import checks_only_outcome, outcome_only_note
+from metrics.coverage import checks_only_outcome, outcome_only_note
 from reviews.models import ReviewItem
 from traces.selectors import sees_held_out
 

@@ -3,6 +3,7 @@
 import pytest
 
 from core.errors import ApplicationError
+from demo.simulator import criteria as simulated
 from judges.adaptive_rubrics import generation
 from judges.adaptive_rubrics.generation import (
     criteria_version_create,
@@ -10,7 +11,6 @@ from judges.adaptive_rubrics.generation import (
     rubric_version_approve,
 )
 from judges.models import OutputFormat, RubricVersionStatus, ScoreType
-from judges.simulator import criteria as simulated
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db

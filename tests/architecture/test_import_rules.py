@@ -1,8 +1,10 @@
 """The floors of the house, enforced by reading every module's imports.
 
 core/ is the ground floor and imports no app. The pipeline apps stand on it in the order of
-the data: accounts, traces, judges, reviews, golden, then webhooks (it hears every stage).
-insights/ and demo/ read every app; evalsite/ wires them all. A module may import only
+the data: accounts, traces, metrics (deterministic trajectory metrics, below any LLM), judges,
+then guardrails and reviews side by side, golden, then webhooks (it hears every stage).
+insights/ and explorer/ read every app; evalsite/ wires them all; demo/ (the demo data and the
+simulated judge) reads every app and no app imports it. A module may import only
 floors below its own, and may look a model up by app label (`apps.get_model`) or follow a
 reverse relation (`trace.verdicts`, `Prefetch("review_items")`, `get_field("verdicts")`) only
 to a model on its own floor or below; the pipeline apps never walk relations by reflection
@@ -24,16 +26,29 @@ FLOORS = {
     "core": 0,
     "accounts": 1,
     "traces": 2,
-    "judges": 3,
-    "reviews": 4,
-    "golden": 5,
-    "webhooks": 6,
-    "insights": 7,
-    "explorer": 7,
-    "demo": 7,
-    "evalsite": 8,
+    "metrics": 3,
+    "judges": 4,
+    "guardrails": 5,
+    "reviews": 5,
+    "golden": 6,
+    "webhooks": 7,
+    "insights": 8,
+    "explorer": 8,
+    "demo": 8,
+    "evalsite": 9,
 }
-PIPELINE_APPS = ("accounts", "traces", "judges", "reviews", "golden", "webhooks")
+PIPELINE_APPS = (
+    "accounts",
+    "traces",
+    "metrics",
+    "judges",
+    "guardrails",
+    "reviews",
+    "golden",
+    "webhooks",
+)
+# The LLM SDKs: only judges (its providers) may reach them, never the deterministic metrics.
+LLM_CLIENTS = {"anthropic", "openai"}
 
 
 @dataclass(frozen=True)
@@ -173,6 +188,19 @@ def test_core_imports_no_app():
 def test_no_app_imports_the_site_package_insights_explorer_or_the_demo(package):
     reached = {reach.target for reach in package_reaches(package)}
     assert reached.isdisjoint({"evalsite", "insights", "explorer", "demo"})
+
+
+@pytest.mark.parametrize("package", sorted(FLOORS.keys() - {"demo"}))
+def test_the_demo_is_a_device_no_package_depends_on(package):
+    """The demo data and the simulated judge are started (`-m demo.simulator`, `load_demo`),
+    never imported: only tests and benchmarks import them."""
+    assert [str(r) for r in package_reaches(package) if r.target == "demo"] == []
+
+
+def test_metrics_are_deterministic_and_reach_no_judging():
+    reached = {reach.target for reach in package_reaches("metrics")}
+    assert reached.isdisjoint({"judges", "guardrails", *LLM_CLIENTS})
+    assert {"traces", "core"} <= reached  # the walk does see what metrics read
 
 
 def test_the_walker_sees_imports_inside_functions_and_model_lookups_by_label():

@@ -1,7 +1,7 @@
 """Raw SQL lives behind walls: only modules whose name says they hold it (`sql.py`,
 `rows.py`, `*_sql.py`, `*_rows.py`) open cursors, execute statements, write SQL text, branch
 on the database vendor, or build model instances by hand; and no module spells a model's table
-name, which comes from `Model._meta.db_table`.
+name, which comes from `Model._meta.db_table` (only a model's own `Meta.db_table` spells it).
 
 So a reader of services and selectors sees business rules, and a reader of the SQL sees all of
 it in a few named places. Django's own per-backend hooks (a field's `db_type`, an index's
@@ -37,6 +37,17 @@ def _docstrings(tree: ast.AST) -> set[int]:
     return found
 
 
+def _table_names_kept(tree: ast.AST) -> set[int]:
+    """A model's `Meta.db_table`: a model that moved app keeps the table it was created with."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        and [getattr(target, "id", "") for target in node.targets] == ["db_table"]
+        and isinstance(node.value, ast.Constant)
+    }
+
+
 def _table_names() -> set[str]:
     return {model._meta.db_table for model in apps.get_models()}
 
@@ -44,7 +55,7 @@ def _table_names() -> set[str]:
 def raw_sql_in(source: str, tables: set[str]) -> list[str]:
     """What in a module's source is raw SQL: each with its line."""
     tree = ast.parse(source)
-    docstrings = _docstrings(tree)
+    docstrings = _docstrings(tree) | _table_names_kept(tree)
     hooks = [
         node
         for node in ast.walk(tree)
@@ -119,6 +130,8 @@ def test_sql_modules_take_table_names_from_meta():
         ("def db_type(self, connection):\n    return connection.vendor\n", 0),
         ('def f():\n    """SELECT is a word a docstring may use."""\n', 0),
         ("query = request.GET.copy()\n", 0),
+        ('class Meta:\n    db_table = "traces_trace"\n', 0),
+        ('label = "traces_trace"\n', 1),
     ],
 )
 def test_the_walker_sees_raw_sql(source, expected):

@@ -5,7 +5,7 @@ import anyio
 import pytest
 
 from accounts.roles import ANNOTATOR
-from judges.trajectory.steps import tool_steps_from_spans, trace_spans
+from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance.harness import capturing_provider, export_to_evalsite
 from tests.factories import UserFactory
 from traces.models import Span, SpanKind, SpanStatus

@@ -5,9 +5,9 @@ import re
 
 import pytest
 
+from demo.simulator.server import start_simulator
 from judges.execution import judgment_execute
 from judges.models import JudgeRun, Rubric
-from judges.simulator.server import start_simulator
 from tests.e2e.conftest import login_as
 from tests.judges import sample_traces
 

@@ -18,9 +18,9 @@ from django.apps import apps
 from django.core.management import call_command
 from django.utils import timezone
 
+from demo.simulator.server import start_simulator
 from judges.execution import judgment_execute
 from judges.models import Judgment, JudgmentStatus
-from judges.simulator.server import start_simulator
 from traces.completion import trace_complete, traces_settled_ids
 from traces.models import Trace
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from reviews.models import ReviewReason
 from tests.e2e.conftest import login_as, wait_for_focus
 from tests.factories import (

@@ -8,7 +8,7 @@ from django.test import override_settings
 
 from judges.calibration import judge_calibration_update
 from judges.models import CalibrationStatus, ScoreType
-from judges.trajectory.redflags import flag_rules_build
+from metrics.redflags import flag_rules_build
 from reviews.claims import lock_expiry
 from tests.factories import JudgeConfigFactory, RubricVersionFactory
 

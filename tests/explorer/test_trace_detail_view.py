@@ -10,7 +10,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.factories import (
     JudgmentFactory,
     ProjectFactory,

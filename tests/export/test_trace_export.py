@@ -7,7 +7,8 @@ import json
 import pytest
 from django.test import Client
 
-from judges.models import Judgment, RedFlag
+from judges.models import Judgment
+from metrics.models import RedFlag
 from tests.factories import (
     JudgeRunFactory,
     ReviewItemFactory,

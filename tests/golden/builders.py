@@ -1,6 +1,6 @@
 """Realistic traces and examples for golden tests: support, travel booking, coding agents."""
 
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewStatus
 from tests.factories import (
     GoldenExampleFactory,

@@ -5,7 +5,7 @@ import pytest
 
 from golden.models import ExampleOrigin, GoldenExample
 from golden.services import dataset_version_create, golden_example_promote_draft
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from reviews.models import AuditEvent
 from tests.factories import (
     GoldenExampleFactory,

@@ -8,7 +8,7 @@ from golden.services import (
     golden_example_promote_draft,
     golden_example_promote_item,
 )
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from reviews.models import ReviewStatus
 from tests.factories import ReviewItemFactory
 from tests.golden.builders import cancel_order_trace, red_flag, resolved_item

@@ -4,7 +4,7 @@ import re
 from django.urls import reverse
 
 from golden.models import GoldenExample
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.factories import ReviewItemFactory
 from tests.golden.builders import cancel_order_trace, resolved_item
 

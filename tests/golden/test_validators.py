@@ -3,7 +3,7 @@ import pytest
 from golden.example_schema import ExampleInvalid, example_data_clean
 from golden.red_flag_rules import red_flags_errors
 from golden.reference_trajectory import reference_trajectory_errors
-from judges.trajectory.rules import red_flag_rule_errors
+from metrics.rules import red_flag_rule_errors
 
 GOOD_STEPS = [
     {

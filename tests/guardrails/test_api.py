@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
+from guardrails.models import GuardrailDecision
+from metrics.models import GuardrailPolicy
 from tests.factories import ProjectFactory
 from tests.guardrails.trajectories import search_steps, span_tree
 from traces.models import Project
@@ -132,7 +133,7 @@ def test_the_parsed_trajectory_is_freed_after_the_answer_is_sent(annotator, monk
     # given a view whose parsed body the test can watch
     from rest_framework.test import APIRequestFactory, force_authenticate
 
-    from judges.guardrails import api
+    from guardrails import api
 
     parsed = []
     read = api._body_read

@@ -5,8 +5,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.exceptions import ValidationError
 
-from judges.guardrails.check import guardrail_check
-from judges.guardrails.models import GuardrailDecision, GuardrailPolicy
+from guardrails.check import guardrail_check
+from guardrails.models import GuardrailDecision
+from metrics.models import GuardrailPolicy
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.guardrails.trajectories import anthropic_transcript, search_steps, span_tree, tool
 from traces.models import SpanKind

@@ -6,7 +6,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from core import remembered
-from judges.guardrails.models import GuardrailPolicy
+from metrics.models import GuardrailPolicy
 from tests.factories import ProjectFactory
 from tests.guardrails.trajectories import search_steps, span_tree
 

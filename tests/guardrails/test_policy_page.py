@@ -3,8 +3,8 @@ for settled traces' red flags too."""
 
 import pytest
 
-from judges.guardrails.models import GuardrailPolicy
-from judges.trajectory.redflags import red_flags_detect
+from metrics.models import GuardrailPolicy
+from metrics.redflags import red_flags_detect
 from reviews.models import AuditEvent
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from traces.models import SpanKind

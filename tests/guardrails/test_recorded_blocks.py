@@ -4,7 +4,7 @@ counts in the overview's red-flag chart."""
 import pytest
 
 from insights.scores import red_flag_chart
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.factories import ProjectFactory, TraceFactory
 from tests.guardrails.trajectories import search_steps, span_tree
 

@@ -10,7 +10,8 @@ from django.db.models import Sum
 
 from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.overview import overview_snapshot_build
-from judges.models import Judgment, RedFlag, Verdict
+from judges.models import Judgment, Verdict
+from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem, ReviewStatus
 from tests.insights.world import insights_world
 from traces.models import Feedback, Span, SpanKind, SpanStatus, Trace

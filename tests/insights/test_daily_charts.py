@@ -8,6 +8,7 @@ import random
 import pytest
 from django.utils import timezone
 
+from guardrails.models import GuardrailDecision
 from insights.agreement import judge_human_chart
 from insights.cost import judge_cost_chart
 from insights.feedback import feedback_chart
@@ -16,8 +17,8 @@ from insights.overview import overview_daily_store
 from insights.queue import annotator_chart, queue_flow_chart
 from insights.scores import red_flag_chart, score_distribution_chart
 from insights.steps import component_accuracy_chart, compound_error_chart
-from judges.guardrails.models import GuardrailDecision
-from judges.models import RedFlag, RedFlagCheck, ScoreType
+from judges.models import ScoreType
+from metrics.models import RedFlag, RedFlagCheck
 from reviews.models import Annotation, Queue, ReviewItem, ReviewReason, ReviewStatus
 from tests.factories import (
     JudgeConfigFactory,

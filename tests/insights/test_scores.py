@@ -3,7 +3,7 @@
 import pytest
 
 from insights.scores import red_flag_chart, score_distribution_chart
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.factories import (
     JudgeRunFactory,
     RubricFactory,

@@ -11,7 +11,7 @@ from insights.steps import (
     step_success_rate,
     trajectory_length_rows,
 )
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.factories import SpanFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db

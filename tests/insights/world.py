@@ -6,7 +6,8 @@ from decimal import Decimal
 from django.utils import timezone
 
 from golden.models import DatasetVersion, DatasetVersionEntry, EvalRun, EvalTrial
-from judges.models import RedFlag, ScoreType
+from judges.models import ScoreType
+from metrics.models import RedFlag
 from reviews.models import Annotation, Queue, ReviewItem, ReviewReason, ReviewStatus
 from tests.factories import (
     JudgeConfigFactory,

@@ -17,7 +17,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from judges.simulator.server import start_simulator
+from demo.simulator.server import start_simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short waits so injected failures resolve within a test's time budget.

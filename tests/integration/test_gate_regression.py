@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.evals.golden_set import EXAMPLES, agent_payload, golden_version_create
 from tests.integration.conftest import ROOT, database_url_for_worker
 from traces.models import Trace

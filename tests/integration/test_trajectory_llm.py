@@ -2,7 +2,7 @@
 
 import pytest
 
-from judges.trajectory.llm import parameter_judge_llm, path_judge_llm
+from judges.trajectory_llm import parameter_judge_llm, path_judge_llm
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db]
 

@@ -2,8 +2,8 @@
 
 import pytest
 
+from demo.simulator.server import start_simulator
 from judges.models import JudgeConfig, Rubric
-from judges.simulator.server import start_simulator
 
 
 @pytest.fixture

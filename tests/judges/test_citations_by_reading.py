@@ -3,12 +3,12 @@ by tool (`get_order_status`), by call (`get_order_status#2`), by step number, by
 
 import pytest
 
+from demo.simulator.replies import reply_compose
+from demo.simulator.scoring import score_prompt
 from judges.citations import citations_resolve
 from judges.models import Rubric
 from judges.parsing import reply_parse
 from judges.prompts import prompt_render
-from judges.simulator.replies import reply_compose
-from judges.simulator.scoring import score_prompt
 from tests.factories import ProjectFactory
 from tests.judges import seed_article_agent
 from tests.judges.judge_reads import BUILT_IN_RUBRICS

@@ -127,7 +127,7 @@ def test_a_config_the_provider_cannot_serve_is_refused_on_the_field(fields, fiel
 
 def test_one_off_calls_follow_the_default_configs_provider(settings, simulator):
     from judges.models import JudgeConfig
-    from judges.trajectory.llm import path_judge_llm
+    from judges.trajectory_llm import path_judge_llm
 
     settings.OPENAI_BASE_URL = simulator.base_url + "/v1"
     JudgeConfig.objects.filter(name="default").update(provider="openai", model="gpt-4.1-mini")

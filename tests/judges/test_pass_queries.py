@@ -10,17 +10,11 @@ from django.utils import timezone
 
 from judges.calibration import judge_calibration_update
 from judges.execution import judgment_execute
-from judges.models import (
-    JudgeRunStatus,
-    Judgment,
-    JudgmentStatus,
-    RedFlagCheck,
-    Verdict,
-    VerdictStatus,
-)
+from judges.models import JudgeRunStatus, Judgment, JudgmentStatus, Verdict, VerdictStatus
 from judges.pass_rows import judgment_claim
 from judges.services import judge_run_start
-from judges.trajectory.redflag_store import red_flags_check
+from metrics.models import RedFlagCheck
+from metrics.redflag_store import red_flags_check
 from reviews.services import queue_for_rubric
 from tests.judges import sample_traces
 

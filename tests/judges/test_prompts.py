@@ -170,7 +170,7 @@ def test_a_system_prompt_with_agent_written_values_is_refused():
 
 
 def test_the_parameter_judge_fences_the_agents_value(monkeypatch):
-    from judges.trajectory import llm
+    from judges import trajectory_llm as llm
 
     sent = {}
 

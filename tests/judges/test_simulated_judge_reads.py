@@ -7,9 +7,9 @@ import json
 import pytest
 
 from demo.scenarios import SCENARIOS_FILE, scenarios
+from demo.simulator.scoring import score_prompt
 from judges.models import Rubric
 from judges.prompts import prompt_render
-from judges.simulator.scoring import score_prompt
 from tests.factories import ProjectFactory
 from tests.judges import seed_article_agent
 from tests.judges.test_judge_reads import _memory_spans, send_otlp

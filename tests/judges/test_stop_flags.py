@@ -4,9 +4,10 @@ stopped on an error raises a red flag, and a passing verdict with it goes to peo
 import pytest
 
 from judges.execution import judgment_execute
-from judges.models import RedFlag, Verdict, VerdictStatus
+from judges.models import Verdict, VerdictStatus
 from judges.services import judge_run_start
-from judges.trajectory.redflags import red_flags_detect
+from metrics.models import RedFlag
+from metrics.redflags import red_flags_detect
 from reviews.models import ReviewItem
 from tests.factories import ProjectFactory
 from tests.judges import sample_traces

@@ -5,8 +5,8 @@ from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
-from judges.models import ToolEffect
-from judges.trajectory.effects import tool_catalogue_ensure
+from metrics.effects import tool_catalogue_ensure
+from metrics.models import ToolEffect
 from reviews.models import AuditEvent
 from tests.factories import ProjectFactory
 

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from reviews.claims import review_item_claim_next
 from reviews.models import ReviewReason
 from tests.factories import (

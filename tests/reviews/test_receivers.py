@@ -49,7 +49,7 @@ def test_agreed_verdicts_are_sampled_at_the_queue_audit_rate(rate, status, queue
 
 
 def test_queued_items_come_with_their_trace_red_flags():
-    from judges.models import RedFlag
+    from metrics.models import RedFlag
     from tests.factories import SpanFactory
 
     verdict = VerdictFactory()

@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from reviews.claims import review_item_claim_next
 from reviews.models import Annotation, ReviewStatus
 from tests.factories import (

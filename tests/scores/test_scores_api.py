@@ -2,7 +2,8 @@
 
 import pytest
 
-from judges.models import Judgment, RedFlag
+from judges.models import Judgment
+from metrics.models import RedFlag
 from reviews.models import Annotation
 from tests.factories import (
     JudgeRunFactory,

@@ -1,6 +1,6 @@
 """One component scheme, set at ingest: agent:<name>, tool:<name>, model calls to their agent."""
 
-from judges.trajectory.attribution import ORCHESTRATOR, TOOL, WORKER, component_roles
+from metrics.attribution import ORCHESTRATOR, TOOL, WORKER, component_roles
 from traces.models import Trace
 
 

@@ -10,8 +10,8 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from judges.models import RedFlag
-from judges.trajectory.redflag_store import red_flags_check
+from metrics.models import RedFlag
+from metrics.redflag_store import red_flags_check
 from tests.factories import ProjectFactory
 from traces.context_attributes import context_from_attributes
 from traces.ingest.services import ingest_otlp, ingest_payload

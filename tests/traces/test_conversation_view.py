@@ -4,7 +4,7 @@ import re
 
 import pytest
 
-from judges.trajectory.redflags import check_hallucinated_parameters
+from metrics.redflags import check_hallucinated_parameters
 from tests.factories import ProjectFactory
 from tests.traces.pages import page_with_spans_opened
 from tests.traces.test_real_shapes import openai_support_conversation

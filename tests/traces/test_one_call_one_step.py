@@ -5,7 +5,7 @@ import pytest
 from opentelemetry.trace import SpanKind as OtelKind
 from opentelemetry.trace import Status, StatusCode
 
-from judges.trajectory.steps import tool_steps_from_spans, trace_spans
+from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.traces.shape_spans import Recorder, send
 from traces.models import Span, SpanKind, SpanStatus, Trace
 

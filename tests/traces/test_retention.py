@@ -8,7 +8,8 @@ from django.utils import timezone
 from golden.evals.services import eval_run_create
 from golden.models import EvalTrial, GoldenExample
 from golden.services import dataset_version_create
-from judges.models import JudgeRunStatus, RedFlag, RedFlagCheck
+from judges.models import JudgeRunStatus
+from metrics.models import RedFlag, RedFlagCheck
 from tests.factories import (
     GoldenExampleFactory,
     JudgeRunFactory,

@@ -13,7 +13,8 @@ from django.utils import timezone
 from golden.evals.services import eval_run_create
 from golden.models import EvalTrial, GoldenExample
 from golden.services import dataset_version_create
-from judges.models import JudgeRunStatus, RedFlag
+from judges.models import JudgeRunStatus
+from metrics.models import RedFlag
 from tests.factories import (
     GoldenExampleFactory,
     JudgeRunFactory,

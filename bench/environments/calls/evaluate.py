@@ -15,9 +15,9 @@ from bench.environments.calls.cases import RIGHT_KINDS, Case, Task
 from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.example_schema import example_data_clean
 from golden.reference_trajectory import reference_from_answer_key
-from judges.trajectory.redflags import flag_rules_build, red_flags_detect
-from judges.trajectory.scoring import trajectory_score
-from judges.trajectory.steps import ToolStep
+from metrics.redflags import flag_rules_build, red_flags_detect
+from metrics.scoring import trajectory_score
+from metrics.steps import ToolStep
 from traces.models import SpanKind, SpanStatus
 
 

@@ -66,7 +66,7 @@ class Command(BaseCommand):
                     [
                         python,
                         "-m",
-                        "judges.simulator",
+                        "demo.simulator",
                         "--port",
                         str(settings.SIMULATED_JUDGE_PORT),
                     ],

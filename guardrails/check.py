@@ -1,0 +1,159 @@
+"""Allow or block an agent's next step with the red-flag checks, without touching the database
+beyond reading the project's policy (and the stored trace, when the agent names one)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rest_framework.exceptions import ValidationError
+
+from core.remembered import Remembered
+from guardrails.trajectory import (
+    ParsedTrajectory,
+    pending_call_record,
+    trajectory_parse,
+)
+from metrics.flag_hit import FlagHit
+from metrics.models import GuardrailPolicy, RedFlag
+from metrics.redflags import FlagRules, flag_rules_build, red_flags_detect
+from metrics.steps import SpanFacts, TraceFacts, trace_spans
+from traces.models import Project, SpanKind, Trace
+
+Kind = RedFlag.Kind
+# The checks that make sense while the agent runs; the answer-based one waits for the answer.
+RUNTIME_KINDS = (Kind.LOOP, Kind.HALLUCINATED_PARAMETER, Kind.PREREQUISITE, Kind.MAX_STEPS)
+ALLOW, BLOCK = "allow", "block"
+
+# What the agent can say or do instead; written to be returned to the model as the tool result.
+FALLBACKS = {
+    Kind.LOOP: (
+        "Blocked: this call repeats earlier ones with the same arguments. Do not call the tool "
+        "again; answer with what you have, or tell the user what was tried and ask how to go on."
+    ),
+    Kind.HALLUCINATED_PARAMETER: (
+        "Blocked: an argument of this call appears nowhere the user, the context or a tool "
+        "gave it. Look the value up with a tool, or ask the user for it, before calling."
+    ),
+    Kind.PREREQUISITE: (
+        "Blocked: this tool needs another to have succeeded first. Call the prerequisite tool, "
+        "then retry this call with what it returned."
+    ),
+    Kind.MAX_STEPS: (
+        "Blocked: the step limit is reached. Stop calling tools; tell the user what was done, "
+        "what is left, and that a person will follow up."
+    ),
+}
+
+
+@dataclass
+class GuardrailResult:
+    decision: str
+    checks: list[dict]
+    steps: int
+    rules: FlagRules
+    trace_external_id: str
+    # Whether the agent named the trace, so a recorded decision can find its trace page.
+    trace_named: bool
+    next_tool: str = ""
+    checked_span_id: str = ""
+    policy_source: str = "settings"
+
+
+# Projects with their policies by slug, each read at most once per POLICY_REMEMBERED_SECONDS
+# in a process: the check sits in an agent's loop. Saving a policy or project empties it.
+POLICY_REMEMBERED_SECONDS = 5.0
+project_policies: Remembered[Project | None] = Remembered(POLICY_REMEMBERED_SECONDS)
+
+
+def project_with_policy(slug: str) -> Project | None:
+    """The project and its policy, as recently read."""
+    # One query for the project and its policy.
+    return project_policies.get(
+        slug, lambda: Project.objects.select_related("guardrail_policy").filter(slug=slug).first()
+    )
+
+
+def project_policy(project: Project | None) -> GuardrailPolicy | None:
+    if project is None:
+        return None
+    try:
+        return project.guardrail_policy
+    except GuardrailPolicy.DoesNotExist:
+        return None
+
+
+def _stored_trajectory(project: Project | None, external_id: str) -> ParsedTrajectory | None:
+    trace = (
+        Trace.objects.filter(project=project, external_id=external_id).first() if project else None
+    )
+    if trace is None:
+        return None
+    return ParsedTrajectory(trace, trace_spans(trace), external_id, named=True)
+
+
+def _check_row(hit: FlagHit, blocking: bool) -> dict:
+    return {
+        "check": hit.kind,
+        "label": Kind(hit.kind).label,
+        "span_id": hit.span_id,
+        "detail": hit.detail,
+        "fallback": FALLBACKS[Kind(hit.kind)],
+        "blocking": blocking,
+    }
+
+
+def guardrail_check(
+    project: Project | None,
+    *,
+    trajectory: dict | None = None,
+    trace_id: str = "",
+    next_call: dict | None = None,
+) -> GuardrailResult:
+    """Run the runtime checks on the trajectory so far plus the call about to be made.
+
+    The step under check is `next_call` if given, else the last tool call sent. Checks that
+    fire on it block, and so does a step limit passed; checks that fired on earlier steps are
+    reported without blocking (the agent already moved past them).
+    """
+    if trajectory is not None:
+        parsed = trajectory_parse(project, trajectory)
+        if trace_id:
+            parsed.external_id, parsed.named = trace_id, True
+    else:
+        found = _stored_trajectory(project, trace_id)
+        if found is None:
+            where = f"project {project.slug!r}" if project else "this project"
+            raise ValidationError(
+                {"trace_id": [f"No trace {trace_id!r} is stored in {where}; send `trajectory`."]}
+            )
+        parsed = found
+    facts: TraceFacts = parsed.facts
+    spans: list[SpanFacts] = list(parsed.spans)
+    next_tool = ""
+    if next_call is not None:
+        next_tool = next_call["tool"]
+        pending = pending_call_record(
+            next_tool, next_call.get("input"), next_call.get("id", ""), facts.root_span_id
+        )
+        spans.append(pending)
+    tool_spans = [s for s in spans if s.kind == SpanKind.TOOL]
+    checked = tool_spans[-1].span_id if tool_spans else ""
+    policy = project_policy(project)
+    rules = flag_rules_build(facts.context, policy)
+    hits = red_flags_detect(facts, spans, rules, kinds=RUNTIME_KINDS)
+    checks = [
+        _check_row(hit, blocking=hit.span_id == checked or hit.kind == Kind.MAX_STEPS)
+        for hit in hits
+    ]
+    checks.sort(key=lambda c: not c["blocking"])
+    return GuardrailResult(
+        decision=BLOCK if any(c["blocking"] for c in checks) else ALLOW,
+        checks=checks,
+        steps=len(tool_spans),
+        rules=rules,
+        trace_external_id=parsed.external_id,
+        trace_named=parsed.named,
+        next_tool=next_tool,
+        checked_span_id=checked,
+        policy_source="project" if policy is not None else "settings",
+    )

@@ -1,0 +1,204 @@
+"""A trajectory the agent sends to be checked, read in memory the way ingest reads it.
+
+Validation helpers and id derivation are ingest's own (span_tree.py), so what the guardrail
+accepts ingest accepts, and derived span ids match the stored trace's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from rest_framework.exceptions import ValidationError
+
+from metrics.steps import PENDING, SpanFacts, TraceFacts
+from traces.ingest import conventions
+from traces.ingest.convention_tables import SPAN_FIELDS
+from traces.ingest.failures import structured_failure, tool_failures_mark
+from traces.ingest.records import SpanRecord
+from traces.ingest.span_tree import (
+    MAX_SPANS,
+    SPAN_ID_MAX,
+    TRACE_ID_MAX,
+    _hash,
+    _optional_str,
+    _unknown_keys_refuse,
+)
+from traces.ingest.timeparse import timestamp_parse
+from traces.ingest.transcripts import transcript_span_tree
+from traces.models import Project, SourceFormat, SpanKind, SpanStatus
+
+_EPOCH = datetime.min.replace(tzinfo=UTC)
+NEXT_CALL_SPAN_ID = "next_call"
+
+
+@dataclass
+class TrajectoryFacts:
+    """The trace-level values the checks read (the fields a stored Trace has)."""
+
+    task: str = ""
+    final_answer: str = ""
+    stop_reason: str = ""
+    context: dict = field(default_factory=dict)
+    attributes: dict = field(default_factory=dict)
+    root_span_id: str = ""
+
+
+@dataclass
+class ParsedTrajectory:
+    facts: TraceFacts
+    spans: list[SpanFacts]
+    external_id: str
+    # Whether the sender named the trace (`trace_id`), rather than us hashing its content.
+    named: bool
+
+
+def _prefixed(exc: ValidationError, prefix: str) -> ValidationError:
+    detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
+    return ValidationError(
+        {
+            prefix if key == "non_field_errors" else f"{prefix}.{key}": value
+            for key, value in detail.items()
+        }
+    )
+
+
+def _node_read(node, path: str, parent_id: str, span_id: str) -> SpanRecord:
+    """What the checks read of one node, validated as ingest validates it."""
+    if not isinstance(node, dict):
+        raise ValidationError({path.rstrip(".") or "non_field_errors": ["Expected an object."]})
+    _unknown_keys_refuse(node, path)
+    name = node.get("name")
+    if not isinstance(name, str) or not name.strip():
+        raise ValidationError({f"{path}name": ["Every span needs a non-empty string name."]})
+    attributes = node.get("attributes") or {}
+    if not isinstance(attributes, dict):
+        raise ValidationError({f"{path}attributes": ["Expected an object."]})
+    if isinstance(node.get("metadata"), dict):
+        attributes = {**attributes, "metadata": node["metadata"]}
+    kind = conventions.span_kind_from(attributes, _optional_str(node, "type", path, 50))
+    tool_name = _optional_str(node, "tool_name", path, 200) or str(
+        conventions.first_present(attributes, SPAN_FIELDS["tool_name"]) or ""
+    )
+    if kind == SpanKind.TOOL and not tool_name:
+        tool_name = name.strip().removeprefix("execute_tool ").strip()
+    output = node.get("output")
+    error = node.get("error")
+    failed = _optional_str(node, "status", path, 20) == "error" or bool(error)
+    failure = str(error or "") if failed else ""
+    if not failed and conventions.first_present(attributes, SPAN_FIELDS["error_type"]):
+        failed, failure = True, "error"
+    if not failed and kind == SpanKind.TOOL:
+        failure = structured_failure(output, None)
+        failed = bool(failure)
+    return SpanRecord(
+        trace_external_id="",
+        span_id=_optional_str(node, "span_id", path, SPAN_ID_MAX) or span_id,
+        parent_span_id=_optional_str(node, "parent_span_id", path, SPAN_ID_MAX) or parent_id,
+        name=name.strip()[:500],
+        kind=kind,
+        started_at=timestamp_parse(
+            node.get("start_time", node.get("started_at")), f"{path}start_time"
+        ),
+        input=node.get("input"),
+        output=output,
+        attributes=attributes,
+        status=SpanStatus.ERROR if failed else SpanStatus.OK,
+        error_message=failure,
+        tool_name=tool_name[:200],
+        component=tool_name or name,
+    )
+
+
+def span_tree_read(tree: dict, external_id: str) -> list[SpanRecord]:
+    """The spans of a span tree in the order sent. Without ids of their own, spans get the ids
+    ingest derives from `external_id` when the sender named the trace, else their path."""
+    records: list[SpanRecord] = []
+    stack: list[tuple[object, str, str, str]] = [(tree, "", "", "0")]
+    while stack:
+        node, path, parent_id, tree_path = stack.pop()
+        if len(records) >= MAX_SPANS:
+            raise ValidationError({"children": [f"A trace may hold at most {MAX_SPANS} spans."]})
+        derived = _hash(external_id, tree_path, length=16) if external_id else path or "root"
+        record = _node_read(node, path, parent_id, derived.rstrip("."))
+        records.append(record)
+        children = node.get("children") or []  # type: ignore[union-attr]
+        if not isinstance(children, list):
+            raise ValidationError({f"{path}children": ["Expected a list of spans."]})
+        for index in range(len(children) - 1, -1, -1):
+            child_path = f"{path}children[{index}]."
+            stack.append((children[index], child_path, record.span_id, f"{tree_path}.{index}"))
+    return records
+
+
+def _root_facts(tree: dict) -> tuple[TrajectoryFacts, str]:
+    context = tree.get("context") or {}
+    if not isinstance(context, dict):
+        raise ValidationError({"context": ["Expected an object."]})
+    tools = tree.get("available_tools")
+    if tools is not None and not isinstance(tools, list):
+        raise ValidationError({"available_tools": ["Expected a list of tool definitions."]})
+    if tools is not None:
+        context = {**context, "available_tools": tools}
+    facts = TrajectoryFacts(
+        task=_optional_str(tree, "task", "") or "",
+        final_answer=_optional_str(tree, "final_answer", "") or "",
+        stop_reason=_optional_str(tree, "stop_reason", "", 100) or "",
+        context=context,
+        attributes=tree.get("attributes") if isinstance(tree.get("attributes"), dict) else {},
+    )
+    return facts, _optional_str(tree, "trace_id", "", TRACE_ID_MAX) or ""
+
+
+def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
+    """Span records in the order they happened, from a span tree or a transcript.
+
+    Read as ingest reads them (the same validation, conventions and tool-failure rules) but
+    only what the checks need: no costs, tokens or content hash. Errors name the field under
+    `trajectory.`.
+    """
+    if not isinstance(payload, dict):
+        raise ValidationError({"trajectory": ["Expected a span tree or transcript object."]})
+    fmt = payload.get("format")
+    try:
+        if fmt in (SourceFormat.ANTHROPIC, SourceFormat.OPENAI) or (
+            fmt is None and "messages" in payload and "children" not in payload
+        ):
+            tree, _canonical, _format = transcript_span_tree(payload)
+        elif fmt in (None, SourceFormat.SPAN_TREE):
+            tree = payload
+        else:
+            raise ValidationError(
+                {"format": [f"Unknown format {fmt!r}; use span_tree, anthropic or openai."]}
+            )
+        facts, external_id = _root_facts(tree)
+        records = span_tree_read(tree, external_id)
+    except ValidationError as exc:
+        raise _prefixed(exc, "trajectory") from exc
+    except RecursionError as exc:
+        raise ValidationError({"trajectory": ["The trajectory is nested too deeply."]}) from exc
+    tool_failures_mark(
+        records,
+        detect_text=project.tool_error_text_detection if project else True,
+        extra_markers=tuple(str(m) for m in (project.tool_error_markers if project else ())),
+    )
+    # Stable: spans without times keep the order they were sent in, as ingest stores them.
+    records.sort(key=lambda r: (r.started_at is None, r.started_at or _EPOCH))
+    facts.root_span_id = records[0].span_id if records else ""
+    named = bool(payload.get("trace_id"))
+    return ParsedTrajectory(facts, records, external_id if named else "", named=named)
+
+
+def pending_call_record(tool: str, arguments, call_id: str = "", parent: str = "") -> SpanRecord:
+    """The tool call the agent is about to make, as a span whose result nobody knows yet."""
+    return SpanRecord(
+        trace_external_id="",
+        span_id=call_id or NEXT_CALL_SPAN_ID,
+        parent_span_id=parent,
+        name=tool,
+        kind=SpanKind.TOOL,
+        input=arguments,
+        status=PENDING,
+        tool_name=tool,
+        component=tool,
+    )

@@ -1,1 +1,0 @@
-"""Trajectory metrics: matchers, parameter equivalence, red flags, component attribution."""
