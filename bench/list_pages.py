@@ -60,6 +60,9 @@ PAGES = [
     ("golden examples", "/golden/"),
     ("golden examples, page 40", "/golden/?page=40"),
     ("eval runs", "/golden/evals/"),
+    ("eval runs, page 4", "/golden/evals/?page=4"),
+    ("review queue", "/reviews/queues/{queue}/"),
+    ("review queue, page 20", "/reviews/queues/{queue}/?page=20"),
     ("judge runs", "/judges/runs/"),
     ("sessions", "/traces/sessions/"),
     ("sessions, one project", "/traces/sessions/?project=bench-1"),
@@ -95,9 +98,15 @@ def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -
 
     from tests.factories import UserFactory
 
-    annotator = UserFactory(username=f"bench-lists-{label}", roles=["annotator"])
+    annotator = UserFactory(username=f"bench-lists-{label}", roles=["annotator", "curator"])
     client = Client()
     client.force_login(annotator)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT min(id) FROM reviews_queue")
+        queue_id = cursor.fetchone()[0]
+    pages = [(name, url.format(queue=queue_id)) for name, url in PAGES]
+    if not before:
+        pages = [(name, cursor_url(url, annotator)) for name, url in pages]
     for command in sys.stdin:
         command = command.strip()
         if command == "exit":
@@ -108,7 +117,7 @@ def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -
                 with connection.cursor() as cursor:
                     for name in lacks:
                         cursor.execute(f'DROP INDEX IF EXISTS "{name}"')
-            for name, url in PAGES:
+            for name, url in pages:
                 if command == "queries":
                     with CaptureQueriesContext(connection) as queries:
                         client.get(url)
@@ -120,6 +129,36 @@ def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -
                     assert response.status_code == 200, (url, response.status_code)
             transaction.set_rollback(True)
         print(json.dumps(result), flush=True)
+
+
+def cursor_url(url: str, user) -> str:
+    """Deep pages of the lists that page by cursor: the link the reader gets on page N-1
+    (the cursor of the page's last row), instead of ?page=N. Run in this code's process."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from core.keyset import cursor_encode
+    from golden.evals.selectors import EVAL_RUN_ORDER, eval_run_list
+    from golden.selectors import EXAMPLE_ORDER, golden_example_list
+    from reviews.models import Queue
+    from reviews.selectors import CLAIM_ORDER, queue_items
+
+    parts = urlsplit(url)
+    number = int(parse_qs(parts.query).get("page", ["1"])[0])
+    if number == 1:
+        return url
+    if parts.path == "/golden/":
+        rows, ordering = golden_example_list(user), EXAMPLE_ORDER
+    elif parts.path == "/golden/evals/":
+        rows, ordering = eval_run_list(), EVAL_RUN_ORDER
+    elif parts.path.startswith("/reviews/queues/"):
+        queue = Queue.objects.get(pk=int(parts.path.split("/")[3]))
+        rows, ordering = queue_items(queue, {}, user), CLAIM_ORDER
+    else:
+        return url  # a list still paged by number
+    rows = rows.order_by(*ordering)
+    last_shown = rows[(number - 1) * 50 - 1 : (number - 1) * 50]
+    row = last_shown[0] if last_shown else rows.order_by(*ordering).last()
+    return f"{parts.path}?after={cursor_encode(ordering, row)}"
 
 
 def blocks_read(connection, queries) -> int:

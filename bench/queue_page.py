@@ -174,8 +174,10 @@ def main() -> None:
 
     from django.test import Client
 
+    from core.keyset import cursor_encode
     from reviews.claims import review_item_claim_next
     from reviews.models import Queue, ReviewItem
+    from reviews.selectors import CLAIM_ORDER, queue_items
     from tests.factories import UserFactory
     from traces.models import Trace
 
@@ -199,11 +201,15 @@ def main() -> None:
     url = f"/reviews/queues/{queue.pk}/"
     curator_client = Client()
     curator_client.force_login(curator)
+    # Page 300 as the reader reaches it: the Next link of page 299 carries its last item.
+    in_order = queue_items(queue, {}, annotator).order_by(*CLAIM_ORDER)
+    page_300 = url + "?after=" + cursor_encode(CLAIM_ORDER, in_order[299 * 50 - 1])
     variants = [
         ("queue page (annotator)", client, url),
         ("queue page, reason=red_flag", client, url + "?reason=red_flag"),
         ("queue page, task search", client, url + "?q=Porto"),
-        ("queue page, page 300", client, url + "?page=300"),
+        ("queue page, page 300 (cursor)", client, page_300),
+        ("queue page, page 300 (old ?page= link)", client, url + "?page=300"),
         ("queue page (curator, bulk form)", curator_client, url),
     ]
     print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

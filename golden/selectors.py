@@ -16,6 +16,10 @@ SIZE_MAJOR_REGRESSIONS = 50
 SIZE_FIVE_PERCENT_SHIFT = (150, 200)
 
 
+# Newest first; the index golden_example_newest serves it, the id breaks ties.
+EXAMPLE_ORDER = ("-created_at", "-id")
+
+
 def golden_examples_visible(user) -> QuerySet[GoldenExample]:
     """Every read of examples starts here, so held-out rows never leak to other roles."""
     if not has_role(user, ANNOTATOR):
@@ -57,7 +61,7 @@ def golden_example_list(
         examples = examples.filter(task__icontains=query)
     if draft in ("yes", "no"):
         examples = examples.filter(draft=draft == "yes")
-    return examples.order_by("-created_at", "-pk")
+    return examples.order_by(*EXAMPLE_ORDER)
 
 
 def golden_task_types(user) -> list[str]:

@@ -4,11 +4,12 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from django.conf import settings
-from django.core.paginator import Paginator
 from django.db.models import Count, Q
 from django.utils import timezone
 
 from accounts.roles import CURATOR, has_role
+from core.bounded_paginator import COUNT_CAP
+from core.keyset import KeysetPage, keyset_page_for_view
 from judges.models import Judgment
 from reviews.access import queue_hides_judge_from, review_items_visible
 from reviews.holds import held_by
@@ -59,26 +60,38 @@ def queue_items(queue, filters: dict, user):
     return items
 
 
-CLAIM_ORDER = ("-priority", "created_at", "pk")
+# The index review_item_queue_order serves it; the id breaks ties, so a page cursor
+# (core/keyset.py) has one place in it.
+CLAIM_ORDER = ("-priority", "created_at", "id")
 
 
-# A text search scans trace tasks; it reads at most this many matches in one pass.
-SEARCH_CAP = 1000
+# Counting stops past this many matching items (the page says "more than"): a full count of a
+# queue of 100,000 items read 2,000 index blocks a page load, the rest of the page about 60.
+QUEUE_COUNT_CAP = COUNT_CAP
 
 
-def queue_items_page(items, page_number, per_page: int, *, searching: bool = False):
-    """One page of items: ids come from the ordering index alone, rows are loaded for 50 ids.
+@dataclass(frozen=True)
+class QueuePage:
+    page: KeysetPage
+    rows: list
+    count: int  # matching items, exact unless count_is_lower_bound
+    count_is_lower_bound: bool
 
-    Deep pages then cost an index walk, not a join over every item before the offset. A text
-    search reads up to SEARCH_CAP matching ids once instead of a count scan plus a page scan.
+
+def queue_items_page(items, params, per_page: int):
+    """The page of items `params` asks for (cursor links, see core/keyset.py).
+
+    The page's keys come from the ordering index alone, starting at the cursor, so page 300
+    costs what page 1 does; rows are then loaded for those 50 ids. Returns (QueuePage, error).
     """
-    ids_query = items.order_by(*CLAIM_ORDER).values_list("pk", flat=True)
-    if searching:
-        ids_query = list(ids_query[: SEARCH_CAP + 1])
-    page = Paginator(ids_query, per_page).get_page(page_number)
-    ids = list(page.object_list)
+    keys = items.only("pk", "priority", "created_at")
+    page, error = keyset_page_for_view(keys, CLAIM_ORDER, params, per_page)
+    ids = [item.pk for item in page.rows]
     by_id = {item.pk: item for item in queue_items_page_rows(ReviewItem.objects.filter(pk__in=ids))}
-    return page, [by_id[pk] for pk in ids if pk in by_id]
+    count = items.order_by()[: QUEUE_COUNT_CAP + 1].count()
+    lower_bound = count > QUEUE_COUNT_CAP
+    rows = [by_id[pk] for pk in ids if pk in by_id]
+    return QueuePage(page, rows, min(count, QUEUE_COUNT_CAP), lower_bound), error
 
 
 def queue_items_page_rows(items):
@@ -111,12 +124,16 @@ class Progress:
     done_today: int
     mine_today: int
     my_per_hour: float | None
+    left_is_lower_bound: bool = False  # more than `left` items are open
 
 
-def queue_progress(queue, user, open_count: int | None = None) -> Progress:
+def queue_progress(
+    queue, user, open_count: int | None = None, open_is_lower_bound: bool = False
+) -> Progress:
     """Items left, settled today, and this person's answers today and per hour.
 
-    open_count saves a second count when the page already counted the open items.
+    open_count saves a second count when the page already counted the open items (up to
+    QUEUE_COUNT_CAP: open_is_lower_bound says when there are more).
     """
     now = timezone.now()
     day_start = now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -135,7 +152,7 @@ def queue_progress(queue, user, open_count: int | None = None) -> Progress:
         first = mine.values_list("created_at", flat=True).first()
         hours = max((now - first).total_seconds() / 3600, 1 / 60)
         per_hour = round(mine_today / hours, 1)
-    return Progress(open_count, done_today, mine_today, per_hour)
+    return Progress(open_count, done_today, mine_today, per_hour, open_is_lower_bound)
 
 
 def annotation_undoable(user, queue=None) -> Annotation | None:

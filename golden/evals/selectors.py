@@ -9,9 +9,12 @@ from golden.models import EvalRun, EvalTrial
 from golden.selectors import dataset_entries_visible
 from traces.selectors import sees_held_out
 
+# Newest first; the index evalrun_newest serves it, the id breaks ties.
+EVAL_RUN_ORDER = ("-created_at", "-id")
+
 
 def eval_run_list():
-    return EvalRun.objects.select_related("dataset_version").order_by("-created_at", "-pk")
+    return EvalRun.objects.select_related("dataset_version").order_by(*EVAL_RUN_ORDER)
 
 
 def metrics_visible(user, run: EvalRun) -> dict:

@@ -3,10 +3,10 @@
 from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
-from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
+from core.keyset import keyset_page_for_view
 from golden.evals.gate import gate_evaluate
-from golden.evals.selectors import eval_run_comparison, eval_run_list
+from golden.evals.selectors import EVAL_RUN_ORDER, eval_run_comparison, eval_run_list
 from golden.evals.services import eval_run_lookup
 
 RUNS_PER_PAGE = 50
@@ -14,14 +14,15 @@ RUNS_PER_PAGE = 50
 
 def _run_list_context(request) -> dict:
     """One page of runs, newest first; the compare form offers the runs of that page."""
-    page_asked = request.GET.get("page")
-    page = BoundedPaginator(eval_run_list(), RUNS_PER_PAGE, page_asked).get_page(page_asked)
-    return {"page": page, "runs": list(page)}
+    page, error = keyset_page_for_view(eval_run_list(), EVAL_RUN_ORDER, request.GET, RUNS_PER_PAGE)
+    return {"page": page, "runs": page.rows, "error": error}
 
 
 @require_role(ANNOTATOR)
 def eval_run_list_page(request):
-    return render(request, "golden/evals/run_list.html", _run_list_context(request))
+    context = _run_list_context(request)
+    status = 400 if context["error"] else 200
+    return render(request, "golden/evals/run_list.html", context, status=status)
 
 
 @require_role(ANNOTATOR)

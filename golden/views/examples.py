@@ -6,12 +6,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from accounts.roles import ANNOTATOR, CURATOR, require_role
 from core.bounded_paginator import BoundedPaginator
 from core.errors import ApplicationError
+from core.keyset import keyset_page_for_view
 from golden.collect import golden_example_confirm
 from golden.content import example_content
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
 from golden.models import AdversarialKind, GoldenExample
 from golden.selectors import (
+    EXAMPLE_ORDER,
     golden_example_get_for_user,
     golden_example_list,
     golden_task_types,
@@ -30,6 +32,8 @@ from metrics.coverage import checks_only_outcome, outcome_only_note
 from reviews.models import ReviewItem
 from traces.selectors import sees_held_out
 
+EXAMPLES_PER_PAGE = 50
+
 
 @require_role(ANNOTATOR)
 def example_list(request):
@@ -40,17 +44,20 @@ def example_list(request):
         "draft": request.GET.get("draft", ""),
     }
     examples = golden_example_list(request.user, **filters)
-    page_asked = request.GET.get("page")
-    page = BoundedPaginator(examples, 50, page_asked).get_page(page_asked)
+    page, error = keyset_page_for_view(examples, EXAMPLE_ORDER, request.GET, EXAMPLES_PER_PAGE)
     return render(
         request,
         "golden/example_list.html",
         {
             "page": page,
+            "error": error,
+            # The figure above the list: a count that stops past COUNT_CAP, as it says.
+            "counter": BoundedPaginator(examples, EXAMPLES_PER_PAGE),
             "filters": filters,
             "task_types": golden_task_types(request.user),
             "sees_held_out": sees_held_out(request.user),
         },
+        status=400 if error else 200,
     )
 
 

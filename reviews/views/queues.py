@@ -18,7 +18,6 @@ from reviews.claims import review_item_claim_next, review_item_claim_next_any
 from reviews.forms import BulkActionForm, QueueFilterForm, QueueForm, SavedViewForm
 from reviews.models import Queue, SavedView
 from reviews.selectors import (
-    SEARCH_CAP,
     annotation_undoable,
     queue_items,
     queue_items_page,
@@ -29,6 +28,7 @@ from reviews.selectors import (
 )
 
 PAGE_SIZE = 50
+PAGE_POSITION_PARAMS = ("page", "after", "before")
 
 
 @require_role(ANNOTATOR)
@@ -47,19 +47,21 @@ def queue_detail(request, queue_id: int):
     filter_form = QueueFilterForm(request.GET or None)
     filters = filter_form.filters()
     items = queue_items(queue, filters, request.user)
-    searching = bool(filters.get("q"))
-    page, rows = queue_items_page(items, request.GET.get("page"), PAGE_SIZE, searching=searching)
-    query = urlencode({k: v for k, v in request.GET.items() if k != "page" and v})
+    listed, error = queue_items_page(items, request.GET, PAGE_SIZE)
+    # The filter alone (saved views and bulk actions keep it), without the page's position.
+    query = urlencode({k: v for k, v in request.GET.items() if k not in PAGE_POSITION_PARAMS and v})
     context = {
         "queue": queue,
         "filter_form": filter_form,
-        "page": page,
-        "rows": rows,
-        "capped": searching and page.paginator.count > SEARCH_CAP,
+        "page": listed.page,
+        "rows": listed.rows,
+        "count": listed.count,
+        "count_is_lower_bound": listed.count_is_lower_bound,
+        "error": error,
         "query": query,
-        "progress": queue_progress(
-            queue, request.user, page.paginator.count if not filter_form.has_changed() else None
-        ),
+        "progress": queue_progress(queue, request.user, listed.count, listed.count_is_lower_bound)
+        if not filter_form.has_changed()
+        else queue_progress(queue, request.user),
         "agreement": queue_agreement_cached(queue),
         "saved_views": saved_views_for(request.user, queue),
         "undoable": annotation_undoable(request.user, queue),
@@ -69,7 +71,7 @@ def queue_detail(request, queue_id: int):
         .order_by("username")
         .only("username"),
     }
-    return render(request, "reviews/queue_detail.html", context)
+    return render(request, "reviews/queue_detail.html", context, status=400 if error else 200)
 
 
 @require_POST
