@@ -30,7 +30,9 @@ class MaskingRuleForm(forms.Form):
         "*.password (attribute rules).",
     )
     label = forms.CharField(required=False, max_length=40, help_text="The mark's name.")
-    action = forms.ChoiceField(choices=MaskingRule.Action.choices)
+    action = forms.ChoiceField(
+        choices=MaskingRule.Action.choices, initial=MaskingRule.Action.PSEUDONYM
+    )
 
 
 class MaskingPreviewForm(forms.Form):
