@@ -14,7 +14,16 @@ from django.test import Client
 
 from core.errors import ApplicationError
 from traces.masking.detectors import DETECTORS
-from traces.masking.masker import DROPPED_ATTRIBUTE, KeyRule, Masker, detector_rule, every_detector
+from traces.masking.masker import (
+    DROPPED_ATTRIBUTE,
+    Gate,
+    KeyRule,
+    Masker,
+    TextRule,
+    detector_rule,
+    every_detector,
+    pattern_finder,
+)
 from traces.masking.rules import builtin_rules_enable, masker_build, rule_check, rule_create
 from traces.models import MaskingRuleChange, Project, Trace
 
@@ -244,3 +253,31 @@ def test_the_rules_library_is_not_loaded_by_importing_the_ingest_path():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split()[-2:] == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    "name,example",
+    [(d.name, example) for d in DETECTORS.values() for example in d.examples],
+)
+def test_the_gate_lets_every_example_through_raw_and_as_json(name, example):
+    masker = every_detector(KEY)
+    index = list(DETECTORS).index(name)
+    for context in (f"x {example} y", f"line one\n{example}\tend", f'"{example}"'):
+        assert index in Gate(masker.text_rules).rules_for([context])
+        assert index in Gate(masker.text_rules).rules_for(json.dumps({"v": [context]}).encode())
+
+
+def test_a_span_without_anything_to_mask_is_left_as_the_same_objects():
+    from traces.ingest.records import SpanRecord
+    from traces.masking.records import records_mask
+
+    attributes = {"gen_ai.tool.name": "search_flights", "results": [{"price": 412, "to": "LIS"}]}
+    record = SpanRecord("t", "s", "", "execute_tool search_flights", attributes=attributes)
+    records_mask(every_detector(KEY), [record])
+    assert record.attributes is attributes
+
+
+def test_a_pattern_rule_re2_cannot_read_still_runs():
+    rule = TextRule("ref", True, pattern_finder(r"(?<=ref )\d{4}"), gates=(r"(?<=ref )\d{4}",))
+    assert Masker(KEY, [rule], []).text("see ref 1234").startswith("see ref <ref:")
+    assert Gate((rule,)).rules_for(["nothing"]) == {0}
