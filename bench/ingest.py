@@ -8,9 +8,12 @@ after one warm-up request each, and prints spans stored per CPU-second of gunico
 The same bodies also go through a ceiling of our own (bench/ingest_ceiling.py: decode, flatten
 and COPY in one process); evalsite's figure is printed as a share of it. With --compare DIR
 the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
-alternating with this one, and prints the ratio between them.
+alternating with this one, and prints the ratio between them. With --masking builtin this
+tree's project masks with every built-in detector (traces.masking); `--compare .` then measures
+masking's cost against the same code without it.
 
     .venv/bin/python bench/ingest.py --repeat 3 --compare ../evalsite-base
+    .venv/bin/python bench/ingest.py --repeat 3 --masking builtin --compare .
 """
 
 import argparse
@@ -53,6 +56,16 @@ with connection.cursor() as cursor:
     cursor.execute("TRUNCATE traces_trace, traces_session, traces_span CASCADE")
 user = UserFactory()
 user.groups.add(Group.objects.get_or_create(name=ANNOTATOR)[0])
+import os
+try:  # code from before masking has no rules to clear
+    from traces.models import MaskingRule
+    MaskingRule.objects.all().delete()
+except ImportError:
+    pass
+if os.environ.get("BENCH_MASKING") == "builtin":
+    from traces.ingest.services import project_for_ingest
+    from traces.masking.rules import builtin_rules_enable
+    builtin_rules_enable(project_for_ingest(None), None)
 print(ApiToken.generate(user, "bench")[1])
 """
 
@@ -218,6 +231,7 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
     database_url = args.database_url + ("" if label == "this" else "_base")
     database_ensure(database_url)
     env = env_for(database_url, f"{args.var_dir}-{label}")
+    env["BENCH_MASKING"] = args.masking if label == "this" else "off"
     token = tree_setup(tree, env)
     server = server_start(tree, env, args.port, args.workers)
     try:
@@ -334,6 +348,9 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="alternating repetitions")
     parser.add_argument("--format", choices=["protobuf", "json", "both"], default="protobuf")
     parser.add_argument("--compare", help="a checkout of earlier code to measure alternately")
+    parser.add_argument(
+        "--masking", choices=["off", "builtin"], default="off", help="this tree's project masks"
+    )
     parser.add_argument("--port", type=int, default=8617)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--var-dir", default="/tmp/evalsite-t-bench")

@@ -10,6 +10,7 @@ from django.utils import timezone
 from golden.content import canonical_json, example_provenance
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
 from golden.held_out_traces import example_traces, traces_held_out_sync
+from golden.masking import example_data_masked
 from golden.models import DatasetVersion, ExampleOrigin, GoldenExample
 from golden.reference_trajectory import reference_from_answer_key
 from golden.selectors import dataset_entries_visible
@@ -179,6 +180,10 @@ def dataset_import_jsonl(
         now = timezone.now()
         for cleaned in cleaned_lines:
             example = existing.get(cleaned.get("key"))
+            project_id = (
+                example.source_trace.project_id if example and example.source_trace_id else None
+            )
+            cleaned, _ = example_data_masked(cleaned, project_id)
             if example is None:
                 example = GoldenExample(origin=ExampleOrigin.IMPORTED, created_by=user)
                 if cleaned.get("key"):

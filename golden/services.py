@@ -11,6 +11,7 @@ from golden.content import content_hash, example_content, version_hash
 from golden.duplicates import NearDuplicate, example_near_duplicates
 from golden.example_schema import CONTENT_FIELDS, ExampleInvalid, example_data_clean
 from golden.held_out_traces import example_traces, traces_held_out_sync
+from golden.masking import example_data_masked
 from golden.models import (
     DatasetVersion,
     DatasetVersionEntry,
@@ -48,11 +49,17 @@ def _rubric_for(name: str | None) -> Rubric | None:
 
 
 def example_content_apply(example: GoldenExample, cleaned: dict) -> None:
+    """Content onto the example, masked (golden.masking): no detected value is kept."""
+    cleaned, _ = example_data_masked(cleaned, _source_project_id(example))
     for name in CONTENT_FIELDS:
         if name in ("key", "outcome_rubric"):
             continue
         setattr(example, name, cleaned[name])
     example.outcome_rubric = _rubric_for(cleaned["outcome_rubric"])
+
+
+def _source_project_id(example: GoldenExample) -> int | None:
+    return example.source_trace.project_id if example.source_trace_id else None
 
 
 def _check_duplicates(cleaned: dict, exclude_pk: int | None, allow_duplicate: bool) -> None:

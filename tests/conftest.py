@@ -22,6 +22,7 @@ def process_caches_start_empty():
     from guardrails.check import project_policies
     from judges.execution import versions_loaded as rubric_versions
     from metrics.policy_cache import policies_by_project
+    from traces.masking.cache import maskers
     from traces.project_cache import projects_by_slug
 
     token_cache.clear()
@@ -29,6 +30,7 @@ def process_caches_start_empty():
     rubric_versions.clear()  # SQLite gives a rolled-back version's id to the next one
     project_policies.clear()
     policies_by_project.clear()
+    maskers.clear()
 
 
 @pytest.fixture(autouse=True)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from traces import api, feedback_api
+from traces import api, feedback_api, masking_api
 
 urlpatterns = [
     path("traces/", api.TraceListCreateApi.as_view(), name="api-traces"),
@@ -8,4 +8,24 @@ urlpatterns = [
     path("traces/<int:trace_id>/", api.TraceDetailApi.as_view(), name="api-trace-detail"),
     path("traces/<int:trace_id>/spans/", api.TraceSpansApi.as_view(), name="api-trace-spans"),
     path("feedback/", feedback_api.FeedbackApi.as_view(), name="api-feedback"),
+    path(
+        "projects/<slug:slug>/masking-rules/",
+        masking_api.MaskingRulesApi.as_view(),
+        name="api-masking-rules",
+    ),
+    path(
+        "projects/<slug:slug>/masking-rules/<int:rule_id>/",
+        masking_api.MaskingRuleApi.as_view(),
+        name="api-masking-rule",
+    ),
+    path(
+        "projects/<slug:slug>/masking-changes/",
+        masking_api.MaskingChangesApi.as_view(),
+        name="api-masking-changes",
+    ),
+    path(
+        "projects/<slug:slug>/masking-preview/",
+        masking_api.MaskingPreviewApi.as_view(),
+        name="api-masking-preview",
+    ),
 ]

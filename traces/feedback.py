@@ -11,6 +11,8 @@ import math
 from django.db import IntegrityError, transaction
 
 from core.errors import ApplicationError
+from traces.masking.records import feedback_fields_mask
+from traces.masking.rules import masker_for
 from traces.models import Feedback, FeedbackKind, Trace
 from traces.signals import feedback_received
 
@@ -143,6 +145,9 @@ def feedback_record(data, user=None) -> tuple[Feedback, bool]:
         "end_user": _text(data, "end_user", 200),
         "metadata": metadata,
     }
+    masker = masker_for(trace.project_id)
+    if masker is not None:
+        fields = feedback_fields_mask(masker, fields)
     key = _text(data, "key", 200).strip() or _digest(trace, fields)
     existing = Feedback.objects.filter(trace=trace, key=key).first()
     if existing is not None:

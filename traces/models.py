@@ -1,3 +1,4 @@
+import secrets
 from datetime import UTC, date
 
 from django.conf import settings
@@ -13,6 +14,10 @@ from core.indexes import NullsLastIndex
 def utc_today() -> date:
     """Today in UTC: the day a trace received now stores its spans under."""
     return timezone.now().astimezone(UTC).date()
+
+
+def masking_key_new() -> str:
+    return secrets.token_hex(32)
 
 
 class Project(models.Model):
@@ -37,6 +42,9 @@ class Project(models.Model):
         help_text="Remove traces received more than this many days ago; empty keeps them all. "
         "Golden sources and traces under review, eval runs or running judge runs stay.",
     )
+    # The key of this project's masking pseudonyms (traces.masking): the same value gets the
+    # same mark within a project and a different one in another.
+    masking_key = models.CharField(max_length=64, default=masking_key_new, editable=False)
 
     def __str__(self) -> str:
         return self.name
@@ -346,3 +354,59 @@ class PendingSpanLog(models.Model):
             # Span ingest looks up the pending records of the traces it stores.
             models.Index(fields=["project", "trace_external_id"], name="pending_log_trace"),
         ]
+
+
+class MaskingRule(models.Model):
+    """What a project masks before anything it sends is stored (traces.masking)."""
+
+    class Kind(models.TextChoices):
+        DETECTOR = "detector", "Built-in detector"
+        PATTERN = "pattern", "Pattern (regular expression)"
+        ATTRIBUTE = "attribute", "Attribute name"
+
+    class Action(models.TextChoices):
+        MARK = "mark", "Fixed mark, e.g. <email>"
+        PSEUDONYM = "pseudonym", "Stable pseudonym, e.g. <email:7f3a91c2>"
+        DROP = "drop", "Drop the attribute"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="masking_rules")
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # The built-in detector's name (traces.masking.detectors) for DETECTOR rules.
+    detector = models.CharField(max_length=16, blank=True)
+    # A regular expression for PATTERN rules; a glob of attribute names for ATTRIBUTE rules.
+    pattern = models.CharField(max_length=500, blank=True)
+    label = models.SlugField(max_length=40, help_text="The mark's name: <label> or <label:…>.")
+    action = models.CharField(max_length=16, choices=Action.choices, default=Action.PSEUDONYM)
+    enabled = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["project", "kind", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()}: {self.detector or self.pattern}"
+
+
+class MaskingRuleChange(models.Model):
+    """Who changed which masking rule, when, and from what to what; kept when the rule goes."""
+
+    class Action(models.TextChoices):
+        CREATED = "created"
+        CHANGED = "changed"
+        DELETED = "deleted"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    rule_id = models.IntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    username = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=16, choices=Action.choices)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["project", "-at"], name="masking_change_project_at")]

@@ -13,6 +13,7 @@ from django.utils.http import urlencode
 
 from traces.conversation_html import conversation_html
 from traces.first_level import FirstLevel, messages_first_level, value_first_level
+from traces.masking.marks import masks_marked
 from traces.models import Span, SpanKind
 from traces.selectors import FoldedText, SpanNode, value_as_text
 from traces.span_window import Close, More, Open
@@ -106,7 +107,9 @@ def span_full_html(span: Span) -> str:
             f'<details class="fold span-attributes"><summary>Attributes '
             f"({len(span.attributes)})</summary>{attributes}</details>"
         )
-    return body or '<p class="muted">This span holds no input, output or attributes.</p>'
+    return (
+        masks_marked(body) or '<p class="muted">This span holds no input, output or attributes.</p>'
+    )
 
 
 # --- the tree: heads and first levels
@@ -227,4 +230,4 @@ def span_window_html(trace_id: int, plan, highlight: set, blind: bool = False) -
             out.append("</ul></details></li>")
         else:
             out.append(_more_html(trace_id, step, blind))
-    return "\n".join(out)
+    return masks_marked("\n".join(out))

@@ -11,6 +11,7 @@ from golden.collect import golden_example_confirm
 from golden.content import example_content
 from golden.duplicates import example_near_duplicates
 from golden.forms import GoldenExampleForm, HeldOutDrawForm
+from golden.masking import example_data_masked
 from golden.models import AdversarialKind, GoldenExample
 from golden.selectors import (
     EXAMPLE_ORDER,
@@ -164,7 +165,8 @@ def promote_item(request, item_id: int):
         messages.error(request, exc.message)
         return redirect("golden:promote_list")
     draft, flagged_steps = golden_example_promote_draft(item=item, annotation=annotation)
-    context = {"promoted_item": item, "flagged_steps": flagged_steps}
+    _, will_mask = example_data_masked(draft, item.trace.project_id)
+    context = {"promoted_item": item, "flagged_steps": flagged_steps, "will_mask": will_mask}
     if request.method != "POST":
         form = GoldenExampleForm(initial=GoldenExampleForm.initial_from_data(draft))
         return _render_form(request, form, **context)

@@ -198,8 +198,13 @@ def test_query_count_does_not_grow_with_traces_in_a_request():
         send(twenty)
 
     # then only SQLite's parameter cap splits the span INSERT
+    # The project's masking rules are read by the first request and remembered for seconds.
     def others(ctx):
-        return [q["sql"] for q in ctx.captured_queries if '"traces_span"' not in q["sql"][:40]]
+        return [
+            q["sql"]
+            for q in ctx.captured_queries
+            if '"traces_span"' not in q["sql"][:40] and '"traces_maskingrule"' not in q["sql"][:40]
+        ]
 
     assert len(others(many_q)) == len(others(one_q))
     assert len(many_q) <= len(one_q) + 10

@@ -17,6 +17,8 @@ from django.db import transaction
 from traces.ingest.pending_rows import pending_logs_read
 from traces.ingest.records import SpanRecord, span_record_build
 from traces.ingest.trace_rows import traces_lock
+from traces.masking.records import events_mask
+from traces.masking.rules import masker_for
 from traces.models import PendingSpanLog, Project, SourceFormat, Span, SpanStatus
 
 # The event that carries a whole model call in its attributes, which become the span's.
@@ -87,6 +89,9 @@ def span_logs_join(project: Project, events_by_span: dict[tuple[str, str], list[
     counts of records. Runs in one transaction with the traces locked, as span ingest does."""
     from traces.ingest.store import spans_store
 
+    masker = masker_for(project.pk)
+    if masker is not None:
+        events_by_span = events_mask(masker, events_by_span)
     with transaction.atomic():
         traces = {
             row["external_id"]: row

@@ -41,6 +41,8 @@ from traces.ingest.trace_rows import (
     traces_lock,
 )
 from traces.ingest.usage import REPEATED_KEY, usage_totals
+from traces.masking.records import extras_mask, records_mask
+from traces.masking.rules import masker_for
 from traces.models import Project, SpanStatus, Trace
 from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
@@ -131,6 +133,10 @@ def spans_store(
     TraceCreatedMeanwhile (ingest_otlp: two statements fewer a request).
     """
     extras = extras or {}
+    masker = masker_for(project.pk)
+    if masker is not None:
+        records_mask(masker, records)
+        extras_mask(masker, extras)
     records = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
     tool_failures_mark(

@@ -1,15 +1,23 @@
 """Template helpers for trace pages; the span tree's HTML is built in traces.span_html."""
 
 from django import template
+from django.utils.html import conditional_escape
 from django.utils.safestring import SafeString
 
 from traces import span_html
+from traces.masking.marks import masks_marked
 from traces.selectors import SpanNode, span_nodes_rows
 from traces.span_window import forced_path, window_plan
 from traces.stop_reasons import UNCLEAN_KINDS, StopKind, stop_reason_normalize
 
 register = template.Library()
 CUT_CHARS = span_html.CUT_CHARS
+
+
+@register.filter
+def with_masks_marked(value):
+    """The value escaped, with masking marks shown as such (traces.masking.marks)."""
+    return SafeString(masks_marked(str(conditional_escape(value))))
 
 
 @register.filter
