@@ -42,6 +42,22 @@ def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
     if not ids:
         return
     keys = list(GoldenExample.objects.filter(held_out=True).values_list("key", flat=True))
+    if not keys:
+        # Nothing is held out: only a flag left from before can move (ingest, most requests, is
+        # spared building and planning the predicate's four subqueries).
+        rows = Trace.objects.filter(pk__in=ids, held_out=True).values_list("pk", "session_id")
+        changed = [(pk, False, session) for pk, session in rows]
+    else:
+        changed = _changed_flags(ids, keys)
+    for flag in (True, False):
+        moved = [pk for pk, should, _ in changed if should is flag]
+        if moved:
+            Trace.objects.filter(pk__in=moved).update(held_out=flag)
+    sessions_totals_recount(sorted({s for _, _, s in changed if s is not None}))
+
+
+def _changed_flags(ids: set[int], keys: list[str]) -> list[tuple[int, bool, int | None]]:
+    """(trace, flag it should have, its session) for the traces whose flag is wrong."""
     rows = (
         Trace.objects.filter(pk__in=ids)
         .annotate(
@@ -53,12 +69,7 @@ def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
         )
         .values_list("pk", "held_out", "should", "session_id")
     )
-    changed = [(pk, should, session) for pk, held, should, session in rows if held != should]
-    for flag in (True, False):
-        moved = [pk for pk, should, _ in changed if should is flag]
-        if moved:
-            Trace.objects.filter(pk__in=moved).update(held_out=flag)
-    sessions_totals_recount(sorted({s for _, _, s in changed if s is not None}))
+    return [(pk, should, session) for pk, held, should, session in rows if held != should]
 
 
 def example_traces(examples: Iterable[GoldenExample]) -> list[int]:
