@@ -37,6 +37,7 @@ class TextRule:
     find: Callable[[str], Iterator[Span]]
     # RE2 expressions that match wherever `find` could find something; empty: always run.
     gates: tuple[str, ...] = ()
+    needs: str = ""  # a text without this cannot hold a value (`@` for an address)
 
 
 @dataclass(frozen=True)
@@ -137,6 +138,8 @@ class Masker:
             return text
         found: list[tuple[int, int, TextRule]] = []
         for rule in self.text_rules:
+            if rule.needs and rule.needs not in text:
+                continue
             found.extend((start, end, rule) for start, end in rule.find(text))
         if not found:
             return text
@@ -172,7 +175,10 @@ class Masker:
         if not self.key_rules:
             changed = None
             for key, item in mapping.items():
-                masked = self.value(item, key if type(key) is str else str(key))
+                if type(item) is str:  # most values: no call through value()
+                    masked = self.text(item, key=key if type(key) is str else str(key))
+                else:
+                    masked = self.value(item, key if type(key) is str else str(key))
                 if masked is not item:
                     changed = changed if changed is not None else dict(mapping)
                     changed[key] = masked
@@ -210,7 +216,7 @@ class Masker:
 
 def detector_rule(name: str, label: str, pseudonym: bool) -> TextRule:
     detector = DETECTORS[name]
-    return TextRule(label, pseudonym, detector.find, detector.gates())
+    return TextRule(label, pseudonym, detector.find, detector.gates(), detector.needs)
 
 
 def texts_of(value, into: list[str]) -> list[str]:
