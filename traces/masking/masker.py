@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 from traces.masking.detectors import DETECTORS, Span
 
@@ -79,6 +80,12 @@ class Gate:
         return self.always | {self.owner[i] for i in matched}
 
 
+@lru_cache(maxsize=64)
+def gate_for(rules: tuple[TextRule, ...]) -> Gate:
+    """Compiled once per set of rules in a process, not each time a project's rules are read."""
+    return Gate(rules)
+
+
 def pattern_finder(expression: str) -> Callable[[str], Iterator[Span]]:
     compiled = re.compile(expression)
 
@@ -106,7 +113,7 @@ class Masker:
         """This masker with only the rules that may find something in the texts; None when no
         rule may (and no attribute-name rule needs the keys)."""
         if self._gate is None:
-            self._gate = Gate(self.text_rules)
+            self._gate = gate_for(self.text_rules)
         wanted = self._gate.rules_for(texts)
         if not wanted and not self.key_rules:
             return None
