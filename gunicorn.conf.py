@@ -10,6 +10,9 @@ def post_fork(server, worker):
 
 
 def post_worker_init(worker):
+    from traces.masking.rules import masking_preload
+
+    masking_preload()
     # The application is loaded by now: its modules and objects are frozen out of collection,
     # so a full collection walks what requests made, not all of Django (tens of ms each).
     gc.freeze()

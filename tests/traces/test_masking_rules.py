@@ -281,3 +281,17 @@ def test_a_pattern_rule_re2_cannot_read_still_runs():
     rule = TextRule("ref", True, pattern_finder(r"(?<=ref )\d{4}"), gates=(r"(?<=ref )\d{4}",))
     assert Masker(KEY, [rule], []).text("see ref 1234").startswith("see ref <ref:")
     assert Gate((rule,)).rules_for(["nothing"]) == {0}
+
+
+@pytest.mark.django_db
+def test_a_worker_preloads_the_maskers_of_projects_that_mask(curator):
+    from traces.masking.cache import maskers
+    from traces.masking.rules import masking_preload
+
+    quiet = Project.objects.create(name="Quiet", slug="quiet")
+    shop = Project.objects.create(name="Shop", slug="shop")
+    rule_create(shop, {"kind": "detector", "detector": "email"}, curator)
+    maskers.clear()
+    masking_preload()
+    assert set(maskers.entries) == {shop.pk} and quiet.pk not in maskers.entries
+    assert maskers.entries[shop.pk][0]._gate is not None

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
+from functools import lru_cache
 
 from traces.masking.detectors import DETECTORS, Span
 
@@ -37,6 +38,7 @@ class TextRule:
     find: Callable[[str], Iterator[Span]]
     # RE2 expressions that match wherever `find` could find something; empty: always run.
     gates: tuple[str, ...] = ()
+    needs: str = ""  # a text without this cannot hold a value (`@` for an address)
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,12 @@ class Gate:
         return self.always | {self.owner[i] for i in matched}
 
 
+@lru_cache(maxsize=64)
+def gate_for(rules: tuple[TextRule, ...]) -> Gate:
+    """Compiled once per set of rules in a process, not each time a project's rules are read."""
+    return Gate(rules)
+
+
 def pattern_finder(expression: str) -> Callable[[str], Iterator[Span]]:
     compiled = re.compile(expression)
 
@@ -105,7 +113,7 @@ class Masker:
         """This masker with only the rules that may find something in the texts; None when no
         rule may (and no attribute-name rule needs the keys)."""
         if self._gate is None:
-            self._gate = Gate(self.text_rules)
+            self._gate = gate_for(self.text_rules)
         wanted = self._gate.rules_for(texts)
         if not wanted and not self.key_rules:
             return None
@@ -137,6 +145,8 @@ class Masker:
             return text
         found: list[tuple[int, int, TextRule]] = []
         for rule in self.text_rules:
+            if rule.needs and rule.needs not in text:
+                continue
             found.extend((start, end, rule) for start, end in rule.find(text))
         if not found:
             return text
@@ -172,7 +182,10 @@ class Masker:
         if not self.key_rules:
             changed = None
             for key, item in mapping.items():
-                masked = self.value(item, key if type(key) is str else str(key))
+                if type(item) is str:  # most values: no call through value()
+                    masked = self.text(item, key=key if type(key) is str else str(key))
+                else:
+                    masked = self.value(item, key if type(key) is str else str(key))
                 if masked is not item:
                     changed = changed if changed is not None else dict(mapping)
                     changed[key] = masked
@@ -210,7 +223,7 @@ class Masker:
 
 def detector_rule(name: str, label: str, pseudonym: bool) -> TextRule:
     detector = DETECTORS[name]
-    return TextRule(label, pseudonym, detector.find, detector.gates())
+    return TextRule(label, pseudonym, detector.find, detector.gates(), detector.needs)
 
 
 def texts_of(value, into: list[str]) -> list[str]:
