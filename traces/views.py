@@ -16,8 +16,8 @@ from core.errors import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
-from traces.ingest.services import project_for_ingest
 from traces.models import Project
+from traces.projects import project_resolve
 from traces.span_html import span_full_html
 
 
@@ -56,7 +56,7 @@ def trace_upload(request):
         messages.error(request, "Choose a JSONL file to upload (one trace per line).")
         return redirect("traces:list")
     try:
-        project = project_for_ingest(request.POST.get("project") or None)
+        project = project_resolve(named=request.POST.get("project"))
     except ApplicationError as exc:
         messages.error(request, exc.message)
         return redirect("traces:list")

@@ -20,10 +20,10 @@ from rest_framework.exceptions import ValidationError
 
 from core.errors import ApplicationError
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
+from traces.projects import PROJECT_ATTRIBUTE
 
 PROTOBUF = "application/x-protobuf"
 JSON = "application/json"
-PROJECT_ATTRIBUTE = "evalsite.project"
 STATUS_ERROR = trace_pb2.Status.STATUS_CODE_ERROR
 SPAN_KIND_NAMES = {
     value.number: value.name.removeprefix("SPAN_KIND_").lower()

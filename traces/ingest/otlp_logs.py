@@ -22,7 +22,6 @@ from rest_framework.exceptions import ValidationError
 
 from traces.ingest.otlp import (
     JSON,
-    PROJECT_ATTRIBUTE,
     any_value,
     attributes_dict,
     is_protobuf,
@@ -31,6 +30,7 @@ from traces.ingest.otlp import (
     time_from_nanos,
     unsupported_media,
 )
+from traces.projects import PROJECT_ATTRIBUTE
 
 # Older writers name the event in an attribute rather than the record's event_name field.
 EVENT_NAME_ATTRIBUTE = "event.name"
