@@ -25,7 +25,7 @@ from core.errors import ApplicationError
 from core.pagination import BoundedCountPagination
 from traces import selectors
 from traces.filters import TraceFilter
-from traces.ingest import otlp, otlp_logs
+from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.bulk_sql import SPAN_FIELDS_FROM_RECORD
 from traces.ingest.jaeger import is_jaeger_export
 from traces.ingest.jsonl import traces_import_jsonl
@@ -325,11 +325,11 @@ class TraceBulkImportApi(APIView):
 def _otlp_export_schema(description: str):
     """The OpenAPI description shared by the OTLP/HTTP export endpoints."""
     return extend_schema(
-        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
+        request={otlp_wire.PROTOBUF: bytes, otlp_wire.JSON: bytes},
         parameters=[OpenApiParameter(PROJECT_HEADER, str, OpenApiParameter.HEADER)],
         responses={
-            (200, otlp.PROTOBUF): OpenApiResponse(bytes, description=description),
-            (200, otlp.JSON): bytes,
+            (200, otlp_wire.PROTOBUF): OpenApiResponse(bytes, description=description),
+            (200, otlp_wire.JSON): bytes,
             **ERROR_RESPONSES,
         },
     )
@@ -345,7 +345,7 @@ def _otlp_export(request, ingest, response_body) -> HttpResponse:
         content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
         project_slug=request.META.get(PROJECT_HEADER_META) or None,
     )
-    media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
+    media = otlp_wire.JSON if content_type.startswith(otlp_wire.JSON) else otlp_wire.PROTOBUF
     return HttpResponse(response_body(content_type, result), content_type=media, status=200)
 
 

@@ -13,7 +13,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.traces import otel_agents
-from traces.ingest.otlp import time_from_nanos
+from traces.ingest.otlp_wire import time_from_nanos
 from traces.ingest.services import ingest_otlp
 from traces.models import Project, Session, Span, Trace
 from traces.project_cache import projects_by_slug

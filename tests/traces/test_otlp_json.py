@@ -13,7 +13,8 @@ from rest_framework.exceptions import ValidationError
 
 from tests.traces import otel_agents
 from tests.traces.test_otlp_exporter import _otlp_json
-from traces.ingest.otlp import JSON, PROTOBUF, otlp_batch
+from traces.ingest.otlp import otlp_batch
+from traces.ingest.otlp_wire import JSON, PROTOBUF
 
 
 def every_agent_spans():

@@ -23,7 +23,7 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
 from rest_framework.exceptions import ValidationError
 
-from traces.ingest.otlp import OLD_FIELD_NAMES, time_from_nanos
+from traces.ingest.otlp_wire import OLD_FIELD_NAMES, time_from_nanos
 from traces.ingest.records import nul_free
 
 _F = FieldDescriptor
@@ -232,7 +232,7 @@ _ANY_FIELDS = _fields_by_json_key(_ANY)
 
 
 def _attributes(node, path: str) -> dict:
-    """KeyValue list as a dict, values as otlp.any_value gives them."""
+    """KeyValue list as a dict, values as otlp_wire.any_value gives them."""
     out = {}
     for item in _list(node, path):
         if isinstance(item, dict) and len(item) == 2 and "key" in item and "value" in item:
@@ -248,7 +248,7 @@ def _attributes(node, path: str) -> dict:
 
 
 def _any_value(node, path: str):
-    """An AnyValue as a plain Python value, as otlp.any_value reads the protobuf one."""
+    """An AnyValue as a plain Python value, as otlp_wire.any_value reads the protobuf one."""
     if not isinstance(node, dict):
         raise _Invalid(f"{path} must be an AnyValue object.")
     if not node:

@@ -20,7 +20,7 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
 )
 from rest_framework.exceptions import ValidationError
 
-from traces.ingest.otlp import (
+from traces.ingest.otlp_wire import (
     JSON,
     any_value,
     attributes_dict,

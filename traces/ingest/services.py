@@ -11,9 +11,9 @@ from rest_framework.exceptions import ValidationError
 
 from core.errors import ApplicationError
 from traces.completion import trace_complete
-from traces.ingest import otlp, otlp_logs
+from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.jaeger import jaeger_records
-from traces.ingest.span_logs import span_logs_join
+from traces.ingest.logs_join import span_logs_join
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import STORE_ATTEMPTS, StoredTrace, spans_store
 from traces.ingest.trace_rows import TraceCreatedMeanwhile
@@ -156,7 +156,7 @@ def ingest_otlp(
     The project of each resource is traces.projects.project_resolve's: the header's slug, else
     the resource's `evalsite.project`, else "default".
     """
-    raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    raw = otlp_wire.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     for _ in range(STORE_ATTEMPTS - 1):
         try:
             return _otlp_store(raw, content_type, project_slug)
@@ -214,7 +214,7 @@ def ingest_otlp_logs(
 ) -> OtlpLogsIngestResult:
     """Decode one OTLP logs export request and join its records to their spans (now, or when
     the spans come). The project is chosen as for spans."""
-    raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    raw = otlp_wire.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     batch = otlp_logs.logs_batch(otlp_logs.logs_request_decode(raw, content_type))
     joined = pending = 0
     with transaction.atomic():
