@@ -11,8 +11,8 @@ from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.trace.v1 import trace_pb2
-from rest_framework.exceptions import ValidationError
 
+from core.errors import InvalidInput
 from traces.ingest.otlp_json import json_request_spans
 from traces.ingest.otlp_wire import (
     JSON,
@@ -109,7 +109,7 @@ def records_batch(spans) -> OtlpBatch:
     extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
     count = repeated = conflicting = 0
     seen: dict[tuple[str, str], SpanRecord] = {}
-    invalid: list[ValidationError] = []
+    invalid: list[InvalidInput] = []
     last_resource = None
     for resource, scope_name, where, span, attributes, events in spans:
         if resource is not last_resource:
@@ -120,7 +120,7 @@ def records_batch(spans) -> OtlpBatch:
             extras = extras_by_project.setdefault(project, {})
         try:
             record = span_record_from(span, attributes, events, where, scope_name, resource)
-        except ValidationError as error:
+        except InvalidInput as error:
             invalid.append(error)
             continue
         count += 1
@@ -145,11 +145,9 @@ def records_batch(spans) -> OtlpBatch:
     )
 
 
-def _reason(error: ValidationError) -> str:
+def _reason(error: InvalidInput) -> str:
     """`path: message` of a span's refusal."""
-    return "; ".join(
-        f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in error.detail.items()
-    )
+    return error.answer_message()
 
 
 def span_path(where: str | tuple[int, int, int]) -> str:
@@ -168,26 +166,20 @@ def span_record_from(
     # Each read of a protobuf bytes field makes a new bytes object: read each once.
     trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
     if len(trace_id) != 16 or not trace_id.strip(b"\0"):
-        raise ValidationError(
-            {f"{span_path(where)}.trace_id": ["Must be 16 bytes and not all zero."]}
-        )
+        raise InvalidInput(f"{span_path(where)}.trace_id", "Must be 16 bytes and not all zero.")
     if len(span_id) != 8 or not span_id.strip(b"\0"):
-        raise ValidationError(
-            {f"{span_path(where)}.span_id": ["Must be 8 bytes and not all zero."]}
-        )
+        raise InvalidInput(f"{span_path(where)}.span_id", "Must be 8 bytes and not all zero.")
     if parent_id and len(parent_id) != 8:
-        raise ValidationError({f"{span_path(where)}.parent_span_id": ["Must be 8 bytes or empty."]})
+        raise InvalidInput(f"{span_path(where)}.parent_span_id", "Must be 8 bytes or empty.")
     name = span.name
     if not name:
-        raise ValidationError({f"{span_path(where)}.name": ["Every span needs a name."]})
+        raise InvalidInput(f"{span_path(where)}.name", "Every span needs a name.")
     if "\x00" in name:
         name = nul_free(name)
     started = time_from_nanos(span.start_time_unix_nano)
     ended = time_from_nanos(span.end_time_unix_nano)
     if started and ended and ended < started:
-        raise ValidationError(
-            {f"{span_path(where)}.end_time_unix_nano": ["Ends before it starts."]}
-        )
+        raise InvalidInput(f"{span_path(where)}.end_time_unix_nano", "Ends before it starts.")
     # Resource values such as service.name/version describe the agent when spans do not.
     for key in ("service.name", "service.version"):
         if key in resource and key not in attributes:

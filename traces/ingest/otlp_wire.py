@@ -10,9 +10,8 @@ import zlib
 from datetime import UTC, datetime, timedelta
 
 from google.protobuf.message import DecodeError
-from rest_framework.exceptions import ValidationError
 
-from core.errors import ApplicationError
+from core.errors import ApplicationError, InvalidInput
 from traces.ingest.records import nul_free
 
 PROTOBUF = "application/x-protobuf"
@@ -71,7 +70,7 @@ def protobuf_parse(message, body: bytes, what: str):
     try:
         message.ParseFromString(body)
     except (DecodeError, RuntimeWarning, ValueError) as exc:
-        raise ValidationError({"body": [f"Not a valid {what} protobuf message."]}) from exc
+        raise InvalidInput("body", f"Not a valid {what} protobuf message.") from exc
     return message
 
 

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from rest_framework.exceptions import ValidationError
 
-from core.errors import ApplicationError
+from core.errors import NON_FIELD, ApplicationError, InvalidInput
 from traces.completion import trace_complete
 from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.jaeger import jaeger_records
@@ -32,7 +31,7 @@ def _nesting_guard(ingest):
             return ingest(*args, **kwargs)
         except RecursionError as exc:
             message = "The trace is nested too deeply."
-            raise ValidationError({"non_field_errors": [message]}) from exc
+            raise InvalidInput(NON_FIELD, message) from exc
 
     return guarded
 
