@@ -54,19 +54,19 @@ def trace_upload(request):
     upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, "Choose a JSONL file to upload (one trace per line).")
-        return redirect("traces:list")
+        return redirect("explorer:list")
     try:
         project = project_resolve(named=request.POST.get("project"))
     except ApplicationError as exc:
         messages.error(request, exc.message)
-        return redirect("traces:list")
+        return redirect("explorer:list")
     report = traces_import_jsonl(project, upload)
     messages.success(request, f"{report.created} traces stored from {upload.name}.")
     for error in report.errors[:20]:
         messages.error(request, f"Line {error.line}: {error.message}")
     if len(report.errors) > 20:
         messages.error(request, f"…and {len(report.errors) - 20} more failed lines.")
-    return redirect("traces:list")
+    return redirect("explorer:list")
 
 
 @require_role(CURATOR)
