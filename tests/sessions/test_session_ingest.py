@@ -1,6 +1,5 @@
 """Sessions are set at ingest on every path, whichever span or payload field names them."""
 
-import base64
 import json
 from importlib import import_module
 
@@ -12,6 +11,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from bench.fidelity import ids_to_hex
 from traces.ingest.services import ingest_otlp, ingest_payload
 from traces.models import Session, Trace
 from traces.projects import project_resolve
@@ -41,12 +41,7 @@ def send_protobuf(spans, project=None):
 
 def send_json(spans):
     data = json_format.MessageToDict(encode_spans(spans))
-    for resource in data["resourceSpans"]:
-        for scope in resource["scopeSpans"]:
-            for span in scope["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
+    ids_to_hex(data)
     return ingest_otlp(body=json.dumps(data).encode(), content_type="application/json")
 
 
