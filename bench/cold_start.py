@@ -16,24 +16,13 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
+from served import answered
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 2.0
-
-
-def answered(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - local URL
-            return response.status == 200
-    except urllib.error.HTTPError:
-        return True
-    except OSError:
-        return False
 
 
 def commands(port: int) -> dict[str, list[str]]:

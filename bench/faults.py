@@ -70,7 +70,7 @@ def _args():
     return parser.parse_args()
 
 
-def _port_free(port: int) -> bool:
+def port_free(port: int) -> bool:
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) != 0
 
@@ -94,7 +94,7 @@ class Stack:
             stdout=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
-        while _port_free(self.args.redis_port):
+        while port_free(self.args.redis_port):
             if time.monotonic() > deadline:
                 raise SystemExit("redis-server did not start")
             time.sleep(0.05)
@@ -164,12 +164,12 @@ def _simulator_quiet(port: int) -> None:
 
 def main() -> None:
     args = _args()
-    if not _port_free(args.redis_port):
+    if not port_free(args.redis_port):
         raise SystemExit(f"port {args.redis_port} is taken: stop that server or pick another")
     var_dir = Path(tempfile.mkdtemp(prefix="evalsite-faults-"))
     postgres = None
     if args.postgres_port is not None:
-        if not _port_free(args.postgres_port):
+        if not port_free(args.postgres_port):
             raise SystemExit(f"port {args.postgres_port} is taken: pick another")
         postgres = ThrowawayPostgres(args.postgres_port).start()
         args.database_url = postgres.database_create("evalsite_faults")
@@ -234,7 +234,7 @@ def _run(args, stack: Stack) -> dict:
     last_sweep = time.monotonic()
     while time.monotonic() - started < args.timeout:
         try:
-            finished = _finished(run)
+            finished = judgments_finished(run)
         except (OperationalError, InterfaceError):
             connection.close()  # the database is restarting: this process reconnects next turn
             time.sleep(0.5)
@@ -289,7 +289,7 @@ def _run(args, stack: Stack) -> dict:
         "elapsed": elapsed,
         "events": events,
         "stats": _simulator_stats(args.judge_port),
-        **_counts(run, expected),
+        **run_integrity_counts(run, expected),
     }
 
 
@@ -299,7 +299,7 @@ def _running(run) -> int:
     return Judgment.objects.filter(run=run, status=JudgmentStatus.RUNNING).count()
 
 
-def _finished(run) -> int:
+def judgments_finished(run) -> int:
     from judges.models import Judgment, JudgmentStatus
 
     return Judgment.objects.filter(
@@ -307,7 +307,7 @@ def _finished(run) -> int:
     ).count()
 
 
-def _counts(run, expected: int) -> dict:
+def run_integrity_counts(run, expected: int) -> dict:
     from django.db.models import Count
 
     from judges.models import Judgment, JudgmentStatus, Verdict

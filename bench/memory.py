@@ -14,10 +14,9 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.error
-import urllib.request
 from pathlib import Path
 
+from served import answered
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,16 +31,6 @@ def rss_mib(pid: int) -> float:
 
 def children(pid: int) -> list[int]:
     return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def answered(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(url, timeout=5) as response:  # noqa: S310 - local URL
-            return response.status == 200
-    except urllib.error.HTTPError:
-        return True
-    except OSError:
-        return False
 
 
 def launch(tree: Path, port: int) -> tuple[float, float]:

@@ -28,8 +28,9 @@ from django.core.management import call_command  # noqa: E402
 
 from bench.environments.shop import agent, export, tasks, world  # noqa: E402
 from metrics import redflags  # noqa: E402
-from traces.ingest.services import ingest_otlp, ingest_transcript, project_for_ingest  # noqa: E402
+from traces.ingest.services import ingest_otlp, ingest_transcript  # noqa: E402
 from traces.models import Trace  # noqa: E402
+from traces.projects import project_resolve  # noqa: E402
 
 MODULE = "metrics/redflags.py"
 
@@ -51,7 +52,7 @@ def module_at(ref: str):
 def traces_store(per_task: int) -> list[tuple[Trace, list]]:
     base = world.world_create()
     shop_tasks = tasks.tasks_create(base)
-    project = project_for_ingest("bench-shop")
+    project = project_resolve(named="bench-shop")
     for run in agent.runs_generate(shop_tasks, base, per_task, seed=3):
         ingest_transcript(project, export.transcript_payload(run, "bench", "2.0.0"))
         body = export.otlp_request(run, "bench", "2.0.0", "bench-shop")

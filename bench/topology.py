@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))  # judge_throughput imports its neighbours plainly
 
 from bench.benchdb import database_ensure  # noqa: E402
-from bench.faults import WORKER_SETTINGS, _counts, _finished, _port_free  # noqa: E402
+from bench.faults import WORKER_SETTINGS, judgments_finished, port_free, run_integrity_counts  # noqa: E402
 from bench.otlp_burst import Burst, bodies_recorded, failure_reasons, spans_stored  # noqa: E402
 from bench.topology_stack import (  # noqa: E402
     Topology,
@@ -154,7 +154,7 @@ def main() -> None:
         print(f"skipped: {', '.join(missing)} not found (apt-get install -y haproxy pgbouncer)")
         return
     ports = [args.port_base, args.port_base + 1, args.port_base + 2]
-    taken = [p for p in [*ports, args.pgbouncer_port, args.judge_port] if not _port_free(p)]
+    taken = [p for p in [*ports, args.pgbouncer_port, args.judge_port] if not port_free(p)]
     if taken:
         raise SystemExit(f"ports {taken} are in use: stop what listens there or pick others")
     folder = Path(tempfile.mkdtemp(prefix="evalsite-topology-"))
@@ -242,7 +242,7 @@ def _faults(args, topology: Topology, token: str) -> dict:
     events = []
     web_killed = worker_killed = False
     while time.monotonic() - started < args.timeout:
-        finished = _finished(run)
+        finished = judgments_finished(run)
         if not web_killed and burst.requests_done >= len(bodies) // 3:
             topology.kill("web2")
             web_killed = True
@@ -274,7 +274,7 @@ def _faults(args, topology: Topology, token: str) -> dict:
         "given_up": burst.given_up,
         "retries": burst.retries,
         "reasons": failure_reasons(burst),
-        **_counts(run, expected),
+        **run_integrity_counts(run, expected),
     }
 
 

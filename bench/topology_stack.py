@@ -12,7 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from bench.faults import _port_free
+from bench.faults import port_free
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPOSE = ROOT / "deploy" / "compose.yaml"
@@ -118,7 +118,7 @@ def port_wait(port: int, process: subprocess.Popen, what: str, seconds: float = 
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise SystemExit(f"{what} exited with {process.returncode}")
-        if not _port_free(port):
+        if not port_free(port):
             return
         time.sleep(0.1)
     raise SystemExit(f"{what} did not listen on {port} within {seconds:.0f}s")

@@ -37,6 +37,26 @@ class ApplicationError(Exception):
         self.code = code
         self.status_code = status_code
 
+    def answer_message(self) -> str:
+        """The `message` of the JSON error."""
+        return self.message
+
+
+NON_FIELD = "non_field_errors"
+
+
+class InvalidInput(ApplicationError):
+    """Input refused at a named place, a field path such as `children[0].name` (NON_FIELD for
+    the whole input), answered as a request serializer's refusal is: the path leads the
+    message (`children[0].name: Every span needs a name.`) and `fields` names it. Parsers
+    (traces/ingest) raise it; it needs no request."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(message, field=field)
+
+    def answer_message(self) -> str:
+        return self.message if self.field == NON_FIELD else f"{self.field}: {self.message}"
+
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
     if isinstance(detail, dict):
@@ -89,7 +109,8 @@ def exception_handler(exc, context):
         )
     if isinstance(exc, ApplicationError):
         fields = {exc.field: [exc.message]} if exc.field else {}
-        return Response(error_body(exc.code, exc.message, fields), status=exc.status_code)
+        body = error_body(exc.code, exc.answer_message(), fields)
+        return Response(body, status=exc.status_code)
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(
             exc.message_dict if hasattr(exc, "error_dict") else exc.messages

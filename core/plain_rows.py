@@ -1,8 +1,13 @@
-"""Model instances from plain SQL rows, converted and built as a queryset builds them.
+"""Model instances from plain SQL rows, converted as a queryset converts them and built by
+`Model.from_db`, as a queryset builds them.
 
-For the statements a hot path runs so often that the ORM building them is most of their CPU
-(a judge pass, its verdict's hand-offs): the statement is written out once, and its rows still
-become the instances the rest of the code expects.
+For the statements a hot path runs so often that the ORM building the statement is most of
+their CPU (a judge pass, its verdict's hand-offs): the statement is written out once, and its
+rows still become the instances the rest of the code expects. Instances are not built by
+writing `__dict__` and `_state` by hand: measured with bench/judge_throughput.py against that
+trick in the same run (2026-12-05, bench/RESULTS.md), it gave no end-to-end gain beyond noise
+(worker CPU per judgment 0.98x and 0.85x the trick's, medians of 3 and 2 runs), below the 5%
+that would pay for it.
 """
 
 from dataclasses import dataclass
@@ -10,10 +15,6 @@ from functools import cache
 
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.db.models import Field, Model
-from django.db.models.base import ModelState
-from django.db.models.fields.related_descriptors import ForeignKeyDeferredAttribute
-from django.db.models.query_utils import DeferredAttribute
-from django.db.models.signals import post_init, pre_init
 
 
 @cache
@@ -36,24 +37,14 @@ def select_list(alias: str, fields: tuple[Field, ...]) -> str:
 @dataclass(frozen=True)
 class _RowShape:
     """How rows of `fields` become instances of `model` on one backend: each column's
-    converters, and whether the instance may be built by filling its __dict__."""
+    converters."""
 
     fields: tuple[Field, ...]  # kept, so the id the shape is found by stays theirs
     attnames: tuple[str, ...]
     converters: tuple
-    direct: bool
 
 
 _shapes: dict[tuple[int, str], _RowShape] = {}
-
-
-def _direct_build_allowed(model: type[Model], fields: tuple[Field, ...]) -> bool:
-    # What Model.__init__ does besides setting attributes: the init signals, and descriptors
-    # that act on a set (a foreign key's id only drops a cached row, which a new one lacks).
-    if pre_init.has_listeners(model) or post_init.has_listeners(model):
-        return False
-    plain = (DeferredAttribute, ForeignKeyDeferredAttribute)
-    return all(type(getattr(model, f.attname, None)) in plain for f in fields)
 
 
 def _shape(model: type[Model], fields: tuple[Field, ...], db) -> _RowShape:
@@ -68,17 +59,15 @@ def _shape(model: type[Model], fields: tuple[Field, ...], db) -> _RowShape:
             if converters:
                 found.append((index, expression, tuple(converters)))
         attnames = tuple(f.attname for f in fields)
-        direct = _direct_build_allowed(model, fields)
-        shape = _RowShape(fields, attnames, tuple(found), direct)
+        shape = _RowShape(fields, attnames, tuple(found))
         _shapes[(id(fields), db.vendor)] = shape
     return shape
 
 
 def instances_from_rows(model: type[Model], fields: tuple[Field, ...], rows) -> list[Model]:
     """Model instances from rows of `fields`' columns, converted as the ORM converts and
-    built as `Model.from_db` builds them, without `Model.__init__` where nothing depends on
-    it. `fields` as model_fields or named_fields give them: one tuple a shape, so its
-    conversions are looked up once."""
+    built by `Model.from_db`, as a queryset builds them. `fields` as model_fields or
+    named_fields give them: one tuple a shape, so its conversions are looked up once."""
     db = connections[DEFAULT_DB_ALIAS]
     shape = _shape(model, fields, db)
     instances = []
@@ -87,15 +76,7 @@ def instances_from_rows(model: type[Model], fields: tuple[Field, ...], rows) -> 
         for index, expression, converters in shape.converters:
             for convert in converters:
                 values[index] = convert(values[index], expression, db)
-        if shape.direct:
-            instance = model.__new__(model)
-            instance.__dict__.update(zip(shape.attnames, values, strict=True))
-            instance._state = ModelState()
-            instance._state.adding = False
-            instance._state.db = db.alias
-        else:
-            instance = model.from_db(db.alias, shape.attnames, values)
-        instances.append(instance)
+        instances.append(model.from_db(db.alias, shape.attnames, values))
     return instances
 
 

@@ -3,11 +3,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from explorer import urls as explorer_urls
 from guardrails import urls as guardrails_urls
 from insights import views as insights_views
 from judges import urls as judges_urls
-from traces import urls as traces_urls
 from traces.api import OtlpLogExportApi, OtlpTraceExportApi
 
 api_patterns = [
@@ -30,11 +28,10 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include(api_patterns)),
     path("accounts/", include("accounts.urls")),
-    # traces' own pages and explorer's pages composed from every stage, under one namespace.
-    path(
-        "traces/",
-        include(([*explorer_urls.urlpatterns, *traces_urls.urlpatterns], "traces")),
-    ),
+    # Both under /traces/: explorer's pages composed from every stage (explorer:), and the
+    # pages of a trace's own data (traces:). Their paths do not overlap.
+    path("traces/", include("explorer.urls")),
+    path("traces/", include("traces.urls")),
     path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
     path("v1/logs", OtlpLogExportApi.as_view(), name="otlp-logs"),
     # The guardrails page keeps its place and name among the judges pages.

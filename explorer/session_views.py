@@ -22,7 +22,7 @@ def session_list(request):
     query.pop("page", None)
     return render(
         request,
-        "traces/session_list.html",
+        "explorer/session_list.html",
         {"filter": session_filter, "page": page, "query": query.urlencode()},
     )
 
@@ -43,7 +43,7 @@ def session_detail(request, session_id: int):
     )
     return render(
         request,
-        "traces/session_detail.html",
+        "explorer/session_detail.html",
         {
             "session": session,
             "page": page,

@@ -1,10 +1,12 @@
-"""Routes under /traces/ that show what judges and people said; evalsite/urls.py serves them in
-the `traces` namespace beside traces' own, so the addresses and their names are unchanged."""
+"""The pages that show a trace with what judges and people said of it, in the `explorer`
+namespace. They are served under /traces/ (evalsite/urls.py), beside traces' own pages, so
+their addresses are the ones links and bookmarks already hold."""
 
 from django.urls import path
 
 from explorer import session_views, views
 
+app_name = "explorer"
 urlpatterns = [
     path("", views.trace_list, name="list"),
     path("sessions/", session_views.session_list, name="session_list"),

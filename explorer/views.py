@@ -43,7 +43,7 @@ def trace_list(request):
     unsorted.pop("sort", None)
     return render(
         request,
-        "traces/trace_list.html",
+        "explorer/trace_list.html",
         {
             "filter": trace_filter,
             "page": page,
@@ -85,7 +85,7 @@ def trace_detail(request, trace_id: int):
     offered = (trace.context or {}).get("available_tools")
     return render(
         request,
-        "traces/trace_detail.html",
+        "explorer/trace_detail.html",
         {
             "trace": trace,
             "nodes": nodes,

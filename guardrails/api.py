@@ -20,8 +20,8 @@ from guardrails.check import (
     project_with_policy,
 )
 from guardrails.services import guardrail_decision_record
-from traces.api import ERROR_RESPONSES, PROJECT_HEADER, TraceJSONParser
-from traces.ingest.services import PROJECT_SLUG, project_for_ingest
+from traces.api import ERROR_RESPONSES, TraceJSONParser
+from traces.projects import PROJECT_HEADER_META, PROJECT_SLUG, project_resolve, project_slug_resolve
 
 
 class GuardrailJSONParser(TraceJSONParser):
@@ -233,10 +233,12 @@ class GuardrailCheckApi(APIView):
         return response
 
     def _answer(self, request, values: dict, started: float) -> Response:
-        slug = values.get("project") or request.META.get(PROJECT_HEADER) or "default"
+        slug = project_slug_resolve(
+            named=values.get("project"), header=request.META.get(PROJECT_HEADER_META)
+        ).slug
         record = values["record"]
         # Checking writes nothing; only a decision to keep may start a project.
-        project = project_for_ingest(slug) if record else project_with_policy(slug)
+        project = project_resolve(named=slug) if record else project_with_policy(slug)
         result = guardrail_check(
             project,
             trajectory=values.get("trajectory"),

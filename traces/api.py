@@ -25,7 +25,7 @@ from core.errors import ApplicationError
 from core.pagination import BoundedCountPagination
 from traces import selectors
 from traces.filters import TraceFilter
-from traces.ingest import otlp, otlp_logs
+from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.bulk_sql import SPAN_FIELDS_FROM_RECORD
 from traces.ingest.jaeger import is_jaeger_export
 from traces.ingest.jsonl import traces_import_jsonl
@@ -34,9 +34,9 @@ from traces.ingest.services import (
     ingest_otlp,
     ingest_otlp_logs,
     ingest_payload,
-    project_for_ingest,
 )
 from traces.models import Span, Trace
+from traces.projects import PROJECT_HEADER, PROJECT_HEADER_META, project_resolve
 from traces.span_pages import (
     SPAN_PAGE_DEFAULT,
     SPAN_PAGE_MAX,
@@ -45,7 +45,6 @@ from traces.span_pages import (
     spans_next_url,
 )
 
-PROJECT_HEADER = "HTTP_X_EVALSITE_PROJECT"
 ERROR_OUT = inline_serializer(
     "ApiError",
     {
@@ -221,16 +220,15 @@ class TraceListCreateApi(GenericAPIView):
     def post(self, request):
         _body_size_check(request)
         payload = request.data
-        slug = request.META.get(PROJECT_HEADER)
-        if isinstance(payload, dict) and payload.get("project"):
-            slug = str(payload["project"])
+        named = payload.get("project") if isinstance(payload, dict) else None
+        header = request.META.get(PROJECT_HEADER_META)
         if is_jaeger_export(payload):
             with transaction.atomic():
-                traces = ingest_jaeger(project_for_ingest(slug), payload)
+                traces = ingest_jaeger(project_resolve(named=named, header=header), payload)
             body = {"traces": TraceOut(traces, many=True).data}
             return Response(body, status=status.HTTP_201_CREATED)
         with transaction.atomic():
-            trace = ingest_payload(project_for_ingest(slug), payload)
+            trace = ingest_payload(project_resolve(named=named, header=header), payload)
         return Response(TraceOut(trace).data, status=status.HTTP_201_CREATED)
 
 
@@ -300,7 +298,7 @@ class TraceBulkImportApi(APIView):
     @idempotent_post
     def post(self, request):
         _body_size_check(request)
-        project = project_for_ingest(request.META.get(PROJECT_HEADER), field="x-evalsite-project")
+        project = project_resolve(header=request.META.get(PROJECT_HEADER_META))
         content_type = request.content_type.split(";")[0].strip().lower()
         if content_type == "multipart/form-data":
             upload = request.FILES.get("file")
@@ -327,11 +325,11 @@ class TraceBulkImportApi(APIView):
 def _otlp_export_schema(description: str):
     """The OpenAPI description shared by the OTLP/HTTP export endpoints."""
     return extend_schema(
-        request={otlp.PROTOBUF: bytes, otlp.JSON: bytes},
-        parameters=[OpenApiParameter("x-evalsite-project", str, OpenApiParameter.HEADER)],
+        request={otlp_wire.PROTOBUF: bytes, otlp_wire.JSON: bytes},
+        parameters=[OpenApiParameter(PROJECT_HEADER, str, OpenApiParameter.HEADER)],
         responses={
-            (200, otlp.PROTOBUF): OpenApiResponse(bytes, description=description),
-            (200, otlp.JSON): bytes,
+            (200, otlp_wire.PROTOBUF): OpenApiResponse(bytes, description=description),
+            (200, otlp_wire.JSON): bytes,
             **ERROR_RESPONSES,
         },
     )
@@ -345,9 +343,9 @@ def _otlp_export(request, ingest, response_body) -> HttpResponse:
         body=request.body,
         content_type=content_type,
         content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
-        project_slug=request.META.get(PROJECT_HEADER) or None,
+        project_slug=request.META.get(PROJECT_HEADER_META) or None,
     )
-    media = otlp.JSON if content_type.startswith(otlp.JSON) else otlp.PROTOBUF
+    media = otlp_wire.JSON if content_type.startswith(otlp_wire.JSON) else otlp_wire.PROTOBUF
     return HttpResponse(response_body(content_type, result), content_type=media, status=200)
 
 

@@ -16,7 +16,8 @@ from traces.masking.rules import masker_for
 from traces.models import Feedback, FeedbackKind, Trace
 from traces.signals import feedback_received
 
-FIELDS = {
+# What a feedback is sent with, and answered with (between its id and its time).
+FIELDS = (
     "trace_id",
     "project",
     "span_id",
@@ -28,7 +29,7 @@ FIELDS = {
     "end_user",
     "metadata",
     "key",
-}
+)
 # True == 1 and False == 0 as keys, so booleans and 1/0 share entries.
 THUMBS = {True: 1.0, False: 0.0, "up": 1.0, "down": 0.0}
 COMPARED = ("span_id", "name", "kind", "value", "category", "comment", "end_user", "metadata")
@@ -115,7 +116,7 @@ def feedback_record(data, user=None) -> tuple[Feedback, bool]:
     """Store one piece of feedback; returns (row, created). A retry returns the first row."""
     if not isinstance(data, dict):
         raise ApplicationError("Send a JSON object.", field="body")
-    unknown = sorted(set(data) - FIELDS)
+    unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise ApplicationError(
             f"Unknown field {unknown[0]!r}; put extra values in metadata.", field=unknown[0]

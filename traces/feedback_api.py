@@ -10,7 +10,7 @@ from rest_framework.response import Response
 
 from accounts.permissions import IsAnnotator
 from core.pagination import ApiPagination
-from traces.feedback import feedback_record
+from traces.feedback import FIELDS, feedback_record
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible
 
@@ -21,21 +21,7 @@ class FeedbackOut(serializers.ModelSerializer):
 
     class Meta:
         model = Feedback
-        fields = [
-            "id",
-            "trace_id",
-            "project",
-            "span_id",
-            "name",
-            "kind",
-            "value",
-            "category",
-            "comment",
-            "end_user",
-            "metadata",
-            "key",
-            "created_at",
-        ]
+        fields = ["id", *FIELDS, "created_at"]
 
 
 class FeedbackFilter(django_filters.FilterSet):

@@ -207,7 +207,7 @@ def _more_html(trace_id: int, step: More, blind: bool) -> str:
     params = {"parent": step.parent_id, "from": step.start, "to": step.end}
     if blind:
         params["blind"] = "1"
-    url = f"{reverse('traces:tree_rows', args=[trace_id])}?{urlencode(params)}"
+    url = f"{reverse('explorer:tree_rows', args=[trace_id])}?{urlencode(params)}"
     return (
         f'<li class="span-more"><button type="button" class="link" hx-get="{esc(url)}" '
         'hx-trigger="click, revealed" hx-target="closest li" hx-swap="outerHTML">'

@@ -2,7 +2,8 @@ from django.urls import path
 
 from traces import masking_views, views
 
-# Served in the `traces` namespace together with explorer/urls.py (see evalsite/urls.py).
+# Served under /traces/ beside explorer's pages (evalsite/urls.py).
+app_name = "traces"
 urlpatterns = [
     path("upload/", views.trace_upload, name="upload"),
     path("projects/", views.project_list, name="projects"),

@@ -16,8 +16,8 @@ from core.errors import ApplicationError
 from traces import selectors
 from traces.forms import ProjectForm
 from traces.ingest.jsonl import traces_import_jsonl
-from traces.ingest.services import project_for_ingest
 from traces.models import Project
+from traces.projects import project_resolve
 from traces.span_html import span_full_html
 
 
@@ -54,19 +54,19 @@ def trace_upload(request):
     upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, "Choose a JSONL file to upload (one trace per line).")
-        return redirect("traces:list")
+        return redirect("explorer:list")
     try:
-        project = project_for_ingest(request.POST.get("project") or None)
+        project = project_resolve(named=request.POST.get("project"))
     except ApplicationError as exc:
         messages.error(request, exc.message)
-        return redirect("traces:list")
+        return redirect("explorer:list")
     report = traces_import_jsonl(project, upload)
     messages.success(request, f"{report.created} traces stored from {upload.name}.")
     for error in report.errors[:20]:
         messages.error(request, f"Line {error.line}: {error.message}")
     if len(report.errors) > 20:
         messages.error(request, f"…and {len(report.errors) - 20} more failed lines.")
-    return redirect("traces:list")
+    return redirect("explorer:list")
 
 
 @require_role(CURATOR)

@@ -42,7 +42,7 @@ def collect_filter(request):
     trace_filter = TraceFilter(
         QueryDict(query), queryset=traces_visible(request.user, Trace.objects.all())
     )
-    back = f"{reverse('traces:list')}?{query}"
+    back = f"{reverse('explorer:list')}?{query}"
     if not trace_filter.is_valid():
         messages.error(request, f"The trace filter is not valid: {trace_filter.errors.as_text()}")
         return redirect(back)

@@ -207,4 +207,4 @@ def trace_flag(request, trace_id: int):
     note = form.cleaned_data["note"] if form.is_valid() else ""
     item = review_item_flag_trace(trace=trace, user=request.user, note=note)
     messages.success(request, f"Sent to the {item.queue.name} review queue as item #{item.pk}.")
-    return redirect("traces:detail", trace_id=trace.pk)
+    return redirect("explorer:detail", trace_id=trace.pk)

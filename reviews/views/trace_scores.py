@@ -24,7 +24,7 @@ def trace_score(request, trace_id: int):
         pk=request.POST.get("rubric_version") or 0,
         status=RubricVersionStatus.APPROVED,
     )
-    page = reverse("traces:detail", args=[trace.pk])
+    page = reverse("explorer:detail", args=[trace.pk])
     back = redirect(f"{page}?score_rubric={version.pk}#trace-scoring")
     form = ResolveForm(request.POST)
     questions = version_criteria_questions(version)

@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_every_page_needs_a_login(client):
-    response = client.get(reverse("traces:list"))
+    response = client.get(reverse("explorer:list"))
     assert response.status_code == 302
     assert response.url.startswith(reverse("login"))
 

@@ -35,3 +35,24 @@ class FlakyLookup:
 
 
 TOOLS = {"lookup_order": lookup_order, "refund": refund}
+
+
+def openai_agent_run(base_url: str, model: str) -> str:
+    """The task as a plain OpenAI tool loop (the SDK against `base_url`): each tool call the
+    model makes is answered by TOOLS until it answers in text, which is returned."""
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="test")
+    messages = [
+        {"role": "system", "content": SYSTEM_PROMPT},
+        {"role": "user", "content": TASK},
+    ]
+    while True:
+        reply = client.chat.completions.create(model=model, messages=messages)
+        message = reply.choices[0].message
+        if not message.tool_calls:
+            return message.content
+        messages.append(message.model_dump(exclude_none=True))
+        for call in message.tool_calls:
+            result = TOOLS[call.function.name](**json.loads(call.function.arguments))
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})

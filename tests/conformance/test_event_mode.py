@@ -4,8 +4,6 @@ records, sent to /v1/logs before or after the spans, and the trace still gets it
 and messages. (This version always writes the latest conventions; the pre-1.37 per-message
 events are covered by tests/traces/test_otlp_logs.py and bench/fidelity.py.)"""
 
-import json
-
 import pytest
 
 from accounts.roles import ANNOTATOR
@@ -20,7 +18,6 @@ pytestmark = pytest.mark.django_db
 
 
 def _run_support_agent(monkeypatch):
-    import openai
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
     from opentelemetry.sdk._logs import LoggerProvider
@@ -41,22 +38,7 @@ def _run_support_agent(monkeypatch):
             FakeOpenAI() as server,
             provider.get_tracer("support").start_as_current_span("support run"),
         ):
-            client = openai.OpenAI(base_url=server.base_url, api_key="test")
-            messages = [
-                {"role": "system", "content": support_task.SYSTEM_PROMPT},
-                {"role": "user", "content": support_task.TASK},
-            ]
-            while True:
-                reply = client.chat.completions.create(model=MODEL, messages=messages)
-                message = reply.choices[0].message
-                if not message.tool_calls:
-                    break
-                messages.append(message.model_dump(exclude_none=True))
-                for call in message.tool_calls:
-                    result = support_task.TOOLS[call.function.name](
-                        **json.loads(call.function.arguments)
-                    )
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            support_task.openai_agent_run(server.base_url, MODEL)
     finally:
         instrumentor.uninstrument()
     return exporter, encode_logs(logs.get_finished_logs())

@@ -132,7 +132,6 @@ def test_langgraph_with_openinference(agent_api):
 
 
 def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
-    import openai
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
     monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
@@ -145,22 +144,7 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
             FakeOpenAI() as server,
             provider.get_tracer("support").start_as_current_span("support run"),
         ):
-            client = openai.OpenAI(base_url=server.base_url, api_key="test")
-            messages = [
-                {"role": "system", "content": support_task.SYSTEM_PROMPT},
-                {"role": "user", "content": support_task.TASK},
-            ]
-            while True:
-                reply = client.chat.completions.create(model=MODEL, messages=messages)
-                message = reply.choices[0].message
-                if not message.tool_calls:
-                    break
-                messages.append(message.model_dump(exclude_none=True))
-                for call in message.tool_calls:
-                    result = support_task.TOOLS[call.function.name](
-                        **json.loads(call.function.arguments)
-                    )
-                    messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            support_task.openai_agent_run(server.base_url, MODEL)
     finally:
         instrumentor.uninstrument()
     trace = export_to_evalsite(agent_api, exporter)

@@ -12,6 +12,7 @@ from importlib import import_module
 from golden.models import GoldenExample
 from golden.services import dataset_version_create
 from tests.factories import GoldenExampleFactory, SpanFactory, TraceFactory
+from tests.golden.builders import cancel_reference
 from traces.models import SpanKind, SpanStatus
 
 EXAMPLES = [
@@ -20,20 +21,7 @@ EXAMPLES = [
         "task": "Please cancel my most recent order, I placed it by mistake.",
         "task_type": "order_cancellation",
         "context": {"customer_id": "C-77", "channel": "chat"},
-        "reference_trajectory": [
-            {
-                "step": 1,
-                "tool": "get_recent_orders",
-                "inputs": {"customer_id": "<from_context>"},
-                "acceptable_output_fields": ["orders"],
-            },
-            {
-                "step": 2,
-                "tool": "cancel_order",
-                "inputs": {"order_id": "<from_step_1_output>"},
-                "acceptable_output_fields": ["status"],
-            },
-        ],
+        "reference_trajectory": cancel_reference("status"),
         "expected_outcome": "Order A1042 is cancelled.",
         "red_flags": [
             {

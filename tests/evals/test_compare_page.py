@@ -53,7 +53,7 @@ def test_worse_task_is_listed_first_with_links_to_its_traces(client, annotator):
     assert [t["got_worse"] for t in tasks[1:]] == [False, False]
     html = response.content.decode()
     trace_id = cand.trials.get(entry__example_key="cancel-recent-order").trace_id
-    assert reverse("traces:detail", args=[trace_id]) in html
+    assert reverse("explorer:detail", args=[trace_id]) in html
     assert html.index('data-key="cancel-recent-order"') < html.index(
         'data-key="book-cheapest-flight"'
     )
@@ -116,7 +116,7 @@ def test_held_out_tasks_stay_hidden_from_annotators_on_the_page_and_the_api(
 
     # then neither shows the held-out task or its trace
     assert 'data-key="cancel-recent-order"' not in html
-    assert reverse("traces:detail", args=[held_out_trace]) not in html
+    assert reverse("explorer:detail", args=[held_out_trace]) not in html
     assert "cancel-recent-order" not in run_json["metrics"]["per_task"]
     assert "book-cheapest-flight" in run_json["metrics"]["per_task"]
     # nor does the gate report's list of failed trials

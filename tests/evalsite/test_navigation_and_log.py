@@ -10,7 +10,7 @@ pytestmark = pytest.mark.django_db
 
 def test_navigation_links_api_docs_and_api_tokens(client, annotator):
     client.force_login(annotator)
-    page = client.get(reverse("traces:list")).content.decode()
+    page = client.get(reverse("explorer:list")).content.decode()
     assert f'href="{reverse("api-docs")}">API docs</a>' in page
     assert f'href="{reverse("accounts:tokens")}"' in page and ">API tokens</a>" in page
 

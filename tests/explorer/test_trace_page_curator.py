@@ -13,6 +13,6 @@ def test_every_role_opens_a_trace_page(client, request, persona):
     trace = TraceFactory(task="Refund order A1990.")
     SpanFactory(trace=trace, name="get_order")
     client.force_login(request.getfixturevalue(persona))
-    response = client.get(reverse("traces:detail", args=[trace.pk]))
+    response = client.get(reverse("explorer:detail", args=[trace.pk]))
     assert response.status_code == 200
     assert "Refund order A1990." in response.content.decode()

@@ -12,6 +12,25 @@ from tests.factories import (
 from traces.models import SpanKind, SpanStatus
 
 
+def cancel_reference(confirmation_field: str) -> list[dict]:
+    """The cancel-order task's reference trajectory: look the customer's orders up, then cancel
+    the one the lookup returned; the cancel step's output must carry `confirmation_field`."""
+    return [
+        {
+            "step": 1,
+            "tool": "get_recent_orders",
+            "inputs": {"customer_id": "<from_context>"},
+            "acceptable_output_fields": ["orders"],
+        },
+        {
+            "step": 2,
+            "tool": "cancel_order",
+            "inputs": {"order_id": "<from_step_1_output>"},
+            "acceptable_output_fields": [confirmation_field],
+        },
+    ]
+
+
 def cancel_order_trace(**overrides):
     """Support agent: looks up the customer's orders, then cancels the latest one."""
     fields = {

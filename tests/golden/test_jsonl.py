@@ -6,22 +6,9 @@ from golden.jsonl import ImportInvalid, dataset_import_jsonl, dataset_version_ex
 from golden.models import DatasetVersion, GoldenExample
 from golden.services import dataset_version_create
 from tests.factories import RubricFactory
-from tests.golden.builders import example
+from tests.golden.builders import cancel_reference, example
 
-STEPS = [
-    {
-        "step": 1,
-        "tool": "get_recent_orders",
-        "inputs": {"customer_id": "<from_context>"},
-        "acceptable_output_fields": ["orders"],
-    },
-    {
-        "step": 2,
-        "tool": "cancel_order",
-        "inputs": {"order_id": "<from_step_1_output>"},
-        "acceptable_output_fields": ["cancelled"],
-    },
-]
+STEPS = cancel_reference("cancelled")
 
 
 def _dataset():

@@ -4,21 +4,9 @@ from golden.example_schema import ExampleInvalid, example_data_clean
 from golden.red_flag_rules import red_flags_errors
 from golden.reference_trajectory import reference_trajectory_errors
 from metrics.rules import red_flag_rule_errors
+from tests.golden.builders import cancel_reference
 
-GOOD_STEPS = [
-    {
-        "step": 1,
-        "tool": "get_recent_orders",
-        "inputs": {"customer_id": "<from_context>"},
-        "acceptable_output_fields": ["orders"],
-    },
-    {
-        "step": 2,
-        "tool": "cancel_order",
-        "inputs": {"order_id": "<from_step_1_output>"},
-        "acceptable_output_fields": ["cancelled"],
-    },
-]
+GOOD_STEPS = cancel_reference("cancelled")
 
 
 def test_a_well_formed_trajectory_has_no_errors():

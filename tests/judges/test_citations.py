@@ -113,7 +113,7 @@ def test_cites_link_to_the_span_on_the_trace_page_and_flag_what_no_span_answers(
     )
     review_item_claim_next(user=annotator, queue=item.queue)
     client.force_login(annotator)
-    trace_url = reverse("traces:detail", args=[trace.pk])
+    trace_url = reverse("explorer:detail", args=[trace.pk])
 
     item_html = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()
     assert f'href="{trace_url}?span={booking.span_id}#span-{booking.span_id}"' in item_html

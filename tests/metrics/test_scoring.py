@@ -4,21 +4,9 @@ import pytest
 
 from metrics.scoring import trajectory_score
 from metrics.steps import ToolStep
+from tests.golden.builders import cancel_reference
 
-REFERENCE = [
-    {
-        "step": 1,
-        "tool": "get_recent_orders",
-        "inputs": {"customer_id": "<from_context>"},
-        "acceptable_output_fields": ["orders"],
-    },
-    {
-        "step": 2,
-        "tool": "cancel_order",
-        "inputs": {"order_id": "<from_step_1_output>"},
-        "acceptable_output_fields": ["status"],
-    },
-]
+REFERENCE = cancel_reference("status")
 CONTEXT = {"customer_id": "C-77"}
 ORDERS = {"orders": [{"order_id": "A1042", "total": "49.90"}]}
 

@@ -50,7 +50,7 @@ def test_blind_item_and_its_trace_show_no_judge_until_answered(client, annotator
     assert review_item_claim_next(user=annotator, queue=blind_item.queue).pk == blind_item.pk
     client.force_login(annotator)
     item_url = reverse("reviews:item_detail", args=[blind_item.pk])
-    trace_url = reverse("traces:detail", args=[blind_item.trace_id])
+    trace_url = reverse("explorer:detail", args=[blind_item.trace_id])
     queue_url = reverse("reviews:queue_detail", args=[blind_item.queue_id])
 
     item_html = client.get(item_url).content.decode()
@@ -83,7 +83,7 @@ def test_other_pages_list_no_verdict_of_a_trace_labelled_blind(client, annotator
     # given the annotator holds the blind item, and its trace has a disputed verdict
     review_item_claim_next(user=annotator, queue=blind_item.queue)
     client.force_login(annotator)
-    trace_list = reverse("traces:list")
+    trace_list = reverse("explorer:list")
     run_page = reverse("judges:run_detail", args=[blind_item.verdict.run_id])
     # then neither the trace list nor the judge run page shows that verdict
     assert (
@@ -123,7 +123,7 @@ def test_spans_loaded_later_stay_blind_for_the_holder(client, annotator, blind_i
     # given the annotator holds the blind item whose span a red flag fired on
     review_item_claim_next(user=annotator, queue=blind_item.queue)
     client.force_login(annotator)
-    rows_url = reverse("traces:tree_rows", args=[blind_item.trace_id])
+    rows_url = reverse("explorer:tree_rows", args=[blind_item.trace_id])
     span = blind_item.trace.spans.get()
     params = {"parent": "", "from": "0", "to": "1"}
     # when the tree's later spans load, then nothing marks the flagged span

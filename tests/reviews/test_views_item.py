@@ -244,7 +244,7 @@ def test_a_person_sends_a_trace_to_review_from_any_page(client, annotator, outsi
     assert client.post(url, {"note": "x"}).status_code == 403
     client.force_login(annotator)
     response = client.post(url, {"note": "Charged twice for the upgrade."})
-    assert response.url == reverse("traces:detail", args=[trace.pk])
+    assert response.url == reverse("explorer:detail", args=[trace.pk])
     item = ReviewItem.objects.get(trace=trace)
     assert item.reason == ReviewReason.FLAGGED
     assert item.detail == "Charged twice for the upgrade."

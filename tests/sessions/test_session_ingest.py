@@ -1,6 +1,5 @@
 """Sessions are set at ingest on every path, whichever span or payload field names them."""
 
-import base64
 import json
 from importlib import import_module
 
@@ -12,8 +11,10 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from traces.ingest.services import ingest_otlp, ingest_payload, project_for_ingest
+from bench.fidelity import ids_to_hex
+from traces.ingest.services import ingest_otlp, ingest_payload
 from traces.models import Session, Trace
+from traces.projects import project_resolve
 
 pytestmark = pytest.mark.django_db
 PROTOBUF = "application/x-protobuf"
@@ -40,12 +41,7 @@ def send_protobuf(spans, project=None):
 
 def send_json(spans):
     data = json_format.MessageToDict(encode_spans(spans))
-    for resource in data["resourceSpans"]:
-        for scope in resource["scopeSpans"]:
-            for span in scope["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
+    ids_to_hex(data)
     return ingest_otlp(body=json.dumps(data).encode(), content_type="application/json")
 
 
@@ -93,8 +89,8 @@ def test_the_resource_attribute_names_the_session():
 
 
 def test_traces_of_one_conversation_share_one_session_per_project():
-    default = project_for_ingest(None)
-    other = project_for_ingest("other")
+    default = project_resolve()
+    other = project_resolve(named="other")
     for index in range(3):
         ingest_payload(
             default, {"name": "agent", "task": f"turn {index}", "context": {"session_id": "s-1"}}
@@ -126,13 +122,13 @@ def test_traces_of_one_conversation_share_one_session_per_project():
     ids=["span-tree context", "span-tree attribute", "openai transcript", "anthropic metadata"],
 )
 def test_span_tree_and_transcripts_name_the_session(payload):
-    ingest_payload(project_for_ingest(None), payload)
+    ingest_payload(project_resolve(), payload)
 
     assert Trace.objects.get().session.external_id == "c-3"
 
 
 def test_a_trace_without_any_id_has_no_session():
-    ingest_payload(project_for_ingest(None), {"name": "agent", "context": {"user": "u1"}})
+    ingest_payload(project_resolve(), {"name": "agent", "context": {"user": "u1"}})
 
     assert Trace.objects.get().session is None
     assert not Session.objects.exists()

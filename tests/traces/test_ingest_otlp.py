@@ -13,10 +13,11 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from tests.traces import otel_agents
-from traces.ingest.otlp import time_from_nanos
-from traces.ingest.services import ingest_otlp, project_for_ingest
+from traces.ingest.otlp_wire import time_from_nanos
+from traces.ingest.services import ingest_otlp
 from traces.models import Project, Session, Span, Trace
 from traces.project_cache import projects_by_slug
+from traces.projects import project_resolve
 from traces.signals import spans_ingested
 
 pytestmark = pytest.mark.django_db
@@ -215,7 +216,7 @@ def test_a_project_is_remembered_only_once_committed_and_read_afresh_once_saved(
     # given a request that starts project "shop" and then fails: its project is rolled back
     spans = recorded_spans()
     with pytest.raises(RuntimeError), transaction.atomic():
-        project_for_ingest("shop", remembered=True)
+        project_resolve(named="shop", remembered=True)
         raise RuntimeError("the rest of the request failed")
     assert not Project.objects.filter(slug="shop").exists()
     # when the exporter sends again, the project is made anew and its spans stored
@@ -225,27 +226,27 @@ def test_a_project_is_remembered_only_once_committed_and_read_afresh_once_saved(
     shop = Project.objects.get(slug="shop")
     assert Trace.objects.get().project == shop
     # and a curator's change to it counts from the next request
-    assert project_for_ingest("shop", remembered=True).tool_error_markers == []
+    assert project_resolve(named="shop", remembered=True).tool_error_markers == []
     shop.tool_error_markers = ["DECLINED"]
     shop.save()
-    assert project_for_ingest("shop", remembered=True).tool_error_markers == ["DECLINED"]
+    assert project_resolve(named="shop", remembered=True).tool_error_markers == ["DECLINED"]
     # and a project read once is not read again within the interval
     with CaptureQueriesContext(connection) as queries:
-        mine = project_for_ingest("shop", remembered=True)
+        mine = project_resolve(named="shop", remembered=True)
     assert not queries.captured_queries
     with CaptureQueriesContext(connection) as queries:
-        project_for_ingest("shop")
+        project_resolve(named="shop")
     assert queries.captured_queries  # callers that do not store again read it every time
     # and each caller gets its own copy, to cache related rows on without the next one seeing
     mine.held_by_first_caller = True
-    assert not hasattr(project_for_ingest("shop", remembered=True), "held_by_first_caller")
+    assert not hasattr(project_resolve(named="shop", remembered=True), "held_by_first_caller")
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_remembered_project_deleted_by_another_process_is_made_again_and_nothing_is_lost():
     # given project "shop" remembered by this process, then deleted by another (no signal here)
-    project_for_ingest("shop", remembered=True)
-    remembered = project_for_ingest("shop", remembered=True)
+    project_resolve(named="shop", remembered=True)
+    remembered = project_resolve(named="shop", remembered=True)
     with connection.cursor() as cursor:
         cursor.execute("DELETE FROM traces_project WHERE id = %s", [remembered.pk])
     # when an export names it

@@ -1,6 +1,5 @@
 """Real OpenTelemetry SDK exporter traffic to /v1/traces on a live server (protobuf and JSON)."""
 
-import base64
 import json
 
 import pytest
@@ -16,6 +15,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from accounts.models import ApiToken
 from accounts.roles import ANNOTATOR
+from bench.fidelity import ids_to_hex
 from tests.factories import ProjectFactory, UserFactory
 from tests.traces import otel_agents
 from traces.models import Span, SpanKind, SpanStatus, Trace
@@ -128,12 +128,7 @@ def test_gzip_batch_export_maps_legacy_and_openinference_names(live_server, toke
 def _otlp_json(spans) -> dict:
     """The SDK's own encoding of the spans, written as OTLP/JSON (hex ids, camelCase)."""
     data = json_format.MessageToDict(encode_spans(spans))
-    for resource in data["resourceSpans"]:
-        for scope in resource["scopeSpans"]:
-            for span in scope["spans"]:
-                for key in ("traceId", "spanId", "parentSpanId"):
-                    if key in span:
-                        span[key] = base64.b64decode(span[key]).hex()
+    ids_to_hex(data)
     return data
 
 

@@ -65,12 +65,16 @@ def test_oversized_body_is_413(client, settings):
     assert Trace.objects.count() == 0
 
 
-def test_a_malformed_project_is_400_naming_the_field(client):
-    response = client.post(
-        "/api/traces/", refund_tree(), format="json", HTTP_X_EVALSITE_PROJECT="ghost town"
-    )
+@pytest.mark.parametrize(
+    ("body_project", "header", "named"),
+    [(None, "ghost town", "x-evalsite-project"), ("ghost town", "shop", "project")],
+)
+def test_a_malformed_project_is_400_naming_where_it_was_given(client, body_project, header, named):
+    # The header is named as the bulk and OTLP endpoints name it; the body's field as itself.
+    payload = {**refund_tree(), **({"project": body_project} if body_project else {})}
+    response = client.post("/api/traces/", payload, format="json", HTTP_X_EVALSITE_PROJECT=header)
     assert response.status_code == 400
-    assert response.json()["error"]["fields"] == {"project": [response.json()["error"]["message"]]}
+    assert response.json()["error"]["fields"] == {named: [response.json()["error"]["message"]]}
     assert Trace.objects.count() == 0
 
 

@@ -3,9 +3,10 @@
 import pytest
 from django.core.management import call_command
 
-from golden.models import DatasetVersion, EvalRun
+from golden.models import DatasetVersion
 from golden.services import dataset_version_create
 from judges.calibration import judge_calibration_update
+from tests.evals.eval_runs import eval_run
 from tests.factories import JudgeRunFactory, ReviewItemFactory
 from webhooks.events import GATE_BLOCKED, GOLDEN_VERSION, JUDGE_DRIFT, REVIEW_BACKLOG
 from webhooks.models import WebhookDelivery
@@ -13,15 +14,6 @@ from webhooks.services import webhook_create
 from webhooks.tasks import review_backlog_check_task
 
 pytestmark = pytest.mark.django_db
-BASE = {
-    "outcome_score": 0.90,
-    "tool_selection_accuracy": 0.95,
-    "parameter_accuracy": 0.92,
-    "efficiency": 0.90,
-    "pass_at_k": 0.80,
-    "pass_hat_k": 0.60,
-    "red_flag_rate": 0.10,
-}
 
 
 def _subscribe(*events, threshold=100):
@@ -37,13 +29,7 @@ def _events():
 def _runs(candidate_outcome):
     dataset = DatasetVersion.objects.create(name="support-v1", content_hash="x" * 64)
     for name, outcome in (("base", 0.90), ("cand", candidate_outcome)):
-        EvalRun.objects.create(
-            name=name,
-            agent_name="support-agent",
-            agent_version=name,
-            dataset_version=dataset,
-            metrics={"overall": {**BASE, "outcome_score": outcome}},
-        )
+        eval_run(dataset, name, outcome_score=outcome)
 
 
 def test_a_blocking_gate_asked_through_the_api_is_published(

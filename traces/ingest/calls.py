@@ -59,11 +59,6 @@ _MCP_NAME = re.compile(
 _TOOL, _CUSTOM, _RETRIEVER = SpanKind.TOOL, SpanKind.CUSTOM, SpanKind.RETRIEVER
 
 
-def could_merge(name: str, attributes: dict) -> bool:
-    """Whether a new span may belong to a merged call: most spans are ruled out by two tests."""
-    return name.startswith("tool.") or "mcp.method.name" in attributes
-
-
 def stored_could_merge(name: str) -> bool:
     return name.startswith("tool.") or _MCP_NAME.match(name) is not None
 

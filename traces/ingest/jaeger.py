@@ -15,8 +15,7 @@ from __future__ import annotations
 import base64
 from datetime import UTC, datetime, timedelta
 
-from rest_framework.exceptions import ValidationError
-
+from core.errors import InvalidInput
 from traces.ingest.conventions import json_maybe
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 
@@ -40,24 +39,24 @@ def jaeger_records(payload: dict) -> tuple[list[SpanRecord], dict[str, TraceExtr
     for t_index, trace in enumerate(payload["data"]):
         where = f"data[{t_index}]"
         if not isinstance(trace, dict) or not isinstance(trace.get("spans"), list):
-            raise ValidationError({f"{where}.spans": ["Must be a list of spans."]})
+            raise InvalidInput(f"{where}.spans", "Must be a list of spans.")
         processes = _processes(trace.get("processes") or {}, where)
         for s_index, span in enumerate(trace["spans"]):
             record = _record(span, processes, f"{where}.spans[{s_index}]")
             records.append(record)
             extras.setdefault(record.trace_external_id, TraceExtras())
     if not records:
-        raise ValidationError({"data": ["No span in this export: nothing was stored."]})
+        raise InvalidInput("data", "No span in this export: nothing was stored.")
     return records, extras
 
 
 def _processes(processes, where: str) -> dict[str, dict]:
     if not isinstance(processes, dict):
-        raise ValidationError({f"{where}.processes": ["Must be an object of processes."]})
+        raise InvalidInput(f"{where}.processes", "Must be an object of processes.")
     out = {}
     for key, process in processes.items():
         if not isinstance(process, dict):
-            raise ValidationError({f"{where}.processes.{key}": ["Must be an object."]})
+            raise InvalidInput(f"{where}.processes.{key}", "Must be an object.")
         resource = _tags(process.get("tags") or [], f"{where}.processes.{key}.tags")
         if process.get("serviceName"):
             resource["service.name"] = str(process["serviceName"])
@@ -67,12 +66,12 @@ def _processes(processes, where: str) -> dict[str, dict]:
 
 def _record(span, processes: dict, where: str) -> SpanRecord:
     if not isinstance(span, dict):
-        raise ValidationError({where: ["Must be an object."]})
+        raise InvalidInput(where, "Must be an object.")
     trace_id = _hex_id(span.get("traceID"), 32, f"{where}.traceID")
     span_id = _hex_id(span.get("spanID"), 16, f"{where}.spanID")
     name = span.get("operationName")
     if not isinstance(name, str) or not name:
-        raise ValidationError({f"{where}.operationName": ["Every span needs a name."]})
+        raise InvalidInput(f"{where}.operationName", "Every span needs a name.")
     attributes = _tags(span.get("tags") or [], f"{where}.tags")
     for key, value in processes.get(span.get("processID"), {}).items():
         attributes.setdefault(key, value)
@@ -87,7 +86,7 @@ def _record(span, processes: dict, where: str) -> SpanRecord:
     started = _time(span.get("startTime"), f"{where}.startTime")
     duration = span.get("duration")
     if duration is not None and (type(duration) is not int or duration < 0):
-        raise ValidationError({f"{where}.duration": ["Must be whole microseconds, 0 or more."]})
+        raise InvalidInput(f"{where}.duration", "Must be whole microseconds, 0 or more.")
     ended = started + timedelta(microseconds=duration) if started and duration is not None else None
     status = str(attributes.get("otel.status_code", "")).upper()
     is_error = status == "ERROR" or attributes.get("error") in (True, "true")
@@ -110,17 +109,17 @@ def _hex_id(value, length: int, where: str) -> str:
     """A Jaeger id as OTLP writes it: lowercase hex, 64-bit trace ids padded to 128 bits."""
     text = str(value or "").strip().lower()
     if not text or len(text) > length or not set(text) <= _HEX or not text.strip("0"):
-        raise ValidationError({where: [f"Must be up to {length} hex digits, not all zero."]})
+        raise InvalidInput(where, f"Must be up to {length} hex digits, not all zero.")
     return text.rjust(length, "0")
 
 
 def _parent(references, trace_id: str, where: str) -> tuple[str, list]:
     if not isinstance(references, list):
-        raise ValidationError({where: ["Must be a list."]})
+        raise InvalidInput(where, "Must be a list.")
     parent, others = "", []
     for index, ref in enumerate(sorted(references, key=lambda r: r.get("refType") != "CHILD_OF")):
         if not isinstance(ref, dict):
-            raise ValidationError({f"{where}[{index}]": ["Must be an object."]})
+            raise InvalidInput(f"{where}[{index}]", "Must be an object.")
         ref_trace = _hex_id(ref.get("traceID") or trace_id, 32, f"{where}[{index}].traceID")
         ref_span = _hex_id(ref.get("spanID"), 16, f"{where}[{index}].spanID")
         if not parent and ref_trace == trace_id:
@@ -132,14 +131,14 @@ def _parent(references, trace_id: str, where: str) -> tuple[str, list]:
 
 def _tags(tags, where: str) -> dict:
     if not isinstance(tags, list):
-        raise ValidationError({where: ["Must be a list of {key, type, value}."]})
+        raise InvalidInput(where, "Must be a list of {key, type, value}.")
     out = {}
     for index, tag in enumerate(tags):
         if not isinstance(tag, dict) or not isinstance(tag.get("key"), str):
-            raise ValidationError({f"{where}[{index}]": ["Each tag needs a key."]})
+            raise InvalidInput(f"{where}[{index}]", "Each tag needs a key.")
         kind = tag.get("type", "string")
         if kind not in TAG_TYPES:
-            raise ValidationError({f"{where}[{index}].type": [f"Unknown tag type {kind!r}."]})
+            raise InvalidInput(f"{where}[{index}].type", f"Unknown tag type {kind!r}.")
         value = tag.get("value")
         if kind == "binary" and isinstance(value, str):
             value = base64.b64encode(bytes.fromhex(value)).decode() if _is_hex(value) else value
@@ -153,7 +152,7 @@ def _is_hex(text: str) -> bool:
 
 def _event(log, where: str) -> dict:
     if not isinstance(log, dict):
-        raise ValidationError({where: ["Must be an object."]})
+        raise InvalidInput(where, "Must be an object.")
     # Log fields are scalars: a structured value (a GenAI event's message) comes as JSON text.
     fields = {
         key: json_maybe(value)
@@ -168,8 +167,8 @@ def _time(value, where: str) -> datetime | None:
     if value is None:
         return None
     if type(value) is not int or value < 0:
-        raise ValidationError({where: ["Must be whole microseconds since the epoch."]})
+        raise InvalidInput(where, "Must be whole microseconds since the epoch.")
     try:
         return _EPOCH + timedelta(microseconds=value)
     except OverflowError as exc:
-        raise ValidationError({where: ["Out of range."]}) from exc
+        raise InvalidInput(where, "Out of range.") from exc

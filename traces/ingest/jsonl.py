@@ -11,8 +11,9 @@ from rest_framework.exceptions import APIException, ValidationError
 
 from core.errors import ApplicationError
 from traces.ingest.jaeger import is_jaeger_export
-from traces.ingest.services import ingest_jaeger, ingest_payload, project_for_ingest
+from traces.ingest.services import ingest_jaeger, ingest_payload
 from traces.models import Project
+from traces.projects import project_resolve, project_slug_resolve
 
 
 @dataclass
@@ -64,8 +65,8 @@ def traces_import_jsonl(
     *,
     on_line: Callable[[int], None] | None = None,
 ) -> ImportReport:
-    """Ingest each line in its own transaction; a line may name its own `project`. A line that
-    is a Jaeger export stores each trace in it."""
+    """Ingest each line in its own transaction; a line may name its own `project` over the
+    request's (traces.projects). A line that is a Jaeger export stores each trace in it."""
     report = ImportReport()
     for number, raw in enumerate(lines, start=1):
         if on_line:
@@ -84,9 +85,7 @@ def traces_import_jsonl(
             continue
         try:
             with transaction.atomic():
-                line_project = project
-                if isinstance(payload, dict) and payload.get("project"):
-                    line_project = project_for_ingest(str(payload["project"]))
+                line_project = _line_project(project, payload)
                 if is_jaeger_export(payload):
                     traces = ingest_jaeger(line_project, payload)
                 else:
@@ -97,3 +96,11 @@ def traces_import_jsonl(
             continue
         report.trace_ids.extend(trace.pk for trace in traces)
     return report
+
+
+def _line_project(project: Project, payload) -> Project:
+    """The line's project: the one it names, else the request's `project` (already read)."""
+    named = payload.get("project") if isinstance(payload, dict) else None
+    if project_slug_resolve(named=named, header=project.slug).slug == project.slug:
+        return project
+    return project_resolve(named=named, header=project.slug)

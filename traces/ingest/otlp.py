@@ -2,40 +2,34 @@
 
 from __future__ import annotations
 
-import base64
-import gzip
 import json
-import zlib
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
     ExportTraceServiceRequest,
     ExportTraceServiceResponse,
 )
 from opentelemetry.proto.trace.v1 import trace_pb2
-from rest_framework.exceptions import ValidationError
 
-from core.errors import ApplicationError
+from core.errors import InvalidInput
+from traces.ingest.otlp_json import json_request_spans
+from traces.ingest.otlp_wire import (
+    JSON,
+    attributes_dict,
+    is_protobuf,
+    media_type,
+    protobuf_parse,
+    time_from_nanos,
+    unsupported_media,
+)
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
+from traces.projects import PROJECT_ATTRIBUTE
 
-PROTOBUF = "application/x-protobuf"
-JSON = "application/json"
-PROJECT_ATTRIBUTE = "evalsite.project"
 STATUS_ERROR = trace_pb2.Status.STATUS_CODE_ERROR
 SPAN_KIND_NAMES = {
     value.number: value.name.removeprefix("SPAN_KIND_").lower()
     for value in trace_pb2.Span.SpanKind.DESCRIPTOR.values
-}
-# Names older OTLP/JSON writers still use (proto before v0.19; Tempo's "batches" envelope).
-OLD_FIELD_NAMES = {
-    "instrumentationLibrarySpans": "scopeSpans",
-    "instrumentation_library_spans": "scope_spans",
-    "instrumentationLibrary": "scope",
-    "instrumentation_library": "scope",
-    "batches": "resourceSpans",
 }
 
 
@@ -55,120 +49,11 @@ class OtlpBatch:
     invalid: tuple[str, ...] = ()
 
 
-def body_decompress(body: bytes, encoding: str, max_bytes: int) -> bytes:
-    """Undo Content-Encoding gzip/deflate, refusing bodies that inflate beyond max_bytes."""
-    encoding = (encoding or "").strip().lower()
-    if encoding in ("", "identity"):
-        return body
-    if encoding not in ("gzip", "deflate"):
-        raise ApplicationError(
-            f"Content-Encoding {encoding!r} is not supported; use gzip or none.",
-            field="content-encoding",
-            code="unsupported_encoding",
-            status_code=415,
-        )
-    wbits = 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS
-    try:
-        inflater = zlib.decompressobj(wbits)
-        out = inflater.decompress(body, max_bytes + 1)
-        if len(out) > max_bytes or inflater.unconsumed_tail:
-            raise ApplicationError(
-                f"The decompressed body is over the {max_bytes} byte limit.",
-                field="body",
-                code="too_large",
-                status_code=413,
-            )
-    except (zlib.error, gzip.BadGzipFile) as exc:
-        raise ApplicationError(
-            f"The body is not valid {encoding}.", field="body", code="bad_encoding"
-        ) from exc
-    return out
-
-
-def media_type(content_type: str) -> str:
-    """The bare media type of a Content-Type header, lower case."""
-    return (content_type or "").split(";")[0].strip().lower()
-
-
-def is_protobuf(media: str) -> bool:
-    return media in (PROTOBUF, "application/protobuf")
-
-
-def protobuf_parse(message, body: bytes, what: str):
-    """Fill an OTLP request message from protobuf bytes, or refuse the body naming `what`."""
-    try:
-        message.ParseFromString(body)
-    except (DecodeError, RuntimeWarning, ValueError) as exc:
-        raise ValidationError({"body": [f"Not a valid {what} protobuf message."]}) from exc
-    return message
-
-
-def unsupported_media() -> ApplicationError:
-    return ApplicationError(
-        f"Content-Type must be {PROTOBUF} or {JSON}.",
-        field="content-type",
-        code="unsupported_media_type",
-        status_code=415,
-    )
-
-
 def otlp_request_decode(body: bytes, content_type: str) -> ExportTraceServiceRequest:
     """Parse an ExportTraceServiceRequest from protobuf bytes (otlp_json reads OTLP/JSON)."""
     if is_protobuf(media_type(content_type)):
         return protobuf_parse(ExportTraceServiceRequest(), body, "OTLP")
     raise unsupported_media()
-
-
-def any_value(value):
-    """An OTLP AnyValue as a plain Python value."""
-    which = value.WhichOneof("value")
-    if which == "string_value":
-        text = value.string_value
-        return nul_free(text) if "\x00" in text else text
-    if which == "int_value":
-        return value.int_value
-    if which == "double_value":
-        return value.double_value
-    if which == "bool_value":
-        return value.bool_value
-    if which == "array_value":
-        return [any_value(item) for item in value.array_value.values]
-    if which == "kvlist_value":
-        return {kv.key: any_value(kv.value) for kv in value.kvlist_value.values}
-    if which == "bytes_value":
-        return base64.b64encode(value.bytes_value).decode()
-    return None
-
-
-def attributes_dict(key_values) -> dict:
-    out = {}
-    for kv in key_values:
-        value = kv.value
-        # Most attributes are non-empty strings: read them without asking which value is set.
-        # Any other value (an empty string too) reads "" here and goes through any_value.
-        text = value.string_value
-        if text:
-            out[kv.key] = nul_free(text) if "\x00" in text else text
-        else:
-            out[kv.key] = any_value(value)
-    return out
-
-
-_UNIX_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-# Below this many microseconds (the year 2106) a float of the seconds is within 0.25 us of
-# the whole microsecond, which fromtimestamp's rounding then gives back exactly.
-_FLOAT_EXACT_MICROS = 2**32 * 10**6
-
-
-def time_from_nanos(nanos: int) -> datetime | None:
-    """OTLP's nanoseconds since the epoch as an aware datetime; 0 means unset. Cut to the
-    microsecond, as PostgreSQL keeps it."""
-    if not nanos:
-        return None
-    micros = nanos // 1000
-    if micros < _FLOAT_EXACT_MICROS:
-        return datetime.fromtimestamp(micros / 1e6, UTC)  # a fifth cheaper than the sum
-    return _UNIX_EPOCH + timedelta(0, 0, micros)
 
 
 def _exception_message(events: list[dict]) -> str:
@@ -182,11 +67,8 @@ def _exception_message(events: list[dict]) -> str:
 
 def otlp_batch(body: bytes, content_type: str) -> OtlpBatch:
     """Span records from an export request body, protobuf or OTLP/JSON."""
-    media = (content_type or "").split(";")[0].strip().lower()
-    if media == JSON:
+    if media_type(content_type) == JSON:
         # Read straight into the same values protobuf gives: no protobuf message in between.
-        from traces.ingest.otlp_json import json_request_spans
-
         return records_batch(json_request_spans(body))
     return records_batch(_protobuf_spans(otlp_request_decode(body, content_type)))
 
@@ -227,7 +109,7 @@ def records_batch(spans) -> OtlpBatch:
     extras_by_project: dict[str | None, dict[str, TraceExtras]] = {}
     count = repeated = conflicting = 0
     seen: dict[tuple[str, str], SpanRecord] = {}
-    invalid: list[ValidationError] = []
+    invalid: list[InvalidInput] = []
     last_resource = None
     for resource, scope_name, where, span, attributes, events in spans:
         if resource is not last_resource:
@@ -238,7 +120,7 @@ def records_batch(spans) -> OtlpBatch:
             extras = extras_by_project.setdefault(project, {})
         try:
             record = span_record_from(span, attributes, events, where, scope_name, resource)
-        except ValidationError as error:
+        except InvalidInput as error:
             invalid.append(error)
             continue
         count += 1
@@ -263,11 +145,9 @@ def records_batch(spans) -> OtlpBatch:
     )
 
 
-def _reason(error: ValidationError) -> str:
+def _reason(error: InvalidInput) -> str:
     """`path: message` of a span's refusal."""
-    return "; ".join(
-        f"{field}: {' '.join(str(m) for m in messages)}" for field, messages in error.detail.items()
-    )
+    return error.answer_message()
 
 
 def span_path(where: str | tuple[int, int, int]) -> str:
@@ -286,26 +166,20 @@ def span_record_from(
     # Each read of a protobuf bytes field makes a new bytes object: read each once.
     trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
     if len(trace_id) != 16 or not trace_id.strip(b"\0"):
-        raise ValidationError(
-            {f"{span_path(where)}.trace_id": ["Must be 16 bytes and not all zero."]}
-        )
+        raise InvalidInput(f"{span_path(where)}.trace_id", "Must be 16 bytes and not all zero.")
     if len(span_id) != 8 or not span_id.strip(b"\0"):
-        raise ValidationError(
-            {f"{span_path(where)}.span_id": ["Must be 8 bytes and not all zero."]}
-        )
+        raise InvalidInput(f"{span_path(where)}.span_id", "Must be 8 bytes and not all zero.")
     if parent_id and len(parent_id) != 8:
-        raise ValidationError({f"{span_path(where)}.parent_span_id": ["Must be 8 bytes or empty."]})
+        raise InvalidInput(f"{span_path(where)}.parent_span_id", "Must be 8 bytes or empty.")
     name = span.name
     if not name:
-        raise ValidationError({f"{span_path(where)}.name": ["Every span needs a name."]})
+        raise InvalidInput(f"{span_path(where)}.name", "Every span needs a name.")
     if "\x00" in name:
         name = nul_free(name)
     started = time_from_nanos(span.start_time_unix_nano)
     ended = time_from_nanos(span.end_time_unix_nano)
     if started and ended and ended < started:
-        raise ValidationError(
-            {f"{span_path(where)}.end_time_unix_nano": ["Ends before it starts."]}
-        )
+        raise InvalidInput(f"{span_path(where)}.end_time_unix_nano", "Ends before it starts.")
     # Resource values such as service.name/version describe the agent when spans do not.
     for key in ("service.name", "service.version"):
         if key in resource and key not in attributes:
@@ -343,6 +217,6 @@ def otlp_response_body(content_type: str, rejected: int = 0, message: str = "") 
     if rejected or message:
         response.partial_success.rejected_spans = rejected
         response.partial_success.error_message = message
-    if (content_type or "").split(";")[0].strip().lower() == JSON:
+    if media_type(content_type) == JSON:
         return json.dumps(json_format.MessageToDict(response)).encode()
     return response.SerializeToString()

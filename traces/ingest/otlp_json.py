@@ -21,9 +21,9 @@ from google.protobuf.descriptor import FieldDescriptor
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from opentelemetry.proto.trace.v1 import trace_pb2
-from rest_framework.exceptions import ValidationError
 
-from traces.ingest.otlp import OLD_FIELD_NAMES, time_from_nanos
+from core.errors import InvalidInput
+from traces.ingest.otlp_wire import OLD_FIELD_NAMES, time_from_nanos
 from traces.ingest.records import nul_free
 
 _F = FieldDescriptor
@@ -61,7 +61,7 @@ class _Invalid(Exception):
 
 
 def _refuse(message: str):
-    raise ValidationError({"body": [f"Not a valid OTLP/JSON request: {message}"]})
+    raise InvalidInput("body", f"Not a valid OTLP/JSON request: {message}")
 
 
 @dataclass(slots=True)
@@ -88,14 +88,14 @@ def json_request_spans(body: bytes):
     """(resource attributes, scope name, path, span, attributes, events) for every span."""
     data = _loads(body)
     if not isinstance(data, dict):
-        raise ValidationError({"body": ["Expected an ExportTraceServiceRequest object."]})
+        raise InvalidInput("body", "Expected an ExportTraceServiceRequest object.")
     try:
         request = _message(data, ExportTraceServiceRequest.DESCRIPTOR, "ExportTraceServiceRequest")
         spans = list(_spans(request))
     except _Invalid as exc:
         _refuse(str(exc))
     except RecursionError as exc:
-        raise ValidationError({"body": ["The JSON is nested too deeply."]}) from exc
+        raise InvalidInput("body", "The JSON is nested too deeply.") from exc
     return spans
 
 
@@ -107,9 +107,9 @@ def _loads(body: bytes):
     try:
         return json.loads(body)
     except RecursionError as exc:
-        raise ValidationError({"body": ["The JSON is nested too deeply."]}) from exc
+        raise InvalidInput("body", "The JSON is nested too deeply.") from exc
     except (ValueError, UnicodeDecodeError) as exc:
-        raise ValidationError({"body": [f"Not valid JSON: {exc}."]}) from exc
+        raise InvalidInput("body", f"Not valid JSON: {exc}.") from exc
 
 
 def _message(node, descriptor, path: str) -> dict:
@@ -126,7 +126,7 @@ def _message(node, descriptor, path: str) -> dict:
                 f'Message type "{descriptor.full_name}" has no field named "{key}" at "{path}".'
             )
         if each.name in out:
-            raise ValidationError({key: [f"Both {key!r} and another spelling are present."]})
+            raise InvalidInput(key, f"Both {key!r} and another spelling are present.")
         if value is not None:  # null reads as the field's default, as protobuf reads it
             out[each.name] = value
     return out
@@ -232,7 +232,7 @@ _ANY_FIELDS = _fields_by_json_key(_ANY)
 
 
 def _attributes(node, path: str) -> dict:
-    """KeyValue list as a dict, values as otlp.any_value gives them."""
+    """KeyValue list as a dict, values as otlp_wire.any_value gives them."""
     out = {}
     for item in _list(node, path):
         if isinstance(item, dict) and len(item) == 2 and "key" in item and "value" in item:
@@ -248,7 +248,7 @@ def _attributes(node, path: str) -> dict:
 
 
 def _any_value(node, path: str):
-    """An AnyValue as a plain Python value, as otlp.any_value reads the protobuf one."""
+    """An AnyValue as a plain Python value, as otlp_wire.any_value reads the protobuf one."""
     if not isinstance(node, dict):
         raise _Invalid(f"{path} must be an AnyValue object.")
     if not node:
@@ -352,11 +352,11 @@ def _bytes(value, path: str) -> bytes:
 def _hex_id(value, key: str) -> bytes:
     """Trace and span ids: hex in OTLP/JSON, where protobuf's own JSON mapping has base64."""
     if not isinstance(value, str):
-        raise ValidationError({key: ["Expected a hex id."]})
+        raise InvalidInput(key, "Expected a hex id.")
     try:
         return bytes.fromhex(value)
     except ValueError as exc:
-        raise ValidationError({key: ["Expected a hex id."]}) from exc
+        raise InvalidInput(key, "Expected a hex id.") from exc
 
 
 def _scalar(value, each: FieldDescriptor, path: str) -> None:

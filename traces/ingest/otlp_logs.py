@@ -18,11 +18,10 @@ from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
     ExportLogsServiceRequest,
     ExportLogsServiceResponse,
 )
-from rest_framework.exceptions import ValidationError
 
-from traces.ingest.otlp import (
+from core.errors import InvalidInput
+from traces.ingest.otlp_wire import (
     JSON,
-    PROJECT_ATTRIBUTE,
     any_value,
     attributes_dict,
     is_protobuf,
@@ -31,6 +30,7 @@ from traces.ingest.otlp import (
     time_from_nanos,
     unsupported_media,
 )
+from traces.projects import PROJECT_ATTRIBUTE
 
 # Older writers name the event in an attribute rather than the record's event_name field.
 EVENT_NAME_ATTRIBUTE = "event.name"
@@ -57,11 +57,11 @@ def logs_request_decode(body: bytes, content_type: str) -> ExportLogsServiceRequ
         try:
             data = json.loads(body)
         except ValueError as exc:
-            raise ValidationError({"body": [f"Not valid JSON: {exc}."]}) from exc
+            raise InvalidInput("body", f"Not valid JSON: {exc}.") from exc
         try:
             json_format.ParseDict(_ids_as_base64(data), message)
         except (json_format.ParseError, ValueError, TypeError) as exc:
-            raise ValidationError({"body": [f"Not OTLP/JSON logs: {exc}"]}) from exc
+            raise InvalidInput("body", f"Not OTLP/JSON logs: {exc}") from exc
         return message
     raise unsupported_media()
 
@@ -69,7 +69,7 @@ def logs_request_decode(body: bytes, content_type: str) -> ExportLogsServiceRequ
 def _ids_as_base64(data):
     """OTLP/JSON writes trace and span ids as hex; protobuf's JSON mapping reads base64."""
     if not isinstance(data, dict):
-        raise ValidationError({"body": ["Must be an ExportLogsServiceRequest object."]})
+        raise InvalidInput("body", "Must be an ExportLogsServiceRequest object.")
     for r_index, resource in enumerate(data.get("resourceLogs") or []):
         for s_index, scope in enumerate((resource or {}).get("scopeLogs") or []):
             for index, record in enumerate((scope or {}).get("logRecords") or []):
@@ -81,7 +81,7 @@ def _ids_as_base64(data):
                         record[key] = base64.b64encode(bytes.fromhex(value)).decode()
                     except (TypeError, ValueError) as exc:
                         where = f"resourceLogs[{r_index}].scopeLogs[{s_index}].logRecords[{index}]"
-                        raise ValidationError({f"{where}.{key}": ["Must be hex."]}) from exc
+                        raise InvalidInput(f"{where}.{key}", "Must be hex.") from exc
     return data
 
 
@@ -100,8 +100,8 @@ def logs_batch(message: ExportLogsServiceRequest) -> LogBatch:
                     continue
                 by_span.setdefault((trace_id.hex(), span_id.hex()), []).append(log_event(record))
     if not batch.record_count:
-        raise ValidationError(
-            {"resourceLogs": ["No log record could be read from this request: nothing stored."]}
+        raise InvalidInput(
+            "resourceLogs", "No log record could be read from this request: nothing stored."
         )
     return batch
 

@@ -2,66 +2,24 @@
 
 from __future__ import annotations
 
-import copy
 import functools
-import re
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from rest_framework.exceptions import ValidationError
 
-from core.errors import ApplicationError
+from core.errors import NON_FIELD, ApplicationError, InvalidInput
 from traces.completion import trace_complete
-from traces.ingest import otlp, otlp_logs
+from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.jaeger import jaeger_records
-from traces.ingest.span_logs import span_logs_join
+from traces.ingest.logs_join import span_logs_join
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import STORE_ATTEMPTS, StoredTrace, spans_store
 from traces.ingest.trace_rows import TraceCreatedMeanwhile
 from traces.ingest.transcripts import transcript_records
 from traces.models import Project, SourceFormat, Trace
 from traces.project_cache import projects_by_slug
-
-DEFAULT_PROJECT_SLUG = "default"
-
-
-PROJECT_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
-
-
-def project_for_ingest(
-    slug: str | None, *, field: str = "project", remembered: bool = False
-) -> Project:
-    """The project named by slug, created on first use; without one, the "default" project.
-
-    Whoever may send traces may start a project by naming it, the way an OpenTelemetry
-    exporter names its service: curators rename it later on the projects page. `remembered`
-    may answer from this process's copy (PROJECT_REMEMBERED_SECONDS old at most), for a caller
-    that stores again when the project was deleted meanwhile (ingest_otlp).
-    """
-    slug = (slug or "").strip() or DEFAULT_PROJECT_SLUG
-    if not PROJECT_SLUG.match(slug):
-        raise ApplicationError(
-            f"{slug[:120]!r} is not a project slug: use 1-100 letters, digits, '-' or '_'.",
-            field=field,
-            code="invalid_project",
-        )
-
-    def read() -> Project | None:
-        return Project.objects.filter(slug=slug).first()
-
-    # A remembered project is copied for each caller: one may cache related rows (its
-    # guardrail policy) on it.
-    project = copy.copy(projects_by_slug.get(slug, read)) if remembered else read()
-    if project is not None:
-        return project
-    name = "Default" if slug == DEFAULT_PROJECT_SLUG else slug.replace("-", " ").replace("_", " ")
-    project, _ = Project.objects.get_or_create(
-        slug=slug, defaults={"name": name[:1].upper() + name[1:]}
-    )
-    # Remembered only once committed: a request that fails rolls its new project back.
-    transaction.on_commit(projects_by_slug.clear)
-    return project
+from traces.projects import project_resolve
 
 
 def _nesting_guard(ingest):
@@ -73,7 +31,7 @@ def _nesting_guard(ingest):
             return ingest(*args, **kwargs)
         except RecursionError as exc:
             message = "The trace is nested too deeply."
-            raise ValidationError({"non_field_errors": [message]}) from exc
+            raise InvalidInput(NON_FIELD, message) from exc
 
     return guarded
 
@@ -194,9 +152,10 @@ def ingest_otlp(
 ) -> OtlpIngestResult:
     """Decode and store one OTLP export request, all or nothing.
 
-    The project is the header's slug, else each resource's `evalsite.project`, else "default".
+    The project of each resource is traces.projects.project_resolve's: the header's slug, else
+    the resource's `evalsite.project`, else "default".
     """
-    raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    raw = otlp_wire.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     for _ in range(STORE_ATTEMPTS - 1):
         try:
             return _otlp_store(raw, content_type, project_slug)
@@ -215,9 +174,9 @@ def _otlp_store(raw: bytes, content_type: str, project_slug: str | None) -> Otlp
     touched: list[StoredTrace] = []
     with transaction.atomic():
         for resource_project, records in batch.records_by_project.items():
-            slug = project_slug or resource_project
-            field = "x-evalsite-project" if project_slug else otlp.PROJECT_ATTRIBUTE
-            project = project_for_ingest(slug, field=field, remembered=True)
+            project = project_resolve(
+                header=project_slug, resource=resource_project, remembered=True
+            )
             traces = spans_store(
                 project,
                 records,
@@ -254,16 +213,14 @@ def ingest_otlp_logs(
 ) -> OtlpLogsIngestResult:
     """Decode one OTLP logs export request and join its records to their spans (now, or when
     the spans come). The project is chosen as for spans."""
-    raw = otlp.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+    raw = otlp_wire.body_decompress(body, content_encoding, settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
     batch = otlp_logs.logs_batch(otlp_logs.logs_request_decode(raw, content_type))
     joined = pending = 0
     with transaction.atomic():
         for resource_project, events_by_span in batch.events_by_project.items():
             if not events_by_span:
                 continue
-            slug = project_slug or resource_project
-            field = "x-evalsite-project" if project_slug else otlp.PROJECT_ATTRIBUTE
-            project = project_for_ingest(slug, field=field)
+            project = project_resolve(header=project_slug, resource=resource_project)
             now_joined, now_pending = span_logs_join(project, events_by_span)
             joined += now_joined
             pending += now_pending

@@ -37,7 +37,8 @@ NODE_KEYS = frozenset(
         "output_tokens",
     }
 )
-ROOT_KEYS = NODE_KEYS | {
+# What a root says of its trace; a transcript passes the same keys on to its span tree.
+TRACE_KEYS = (
     "trace_id",
     "task",
     "final_answer",
@@ -46,10 +47,8 @@ ROOT_KEYS = NODE_KEYS | {
     "agent_name",
     "agent_version",
     "context",
-    "available_tools",
-    "format",
-    "project",
-}
+)
+ROOT_KEYS = NODE_KEYS | {*TRACE_KEYS, "available_tools", "format", "project"}
 MAX_SPANS = 20_000
 TRACE_ID_MAX = 64
 SPAN_ID_MAX = 32

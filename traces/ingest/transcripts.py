@@ -19,40 +19,14 @@ from rest_framework.exceptions import ValidationError
 
 from traces.ingest.failures import structured_failure
 from traces.ingest.records import SpanRecord
-from traces.ingest.span_tree import span_tree_records
+from traces.ingest.span_tree import TRACE_KEYS, span_tree_records
 from traces.ingest.task_choice import first_task_text
 from traces.models import SourceFormat
 
 # Top-level keys a transcript may carry; any other is refused by name, never ignored.
 TRANSCRIPT_KEYS = frozenset(
-    {
-        "format",
-        "messages",
-        "model",
-        "system",
-        "tools",
-        "available_tools",
-        "trace_id",
-        "task",
-        "final_answer",
-        "stop_reason",
-        "task_type",
-        "agent_name",
-        "agent_version",
-        "context",
-        "metadata",
-        "project",
-    }
-)
-PASSED_TO_TREE = (
-    "trace_id",
-    "task",
-    "final_answer",
-    "stop_reason",
-    "task_type",
-    "agent_name",
-    "agent_version",
-    "context",
+    {"format", "messages", "model", "system", "tools", "available_tools", "metadata", "project"}
+    | set(TRACE_KEYS)
 )
 
 
@@ -332,7 +306,7 @@ def transcript_span_tree(payload: dict) -> tuple[dict, str, str]:
         "children": conversation.steps,
         "attributes": attributes,
     }
-    tree.update({key: payload[key] for key in PASSED_TO_TREE if payload.get(key) is not None})
+    tree.update({key: payload[key] for key in TRACE_KEYS if payload.get(key) is not None})
     tree.setdefault("task", task)
     tree.setdefault("final_answer", final)
     tools = payload.get("tools") or payload.get("available_tools")

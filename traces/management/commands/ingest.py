@@ -5,7 +5,7 @@ from tqdm import tqdm
 
 from core.errors import ApplicationError
 from traces.ingest.jsonl import traces_import_jsonl
-from traces.ingest.services import project_for_ingest
+from traces.projects import project_resolve
 
 
 class Command(BaseCommand):
@@ -21,7 +21,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, files, project, no_progress, **options):
         try:
-            target = project_for_ingest(project)
+            target = project_resolve(named=project)
         except ApplicationError as exc:
             raise CommandError(exc.message) from exc
         failed = 0
