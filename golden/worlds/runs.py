@@ -82,6 +82,7 @@ def eval_run_tool_worlds_start(run: EvalRun, *, user, base_url: str) -> list[dic
             )
         locked.tool_worlds_started_at = timezone.now()
         locked.save(update_fields=["tool_worlds_started_at"])
+        run.tool_worlds_started_at = locked.tool_worlds_started_at
         for entry in entries:
             has_world = bool(entry.content.get("tool_world"))
             for variant in entry_variants(entry.content):

@@ -55,7 +55,7 @@ def world_red_flags(
     seen = Haystack(task or "", json.dumps(context or {}, ensure_ascii=False))
     failed_at: dict[str, ToolWorldCall] = {}
     for call in calls:
-        if failed_at and effects.get(call.tool) == WRITE and call.status == OK:
+        if failed_at and effects.get(call.tool) == WRITE:
             for _key, value in leaf_values(call.arguments or {}):
                 if _invented(value) and value not in seen:
                     first = next(iter(failed_at.values()))
