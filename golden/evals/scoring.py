@@ -226,15 +226,18 @@ def _task_rollup(trials: list[EvalTrial], expected_trials: int) -> dict:
 
 
 def fault_kind_rollup(trials: list[EvalTrial]) -> dict:
-    """Per injected fault kind: trials that met it, how many passed, and the pass rate."""
+    """Per injected fault kind: trials that met it, how many passed, failed or are undecided,
+    and the pass rate among the decided (None while none is)."""
     rows: dict[str, dict] = {}
     for trial in trials:
         for kind in (trial.metrics.get("tool_world") or {}).get("fault_kinds", []):
-            row = rows.setdefault(kind, {"trials": 0, "passed": 0})
+            row = rows.setdefault(kind, {"trials": 0, "passed": 0, "failed": 0, "undecided": 0})
             row["trials"] += 1
-            row["passed"] += 1 if trial.passed else 0
+            verdict = {True: "passed", False: "failed", None: "undecided"}[trial.passed]
+            row[verdict] += 1
     for row in rows.values():
-        row["pass_rate"] = row["passed"] / row["trials"]
+        decided = row["passed"] + row["failed"]
+        row["pass_rate"] = row["passed"] / decided if decided else None
     return dict(sorted(rows.items()))
 
 

@@ -11,24 +11,22 @@ def fault_kinds_compare(baseline: dict, candidate: dict) -> dict:
     rows = {}
     for kind in sorted(set(base) | set(cand)):
         before, after = base.get(kind), cand.get(kind)
-        change = (
-            after["pass_rate"] - before["pass_rate"]
-            if before is not None and after is not None
-            else None
-        )
+        rates = [(side or {}).get("pass_rate") for side in (before, after)]
+        change = None if None in rates else rates[1] - rates[0]
         rows[kind] = {"baseline": before, "candidate": after, "pass_rate_change": change}
     return rows
 
 
+def _side(side: dict | None) -> str:
+    if not side:
+        return "not met"
+    undecided = f" ({side['undecided']} undecided)" if side.get("undecided") else ""
+    return f"{side['failed']} of {side['trials']} failed{undecided}"
+
+
 def fault_kind_lines(report: dict) -> list[str]:
-    """The fault-kind table as lines for the terminal."""
-    lines = []
-    for kind, row in (report.get("fault_kinds") or {}).items():
-        cells = []
-        for role in ("baseline", "candidate"):
-            side = row[role]
-            cells.append(
-                f"{role} {side['passed']}/{side['trials']} passed" if side else f"{role} not met"
-            )
-        lines.append(f"fault {kind:<14} " + ", ".join(cells))
-    return lines
+    """The fault-kind table as terminal lines, as the gate client prints them."""
+    return [
+        f"  fault {kind:14s} baseline {_side(row['baseline'])}, candidate {_side(row['candidate'])}"
+        for kind, row in (report.get("fault_kinds") or {}).items()
+    ]

@@ -78,6 +78,8 @@ def test_each_variant_is_a_task_and_the_report_says_what_was_injected(curator, e
     assert metrics["overall"]["fault_kinds"]["timeout"] == {
         "trials": 1,
         "passed": 1,
+        "failed": 0,
+        "undecided": 0,
         "pass_rate": 1.0,
     }
 

@@ -16,7 +16,10 @@ def trial_label(trial: dict) -> str:
 
 
 def _fault_side(side: dict | None) -> str:
-    return f"{side['passed']}/{side['trials']} passed" if side else "not met"
+    if not side:
+        return "not met"
+    undecided = f" ({side['undecided']} undecided)" if side.get("undecided") else ""
+    return f"{side['failed']} of {side['trials']} failed{undecided}"
 
 
 def fault_kind_lines(report: dict) -> list[str]:
