@@ -10,6 +10,7 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.lookups import In
 
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
+from golden.worlds.join import trials_join_by_traceparent
 from golden.worlds.schema import entry_variants
 from traces.models import Span, Trace
 
@@ -131,6 +132,9 @@ def eval_trials_attach(run: EvalRun) -> dict:
                 trial_index=index,
                 defaults={"trace": trace},
             )
+        counts["joined_by_traceparent"] = (
+            trials_join_by_traceparent(run) if run.tool_worlds_started_at else 0
+        )
     return counts
 
 

@@ -9,8 +9,10 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from golden.evals.services import eval_run_create
+from golden.evals.tags import eval_trials_attach
 from golden.models import EvalRun, EvalTrial, ToolWorldCall
 from golden.services import dataset_version_create
+from tests.factories import TraceFactory
 from tests.golden.world_builders import ORDERS, handout, world_example, world_run
 
 pytestmark = pytest.mark.django_db
@@ -224,3 +226,18 @@ def test_concurrent_calls_of_one_trial_are_numbered_without_gaps(curator):
     )
     assert sorted(sequences) == [1, 2, 3, 4, 5, 6]
     assert ToolWorldCall.objects.get(trial_id=trial["trial_id"], sequence=1).status == 503
+
+
+def test_a_trace_without_tags_joins_its_trial_through_the_calls_traceparent(started):
+    run, trials = started
+    trial = handout(trials, "lookup_down")
+    traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    _call(trial, "get_recent_orders", {"customer_id": "C-77"}, HTTP_TRACEPARENT=traceparent)
+    # an instrumented agent whose exporter did not carry the trial's tags
+    trace = TraceFactory(external_id="0af7651916cd43dd8448eb211c80319c")
+    run.refresh_from_db()
+    counts = eval_trials_attach(run)
+    assert counts["joined_by_traceparent"] == 1
+    assert EvalTrial.objects.get(pk=trial["trial_id"]).trace == trace
+    # joined once: attaching again changes nothing
+    assert eval_trials_attach(run)["joined_by_traceparent"] == 0
