@@ -322,8 +322,8 @@ def _baseline(site: Evalsite, candidate: dict, wanted: str) -> str:
 def command_finish(site: Evalsite, args, run_name: str) -> int:
     run = site.eval_run(run_name)
     _traces_wait(site, run, args)
-    closed = site.tool_worlds_finish(run["id"])
-    if closed:
+    if run.get("tool_worlds_started_at"):
+        closed = site.tool_worlds_finish(run["id"])
         _say(f"Tool worlds of {closed} trial(s) closed.")
     if not args.no_judge:
         _judging_wait(site, run["id"], args)
