@@ -2,6 +2,8 @@ from django.urls import path
 
 from golden import api, collect_api
 from golden.evals import api as evals_api
+from golden.worlds import api as worlds_api
+from golden.worlds.mcp_server import tool_world_mcp
 
 urlpatterns = [
     path("golden/examples/", api.GoldenExampleListView.as_view(), name="api-golden-examples"),
@@ -58,4 +60,30 @@ urlpatterns = [
         name="api-eval-run-judge",
     ),
     path("gate/", evals_api.GateView.as_view(), name="api-gate"),
+    path(
+        "eval-runs/<int:pk>/tool-worlds/start/",
+        worlds_api.ToolWorldsStartView.as_view(),
+        name="api-tool-worlds-start",
+    ),
+    path(
+        "eval-runs/<int:pk>/tool-worlds/finish/",
+        worlds_api.ToolWorldsFinishView.as_view(),
+        name="api-tool-worlds-finish",
+    ),
+    path(
+        "eval-runs/<int:pk>/trials/<int:trial_id>/tool-calls/",
+        worlds_api.TrialToolCallsView.as_view(),
+        name="api-trial-tool-calls",
+    ),
+    path(
+        "tool-worlds/<int:trial_id>/tools",
+        worlds_api.ToolWorldToolsView.as_view(),
+        name="api-tool-world-tools",
+    ),
+    path(
+        "tool-worlds/<int:trial_id>/tools/<str:name>",
+        worlds_api.ToolWorldCallView.as_view(),
+        name="api-tool-world-call",
+    ),
+    path("tool-worlds/<int:trial_id>/mcp", tool_world_mcp, name="api-tool-world-mcp"),
 ]

@@ -19,10 +19,14 @@ def content_hash(value) -> str:
 def example_content(example: GoldenExample) -> dict:
     """What a version snapshots of an example (provenance such as who made it is not content).
 
-    The rubric is named, so content does not depend on database ids.
+    The rubric is named, so content does not depend on database ids; an empty tool world is
+    left out.
     """
     content = {name: getattr(example, name) for name in CONTENT_FIELDS if name != "outcome_rubric"}
     content["outcome_rubric"] = example.outcome_rubric.name if example.outcome_rubric else None
+    # An example without a tool world hashes as it did before worlds existed.
+    if not content["tool_world"]:
+        del content["tool_world"]
     return content
 
 

@@ -5,6 +5,7 @@ from typing import Any
 from golden.models import AdversarialKind
 from golden.red_flag_rules import red_flag_normalize, red_flags_errors
 from golden.reference_trajectory import reference_trajectory_errors
+from golden.worlds.schema import tool_world_errors, tool_world_normalize
 
 # The dataset content of an example: what a version hashes and an export line carries.
 CONTENT_FIELDS = (
@@ -20,6 +21,7 @@ CONTENT_FIELDS = (
     "red_flags",
     "adversarial_kind",
     "held_out",
+    "tool_world",
 )
 TEXT_FIELDS = ("task_type", "expected_outcome", "expected_behavior")
 DEFAULTS: dict[str, Any] = {
@@ -33,6 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "red_flags": [],
     "adversarial_kind": "",
     "held_out": False,
+    "tool_world": {},
 }
 
 
@@ -82,10 +85,12 @@ def example_data_clean(data: Any, *, allow_key: bool = False) -> dict:
         errors["held_out"] = "must be true or false"
     errors.update(reference_trajectory_errors(cleaned["reference_trajectory"]))
     errors.update(red_flags_errors(cleaned["red_flags"]))
+    errors.update(tool_world_errors(cleaned["tool_world"]))
     if errors:
         raise ExampleInvalid(errors)
     cleaned["task"] = task.strip()
     cleaned["task_type"] = cleaned["task_type"].strip()
     cleaned["failure_tags"] = sorted({t.strip() for t in tags})
     cleaned["red_flags"] = [red_flag_normalize(flag) for flag in cleaned["red_flags"]]
+    cleaned["tool_world"] = tool_world_normalize(cleaned["tool_world"])
     return cleaned

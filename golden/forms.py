@@ -10,8 +10,8 @@ from golden.services import DEFAULT_HELD_OUT_SHARE, MAX_HELD_OUT_SHARE
 from judges.models import Rubric
 
 NO_TASK_TYPE = "-"
-JSON_FIELDS = ("context", "reference_trajectory", "red_flags")
-EMPTY_JSON = {"context": {}, "reference_trajectory": [], "red_flags": []}
+JSON_FIELDS = ("context", "reference_trajectory", "red_flags", "tool_world")
+EMPTY_JSON = {"context": {}, "reference_trajectory": [], "red_flags": [], "tool_world": {}}
 JSON_HELP = {
     "reference_trajectory": 'A list of steps: {"step": 1, "tool": "...", "inputs": {...}, '
     '"acceptable_output_fields": [...]}, optionally "optional": true (a run may skip the '
@@ -20,6 +20,12 @@ JSON_HELP = {
     "red_flags": 'A list of {"text": "...", "rule": null or a rule such as {"rule": '
     '"called_before", "tool": "cancel_order", "prerequisite": "get_recent_orders"}}.',
     "context": "A JSON object: what the agent knows besides the task (customer id, locale).",
+    "tool_world": 'The tools an agent under test meets in an eval run: {"tools": [{"name", '
+    '"description", "input_schema"}], "recordings": [{"tool", "arguments", "result"}], '
+    '"unrecorded": {"kind": "error", "status": 404, "message": "..."}, "variants": [{"name", '
+    '"expected_behavior", "faults": [{"tool", "kind": "error|empty|malformed|timeout|'
+    'contradictory", "at_call": N or "arguments": {...}, ...}]}]}. Empty: no world. See '
+    "docs/tool-worlds.md.",
 }
 
 
@@ -44,6 +50,10 @@ class GoldenExampleForm(forms.Form):
     failure_tags = forms.CharField(required=False, help_text="Comma-separated failure modes.")
     red_flags = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 6, "class": "json", "spellcheck": "false"}),
+        required=False,
+    )
+    tool_world = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 14, "class": "json", "spellcheck": "false"}),
         required=False,
     )
     held_out = forms.BooleanField(required=False)
@@ -72,6 +82,7 @@ class GoldenExampleForm(forms.Form):
                 "expected_behavior": example.expected_behavior,
                 "failure_tags": example.failure_tags,
                 "red_flags": example.red_flags,
+                "tool_world": example.tool_world,
                 "held_out": example.held_out,
             }
         )
@@ -92,7 +103,7 @@ class GoldenExampleForm(forms.Form):
         for name in JSON_FIELDS:
             raw = (cleaned.get(name) or "").strip()
             if not raw:
-                data[name] = {} if name == "context" else []
+                data[name] = {} if name in ("context", "tool_world") else []
                 continue
             try:
                 data[name] = json.loads(raw)

@@ -57,6 +57,9 @@ class GoldenExample(models.Model):
         ReviewItem, null=True, blank=True, on_delete=models.SET_NULL
     )
     held_out = models.BooleanField(default=False)
+    # The tools an agent under test meets: schemas, recorded results, fault variants
+    # (golden/worlds/schema.py). Content: versioned and exported with the example.
+    tool_world = models.JSONField(default=dict, blank=True)
     # Drafted from a trace and not yet checked by a curator: dataset versions leave it out.
     draft = models.BooleanField(default=False)
     created_by = models.ForeignKey(
@@ -141,6 +144,8 @@ class EvalRun(models.Model):
     )
     trials_per_task = models.PositiveSmallIntegerField(default=1)
     is_noop = models.BooleanField(default=False, help_text="A repeat of an unchanged agent.")
+    # Set when the run's tool worlds were handed out: its tasks are then (example, variant).
+    tool_worlds_started_at = models.DateTimeField(null=True, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
@@ -159,6 +164,10 @@ class EvalTrial(models.Model):
     eval_run = models.ForeignKey(EvalRun, on_delete=models.CASCADE, related_name="trials")
     entry = models.ForeignKey(DatasetVersionEntry, on_delete=models.PROTECT)
     trial_index = models.PositiveSmallIntegerField(default=0)
+    # A fault variant of the example's tool world is a task of its own; "" is the base world.
+    variant = models.CharField(max_length=100, blank=True, default="")
+    # sha256 of the token that opens this trial's tool world; "" when none was handed out.
+    tool_token_hash = models.CharField(max_length=64, blank=True, default="")
     trace = models.ForeignKey(Trace, null=True, blank=True, on_delete=models.SET_NULL)
     metrics = models.JSONField(default=dict, blank=True)
     passed = models.BooleanField(null=True)
@@ -166,6 +175,40 @@ class EvalTrial(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=["eval_run", "entry", "trial_index"], name="trial_unique"
+                fields=["eval_run", "entry", "variant", "trial_index"], name="trial_unique"
             ),
         ]
+
+
+class ToolWorldCall(models.Model):
+    """One call an agent made to its trial's tool world, and what the world answered."""
+
+    class Transport(models.TextChoices):
+        HTTP = "http", "Plain HTTP"
+        MCP = "mcp", "MCP"
+
+    trial = models.ForeignKey(EvalTrial, on_delete=models.CASCADE, related_name="tool_calls")
+    # 1, 2, ... in the order the world answered; faults "at the Nth call" count by it.
+    sequence = models.PositiveIntegerField()
+    tool = models.CharField(max_length=200)
+    arguments = models.JSONField(null=True, blank=True)
+    # The HTTP status the world answered with (200, an injected error, 504 for a timeout).
+    status = models.PositiveSmallIntegerField()
+    # What was returned: the result, the error body, or a malformed text as served.
+    returned = models.JSONField(null=True, blank=True)
+    # Which recording answered (its index), None when none matched.
+    recording = models.IntegerField(null=True, blank=True)
+    # The fault that fired ({"variant", "kind", ...}), None for a plain answer.
+    fault = models.JSONField(null=True, blank=True)
+    transport = models.CharField(max_length=10, choices=Transport.choices)
+    # The W3C trace id from the call's traceparent header, joining the call to its span.
+    trace_id = models.CharField(max_length=32, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["trial", "sequence"], name="tool_call_sequence"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tool} #{self.sequence}"

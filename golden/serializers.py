@@ -34,6 +34,7 @@ class GoldenExampleOutSerializer(serializers.ModelSerializer):
             "failure_tags",
             "red_flags",
             "held_out",
+            "tool_world",
             "draft",
             "source_trace",
             "source_review_item",
@@ -56,6 +57,9 @@ class GoldenExampleInSerializer(serializers.Serializer):
     expected_behavior = serializers.CharField(required=False, allow_blank=True)
     failure_tags = serializers.ListField(child=serializers.CharField(), required=False)
     red_flags = serializers.JSONField(required=False)
+    tool_world = serializers.JSONField(
+        required=False, help_text="Tools, recorded results and fault variants: docs/tool-worlds.md."
+    )
     adversarial_kind = serializers.ChoiceField(
         choices=AdversarialKind.choices, required=False, allow_blank=True
     )

@@ -21,6 +21,7 @@ from golden.models import (
 from golden.reference_trajectory import PLACEHOLDER_LIKE
 from golden.signals import dataset_version_created
 from golden.trajectory_draft import reference_trajectory_draft
+from golden.worlds.capture import tool_world_from_trace
 from judges.models import Rubric
 from reviews.audit import audit_event_record
 from reviews.models import ReviewStatus
@@ -178,6 +179,7 @@ def trace_example_draft(
         "outcome_rubric": rubric_name,
         "failure_tags": sorted(set(failure_tags or [])),
         "red_flags": _red_flags_of(flags),
+        "tool_world": tool_world_from_trace(trace, tool_spans),
     }
     return data, flagged_steps
 

@@ -34,6 +34,9 @@ class EvalRunOut(serializers.Serializer):
     dataset_version = serializers.CharField(source="dataset_version.name")
     trials_per_task = serializers.IntegerField()
     is_noop = serializers.BooleanField()
+    tool_worlds_started_at = serializers.DateTimeField(
+        allow_null=True, help_text="When the run's tool worlds were handed out; null if never."
+    )
     created_at = serializers.DateTimeField()
     metrics = serializers.SerializerMethodField()
 

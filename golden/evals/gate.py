@@ -18,6 +18,7 @@ from golden.evals.metrics import GATED_METRICS, HIGHER
 from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
 from golden.selectors import dataset_entries_visible
+from golden.worlds.reports import fault_kinds_compare
 from metrics.coverage import checks_only_outcome, outcome_only_note
 from metrics.matchers import AUTO as MATCHER_AUTO
 from traces.selectors import sees_held_out
@@ -247,5 +248,6 @@ def gate_evaluate(
         "noise": {"noop_runs": [r.pk for r in noop], "metrics": spread},
         "metrics": rows,
         "candidate_trials": candidate_trials(candidate, user),
+        "fault_kinds": fault_kinds_compare(base_metrics, cand_metrics),
         "warnings": warnings,
     }

@@ -48,7 +48,8 @@ def gate_report_junit(report: dict) -> str:
 
 
 def trial_label(trial: dict) -> str:
-    return f"{trial['example_key']} #{trial['trial']} (trace {trial['trace_id']})"
+    variant = f"@{trial['variant']}" if trial.get("variant") else ""
+    return f"{trial['example_key']}{variant} #{trial['trial']} (trace {trial['trace_id']})"
 
 
 def _trials_suite(trials: dict) -> ET.Element:

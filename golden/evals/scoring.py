@@ -16,6 +16,8 @@ from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
+from golden.worlds.schema import entry_variants, task_key, world_variant
+from golden.worlds.scoring import trial_calls, world_red_flags, world_summary
 from judges.check_passes import CheckPasses
 from metrics.attribution import (
     component_accuracy_table,
@@ -98,9 +100,26 @@ def _path_judge(options: ScoringOptions) -> PathJudge | None:
     return options.path_judge
 
 
+def trial_content(trial: EvalTrial) -> dict:
+    """What a trial is judged against: the example, or for a fault variant the variant's
+    expected behaviour instead of the base world's path and outcome, which the fault changes."""
+    content = trial.entry.content
+    variant = world_variant(content.get("tool_world") or {}, trial.variant)
+    if variant is None:
+        return content
+    return {
+        **content,
+        "reference_trajectory": [],
+        "expected_outcome": "",
+        "outcome_rubric": None,
+        "expected_behavior": variant["expected_behavior"],
+    }
+
+
 def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
-    """Every metric of one trial; red flags are the trace's stored flags plus golden rules."""
-    trace, content = trial.trace, trial.entry.content
+    """Every metric of one trial; red flags are the trace's stored flags plus golden rules,
+    plus, when the trial ran in a tool world, the rules that know what was injected."""
+    trace, content = trial.trace, trial_content(trial)
     spans = list(trace.spans.all())
     spans.sort(key=lambda s: (s.position, s.pk))
     by_id = {s.span_id: s for s in spans}
@@ -132,6 +151,19 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     ]
     golden_hits = golden_rules_check(content.get("red_flags") or [], steps)
     golden_hits += reference_premature_stop(reference, steps, trace.final_answer, effects)
+    world = None
+    if trial.tool_token_hash or trial.eval_run.tool_worlds_started_at:
+        calls = trial_calls(trial)
+        golden_hits += world_red_flags(
+            calls,
+            steps,
+            task=content.get("task") or trace.task,
+            context=context or {},
+            final_answer=trace.final_answer,
+            effects=effects,
+        )
+        variant = world_variant(content.get("tool_world") or {}, trial.variant)
+        world = {"variant": trial.variant, **world_summary(calls, variant)}
     found += [(h.kind, h.span_id, h.detail, "golden") for h in golden_hits]
     for kind, span_id, detail, source in found:
         flag = merged.setdefault(
@@ -160,6 +192,7 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
         "input_tokens": trace.input_tokens,
         "output_tokens": trace.output_tokens,
         "cost_usd": float(trace.cost_usd or 0),
+        "tool_world": world,
     }
     for step in metrics["steps"]:
         step["agent"] = agents.get(step["span_id"], "")
@@ -192,16 +225,36 @@ def _task_rollup(trials: list[EvalTrial], expected_trials: int) -> dict:
     return row
 
 
+def fault_kind_rollup(trials: list[EvalTrial]) -> dict:
+    """Per injected fault kind: trials that met it, how many passed, failed or are undecided,
+    and the pass rate among the decided (None while none is)."""
+    rows: dict[str, dict] = {}
+    for trial in trials:
+        for kind in (trial.metrics.get("tool_world") or {}).get("fault_kinds", []):
+            row = rows.setdefault(kind, {"trials": 0, "passed": 0, "failed": 0, "undecided": 0})
+            row["trials"] += 1
+            verdict = {True: "passed", False: "failed", None: "undecided"}[trial.passed]
+            row[verdict] += 1
+    for row in rows.values():
+        decided = row["passed"] + row["failed"]
+        row["pass_rate"] = row["passed"] / decided if decided else None
+    return dict(sorted(rows.items()))
+
+
 def run_rollup(run: EvalRun, trials: list[EvalTrial]) -> dict:
     """The run's metrics: overall, per task (by example key), and per component."""
     by_key: dict[str, list[EvalTrial]] = defaultdict(list)
     for trial in trials:
-        by_key[trial.entry.example_key].append(trial)
-    all_keys = list(
+        by_key[task_key(trial.entry.example_key, trial.variant)].append(trial)
+    all_keys = []
+    # In a tool-world run each fault variant is a task of its own.
+    for key, content in (
         DatasetVersionEntry.objects.filter(version=run.dataset_version)
         .order_by("example_key")
-        .values_list("example_key", flat=True)
-    )
+        .values_list("example_key", "content")
+    ):
+        variants = entry_variants(content) if run.tool_worlds_started_at else [""]
+        all_keys += [task_key(key, variant) for variant in variants]
     per_task = {key: _task_rollup(by_key.get(key, []), run.trials_per_task) for key in all_keys}
     overall = {name: _mean(t.metrics.get(name) for t in trials) for name in MEAN_METRICS}
     overall.update(
@@ -236,6 +289,7 @@ def run_rollup(run: EvalRun, trials: list[EvalTrial]) -> dict:
         for t in trials
         for flag in t.metrics.get("red_flags", [])
     ]
+    overall["fault_kinds"] = fault_kind_rollup(trials)
     roles = {}
     for trial in trials:
         roles.update(component_roles(trial.trace.spans.all()))
@@ -253,7 +307,7 @@ def eval_run_score(run: EvalRun, options: ScoringOptions | None = None) -> dict:
     attach_counts = eval_trials_attach(run)
     trials = list(
         run.trials.filter(trace__isnull=False)
-        .select_related("entry", "trace")
+        .select_related("entry", "trace", "eval_run")
         .prefetch_related("trace__spans")
     )
     for trial in trials:

@@ -25,7 +25,10 @@ def metrics_visible(user, run: EvalRun) -> dict:
     keys = set(
         dataset_entries_visible(user, run.dataset_version).values_list("example_key", flat=True)
     )
-    metrics["per_task"] = {k: v for k, v in metrics["per_task"].items() if k in keys}
+    # A fault variant's task is named `key@variant` (golden.worlds.schema.task_key).
+    metrics["per_task"] = {
+        k: v for k, v in metrics["per_task"].items() if k in keys or k.rpartition("@")[0] in keys
+    }
     return metrics
 
 
@@ -63,12 +66,13 @@ def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
             undecided=KeyTransform("undecided", "metrics"),
         )
         .values("trial_index", "passed", "trace_id", "entry__example_key", "fail_reasons",
-                "undecided")
-        .order_by("entry__example_key", "trial_index")
+                "undecided", "variant")
+        .order_by("entry__example_key", "variant", "trial_index")
     )  # fmt: skip
     return [
         {
             "example_key": row["entry__example_key"],
+            "variant": row["variant"],
             "trial": row["trial_index"],
             "trace_id": row["trace_id"],
             "passed": row["passed"],

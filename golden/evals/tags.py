@@ -10,11 +10,15 @@ from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.lookups import In
 
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
+from golden.worlds.join import trials_join_by_traceparent
+from golden.worlds.schema import entry_variants
 from traces.models import Span, Trace
 
 RUN_TAG = "evalsite.eval_run"
 EXAMPLE_TAG = "evalsite.example_key"
 TRIAL_TAG = "evalsite.trial"
+# The fault variant of the example's tool world the trace ran against; absent for the base.
+VARIANT_TAG = "evalsite.variant"
 
 
 def trace_eval_tags(trace: Trace) -> dict:
@@ -28,7 +32,7 @@ def trace_eval_tags(trace: Trace) -> dict:
         sources.append(root.attributes or {})
     tags: dict = {}
     for source in sources:
-        for tag in (RUN_TAG, EXAMPLE_TAG, TRIAL_TAG):
+        for tag in (RUN_TAG, EXAMPLE_TAG, TRIAL_TAG, VARIANT_TAG):
             if tag in source and tag not in tags:
                 tags[tag] = source[tag]
     return tags
@@ -88,11 +92,14 @@ def eval_trials_attach(run: EvalRun) -> dict:
     entries = {
         e.example_key: e for e in DatasetVersionEntry.objects.filter(version=run.dataset_version)
     }
-    attached = {t.trace_id: t for t in EvalTrial.objects.filter(eval_run=run)}
-    used: dict[int, set[int]] = defaultdict(set)
-    for trial in attached.values():
-        used[trial.entry_id].add(trial.trial_index)
-    counts = {"attached": 0, "unknown_example": 0, "untagged_example": 0}
+    attached = {t.trace_id: t for t in EvalTrial.objects.filter(eval_run=run, trace__isnull=False)}
+    # Trial numbers taken per task (entry, variant), including trials started without a trace.
+    used: dict[tuple[int, str], set[int]] = defaultdict(set)
+    for entry_id, variant, index in EvalTrial.objects.filter(eval_run=run).values_list(
+        "entry_id", "variant", "trial_index"
+    ):
+        used[(entry_id, variant)].add(index)
+    counts = {"attached": 0, "unknown_example": 0, "untagged_example": 0, "unknown_variant": 0}
     with transaction.atomic():
         for trace in tagged_traces(run).order_by("started_at", "pk"):
             tags = trace_eval_tags(trace)
@@ -101,17 +108,33 @@ def eval_trials_attach(run: EvalRun) -> dict:
             if entry is None:
                 counts["untagged_example" if key is None else "unknown_example"] += 1
                 continue
+            variant = str(tags.get(VARIANT_TAG) or "")
+            if variant not in entry_variants(entry.content):
+                counts["unknown_variant"] += 1
+                continue
             counts["attached"] += 1
             index = _trial_index(tags.get(TRIAL_TAG))
             earlier = attached.get(trace.pk)
-            if earlier is not None and earlier.entry_id == entry.pk and index is None:
+            if (
+                earlier is not None
+                and (earlier.entry_id, earlier.variant) == (entry.pk, variant)
+                and index is None
+            ):
                 continue
+            task = (entry.pk, variant)
             if index is None:
-                index = next(i for i in range(len(used[entry.pk]) + 1) if i not in used[entry.pk])
-            used[entry.pk].add(index)
+                index = next(i for i in range(len(used[task]) + 1) if i not in used[task])
+            used[task].add(index)
             EvalTrial.objects.update_or_create(
-                eval_run=run, entry=entry, trial_index=index, defaults={"trace": trace}
+                eval_run=run,
+                entry=entry,
+                variant=variant,
+                trial_index=index,
+                defaults={"trace": trace},
             )
+        counts["joined_by_traceparent"] = (
+            trials_join_by_traceparent(run) if run.tool_worlds_started_at else 0
+        )
     return counts
 
 
@@ -119,10 +142,17 @@ def eval_run_traces_state(run: EvalRun) -> dict:
     """How many traces the run expects (tasks x trials), how many arrived tagged with it,
     and how many of those are complete (settled: root ended, no span for the settle time).
     Scoring before every trace is complete would grade half-received runs."""
-    expected = DatasetVersionEntry.objects.filter(version=run.dataset_version).count()
+    if run.tool_worlds_started_at:
+        # Trials were created up front, one per example, fault variant and trial number.
+        expected = EvalTrial.objects.filter(eval_run=run).count()
+    else:
+        expected = (
+            DatasetVersionEntry.objects.filter(version=run.dataset_version).count()
+            * run.trials_per_task
+        )
     received = tagged_traces(run).prefetch_related(None)
     return {
-        "expected": expected * run.trials_per_task,
+        "expected": expected,
         "received": received.count(),
         "complete": received.filter(completed_at__isnull=False).count(),
     }

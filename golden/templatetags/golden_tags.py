@@ -21,3 +21,9 @@ def reference_value(value) -> dict:
     if spec is None:
         return {"spec": False, "any_of": [], "optional": False}
     return {"spec": True, "any_of": list(spec.alternatives), "optional": spec.optional}
+
+
+@register.simple_tag
+def recordings_of(world: dict, tool: str) -> int:
+    """How many recorded calls of `tool` a tool world holds."""
+    return sum(1 for r in (world or {}).get("recordings", []) if r.get("tool") == tool)

@@ -8,6 +8,7 @@ from golden.evals.metrics import GATED_METRICS
 from golden.evals.reports import gate_reports_write, trial_label
 from golden.evals.services import eval_run_lookup
 from golden.signals import gate_decided
+from golden.worlds.reports import fault_kind_lines
 
 
 def _threshold(text: str) -> tuple[str, float]:
@@ -80,6 +81,8 @@ class Command(BaseCommand):
             self.stdout.write(f"  FAIL  {trial_label(trial)}: {'; '.join(trial['reasons'])}")
         for trial in trials["undecided"]:
             self.stdout.write(f"  WAIT  {trial_label(trial)}: {'; '.join(trial['undecided'])}")
+        for line in fault_kind_lines(report):
+            self.stdout.write(line)
         for warning in report["warnings"]:
             self.stdout.write(self.style.WARNING(f"  warning: {warning}"))
         for label, path in (("JSON report", opts["json_path"]), ("JUnit", opts["junit_path"])):

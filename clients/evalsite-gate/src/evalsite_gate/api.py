@@ -87,6 +87,14 @@ class Evalsite:
         body = {"use_llm": use_llm, "matcher": matcher}
         return self.request("POST", f"/api/eval-runs/{run_id}/score/", body)
 
+    def tool_worlds_start(self, run_id: int) -> list[dict]:
+        """Create every trial of the run; each comes with its tool-world token and endpoints."""
+        return self.request("POST", f"/api/eval-runs/{run_id}/tool-worlds/start/")["trials"]
+
+    def tool_worlds_finish(self, run_id: int) -> int:
+        """Close the run's tool worlds; returns how many trials had one open."""
+        return self.request("POST", f"/api/eval-runs/{run_id}/tool-worlds/finish/")["closed"]
+
     def gate(self, **fields) -> dict:
         return self.request("POST", "/api/gate/", fields)
 

@@ -1,9 +1,12 @@
 """`evalsite-gate`: create an eval run, tag the agent's traces, wait for scoring, gate.
 
 start   create the run; print the variables that tag the agent's traces (and append them to
-        $GITHUB_ENV); optionally write the tasks to run, k trials each, as JSONL
-finish  judge the run's outcomes and wait, score it, gate it against a baseline; print the
-        report, write JSON/JUnit and the GitHub step summary; exit 1 on a block
+        $GITHUB_ENV); optionally write the tasks to run, k trials each, as JSONL; with
+        --tool-worlds, each golden example's tool world (and each fault variant, a task of its
+        own) is served for the run and every line carries its trial's endpoint and token
+finish  close the run's tool worlds, judge the run's outcomes and wait, score it, gate it
+        against a baseline; print the report, write JSON/JUnit and the GitHub step summary;
+        exit 1 on a block
 run     start, then the agent command (tagging variables in its environment), then finish;
         with --relay the agent's OTLP exporter sends through a local relay that tags the run
 relay   an OTLP/HTTP endpoint on this machine that tags every trace with the run and forwards
@@ -27,6 +30,7 @@ from evalsite_gate.reports import report_junit, report_markdown, report_text
 
 PASS, BLOCK, FAILURE = 0, 1, 2
 RUN_TAG, EXAMPLE_TAG, TRIAL_TAG = "evalsite.eval_run", "evalsite.example_key", "evalsite.trial"
+VARIANT_TAG = "evalsite.variant"
 
 
 def _say(*parts) -> None:
@@ -48,6 +52,12 @@ def _start_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, default=1, help="Trials per task (k).")
     parser.add_argument("--noop", action="store_true", help="A no-op run that teaches noise.")
     parser.add_argument("--tasks-file", help="Write the tasks to run, one trial a line (JSONL).")
+    parser.add_argument(
+        "--tool-worlds",
+        action="store_true",
+        help="Serve each example's tool world (HTTP and MCP) to its trials; needs --tasks-file, "
+        "whose lines then carry each trial's endpoints and token (keep the file private).",
+    )
 
 
 def _finish_options(parser: argparse.ArgumentParser, *, with_run: bool) -> None:
@@ -167,7 +177,33 @@ def _tasks_write(site: Evalsite, dataset_version: str, run_name: str, trials: in
     return len(examples)
 
 
+def _world_tasks_write(site: Evalsite, run: dict, path: str) -> int:
+    """One line per trial, from the server's handout: its task, tags, and tool world."""
+    trials = site.tool_worlds_start(run["id"])
+    with open(path, "w", encoding="utf-8") as out:
+        os.chmod(path, 0o600)  # the lines carry the trials' tokens
+        for trial in trials:
+            line = {
+                "trial_id": trial["trial_id"],
+                "example_key": trial["example_key"],
+                "variant": trial["variant"],
+                "trial": trial["trial"],
+                "task": trial["task"],
+                "context": trial["context"],
+                "fault_kinds": trial["fault_kinds"],
+                "tool_world": trial["tool_world"],
+                "attributes": trial["tags"],
+            }
+            out.write(json.dumps(line) + "\n")
+    return len(trials)
+
+
 def command_start(site: Evalsite, args) -> dict:
+    if args.tool_worlds and not args.tasks_file:
+        raise EvalsiteError(
+            "--tool-worlds hands each trial its endpoint through --tasks-file; give one.",
+            fields={"tasks_file": ["required with --tool-worlds"]},
+        )
     fields = {
         "name": args.name,
         "agent_version": args.agent_version,
@@ -195,7 +231,14 @@ def command_start(site: Evalsite, args) -> dict:
         f"or span-tree `context`), plus {EXAMPLE_TAG}=<golden example key> and "
         f"{TRIAL_TAG}=<0..{run['trials_per_task'] - 1}>."
     )
-    if args.tasks_file:
+    if args.tool_worlds:
+        count = _world_tasks_write(site, run, args.tasks_file)
+        _say(
+            f"{count} trial(s), fault variants included, written to {args.tasks_file}; each "
+            f"line has its tool world (tools_url, call_url, mcp_url, token) and its tags "
+            f"({VARIANT_TAG} for a variant)."
+        )
+    elif args.tasks_file:
         count = _tasks_write(
             site, args.dataset_version, run["name"], run["trials_per_task"], args.tasks_file
         )
@@ -279,6 +322,9 @@ def _baseline(site: Evalsite, candidate: dict, wanted: str) -> str:
 def command_finish(site: Evalsite, args, run_name: str) -> int:
     run = site.eval_run(run_name)
     _traces_wait(site, run, args)
+    if run.get("tool_worlds_started_at"):
+        closed = site.tool_worlds_finish(run["id"])
+        _say(f"Tool worlds of {closed} trial(s) closed.")
     if not args.no_judge:
         _judging_wait(site, run["id"], args)
     _say(f"Scoring {run['name']} ...")

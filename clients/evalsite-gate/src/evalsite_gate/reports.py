@@ -11,7 +11,24 @@ def _number(value) -> str:
 
 
 def trial_label(trial: dict) -> str:
-    return f"{trial['example_key']} #{trial['trial']} (trace {trial['trace_id']})"
+    variant = f"@{trial['variant']}" if trial.get("variant") else ""
+    return f"{trial['example_key']}{variant} #{trial['trial']} (trace {trial['trace_id']})"
+
+
+def _fault_side(side: dict | None) -> str:
+    if not side:
+        return "not met"
+    undecided = f" ({side['undecided']} undecided)" if side.get("undecided") else ""
+    return f"{side['failed']} of {side['trials']} failed{undecided}"
+
+
+def fault_kind_lines(report: dict) -> list[str]:
+    """Per injected fault kind (tool-world runs): baseline vs candidate trials that passed."""
+    return [
+        f"  fault {kind:14s} baseline {_fault_side(row['baseline'])}, "
+        f"candidate {_fault_side(row['candidate'])}"
+        for kind, row in (report.get("fault_kinds") or {}).items()
+    ]
 
 
 def report_text(report: dict) -> str:
@@ -22,6 +39,7 @@ def report_text(report: dict) -> str:
             f"  {mark} {row['metric']:28s} {_number(row['baseline']):>7s} -> "
             f"{_number(row['candidate']):>7s}  {row['reason']}"
         )
+    lines += fault_kind_lines(report)
     trials = report.get("candidate_trials") or {}
     for trial in trials.get("failed", []):
         lines.append(f"  FAIL  {trial_label(trial)}: {'; '.join(trial['reasons'])}")
@@ -57,6 +75,13 @@ def report_markdown(report: dict, run_url: str = "") -> str:
             f"| {_cell(row['metric'])} | {_number(row['baseline'])} | "
             f"{_number(row['candidate'])} | {_cell(row['rule'] or 'not gated')} | {verdict} |"
         )
+    faults = report.get("fault_kinds") or {}
+    if faults:
+        lines += ["", "| injected fault | baseline | candidate |", "|---|---:|---:|"]
+        lines += [
+            f"| {_cell(kind)} | {_fault_side(row['baseline'])} | {_fault_side(row['candidate'])} |"
+            for kind, row in faults.items()
+        ]
     failed = (report.get("candidate_trials") or {}).get("failed", [])
     if failed:
         lines += ["", "<details><summary>Trials that failed</summary>", ""]
