@@ -109,6 +109,7 @@ class QueueForm(forms.ModelForm):
         model = Queue
         fields = [
             "name",
+            "kind",
             "rubric",
             "project",
             "priority",

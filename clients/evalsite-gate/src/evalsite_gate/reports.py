@@ -27,6 +27,8 @@ def report_text(report: dict) -> str:
         lines.append(f"  FAIL  {trial_label(trial)}: {'; '.join(trial['reasons'])}")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")
+    if report.get("people"):
+        lines.append(f"  people: {report['people']['text']}")
     return "\n".join(lines)
 
 
@@ -37,7 +39,7 @@ def _cell(text) -> str:
 
 def report_markdown(report: dict, run_url: str = "") -> str:
     """A step summary: the decision, one row per metric, the trials that failed."""
-    icon = "❌" if report["decision"] == "block" else "✅"
+    icon = {"block": "❌", "awaiting_people": "⏳"}.get(report["decision"], "✅")
     base, cand = report["baseline"], report["candidate"]
     lines = [
         f"## {icon} evalsite gate: {report['decision']}",
@@ -57,6 +59,8 @@ def report_markdown(report: dict, run_url: str = "") -> str:
             f"| {_cell(row['metric'])} | {_number(row['baseline'])} | "
             f"{_number(row['candidate'])} | {_cell(row['rule'] or 'not gated')} | {verdict} |"
         )
+    if report.get("people"):
+        lines += ["", _cell(report["people"]["text"])]
     failed = (report.get("candidate_trials") or {}).get("failed", [])
     if failed:
         lines += ["", "<details><summary>Trials that failed</summary>", ""]
