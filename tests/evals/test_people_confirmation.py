@@ -3,6 +3,7 @@ page and the gate report say what people preferred, and the gate can wait for th
 
 import pytest
 from django.contrib.auth.models import Group
+from django.core.management import call_command
 from django.urls import reverse
 
 from accounts.roles import ANNOTATOR
@@ -159,3 +160,18 @@ def test_annotators_cannot_send_pairs(runs, client, annotator):
     )
     assert response.status_code == 403
     assert not PairwiseComparison.objects.exists()
+
+
+def test_gate_command_exits_3_while_people_have_not_confirmed(runs, capsys):
+    base, cand = runs
+    eval_run_pairs_enqueue(base, cand)
+    args = ["gate", "--baseline", base.name, "--candidate", cand.name]
+    with pytest.raises(SystemExit) as blocked:
+        call_command(*args)
+    assert blocked.value.code == 1
+    with pytest.raises(SystemExit) as waiting:
+        call_command(*args, "--require-people-confirmation")
+    assert waiting.value.code == 3
+    assert "People preferred the baseline on 0 of 1 regressed task (1 still open" in (
+        capsys.readouterr().out
+    )
