@@ -407,4 +407,5 @@ from judges.adaptive_rubrics.models import (  # noqa: E402, F401
     TaskTypeRule,
     TaskTypeSource,
 )
+from judges.alignment.models import AlignmentProposal  # noqa: E402, F401
 from judges.guardrails.models import GuardrailDecision, GuardrailPolicy  # noqa: E402, F401
