@@ -185,6 +185,9 @@ ROUTES = {
     "insights/calibration/": A(CURATOR),
     "insights/calibration/<int:calibration_id>/": A(CURATOR),
     "insights/calibration/<int:calibration_id>/status/": A(CURATOR, "POST"),
+    "insights/calibration/<int:calibration_id>/align/": A(CURATOR, "POST"),
+    "insights/alignment/<int:proposal_id>/": A(CURATOR),
+    "insights/alignment/<int:proposal_id>/approve/": A(CURATOR, "POST"),
     "insights/held-out/": A(CURATOR),
 }
 # Django's admin: staff only; everyone else is sent to the admin's own login page.
