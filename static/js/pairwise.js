@@ -33,9 +33,10 @@
     const radio = questions[current] && questions[current].querySelector('input[data-choice="' + choice + '"]');
     if (!radio) return false;
     radio.checked = true;
-    // The next unanswered question, so a run of keys answers the form top to bottom.
+    // The next unanswered question, so a run of keys answers the form top to bottom; once all
+    // are answered, simply the next one.
     const next = questions.findIndex(function (q, i) { return i > current && !q.querySelector("input:checked"); });
-    select(next === -1 ? current : next);
+    select(next === -1 ? current + 1 : next);
     return true;
   }
 
