@@ -1,6 +1,7 @@
 """Alignment proposal pages: draft a revision from a judge version's disagreements, see kappa
 before and after and the cases that changed, approve the draft (it then calibrates)."""
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.shortcuts import get_object_or_404, redirect, render
@@ -46,6 +47,7 @@ def _proposal_context(proposal: AlignmentProposal, user) -> dict:
         row["effect"] = "now agrees" if fixed else "now disagrees" if broke else "still disagrees"
     return {
         "proposal": proposal,
+        "bar": settings.CALIBRATION_KAPPA_BAR,
         "calibration": JudgeCalibration.objects.filter(
             rubric_version=proposal.source_version, config=proposal.config
         ).first(),

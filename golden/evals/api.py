@@ -121,6 +121,7 @@ class GatePeopleOut(serializers.Serializer):
     """Pairwise review of the regressed tasks (golden/evals/confirmation.py)."""
 
     regressed = serializers.IntegerField()
+    improved = serializers.IntegerField()
     queued = serializers.IntegerField()
     pending = serializers.IntegerField()
     settled = serializers.IntegerField()

@@ -72,7 +72,8 @@ def eval_run_pairs_enqueue(
 
 def people_confirmation(baseline: EvalRun, candidate: EvalRun) -> dict:
     """What people said of the regressed tasks: N of M preferred the baseline, and the rest."""
-    regressed = [t["key"] for t in _tasks_moved(baseline, candidate)[REGRESSED]]
+    moved = _tasks_moved(baseline, candidate)
+    regressed = [t["key"] for t in moved[REGRESSED]]
     said = pairwise_run_preferences(baseline.pk, candidate.pk)
     counts = {BASELINE: 0, CANDIDATE: 0, EQUAL: 0}
     queued = pending = 0
@@ -86,9 +87,13 @@ def people_confirmation(baseline: EvalRun, candidate: EvalRun) -> dict:
             counts[said[key]] += 1
     total = len(regressed)
     unsent = total - queued
-    rest = f" ({pending} still open, {unsent} not sent to review)" if pending or unsent else ""
+    parts = [f"{pending} still open"] * bool(pending) + [f"{unsent} not sent to review"] * bool(
+        unsent
+    )
+    rest = f" ({', '.join(parts)})" if parts else ""
     return {
         "regressed": total,
+        "improved": len(moved[IMPROVED]),
         "queued": queued,
         "pending": pending,
         "settled": queued - pending,

@@ -74,7 +74,10 @@ def pairwise_item_render(request, item, *, answers=None, explanation="", error="
         "can_adjudicate": is_curator and item.status == ReviewStatus.OPEN and not holds,
         "reveal": reveal,
         "annotations": [
-            {"annotation": a, "sides": [r.get("side") for r in a.criteria_results]}
+            {
+                "annotation": a,
+                "sides": [f"{r.get('side')} ({r.get('preferred')})" for r in a.criteria_results],
+            }
             for a in (active if reveal else [])
         ],
         "explanation": explanation,
