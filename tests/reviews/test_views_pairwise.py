@@ -147,3 +147,8 @@ def test_curator_adjudicates_from_the_page(client, curator, pair):
     pair.refresh_from_db()
     assert pair.status == ReviewStatus.RESOLVED
     assert Annotation.objects.get(item=pair).is_adjudication
+    # the answer is listed with what its side meant, above the two trajectories
+    page = client.get(reverse("reviews:item_detail", args=[pair.pk])).content.decode()
+    meant = "candidate" if not pair.pairwise.candidate_on_left else "baseline"
+    assert f"<td>B ({meant})</td>" in page
+    assert page.index('id="pairwise-answers"') < page.index('id="side-A"')
