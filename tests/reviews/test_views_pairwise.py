@@ -152,3 +152,16 @@ def test_curator_adjudicates_from_the_page(client, curator, pair):
     meant = "candidate" if not pair.pairwise.candidate_on_left else "baseline"
     assert f"<td>B ({meant})</td>" in page
     assert page.index('id="pairwise-answers"') < page.index('id="side-A"')
+
+
+def test_a_queue_with_items_keeps_its_kind(client, curator, pair):
+    client.force_login(curator)
+    response = client.post(
+        reverse("reviews:queue_edit", args=[pair.queue_id]),
+        {"name": "Pairwise", "kind": "single", "priority": "0", "annotators_per_item": "1",
+         "audit_sample_rate": "0"},
+    )  # fmt: skip
+    assert response.status_code == 200
+    assert "make a new queue for the other kind" in response.content.decode()
+    pair.queue.refresh_from_db()
+    assert pair.queue.kind == "pairwise"
