@@ -4,9 +4,15 @@ candidate, answers by side, errors that keep the choices, curators' adjudication
 import pytest
 from django.urls import reverse
 
+from reviews.blind import trace_blind_for
 from reviews.claims import review_item_claim_next
 from reviews.models import Annotation, PairwiseSource, ReviewStatus
-from reviews.pairwise import pairwise_item_create, pairwise_layout, pairwise_queue
+from reviews.pairwise import (
+    pairwise_answer,
+    pairwise_item_create,
+    pairwise_layout,
+    pairwise_queue,
+)
 from tests.factories import RubricVersionFactory, SpanFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db
@@ -165,3 +171,12 @@ def test_a_queue_with_items_keeps_its_kind(client, curator, pair):
     assert "make a new queue for the other kind" in response.content.decode()
     pair.queue.refresh_from_db()
     assert pair.queue.kind == "pairwise"
+
+
+def test_both_traces_of_a_held_blind_pair_are_blind_until_answered(annotator, pair):
+    review_item_claim_next(user=annotator, queue=pair.queue)
+    comparison = pair.pairwise
+    for trace in (comparison.baseline_trace, comparison.candidate_trace):
+        assert trace_blind_for(annotator, trace)
+    pairwise_answer(item=pair, user=annotator, answers=["equal"])
+    assert not trace_blind_for(annotator, comparison.candidate_trace)
