@@ -1,5 +1,6 @@
 from django.urls import path
 
+from golden.evals import pairwise_views
 from golden.evals import views as eval_views
 from golden.views import collect, examples, health, versions
 
@@ -27,4 +28,5 @@ urlpatterns = [
     path("import/", versions.dataset_import, name="import"),
     path("evals/", eval_views.eval_run_list_page, name="eval_run_list"),
     path("evals/compare/", eval_views.eval_run_compare_page, name="eval_run_compare"),
+    path("evals/compare/pairs/", pairwise_views.eval_run_pairs_send, name="eval_run_pairs_send"),
 ]

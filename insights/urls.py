@@ -1,6 +1,6 @@
 from django.urls import path
 
-from insights import views
+from insights import alignment_pages, views
 
 app_name = "insights"
 urlpatterns = [
@@ -13,6 +13,21 @@ urlpatterns = [
         "calibration/<int:calibration_id>/status/",
         views.calibration_status_change,
         name="calibration_status_change",
+    ),
+    path(
+        "calibration/<int:calibration_id>/align/",
+        alignment_pages.alignment_proposal_create,
+        name="alignment_proposal_create",
+    ),
+    path(
+        "alignment/<int:proposal_id>/",
+        alignment_pages.alignment_proposal_detail,
+        name="alignment_proposal",
+    ),
+    path(
+        "alignment/<int:proposal_id>/approve/",
+        alignment_pages.alignment_proposal_approve,
+        name="alignment_proposal_approve",
     ),
     path("held-out/", views.held_out_report, name="held_out_report"),
 ]

@@ -14,6 +14,7 @@ from insights.calibration import calibration_detail as calibration_detail_read
 from insights.calibration import calibration_list as calibration_list_read
 from insights.heldout import held_out_agreement
 from insights.overview import overview_chart_get, overview_snapshot_get
+from judges.alignment.models import AlignmentProposal
 from judges.calibration import (
     judge_calibration_restart,
     judge_calibration_retire,
@@ -72,7 +73,18 @@ def calibration_detail(request, calibration_id):
         JudgeCalibration.objects.select_related("rubric_version__rubric", "config"),
         pk=calibration_id,
     )
-    context = {"calibration": calibration, **calibration_detail_read(calibration)}
+    proposals = (
+        AlignmentProposal.objects.filter(
+            source_version=calibration.rubric_version, config=calibration.config
+        )
+        .select_related("proposed_version")
+        .order_by("-pk")[:5]
+    )
+    context = {
+        "calibration": calibration,
+        "proposals": list(proposals),
+        **calibration_detail_read(calibration),
+    }
     return render(request, "insights/calibration_detail.html", context)
 
 

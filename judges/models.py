@@ -335,3 +335,4 @@ from judges.adaptive_rubrics.models import (  # noqa: E402, F401
     TaskTypeRule,
     TaskTypeSource,
 )
+from judges.alignment.models import AlignmentProposal  # noqa: E402, F401

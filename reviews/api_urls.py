@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews import api, export_api, scores_api, trace_scores_api
+from reviews import api, export_api, pairwise_api, scores_api, trace_scores_api
 
 urlpatterns = [
     path(
@@ -28,6 +28,16 @@ urlpatterns = [
         "reviews/items/<int:item_id>/adjudicate/",
         api.ItemAdjudicateApi.as_view(),
         name="api-review-adjudicate",
+    ),
+    path(
+        "reviews/pairwise/",
+        pairwise_api.PairwiseCreateApi.as_view(),
+        name="api-review-pairwise-create",
+    ),
+    path(
+        "reviews/items/<int:item_id>/prefer/",
+        pairwise_api.PairwiseAnswerApi.as_view(),
+        name="api-review-pairwise-answer",
     ),
     path("reviews/items/<int:item_id>/skip/", api.ItemSkipApi.as_view(), name="api-review-skip"),
     path(

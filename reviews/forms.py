@@ -6,7 +6,7 @@ from django.db.models import Q
 
 from accounts.roles import ROLE_ORDER
 from reviews.bulk import BULK_ACTIONS
-from reviews.models import FailureTag, Queue, ReviewReason, ReviewStatus
+from reviews.models import FailureTag, Queue, QueueKind, ReviewReason, ReviewStatus
 
 
 class QueueFilterForm(forms.Form):
@@ -109,6 +109,7 @@ class QueueForm(forms.ModelForm):
         model = Queue
         fields = [
             "name",
+            "kind",
             "rubric",
             "project",
             "priority",
@@ -120,6 +121,20 @@ class QueueForm(forms.ModelForm):
             "annotators_per_item": "Items settle when this many people agree, or a curator rules.",
             "audit_sample_rate": "Share of agreed verdicts of the rubric sent here (0 to 1).",
         }
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # Left out, a queue is an ordinary one (older clients send no kind).
+        self.fields["kind"].required = False
+
+    def clean_kind(self):
+        kind = self.cleaned_data.get("kind") or QueueKind.SINGLE
+        changed = self.instance.pk and kind != self.instance.kind
+        if changed and self.instance.items.exists():
+            raise forms.ValidationError(
+                "This queue has items of its kind already; make a new queue for the other kind."
+            )
+        return kind
 
     def clean_annotators_per_item(self):
         value = self.cleaned_data["annotators_per_item"]

@@ -6,8 +6,14 @@ from judges.verdict_reasons import VerdictReason
 from traces.models import Project, Session, Trace
 
 
+class QueueKind(models.TextChoices):
+    SINGLE = "single", "One trace, scored"
+    PAIRWISE = "pairwise", "Two traces of one task, compared"
+
+
 class Queue(models.Model):
     name = models.CharField(max_length=200, unique=True)
+    kind = models.CharField(max_length=20, choices=QueueKind.choices, default=QueueKind.SINGLE)
     rubric = models.ForeignKey(
         Rubric, null=True, blank=True, on_delete=models.SET_NULL, related_name="queues"
     )
@@ -32,6 +38,7 @@ ReviewReason = models.TextChoices(
         ("FLAGGED", ("flagged", "Flagged by a person")),
         ("USER_FEEDBACK", ("user_feedback", "An end user gave a thumbs-down")),
         ("DIRECT", ("direct", "Scored on the trace page")),
+        ("PAIRWISE", ("pairwise", "Two trajectories of one task to compare")),
     ],
 )
 
@@ -105,9 +112,10 @@ class ReviewItem(models.Model):
     class Meta:
         constraints = [
             # A trace (or a session) is never queued twice for one rubric version and reason.
+            # A pairwise item is unique on its pair (PairwiseComparison), not on one trace.
             models.UniqueConstraint(
                 fields=["trace", "rubric_version", "reason"],
-                condition=models.Q(session__isnull=True),
+                condition=models.Q(session__isnull=True) & ~models.Q(reason="pairwise"),
                 name="review_item_unique_reason",
             ),
             models.UniqueConstraint(
@@ -129,6 +137,41 @@ class ReviewItem(models.Model):
                 name="review_item_queue_order",
             ),
             models.Index(fields=["status", "resolved_at"], name="review_item_resolved"),
+        ]
+
+
+class PairwiseSource(models.TextChoices):
+    EVAL_RUNS = "eval_runs", "Two eval runs (compare page)"
+    AGENT_VERSIONS = "agent_versions", "Two agent versions in a session"
+    TRACES = "traces", "Two traces picked by hand"
+
+
+class PairwiseComparison(models.Model):
+    """What a pairwise item compares: a baseline and a candidate trajectory of one task, and
+    the side each was shown on (drawn at random once, so every annotator sees the same)."""
+
+    item = models.OneToOneField(ReviewItem, on_delete=models.CASCADE, related_name="pairwise")
+    baseline_trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="+")
+    candidate_trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="+")
+    candidate_on_left = models.BooleanField()
+    source = models.CharField(max_length=20, choices=PairwiseSource.choices)
+    # Eval runs live in golden, to the right of reviews: their ids are kept, not a relation.
+    baseline_run_id = models.BigIntegerField(null=True, blank=True)
+    candidate_run_id = models.BigIntegerField(null=True, blank=True)
+    task_key = models.CharField(max_length=200, blank=True)
+    # "regressed" or "improved" on the compare page when the pair was made; "" otherwise.
+    direction = models.CharField(max_length=20, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["baseline_trace", "candidate_trace"], name="pairwise_pair_unique"
+            ),
+        ]
+        indexes = [
+            # The gate's confirmation: pairs of two eval runs.
+            models.Index(fields=["baseline_run_id", "candidate_run_id"], name="pairwise_runs"),
         ]
 
 

@@ -5,7 +5,7 @@ import math
 from core.errors import ApplicationError
 from judges.models import ScoreType
 from judges.parsing import criteria_weighted_score
-from reviews.models import ReviewItem
+from reviews.models import QueueKind, ReviewItem
 
 MAX_TAGS = 10
 MAX_TAG_CHARS = 60
@@ -54,6 +54,12 @@ def criteria_score(item: ReviewItem, answers) -> tuple[float, list[dict]]:
 
 
 def score_with_criteria(item, score, criteria_results) -> tuple[float, list[dict]]:
+    if item.queue.kind == QueueKind.PAIRWISE:
+        # A number would skip the A / B sides, whose meaning only the recorded layout gives.
+        raise ApplicationError(
+            "This is a pairwise item: answer A, B or equal (reviews/items/<id>/prefer/).",
+            field="answers",
+        )
     if criteria_results is None:
         return score_validate(item, score), []
     value, results = criteria_score(item, criteria_results)

@@ -22,6 +22,7 @@ from reviews.models import (
     Comment,
     ItemSkip,
     Queue,
+    QueueKind,
     ReviewItem,
     ReviewStatus,
 )
@@ -48,8 +49,13 @@ def queue_for_rubric(rubric, project=None) -> Queue:
     if project is not None:
         candidates.append("(project_id = %s AND rubric_id IS NULL)")
         params.append(project_id)
+    # Pairwise queues take pairs only: a single trace never lands in one.
     found = instances_where(
-        Queue, QUEUE_FIELDS, " OR ".join(candidates), params, order="priority DESC, id"
+        Queue,
+        QUEUE_FIELDS,
+        f"kind = %s AND ({' OR '.join(candidates)})",
+        [QueueKind.SINGLE, *params],
+        order="priority DESC, id",
     )
     ranks = (
         lambda q: rubric is not None and q.rubric_id == rubric_id,

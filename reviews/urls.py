@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviews.views import audit, items, queues, trace_scores
+from reviews.views import audit, items, pairwise, queues, trace_scores
 
 app_name = "reviews"
 urlpatterns = [
@@ -15,6 +15,7 @@ urlpatterns = [
     path("views/<int:view_id>/delete/", queues.saved_view_delete, name="saved_view_delete"),
     path("items/<int:item_id>/", items.item_detail, name="item_detail"),
     path("items/<int:item_id>/resolve/", items.item_resolve, name="item_resolve"),
+    path("items/<int:item_id>/prefer/", pairwise.pairwise_item_answer, name="pairwise_answer"),
     path("items/<int:item_id>/skip/", items.item_skip, name="item_skip"),
     path("items/<int:item_id>/flag/", items.item_flag, name="item_flag"),
     path("items/<int:item_id>/comment/", items.item_comment, name="item_comment"),

@@ -18,6 +18,7 @@ from demo.simulator.criteria import (
     question_is_generic,
     task_type_guess,
 )
+from demo.simulator.few_shot import finding_with_examples
 from demo.simulator.scoring import Finding, score_prompt
 
 ERROR_TYPES = {
@@ -195,7 +196,9 @@ def message_answer(state: SimulatorState, body: dict, outcome: str = "ok") -> di
         text = task_type_guess(user_text)
     else:
         flip = outcome == "flip" or state.should_flip(prompt_hash)
-        text = reply_compose(prompt, score_prompt(user_text), flip)
+        midpoint = sum(_score_range(prompt)) / 2
+        finding = finding_with_examples(system_text, user_text, score_prompt(user_text), midpoint)
+        text = reply_compose(prompt, finding, flip)
     cache_read, cache_write = state.cache_usage(system_text, cacheable)
     uncached = _tokens(user_text) + (0 if cacheable else _tokens(system_text))
     return {

@@ -72,6 +72,13 @@ class GateIn(serializers.Serializer):
     k = serializers.FloatField(min_value=2.0, max_value=3.0, default=2.5)
     min_noop_runs = serializers.IntegerField(min_value=2, default=3)
     noop_runs = serializers.ListField(child=RowIdField(), required=False)
+    require_people_confirmation = serializers.BooleanField(
+        default=False,
+        help_text="Block on a metric drop only once people, comparing the regressed tasks "
+        "pairwise, preferred the baseline on confirmation_share of them; until then the "
+        "decision is awaiting_people.",
+    )
+    confirmation_share = serializers.FloatField(min_value=0.01, max_value=1.0, default=0.5)
 
     def validate_thresholds(self, value):
         unknown = sorted(set(value) - set(GATED_METRICS))
@@ -113,8 +120,22 @@ class GateTrialsOut(serializers.Serializer):
     undecided = GateTrialOut(many=True)
 
 
+class GatePeopleOut(serializers.Serializer):
+    """Pairwise review of the regressed tasks (golden/evals/confirmation.py)."""
+
+    regressed = serializers.IntegerField()
+    improved = serializers.IntegerField()
+    queued = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    settled = serializers.IntegerField()
+    preferred_baseline = serializers.IntegerField()
+    preferred_candidate = serializers.IntegerField()
+    equal = serializers.IntegerField()
+    text = serializers.CharField()
+
+
 class GateReportOut(serializers.Serializer):
-    decision = serializers.ChoiceField(choices=["pass", "block"])
+    decision = serializers.ChoiceField(choices=["pass", "block", "awaiting_people"])
     summary = serializers.CharField()
     blocked_by = serializers.ListField(child=serializers.CharField())
     baseline = serializers.DictField()
@@ -124,6 +145,7 @@ class GateReportOut(serializers.Serializer):
     metrics = GateMetricOut(many=True)
     candidate_trials = GateTrialsOut()
     warnings = serializers.ListField(child=serializers.CharField())
+    people = GatePeopleOut()
 
 
 TRUE_OR_FALSE = [("true", "true"), ("false", "false")]
@@ -287,6 +309,8 @@ class GateView(APIView):
                 sigma_k=values["k"],
                 min_noop_runs=values["min_noop_runs"],
                 noop_run_ids=values.get("noop_runs"),
+                require_people_confirmation=values["require_people_confirmation"],
+                confirmation_share=values["confirmation_share"],
             ),
             user=request.user,
         )

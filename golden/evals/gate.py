@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean, stdev
 
 from core.errors import ApplicationError
+from golden.evals.confirmation import confirmation_decision, people_confirmation
 from golden.evals.metrics import GATED_METRICS, HIGHER
 from golden.evals.selectors import trial_outcomes
 from golden.models import EvalRun
@@ -24,6 +25,7 @@ from metrics.matchers import AUTO as MATCHER_AUTO
 from traces.selectors import sees_held_out
 
 FIXED, LEARNED, AUTO = "fixed", "learned", "auto"
+PASS, BLOCK, AWAITING_PEOPLE = "pass", "block", "awaiting_people"
 # Float noise below this is not a drop.
 EPSILON = 1e-9
 
@@ -38,6 +40,10 @@ class GateConfig:
     sigma_k: float = 2.5
     min_noop_runs: int = 3
     noop_run_ids: list[int] | None = None
+    # Block only once people, comparing the regressed tasks pairwise, preferred the baseline
+    # on at least this share of them (golden/evals/confirmation.py).
+    require_people_confirmation: bool = False
+    confirmation_share: float = 0.5
 
     def validate(self) -> None:
         if self.mode not in (AUTO, FIXED, LEARNED):
@@ -56,6 +62,10 @@ class GateConfig:
                 raise ApplicationError(
                     f"{name}: a drop is a fraction in [0, 1).", field="thresholds"
                 )
+        if not 0.0 < self.confirmation_share <= 1.0:
+            raise ApplicationError(
+                "confirmation_share is a fraction in (0, 1].", field="confirmation_share"
+            )
         if self.min_noop_runs < 2:
             raise ApplicationError("A spread needs at least 2 no-op runs.", field="min_noop_runs")
 
@@ -238,6 +248,9 @@ def gate_evaluate(
         if blocked_by
         else "Passed: no metric dropped beyond its threshold."
     )
+    people = people_confirmation(baseline, candidate)
+    if blocked_by and config.require_people_confirmation:
+        decision, summary = _people_decide(people, config, summary)
     return {
         "decision": decision,
         "summary": summary,
@@ -250,4 +263,22 @@ def gate_evaluate(
         "candidate_trials": candidate_trials(candidate, user),
         "fault_kinds": fault_kinds_compare(base_metrics, cand_metrics),
         "warnings": warnings,
+        "people": people,
     }
+
+
+def _people_decide(people: dict, config: GateConfig, summary: str) -> tuple[str, str]:
+    """The decision when a metric drop must be confirmed by people before it blocks."""
+    verdict = confirmation_decision(people, config.confirmation_share)
+    share = f"{config.confirmation_share:.0%}"
+    if verdict == "confirmed":
+        return BLOCK, f"{summary}. {people['text']} Confirmed (needs {share})."
+    if verdict == "refuted":
+        return PASS, (
+            f"Passed: the metrics dropped, but people did not confirm it. {people['text']} "
+            f"Blocking needs {share}."
+        )
+    return AWAITING_PEOPLE, (
+        f"Awaiting people: the metrics dropped ({summary.removeprefix('Blocked: ')}); "
+        f"{people['text']} Blocking needs {share}."
+    )

@@ -18,13 +18,17 @@ def eval_run_list():
 
 
 def metrics_visible(user, run: EvalRun) -> dict:
-    """A run's metrics without the per-task rows of held-out examples the user may not see."""
+    """A run's metrics without the per-task rows of held-out examples the user may not see.
+    `user=None` asks, as traces_visible does, for what anyone may see: the open tasks."""
     metrics = dict(run.metrics or {})
     if sees_held_out(user) or "per_task" not in metrics:
         return metrics
-    keys = set(
-        dataset_entries_visible(user, run.dataset_version).values_list("example_key", flat=True)
+    entries = (
+        run.dataset_version.entries.filter(held_out=False)
+        if user is None
+        else dataset_entries_visible(user, run.dataset_version)
     )
+    keys = set(entries.values_list("example_key", flat=True))
     # A fault variant's task is named `key@variant` (golden.worlds.schema.task_key).
     metrics["per_task"] = {
         k: v for k, v in metrics["per_task"].items() if k in keys or k.rpartition("@")[0] in keys

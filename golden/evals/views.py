@@ -2,9 +2,10 @@
 
 from django.shortcuts import render
 
-from accounts.roles import ANNOTATOR, require_role
+from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
 from core.keyset import keyset_page_for_view
+from golden.evals.confirmation import people_confirmation
 from golden.evals.gate import gate_evaluate
 from golden.evals.selectors import EVAL_RUN_ORDER, eval_run_comparison, eval_run_list
 from golden.evals.services import eval_run_lookup
@@ -51,5 +52,7 @@ def eval_run_compare_page(request):
         "candidate": candidate,
         "comparison": eval_run_comparison(baseline, candidate, request.user),
         "gate": gate,
+        "people": gate.get("people") or people_confirmation(baseline, candidate),
+        "can_send_pairs": has_role(request.user, CURATOR),
     }
     return render(request, "golden/evals/compare.html", context)

@@ -13,7 +13,7 @@ from core.errors import ApplicationError
 from reviews.access import annotation_for_user, review_item_for_action, review_item_for_user
 from reviews.claims import LockLost, review_item_claim_next, review_item_lock_renew
 from reviews.forms import CommentForm, FlagForm, ResolveForm
-from reviews.models import FailureTag, ReviewStatus
+from reviews.models import FailureTag, QueueKind, ReviewStatus
 from reviews.selectors import (
     annotation_previous,
     annotation_to_restore,
@@ -88,10 +88,15 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
 @require_role(ANNOTATOR)
 def item_detail(request, item_id: int):
     item = review_item_for_user(request.user, item_id)
+    if item.queue.kind == QueueKind.PAIRWISE:
+        # Loaded here: the pairwise page module imports this one for advance_to_next.
+        from reviews.views.pairwise import pairwise_item_render
+
+        return pairwise_item_render(request, item)
     return _render_item(request, item)
 
 
-def _advance(request, queue, saved=None):
+def advance_to_next(request, queue, saved=None):
     """Open the person's next item, or the queue page when none is left."""
     following = review_item_claim_next(user=request.user, queue=queue)
     if following is None:
@@ -135,7 +140,7 @@ def item_resolve(request, item_id: int):
         # The next item page says "Saved" in its undo box; the queue page has none.
         messages.success(request, f"Saved item #{item.pk}.")
         return redirect("reviews:queue_detail", queue_id=item.queue_id)
-    return _advance(request, item.queue, saved=item)
+    return advance_to_next(request, item.queue, saved=item)
 
 
 @require_POST
@@ -143,7 +148,7 @@ def item_resolve(request, item_id: int):
 def item_skip(request, item_id: int):
     item = review_item_for_action(request.user, item_id)
     review_item_skip(item=item, user=request.user)
-    return _advance(request, item.queue)
+    return advance_to_next(request, item.queue)
 
 
 @require_POST
@@ -158,7 +163,7 @@ def item_flag(request, item_id: int):
         messages.error(request, exc.message)
         return redirect("reviews:queue_detail", queue_id=item.queue_id)
     messages.success(request, f"Item #{item.pk} sent to a curator.")
-    return _advance(request, item.queue)
+    return advance_to_next(request, item.queue)
 
 
 @require_POST

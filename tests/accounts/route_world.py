@@ -9,7 +9,9 @@ from django.utils import timezone
 from accounts.models import ApiToken
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
+from judges.alignment.models import AlignmentProposal
 from judges.models import JudgeCalibration, JudgeRun, Rubric
+from judges.rubrics import rubric_version_create, rubric_version_fields
 from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
 from tests.factories import GoldenExampleFactory
 from tests.insights.world import insights_world
@@ -48,6 +50,14 @@ def route_world(owner, curator) -> dict:
     calibration = JudgeCalibration.objects.create(
         rubric_version=world["binary"], config=world["config"]
     )
+    proposal = AlignmentProposal.objects.create(
+        source_version=world["binary"],
+        config=world["config"],
+        proposed_version=rubric_version_create(
+            rubric=world["binary"].rubric,
+            **{**rubric_version_fields(world["binary"]), "evaluation_steps": []},
+        ),
+    )
     hook = Webhook.objects.create(url="https://hooks.example.com/x", events=["gate.blocked"])
     span = trace.spans.first()
     session = Session.objects.create(project=trace.project, external_id="matrix-session")
@@ -64,6 +74,7 @@ def route_world(owner, curator) -> dict:
         "view_id": view.pk,
         "token_id": token.pk,
         "calibration_id": calibration.pk,
+        "proposal_id": proposal.pk,
         "session_id": session.pk,
         "key": "flip_rate",
         "part": "open",

@@ -12,8 +12,11 @@ import pytest
 from django.core.management import call_command
 
 from accounts.models import ApiToken
-from accounts.roles import CURATOR
+from accounts.roles import ANNOTATOR, CURATOR
+from golden.evals.confirmation import eval_run_pairs_enqueue
 from golden.models import EvalRun
+from reviews.claims import review_item_claim_next
+from reviews.pairwise import pairwise_answer, pairwise_layout, pairwise_queue
 from tests.evals.golden_set import (
     EXAMPLES,
     agent_payload,
@@ -170,3 +173,29 @@ def test_missing_server_settings_are_exit_2(monkeypatch, capsys):
     monkeypatch.delenv("EVALSITE_TOKEN", raising=False)
     assert cli.main(["finish", "--run", "x", "--baseline", "y"]) == 2
     assert "EVALSITE_URL" in capsys.readouterr().err
+
+
+def test_a_drop_waits_for_people_with_exit_3_then_blocks_once_they_confirm(
+    server, tmp_path, capsys
+):
+    # given a candidate whose order cancellation regressed
+    assert _start("cand", "1.5.0", tmp_path) == 0
+    _agent_sends(server, "1.5.0", "cand")
+    waiting = ["finish", "--run", "cand", *FINISH, "--require-people-confirmation"]
+    # when CI finishes before people compared the regressed task
+    code = cli.main(waiting)
+    # then the gate neither passes nor blocks: exit 3, and the report says why
+    assert code == cli.AWAITING_PEOPLE
+    out = capsys.readouterr().out
+    assert "\nAWAITING_PEOPLE: Awaiting people: the metrics dropped" in out
+    assert "people: People preferred the baseline on 0 of 1 regressed task" in out
+    assert "⏳ evalsite gate: awaiting_people" in server["summary"].read_text()
+    # when people prefer the baseline on that task, the same command blocks
+    base, cand = EvalRun.objects.get(name="base"), EvalRun.objects.get(name="cand")
+    eval_run_pairs_enqueue(base, cand)
+    annotator = UserFactory(username="ann", roles=[ANNOTATOR])
+    item = review_item_claim_next(user=annotator, queue=pairwise_queue())
+    side = pairwise_layout(item.pairwise).side_of("baseline")
+    pairwise_answer(item=item, user=annotator, answers=[side])
+    assert cli.main(waiting) == cli.BLOCK
+    assert "People preferred the baseline on 1 of 1" in capsys.readouterr().out

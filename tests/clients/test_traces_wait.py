@@ -73,6 +73,8 @@ def test_finish_scores_only_after_the_wait(monkeypatch):
         mode="auto",
         fixed_drop=0.1,
         k=2.5,
+        require_people_confirmation=False,
+        confirmation_share=0.5,
         json_path=None,
         junit_path=None,
         summary=None,

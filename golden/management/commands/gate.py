@@ -45,6 +45,13 @@ class Command(BaseCommand):
             help="No-op run id to learn the noise from (repeatable).",
         )
         parser.add_argument(
+            "--require-people-confirmation",
+            action="store_true",
+            help="Block on a drop only once people preferred the baseline on the regressed "
+            "tasks (pairwise review); until then exit 3, awaiting people.",
+        )
+        parser.add_argument("--confirmation-share", type=float, default=0.5)
+        parser.add_argument(
             "--json", dest="json_path", default=None, help="Write the JSON report to this file."
         )
         parser.add_argument(
@@ -63,6 +70,8 @@ class Command(BaseCommand):
                     sigma_k=opts["k"],
                     min_noop_runs=opts["min_noop_runs"],
                     noop_run_ids=opts["noop_run"],
+                    require_people_confirmation=opts["require_people_confirmation"],
+                    confirmation_share=opts["confirmation_share"],
                 ),
             )
         except ApplicationError as exc:
@@ -88,7 +97,11 @@ class Command(BaseCommand):
         for label, path in (("JSON report", opts["json_path"]), ("JUnit", opts["junit_path"])):
             if path:
                 self.stdout.write(f"{label}: {path}")
+        self.stdout.write(report["people"]["text"])
         if report["decision"] == "block":
             self.stderr.write(self.style.ERROR(report["summary"]))
             raise SystemExit(1)
+        if report["decision"] == "awaiting_people":
+            self.stderr.write(self.style.WARNING(report["summary"]))
+            raise SystemExit(3)
         self.stdout.write(self.style.SUCCESS(report["summary"]))

@@ -6,7 +6,8 @@ start   create the run; print the variables that tag the agent's traces (and app
         own) is served for the run and every line carries its trial's endpoint and token
 finish  close the run's tool worlds, judge the run's outcomes and wait, score it, gate it
         against a baseline; print the report, write JSON/JUnit and the GitHub step summary;
-        exit 1 on a block
+        exit 1 on a block, 3 while a drop waits for people's confirmation
+        (--require-people-confirmation)
 run     start, then the agent command (tagging variables in its environment), then finish;
         with --relay the agent's OTLP exporter sends through a local relay that tags the run
 relay   an OTLP/HTTP endpoint on this machine that tags every trace with the run and forwards
@@ -28,7 +29,7 @@ from evalsite_gate.api import Evalsite, EvalsiteError
 from evalsite_gate.relay import OtlpRelay
 from evalsite_gate.reports import report_junit, report_markdown, report_text
 
-PASS, BLOCK, FAILURE = 0, 1, 2
+PASS, BLOCK, FAILURE, AWAITING_PEOPLE = 0, 1, 2, 3
 RUN_TAG, EXAMPLE_TAG, TRIAL_TAG = "evalsite.eval_run", "evalsite.example_key", "evalsite.trial"
 VARIANT_TAG = "evalsite.variant"
 
@@ -72,6 +73,18 @@ def _finish_options(parser: argparse.ArgumentParser, *, with_run: bool) -> None:
     parser.add_argument("--mode", choices=["auto", "fixed", "learned"], default="auto")
     parser.add_argument("--fixed-drop", type=float, default=0.10)
     parser.add_argument("--k", type=float, default=2.5, help="σ multiplier, learned mode.")
+    parser.add_argument(
+        "--require-people-confirmation",
+        action="store_true",
+        help="Block on a drop only once people, comparing the regressed tasks pairwise, "
+        "preferred the baseline; until then exit 3 (awaiting people).",
+    )
+    parser.add_argument(
+        "--confirmation-share",
+        type=float,
+        default=0.5,
+        help="Share of the regressed tasks people must prefer the baseline on.",
+    )
     parser.add_argument("--judge-config", default="default")
     parser.add_argument("--no-judge", action="store_true", help="Score without judging first.")
     parser.add_argument("--no-llm", action="store_true", help="Deterministic scoring only.")
@@ -336,6 +349,8 @@ def command_finish(site: Evalsite, args, run_name: str) -> int:
         mode=args.mode,
         fixed_drop=args.fixed_drop,
         k=args.k,
+        require_people_confirmation=args.require_people_confirmation,
+        confirmation_share=args.confirmation_share,
     )
     print(report_text(report))
     if args.json_path:
@@ -346,7 +361,7 @@ def command_finish(site: Evalsite, args, run_name: str) -> int:
     if summary:
         with open(summary, "a", encoding="utf-8") as out:
             out.write(report_markdown(report))
-    return BLOCK if report["decision"] == "block" else PASS
+    return {"block": BLOCK, "awaiting_people": AWAITING_PEOPLE}.get(report["decision"], PASS)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -45,6 +45,8 @@ def report_text(report: dict) -> str:
         lines.append(f"  FAIL  {trial_label(trial)}: {'; '.join(trial['reasons'])}")
     for warning in report.get("warnings", []):
         lines.append(f"  warning: {warning}")
+    if report.get("people"):
+        lines.append(f"  people: {report['people']['text']}")
     return "\n".join(lines)
 
 
@@ -55,7 +57,7 @@ def _cell(text) -> str:
 
 def report_markdown(report: dict, run_url: str = "") -> str:
     """A step summary: the decision, one row per metric, the trials that failed."""
-    icon = "❌" if report["decision"] == "block" else "✅"
+    icon = {"block": "❌", "awaiting_people": "⏳"}.get(report["decision"], "✅")
     base, cand = report["baseline"], report["candidate"]
     lines = [
         f"## {icon} evalsite gate: {report['decision']}",
@@ -82,6 +84,8 @@ def report_markdown(report: dict, run_url: str = "") -> str:
             f"| {_cell(kind)} | {_fault_side(row['baseline'])} | {_fault_side(row['candidate'])} |"
             for kind, row in faults.items()
         ]
+    if report.get("people"):
+        lines += ["", _cell(report["people"]["text"])]
     failed = (report.get("candidate_trials") or {}).get("failed", [])
     if failed:
         lines += ["", "<details><summary>Trials that failed</summary>", ""]
