@@ -182,6 +182,10 @@ ROUTES = {
     "insights/calibration/<int:calibration_id>/": A(CURATOR),
     "insights/calibration/<int:calibration_id>/status/": A(CURATOR, "POST"),
     "insights/held-out/": A(CURATOR),
+    "insights/topics/": A(ANNOTATOR),
+    "insights/topics/rebuild/": A(CURATOR, "POST"),
+    "insights/topics/<int:topic_id>/action/": A(ANNOTATOR, "POST"),
+    "insights/judging/": A(ANNOTATOR),
 }
 # Django's admin: staff only; everyone else is sent to the admin's own login page.
 ADMIN_PREFIX = "admin/"
