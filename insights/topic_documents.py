@@ -96,8 +96,9 @@ def _chunks(ids: list[int]):
         yield ids[start : start + READ_CHUNK]
 
 
-def traces_facts(trace_ids: list[int]) -> dict[int, TraceFacts]:
-    """The facts of many traces in a few queries per thousand traces."""
+def traces_facts(trace_ids: list[int], *, judged: bool = True) -> dict[int, TraceFacts]:
+    """The facts of many traces in a few queries per thousand traces. `judged=False` leaves out
+    verdicts and people's tags: a trace that has just settled has none yet."""
     facts: dict[int, TraceFacts] = {}
     for chunk in _chunks(list(trace_ids)):
         for pk, task, answer, task_type, stop in Trace.objects.filter(pk__in=chunk).values_list(
@@ -115,11 +116,12 @@ def traces_facts(trace_ids: list[int]) -> dict[int, TraceFacts]:
             "trace_id", "kind"
         ):
             facts[trace_id].red_flags.add(kind)
-        _verdicts_add(facts, chunk)
-        for trace_id, tags in Annotation.objects.filter(
-            item__trace_id__in=chunk, undone_at__isnull=True
-        ).values_list("item__trace_id", "failure_tags"):
-            facts[trace_id].tags.update(str(tag) for tag in (tags or []) if tag)
+        if judged:
+            _verdicts_add(facts, chunk)
+            for trace_id, tags in Annotation.objects.filter(
+                item__trace_id__in=chunk, undone_at__isnull=True
+            ).values_list("item__trace_id", "failure_tags"):
+                facts[trace_id].tags.update(str(tag) for tag in (tags or []) if tag)
         for trace_id, kind, value, category in Feedback.objects.filter(
             trace_id__in=chunk
         ).values_list("trace_id", "kind", "value", "category"):

@@ -30,7 +30,7 @@ from sklearn.metrics.pairwise import euclidean_distances
 
 from insights.models import Topic, TopicBuild, TraceTopic
 from insights.topic_documents import trace_tokens, traces_facts
-from insights.topic_rules import topic_rule_draft
+from insights.topic_rules import RuleDrafter
 from traces.models import Project, Trace
 from traces.selectors import traces_visible
 from webhooks.events import TOPIC_EMERGED
@@ -138,7 +138,10 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
     terms = vectorizer.get_feature_names_out()
     distances = euclidean_distances(matrix, centroids)
     failed = {pk: facts[pk].failed for pk in ids}
-    midpoint = start + (now - start) / 2
+    # The trend compares the two halves of the time the build's traces span (not of the
+    # window, which a young project fills only at its end).
+    first, last = min(given.started.values()), max(given.started.values())
+    midpoint = first + (last - first) / 2
     previous = TopicBuild.objects.filter(project=project).order_by("-built_at").first()
     known = Topic.objects.filter(build=previous).values_list("terms", flat=True) if previous else []
     previous_terms = [set(terms_) for terms_ in known]
@@ -154,6 +157,7 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
         failure_share=sum(failed.values()) / len(ids),
     )
     topics, memberships = [], []
+    drafter = RuleDrafter([facts[pk] for pk in ids if not failed[pk]])
     for number in range(k):
         member_rows = np.flatnonzero(labels == number)
         if not len(member_rows):
@@ -169,15 +173,12 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
             centroid=[round(float(value), 6) for value in centroid],
             size=len(members),
             failure_count=sum(failed[pk] for pk in members),
-            earlier_count=sum(1 for pk in members if given.started[pk] < midpoint),
-            later_count=sum(1 for pk in members if given.started[pk] >= midpoint),
+            earlier_count=sum(1 for pk in members if given.started[pk] <= midpoint),
+            later_count=sum(1 for pk in members if given.started[pk] > midpoint),
             example_trace_ids=[ids[row] for row in closest[:EXAMPLES]],
             is_new=bool(previous) and _unlike_all(set(top), previous_terms),
             # A rule for what the topic's failures share and the passing traces do not.
-            rule_draft=topic_rule_draft(
-                [facts[pk] for pk in members if failed[pk]],
-                [facts[pk] for pk in ids if not failed[pk]],
-            ),
+            rule_draft=drafter.draft([facts[pk] for pk in members if failed[pk]]),
         )
         topics.append(topic)
         memberships += [
@@ -322,7 +323,7 @@ def trace_topic_assign(trace: Trace) -> TraceTopic | None:
     if loaded is None:
         return None
     _, vectorizer, centroids, topic_ids = loaded
-    facts = traces_facts([trace.pk]).get(trace.pk)
+    facts = traces_facts([trace.pk], judged=False).get(trace.pk)
     if facts is None:
         return None
     vector = vectorizer.transform([trace_tokens(facts)])

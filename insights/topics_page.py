@@ -9,7 +9,7 @@ from collections import defaultdict
 from django.db.models import Count
 from django.db.models.functions import TruncDate
 
-from insights.charts import PALETTE, empty_figure, layout
+from insights.charts import PALETTE, count_axis, empty_figure, layout
 from insights.models import Topic, TopicBuild, TraceTopic
 from traces.models import Project, Trace
 from traces.selectors import traces_visible
@@ -59,25 +59,32 @@ def topics_figures(build: TopicBuild, topics: list[Topic]) -> dict:
     if not topics:
         empty = empty_figure("No topics yet.")
         return {"topics_map": empty, "topics_over_time": empty}
+    total = sum(t.size for t in topics)
+    # An explicit root, so the frame around the topics is the project's, not plotly's grey.
     treemap = {
         "data": [
             {
                 "type": "treemap",
-                "labels": [f"{plot_text(t.name)} ({t.size})" for t in topics],
-                "parents": ["" for _ in topics],
-                "values": [t.size for t in topics],
-                "ids": [str(t.pk) for t in topics],
+                "ids": ["all", *[str(t.pk) for t in topics]],
+                "labels": ["All topics", *[plot_text(t.name) for t in topics]],
+                "parents": ["", *["all" for _ in topics]],
+                "values": [total, *[t.size for t in topics]],
                 "branchvalues": "total",
                 "marker": {
-                    "colors": [round(t.failure_share, 3) for t in topics],
+                    "colors": [
+                        round(build.failure_share, 3),
+                        *[round(t.failure_share, 3) for t in topics],
+                    ],
                     "colorscale": [[0, "#E8F1FA"], [0.5, "#E69F00"], [1, "#D55E00"]],
                     "cmin": 0,
                     "cmax": 1,
                     "showscale": True,
                     "colorbar": {"title": {"text": "failed"}, "tickformat": ".0%"},
                 },
-                "hovertemplate": "%{label}<br>failed: %{color:.0%}<extra></extra>",
-                "textinfo": "label",
+                "hovertemplate": "%{label}<br>%{value} traces, failed: %{color:.0%}<extra></extra>",
+                "textinfo": "label+value",
+                "textfont": {"size": 13},
+                "pathbar": {"visible": False},
             }
         ],
         "layout": {**layout(), "margin": {"l": 10, "r": 10, "t": 10, "b": 10}, "height": 380},
@@ -111,8 +118,16 @@ def topics_figures(build: TopicBuild, topics: list[Topic]) -> dict:
                 "marker": {"color": PALETTE[index % len(PALETTE)]},
             }
         )
+    largest = max(
+        (sum(series[key].get(day, 0) for key in series) for day in ordered_days), default=0
+    )
     over_time = {
         "data": bars,
-        "layout": {**layout("day", "traces"), "barmode": "stack", "height": 380},
+        "layout": {
+            **layout("day", "traces"),
+            "barmode": "stack",
+            "height": 380,
+            "yaxis": count_axis(largest, "traces"),
+        },
     }
     return {"topics_map": treemap, "topics_over_time": over_time}

@@ -48,8 +48,10 @@ def test_the_page_shows_every_topic_with_escaped_trace_text(client, annotator, b
     assert f'href="/traces/?topic={topic.pk}"' in html
     figures = _figures(html)
     treemap = figures["topics_map"]["data"][0]
-    assert sorted(treemap["values"], reverse=True) == treemap["values"]
-    assert sum(treemap["values"]) == build.trace_count
+    root, *sizes = treemap["values"]
+    assert sorted(sizes, reverse=True) == sizes
+    assert root == sum(sizes) == build.trace_count
+    assert all("<script>" not in label for label in treemap["labels"])
     assert sum(sum(bar["y"]) for bar in figures["topics_over_time"]["data"]) == build.trace_count
     # Curators' actions are not offered to an annotator.
     assert 'value="golden_drafts"' not in html
