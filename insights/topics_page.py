@@ -14,8 +14,9 @@ from insights.models import Topic, TopicBuild, TraceTopic
 from traces.models import Project, Trace
 from traces.selectors import traces_visible
 
-# The over-time chart draws this many topics (the largest); the rest are summed as "other".
-CHART_TOPICS = 8
+# The over-time chart draws this many topics (the largest, one palette colour each); the rest
+# are summed as "other".
+CHART_TOPICS = len(PALETTE)
 
 
 def plot_text(text: str) -> str:
@@ -115,7 +116,8 @@ def topics_figures(build: TopicBuild, topics: list[Topic]) -> dict:
                 "name": plot_text(names.get(key, "other topics")[:40]),
                 "x": [day.isoformat() for day in ordered_days],
                 "y": [series[key].get(day, 0) for day in ordered_days],
-                "marker": {"color": PALETTE[index % len(PALETTE)]},
+                # The rest are grey: a palette colour would repeat the first topic's.
+                "marker": {"color": "#999999" if key == "other" else PALETTE[index]},
             }
         )
     largest = max(
