@@ -377,6 +377,12 @@ CELERY_BEAT_SCHEDULE["topics-build"] = {
     "task": "insights.tasks.topics_build_task",
     "schedule": float(TOPICS_BUILD_SECONDS),
 }
+# A project with traces and no topics yet (a fresh install, a new project) is built within the
+# minute; one query when there is none.
+CELERY_BEAT_SCHEDULE["topics-build-missing"] = {
+    "task": "insights.tasks.topics_build_missing_task",
+    "schedule": 60.0,
+}
 # A live online rule that judged nothing for this long, while enough traces came that its
 # sample rate should have judged JUDGING_SILENT_MIN_EXPECTED, raises an alert.
 JUDGING_SILENT_MINUTES = envint("JUDGING_SILENT_MINUTES", 60)

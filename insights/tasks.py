@@ -37,3 +37,12 @@ def topics_build_task() -> int:
 def judging_silent_rules_check_task() -> int:
     """Alert on live online rules that judged nothing while traces came."""
     return len(silent_rules_check())
+
+
+@shared_task(ignore_result=True)
+def topics_build_missing_task() -> int:
+    """The first build of projects that have traces and no topics yet."""
+    with topics_build_lock(settings.TOPICS_BUILD_SECONDS * 2) as acquired:
+        if not acquired:
+            return 0
+        return len(topics_build_all(missing_only=True))

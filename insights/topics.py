@@ -260,11 +260,16 @@ def topics_build_lock(timeout: int):
             cache.delete(key)
 
 
-def topics_build_all(*, now=None) -> list[TopicBuild]:
-    """A build for every project with traces in the window (the periodic task)."""
+def topics_build_all(*, now=None, missing_only: bool = False) -> list[TopicBuild]:
+    """A build for every project with traces in the window (the periodic task); with
+    `missing_only`, for the projects that have none yet, so a fresh install or a new project
+    gets topics within a minute rather than at the next periodic build."""
     now = now or timezone.now()
     since = now - timedelta(days=settings.TOPICS_WINDOW_DAYS)
-    projects = Project.objects.filter(traces__started_at__gte=since).distinct().order_by("pk")
+    projects = Project.objects.filter(traces__started_at__gte=since)
+    if missing_only:
+        projects = projects.filter(topic_builds__isnull=True)
+    projects = projects.distinct().order_by("pk")
     builds = []
     for project in projects:
         build = topics_build(project, now=now)

@@ -8,8 +8,9 @@ import pytest
 from django.utils import timezone
 
 from insights.models import Topic, TopicBuild, TraceTopic
+from insights.tasks import topics_build_missing_task
 from insights.topics import placer, topics_build, trace_topic_assign
-from tests.factories import UserFactory
+from tests.factories import ProjectFactory, UserFactory
 from tests.insights.topic_world import cancel_ok, cancel_without_lookup, topic_world
 from webhooks.models import Webhook, WebhookDelivery
 
@@ -112,6 +113,15 @@ def test_a_settled_trace_joins_the_nearest_topic_without_a_rebuild():
     planted_topic.refresh_from_db()
     assert planted_topic.arrived_count == 1
     assert TopicBuild.objects.count() == 1
+
+
+def test_projects_without_topics_are_built_first_and_only_once():
+    project, _ = topic_world()
+    small, _ = topic_world(per_kind=1, failures=1, project=ProjectFactory(slug="small"))
+
+    assert topics_build_missing_task() == 1
+    assert topics_build_missing_task() == 0  # it has topics now: the periodic build's turn
+    assert list(TopicBuild.objects.values_list("project", flat=True)) == [project.pk]
 
 
 def test_a_trace_of_a_project_without_topics_is_left_alone():
