@@ -7,11 +7,13 @@ from judges.models import (
     JudgeConfig,
     JudgeRun,
     Judgment,
+    OnlineRuleHour,
     RedFlag,
     RedFlagCheck,
     Rubric,
     RubricVersion,
     ToolEffect,
+    TraceOnlineDecision,
     Verdict,
 )
 from judges.trajectory.effects import tool_effect_set
@@ -147,6 +149,35 @@ class GuardrailPolicyAdmin(admin.ModelAdmin):
     """Read-only here: thresholds change on the guardrails page, where each change is audited."""
 
     list_display = ("project", "loop_repeats", "max_steps", "updated_at")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(OnlineRuleHour)
+class OnlineRuleHourAdmin(admin.ModelAdmin):
+    """Counted by online judging; read here, never edited."""
+
+    list_display = ("hour", "rubric", "project", "outcome", "count")
+    list_filter = ("outcome",)
+    list_select_related = ("rubric", "project")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(TraceOnlineDecision)
+class TraceOnlineDecisionAdmin(admin.ModelAdmin):
+    list_display = ("trace", "rubric", "outcome", "task_type", "decided_at")
+    list_filter = ("outcome",)
+    list_select_related = ("trace", "rubric")
+    raw_id_fields = ("trace",)
 
     def has_add_permission(self, request):
         return False
