@@ -52,6 +52,12 @@ def online_rule_hours_add(rows: Sequence[tuple]) -> None:
     if not rows:
         return
     values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
-    params = [value for row in rows for value in row]
+    # The hour as the ORM stores it on this database (SQLite keeps text), so reads match.
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [
+        value
+        for rubric_id, project_id, hour, outcome, count in rows
+        for value in (rubric_id, project_id, adapt(hour), outcome, count)
+    ]
     with connection.cursor() as cursor:
         cursor.execute(_ONLINE_HOURS_ADD_SQL.format(values=values), params)
