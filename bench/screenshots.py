@@ -32,6 +32,8 @@ VIEWPORT = {"width": 1400, "height": 900}
 FIXED_PAGES = [
     ("overview", "/"),
     ("agent-dashboard", "/insights/agent/"),
+    ("topics", "/insights/topics/"),
+    ("judging-health", "/insights/judging/"),
     ("traces", "/traces/"),
     ("sessions", "/traces/sessions/"),
     ("projects", "/traces/projects/"),

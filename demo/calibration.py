@@ -8,7 +8,8 @@ with it where a real judge would be corrected too, and an alignment proposal has
 
 from django.contrib.auth import get_user_model
 
-from judges.models import RedFlag, ScoreType
+from judges.models import ScoreType
+from metrics.models import RedFlag
 from reviews.calibration_receivers import calibration_queue
 from reviews.claims import review_item_claim_next
 from reviews.services import review_item_resolve, review_item_skip

@@ -314,6 +314,12 @@ JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
+# Online judging per rule and hour judges at most this many traces of a project (0: no limit).
+JUDGE_ONLINE_MAX_PER_HOUR = envint("JUDGE_ONLINE_MAX_PER_HOUR", 0)
+# A provider whose last this many calls within the window all failed is skipped by online
+# judging until those failures age out (0: never skipped).
+JUDGE_PROVIDER_FAILING_CALLS = envint("JUDGE_PROVIDER_FAILING_CALLS", 5)
+JUDGE_PROVIDER_FAILING_SECONDS = envint("JUDGE_PROVIDER_FAILING_SECONDS", 300)
 # A trace's search document is built once no span has come for this long.
 SEARCH_INDEX_QUIET_SECONDS = envint("SEARCH_INDEX_QUIET_SECONDS", 5)
 # Retries of transient judge errors: exponential backoff from the base, capped, with jitter.
@@ -359,6 +365,33 @@ CELERY_BEAT_SCHEDULE["insights-overview-refresh"] = {
 CELERY_BEAT_SCHEDULE["insights-agent-dashboard-refresh"] = {
     "task": "insights.tasks.insights_agent_dashboard_refresh_task",
     "schedule": float(INSIGHTS_REFRESH_SECONDS),
+}
+# Topics: every project's traces of the last TOPICS_WINDOW_DAYS (the newest TOPICS_MAX_TRACES)
+# are grouped this often; a trace that settles in between joins the nearest topic.
+TOPICS_BUILD_SECONDS = envint("TOPICS_BUILD_SECONDS", 3600)
+TOPICS_WINDOW_DAYS = envint("TOPICS_WINDOW_DAYS", 30)
+TOPICS_MAX_TRACES = envint("TOPICS_MAX_TRACES", 5000)
+TOPICS_MAX_TOPICS = envint("TOPICS_MAX_TOPICS", 12)
+TOPICS_MAX_TERMS = envint("TOPICS_MAX_TERMS", 2000)
+if TOPICS_MAX_TOPICS < 2 or TOPICS_MAX_TRACES < 10:
+    raise ImproperlyConfigured("TOPICS_MAX_TOPICS must be at least 2, TOPICS_MAX_TRACES 10")
+CELERY_BEAT_SCHEDULE["topics-build"] = {
+    "task": "insights.tasks.topics_build_task",
+    "schedule": float(TOPICS_BUILD_SECONDS),
+}
+# A project with traces and no topics yet (a fresh install, a new project) is built within the
+# minute; one query when there is none.
+CELERY_BEAT_SCHEDULE["topics-build-missing"] = {
+    "task": "insights.tasks.topics_build_missing_task",
+    "schedule": 60.0,
+}
+# A live online rule that judged nothing for this long, while enough traces came that its
+# sample rate should have judged JUDGING_SILENT_MIN_EXPECTED, raises an alert.
+JUDGING_SILENT_MINUTES = envint("JUDGING_SILENT_MINUTES", 60)
+JUDGING_SILENT_MIN_EXPECTED = envfloat("JUDGING_SILENT_MIN_EXPECTED", 3.0)
+CELERY_BEAT_SCHEDULE["judging-silent-rules-check"] = {
+    "task": "insights.tasks.judging_silent_rules_check_task",
+    "schedule": 300.0,
 }
 # Review claims past their 15-minute lock are cleared so queue pages show the items as free.
 CELERY_BEAT_SCHEDULE["review-locks-release"] = {

@@ -10,6 +10,7 @@ from django.shortcuts import render
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
 from explorer import selectors as explorer_selectors
+from judges.online_health import trace_online_decisions
 from reviews.access import review_item_ids_openable
 from reviews.blind import trace_blind_for
 from traces import selectors
@@ -106,6 +107,7 @@ def trace_detail(request, trace_id: int):
             if blind
             else explorer_selectors.trace_judge_versions(judging["judgments"]),
             "feedback": feedback,
+            "online_decisions": [] if blind else trace_online_decisions(trace),
             "judgment_rows": explorer_selectors.trace_judgment_rows(judging["judgments"], spans),
             # An item the reader may not open is listed without a link (it would be a 403).
             "review_item_ids_openable": review_item_ids_openable(

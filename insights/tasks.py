@@ -1,10 +1,12 @@
-"""Periodic precompute of the overview, so the page reads one cached snapshot."""
+"""Periodic work of insights: the overview's snapshot, topic builds, the silent-rule check."""
 
 from celery import shared_task
 from django.conf import settings
 
 from insights.agent_dashboard import AGENT_DASHBOARD
+from insights.judging_health import silent_rules_check
 from insights.overview import overview_refresh_lock, overview_snapshot_refresh
+from insights.topics import topics_build_all, topics_build_lock
 
 
 @shared_task(ignore_result=True)
@@ -20,3 +22,27 @@ def insights_agent_dashboard_refresh_task() -> None:
     with AGENT_DASHBOARD.refresh_lock(settings.INSIGHTS_REFRESH_SECONDS * 5) as acquired:
         if acquired:
             AGENT_DASHBOARD.refresh()
+
+
+@shared_task(ignore_result=True)
+def topics_build_task() -> int:
+    """Group every project's recent traces into topics (bounded by TOPICS_MAX_TRACES each)."""
+    with topics_build_lock(settings.TOPICS_BUILD_SECONDS * 2) as acquired:
+        if not acquired:
+            return 0
+        return len(topics_build_all())
+
+
+@shared_task(ignore_result=True)
+def judging_silent_rules_check_task() -> int:
+    """Alert on live online rules that judged nothing while traces came."""
+    return len(silent_rules_check())
+
+
+@shared_task(ignore_result=True)
+def topics_build_missing_task() -> int:
+    """The first build of projects that have traces and no topics yet."""
+    with topics_build_lock(settings.TOPICS_BUILD_SECONDS * 2) as acquired:
+        if not acquired:
+            return 0
+        return len(topics_build_all(missing_only=True))

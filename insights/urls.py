@@ -1,6 +1,6 @@
 from django.urls import path
 
-from insights import alignment_pages, views
+from insights import alignment_pages, views, views_topics
 
 app_name = "insights"
 urlpatterns = [
@@ -30,4 +30,8 @@ urlpatterns = [
         name="alignment_proposal_approve",
     ),
     path("held-out/", views.held_out_report, name="held_out_report"),
+    path("topics/", views_topics.topics, name="topics"),
+    path("topics/rebuild/", views_topics.topics_rebuild, name="topics_rebuild"),
+    path("topics/<int:topic_id>/action/", views_topics.topic_action, name="topic_action"),
+    path("judging/", views_topics.judging_health, name="judging_health"),
 ]

@@ -13,6 +13,7 @@ from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.calibration import calibration_detail as calibration_detail_read
 from insights.calibration import calibration_list as calibration_list_read
 from insights.heldout import held_out_agreement
+from insights.judging_health import silent_alerts_open
 from insights.overview import overview_chart_get, overview_snapshot_get
 from judges.alignment.models import AlignmentProposal
 from judges.calibration import (
@@ -38,6 +39,8 @@ def overview(request):
             "build_ms": snapshot["build_ms"],
             "is_curator": has_role(request.user, CURATOR),
             "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
+            "silent_alerts": silent_alerts_open(),
+            "silent_minutes": settings.JUDGING_SILENT_MINUTES,
         },
     )
 

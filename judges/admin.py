@@ -6,8 +6,10 @@ from judges.models import (
     JudgeConfig,
     JudgeRun,
     Judgment,
+    OnlineRuleHour,
     Rubric,
     RubricVersion,
+    TraceOnlineDecision,
     Verdict,
 )
 
@@ -88,3 +90,32 @@ class JudgeCalibrationAdmin(admin.ModelAdmin):
     list_select_related = ("rubric_version__rubric", "config")
     # Status moves through the calibration service, which measures kappa; not by hand here.
     readonly_fields = ("kappa", "items", "window_kappa", "verdicts_seen", "approved_at")
+
+
+@admin.register(OnlineRuleHour)
+class OnlineRuleHourAdmin(admin.ModelAdmin):
+    """Counted by online judging; read here, never edited."""
+
+    list_display = ("hour", "rubric", "project", "outcome", "count")
+    list_filter = ("outcome",)
+    list_select_related = ("rubric", "project")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(TraceOnlineDecision)
+class TraceOnlineDecisionAdmin(admin.ModelAdmin):
+    list_display = ("trace", "rubric", "outcome", "task_type", "decided_at")
+    list_filter = ("outcome",)
+    list_select_related = ("trace", "rubric")
+    raw_id_fields = ("trace",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

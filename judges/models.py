@@ -329,6 +329,60 @@ class JudgeCalibration(models.Model):
         return f"{self.rubric_version} / {self.config}: {self.status}"
 
 
+class OnlineOutcome(models.TextChoices):
+    """What online judging decided for one rule (rubric x project x task type) on one trace."""
+
+    JUDGED = "judged", "Judged"
+    NOT_SAMPLED = "not_sampled", "Not sampled"
+    NOT_CALIBRATED = "not_calibrated", "Judge version not calibrated"
+    NOT_SETTLED = "not_settled", "Trace not settled"
+    OVER_LIMIT = "over_limit", "Over the hourly limit"
+    PROVIDER_FAILING = "provider_failing", "Provider failing"
+    OTHER_TASK_TYPE = "other_task_type", "No matching task type"
+    NO_APPROVED_VERSION = "no_approved_version", "No approved version"
+
+
+class OnlineRuleHour(models.Model):
+    """How many traces one online rule judged or skipped, by outcome, in one UTC hour.
+
+    Counted where the online dispatcher decides (judges.online_health), one upsert per trace."""
+
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="online_hours")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="online_hours")
+    hour = models.DateTimeField()
+    outcome = models.CharField(max_length=30, choices=OnlineOutcome.choices)
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rubric", "project", "hour", "outcome"], name="online_rule_hour_unique"
+            ),
+        ]
+        indexes = [
+            # The judging-health page and the silent-rule alert read the last hours of all rules.
+            models.Index(fields=["hour"], name="online_rule_hour_hour"),
+        ]
+
+
+class TraceOnlineDecision(models.Model):
+    """The last online-judging decision of one rule on one trace: the trace page's "why (not)
+    judged"."""
+
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="online_decisions")
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="online_decisions")
+    outcome = models.CharField(max_length=30, choices=OnlineOutcome.choices)
+    task_type = models.CharField(max_length=100, blank=True)
+    decided_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["trace", "rubric"], name="trace_online_decision_unique"
+            ),
+        ]
+
+
 # Registered with the judges app here; import them from the modules that define them.
 from judges.adaptive_rubrics.models import (  # noqa: E402, F401
     TaskTypeAssignment,

@@ -26,6 +26,7 @@ def retention_declare() -> None:
         "red_flags",
         "red_flag_check",
         "task_type_assignment",
+        "online_decisions",
     ):
         trace_relation_owned(relation)
     trace_keeper_add("judgments", _judgments_at_work, via="trace")

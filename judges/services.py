@@ -21,9 +21,16 @@ from judges.models import (
     JudgeRunStatus,
     Judgment,
     JudgmentStatus,
+    OnlineOutcome,
     Rubric,
     RubricVersion,
     RubricVersionStatus,
+)
+from judges.online_health import (
+    OnlineDecision,
+    online_decisions_record,
+    online_rule_over_limit,
+    provider_health,
 )
 from judges.sql import verdicts_stale_set
 from traces.models import Session, Trace
@@ -204,12 +211,15 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
 
     Each rubric's newest approved version judges it, in that version's standing online run.
     A trace no rule types is classified by the judge in a task, which then calls this again
-    with task_typed_only for the rubrics of the type it found.
+    with task_typed_only for the rubrics of the type it found. Every rule's decision, judged
+    or the reason it was not, is recorded (judges.online_health).
     """
     rubrics = Rubric.objects.filter(judge_new_traces=True).order_by("pk")
     if task_typed_only:
         rubrics = rubrics.exclude(task_type="")
     runs = []
+    decisions: list[OnlineDecision] = []
+    now = timezone.now()
     config = None
     task_type = None  # decided once, for the first rubric that asks
     for rubric in rubrics:
@@ -219,17 +229,20 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
         if rubric.task_type:
             if task_type is None:
                 task_type = _trace_task_type(trace, not task_typed_only)
+            if not task_type and not task_typed_only:
+                continue  # the classifier task decides, then calls again
             if rubric.task_type != task_type:
+                decisions.append(OnlineDecision(rubric, OnlineOutcome.OTHER_TASK_TYPE, task_type))
                 continue
         version = (
             rubric.versions.filter(status=RubricVersionStatus.APPROVED).order_by("-number").first()
         )
-        if version is None or random.random() >= rubric.sample_rate:
-            continue
-        config = config or judge_config_default()
-        # Live traffic is judged only by versions whose agreement with people was measured.
-        before_calibration = settings.JUDGE_ONLINE_BEFORE_CALIBRATION
-        if not before_calibration and not judge_version_approved_for_online(version, config):
+        outcome = _online_skip_reason(rubric, version, trace, now)
+        if outcome is None:
+            config = config or judge_config_default()
+            outcome = _online_config_skip_reason(version, config, now)
+        if outcome is not None:
+            decisions.append(OnlineDecision(rubric, outcome, task_type or ""))
             continue
         with transaction.atomic():
             run = _online_run(version, config)
@@ -238,8 +251,30 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
             _judgments_create(run, [trace.pk])
             JudgeRun.objects.filter(pk=run.pk).update(trace_count=F("trace_count") + 1)
             _enqueue_after_commit(run, [trace.pk])
+        decisions.append(OnlineDecision(rubric, OnlineOutcome.JUDGED, task_type or ""))
         runs.append(run)
+    online_decisions_record(trace, decisions, now)
     return runs
+
+
+def _online_skip_reason(rubric: Rubric, version, trace: Trace, now) -> str | None:
+    if version is None:
+        return OnlineOutcome.NO_APPROVED_VERSION
+    if random.random() >= rubric.sample_rate:
+        return OnlineOutcome.NOT_SAMPLED
+    if online_rule_over_limit(rubric, trace.project_id, now):
+        return OnlineOutcome.OVER_LIMIT
+    return None
+
+
+def _online_config_skip_reason(version: RubricVersion, config: JudgeConfig, now) -> str | None:
+    # Live traffic is judged only by versions whose agreement with people was measured.
+    before_calibration = settings.JUDGE_ONLINE_BEFORE_CALIBRATION
+    if not before_calibration and not judge_version_approved_for_online(version, config):
+        return OnlineOutcome.NOT_CALIBRATED
+    if provider_health.failing(config, now):
+        return OnlineOutcome.PROVIDER_FAILING
+    return None
 
 
 def verdicts_mark_stale(trace_ids: Iterable[int], session_ids: Iterable[int] | None = None) -> int:

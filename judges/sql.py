@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Q
 
-from judges.models import JudgeCalibration, Verdict
+from judges.models import JudgeCalibration, OnlineRuleHour, Verdict
 
 _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
@@ -36,3 +36,28 @@ def verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> 
     return Verdict.objects.filter(
         Q(trace_id__in=trace_ids) | Q(session_id__in=session_ids), stale=False
     ).update(stale=True)
+
+
+_ONLINE_HOURS_ADD_SQL = (
+    f"INSERT INTO {OnlineRuleHour._meta.db_table} "  # noqa: S608 - the model's table
+    "(rubric_id, project_id, hour, outcome, count) VALUES {values} "
+    "ON CONFLICT (rubric_id, project_id, hour, outcome) "
+    f"DO UPDATE SET count = {OnlineRuleHour._meta.db_table}.count + excluded.count"
+)
+
+
+def online_rule_hours_add(rows: Sequence[tuple]) -> None:
+    """Add (rubric id, project id, hour, outcome, count) rows to the hourly counters in one
+    statement; PostgreSQL and SQLite both take this upsert."""
+    if not rows:
+        return
+    values = ", ".join(["(%s, %s, %s, %s, %s)"] * len(rows))
+    # The hour as the ORM stores it on this database (SQLite keeps text), so reads match.
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [
+        value
+        for rubric_id, project_id, hour, outcome, count in rows
+        for value in (rubric_id, project_id, adapt(hour), outcome, count)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_ONLINE_HOURS_ADD_SQL.format(values=values), params)

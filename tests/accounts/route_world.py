@@ -9,6 +9,7 @@ from django.utils import timezone
 from accounts.models import ApiToken
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
+from insights.models import Topic, TopicBuild
 from judges.alignment.models import AlignmentProposal
 from judges.models import JudgeCalibration, JudgeRun, Rubric
 from judges.rubrics import rubric_version_create, rubric_version_fields
@@ -63,6 +64,13 @@ def route_world(owner, curator) -> dict:
     session = Session.objects.create(project=trace.project, external_id="matrix-session")
     Trace.objects.filter(pk=trace.pk).update(session=session)
     sessions_totals_recount([session.pk])  # as ingest keeps them
+    build = TopicBuild.objects.create(
+        project=trace.project,
+        window_start=timezone.now() - timedelta(days=30),
+        window_end=timezone.now(),
+        built_at=timezone.now(),
+    )
+    topic = Topic.objects.create(build=build, number=0, name="orders", size=1)
     return {
         "trace_id": trace.pk,
         "item_id": item.pk,
@@ -76,6 +84,7 @@ def route_world(owner, curator) -> dict:
         "calibration_id": calibration.pk,
         "proposal_id": proposal.pk,
         "session_id": session.pk,
+        "topic_id": topic.pk,
         "key": "flip_rate",
         "part": "open",
         "span_pk": span.pk,

@@ -189,6 +189,10 @@ ROUTES = {
     "insights/alignment/<int:proposal_id>/": A(CURATOR),
     "insights/alignment/<int:proposal_id>/approve/": A(CURATOR, "POST"),
     "insights/held-out/": A(CURATOR),
+    "insights/topics/": A(ANNOTATOR),
+    "insights/topics/rebuild/": A(CURATOR, "POST"),
+    "insights/topics/<int:topic_id>/action/": A(ANNOTATOR, "POST"),
+    "insights/judging/": A(ANNOTATOR),
 }
 # Django's admin: staff only; everyone else is sent to the admin's own login page.
 ADMIN_PREFIX = "admin/"

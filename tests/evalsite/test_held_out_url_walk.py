@@ -13,7 +13,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from accounts.models import ApiToken
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
+from insights.models import Topic
 from insights.overview import CHART_BUILDERS
+from insights.topics import topics_build
 from judges.models import JudgeCalibration, JudgeRun, Rubric, RubricVersion
 from reviews.models import Annotation, Queue, ReviewItem, SavedView
 from tests.factories import GoldenExampleFactory, SpanFactory
@@ -59,6 +61,7 @@ def _candidates(world) -> dict[str, list[str]]:
         "view_id": pks(SavedView),
         "token_id": pks(ApiToken),
         "calibration_id": pks(JudgeCalibration),
+        "topic_id": pks(Topic),
         "pk": sorted(set(golden_pks)),
         "key": list(CHART_BUILDERS),
         "part": ["open", "held_out"],
@@ -109,6 +112,8 @@ def world(curator, annotator, api_client_for):
     dataset_version_create(name="walk", user=curator)
     SavedView.objects.create(user=annotator, queue=Queue.objects.first(), name="mine")
     JudgeCalibration.objects.create(rubric_version=data["binary"], config=data["config"])
+    # Topics of the project: a held-out trace is never one of their traces or examples.
+    assert topics_build(held.project) is not None
     data["held_out_trace"] = held
     data["api"] = api_client_for(annotator)
     return data

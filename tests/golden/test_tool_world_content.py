@@ -14,7 +14,7 @@ from golden.services import (
     golden_example_promote,
     golden_example_update,
 )
-from judges.models import RedFlag
+from metrics.models import RedFlag
 from tests.factories import SpanFactory
 from tests.golden.builders import cancel_order_trace, example, red_flag, resolved_item
 from tests.golden.world_builders import support_world, world_example

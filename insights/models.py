@@ -1,0 +1,105 @@
+"""Topics (failure discovery) and the judging-health alerts: what insights stores itself."""
+
+from django.db import models
+
+from judges.models import OnlineOutcome, Rubric
+from traces.models import Project, Trace
+
+
+class TopicBuild(models.Model):
+    """One grouping of a project's traces in a time window, with the vectorizer it fitted: its
+    vocabulary and idf weights, so a new trace is placed without fitting again."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="topic_builds")
+    window_start = models.DateTimeField()
+    window_end = models.DateTimeField()
+    built_at = models.DateTimeField()
+    trace_count = models.PositiveIntegerField(default=0)
+    # Traces in the window past TOPICS_MAX_TRACES were left out (the newest are kept).
+    traces_left_out = models.PositiveIntegerField(default=0)
+    duration_ms = models.PositiveIntegerField(default=0)
+    peak_memory_kb = models.PositiveIntegerField(default=0)
+    method = models.CharField(max_length=50, default="tfidf-kmeans")
+    vocabulary = models.JSONField(default=list)
+    idf = models.JSONField(default=list)
+    # The share of the build's traces that failed: a topic "fails more than usual" against it.
+    failure_share = models.FloatField(default=0)
+
+    class Meta:
+        indexes = [
+            # The topics page and arrival assignment read a project's newest build.
+            models.Index(fields=["project", "-built_at"], name="topic_build_project_newest"),
+        ]
+
+
+class Topic(models.Model):
+    """A group of traces about the same thing that went the same way."""
+
+    build = models.ForeignKey(TopicBuild, on_delete=models.CASCADE, related_name="topics")
+    number = models.PositiveSmallIntegerField()
+    name = models.CharField(max_length=200)
+    terms = models.JSONField(default=list)
+    centroid = models.JSONField(default=list)
+    size = models.PositiveIntegerField(default=0)
+    failure_count = models.PositiveIntegerField(default=0)
+    # Members in the first and the second half of the window: the trend.
+    earlier_count = models.PositiveIntegerField(default=0)
+    later_count = models.PositiveIntegerField(default=0)
+    # Traces placed here on arrival since the build (not in size, which is the build's).
+    arrived_count = models.PositiveIntegerField(default=0)
+    arrived_failures = models.PositiveIntegerField(default=0)
+    example_trace_ids = models.JSONField(default=list)
+    # Unlike every topic of the previous build (by its terms).
+    is_new = models.BooleanField(default=False)
+    # A red-flag rule the topic's traces share and the others mostly do not, with its hit rates.
+    rule_draft = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["build", "number"], name="topic_build_number"),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def failure_share(self) -> float:
+        return self.failure_count / self.size if self.size else 0.0
+
+    @property
+    def trend(self) -> float | None:
+        """Growth of the second half of the window over the first, as a fraction."""
+        if not self.earlier_count:
+            return None
+        return (self.later_count - self.earlier_count) / self.earlier_count
+
+
+class TraceTopic(models.Model):
+    """Which topic a trace belongs to: from the build, or placed on arrival."""
+
+    trace = models.OneToOneField(Trace, on_delete=models.CASCADE, related_name="topic_membership")
+    topic = models.ForeignKey(Topic, on_delete=models.CASCADE, related_name="members")
+    distance = models.FloatField()
+    failed = models.BooleanField(default=False)
+    on_arrival = models.BooleanField(default=False)
+
+
+class SilentRuleAlert(models.Model):
+    """A live online rule that judged nothing for JUDGING_SILENT_MINUTES while traces came:
+    raised once (a webhook event), cleared when it judges again."""
+
+    rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="silent_alerts")
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="silent_alerts")
+    raised_at = models.DateTimeField()
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    decisions = models.PositiveIntegerField(default=0)
+    top_reason = models.CharField(max_length=30, choices=OnlineOutcome.choices, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["rubric", "project"],
+                condition=models.Q(cleared_at__isnull=True),
+                name="silent_rule_alert_open",
+            ),
+        ]
