@@ -13,7 +13,7 @@ from judges.models import JudgeCalibration, JudgeRun, Rubric
 from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
 from tests.factories import GoldenExampleFactory
 from tests.insights.world import insights_world
-from traces.models import Session, Trace
+from traces.models import MaskingRule, Session, Trace
 from traces.session_totals import sessions_totals_recount
 from webhooks.models import Webhook
 
@@ -53,6 +53,9 @@ def route_world(owner, curator) -> dict:
     session = Session.objects.create(project=trace.project, external_id="matrix-session")
     Trace.objects.filter(pk=trace.pk).update(session=session)
     sessions_totals_recount([session.pk])  # as ingest keeps them
+    masking_rule = MaskingRule.objects.create(
+        project=trace.project, kind="pattern", pattern="ACME-[0-9]{6}", label="account"
+    )
     return {
         "trace_id": trace.pk,
         "item_id": item.pk,
@@ -69,6 +72,8 @@ def route_world(owner, curator) -> dict:
         "part": "open",
         "span_pk": span.pk,
         "field": "input",
+        "slug": trace.project.slug,
+        "rule_id": masking_rule.pk,
         "pk:golden/examples": GoldenExample.objects.first().pk,
         "pk:golden/versions": DatasetVersion.objects.first().pk,
         "pk:eval-runs": EvalRun.objects.first().pk,
