@@ -16,7 +16,7 @@ from judges.rubrics import rubric_version_create, rubric_version_fields
 from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
 from tests.factories import GoldenExampleFactory
 from tests.insights.world import insights_world
-from traces.models import Session, Trace
+from traces.models import MaskingRule, Session, Trace
 from traces.session_totals import sessions_totals_recount
 from webhooks.models import Webhook
 
@@ -71,6 +71,9 @@ def route_world(owner, curator) -> dict:
         built_at=timezone.now(),
     )
     topic = Topic.objects.create(build=build, number=0, name="orders", size=1)
+    masking_rule = MaskingRule.objects.create(
+        project=trace.project, kind="pattern", pattern="ACME-[0-9]{6}", label="account"
+    )
     return {
         "trace_id": trace.pk,
         "item_id": item.pk,
@@ -89,6 +92,8 @@ def route_world(owner, curator) -> dict:
         "part": "open",
         "span_pk": span.pk,
         "field": "input",
+        "slug": trace.project.slug,
+        "rule_id": masking_rule.pk,
         "pk:golden/examples": GoldenExample.objects.first().pk,
         "pk:golden/versions": DatasetVersion.objects.first().pk,
         "pk:eval-runs": EvalRun.objects.first().pk,
