@@ -17,6 +17,7 @@ import jsonschema
 from django.db import transaction
 
 from core.errors import error_body
+from golden.masking import example_masker
 from golden.models import EvalTrial, ToolWorldCall
 from golden.worlds.matching import arguments_match, recording_find, world_case_sensitive
 from golden.worlds.schema import (
@@ -147,6 +148,14 @@ def _base_answer(world: dict, tool: str, arguments: dict) -> tuple[int, Any, int
     return default.get("status", 404), _error("no_recording", message), None
 
 
+def world_arguments_masked(trial: EvalTrial, arguments: dict) -> dict:
+    """The arguments as the example's masking writes values (golden.masking): the same
+    address sent in the clear matches the pseudonym its recording holds."""
+    example = trial.entry.example
+    source = example.source_trace if example is not None and example.source_trace_id else None
+    return example_masker(source.project_id if source else None).value(arguments)
+
+
 def tool_world_call(
     trial: EvalTrial, tool: str, arguments: Any, *, transport: str, trace_id: str = ""
 ) -> WorldAnswer:
@@ -167,6 +176,9 @@ def tool_world_call(
     elif problem := _arguments_problem(world, tool, arguments):
         status, body = 400, _error("invalid_arguments", problem[1], field=problem[0])
     else:
+        # Recordings and faults were masked when the example was written: the arguments are
+        # masked alike before they are matched (and before they are stored).
+        arguments = world_arguments_masked(trial, arguments)
         status, body, recording = _base_answer(world, tool, arguments)
     with transaction.atomic():
         locked = EvalTrial.objects.select_for_update().only("pk").get(pk=trial.pk)

@@ -101,3 +101,30 @@ def test_masking_finds_nothing_in_clean_content():
     data = {"task": "Cancel order A1042 placed 2026-12-05", "context": {"tier": "gold"}}
     masked, found = example_data_masked(data, None)
     assert masked == data and found == []
+
+
+def test_a_tool_world_holds_marks_and_still_answers_the_value_sent_in_the_clear(curator):
+    from golden.models import EvalTrial, ToolWorldCall
+    from golden.worlds.serving import tool_world_call
+    from tests.golden.world_builders import handout, support_world, world_example, world_run
+
+    world = support_world()
+    world["tools"][0]["input_schema"] = {"type": "object"}
+    world["recordings"][0] = {
+        "tool": world["recordings"][0]["tool"],
+        "arguments": {"customer_id": "C-77", "email": EMAIL},
+        "result": {"orders": [], "phone_on_file": PHONE},
+    }
+    example = world_example(curator, world=world)
+    assert _holds_secret(example.tool_world) == []
+    _, handouts = world_run(curator, examples=[example])
+    trial = EvalTrial.objects.select_related("entry").get(pk=handout(handouts)["trial_id"])
+    answer = tool_world_call(
+        trial,
+        world["recordings"][0]["tool"],
+        {"customer_id": "C-77", "email": EMAIL},
+        transport=ToolWorldCall.Transport.HTTP,
+    )
+    assert answer.status == 200 and answer.call.recording == 0
+    assert answer.body["result"]["phone_on_file"].startswith("<phone:")
+    assert _holds_secret(answer.call.arguments) == []
