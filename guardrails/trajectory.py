@@ -9,8 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
-from rest_framework.exceptions import ValidationError
-
+from core.errors import NON_FIELD, InvalidInput
 from metrics.steps import PENDING, SpanFacts, TraceFacts
 from traces.ingest import conventions
 from traces.ingest.convention_tables import SPAN_FIELDS
@@ -20,9 +19,9 @@ from traces.ingest.span_tree import (
     MAX_SPANS,
     SPAN_ID_MAX,
     TRACE_ID_MAX,
-    _hash,
-    _optional_str,
-    _unknown_keys_refuse,
+    optional_str,
+    path_hash,
+    unknown_keys_refuse,
 )
 from traces.ingest.timeparse import timestamp_parse
 from traces.ingest.transcripts import transcript_span_tree
@@ -53,38 +52,32 @@ class ParsedTrajectory:
     named: bool
 
 
-def _prefixed(exc: ValidationError, prefix: str) -> ValidationError:
-    detail = exc.detail if isinstance(exc.detail, dict) else {"non_field_errors": exc.detail}
-    return ValidationError(
-        {
-            prefix if key == "non_field_errors" else f"{prefix}.{key}": value
-            for key, value in detail.items()
-        }
-    )
+def _prefixed(exc: InvalidInput, prefix: str) -> InvalidInput:
+    return InvalidInput(prefix if exc.field == NON_FIELD else f"{prefix}.{exc.field}", exc.message)
 
 
 def _node_read(node, path: str, parent_id: str, span_id: str) -> SpanRecord:
     """What the checks read of one node, validated as ingest validates it."""
     if not isinstance(node, dict):
-        raise ValidationError({path.rstrip(".") or "non_field_errors": ["Expected an object."]})
-    _unknown_keys_refuse(node, path)
+        raise InvalidInput(path.rstrip(".") or NON_FIELD, "Expected an object.")
+    unknown_keys_refuse(node, path)
     name = node.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise ValidationError({f"{path}name": ["Every span needs a non-empty string name."]})
+        raise InvalidInput(f"{path}name", "Every span needs a non-empty string name.")
     attributes = node.get("attributes") or {}
     if not isinstance(attributes, dict):
-        raise ValidationError({f"{path}attributes": ["Expected an object."]})
+        raise InvalidInput(f"{path}attributes", "Expected an object.")
     if isinstance(node.get("metadata"), dict):
         attributes = {**attributes, "metadata": node["metadata"]}
-    kind = conventions.span_kind_from(attributes, _optional_str(node, "type", path, 50))
-    tool_name = _optional_str(node, "tool_name", path, 200) or str(
+    kind = conventions.span_kind_from(attributes, optional_str(node, "type", path, 50))
+    tool_name = optional_str(node, "tool_name", path, 200) or str(
         conventions.first_present(attributes, SPAN_FIELDS["tool_name"]) or ""
     )
     if kind == SpanKind.TOOL and not tool_name:
         tool_name = name.strip().removeprefix("execute_tool ").strip()
     output = node.get("output")
     error = node.get("error")
-    failed = _optional_str(node, "status", path, 20) == "error" or bool(error)
+    failed = optional_str(node, "status", path, 20) == "error" or bool(error)
     failure = str(error or "") if failed else ""
     if not failed and conventions.first_present(attributes, SPAN_FIELDS["error_type"]):
         failed, failure = True, "error"
@@ -93,8 +86,8 @@ def _node_read(node, path: str, parent_id: str, span_id: str) -> SpanRecord:
         failed = bool(failure)
     return SpanRecord(
         trace_external_id="",
-        span_id=_optional_str(node, "span_id", path, SPAN_ID_MAX) or span_id,
-        parent_span_id=_optional_str(node, "parent_span_id", path, SPAN_ID_MAX) or parent_id,
+        span_id=optional_str(node, "span_id", path, SPAN_ID_MAX) or span_id,
+        parent_span_id=optional_str(node, "parent_span_id", path, SPAN_ID_MAX) or parent_id,
         name=name.strip()[:500],
         kind=kind,
         started_at=timestamp_parse(
@@ -118,13 +111,13 @@ def span_tree_read(tree: dict, external_id: str) -> list[SpanRecord]:
     while stack:
         node, path, parent_id, tree_path = stack.pop()
         if len(records) >= MAX_SPANS:
-            raise ValidationError({"children": [f"A trace may hold at most {MAX_SPANS} spans."]})
-        derived = _hash(external_id, tree_path, length=16) if external_id else path or "root"
+            raise InvalidInput("children", f"A trace may hold at most {MAX_SPANS} spans.")
+        derived = path_hash(external_id, tree_path, length=16) if external_id else path or "root"
         record = _node_read(node, path, parent_id, derived.rstrip("."))
         records.append(record)
         children = node.get("children") or []  # type: ignore[union-attr]
         if not isinstance(children, list):
-            raise ValidationError({f"{path}children": ["Expected a list of spans."]})
+            raise InvalidInput(f"{path}children", "Expected a list of spans.")
         for index in range(len(children) - 1, -1, -1):
             child_path = f"{path}children[{index}]."
             stack.append((children[index], child_path, record.span_id, f"{tree_path}.{index}"))
@@ -134,20 +127,20 @@ def span_tree_read(tree: dict, external_id: str) -> list[SpanRecord]:
 def _root_facts(tree: dict) -> tuple[TrajectoryFacts, str]:
     context = tree.get("context") or {}
     if not isinstance(context, dict):
-        raise ValidationError({"context": ["Expected an object."]})
+        raise InvalidInput("context", "Expected an object.")
     tools = tree.get("available_tools")
     if tools is not None and not isinstance(tools, list):
-        raise ValidationError({"available_tools": ["Expected a list of tool definitions."]})
+        raise InvalidInput("available_tools", "Expected a list of tool definitions.")
     if tools is not None:
         context = {**context, "available_tools": tools}
     facts = TrajectoryFacts(
-        task=_optional_str(tree, "task", "") or "",
-        final_answer=_optional_str(tree, "final_answer", "") or "",
-        stop_reason=_optional_str(tree, "stop_reason", "", 100) or "",
+        task=optional_str(tree, "task", "") or "",
+        final_answer=optional_str(tree, "final_answer", "") or "",
+        stop_reason=optional_str(tree, "stop_reason", "", 100) or "",
         context=context,
         attributes=tree.get("attributes") if isinstance(tree.get("attributes"), dict) else {},
     )
-    return facts, _optional_str(tree, "trace_id", "", TRACE_ID_MAX) or ""
+    return facts, optional_str(tree, "trace_id", "", TRACE_ID_MAX) or ""
 
 
 def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
@@ -158,7 +151,7 @@ def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
     `trajectory.`.
     """
     if not isinstance(payload, dict):
-        raise ValidationError({"trajectory": ["Expected a span tree or transcript object."]})
+        raise InvalidInput("trajectory", "Expected a span tree or transcript object.")
     fmt = payload.get("format")
     try:
         if fmt in (SourceFormat.ANTHROPIC, SourceFormat.OPENAI) or (
@@ -168,15 +161,15 @@ def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
         elif fmt in (None, SourceFormat.SPAN_TREE):
             tree = payload
         else:
-            raise ValidationError(
-                {"format": [f"Unknown format {fmt!r}; use span_tree, anthropic or openai."]}
+            raise InvalidInput(
+                "format", f"Unknown format {fmt!r}; use span_tree, anthropic or openai."
             )
         facts, external_id = _root_facts(tree)
         records = span_tree_read(tree, external_id)
-    except ValidationError as exc:
+    except InvalidInput as exc:
         raise _prefixed(exc, "trajectory") from exc
     except RecursionError as exc:
-        raise ValidationError({"trajectory": ["The trajectory is nested too deeply."]}) from exc
+        raise InvalidInput("trajectory", "The trajectory is nested too deeply.") from exc
     tool_failures_mark(
         records,
         detect_text=project.tool_error_text_detection if project else True,

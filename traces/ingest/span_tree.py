@@ -5,8 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from rest_framework.exceptions import ValidationError
-
+from core.errors import NON_FIELD, InvalidInput
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 from traces.ingest.timeparse import timestamp_parse
 
@@ -54,18 +53,18 @@ TRACE_ID_MAX = 64
 SPAN_ID_MAX = 32
 
 
-def _hash(*parts: str, length: int) -> str:
+def path_hash(*parts: str, length: int) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:length]
 
 
-def _optional_str(node: dict, key: str, path: str, max_length: int | None = None) -> str | None:
+def optional_str(node: dict, key: str, path: str, max_length: int | None = None) -> str | None:
     value = node.get(key)
     if value is None:
         return None
     if not isinstance(value, str):
-        raise ValidationError({f"{path}{key}": ["Expected a string."]})
+        raise InvalidInput(f"{path}{key}", "Expected a string.")
     if max_length and len(value) > max_length:
-        raise ValidationError({f"{path}{key}": [f"At most {max_length} characters."]})
+        raise InvalidInput(f"{path}{key}", f"At most {max_length} characters.")
     return value
 
 
@@ -74,7 +73,7 @@ def _optional_int(node: dict, key: str, path: str) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValidationError({f"{path}{key}": ["Expected a non-negative integer."]})
+        raise InvalidInput(f"{path}{key}", "Expected a non-negative integer.")
     return value
 
 
@@ -87,27 +86,27 @@ def _text(value) -> str | None:
 def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str]:
     """Validate a span-tree payload and turn it into span records, extras and the trace id."""
     if not isinstance(payload, dict):
-        raise ValidationError({"non_field_errors": ["A span tree must be a JSON object."]})
+        raise InvalidInput(NON_FIELD, "A span tree must be a JSON object.")
     canonical = json.dumps(payload, sort_keys=True, ensure_ascii=False, default=str)
     if "\\u0000" in canonical:
         payload = nul_free(payload)
     content_hash = hashlib.sha256(canonical.encode()).hexdigest()
-    external_id = _optional_str(payload, "trace_id", "", TRACE_ID_MAX) or content_hash[:32]
+    external_id = optional_str(payload, "trace_id", "", TRACE_ID_MAX) or content_hash[:32]
     tools = payload.get("available_tools")
     if tools is not None and not isinstance(tools, list):
-        raise ValidationError({"available_tools": ["Expected a list of tool definitions."]})
+        raise InvalidInput("available_tools", "Expected a list of tool definitions.")
     context = payload.get("context") or {}
     if not isinstance(context, dict):
-        raise ValidationError({"context": ["Expected an object."]})
+        raise InvalidInput("context", "Expected an object.")
     if tools is not None:
         context = {**context, "available_tools": tools}
     extras = TraceExtras(
-        task=_optional_str(payload, "task", ""),
-        final_answer=_optional_str(payload, "final_answer", ""),
-        stop_reason=_optional_str(payload, "stop_reason", "", 100),
-        task_type=_optional_str(payload, "task_type", "", 100),
-        agent_name=_optional_str(payload, "agent_name", "", 200),
-        agent_version=_optional_str(payload, "agent_version", "", 100),
+        task=optional_str(payload, "task", ""),
+        final_answer=optional_str(payload, "final_answer", ""),
+        stop_reason=optional_str(payload, "stop_reason", "", 100),
+        task_type=optional_str(payload, "task_type", "", 100),
+        agent_name=optional_str(payload, "agent_name", "", 200),
+        agent_version=optional_str(payload, "agent_version", "", 100),
         context=context,
         content_hash=content_hash,
     )
@@ -117,12 +116,12 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
     while stack:
         node, path, parent_id, tree_path = stack.pop()
         if len(records) >= MAX_SPANS:
-            raise ValidationError({"children": [f"A trace may hold at most {MAX_SPANS} spans."]})
+            raise InvalidInput("children", f"A trace may hold at most {MAX_SPANS} spans.")
         record = _node_record(node, path, parent_id, tree_path, external_id)
         records.append(record)
         children = node.get("children") or []
         if not isinstance(children, list):
-            raise ValidationError({f"{path}children": ["Expected a list of spans."]})
+            raise InvalidInput(f"{path}children", "Expected a list of spans.")
         for index in range(len(children) - 1, -1, -1):
             stack.append(
                 (
@@ -135,7 +134,7 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
     return records, extras, external_id
 
 
-def _unknown_keys_refuse(node: dict, path: str) -> None:
+def unknown_keys_refuse(node: dict, path: str) -> None:
     allowed = ROOT_KEYS if not path else NODE_KEYS
     unknown = sorted(key for key in node if key not in allowed)
     if unknown:
@@ -144,24 +143,24 @@ def _unknown_keys_refuse(node: dict, path: str) -> None:
             + ", ".join(sorted(allowed))
             + "."
         )
-        raise ValidationError({f"{path}{unknown[0]}": [message]})
+        raise InvalidInput(f"{path}{unknown[0]}", message)
 
 
 def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: str) -> SpanRecord:
     if not isinstance(node, dict):
-        raise ValidationError({path.rstrip(".") or "non_field_errors": ["Expected an object."]})
-    _unknown_keys_refuse(node, path)
+        raise InvalidInput(path.rstrip(".") or NON_FIELD, "Expected an object.")
+    unknown_keys_refuse(node, path)
     name = node.get("name")
     if not isinstance(name, str) or not name.strip():
-        raise ValidationError({f"{path}name": ["Every span needs a non-empty string name."]})
-    declared = _optional_str(node, "type", path, 50)
+        raise InvalidInput(f"{path}name", "Every span needs a non-empty string name.")
+    declared = optional_str(node, "type", path, 50)
     attributes = node.get("attributes") or {}
     if not isinstance(attributes, dict):
-        raise ValidationError({f"{path}attributes": ["Expected an object."]})
-    span_id = _optional_str(node, "span_id", path, SPAN_ID_MAX) or _hash(
+        raise InvalidInput(f"{path}attributes", "Expected an object.")
+    span_id = optional_str(node, "span_id", path, SPAN_ID_MAX) or path_hash(
         external_id, tree_path, length=16
     )
-    status = _optional_str(node, "status", path, 20)
+    status = optional_str(node, "status", path, 20)
     error = node.get("error")
     error_message = _text(error) or ""
     started_at = timestamp_parse(
@@ -169,24 +168,24 @@ def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: s
     )
     ended_at = timestamp_parse(node.get("end_time", node.get("ended_at")), f"{path}end_time")
     if started_at and ended_at and ended_at < started_at:
-        raise ValidationError({f"{path}end_time": ["end_time is before start_time."]})
+        raise InvalidInput(f"{path}end_time", "end_time is before start_time.")
     # Explicit node fields are folded into the attributes the convention table reads.
     attributes = dict(attributes)
     metadata = node.get("metadata")
     if metadata is not None:
         if not isinstance(metadata, dict):
-            raise ValidationError({f"{path}metadata": ["Expected an object."]})
+            raise InvalidInput(f"{path}metadata", "Expected an object.")
         attributes.setdefault("metadata", metadata)
     for key, attribute in (
         ("tool_name", "gen_ai.tool.name"),
         ("tool_call_id", "gen_ai.tool.call.id"),
         ("model", "gen_ai.request.model"),
     ):
-        if (value := _optional_str(node, key, path, 200)) is not None:
+        if (value := optional_str(node, key, path, 200)) is not None:
             attributes.setdefault(attribute, value)
     usage = node.get("usage") or {}
     if not isinstance(usage, dict):
-        raise ValidationError({f"{path}usage": ["Expected an object."]})
+        raise InvalidInput(f"{path}usage", "Expected an object.")
     for key, attribute in (
         ("input_tokens", "gen_ai.usage.input_tokens"),
         ("output_tokens", "gen_ai.usage.output_tokens"),
@@ -199,7 +198,7 @@ def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: s
     record = span_record_build(
         trace_external_id=external_id,
         span_id=span_id,
-        parent_span_id=_optional_str(node, "parent_span_id", path, SPAN_ID_MAX) or parent_id,
+        parent_span_id=optional_str(node, "parent_span_id", path, SPAN_ID_MAX) or parent_id,
         name=name.strip(),
         attributes=attributes,
         declared_kind=declared,

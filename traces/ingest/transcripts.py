@@ -15,8 +15,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from rest_framework.exceptions import ValidationError
-
+from core.errors import NON_FIELD, InvalidInput
 from traces.ingest.failures import structured_failure
 from traces.ingest.records import SpanRecord
 from traces.ingest.span_tree import TRACE_KEYS, span_tree_records
@@ -79,25 +78,22 @@ def transcript_format_detect(messages: list) -> str:
 def _validate(payload: dict) -> list[dict]:
     unknown = sorted(set(payload) - TRANSCRIPT_KEYS)
     if unknown:
-        raise ValidationError(
-            {
-                unknown[0]: [
-                    f"Not a transcript field. Put it in `context` or `metadata`, or use one "
-                    f"of: {', '.join(sorted(TRANSCRIPT_KEYS))}."
-                ]
-            }
+        raise InvalidInput(
+            unknown[0],
+            f"Not a transcript field. Put it in `context` or `metadata`, or use one "
+            f"of: {', '.join(sorted(TRANSCRIPT_KEYS))}.",
         )
     messages = payload.get("messages")
     if not isinstance(messages, list) or not messages:
-        raise ValidationError({"messages": ["Expected a non-empty list of messages."]})
+        raise InvalidInput("messages", "Expected a non-empty list of messages.")
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
-            raise ValidationError({f"messages[{index}]": ["Expected an object."]})
+            raise InvalidInput(f"messages[{index}]", "Expected an object.")
         if not isinstance(message.get("role"), str):
-            raise ValidationError({f"messages[{index}].role": ["Every message needs a role."]})
+            raise InvalidInput(f"messages[{index}].role", "Every message needs a role.")
     for key in ("context", "metadata"):
         if payload.get(key) is not None and not isinstance(payload[key], dict):
-            raise ValidationError({key: ["Expected an object."]})
+            raise InvalidInput(key, "Expected an object.")
     return messages
 
 
@@ -197,12 +193,8 @@ def _anthropic_walk(conversation: _Conversation, messages: list[dict]) -> None:
             for block in blocks:
                 if isinstance(block, dict) and block.get("type") == "tool_use":
                     if not isinstance(block.get("name"), str):
-                        raise ValidationError(
-                            {
-                                f"messages[{index}].content.tool_use.name": [
-                                    "A tool_use needs a name."
-                                ]
-                            }
+                        raise InvalidInput(
+                            f"messages[{index}].content.tool_use.name", "A tool_use needs a name."
                         )
                     calls.append((str(block.get("id", "")), block["name"], block.get("input")))
             conversation.assistant(index, message, calls)
@@ -223,13 +215,13 @@ def _openai_walk(conversation: _Conversation, messages: list[dict]) -> None:
         if message["role"] == "assistant":
             raw_calls = message.get("tool_calls") or []
             if not isinstance(raw_calls, list):
-                raise ValidationError({f"messages[{index}].tool_calls": ["Expected a list."]})
+                raise InvalidInput(f"messages[{index}].tool_calls", "Expected a list.")
             calls = []
             for call_index, call in enumerate(raw_calls):
                 function = call.get("function") if isinstance(call, dict) else None
                 if not isinstance(function, dict) or not isinstance(function.get("name"), str):
                     path = f"messages[{index}].tool_calls[{call_index}].function.name"
-                    raise ValidationError({path: ["Required."]})
+                    raise InvalidInput(path, "Required.")
                 arguments = function.get("arguments")
                 if isinstance(arguments, str):
                     # Models do emit broken JSON; then the raw text is what the judge should see.
@@ -273,11 +265,11 @@ def transcript_records(payload: dict):
 def transcript_span_tree(payload: dict) -> tuple[dict, str, str]:
     """Validate a transcript and return it as a span tree, its canonical JSON and its format."""
     if not isinstance(payload, dict):
-        raise ValidationError({"non_field_errors": ["A transcript must be a JSON object."]})
+        raise InvalidInput(NON_FIELD, "A transcript must be a JSON object.")
     messages = _validate(payload)
     fmt = payload.get("format") or transcript_format_detect(messages)
     if fmt not in (SourceFormat.ANTHROPIC, SourceFormat.OPENAI):
-        raise ValidationError({"format": ["Use anthropic or openai for transcripts."]})
+        raise InvalidInput("format", "Use anthropic or openai for transcripts.")
     model = payload.get("model") if isinstance(payload.get("model"), str) else None
     system = payload.get("system")
     if fmt == SourceFormat.OPENAI and not system:
