@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rest_framework.exceptions import ValidationError
-
+from core.errors import InvalidInput
 from core.remembered import Remembered
 from guardrails.trajectory import (
     ParsedTrajectory,
@@ -123,9 +122,8 @@ def guardrail_check(
         found = _stored_trajectory(project, trace_id)
         if found is None:
             where = f"project {project.slug!r}" if project else "this project"
-            raise ValidationError(
-                {"trace_id": [f"No trace {trace_id!r} is stored in {where}; send `trajectory`."]}
-            )
+            message = f"No trace {trace_id!r} is stored in {where}; send `trajectory`."
+            raise InvalidInput("trace_id", message)
         parsed = found
     facts: TraceFacts = parsed.facts
     spans: list[SpanFacts] = list(parsed.spans)

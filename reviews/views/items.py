@@ -11,7 +11,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
 from reviews.access import annotation_for_user, review_item_for_action, review_item_for_user
-from reviews.claims import LockLost, review_item_claim_next, review_item_lock_renew
+from reviews.claims import LockLost, review_item_lock_renew
 from reviews.forms import CommentForm, FlagForm, ResolveForm
 from reviews.models import FailureTag, QueueKind, ReviewStatus
 from reviews.selectors import (
@@ -31,6 +31,8 @@ from reviews.services import (
     review_item_skip,
 )
 from reviews.trace_actions import review_item_flag_trace
+from reviews.views.next_item import advance_to_next
+from reviews.views.pairwise import pairwise_item_render
 from traces.selectors import traces_visible
 
 
@@ -89,22 +91,8 @@ def _render_item(request, item, form=None, *, status=200, lock_error=""):
 def item_detail(request, item_id: int):
     item = review_item_for_user(request.user, item_id)
     if item.queue.kind == QueueKind.PAIRWISE:
-        # Loaded here: the pairwise page module imports this one for advance_to_next.
-        from reviews.views.pairwise import pairwise_item_render
-
         return pairwise_item_render(request, item)
     return _render_item(request, item)
-
-
-def advance_to_next(request, queue, saved=None):
-    """Open the person's next item, or the queue page when none is left."""
-    following = review_item_claim_next(user=request.user, queue=queue)
-    if following is None:
-        if saved is not None:
-            messages.success(request, f"Saved item #{saved.pk}.")
-        messages.info(request, f"Nothing left for you in {queue.name}.")
-        return redirect("reviews:queue_detail", queue_id=queue.pk)
-    return redirect("reviews:item_detail", item_id=following.pk)
 
 
 @require_POST

@@ -15,7 +15,7 @@ from reviews.models import ReviewStatus
 from reviews.pairwise import SIDES, pairwise_answer, pairwise_layout, pairwise_questions
 from reviews.scoring import MAX_EXPLANATION_CHARS
 from reviews.selectors import annotation_undoable, review_progress
-from reviews.views.items import advance_to_next
+from reviews.views.next_item import advance_to_next
 from traces.models import Trace
 from traces.selectors import trace_span_nodes
 

@@ -3,8 +3,8 @@
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.exceptions import ValidationError
 
+from core.errors import ApplicationError
 from guardrails.check import guardrail_check
 from guardrails.models import GuardrailDecision
 from metrics.models import GuardrailPolicy
@@ -225,15 +225,15 @@ def test_stored_trace_by_id_is_checked():
 
 
 def test_unknown_trace_id_names_the_field():
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(ApplicationError) as caught:
         guardrail_check(ProjectFactory(), trace_id="feedbeef")
-    assert "trace_id" in caught.value.detail
+    assert caught.value.field == "trace_id"
 
 
 def test_bad_span_tree_names_the_field_under_trajectory():
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(ApplicationError) as caught:
         guardrail_check(None, trajectory={"name": "agent", "children": [{"type": "tool"}]})
-    assert "trajectory.children[0].name" in caught.value.detail
+    assert caught.value.field == "trajectory.children[0].name"
 
 
 def test_a_check_writes_nothing():

@@ -3,8 +3,8 @@
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.exceptions import ValidationError
 
+from core.errors import ApplicationError
 from demo.scenarios import scenarios
 from tests.factories import ProjectFactory
 from traces.ingest.services import ingest_span_tree
@@ -189,10 +189,10 @@ def test_bad_trees_name_the_field_and_store_nothing(tree, field):
     # given
     project = ProjectFactory()
     # when
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(ApplicationError) as caught:
         ingest_span_tree(project, tree)
     # then
-    assert field in caught.value.detail
+    assert caught.value.field == field
     assert Trace.objects.count() == 0
 
 

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-from rest_framework.exceptions import ValidationError
 
+from core.errors import ApplicationError
 from tests.factories import ProjectFactory
 from traces.ingest.services import ingest_transcript
 from traces.models import SourceFormat, SpanKind, SpanStatus, Trace
@@ -180,7 +180,7 @@ def test_resending_a_transcript_changes_nothing():
     ],
 )
 def test_bad_transcripts_name_the_field(payload, field):
-    with pytest.raises(ValidationError) as caught:
+    with pytest.raises(ApplicationError) as caught:
         ingest_transcript(ProjectFactory(), payload)
-    assert field in caught.value.detail
+    assert caught.value.field == field
     assert Trace.objects.count() == 0

@@ -1,0 +1,17 @@
+"""Where a person goes after answering or skipping an item, in every kind of queue."""
+
+from django.contrib import messages
+from django.shortcuts import redirect
+
+from reviews.claims import review_item_claim_next
+
+
+def advance_to_next(request, queue, saved=None):
+    """Open the person's next item, or the queue page when none is left."""
+    following = review_item_claim_next(user=request.user, queue=queue)
+    if following is None:
+        if saved is not None:
+            messages.success(request, f"Saved item #{saved.pk}.")
+        messages.info(request, f"Nothing left for you in {queue.name}.")
+        return redirect("reviews:queue_detail", queue_id=queue.pk)
+    return redirect("reviews:item_detail", item_id=following.pk)
