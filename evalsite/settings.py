@@ -311,6 +311,12 @@ JUDGE_TRACE_TOKEN_BUDGET = envint("JUDGE_TRACE_TOKEN_BUDGET", 60000)
 JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
+# Connections a worker process keeps to a provider: at least the calls it has in flight (its
+# pool size, docs/judging.md), else calls wait for a connection and time out.
+JUDGE_PROVIDER_CONNECTIONS = envint("JUDGE_PROVIDER_CONNECTIONS", 1000)
+# Judge passes a message carries, run at once by the worker that takes it: 1 (a message a pass)
+# suits the thread pool; with `--pool gevent`, 20 or more (docs/judging.md).
+JUDGE_PASSES_PER_TASK = envint("JUDGE_PASSES_PER_TASK", 1)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
 # A trace's search document is built once no span has come for this long.
 SEARCH_INDEX_QUIET_SECONDS = envint("SEARCH_INDEX_QUIET_SECONDS", 5)

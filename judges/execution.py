@@ -286,13 +286,16 @@ def _pass_wait(judgment: Judgment, seconds: float) -> PassOutcome:
 def _provider_ask(judgment: Judgment, request: PassRequest) -> PassOutcome:
     params, digest = request.params, request.digest
     estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
+    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
+        # Back to the pool while the limiter waits and the provider answers; the next query
+        # reopens. A pass holds a connection only while it queries, so a pool of a few
+        # connections serves a worker with a thousand passes in flight.
+        connection.close()
     try:
         rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
     except RateLimited as exc:
         # Our own limit, not a provider error: no attempt is counted.
         return _pass_wait(judgment, exc.wait_seconds + random.uniform(0, 5))
-    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
-        connection.close()  # back to the pool while the provider answers; the next query reopens
     try:
         reply = provider_call(judgment.config, params)
     except TRANSIENT_ERRORS as exc:
