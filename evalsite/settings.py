@@ -231,7 +231,13 @@ REDIS_URL = envstr("REDIS_URL")
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT = REDIS_URL, "evalsite.broker_redis:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": 3600,
+        # Connections a worker's channel may open, made as needed: on the gevent pool every task
+        # acknowledges its own message, and kombu's default of 10 refused the eleventh at once
+        # (a message left unacknowledged holds a place in the prefetch window until restart).
+        "max_connections": envint("BROKER_MAX_CONNECTIONS", 200),
+    }
 else:
     # Embedded mode: kombu's filesystem transport needs no server; a real worker consumes it.
     for sub in ("queue", "processed", "control"):

@@ -255,20 +255,22 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     digest = request.digest
-    cached = cached_reply(digest, judgment.pk)
-    if cached is not None:
-        return judgment_complete(
-            judgment,
-            cached,
-            digest,
-            served_from_cache=True,
-            span_names=request.span_names,
-            spans=request.spans,
-        )
     if not request_lease_take(digest, judgment.pk):
-        # An identical request is being asked right now: wait for its answer, reused above.
+        # An identical request is being asked right now: wait for its answer, reused below.
         return _pass_wait(judgment, REQUEST_SHARE_WAIT_SECONDS + random.uniform(0, 1))
     try:
+        # Looked up under the lease: a holder stores its answer before it releases the lease,
+        # so an answer stored between a look-up and taking the lease is not asked for again.
+        cached = cached_reply(digest, judgment.pk)
+        if cached is not None:
+            return judgment_complete(
+                judgment,
+                cached,
+                digest,
+                served_from_cache=True,
+                span_names=request.span_names,
+                spans=request.spans,
+            )
         return _provider_ask(judgment, request)
     finally:
         request_lease_release(digest, judgment.pk)

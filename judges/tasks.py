@@ -101,13 +101,25 @@ def judge_passes_publish(ids: list[int]) -> int:
     return published
 
 
-@shared_task(acks_late=True, ignore_result=True)
+@shared_task(
+    acks_late=True,
+    ignore_result=True,
+    # No database connection in time (a worker's pool busy with a thousand passes): try again,
+    # or the run's later passes would wait for the stale sweep.
+    autoretry_for=(OperationalError, InterfaceError),
+    retry_backoff=True,
+    max_retries=10,
+)
 def judge_run_dispatch_task(run_id: int, after_id: int = 0) -> None:
-    """Enqueue a large run's passes a bounded batch at a time, then hand over to itself."""
+    """Enqueue a large run's passes a bounded batch of messages at a time, then hand over to
+    itself."""
+    # DISPATCH_BATCH messages, however many passes each carries: a gevent worker judging
+    # thousands at once would otherwise wait for the next hand-over to have work.
+    batch = DISPATCH_BATCH * max(1, settings.JUDGE_PASSES_PER_TASK)
     ids = list(
         Judgment.objects.filter(run_id=run_id, status=JudgmentStatus.PENDING, pk__gt=after_id)
         .order_by("pk")
-        .values_list("pk", flat=True)[:DISPATCH_BATCH]
+        .values_list("pk", flat=True)[:batch]
     )
     # One producer (and broker connection) for the whole batch, not one acquired per message,
     # and on Redis one pipelined round trip for them all (a broker without batches sends each
@@ -118,7 +130,7 @@ def judge_run_dispatch_task(run_id: int, after_id: int = 0) -> None:
                 judge_pass_task.apply_async((group[0],), producer=producer)
             else:
                 judge_passes_task.apply_async((group,), producer=producer)
-    if len(ids) == DISPATCH_BATCH:
+    if len(ids) == batch:
         judge_run_dispatch_task.delay(run_id, ids[-1])
 
 

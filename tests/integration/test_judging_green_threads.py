@@ -89,7 +89,8 @@ def _assert_each_pass_stored_once(run, traces):
 
 def test_one_green_worker_keeps_a_hundred_calls_in_flight(green_workers, simulated_judge):
     simulated_judge.set(latency_ms=2500, flip_rate=0.0)
-    green_workers(concurrency=4)  # 4 messages x 20 passes: 80 at once on one process
+    # 4 messages x 20 passes: 80 at once on one process; calls longer than the tests' 2 s.
+    green_workers(concurrency=4, JUDGE_TIMEOUT_SECONDS=15, JUDGE_CLAIM_LEASE_SECONDS=30)
     traces = sample_traces.traces_mixed(40)
 
     started = time.monotonic()

@@ -3,6 +3,7 @@ through the real SDK against the simulated judge, each stored once; a retried pa
 a message of its own. Here the passes of a message run on OS threads (the pool a test process
 has); tests/integration/test_judging_green_threads.py runs them on a gevent worker."""
 
+import importlib
 import time
 
 import pytest
@@ -14,9 +15,24 @@ from judges.services import judge_run_start
 from tests.judges import sample_traces
 
 
-def _run(traces, tool_rubric, default_config, capture):
+@pytest.fixture(autouse=True)
+def seeded(request):
+    """A test without a transaction of its own flushes the tables after it: put the built-in
+    rubrics and the default config back for whichever test comes next."""
+    if request.node.get_closest_marker("django_db") is None:
+        return
+    from django.apps import apps
+
+    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+
+
+def _run(traces, tool_rubric, default_config, capture, published=None):
     with capture(execute=False):
-        return judge_run_start(rubric_version=tool_rubric, config=default_config, traces=traces)
+        run = judge_run_start(rubric_version=tool_rubric, config=default_config, traces=traces)
+    if published is not None:
+        # Without a test transaction the run's own publishes happen at its commit.
+        published.clear()
+    return run
 
 
 @pytest.fixture
@@ -37,7 +53,7 @@ def test_the_passes_of_a_message_ask_the_provider_at_the_same_time(
 ):
     simulator.set(latency_ms=600, flip_rate=0.0)
     traces = sample_traces.traces_mixed(6)
-    run = _run(traces, tool_rubric, default_config, capture)
+    run = _run(traces, tool_rubric, default_config, capture, published)
     ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
 
     started = time.monotonic()
@@ -56,7 +72,7 @@ def test_the_passes_of_a_message_ask_the_provider_at_the_same_time(
 def test_a_redelivered_message_stores_nothing_twice_and_calls_nobody(
     simulator, tool_rubric, default_config, capture, published
 ):
-    run = _run(sample_traces.traces_mixed(3), tool_rubric, default_config, capture)
+    run = _run(sample_traces.traces_mixed(3), tool_rubric, default_config, capture, published)
     ids = list(run.judgments.values_list("pk", flat=True))
     tasks.judge_passes_task(ids)
     calls = simulator.request_count
@@ -78,7 +94,7 @@ def test_a_transient_error_sends_that_pass_back_alone_after_its_delay(
 ):
     # One 529 among four calls: whichever pass draws it is handed back, the others are stored.
     simulator.set(script=["529"], retry_after_s=0)
-    run = _run(sample_traces.traces_mixed(2), tool_rubric, default_config, capture)
+    run = _run(sample_traces.traces_mixed(2), tool_rubric, default_config, capture, published)
     ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
 
     outcomes = tasks.judge_passes_task(ids)
@@ -117,6 +133,31 @@ def test_the_dispatch_groups_passes_by_the_setting(settings, monkeypatch, tool_r
 
     # Ten passes: two messages of four, and one of two; none left out, none sent twice.
     assert sent == [("group", ids[0:4]), ("group", ids[4:8]), ("group", ids[8:10])]
+
+
+@pytest.mark.django_db
+def test_a_dispatch_hands_over_after_a_bounded_number_of_messages(
+    settings, monkeypatch, tool_rubric, capture
+):
+    from judges.models import JudgeConfig
+
+    settings.JUDGE_PASSES_PER_TASK = 3
+    monkeypatch.setattr(tasks, "DISPATCH_BATCH", 2)
+    sent = []
+    monkeypatch.setattr(
+        tasks.judge_passes_task, "apply_async", lambda a, **kw: sent.append(("group", *a))
+    )
+    monkeypatch.setattr(
+        tasks.judge_run_dispatch_task, "delay", lambda *a: sent.append(("dispatch", *a))
+    )
+    config = JudgeConfig.objects.get(name="default")
+    run = _run(sample_traces.traces_mixed(4), tool_rubric, config, capture)
+    ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
+
+    tasks.judge_run_dispatch_task(run.pk)
+
+    # Two messages of three passes, then the rest is the next dispatch's.
+    assert sent == [("group", ids[0:3]), ("group", ids[3:6]), ("dispatch", run.pk, ids[5])]
 
 
 @pytest.mark.django_db
@@ -164,7 +205,7 @@ def test_calls_in_flight_are_bounded_by_the_provider_connections(
     settings.JUDGE_PROVIDER_CONNECTIONS = 2
     settings.JUDGE_TIMEOUT_SECONDS = 10.0
     simulator.set(latency_ms=300)
-    run = _run(sample_traces.traces_mixed(3), tool_rubric, default_config, capture)
+    run = _run(sample_traces.traces_mixed(3), tool_rubric, default_config, capture, published)
 
     outcomes = tasks.judge_passes_task(list(run.judgments.values_list("pk", flat=True)))
 
