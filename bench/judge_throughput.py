@@ -50,6 +50,12 @@ def _args():
     parser.add_argument("--before-concurrency", type=int, default=96)
     parser.add_argument("--before-pool", default="threads", choices=["gevent", "threads"])
     parser.add_argument("--latency-ms", type=int, default=1000)
+    parser.add_argument(
+        "--db-pool",
+        type=int,
+        default=24,
+        help="DB_POOL_MAX_SIZE of each worker (both trees); a gevent worker's passes share it",
+    )
     parser.add_argument("--flip-rate", type=float, default=0.12)
     parser.add_argument(
         "--rate-limit-rpm",
@@ -176,6 +182,7 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
     from evalsite.celery import app
     from judges.models import JudgeConfig, JudgeRun, Rubric, Verdict, VerdictStatus
     from judges.services import judge_run_start
+    from judges.tasks import judgment_requeue_stale_task
     from tests.judges import sample_traces
     from traces.models import Project, Trace
 
@@ -203,10 +210,16 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
         load_before = os.getloadavg()[0]
         started = time.monotonic()
         run = judge_run_start(rubric_version=version, config=config, traces=traces)
+        last_sweep = time.monotonic()
         while True:
             run.refresh_from_db()
             if run.status == "done":
                 break
+            if time.monotonic() - last_sweep > 30:
+                # What beat runs every 30 s: a pass whose message was lost, or whose worker
+                # found no database connection in time, runs again once its lease is over.
+                judgment_requeue_stale_task()
+                last_sweep = time.monotonic()
             rss_most = max(rss_most, *(_rss_mib(w.pid) for w in workers))
             running_most = max(running_most, run.judgments.filter(status="running").count())
             time.sleep(0.5)
@@ -254,6 +267,8 @@ def main() -> None:
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
         "BENCH_WORKERS": str(args.workers),
+        "DB_POOL_MAX_SIZE": str(args.db_pool),
+        "DB_POOL_TIMEOUT": "120",
     }
     env.pop("ANTHROPIC_API_KEY", None)
     os.environ.update(env)
