@@ -316,7 +316,12 @@ def main() -> None:
     try:
         for repetition in range(1, args.runs + 1):
             for label, tree, pool, concurrency, passes_per_task in trees:
-                phase_env = {**env, "JUDGE_PASSES_PER_TASK": str(passes_per_task)}
+                phase_env = {
+                    **env,
+                    "JUDGE_PASSES_PER_TASK": str(passes_per_task),
+                    # A connection to the provider for every call a worker can have in flight.
+                    "JUDGE_PROVIDER_CONNECTIONS": str(max(1000, concurrency * passes_per_task)),
+                }
                 figures = _phase(args, label, tree, pool, concurrency, phase_env, var_dir)
                 results[label].append(figures)
                 print(
