@@ -2,17 +2,20 @@
 restarted mid-run.
 
 Starts its own Redis server (loopback, the given port, nothing saved), the simulated judge with
-a share of faulty answers (429/500/529 and hung calls), and two `celery worker --pool threads`
-processes; judges fresh traces twice each; SIGKILLs one worker and restarts Redis while passes
-are in flight; starts a replacement worker; with --postgres-port, runs on a PostgreSQL server
-of its own (bench/throwaway_postgres.py) and restarts it (immediate, as a crash would) later in
-the run; runs the stale-pass sweep every few seconds as beat would; and stops by itself after
---timeout seconds whatever happened. Then it prints passes
-expected and stored, duplicates, passes stuck unfinished, and provider calls paid for against
-the calls needed (one per distinct request: identical requests are answered from the store).
+a share of faulty answers (429/500/529 and hung calls), and two `celery worker` processes
+(`--pool threads`, or `--pool gevent --passes-per-task 20`); judges fresh traces twice each;
+SIGKILLs one worker and restarts Redis while passes are in flight; starts a replacement
+worker; with --postgres-port, runs on a PostgreSQL server of its own
+(bench/throwaway_postgres.py) and restarts it (immediate, as a crash would) later in the run;
+runs the stale-pass sweep every few seconds as beat would; and stops by itself after --timeout
+seconds whatever happened. Then it prints passes expected and stored, duplicates, passes
+stuck unfinished, and provider calls paid for against the calls needed (one per distinct
+request: identical requests are answered from the store).
 
     .venv/bin/python bench/faults.py --redis-port 6383 --database-url postgres://…/evalsite_faults
     .venv/bin/python bench/faults.py --redis-port 6383 --postgres-port 55437   # + a DB restart
+    .venv/bin/python bench/faults.py --redis-port 6383 --pool gevent --concurrency 10 \
+        --passes-per-task 20 --traces 1000
 """
 
 import argparse
@@ -52,7 +55,11 @@ def _args():
     parser.add_argument("--traces", type=int, default=300)
     parser.add_argument("--fault-rate", type=float, default=0.2, help="share of faulty answers")
     parser.add_argument("--latency-ms", type=int, default=200)
-    parser.add_argument("--concurrency", type=int, default=16, help="threads per worker")
+    parser.add_argument("--concurrency", type=int, default=16, help="pool size per worker")
+    parser.add_argument("--pool", default="threads", choices=["threads", "gevent"])
+    parser.add_argument(
+        "--passes-per-task", type=int, default=1, help="JUDGE_PASSES_PER_TASK (20 with gevent)"
+    )
     parser.add_argument("--timeout", type=float, default=420, help="stop after this many seconds")
     parser.add_argument("--redis-port", type=int, required=True, help="a free port of your own")
     parser.add_argument("--judge-port", type=int, default=8131)
@@ -119,7 +126,7 @@ class Stack:
     def worker_start(self, name: str) -> None:
         log = (self.var_dir / f"{name}.log").open("ab")
         self.workers[name] = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool", "threads"]
+            [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool", self.args.pool]
             + ["--concurrency", str(self.args.concurrency), "--loglevel", "WARNING"]
             + ["--without-gossip", "--without-mingle", "--without-heartbeat"]
             + ["-n", f"{name}@{socket.gethostname()}"],
@@ -181,6 +188,7 @@ def main() -> None:
         "EVALSITE_VAR_DIR": str(var_dir),
         "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{args.judge_port}",
         "DJANGO_SETTINGS_MODULE": "evalsite.settings",
+        "JUDGE_PASSES_PER_TASK": str(args.passes_per_task),
     }
     env.pop("ANTHROPIC_API_KEY", None)
     env.pop("OPENAI_API_KEY", None)
@@ -349,6 +357,7 @@ def _report(args, figures: dict) -> None:
     for event in figures["events"]:
         print(f"  {event}")
     print(
+        f"{args.pool} pool, {args.concurrency} x {args.passes_per_task} passes a task a worker; "
         f"{args.traces} traces x 2 passes, {args.fault_rate:.0%} provider faults, "
         f"{args.latency_ms} ms latency, run {figures['run_status']} in {figures['elapsed']:.1f}s "
         f"(load average {os.getloadavg()[0]:.2f})"

@@ -3,12 +3,15 @@ earlier commit's, in the same run.
 
 Starts the simulated judge (1 s latency by default) and, per phase, two Celery worker
 processes from one tree: `before` (a commit, `main` by default, unpacked with `git archive`,
-its workers at its documented 32 threads) and `now` (this tree, at the concurrency its README
-recommends). Each phase judges a fresh set of traces twice each and prints judgments/s, the
-workers' CPU per judgment and the load average. Use PostgreSQL and Redis of your own (the
-defaults are evalsite_bench and db 9):
+its workers at 96 threads) and `now` (this tree, a gevent pool of 100 tasks of 20 passes
+each, as docs/judging.md recommends). Each phase judges a fresh set of traces twice each and prints
+judgments/s over the whole run and while the pipeline is full (the middle 80% of completions),
+the workers' CPU per judgment and largest resident memory, the passes in flight at most and
+the load average. Use PostgreSQL and Redis of your own (the defaults are evalsite_bench and
+db 9):
 
     .venv/bin/python bench/judge_throughput.py --traces 1000 --runs 3
+    .venv/bin/python bench/judge_throughput.py --latency-ms 10000 --traces 4000 --before ''
 """
 
 import argparse
@@ -35,10 +38,24 @@ def _args():
     parser.add_argument("--before", default="main", help="the earlier commit; '' skips it")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument(
-        "--concurrency", type=int, default=96, help="threads per worker, now (the README's)"
+        "--concurrency", type=int, default=100, help="pool size per worker, now (the guide's)"
     )
-    parser.add_argument("--before-concurrency", type=int, default=32)
+    parser.add_argument("--pool", default="gevent", choices=["gevent", "threads"])
+    parser.add_argument(
+        "--passes-per-task",
+        type=int,
+        default=20,
+        help="JUDGE_PASSES_PER_TASK, now: calls in flight = workers x concurrency x this",
+    )
+    parser.add_argument("--before-concurrency", type=int, default=96)
+    parser.add_argument("--before-pool", default="threads", choices=["gevent", "threads"])
     parser.add_argument("--latency-ms", type=int, default=1000)
+    parser.add_argument(
+        "--db-pool",
+        type=int,
+        default=24,
+        help="DB_POOL_MAX_SIZE of each worker (both trees); a gevent worker's passes share it",
+    )
     parser.add_argument("--flip-rate", type=float, default=0.12)
     parser.add_argument(
         "--rate-limit-rpm",
@@ -109,13 +126,13 @@ def _stop(processes: list[subprocess.Popen]) -> None:
             process.kill()
 
 
-def _workers_start(tree: Path, label: str, concurrency: int, env: dict, var_dir: Path, app):
+def _workers_start(tree: Path, label: str, pool: str, concurrency: int, env, var_dir, app):
     workers = []
     for index in range(env_workers(env)):
         name = f"bench-{label}{index}@{socket.gethostname()}"
         log = var_dir / f"{label}-worker{index}.log"
         command = [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool"]
-        command += ["threads", "--concurrency", str(concurrency), "--loglevel", "WARNING"]
+        command += [pool, "--concurrency", str(concurrency), "--loglevel", "WARNING"]
         command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", name]
         worker = subprocess.Popen(
             command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
@@ -129,11 +146,43 @@ def env_workers(env: dict) -> int:
     return int(env["BENCH_WORKERS"])
 
 
-def _phase(args, label: str, tree: Path, concurrency: int, env: dict, var_dir: Path) -> dict:
+def _run_delay_seconds(pid: int) -> float:
+    """Time the process's threads were ready to run but waited for a CPU (Linux schedstat): on
+    a shared machine, what the other work took from the workers."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[1])
+        except (FileNotFoundError, IndexError):
+            continue
+    return total / 1e9
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def _steady_rate(run) -> float:
+    """Judgments/s between the 10th and the 90th percentile of completion times: the rate while
+    the pipeline is full, without the first call's latency and the last calls' tail."""
+    times = sorted(t.timestamp() for t in run.judgments.values_list("completed_at", flat=True) if t)
+    if len(times) < 10:
+        return 0.0
+    low, high = len(times) // 10, len(times) * 9 // 10
+    return (high - low) / max(times[high] - times[low], 1e-6)
+
+
+def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_dir) -> dict:
     """Judge a fresh set of traces with workers started from `tree`; the figures."""
+    from django.conf import settings
+
     from evalsite.celery import app
     from judges.models import JudgeConfig, JudgeRun, Rubric, Verdict, VerdictStatus
     from judges.services import judge_run_start
+    from judges.tasks import judgment_requeue_stale_task
     from tests.judges import sample_traces
     from traces.models import Project, Trace
 
@@ -150,30 +199,51 @@ def _phase(args, label: str, tree: Path, concurrency: int, env: dict, var_dir: P
             red_flags_check(trace)
     version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
     config = JudgeConfig.objects.get(name="default")
-    workers = _workers_start(tree, label, concurrency, env, var_dir, app)
+    # Small runs are published from here, large ones by a worker: both group alike.
+    settings.JUDGE_PASSES_PER_TASK = int(env["JUDGE_PASSES_PER_TASK"])
+    workers = _workers_start(tree, label, pool, concurrency, env, var_dir, app)
+    rss_idle = max(_rss_mib(w.pid) for w in workers)
+    rss_most, running_most = rss_idle, 0
     try:
         cpu_before = [_cpu_seconds(w.pid) for w in workers]
+        delay_before = [_run_delay_seconds(w.pid) for w in workers]
         load_before = os.getloadavg()[0]
         started = time.monotonic()
         run = judge_run_start(rubric_version=version, config=config, traces=traces)
+        last_sweep = time.monotonic()
         while True:
             run.refresh_from_db()
             if run.status == "done":
                 break
-            time.sleep(0.2)
+            if time.monotonic() - last_sweep > 30:
+                # What beat runs every 30 s: a pass whose message was lost, or whose worker
+                # found no database connection in time, runs again once its lease is over.
+                judgment_requeue_stale_task()
+                last_sweep = time.monotonic()
+            rss_most = max(rss_most, *(_rss_mib(w.pid) for w in workers))
+            running_most = max(running_most, run.judgments.filter(status="running").count())
+            time.sleep(0.5)
         elapsed = time.monotonic() - started
         cpu = sum(_cpu_seconds(w.pid) for w in workers) - sum(cpu_before)
+        delay = sum(_run_delay_seconds(w.pid) for w in workers) - sum(delay_before)
     finally:
         _stop(workers)
     judgments = run.judgments.count()
     verdicts = Verdict.objects.filter(run=run)
     return {
         "label": label,
+        "pool": pool,
         "concurrency": concurrency,
         "judgments": judgments,
         "elapsed": elapsed,
         "rate": judgments / elapsed,
+        "steady": _steady_rate(run),
         "cpu_ms": 1000 * cpu / judgments,
+        "cpu_share": cpu / elapsed,
+        "cpu_wait_share": delay / elapsed,
+        "rss_idle": rss_idle,
+        "rss_most": rss_most,
+        "running_most": running_most,
         "load": (load_before + os.getloadavg()[0]) / 2,
         "disputed": verdicts.filter(status=VerdictStatus.DISPUTED).count(),
         "verdicts": verdicts.count(),
@@ -197,6 +267,8 @@ def main() -> None:
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
         "BENCH_WORKERS": str(args.workers),
+        "DB_POOL_MAX_SIZE": str(args.db_pool),
+        "DB_POOL_TIMEOUT": "120",
     }
     env.pop("ANTHROPIC_API_KEY", None)
     os.environ.update(env)
@@ -220,9 +292,10 @@ def main() -> None:
         # Steady state: the judge version has passed calibration against people.
         judge_calibration_update(version, config, [(1, 1), (0, 0)] * 15)
 
-    trees = [("now", ROOT, args.concurrency)]
+    trees = [("now", ROOT, args.pool, args.concurrency, args.passes_per_task)]
     if args.before:
-        trees.insert(0, ("before", tree_at(args.before), args.before_concurrency))
+        before_tree = tree_at(args.before)
+        trees.insert(0, ("before", before_tree, args.before_pool, args.before_concurrency, 1))
     simulator = subprocess.Popen(
         [sys.executable, "-m", "demo.simulator", "--port", str(args.port)]
         + ["--latency-ms", str(args.latency_ms), "--flip-rate", str(args.flip_rate)],
@@ -239,17 +312,29 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.2f}",
         flush=True,
     )
-    results: dict[str, list[dict]] = {label: [] for label, _, _ in trees}
+    results: dict[str, list[dict]] = {label: [] for label, *_ in trees}
     try:
         for repetition in range(1, args.runs + 1):
-            for label, tree, concurrency in trees:
-                figures = _phase(args, label, tree, concurrency, env, var_dir)
+            for label, tree, pool, concurrency, passes_per_task in trees:
+                phase_env = {
+                    **env,
+                    "JUDGE_PASSES_PER_TASK": str(passes_per_task),
+                    # A connection to the provider for every call a worker can have in flight.
+                    "JUDGE_PROVIDER_CONNECTIONS": str(max(1000, concurrency * passes_per_task)),
+                }
+                figures = _phase(args, label, tree, pool, concurrency, phase_env, var_dir)
                 results[label].append(figures)
                 print(
                     f"run {repetition} {label:>6}: {figures['rate']:6.1f} judgments/s "
                     f"({figures['judgments']} in {figures['elapsed']:.1f}s, "
-                    f"{args.workers} x {concurrency} threads), "
-                    f"worker CPU {figures['cpu_ms']:.1f} ms/judgment, "
+                    f"{args.workers} x {concurrency} {pool} x {passes_per_task} passes a task), "
+                    f"{figures['steady']:.1f}/s with the pipeline full, "
+                    f"worker CPU {figures['cpu_ms']:.1f} ms/judgment "
+                    f"({figures['cpu_share']:.2f} cores used, "
+                    f"{figures['cpu_wait_share']:.2f} waiting for one), "
+                    f"passes in flight at most {figures['running_most']}, "
+                    f"worker RSS {figures['rss_idle']:.0f} MiB idle, "
+                    f"{figures['rss_most']:.0f} MiB at most, "
                     f"disputed {figures['disputed']}/{figures['verdicts']}, "
                     f"load {figures['load']:.2f}",
                     flush=True,

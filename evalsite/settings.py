@@ -233,7 +233,13 @@ REDIS_URL = envstr("REDIS_URL")
 BROKER_DIR = VAR_DIR / "broker"
 if REDIS_URL:
     CELERY_BROKER_URL, CELERY_BROKER_TRANSPORT = REDIS_URL, "evalsite.broker_redis:Transport"
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": 3600}
+    CELERY_BROKER_TRANSPORT_OPTIONS = {
+        "visibility_timeout": 3600,
+        # Connections a worker's channel may open, made as needed: on the gevent pool every task
+        # acknowledges its own message, and kombu's default of 10 refused the eleventh at once
+        # (a message left unacknowledged holds a place in the prefetch window until restart).
+        "max_connections": envint("BROKER_MAX_CONNECTIONS", 200),
+    }
 else:
     # Embedded mode: kombu's filesystem transport needs no server; a real worker consumes it.
     for sub in ("queue", "processed", "control"):
@@ -313,6 +319,12 @@ JUDGE_TRACE_TOKEN_BUDGET = envint("JUDGE_TRACE_TOKEN_BUDGET", 60000)
 JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
+# Connections a worker process keeps to a provider: at least the calls it has in flight (its
+# pool size, docs/judging.md), else calls wait for a connection and time out.
+JUDGE_PROVIDER_CONNECTIONS = envint("JUDGE_PROVIDER_CONNECTIONS", 1000)
+# Judge passes a message carries, run at once by the worker that takes it: 1 (a message a pass)
+# suits the thread pool; with `--pool gevent`, 20 or more (docs/judging.md).
+JUDGE_PASSES_PER_TASK = envint("JUDGE_PASSES_PER_TASK", 1)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
 # Online judging per rule and hour judges at most this many traces of a project (0: no limit).
 JUDGE_ONLINE_MAX_PER_HOUR = envint("JUDGE_ONLINE_MAX_PER_HOUR", 0)

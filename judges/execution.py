@@ -255,20 +255,22 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
     except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
         return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     digest = request.digest
-    cached = cached_reply(digest, judgment.pk)
-    if cached is not None:
-        return judgment_complete(
-            judgment,
-            cached,
-            digest,
-            served_from_cache=True,
-            span_names=request.span_names,
-            spans=request.spans,
-        )
     if not request_lease_take(digest, judgment.pk):
-        # An identical request is being asked right now: wait for its answer, reused above.
+        # An identical request is being asked right now: wait for its answer, reused below.
         return _pass_wait(judgment, REQUEST_SHARE_WAIT_SECONDS + random.uniform(0, 1))
     try:
+        # Looked up under the lease: a holder stores its answer before it releases the lease,
+        # so an answer stored between a look-up and taking the lease is not asked for again.
+        cached = cached_reply(digest, judgment.pk)
+        if cached is not None:
+            return judgment_complete(
+                judgment,
+                cached,
+                digest,
+                served_from_cache=True,
+                span_names=request.span_names,
+                spans=request.spans,
+            )
         return _provider_ask(judgment, request)
     finally:
         request_lease_release(digest, judgment.pk)
@@ -286,13 +288,16 @@ def _pass_wait(judgment: Judgment, seconds: float) -> PassOutcome:
 def _provider_ask(judgment: Judgment, request: PassRequest) -> PassOutcome:
     params, digest = request.params, request.digest
     estimated_tokens = sum(len(str(part)) for part in params.values()) // CHARS_PER_TOKEN
+    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
+        # Back to the pool while the limiter waits and the provider answers; the next query
+        # reopens. A pass holds a connection only while it queries, so a pool of a few
+        # connections serves a worker with a thousand passes in flight.
+        connection.close()
     try:
         rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
     except RateLimited as exc:
         # Our own limit, not a provider error: no attempt is counted.
         return _pass_wait(judgment, exc.wait_seconds + random.uniform(0, 5))
-    if getattr(connection, "pool", None) is not None and not connection.in_atomic_block:
-        connection.close()  # back to the pool while the provider answers; the next query reopens
     try:
         reply = provider_call(judgment.config, params)
     except TRANSIENT_ERRORS as exc:

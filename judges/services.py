@@ -12,7 +12,7 @@ from django.db.models import F, OuterRef, QuerySet, Subquery
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from core.publish import task_publish, tasks_publish_each
+from core.publish import task_publish
 from judges.calibration import judge_version_approved_for_online
 from judges.models import (
     JudgeConfig,
@@ -69,7 +69,7 @@ def _judgments_create(
 
 
 def _enqueue_after_commit(run: JudgeRun, trace_ids: list[int] | None = None) -> None:
-    from judges.tasks import judge_batch_submit_task, judge_pass_task, judge_run_dispatch_task
+    from judges.tasks import judge_batch_submit_task, judge_passes_publish, judge_run_dispatch_task
 
     if run.config.use_batch_api and not run.online:
         transaction.on_commit(lambda: task_publish(judge_batch_submit_task, run.pk))
@@ -79,7 +79,7 @@ def _enqueue_after_commit(run: JudgeRun, trace_ids: list[int] | None = None) -> 
         pending = pending.filter(trace_id__in=trace_ids)
     if trace_ids is not None or run.trace_count * run.config.passes <= DIRECT_ENQUEUE_LIMIT:
         ids = list(pending.values_list("pk", flat=True))
-        transaction.on_commit(lambda: tasks_publish_each(judge_pass_task, ids))
+        transaction.on_commit(lambda: judge_passes_publish(ids))
     else:
         transaction.on_commit(lambda: task_publish(judge_run_dispatch_task, run.pk))
 

@@ -214,8 +214,8 @@ class SimulatorHandler(BaseHTTPRequestHandler):
 
 class SimulatorServer(ThreadingHTTPServer):
     daemon_threads = True
-    # Benchmarks keep hundreds of calls in flight; the default backlog of 5 would refuse them.
-    request_queue_size = 1024
+    # Benchmarks keep thousands of calls in flight; the default backlog of 5 would refuse them.
+    request_queue_size = 4096
 
     def __init__(self, address, state: SimulatorState):
         self.state = state

@@ -12,7 +12,7 @@ from django.conf import settings
 
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers.common import ProviderReply
+from judges.providers.common import ProviderReply, connection_limits
 
 # Rate limits, overload (529) and other 5xx, timeouts, dropped connections: worth retrying.
 TRANSIENT_ERRORS = (
@@ -30,7 +30,12 @@ _clients_lock = threading.Lock()
 
 def client() -> anthropic.Anthropic:
     """One SDK client per base URL and key, shared by a worker's threads (httpx pools)."""
-    key = (settings.ANTHROPIC_BASE_URL, settings.ANTHROPIC_API_KEY, settings.JUDGE_TIMEOUT_SECONDS)
+    key = (
+        settings.ANTHROPIC_BASE_URL,
+        settings.ANTHROPIC_API_KEY,
+        settings.JUDGE_TIMEOUT_SECONDS,
+        settings.JUDGE_PROVIDER_CONNECTIONS,
+    )
     with _clients_lock:
         if key not in _clients:
             _clients[key] = anthropic.Anthropic(
@@ -38,6 +43,7 @@ def client() -> anthropic.Anthropic:
                 base_url=settings.ANTHROPIC_BASE_URL or None,
                 max_retries=0,
                 timeout=settings.JUDGE_TIMEOUT_SECONDS,
+                http_client=anthropic.DefaultHttpxClient(limits=connection_limits()),
             )
         return _clients[key]
 

@@ -4,6 +4,9 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+import httpx2
+from django.conf import settings
+
 
 @dataclass(frozen=True)
 class ProviderReply:
@@ -36,3 +39,11 @@ def retry_after_seconds(exc: Exception) -> float | None:
         return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+def connection_limits() -> httpx2.Limits:
+    """As many connections as calls a worker keeps in flight, every one kept open between calls:
+    the SDK's default keeps 100, so a green-thread pool of 1,000 would open a new connection for
+    most calls."""
+    size = settings.JUDGE_PROVIDER_CONNECTIONS
+    return httpx2.Limits(max_connections=size, max_keepalive_connections=size)

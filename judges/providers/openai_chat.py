@@ -12,7 +12,7 @@ from django.conf import settings
 
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers.common import ProviderReply
+from judges.providers.common import ProviderReply, connection_limits
 
 TRANSIENT_ERRORS = (
     openai.RateLimitError,
@@ -31,6 +31,7 @@ def client(base_url: str = "") -> openai.OpenAI:
     """One SDK client per base URL and key, shared by a worker's threads."""
     url = base_url or settings.OPENAI_BASE_URL or None
     key = (url, settings.OPENAI_API_KEY, settings.JUDGE_TIMEOUT_SECONDS)
+    key += (settings.JUDGE_PROVIDER_CONNECTIONS,)
     with _clients_lock:
         if key not in _clients:
             _clients[key] = openai.OpenAI(
@@ -38,6 +39,7 @@ def client(base_url: str = "") -> openai.OpenAI:
                 base_url=url,
                 max_retries=0,
                 timeout=settings.JUDGE_TIMEOUT_SECONDS,
+                http_client=openai.DefaultHttpxClient(limits=connection_limits()),
             )
         return _clients[key]
 

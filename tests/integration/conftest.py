@@ -82,13 +82,22 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.2, message: s
 
 
 class WorkerProcess:
-    """One `celery -A evalsite worker` subprocess (thread pool) against the test database."""
+    """One `celery -A evalsite worker` subprocess (thread pool, or `pool="gevent"`) against the
+    test database."""
 
-    def __init__(self, env: dict, log_path: Path, concurrency: int = 8, name: str = "w1"):
+    def __init__(
+        self,
+        env: dict,
+        log_path: Path,
+        concurrency: int = 8,
+        name: str = "w1",
+        pool: str = "threads",
+    ):
         self.env = env
         self.log_path = log_path
         self.concurrency = concurrency
         self.name = name
+        self.pool = pool
         self.process: subprocess.Popen | None = None
 
     def start(self, ready_timeout: float = 60.0) -> "WorkerProcess":
@@ -100,7 +109,7 @@ class WorkerProcess:
             "evalsite",
             "worker",
             "--pool",
-            "threads",
+            self.pool,
             "--concurrency",
             str(self.concurrency),
             "--loglevel",

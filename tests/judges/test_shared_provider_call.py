@@ -82,3 +82,17 @@ def test_different_passes_of_one_trace_do_not_wait_for_each_other(
         "done",
     ]
     assert simulator.request_count == 2
+
+
+def test_every_thread_takes_leases_through_one_cache_client(settings):
+    from concurrent.futures import ThreadPoolExecutor
+
+    from judges.request_leases import lease_cache
+
+    # A client per thread (or green thread) would open a Redis connection per pass in flight.
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        clients = set(pool.map(lambda _: id(lease_cache()), range(8)))
+    assert clients == {id(lease_cache())}
+
+    settings.CACHES = {**settings.CACHES, settings.SHARED_CACHE: {**settings.CACHES["shared"]}}
+    assert id(lease_cache()) not in clients

@@ -1,0 +1,214 @@
+"""Several passes in one message (JUDGE_PASSES_PER_TASK): grouped by the dispatch, run at once
+through the real SDK against the simulated judge, each stored once; a retried pass goes back as
+a message of its own. Here the passes of a message run on OS threads (the pool a test process
+has); tests/integration/test_judging_green_threads.py runs them on a gevent worker."""
+
+import importlib
+import time
+
+import pytest
+
+from judges import tasks
+from judges.concurrency import each_at_once, green_threads
+from judges.models import Judgment, JudgmentStatus, Verdict
+from judges.services import judge_run_start
+from tests.judges import sample_traces
+
+
+@pytest.fixture(autouse=True)
+def seeded(request):
+    """A test without a transaction of its own flushes the tables after it: put the built-in
+    rubrics and the default config back for whichever test comes next."""
+    if request.node.get_closest_marker("django_db") is None:
+        return
+    from django.apps import apps
+
+    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+
+
+def _run(traces, tool_rubric, default_config, capture, published=None):
+    with capture(execute=False):
+        run = judge_run_start(rubric_version=tool_rubric, config=default_config, traces=traces)
+    if published is not None:
+        # Without a test transaction the run's own publishes happen at its commit.
+        published.clear()
+    return run
+
+
+@pytest.fixture
+def published(monkeypatch):
+    """What the passes of a message publish again (retries), instead of a broker."""
+    sent = []
+    monkeypatch.setattr(
+        tasks.judge_pass_task,
+        "apply_async",
+        lambda args, **options: sent.append((args[0], options.get("countdown"))),
+    )
+    return sent
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_passes_of_a_message_ask_the_provider_at_the_same_time(
+    simulator, tool_rubric, default_config, capture, published
+):
+    simulator.set(latency_ms=600, flip_rate=0.0)
+    traces = sample_traces.traces_mixed(6)
+    run = _run(traces, tool_rubric, default_config, capture, published)
+    ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
+
+    started = time.monotonic()
+    outcomes = tasks.judge_passes_task(ids)
+    elapsed = time.monotonic() - started
+
+    assert outcomes == ["done"] * 12
+    assert simulator.stats()["max_in_flight"] == 12
+    assert elapsed < 12 * 0.6 / 2  # in sequence they take 7.2 s
+    assert Judgment.objects.filter(run=run, status=JudgmentStatus.DONE).count() == 12
+    assert Verdict.objects.filter(run=run).count() == 6
+    assert published == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_redelivered_message_stores_nothing_twice_and_calls_nobody(
+    simulator, tool_rubric, default_config, capture, published
+):
+    run = _run(sample_traces.traces_mixed(3), tool_rubric, default_config, capture, published)
+    ids = list(run.judgments.values_list("pk", flat=True))
+    tasks.judge_passes_task(ids)
+    calls = simulator.request_count
+    stored = list(Judgment.objects.filter(run=run).values_list("pk", "score", "completed_at"))
+
+    assert tasks.judge_passes_task(ids) == ["skipped"] * 6
+
+    assert calls == 6
+    assert simulator.request_count == calls
+    assert sorted(stored) == sorted(
+        Judgment.objects.filter(run=run).values_list("pk", "score", "completed_at")
+    )
+    assert Verdict.objects.filter(run=run).count() == 3
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_transient_error_sends_that_pass_back_alone_after_its_delay(
+    simulator, tool_rubric, default_config, capture, published
+):
+    # One 529 among four calls: whichever pass draws it is handed back, the others are stored.
+    simulator.set(script=["529"], retry_after_s=0)
+    run = _run(sample_traces.traces_mixed(2), tool_rubric, default_config, capture, published)
+    ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
+
+    outcomes = tasks.judge_passes_task(ids)
+
+    assert sorted(outcomes) == ["done", "done", "done", "retry"]
+    retried = ids[outcomes.index("retry")]
+    assert [pk for pk, _ in published] == [retried]
+    assert published[0][1] > 0
+    pending = Judgment.objects.get(pk=retried)
+    assert (pending.status, pending.attempts) == (JudgmentStatus.PENDING, 1)
+    assert "InternalServerError" in pending.error or "529" in pending.error
+
+    # The retry, delivered as a single pass, finishes the trace with one more call.
+    assert tasks.judge_pass_task(retried) == "done"
+    assert simulator.stats()["answers"] == 4
+    assert Verdict.objects.filter(run=run).count() == 2
+
+
+@pytest.mark.django_db
+def test_the_dispatch_groups_passes_by_the_setting(settings, monkeypatch, tool_rubric, capture):
+    from judges.models import JudgeConfig
+
+    settings.JUDGE_PASSES_PER_TASK = 4
+    sent = []
+    monkeypatch.setattr(
+        tasks.judge_passes_task, "apply_async", lambda a, **kw: sent.append(("group", *a))
+    )
+    monkeypatch.setattr(
+        tasks.judge_pass_task, "apply_async", lambda a, **kw: sent.append(("pass", *a))
+    )
+    config = JudgeConfig.objects.get(name="default")
+    run = _run(sample_traces.traces_mixed(5), tool_rubric, config, capture)
+    ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
+
+    tasks.judge_run_dispatch_task(run.pk)
+
+    # Ten passes: two messages of four, and one of two; none left out, none sent twice.
+    assert sent == [("group", ids[0:4]), ("group", ids[4:8]), ("group", ids[8:10])]
+
+
+@pytest.mark.django_db
+def test_a_dispatch_hands_over_after_a_bounded_number_of_messages(
+    settings, monkeypatch, tool_rubric, capture
+):
+    from judges.models import JudgeConfig
+
+    settings.JUDGE_PASSES_PER_TASK = 3
+    monkeypatch.setattr(tasks, "DISPATCH_BATCH", 2)
+    sent = []
+    monkeypatch.setattr(
+        tasks.judge_passes_task, "apply_async", lambda a, **kw: sent.append(("group", *a))
+    )
+    monkeypatch.setattr(
+        tasks.judge_run_dispatch_task, "delay", lambda *a: sent.append(("dispatch", *a))
+    )
+    config = JudgeConfig.objects.get(name="default")
+    run = _run(sample_traces.traces_mixed(4), tool_rubric, config, capture)
+    ids = list(run.judgments.order_by("pk").values_list("pk", flat=True))
+
+    tasks.judge_run_dispatch_task(run.pk)
+
+    # Two messages of three passes, then the rest is the next dispatch's.
+    assert sent == [("group", ids[0:3]), ("group", ids[3:6]), ("dispatch", run.pk, ids[5])]
+
+
+@pytest.mark.django_db
+def test_passes_are_published_one_a_message_by_default(monkeypatch):
+    sent = []
+    monkeypatch.setattr(
+        tasks.judge_pass_task, "apply_async", lambda a, **kw: sent.append(("pass", *a))
+    )
+    monkeypatch.setattr(
+        tasks.judge_passes_task, "apply_async", lambda a, **kw: sent.append(("group", *a))
+    )
+
+    assert tasks.judge_passes_publish([7, 8, 9]) == 3
+
+    assert sent == [("pass", 7), ("pass", 8), ("pass", 9)]
+
+
+def test_a_group_stops_publishing_at_the_first_broker_failure(settings, monkeypatch):
+    settings.JUDGE_PASSES_PER_TASK = 2
+    sent = []
+
+    def publish(task, *args, **options):
+        sent.append(args)
+        return len(sent) < 2  # the second message finds the broker down
+
+    monkeypatch.setattr(tasks, "task_publish", publish)
+
+    assert tasks.judge_passes_publish([1, 2, 3, 4, 5]) == 2
+    assert sent == [([1, 2],), ([3, 4],)]
+
+
+def test_outside_a_gevent_worker_the_passes_run_on_threads():
+    import threading
+
+    assert not green_threads()
+    names = each_at_once(lambda _: threading.current_thread().name, range(3))
+    assert all(name.startswith("judge-pass") for name in names)
+    assert each_at_once(lambda item: item * 2, []) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_calls_in_flight_are_bounded_by_the_provider_connections(
+    settings, simulator, tool_rubric, default_config, capture, published
+):
+    settings.JUDGE_PROVIDER_CONNECTIONS = 2
+    settings.JUDGE_TIMEOUT_SECONDS = 10.0
+    simulator.set(latency_ms=300)
+    run = _run(sample_traces.traces_mixed(3), tool_rubric, default_config, capture, published)
+
+    outcomes = tasks.judge_passes_task(list(run.judgments.values_list("pk", flat=True)))
+
+    # Six passes at once, two connections: the others waited for one, none failed.
+    assert outcomes == ["done"] * 6
+    assert simulator.stats()["max_in_flight"] == 2
