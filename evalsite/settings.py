@@ -225,6 +225,8 @@ SPECTACULAR_SETTINGS = {
         "WebhookDeliveryStatusEnum": "webhooks.models.DeliveryStatus",
         "RubricVersionStatusEnum": "judges.models.RubricVersionStatus",
         "JudgeRunStatusEnum": "judges.models.JudgeRunStatus",
+        "MaskingRuleKindEnum": "traces.models.MaskingRule.Kind",
+        "MaskingRuleActionEnum": "traces.models.MaskingRule.Action",
     },
 }
 

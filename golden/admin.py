@@ -1,6 +1,13 @@
 from django.contrib import admin
 
-from golden.models import DatasetVersion, DatasetVersionEntry, EvalRun, EvalTrial, GoldenExample
+from golden.models import (
+    DatasetVersion,
+    DatasetVersionEntry,
+    EvalRun,
+    EvalTrial,
+    GoldenExample,
+    ToolWorldCall,
+)
 
 
 @admin.register(GoldenExample)
@@ -41,3 +48,18 @@ class EvalRunAdmin(admin.ModelAdmin):
 class EvalTrialAdmin(admin.ModelAdmin):
     list_display = ("eval_run", "entry", "trial_index", "passed")
     raw_id_fields = ("trace", "entry")
+
+
+@admin.register(ToolWorldCall)
+class ToolWorldCallAdmin(admin.ModelAdmin):
+    """Calls a trial's tool world answered: a record of what happened, never edited."""
+
+    list_display = ("trial", "sequence", "tool", "status", "transport")
+    list_filter = ("status", "transport")
+    raw_id_fields = ("trial",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

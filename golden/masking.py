@@ -4,7 +4,9 @@ with all built-in detectors (pseudonyms) and the source trace's project rules.
 A promoted example's marks are the ones its project gives at ingest (the project's key), so a
 reference trajectory still compares equal with an agent's masked trace in CI. An example
 without a source trace is keyed by the site's secret. The curator sees, on the draft, which
-values will be masked before saving.
+values will be masked before saving. What an eval trial is compared with an example (its tool
+calls' arguments and results, the arguments its tool world is sent) is masked the same way
+first, so a mark in a reference equals the value the agent used.
 """
 
 from __future__ import annotations
@@ -43,6 +45,13 @@ def example_masker(project_id: int | None) -> Masker:
     if own is None:
         return builtins
     return Masker(key, [*own.text_rules, *builtins.text_rules], list(own.key_rules))
+
+
+def entry_masker(entry) -> Masker:
+    """The masker an eval trial's example was written with (a dataset version entry's)."""
+    example = entry.example
+    source = example.source_trace if example is not None and example.source_trace_id else None
+    return example_masker(source.project_id if source else None)
 
 
 def example_data_masked(data: dict, project_id: int | None) -> tuple[dict, list[Masked]]:

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeRule
+from judges.alignment.models import AlignmentProposal
 from judges.models import (
     JudgeCalibration,
     JudgeConfig,
@@ -113,6 +114,21 @@ class TraceOnlineDecisionAdmin(admin.ModelAdmin):
     list_filter = ("outcome",)
     list_select_related = ("trace", "rubric")
     raw_id_fields = ("trace",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AlignmentProposal)
+class AlignmentProposalAdmin(admin.ModelAdmin):
+    """Drafted revisions of a judge version; approved on their page, through calibration."""
+
+    list_display = ("pk", "source_version", "proposed_version", "status", "created_at")
+    list_filter = ("status",)
+    raw_id_fields = ("source_version", "proposed_version", "config")
 
     def has_add_permission(self, request):
         return False

@@ -5,6 +5,7 @@ from reviews.models import (
     AuditEvent,
     Comment,
     ItemSkip,
+    PairwiseComparison,
     Queue,
     ReviewItem,
     SavedView,
@@ -60,3 +61,18 @@ class ItemSkipAdmin(admin.ModelAdmin):
 @admin.register(SavedView)
 class SavedViewAdmin(admin.ModelAdmin):
     list_display = ("name", "user", "queue", "query")
+
+
+@admin.register(PairwiseComparison)
+class PairwiseComparisonAdmin(admin.ModelAdmin):
+    """Which trace of a pairwise item is the candidate, and on which side it was shown."""
+
+    list_display = ("item", "source", "task_key", "candidate_on_left", "direction")
+    list_filter = ("source", "direction")
+    raw_id_fields = ("item", "baseline_trace", "candidate_trace")
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False

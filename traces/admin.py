@@ -2,6 +2,8 @@ from django.contrib import admin
 
 from traces.models import (
     Feedback,
+    MaskingRule,
+    MaskingRuleChange,
     PendingSpanLog,
     Project,
     Session,
@@ -94,3 +96,29 @@ class PendingSpanLogAdmin(admin.ModelAdmin):
     list_filter = ("project",)
     search_fields = ("trace_external_id", "span_id")
     list_select_related = ("project",)
+
+
+@admin.register(MaskingRule)
+class MaskingRuleAdmin(admin.ModelAdmin):
+    """Read here; changed on the project's masking page or API, which keep the audit."""
+
+    list_display = ("project", "kind", "detector", "pattern", "label", "action", "enabled")
+    list_filter = ("project", "kind", "action", "enabled")
+    list_select_related = ("project",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(MaskingRuleChange)
+class MaskingRuleChangeAdmin(MaskingRuleAdmin):
+    """Who changed which masking rule, when: never edited."""
+
+    list_display = ("at", "project", "username", "action", "rule_id")
+    list_filter = ("project", "action")

@@ -4,7 +4,8 @@ changed them, and try the rules on a text. Curators only: the rules say what is 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from rest_framework import status
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,6 +16,53 @@ from traces.models import MaskingRule, MaskingRuleChange, Project
 
 RULE_FIELDS = ("id", "kind", "detector", "pattern", "label", "action", "enabled")
 PREVIEW_MAX_CHARS = 100_000
+
+
+RULE_OUT = inline_serializer(
+    "MaskingRule",
+    {
+        "id": serializers.IntegerField(),
+        "kind": serializers.ChoiceField(MaskingRule.Kind.choices),
+        "detector": serializers.CharField(),
+        "pattern": serializers.CharField(),
+        "label": serializers.CharField(),
+        "action": serializers.ChoiceField(MaskingRule.Action.choices),
+        "enabled": serializers.BooleanField(),
+        "created_at": serializers.DateTimeField(),
+        "updated_at": serializers.DateTimeField(),
+    },
+)
+RULE_IN = inline_serializer(
+    "MaskingRuleIn",
+    {
+        "kind": serializers.ChoiceField(MaskingRule.Kind.choices),
+        "detector": serializers.CharField(required=False),
+        "pattern": serializers.CharField(required=False),
+        "label": serializers.CharField(required=False),
+        "action": serializers.ChoiceField(MaskingRule.Action.choices, required=False),
+        "enabled": serializers.BooleanField(required=False),
+    },
+)
+RULES_OUT = inline_serializer("MaskingRules", {"results": serializers.ListField(child=RULE_OUT)})
+CHANGES_OUT = inline_serializer(
+    "MaskingRuleChanges",
+    {
+        "results": inline_serializer(
+            "MaskingRuleChange",
+            {
+                "rule_id": serializers.IntegerField(),
+                "user": serializers.CharField(),
+                "action": serializers.CharField(),
+                "before": serializers.JSONField(allow_null=True),
+                "after": serializers.JSONField(allow_null=True),
+                "at": serializers.DateTimeField(),
+            },
+            many=True,
+        )
+    },
+)
+PREVIEW_IN = inline_serializer("MaskingPreviewIn", {"text": serializers.CharField()})
+PREVIEW_OUT = inline_serializer("MaskingPreview", {"masked": serializers.CharField()})
 
 
 def rule_json(rule: MaskingRule) -> dict:
@@ -37,10 +85,12 @@ def _body(request) -> dict:
 class MaskingRulesApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=RULES_OUT, operation_id="masking_rules_list")
     def get(self, request, slug: str):
         project = get_object_or_404(Project, slug=slug)
         return Response({"results": [rule_json(rule) for rule in project.masking_rules.all()]})
 
+    @extend_schema(request=RULE_IN, responses={201: RULE_OUT}, operation_id="masking_rule_create")
     def post(self, request, slug: str):
         project = get_object_or_404(Project, slug=slug)
         rule = rule_create(project, _body(request), request.user)
@@ -53,13 +103,16 @@ class MaskingRuleApi(APIView):
     def _rule(self, slug: str, rule_id: int) -> MaskingRule:
         return get_object_or_404(MaskingRule, project__slug=slug, pk=rule_id)
 
+    @extend_schema(responses=RULE_OUT, operation_id="masking_rule_retrieve")
     def get(self, request, slug: str, rule_id: int):
         return Response(rule_json(self._rule(slug, rule_id)))
 
+    @extend_schema(request=RULE_IN, responses=RULE_OUT, operation_id="masking_rule_update")
     def patch(self, request, slug: str, rule_id: int):
         rule = rule_update(self._rule(slug, rule_id), _body(request), request.user)
         return Response(rule_json(rule))
 
+    @extend_schema(responses={204: None}, operation_id="masking_rule_delete")
     def delete(self, request, slug: str, rule_id: int):
         rule_delete(self._rule(slug, rule_id), request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -68,6 +121,7 @@ class MaskingRuleApi(APIView):
 class MaskingChangesApi(APIView):
     permission_classes = [IsCurator]
 
+    @extend_schema(responses=CHANGES_OUT, operation_id="masking_changes_list")
     def get(self, request, slug: str):
         project = get_object_or_404(Project, slug=slug)
         changes = MaskingRuleChange.objects.filter(project=project)[:200]
@@ -93,6 +147,7 @@ class MaskingPreviewApi(APIView):
 
     permission_classes = [IsCurator]
 
+    @extend_schema(request=PREVIEW_IN, responses=PREVIEW_OUT, operation_id="masking_preview")
     def post(self, request, slug: str):
         project = get_object_or_404(Project, slug=slug)
         text = request.data.get("text") if isinstance(request.data, dict) else None

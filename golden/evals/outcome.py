@@ -77,8 +77,12 @@ def outcome_from_verdict(trace: Trace, rubric_name: str | None) -> Outcome | Non
     return Outcome(max(0.0, min(1.0, scaled)), "verdict")
 
 
-def outcome_score(trace: Trace, content: dict, spans: list[Span] | None = None) -> Outcome:
-    """Verdict first; else the share of the expected outcome's facts the agent stated."""
+def outcome_score(
+    trace: Trace, content: dict, spans: list[Span] | None = None, masker=None
+) -> Outcome:
+    """Verdict first; else the share of the expected outcome's facts the agent stated. With the
+    masker the example was written with, what the agent said is masked alike before it is
+    read (an expected `<email:7f3a91c2>` is the address the agent wrote out)."""
     from_verdict = outcome_from_verdict(trace, content.get("outcome_rubric"))
     if from_verdict is not None:
         return from_verdict
@@ -86,4 +90,7 @@ def outcome_score(trace: Trace, content: dict, spans: list[Span] | None = None) 
     if not facts:
         return Outcome(None, "none")
     spans = list(trace.spans.all()) if spans is None else spans
-    return Outcome(facts_found(facts, said_texts(trace, spans)) / len(facts), "expected_facts")
+    said = said_texts(trace, spans)
+    if masker is not None:
+        said = [masker.text(text) for text in said]
+    return Outcome(facts_found(facts, said) / len(facts), "expected_facts")

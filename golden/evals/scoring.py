@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections import Counter, defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from statistics import fmean
 
 from django.db import transaction
@@ -15,6 +15,7 @@ from golden.evals.outcome import outcome_score
 from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
+from golden.masking import entry_masker
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
 from golden.worlds.schema import entry_variants, task_key, world_variant
 from golden.worlds.scoring import trial_calls, world_red_flags, world_summary
@@ -126,7 +127,12 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     for span in spans:
         # Traces scored before they settled have not been attributed yet.
         span.component = span.component or span_component(span, by_id)
-    steps = tool_steps_from_spans(spans)
+    # References hold masked values (golden.masking): the agent's calls are compared masked alike.
+    masker = entry_masker(trial.entry)
+    steps = [
+        replace(step, inputs=masker.value(step.inputs), output=masker.value(step.output))
+        for step in tool_steps_from_spans(spans)
+    ]
     context = content.get("context") or trace.context
     effects = trial_effects(trace, context or {}, steps)
     reference = content.get("reference_trajectory") or []
@@ -174,7 +180,7 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     flags = list(merged.values())
     for flag in flags:
         flag["component"] = components.get(flag["span_id"], "")
-    outcome = outcome_score(trace, content, spans)
+    outcome = outcome_score(trace, content, spans, masker)
     behavior, behavior_reason, behavior_unreadable = behavior_check(
         trace, content, passes.behavior(options.behavior_judge)
     )

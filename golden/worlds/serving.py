@@ -17,7 +17,7 @@ import jsonschema
 from django.db import transaction
 
 from core.errors import error_body
-from golden.masking import example_masker
+from golden.masking import entry_masker
 from golden.models import EvalTrial, ToolWorldCall
 from golden.worlds.matching import arguments_match, recording_find, world_case_sensitive
 from golden.worlds.schema import (
@@ -151,9 +151,7 @@ def _base_answer(world: dict, tool: str, arguments: dict) -> tuple[int, Any, int
 def world_arguments_masked(trial: EvalTrial, arguments: dict) -> dict:
     """The arguments as the example's masking writes values (golden.masking): the same
     address sent in the clear matches the pseudonym its recording holds."""
-    example = trial.entry.example
-    source = example.source_trace if example is not None and example.source_trace_id else None
-    return example_masker(source.project_id if source else None).value(arguments)
+    return entry_masker(trial.entry).value(arguments)
 
 
 def tool_world_call(

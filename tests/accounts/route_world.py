@@ -7,7 +7,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils import timezone
 
 from accounts.models import ApiToken
-from golden.models import DatasetVersion, EvalRun, GoldenExample
+from golden.models import DatasetVersion, EvalRun, EvalTrial, GoldenExample
 from golden.services import dataset_version_create
 from insights.models import Topic, TopicBuild
 from judges.alignment.models import AlignmentProposal
@@ -93,12 +93,24 @@ def route_world(owner, curator) -> dict:
         "span_pk": span.pk,
         "field": "input",
         "slug": trace.project.slug,
+        "trial_id": _trial_id(),
+        "name": "lookup_order",
         "rule_id": masking_rule.pk,
         "pk:golden/examples": GoldenExample.objects.first().pk,
         "pk:golden/versions": DatasetVersion.objects.first().pk,
         "pk:eval-runs": EvalRun.objects.first().pk,
         "pk:webhooks": hook.pk,
     }
+
+
+def _trial_id() -> int:
+    """A trial of the eval run the walk opens (the first), made when the world has none."""
+    run = EvalRun.objects.order_by("pk").first()
+    trial = run.trials.order_by("pk").first()
+    if trial is None:
+        entry = run.dataset_version.entries.order_by("pk").first()
+        trial = EvalTrial.objects.create(eval_run=run, entry=entry)
+    return trial.pk
 
 
 def route_url(route: str, values: dict) -> str:

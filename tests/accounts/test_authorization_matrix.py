@@ -89,6 +89,13 @@ ROUTES = {
     "api/eval-runs/": A(ANNOTATOR, "GET POST", post_level=CURATOR),
     "api/eval-runs/<int:pk>/": A(ANNOTATOR),
     "api/eval-runs/<int:pk>/score/": A(CURATOR, "POST"),
+    "api/eval-runs/<int:pk>/tool-worlds/start/": A(CURATOR, "POST"),
+    "api/eval-runs/<int:pk>/tool-worlds/finish/": A(CURATOR, "POST"),
+    "api/eval-runs/<int:pk>/trials/<int:trial_id>/tool-calls/": A(ANNOTATOR),
+    # A trial's tool world answers its own bearer token only, never a person's session.
+    "api/tool-worlds/<int:trial_id>/tools": A(PUBLIC, answer="401"),
+    "api/tool-worlds/<int:trial_id>/tools/<str:name>": A(PUBLIC, "POST", answer="401"),
+    "api/tool-worlds/<int:trial_id>/mcp": A(PUBLIC, "POST", answer="401"),
     "api/eval-runs/<int:pk>/judge/": A(CURATOR, "POST"),
     "api/eval-runs/<int:pk>/traces/": A(ANNOTATOR),
     "api/gate/": A(ANNOTATOR, "POST"),
@@ -324,6 +331,8 @@ def test_no_route_takes_a_cross_site_post_on_a_logged_in_session(personas, annot
         browser.force_login(curator)
         browser.raise_request_exception = False
         response = browser.post(route_url(route, values), "{}", content_type="application/json")
-        if response.status_code != 403:
+        # Token-only endpoints (a trial's tool world) take no session at all: 401 refuses too.
+        token_only = access.answer == "401" and response.status_code == 401
+        if response.status_code != 403 and not token_only:
             accepted.append(f"POST {route}: {response.status_code}")
     assert not accepted, "\n".join(accepted)

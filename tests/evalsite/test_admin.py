@@ -4,7 +4,17 @@ import pytest
 from django.apps import apps
 from django.contrib import admin
 
-PROJECT_APPS = ("accounts", "traces", "judges", "reviews", "golden", "webhooks")
+PROJECT_APPS = (
+    "accounts",
+    "traces",
+    "metrics",
+    "judges",
+    "guardrails",
+    "reviews",
+    "golden",
+    "webhooks",
+    "insights",
+)
 
 
 def test_every_project_model_is_registered_in_the_admin():

@@ -11,16 +11,17 @@ import pytest
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import ApiToken
-from golden.models import DatasetVersion, EvalRun, GoldenExample
+from golden.models import DatasetVersion, EvalRun, EvalTrial, GoldenExample
 from golden.services import dataset_version_create
 from insights.models import Topic
 from insights.overview import CHART_BUILDERS
 from insights.topics import topics_build
+from judges.alignment.models import AlignmentProposal
 from judges.models import JudgeCalibration, JudgeRun, Rubric, RubricVersion
 from reviews.models import Annotation, Queue, ReviewItem, SavedView
 from tests.factories import GoldenExampleFactory, SpanFactory
 from tests.insights.world import insights_world
-from traces.models import Session, Trace
+from traces.models import MaskingRule, Project, Session, Trace
 from traces.session_totals import sessions_totals_recount
 
 HELD_OUT_ID = "feedfacecafebeef0123456789abcdef"
@@ -62,6 +63,11 @@ def _candidates(world) -> dict[str, list[str]]:
         "token_id": pks(ApiToken),
         "calibration_id": pks(JudgeCalibration),
         "topic_id": pks(Topic),
+        "slug": list(Project.objects.values_list("slug", flat=True)),
+        "rule_id": pks(MaskingRule),
+        "trial_id": pks(EvalTrial),
+        "proposal_id": pks(AlignmentProposal),
+        "name": ["lookup_order"],
         "pk": sorted(set(golden_pks)),
         "key": list(CHART_BUILDERS),
         "part": ["open", "held_out"],

@@ -1,6 +1,7 @@
 """The served tool world through the official MCP client, over streamable HTTP on 127.0.0.1."""
 
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import anyio
 import httpx2
@@ -20,6 +21,13 @@ def _session(url: str, token: str | None):
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     http = httpx2.AsyncClient(headers=headers, timeout=30)
     return Client(streamable_http_client(url, http_client=http)), http
+
+
+def _run(function, *args):
+    """The client's event loop on a thread of its own: a loop another test left running in
+    this thread (Django runs async views on one) must not stop the agent from starting."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(anyio.run, function, *args).result()
 
 
 async def _agent(url: str, token: str) -> dict:
@@ -48,7 +56,7 @@ def test_mcp_agent_meets_the_variants_fault_and_every_call_is_recorded(live_serv
     trial = handout(handouts, "lookup_down")
     mcp_url = trial["tool_world"]["mcp_url"].replace("http://testserver", live_server.url)
     # when an agent speaking MCP runs against it
-    seen = anyio.run(_agent, mcp_url, trial["tool_world"]["token"])
+    seen = _run(_agent, mcp_url, trial["tool_world"]["token"])
     # then the tools are listed with the world's schemas
     assert set(seen["tools"]) == {
         "get_recent_orders",
@@ -111,5 +119,5 @@ def test_mcp_endpoint_refuses_without_the_trials_token(live_server):
         assert "authorization" in body["error"]["fields"]
     # and the MCP client gives up instead of talking to someone else's world
     with pytest.raises(Exception):  # noqa: B017, PT011 - the SDK wraps the 401 in a group
-        anyio.run(_list_tools, url, other["tool_world"]["token"])
+        _run(_list_tools, url, other["tool_world"]["token"])
     assert not ToolWorldCall.objects.exists()
