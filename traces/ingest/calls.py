@@ -57,6 +57,17 @@ _MCP_NAME = re.compile(
     r"^(?:MCP send )?(?P<method>tools/call|resources/read|prompts/get)(?: (?P<target>.+))?$"
 )
 _TOOL, _CUSTOM, _RETRIEVER = SpanKind.TOOL, SpanKind.CUSTOM, SpanKind.RETRIEVER
+# Read once: each SpanStatus.X is a metaclass attribute lookup, and totals read it a span.
+_ERROR = SpanStatus.ERROR
+
+
+def failed_calls_count(spans: list, merged: dict | None) -> int:
+    """Failures of a trace's spans (objects with span_id and status), a merged call's members
+    counted once, as its carrier: an MCP call failed on both sides is one failure."""
+    if not merged:
+        return sum(span.status == _ERROR for span in spans)
+    carrier_of = {member: carrier for carrier, members in merged.items() for member in members}
+    return len({carrier_of.get(s.span_id, s.span_id) for s in spans if s.status == _ERROR})
 
 
 def could_merge(name: str, attributes: dict) -> bool:

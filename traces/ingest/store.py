@@ -26,7 +26,7 @@ from traces.ingest.bulk_sql import (
     spans_insert,
     spans_stored,
 )
-from traces.ingest.calls import calls_merge
+from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
@@ -41,7 +41,7 @@ from traces.ingest.trace_rows import (
     traces_lock,
 )
 from traces.ingest.usage import REPEATED_KEY, usage_totals
-from traces.models import Project, SpanStatus, Trace
+from traces.models import Project, Trace
 from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
@@ -52,8 +52,6 @@ MAX_TRACE_COST = Decimal("999999.999999")
 # A call whose new trace another request creates meanwhile starts over; a third race in a
 # row would need three requests creating the same traces one after another.
 STORE_ATTEMPTS = 3
-# Read once: each SpanKind.X is a metaclass attribute lookup, and totals read them a span.
-_ERROR = SpanStatus.ERROR
 
 
 @dataclass
@@ -236,7 +234,7 @@ def _positions(stored: list, new: list[SpanRecord], moved: list, day: date) -> l
 def _totals_apply(trace: StoredTrace, spans: list) -> None:
     """Span count, errors, time range, tokens and cost of a trace from all its spans."""
     trace.span_count = len(spans)
-    trace.error_count = sum(span.status == _ERROR for span in spans)
+    trace.error_count = failed_calls_count(spans, trace.attributes.get(MERGED_KEY))
     starts = [span.started_at for span in spans if span.started_at is not None]
     ends = [span.ended_at for span in spans if span.ended_at is not None]
     trace.started_at = min(starts) if starts else None
