@@ -312,6 +312,11 @@ JUDGE_PRICES: dict[str, dict[str, float]] = {}
 JUDGE_RATE_LIMIT_RPM = envint("JUDGE_RATE_LIMIT_RPM", 4000)
 JUDGE_RATE_LIMIT_TPM = envint("JUDGE_RATE_LIMIT_TPM", 2_000_000)
 TRACE_SETTLE_SECONDS = envint("TRACE_SETTLE_SECONDS", 30)
+# OTLP log records naming a span that has not come wait this long; then the retention job
+# counts them on their project (Project.log_records_unjoined) and removes them.
+PENDING_LOG_HOURS = envint("PENDING_LOG_HOURS", 24)
+if PENDING_LOG_HOURS < 1:
+    raise ImproperlyConfigured("PENDING_LOG_HOURS must be at least 1")
 # A trace's search document is built once no span has come for this long.
 SEARCH_INDEX_QUIET_SECONDS = envint("SEARCH_INDEX_QUIET_SECONDS", 5)
 # Retries of transient judge errors: exponential backoff from the base, capped, with jitter.

@@ -30,7 +30,7 @@ from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
-from traces.ingest.span_logs import pending_logs_apply
+from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.ingest.trace_rows import (
     TRACE_FIELDS,
@@ -129,7 +129,7 @@ def spans_store(
     TraceCreatedMeanwhile (ingest_otlp: two statements fewer a request).
     """
     extras = extras or {}
-    records = pending_logs_apply(project, _dedupe(records))
+    records, logs_taken = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
     tool_failures_mark(
         records,
@@ -143,18 +143,19 @@ def spans_store(
     external_ids = sorted(set(by_trace) | set(extras))
     if not external_ids:
         return {}
+    args = (project, by_trace, external_ids, source_format, extras, logs_taken)
     if not savepoint:
-        return _store_once(project, by_trace, external_ids, source_format, extras, savepoint)
+        return _store_once(*args, savepoint)
     for _ in range(STORE_ATTEMPTS - 1):
         try:
-            return _store_once(project, by_trace, external_ids, source_format, extras)
+            return _store_once(*args)
         except TraceCreatedMeanwhile:
             continue  # those traces are stored now: the next attempt locks and extends them
-    return _store_once(project, by_trace, external_ids, source_format, extras)
+    return _store_once(*args)
 
 
 def _store_once(
-    project, by_trace, external_ids, source_format, extras, savepoint=True
+    project, by_trace, external_ids, source_format, extras, logs_taken, savepoint=True
 ) -> dict[str, StoredTrace]:
     now = timezone.now()
     with transaction.atomic(savepoint=savepoint):
@@ -167,7 +168,7 @@ def _store_once(
         earlier = spans_stored(
             {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext in before}
         )
-        placed, moved, stored_changes = [], [], []
+        placed, moved, stored_changes, logs_done = [], [], [], []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
             stored = earlier.get(trace.pk, []) if trace.pk else []
@@ -180,6 +181,9 @@ def _store_once(
             trace.new_span_count = len(new)
             if new:
                 _totals_apply(trace, [*stored, *new])
+            if logs_taken:
+                # Under the traces' lock: only the records of spans stored now took theirs.
+                logs_done += [pk for r in new for pk in logs_taken.get((ext, r.span_id), ())]
         for ext, trace in traces.items():
             trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
             # A re-sent span is not news: it must not hold back a trace's completion.
@@ -198,6 +202,7 @@ def _store_once(
         )
         positions_update(moved)
         spans_fields_update(stored_changes)
+        pending_logs_taken_delete(logs_done)
         session_totals_add(
             before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
         )
