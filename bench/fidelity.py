@@ -9,8 +9,10 @@ argument values, result starts, errors and later user turns the agent sent, how 
 prompt of every built-in rubric carries (the rubric that carries fewest counts). The sample has
 three user turns, a reused tool-call id, an `Error:` text result and an empty `think` result.
 The OTLP paths cover GenAI and OpenInference spans, model calls nested three deep,
-lifecycle-event tool spans, MCP client and server spans, message content sent as OTLP logs
-(before and after the spans) and a Jaeger export; a last row sends the seed article's
+a provider's span in each framework model-call span, lifecycle-event tool spans (plain and
+namespaced as BeeAI writes them), MCP client and server spans, message content sent as OTLP
+logs (before and after the spans, and records that missed their span, joined by the settle
+sweep) and a Jaeger export; a last row sends the seed article's
 instrumentation (agent_run, agent_step_N, tool_call) as OTLP protobuf.
 
     .venv/bin/python bench/fidelity.py [--database-url postgres://.../evalsite_fidelity]
@@ -45,6 +47,7 @@ from bench.fidelity_shapes import (  # noqa: E402
     lifecycle_spans,
     mcp_spans,
     nested_spans,
+    provider_in_framework_spans,
 )
 
 
@@ -115,7 +118,14 @@ def send_all(client) -> dict:
         ("OTLP protobuf, GenAI", otel_spans("genai"), "application/x-protobuf", once),
         ("OTLP JSON, OpenInference", otel_spans("openinference"), "application/json", (0, 0)),
         ("OTLP, nested model calls", nested_spans(), "application/x-protobuf", once),
+        ("OTLP, provider in framework", provider_in_framework_spans(), "application/json", once),
         ("OTLP, lifecycle events", lifecycle_spans(), "application/json", once),
+        (
+            "OTLP, namespaced lifecycle",
+            lifecycle_spans("custom."),
+            "application/x-protobuf",
+            once,
+        ),
         ("OTLP, MCP client+server", mcp_spans(), "application/x-protobuf", once),
     ):
         project = f"fidelity-{run}-{len(sent)}"
@@ -133,6 +143,23 @@ def send_all(client) -> dict:
             post_otlp(path, project, request, media)
         sent[name] = latest(project)
         expected_tokens[name] = once
+    # Records that missed their span: sent while the process that stores the spans still
+    # remembers the project had none waiting (as a request committing in the same instant
+    # leaves them); the settle sweep joins them.
+    from traces.ingest.span_logs import pending_logs_known
+    from traces.models import PendingSpanLog, Project
+    from traces.tasks import trace_settle_sweep_task
+
+    project = f"fidelity-{run}-{len(sent)}"
+    spans, logs = event_mode_spans_and_logs()
+    post_otlp("/v1/logs", project, logs, "application/x-protobuf")
+    pending_logs_known.entries.clear()
+    pending_logs_known.get(Project.objects.get(slug=project).pk, lambda: False)
+    post_otlp("/v1/traces", project, encode_spans(spans), "application/x-protobuf")
+    assert PendingSpanLog.objects.filter(project__slug=project).exists()  # they missed it
+    trace_settle_sweep_task()
+    sent["OTLP logs missed, swept"] = latest(project)
+    expected_tokens["OTLP logs missed, swept"] = once
     project = f"fidelity-{run}-jaeger"
     post_json("/api/traces/", project, jaeger_export(nested_spans()))
     sent["Jaeger export, nested"] = latest(project)

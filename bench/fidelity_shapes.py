@@ -46,9 +46,40 @@ def nested_spans():
     return list(memory.get_finished_spans())
 
 
-def lifecycle_spans():
+def provider_in_framework_spans():
+    """OpenInference LLM spans (`llm.token_count.*`) each with the provider instrumentation's
+    GenAI `chat` span of the same call inside (`gen_ai.usage.*`), as smolagents' instrumentation
+    with opentelemetry-instrumentation-openai-v2 nests them."""
+    tracer, memory = _tracer()
+    with tracer.start_as_current_span("invoke_agent support") as root:
+        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+        for history, reply, call, result in model_calls():
+            framework = {
+                **llm_attributes("openinference", history, reply),
+                "llm.token_count.prompt": CALL_TOKENS[0],
+                "llm.token_count.completion": CALL_TOKENS[1],
+            }
+            provider = {
+                "gen_ai.operation.name": "chat",
+                "gen_ai.provider.name": "openai",
+                "gen_ai.request.model": "gpt-4o-mini",
+                "gen_ai.usage.input_tokens": CALL_TOKENS[0],
+                "gen_ai.usage.output_tokens": CALL_TOKENS[1],
+            }
+            with (
+                tracer.start_as_current_span("OpenAIServerModel.generate", attributes=framework),
+                tracer.start_as_current_span("chat gpt-4o-mini", attributes=provider),
+            ):
+                pass
+            if call:
+                _genai_tool(tracer, call, result)
+    return list(memory.get_finished_spans())
+
+
+def lifecycle_spans(namespace: str = ""):
     """Tool calls reported as one span per lifecycle event, `tool.<name>.<event>-<N>`, each with
-    `tool.parameters`; the outcome event carries the result."""
+    `tool.parameters`; the outcome event carries the result. With a namespace, the emitter's
+    path comes before the tool's name, as BeeAI's `tool.custom.<name>.start-1`."""
     tracer, memory = _tracer()
     with tracer.start_as_current_span("invoke_agent support") as root:
         root.set_attribute("gen_ai.operation.name", "invoke_agent")
@@ -64,7 +95,7 @@ def lifecycle_spans():
                 if event in ("success", "error"):
                     attributes["output.value"] = result["content"]
                 with tracer.start_as_current_span(
-                    f"tool.{name}.{event}-{n}", attributes=attributes
+                    f"tool.{namespace}{name}.{event}-{n}", attributes=attributes
                 ):
                     pass
     return list(memory.get_finished_spans())

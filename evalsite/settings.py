@@ -334,6 +334,11 @@ JUDGE_ONLINE_MAX_PER_HOUR = envint("JUDGE_ONLINE_MAX_PER_HOUR", 0)
 # judging until those failures age out (0: never skipped).
 JUDGE_PROVIDER_FAILING_CALLS = envint("JUDGE_PROVIDER_FAILING_CALLS", 5)
 JUDGE_PROVIDER_FAILING_SECONDS = envint("JUDGE_PROVIDER_FAILING_SECONDS", 300)
+# OTLP log records naming a span that has not come wait this long; then the retention job
+# counts them on their project (Project.log_records_unjoined) and removes them.
+PENDING_LOG_HOURS = envint("PENDING_LOG_HOURS", 24)
+if PENDING_LOG_HOURS < 1:
+    raise ImproperlyConfigured("PENDING_LOG_HOURS must be at least 1")
 # A trace's search document is built once no span has come for this long.
 SEARCH_INDEX_QUIET_SECONDS = envint("SEARCH_INDEX_QUIET_SECONDS", 5)
 # Retries of transient judge errors: exponential backoff from the base, capped, with jitter.

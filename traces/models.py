@@ -45,6 +45,11 @@ class Project(models.Model):
     # The key of this project's masking pseudonyms (traces.masking): the same value gets the
     # same mark within a project and a different one in another.
     masking_key = models.CharField(max_length=64, default=masking_key_new, editable=False)
+    # OTLP log records whose span never came within settings.PENDING_LOG_HOURS
+    # (traces.ingest.span_logs.pending_logs_expire): counted here, shown on the projects page.
+    log_records_unjoined = models.PositiveBigIntegerField(
+        default=0, editable=False, help_text="OTLP log records whose span never came."
+    )
 
     def __str__(self) -> str:
         return self.name
@@ -339,7 +344,8 @@ class PendingSpanLog(models.Model):
     """OTLP log records (GenAI events) that name a span not stored yet, kept until it comes.
 
     Ingest joins them to the span when it arrives (traces.ingest.span_logs) and deletes them;
-    records are never dropped for arriving first.
+    records are never dropped for arriving first. Those still waiting after
+    settings.PENDING_LOG_HOURS are counted on their project and removed.
     """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")

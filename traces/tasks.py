@@ -5,6 +5,8 @@ from datetime import timedelta
 from celery import shared_task
 
 from traces.completion import trace_complete, traces_settled_ids
+from traces.ingest.logs_join import pending_logs_join_late
+from traces.ingest.span_logs import pending_logs_expire
 from traces.retention import RETENTION_BATCH, traces_expire
 from traces.retention_days import SpansTableBusy, spans_day_expire_oldest
 from traces.search.documents import search_documents_build, search_documents_stale_ids
@@ -17,7 +19,9 @@ SWEEP_BATCH = 500
 
 @shared_task(acks_late=True, ignore_result=True)
 def trace_settle_sweep_task() -> int:
-    """Send trace_completed for settled traces; a full batch re-enqueues the sweep."""
+    """Send trace_completed for settled traces; a full batch re-enqueues the sweep. Log records
+    that missed their span are joined first, so a trace is judged with its content."""
+    pending_logs_join_late()
     ids = traces_settled_ids(limit=SWEEP_BATCH)
     completed = sum(trace_complete(trace_id) for trace_id in ids)
     if len(ids) == SWEEP_BATCH:
@@ -52,8 +56,9 @@ def search_documents_refresh_task(created_within_seconds: int | None = None) -> 
 def trace_retention_task() -> int:
     """Make the spans partitions of the week ahead and drop the oldest expired day of spans
     (PostgreSQL), else remove one batch of traces past their project's retention; either goes
-    on while there may be more."""
+    on while there may be more. Log records whose span never came are counted and removed."""
     span_partitions_create_ahead()
+    pending_logs_expire()
     try:
         dropped = spans_day_expire_oldest()
     except SpansTableBusy:

@@ -1,5 +1,7 @@
 """Recount stored traces' tokens and cost with each model call counted once
-(traces.ingest.usage), for traces stored before nested model-call spans were told apart.
+(traces.ingest.usage), for traces stored before nested model-call spans were told apart, and
+their failures with each merged call counted once (traces.ingest.calls), for traces stored when
+an MCP call failed on both sides counted twice.
 
 Each batch is one transaction: the traces are locked (as ingest locks them), recounted from
 their spans, and their sessions' totals counted again, so a request storing spans meanwhile
@@ -12,13 +14,22 @@ from collections import defaultdict
 
 from django.db import transaction
 
+from traces.ingest.calls import MERGED_KEY, failed_calls_count
 from traces.ingest.store import MAX_TRACE_COST
 from traces.ingest.usage import REPEATED_KEY, usage_totals
 from traces.models import Span, Trace
 from traces.session_totals import sessions_totals_recount
 
 BATCH = 200
-_SPAN_COLUMNS = ("trace_id", "span_id", "parent_span_id", "kind", "input_tokens", "output_tokens")
+_SPAN_COLUMNS = (
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "kind",
+    "status",
+    "input_tokens",
+    "output_tokens",
+)
 
 
 def traces_usage_recount(batch: int = BATCH) -> tuple[int, int]:
@@ -46,14 +57,18 @@ def _batch_recount(ids: list[int]) -> int:
         for trace in traces:
             usage = usage_totals(spans[trace.pk])
             cost = min(usage.cost_usd, MAX_TRACE_COST)
+            errors = failed_calls_count(spans[trace.pk], trace.attributes.get(MERGED_KEY))
             note = trace.attributes.get(REPEATED_KEY)
-            if (trace.input_tokens, trace.output_tokens, trace.cost_usd, note or {}) == (
+            stored = (trace.input_tokens, trace.output_tokens, trace.cost_usd, trace.error_count)
+            if (*stored, note or {}) == (
                 usage.input_tokens,
                 usage.output_tokens,
                 cost,
+                errors,
                 usage.repeated,
             ):
                 continue
+            trace.error_count = errors
             trace.input_tokens, trace.output_tokens = usage.input_tokens, usage.output_tokens
             trace.cost_usd = cost
             if usage.repeated or note is not None:
@@ -62,7 +77,7 @@ def _batch_recount(ids: list[int]) -> int:
             if trace.session_id:
                 sessions.add(trace.session_id)
         Trace.objects.bulk_update(
-            changed, ["input_tokens", "output_tokens", "cost_usd", "attributes"]
+            changed, ["input_tokens", "output_tokens", "cost_usd", "error_count", "attributes"]
         )
         if sessions:
             sessions_totals_recount(sessions)

@@ -34,9 +34,12 @@ def _tool_results(messages: list[dict]) -> list[dict]:
     return results
 
 
-def next_reply(messages: list[dict], tool_names: tuple[str, ...] = ()) -> dict:
+def next_reply(
+    messages: list[dict], tool_names: tuple[str, ...] = (), answer_argument: str = "answer"
+) -> dict:
     """The assistant message that follows `messages` in the support script. An agent that
-    offers a `final_answer` tool (smolagents) gets the answer through it."""
+    offers a `final_answer` tool (smolagents, BeeAI) gets the answer through it, in the
+    argument the tool declares."""
     tool_results = _tool_results(messages)
     if not tool_results:
         return _tool_call("call_1", "lookup_order", {"order_id": support_task.ORDER_ID})
@@ -50,7 +53,7 @@ def next_reply(messages: list[dict], tool_names: tuple[str, ...] = ()) -> dict:
             return _tool_call(
                 f"call_{len(tool_results) + 1}",
                 "final_answer",
-                {"answer": support_task.FINAL_ANSWER},
+                {answer_argument: support_task.FINAL_ANSWER},
             )
         return {"role": "assistant", "content": support_task.FINAL_ANSWER}
     amount = json.loads(last)["amount"]
@@ -82,8 +85,14 @@ def _tool_call(call_id: str, name: str, arguments: dict) -> dict:
 
 
 def completion_for(messages: list[dict], tools: list | None = None) -> dict:
-    names = tuple((t.get("function") or {}).get("name", "") for t in tools or [])
-    message = next_reply(messages, names)
+    functions = [t.get("function") or {} for t in tools or []]
+    names = tuple(function.get("name", "") for function in functions)
+    answer_argument = "answer"
+    for function in functions:
+        required = (function.get("parameters") or {}).get("required") or []
+        if function.get("name") == "final_answer" and len(required) == 1:
+            answer_argument = required[0]
+    message = next_reply(messages, names, answer_argument)
     return {
         "id": f"chatcmpl-{len(messages)}",
         "object": "chat.completion",

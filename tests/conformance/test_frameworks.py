@@ -195,3 +195,53 @@ def test_smolagents_with_openinference(agent_api):
     assert_judge_reads(trace, JUDGE_READS)
     first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
     assert any(m.get("message", {}).get("role") == "user" for m in first_call.input)
+
+
+def test_smolagents_with_the_openai_instrumentation_nested_in_its_model_spans(agent_api):
+    """OpenInference's smolagents LLM span with opentelemetry-instrumentation-openai-v2's span
+    of the same call inside it, both carrying the call's usage, under an agent span that
+    repeats the sums: each call counts once."""
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    provider, exporter = capturing_provider("support")
+    framework, provider_spans = SmolagentsInstrumentor(), OpenAIInstrumentor()
+    framework.instrument(tracer_provider=provider)
+    provider_spans.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
+            tools = [tool(documented_tools.lookup_order), tool(documented_tools.refund)]
+            agent = ToolCallingAgent(tools=tools, model=model, max_steps=5, verbosity_level=0)
+            agent.run(support_task.TASK)
+    finally:
+        provider_spans.uninstrument()
+        framework.uninstrument()
+    spans = {span.context.span_id: span for span in exporter.get_finished_spans()}
+    nested = [
+        span
+        for span in spans.values()
+        if span.attributes.get("gen_ai.operation.name") == "chat"
+        and span.parent is not None
+        and spans[span.parent.span_id].attributes.get("openinference.span.kind") == "LLM"
+        and "gen_ai.usage.input_tokens" in span.attributes
+        and "llm.token_count.prompt" in spans[span.parent.span_id].attributes
+    ]
+    assert len(nested) == 3  # the shape under test: a provider span in each framework span
+    trace = export_to_evalsite(agent_api, exporter)
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 6
+    # each call's usage once, from the provider's span inside the framework's
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    inner_ids = {format(span.context.span_id, "016x") for span in nested}
+    repeated = trace.attributes["evalsite.usage_repeated"]
+    assert set(repeated.values()) == inner_ids
+    counted = Span.objects.filter(trace=trace, span_id__in=inner_ids)
+    assert trace.cost_usd == sum(span.cost_usd for span in counted) > Decimal(0)
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls[:-1]] == EXPECTED_CALLS
+    assert [result for *_, result in calls[:-1]] == [ORDER, REFUND]
+    assert calls[-1][0] == "final_answer"
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert_judge_reads(trace, JUDGE_READS)

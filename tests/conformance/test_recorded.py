@@ -5,6 +5,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from judges.trajectory.steps import tool_steps_from_spans, trace_spans
 
 from accounts.roles import ANNOTATOR
 from tests.conformance import support_task
@@ -64,3 +65,28 @@ def test_google_adk(api_client_for):
     assert trace.model == "gemini-2.0-flash" and trace.cost_usd > Decimal(0)
     assert trace.error_count == 0
     assert_judge_reads(trace, JUDGE_READS)
+
+
+def test_beeai_lifecycle_event_spans(api_client_for):
+    # BeeAI's OpenInference instrumentation (the event-per-span generation) emits each tool
+    # call as `tool.custom.<tool>.start-N`, `.success-N` and `.finish-N`, each model call as
+    # `backend.openai.chat.start-N` / `.success-N` / `.finish-N`
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "beeai")
+    steps = tool_steps_from_spans(trace_spans(trace))
+    # one step a call, named by the tool, with its arguments and result
+    assert [(step.tool, step.inputs) for step in steps] == [
+        *EXPECTED_CALLS,
+        ("final_answer", {"response": support_task.FINAL_ANSWER}),
+    ]
+    assert [step.output for step in steps[:2]] == [ORDER, REFUND]
+    assert [step.failed for step in steps] == [False, False, False]
+    lifecycle = Span.objects.filter(trace=trace, name__startswith="tool.custom.")
+    assert lifecycle.count() == 9  # every span kept as sent
+    assert sorted(len(m) for m in trace.attributes["evalsite.merged_calls"].values()) == [3] * 3
+    assert trace.task == support_task.TASK
+    # the root's output is a Python-literal dict; the answer is its text
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    # usage sits on each call's success span only: counted once a call
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert trace.model.startswith("gpt-4o-mini") and trace.cost_usd > Decimal(0)
+    assert trace.error_count == 0

@@ -69,7 +69,9 @@ def test_lifecycle_spans_sent_in_separate_requests_still_make_one_step():
     assert (step.tool, step.inputs, step.output) == ("get_weather", {"city": "Lyon"}, {"temp": 21})
 
 
-def _mcp_call(recorder, *, client_attrs=None, server_attrs=None, server_error=False):
+def _mcp_call(
+    recorder, *, client_attrs=None, server_attrs=None, server_error=False, client_error=False
+):
     """The MCP SDK's own spans: a CLIENT span around the request, the server's SERVER span
     under it (trace context travels in params._meta)."""
     with (
@@ -77,7 +79,7 @@ def _mcp_call(recorder, *, client_attrs=None, server_attrs=None, server_error=Fa
             "MCP send tools/call get_weather",
             {"mcp.method.name": "tools/call", "jsonrpc.request.id": "7", **(client_attrs or {})},
             kind=OtelKind.CLIENT,
-        ),
+        ) as client,
         recorder.span(
             "tools/call get_weather",
             {
@@ -94,6 +96,8 @@ def _mcp_call(recorder, *, client_attrs=None, server_attrs=None, server_error=Fa
         if server_error:
             server.set_attribute("error.type", "tool_error")
             server.set_status(Status(StatusCode.ERROR))
+        if client_error:
+            client.set_status(Status(StatusCode.ERROR, "tool_error"))
 
 
 def test_an_mcp_call_traced_on_both_sides_is_one_call():
@@ -161,6 +165,50 @@ def test_mcp_sides_in_separate_requests_are_one_call_either_order():
             send([spans[name]])
         (step,) = tool_steps_from_spans(trace_spans(Trace.objects.get()))
         assert (step.tool, step.output) == ("get_weather", {"temp": 21}), server_first
+
+
+@pytest.mark.parametrize("together", [True, False])
+def test_an_mcp_call_failed_on_both_sides_is_one_error_of_the_trace(together):
+    # given an MCP call whose client and server spans both report the failure, and a model
+    # call that failed on its own
+    from traces.models import Session
+
+    recorder = Recorder()
+    agent = {"gen_ai.operation.name": "invoke_agent", "session.id": "s-1"}
+    with recorder.span("agent run", agent):
+        _mcp_call(recorder, server_error=True, client_error=True)
+        with recorder.span("chat gpt-4o", {"gen_ai.operation.name": "chat"}) as call:
+            call.set_status(Status(StatusCode.ERROR, "rate limited"))
+    spans = recorder.spans()
+    if together:
+        send(spans)
+    else:  # server, then client, then the rest: the merge happens on a stored span
+        by_name = {span.name: span for span in spans}
+        send([by_name["tools/call get_weather"]])
+        send([by_name["MCP send tools/call get_weather"]])
+        send([by_name["chat gpt-4o"], by_name["agent run"]])
+    trace = Trace.objects.get()
+    assert Span.objects.filter(status=SpanStatus.ERROR).count() == 3  # every span kept as sent
+    # then the trace counts two failures: the call once, and the model call
+    assert trace.error_count == 2
+    assert Session.objects.get().error_count == 2
+
+
+def test_recount_usage_counts_a_merged_calls_failure_once_in_traces_stored_before():
+    from django.core.management import call_command
+
+    from traces.models import Session
+
+    recorder = Recorder()
+    with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent", "session.id": "s"}):
+        _mcp_call(recorder, server_error=True, client_error=True)
+    send(recorder.spans())
+    # as earlier versions stored it: both sides counted
+    Trace.objects.update(error_count=2)
+    Session.objects.update(error_count=2)
+    call_command("recount_usage")
+    assert Trace.objects.get().error_count == 1
+    assert Session.objects.get().error_count == 1
 
 
 @pytest.mark.parametrize(

@@ -30,9 +30,11 @@ from traces.components import component_for
 from traces.models import Span, SpanKind, SpanStatus
 
 MERGED_KEY = "evalsite.merged_calls"
+# `tool.<name>.<event>-<N>`, or with the emitter's namespace before the name, as BeeAI's
+# `tool.custom.<name>.start-1`: the tool is the last part (tool names hold no dot).
 LIFECYCLE_NAME = re.compile(
-    r"^tool\.(?P<tool>.+)\.(?P<event>start|started|success|succeeded|error|failure|failed"
-    r"|finish|finished|end|complete|completed)-(?P<n>\d+)$"
+    r"^tool\.(?P<namespace>(?:.+\.)?)(?P<tool>[^.]+)\.(?P<event>start|started|success|succeeded"
+    r"|error|failure|failed|finish|finished|end|complete|completed)-(?P<n>\d+)$"
 )
 # A carrier is the member whose event says most about the outcome.
 _EVENT_RANK = {
@@ -57,6 +59,17 @@ _MCP_NAME = re.compile(
     r"^(?:MCP send )?(?P<method>tools/call|resources/read|prompts/get)(?: (?P<target>.+))?$"
 )
 _TOOL, _CUSTOM, _RETRIEVER = SpanKind.TOOL, SpanKind.CUSTOM, SpanKind.RETRIEVER
+# Read once: each SpanStatus.X is a metaclass attribute lookup, and totals read it a span.
+_ERROR = SpanStatus.ERROR
+
+
+def failed_calls_count(spans: list, merged: dict | None) -> int:
+    """Failures of a trace's spans (objects with span_id and status), a merged call's members
+    counted once, as its carrier: an MCP call failed on both sides is one failure."""
+    if not merged:
+        return sum(span.status == _ERROR for span in spans)
+    carrier_of = {member: carrier for carrier, members in merged.items() for member in members}
+    return len({carrier_of.get(s.span_id, s.span_id) for s in spans if s.status == _ERROR})
 
 
 def stored_could_merge(name: str) -> bool:
@@ -141,7 +154,8 @@ def _lifecycle_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
     for member in members:
         found = LIFECYCLE_NAME.match(member.name)
         if found:
-            parsed[member.span_id] = (found["tool"], found["n"], found["event"])
+            emitter = found["namespace"] + found["tool"]
+            parsed[member.span_id] = (emitter, found["n"], found["event"], found["tool"])
 
     def anchor(member: _Member, hops: int = 0) -> str:
         parent = by_id.get(member.parent_span_id)
@@ -152,10 +166,11 @@ def _lifecycle_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
 
     for member in members:
         if member.span_id in parsed:
-            tool, n, event = parsed[member.span_id]
-            keyed.setdefault((anchor(member), tool, n), []).append((_EVENT_RANK[event], member))
+            emitter, n, event, tool = parsed[member.span_id]
+            key = (anchor(member), emitter, n, tool)
+            keyed.setdefault(key, []).append((_EVENT_RANK[event], member))
     groups = []
-    for (_, tool, _), group in keyed.items():
+    for (*_, tool), group in keyed.items():
         if len(group) < 2 and group[0][1].kind == _TOOL and group[0][1].tool_name == tool:
             continue  # one span of a call, already a step of that tool
         group.sort(key=lambda item: item[0])

@@ -9,19 +9,47 @@ span is not stored yet, the records wait as PendingSpanLog rows, and span ingest
 (ingest.store) joins them when it comes. The records themselves are kept on the span under
 `otel.logs`.
 
-This module is what span ingest (ingest.store) asks; joining a logs request to spans already
-stored, which stores them again, is traces.ingest.logs_join.
+Three things keep a waiting record from waiting forever or costing every request:
+
+- Span ingest asks for waiting records only when its project has some: whether it has is
+  remembered for PENDING_REMEMBERED_SECONDS in each process (a project that never sent logs
+  costs one dictionary lookup a request).
+- A record can miss its span: one stored meanwhile by a process that remembered "none", or one
+  committed in the same instant as the record (each transaction saw the other's table empty).
+  pending_logs_join_late, run by the settle sweep before traces complete, joins every waiting
+  record whose span is stored by now.
+- A record whose span never comes expires after settings.PENDING_LOG_HOURS:
+  pending_logs_expire (the retention job) counts it on its project (log_records_unjoined, on
+  the projects page) and logs it, then deletes it.
 """
 
 from __future__ import annotations
 
+import logging
+from collections import defaultdict
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import F
+from django.utils import timezone
+
+from core.remembered import Remembered
 from traces.ingest.pending_rows import pending_logs_read
 from traces.ingest.records import SpanRecord, span_record_build
 from traces.models import PendingSpanLog, Project, SpanStatus
 
+logger = logging.getLogger(__name__)
+
 # The event that carries a whole model call in its attributes, which become the span's.
 OPERATION_DETAILS = "gen_ai.client.inference.operation.details"
 LOGS_KEY = "otel.logs"
+# How long a process trusts what it read of a project having waiting records; a record a
+# process missed meanwhile is joined by pending_logs_join_late.
+PENDING_REMEMBERED_SECONDS = 5.0
+pending_logs_known: Remembered[bool] = Remembered(PENDING_REMEMBERED_SECONDS)
+# Waiting records the late join reads at a time, oldest first.
+LATE_JOIN_BATCH = 500
 
 
 def record_with_logs(record: SpanRecord, events: list[dict]) -> SpanRecord:
@@ -56,27 +84,76 @@ def record_with_logs(record: SpanRecord, events: list[dict]) -> SpanRecord:
     )
 
 
-def pending_logs_apply(project: Project, records: list[SpanRecord]) -> list[SpanRecord]:
-    """The records with the log records that waited for them joined in (those are deleted)."""
-    if not records:
-        return records
+def pending_logs_waiting(project_pk: int) -> bool:
+    """Whether the project has waiting records, as this process last read it."""
+    return pending_logs_known.get(
+        project_pk, lambda: PendingSpanLog.objects.filter(project_id=project_pk).exists()
+    )
+
+
+def pending_logs_apply(
+    project: Project, records: list[SpanRecord]
+) -> tuple[list[SpanRecord], dict[tuple[str, str], list[int]]]:
+    """The records with the log records that waited for them joined in, and the waiting rows
+    each took by (trace external id, span id). The caller deletes the rows of the records it
+    stores as new (pending_logs_taken_delete); a record of a span already stored is not stored
+    again, so its rows stay for pending_logs_join_late to join to the stored span."""
+    if not records or not pending_logs_waiting(project.pk):
+        return records, {}
     external_ids = list({record.trace_external_id: None for record in records})
     pending = pending_logs_read(project.pk, external_ids)
     if not pending:
-        return records
+        return records, {}
     waiting: dict[tuple[str, str], list[dict]] = {}
-    taken = []
+    taken: dict[tuple[str, str], list[int]] = {}
     wanted = {(record.trace_external_id, record.span_id) for record in records}
     for pk, external_id, span_id, events in sorted(pending):
         if (external_id, span_id) in wanted:
             waiting.setdefault((external_id, span_id), []).extend(events)
-            taken.append(pk)
+            taken.setdefault((external_id, span_id), []).append(pk)
     if not taken:
-        return records
-    PendingSpanLog.objects.filter(pk__in=taken).delete()
-    return [
+        return records, {}
+    joined = [
         record_with_logs(record, waiting[key])
         if (key := (record.trace_external_id, record.span_id)) in waiting
         else record
         for record in records
     ]
+    return joined, taken
+
+
+def pending_logs_taken_delete(pks: list[int]) -> None:
+    if pks:
+        PendingSpanLog.objects.filter(pk__in=pks).delete()
+
+
+def pending_logs_expire(now=None) -> int:
+    """Count the records that waited longer than settings.PENDING_LOG_HOURS on their project
+    (Project.log_records_unjoined) and delete them; the number of log records expired."""
+    cutoff = (now or timezone.now()) - timedelta(hours=settings.PENDING_LOG_HOURS)
+    expired = 0
+    with transaction.atomic():
+        rows = list(
+            PendingSpanLog.objects.select_for_update(skip_locked=True)
+            .filter(received_at__lt=cutoff)
+            .values_list("pk", "project_id", "events")
+        )
+        if not rows:
+            return 0
+        by_project: dict[int, int] = defaultdict(int)
+        for _, project_id, events in rows:
+            by_project[project_id] += len(events)
+        for project_id, count in by_project.items():
+            Project.objects.filter(pk=project_id).update(
+                log_records_unjoined=F("log_records_unjoined") + count
+            )
+            logger.warning(
+                "%d OTLP log records of project %d named spans that never came in %d hours; "
+                "counted on the project and removed",
+                count,
+                project_id,
+                settings.PENDING_LOG_HOURS,
+            )
+            expired += count
+        pending_logs_taken_delete([pk for pk, _, _ in rows])
+    return expired

@@ -26,11 +26,11 @@ from traces.ingest.bulk_sql import (
     spans_insert,
     spans_stored,
 )
-from traces.ingest.calls import calls_merge
+from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
-from traces.ingest.span_logs import pending_logs_apply
+from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.ingest.trace_rows import (
     TRACE_FIELDS,
@@ -43,7 +43,7 @@ from traces.ingest.trace_rows import (
 from traces.ingest.usage import REPEATED_KEY, usage_totals
 from traces.masking.records import extras_mask, records_mask
 from traces.masking.rules import masker_for
-from traces.models import Project, SpanStatus, Trace
+from traces.models import Project, Trace
 from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
@@ -54,8 +54,6 @@ MAX_TRACE_COST = Decimal("999999.999999")
 # A call whose new trace another request creates meanwhile starts over; a third race in a
 # row would need three requests creating the same traces one after another.
 STORE_ATTEMPTS = 3
-# Read once: each SpanKind.X is a metaclass attribute lookup, and totals read them a span.
-_ERROR = SpanStatus.ERROR
 
 
 @dataclass
@@ -137,7 +135,7 @@ def spans_store(
     if masker is not None:
         records_mask(masker, records)
         extras_mask(masker, extras)
-    records = pending_logs_apply(project, _dedupe(records))
+    records, logs_taken = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
     tool_failures_mark(
         records,
@@ -151,18 +149,19 @@ def spans_store(
     external_ids = sorted(set(by_trace) | set(extras))
     if not external_ids:
         return {}
+    args = (project, by_trace, external_ids, source_format, extras, logs_taken)
     if not savepoint:
-        return _store_once(project, by_trace, external_ids, source_format, extras, savepoint)
+        return _store_once(*args, savepoint)
     for _ in range(STORE_ATTEMPTS - 1):
         try:
-            return _store_once(project, by_trace, external_ids, source_format, extras)
+            return _store_once(*args)
         except TraceCreatedMeanwhile:
             continue  # those traces are stored now: the next attempt locks and extends them
-    return _store_once(project, by_trace, external_ids, source_format, extras)
+    return _store_once(*args)
 
 
 def _store_once(
-    project, by_trace, external_ids, source_format, extras, savepoint=True
+    project, by_trace, external_ids, source_format, extras, logs_taken, savepoint=True
 ) -> dict[str, StoredTrace]:
     now = timezone.now()
     with transaction.atomic(savepoint=savepoint):
@@ -175,7 +174,7 @@ def _store_once(
         earlier = spans_stored(
             {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext in before}
         )
-        placed, moved, stored_changes = [], [], []
+        placed, moved, stored_changes, logs_done = [], [], [], []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
             stored = earlier.get(trace.pk, []) if trace.pk else []
@@ -188,6 +187,9 @@ def _store_once(
             trace.new_span_count = len(new)
             if new:
                 _totals_apply(trace, [*stored, *new])
+            if logs_taken:
+                # Under the traces' lock: only the records of spans stored now took theirs.
+                logs_done += [pk for r in new for pk in logs_taken.get((ext, r.span_id), ())]
         for ext, trace in traces.items():
             trace_fields_apply(trace, by_trace.get(ext, []), extras.get(ext))
             # A re-sent span is not news: it must not hold back a trace's completion.
@@ -206,6 +208,7 @@ def _store_once(
         )
         positions_update(moved)
         spans_fields_update(stored_changes)
+        pending_logs_taken_delete(logs_done)
         session_totals_add(
             before, {ext: trace_totals(trace) for ext, trace in traces.items()}, now, made
         )
@@ -242,7 +245,7 @@ def _positions(stored: list, new: list[SpanRecord], moved: list, day: date) -> l
 def _totals_apply(trace: StoredTrace, spans: list) -> None:
     """Span count, errors, time range, tokens and cost of a trace from all its spans."""
     trace.span_count = len(spans)
-    trace.error_count = sum(span.status == _ERROR for span in spans)
+    trace.error_count = failed_calls_count(spans, trace.attributes.get(MERGED_KEY))
     starts = [span.started_at for span in spans if span.started_at is not None]
     ends = [span.ended_at for span in spans if span.ended_at is not None]
     trace.started_at = min(starts) if starts else None

@@ -6,7 +6,8 @@ from traces.usage_recount import traces_usage_recount
 class Command(BaseCommand):
     help = (
         "Recount every stored trace's tokens and cost with each model call counted once "
-        "(nested model-call spans repeating one call's usage), and their sessions' totals."
+        "(nested model-call spans repeating one call's usage), their failures with each merged "
+        "call counted once, and their sessions' totals."
     )
 
     def add_arguments(self, parser):
