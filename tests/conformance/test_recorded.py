@@ -5,9 +5,9 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from judges.trajectory.steps import tool_steps_from_spans, trace_spans
 
 from accounts.roles import ANNOTATOR
+from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS
 from tests.conformance.harness import PROJECT, tool_calls

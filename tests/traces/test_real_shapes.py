@@ -2,6 +2,7 @@
 
 import pytest
 
+from core.errors import ApplicationError
 from tests.factories import ProjectFactory
 from traces.ingest.failures import text_failure
 from traces.ingest.services import ingest_payload, ingest_span_tree
@@ -96,9 +97,9 @@ def test_an_empty_result_is_no_failure_and_context_is_stored():
 
 def test_an_unknown_transcript_field_is_refused_by_name():
     payload = {**openai_support_conversation(), "sesion_id": "s-1"}
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ApplicationError) as caught:
         ingest_payload(ProjectFactory(), payload)
-    assert "sesion_id" in caught.value.detail
+    assert caught.value.field == "sesion_id"
 
 
 def test_an_unknown_span_field_is_refused_by_name():
@@ -107,9 +108,9 @@ def test_an_unknown_span_field_is_refused_by_name():
         "type": "agent",
         "children": [{"name": "t", "type": "tool", "args": 1}],
     }
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(ApplicationError) as caught:
         ingest_span_tree(ProjectFactory(), tree)
-    assert "children[0].args" in caught.value.detail
+    assert caught.value.field == "children[0].args"
 
 
 def test_anthropic_trailing_user_turn_is_kept():
