@@ -63,9 +63,9 @@ try:  # code from before masking has no rules to clear
 except ImportError:
     pass
 if os.environ.get("BENCH_MASKING") == "builtin":
-    from traces.ingest.services import project_for_ingest
     from traces.masking.rules import builtin_rules_enable
-    builtin_rules_enable(project_for_ingest(None), None)
+    from traces.projects import project_resolve
+    builtin_rules_enable(project_resolve(), None)
 print(ApiToken.generate(user, "bench")[1])
 """
 
