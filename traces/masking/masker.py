@@ -105,6 +105,9 @@ class Masker:
         self.text_rules = tuple(text_rules)
         self.key_rules = tuple(key_rules)
         self._gate: Gate | None = None
+        # Narrowed to one rule that needs a character (an address's @), a masker skips the
+        # strings without it before any call.
+        self._only_needs = text_rules[0].needs if len(text_rules) == 1 else ""
         self._narrowed: dict[frozenset[int], Masker] = {}
         # One customer's address recurs in most spans of a trace: its mark is worked out once.
         self._marks: dict[tuple[str, str], str] = {}
@@ -181,8 +184,11 @@ class Masker:
         """The mapping masked, and the dotted names of the keys that rules dropped."""
         if not self.key_rules:
             changed = None
+            needs = self._only_needs
             for key, item in mapping.items():
                 if type(item) is str:  # most values: no call through value()
+                    if needs and needs not in item:
+                        continue
                     masked = self.text(item, key=key if type(key) is str else str(key))
                 else:
                     masked = self.value(item, key if type(key) is str else str(key))

@@ -49,13 +49,18 @@ def _json(values) -> bytes | list[str]:
 
 
 def extras_mask(masker: Masker, extras: dict[str, TraceExtras]) -> None:
+    """Each trace's payload-level values, after the same one-pass gate as a span's (an OTLP
+    request carries its resource's attributes for every trace in it)."""
     for extra in extras.values():
-        for name in _EXTRA_TEXTS:
-            value = getattr(extra, name)
+        values = [getattr(extra, name) for name in _EXTRA_TEXTS]
+        here = masker.for_texts(_json((*values, extra.context, extra.attributes)))
+        if here is None:
+            continue
+        for name, value in zip(_EXTRA_TEXTS, values, strict=True):
             if value:
-                setattr(extra, name, masker.value(value, name))
-        extra.context = masker.value(extra.context)
-        extra.attributes = masker.attributes(extra.attributes)
+                setattr(extra, name, here.value(value, name))
+        extra.context = here.value(extra.context)
+        extra.attributes = here.attributes(extra.attributes)
 
 
 def events_mask(masker: Masker, events_by_span: dict) -> dict:
