@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from golden.example_schema import CONTENT_FIELDS
+from golden.models import GoldenExample
+from traces.masking.cache import maskers
 from traces.masking.masker import MARK, Masker, every_detector
 from traces.masking.rules import masker_build
 from traces.models import Project
@@ -36,7 +38,12 @@ def site_masking_key() -> str:
 
 
 def example_masker(project_id: int | None) -> Masker:
-    """The built-in detectors, with the project's own rules first where there is a project."""
+    """The built-in detectors, with the project's own rules first where there is a project;
+    remembered with the projects' ingest maskers (and forgotten with them on a rule change)."""
+    return maskers.get(("golden", project_id), lambda: _example_masker_build(project_id))
+
+
+def _example_masker_build(project_id: int | None) -> Masker:
     if project_id is None:
         return every_detector(site_masking_key())
     key = Project.objects.values_list("masking_key", flat=True).get(pk=project_id)
@@ -48,10 +55,14 @@ def example_masker(project_id: int | None) -> Masker:
 
 
 def entry_masker(entry) -> Masker:
-    """The masker an eval trial's example was written with (a dataset version entry's)."""
-    example = entry.example
-    source = example.source_trace if example is not None and example.source_trace_id else None
-    return example_masker(source.project_id if source else None)
+    """The masker an eval trial's example was written with (a dataset version entry's): asked
+    for every trial scored and every tool call served, so its project is read once a while."""
+
+    def project_id() -> int | None:
+        examples = GoldenExample.objects.filter(pk=entry.example_id)
+        return examples.values_list("source_trace__project_id", flat=True).first()
+
+    return example_masker(maskers.get(("golden entry", entry.pk), project_id))
 
 
 def example_data_masked(data: dict, project_id: int | None) -> tuple[dict, list[Masked]]:

@@ -12,6 +12,7 @@ from django.test import Client
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
+from bench.fidelity import ids_to_hex
 from bench.fidelity_shapes import jaeger_export
 from tests.judges.judge_reads import judge_prompts
 from tests.traces.shape_spans import LogRecorder, Recorder
@@ -134,7 +135,7 @@ def _send_every_path(web):
         web, "/v1/traces", encode_spans(_otel_agent()).SerializeToString(), "application/x-protobuf"
     )
     data = json_format.MessageToDict(encode_spans(_otel_agent()))
-    _hex_ids(data)
+    ids_to_hex(data)
     _post(web, "/v1/traces", json.dumps(data).encode(), "application/json")
     _post(web, "/api/traces/", jaeger_export(_otel_agent()))
     for logs_first in (True, False):
@@ -189,21 +190,6 @@ def _event_mode_agent():
     return spans.spans(), logs.request()
 
 
-def _hex_ids(node):
-    """OTLP/JSON carries ids as hex, where MessageToDict writes base64."""
-    import base64
-
-    if isinstance(node, dict):
-        for key in ("traceId", "spanId", "parentSpanId"):
-            if node.get(key):
-                node[key] = base64.b64decode(node[key]).hex()
-        for value in node.values():
-            _hex_ids(value)
-    elif isinstance(node, list):
-        for value in node:
-            _hex_ids(value)
-
-
 def _every_table_as_text() -> str:
     with connection.cursor() as cursor:
         texts = []
@@ -225,8 +211,8 @@ def test_no_detected_value_reaches_a_table_the_index_a_prompt_or_an_export(maske
     assert len(traces) >= 9, "every path stored its trace"
     search_documents_build([trace.pk for trace in traces])
 
-    assert _found(_every_table_as_text()) == []
     lexemes = _every_table_as_text()
+    assert _found(lexemes) == []
     for secret in SECRETS:
         for piece in re.findall(r"[A-Za-z0-9]{4,}", secret):
             if piece.isdigit():

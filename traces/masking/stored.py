@@ -62,6 +62,9 @@ def _changed(obj, fields, masked_of) -> list[str]:
 
 
 def _batch_mask(masker: Masker, ids: list[int], counts: MaskedCounts) -> None:
+    def value_masked(name, value):
+        return masker.value(value, name)
+
     def span_value(name, value):
         if name == "attributes":
             return masker.attributes(value or {})
@@ -77,14 +80,14 @@ def _batch_mask(masker: Masker, ids: list[int], counts: MaskedCounts) -> None:
         Span.objects.bulk_update(changed_spans, SPAN_FIELDS, batch_size=500)
         trace_fields = (*TRACE_TEXTS, "context", "attributes")
         for trace in traces:
-            fields = _changed(trace, trace_fields, lambda n, v: masker.value(v, n))
+            fields = _changed(trace, trace_fields, value_masked)
             if fields:
                 trace.save(update_fields=fields)
                 changed_traces.add(trace.pk)
                 if "task" in fields and trace.session_id:
                     sessions.add(trace.session_id)
         for feedback in Feedback.objects.filter(trace_id__in=ids):
-            fields = _changed(feedback, (*FEEDBACK_TEXTS, "metadata"), masker_value(masker))
+            fields = _changed(feedback, (*FEEDBACK_TEXTS, "metadata"), value_masked)
             if feedback.end_user != (user := masker.text(feedback.end_user, identifier=True)):
                 feedback.end_user = user
                 fields.append("end_user")
@@ -99,7 +102,3 @@ def _batch_mask(masker: Masker, ids: list[int], counts: MaskedCounts) -> None:
             search_documents_build(sorted(changed_traces))
     counts.traces_changed += len(changed_traces)
     counts.spans_changed += len(changed_spans)
-
-
-def masker_value(masker: Masker):
-    return lambda name, value: masker.value(value, name)
