@@ -9,13 +9,13 @@ from datetime import timedelta
 
 from django.db import transaction
 from django.utils import timezone
+from evalsite_checks.matchers import IN_ORDER
 
 from demo.golden import DEMO_EXAMPLES
 from golden.evals.scoring import ScoringOptions, eval_run_score
 from golden.evals.services import eval_run_create
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
-from metrics.matchers import IN_ORDER
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project
 

@@ -2,10 +2,11 @@
 
 from typing import Any
 
+from evalsite_checks.worlds.schema import tool_world_errors, tool_world_normalize
+
 from golden.models import AdversarialKind
 from golden.red_flag_rules import red_flag_normalize, red_flags_errors
 from golden.reference_trajectory import reference_trajectory_errors
-from golden.worlds.schema import tool_world_errors, tool_world_normalize
 
 # The dataset content of an example: what a version hashes and an export line carries.
 CONTENT_FIELDS = (

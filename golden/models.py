@@ -58,7 +58,7 @@ class GoldenExample(models.Model):
     )
     held_out = models.BooleanField(default=False)
     # The tools an agent under test meets: schemas, recorded results, fault variants
-    # (golden/worlds/schema.py). Content: versioned and exported with the example.
+    # (evalsite_checks/worlds/schema.py). Content: versioned and exported with the example.
     tool_world = models.JSONField(default=dict, blank=True)
     # Drafted from a trace and not yet checked by a curator: dataset versions leave it out.
     draft = models.BooleanField(default=False)

@@ -3,14 +3,16 @@
 A red flag is ``{"text": str, "rule": dict | None}``. The trajectory checker evaluates the rule
 against the agent's tool calls in order; a rule "fires" when the agent did the bad thing.
 
-The rule language (each shape, what fires it, its validation) lives in
-metrics/rules.py. Every rule that fires fails the trial (see golden/evals/README.md,
-"The pass rule").
+The rule language (each shape, what fires it, its validation) lives in evalsite_checks/rules.py
+(clients/evalsite-checks), which the pytest plugin asserts with too. Every rule that fires
+fails the trial (see golden/evals/README.md, "The pass rule").
 """
 
 from typing import Any
 
-from metrics.rules import red_flag_rule_errors
+from evalsite_checks.rules import red_flag_rule_errors
+
+from metrics.models import RedFlag
 
 
 def red_flags_errors(red_flags: Any) -> dict[str, str]:
@@ -27,7 +29,7 @@ def red_flags_errors(red_flags: Any) -> dict[str, str]:
         if not (isinstance(text, str) and text.strip()):
             errors[f"{path}.text"] = "must be a non-empty sentence"
         if rule is not None:
-            problems = red_flag_rule_errors(rule)
+            problems = red_flag_rule_errors(rule, RedFlag.Kind.values)
             if problems:
                 errors[f"{path}.rule"] = "; ".join(problems)
         extra = set(flag) - {"text", "rule"}

@@ -16,7 +16,7 @@ int and float (5 and 5.0). See docs/trajectory-checks.md.
 import re
 from typing import Any
 
-from metrics.parameter_specs import parameter_spec_errors
+from evalsite_checks.parameter_specs import parameter_spec_errors
 
 STEP_KEYS = ("step", "tool", "inputs", "acceptable_output_fields")
 OPTIONAL_STEP_KEYS = ("after", "optional")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from evalsite_checks.flag_hit import FlagHit
+
 from core.errors import InvalidInput
 from core.remembered import Remembered
 from guardrails.trajectory import (
@@ -12,7 +14,6 @@ from guardrails.trajectory import (
     pending_call_record,
     trajectory_parse,
 )
-from metrics.flag_hit import FlagHit
 from metrics.models import GuardrailPolicy, RedFlag
 from metrics.redflags import FlagRules, flag_rules_build, red_flags_detect
 from metrics.steps import SpanFacts, TraceFacts, trace_spans

@@ -9,8 +9,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from evalsite_checks.steps import PENDING
+
 from core.errors import NON_FIELD, InvalidInput
-from metrics.steps import PENDING, SpanFacts, TraceFacts
+from metrics.steps import SpanFacts, TraceFacts
 from traces.ingest import conventions
 from traces.ingest.convention_tables import SPAN_FIELDS
 from traces.ingest.failures import structured_failure, tool_failures_mark

@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from metrics.rules import red_flag_rule_errors
+from evalsite_checks.rules import red_flag_rule_errors
+
+from metrics.models import RedFlag
 
 # A draft must fire on at least this share of the topic's failures, and more often there than
 # on passing traces.
@@ -107,7 +109,7 @@ class RuleDrafter:
             return {}
         rule, share_in, share_out = best
         as_dict = _as_rule(rule)
-        if red_flag_rule_errors(as_dict):
+        if red_flag_rule_errors(as_dict, RedFlag.Kind.values):
             return {}
         return {
             "rule": as_dict,

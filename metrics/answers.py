@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from evalsite_checks.steps import ToolStep, leaf_values
+
 from metrics.haystack import Haystack
-from metrics.steps import ToolStep, leaf_values
 
 # Words that show the answer admits a problem instead of claiming success.
 HEDGES = re.compile(

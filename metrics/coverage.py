@@ -4,9 +4,9 @@ wrong one, on its answer alone. Its page, the import and the gate report say so.
 
 from __future__ import annotations
 
-from metrics.effects import tool_definitions, tool_effect_default
-from metrics.matchers import AUTO
-from metrics.scoring import reference_checked_steps
+from evalsite_checks.effects import tool_definitions, tool_effect_default
+from evalsite_checks.matchers import AUTO
+from evalsite_checks.scoring import reference_checked_steps
 
 
 def reference_effects(reference: list[dict], context: dict | None) -> dict[str, str]:

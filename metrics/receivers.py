@@ -4,9 +4,10 @@ or guardrail policy is read afresh by the next red-flag check."""
 
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
+from evalsite_checks.effects import tool_definitions
 
 from metrics.attribution import span_components_assign
-from metrics.effects import tool_catalogue_ensure, tool_definitions
+from metrics.effects import tool_catalogue_ensure
 from metrics.models import GuardrailPolicy
 from metrics.policy_cache import policies_by_project
 from metrics.redflag_store import red_flags_check

@@ -9,6 +9,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from evalsite_checks.effects import WRITE, tool_definitions, tool_effect_default
+from evalsite_checks.flag_hit import FlagHit
+from evalsite_checks.steps import (
+    ToolStep,
+    canonical_json,
+    declares_output,
+    is_empty_result,
+    leaf_values,
+)
 
 from metrics.answers import answer_admits, answer_claims
 from metrics.conversation import (
@@ -17,24 +26,11 @@ from metrics.conversation import (
     message_texts,
     system_prompt_texts,
 )
-from metrics.effects import WRITE, tool_definitions, tool_effect_default
-from metrics.flag_hit import FlagHit
 from metrics.haystack import Haystack
 from metrics.models import GuardrailPolicy, RedFlag
 from metrics.policy_cache import project_policy_remembered
 from metrics.premature_stop import check_premature_stop
-from metrics.steps import (
-    SpanFacts,
-    ToolStep,
-    TraceFacts,
-    canonical_json,
-    declares_output,
-    is_empty_result,
-    leaf_values,
-    span_pk,
-    tool_steps_from_spans,
-    trace_spans,
-)
+from metrics.steps import SpanFacts, TraceFacts, span_pk, tool_steps_from_spans, trace_spans
 from metrics.stop_flags import check_unclean_stop
 from traces.models import SpanKind, Trace
 from traces.stop_reasons import StopKind, stop_reason_normalize

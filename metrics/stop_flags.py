@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from metrics.flag_hit import FlagHit
+from evalsite_checks.flag_hit import FlagHit
+
 from metrics.models import RedFlag
 from metrics.steps import SpanFacts, TraceFacts, span_pk
 from traces.models import SpanKind

@@ -5,6 +5,8 @@ from __future__ import annotations
 import django_filters
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.utils import extend_schema, extend_schema_field, inline_serializer
+from evalsite_checks.matchers import AUTO as AUTO_MATCHER
+from evalsite_checks.matchers import SEMANTIC, TRAJECTORY_MATCHERS
 from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.response import Response
@@ -22,8 +24,6 @@ from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_out
 from golden.evals.tags import eval_run_traces_state
 from golden.signals import gate_decided
 from judges.trajectory_llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
-from metrics.matchers import AUTO as AUTO_MATCHER
-from metrics.matchers import SEMANTIC, TRAJECTORY_MATCHERS
 
 
 class EvalRunOut(serializers.Serializer):

@@ -13,6 +13,8 @@ import math
 from dataclasses import asdict, dataclass, field
 from statistics import fmean, stdev
 
+from evalsite_checks.matchers import AUTO as MATCHER_AUTO
+
 from core.errors import ApplicationError
 from golden.evals.confirmation import confirmation_decision, people_confirmation
 from golden.evals.metrics import GATED_METRICS, HIGHER
@@ -21,7 +23,6 @@ from golden.models import EvalRun
 from golden.selectors import dataset_entries_visible
 from golden.worlds.reports import fault_kinds_compare
 from metrics.coverage import checks_only_outcome, outcome_only_note
-from metrics.matchers import AUTO as MATCHER_AUTO
 from traces.selectors import sees_held_out
 
 FIXED, LEARNED, AUTO = "fixed", "learned", "auto"

@@ -9,6 +9,12 @@ from dataclasses import dataclass, replace
 from statistics import fmean
 
 from django.db import transaction
+from evalsite_checks.effects import tool_definitions
+from evalsite_checks.matchers import AUTO, SEMANTIC, PathJudge
+from evalsite_checks.parameters import ParameterJudge
+from evalsite_checks.rules import golden_rules_check
+from evalsite_checks.scoring import trajectory_score
+from evalsite_checks.worlds.schema import entry_variants, task_key, world_variant
 
 from golden.evals.metrics import MEAN_METRICS
 from golden.evals.outcome import outcome_score
@@ -17,7 +23,6 @@ from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.masking import entry_masker
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
-from golden.worlds.schema import entry_variants, task_key, world_variant
 from golden.worlds.scoring import trial_calls, world_red_flags, world_summary
 from judges.check_passes import CheckPasses
 from metrics.attribution import (
@@ -26,13 +31,9 @@ from metrics.attribution import (
     span_agent_component,
     span_component,
 )
-from metrics.effects import tool_catalogue_ensure, tool_definitions
-from metrics.matchers import AUTO, SEMANTIC, PathJudge
-from metrics.parameters import ParameterJudge
+from metrics.effects import tool_catalogue_ensure
 from metrics.premature_stop import reference_premature_stop
 from metrics.redflag_store import red_flags_ensure
-from metrics.rules import golden_rules_check
-from metrics.scoring import trajectory_score
 from metrics.steps import tool_steps_from_spans
 from reviews.models import ReviewReason
 from reviews.services import review_item_enqueue

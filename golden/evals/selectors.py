@@ -29,7 +29,7 @@ def metrics_visible(user, run: EvalRun) -> dict:
         else dataset_entries_visible(user, run.dataset_version)
     )
     keys = set(entries.values_list("example_key", flat=True))
-    # A fault variant's task is named `key@variant` (golden.worlds.schema.task_key).
+    # A fault variant's task is named `key@variant` (evalsite_checks.worlds.schema.task_key).
     metrics["per_task"] = {
         k: v for k, v in metrics["per_task"].items() if k in keys or k.rpartition("@")[0] in keys
     }

@@ -8,10 +8,10 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef, Q
 from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.db.models.lookups import In
+from evalsite_checks.worlds.schema import entry_variants
 
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
 from golden.worlds.join import trials_join_by_traceparent
-from golden.worlds.schema import entry_variants
 from traces.models import Span, Trace
 
 RUN_TAG = "evalsite.eval_run"

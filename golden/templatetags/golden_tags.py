@@ -1,8 +1,7 @@
 import json
 
 from django import template
-
-from metrics.parameter_specs import parameter_spec
+from evalsite_checks.parameter_specs import parameter_spec
 
 register = template.Library()
 

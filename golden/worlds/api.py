@@ -9,6 +9,7 @@ import time
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from evalsite_checks.worlds.answering import world_tools
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -20,7 +21,7 @@ from golden.models import EvalTrial, ToolWorldCall
 from golden.selectors import dataset_entries_visible
 from golden.worlds.access import bearer_token, trial_world_open
 from golden.worlds.runs import eval_run_tool_worlds_finish, eval_run_tool_worlds_start
-from golden.worlds.serving import tool_world_call, world_tools
+from golden.worlds.serving import tool_world_call
 from golden.worlds.traceparent import traceparent_trace_id
 
 

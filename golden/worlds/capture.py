@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from evalsite_checks.effects import tool_definitions
+from evalsite_checks.worlds.schema import DEFAULT_UNRECORDED, NAME
+
 from golden.content import canonical_json
-from golden.worlds.schema import DEFAULT_UNRECORDED, NAME
-from metrics.effects import tool_definitions
 from traces.models import Span, SpanStatus, Trace
 
 SCHEMA_KEYS = ("input_schema", "inputSchema", "parameters")

@@ -17,13 +17,14 @@ import mcp_types as types
 from asgiref.sync import sync_to_async
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
+from evalsite_checks.worlds.answering import OK, world_tools
 from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from core.errors import ApplicationError, error_body
 from golden.models import EvalTrial, ToolWorldCall
 from golden.worlds.access import bearer_token, trial_world_open
-from golden.worlds.serving import OK, tool_world_call, world_tools
+from golden.worlds.serving import tool_world_call
 from golden.worlds.traceparent import traceparent_trace_id
 
 SERVER_NAME = "evalsite-tool-world"

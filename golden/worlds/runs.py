@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from django.db import transaction
 from django.utils import timezone
+from evalsite_checks.worlds.schema import entry_variants, task_key
 
 from core.errors import ApplicationError
 from golden.evals.tags import EXAMPLE_TAG, RUN_TAG, TRIAL_TAG, VARIANT_TAG
 from golden.models import EvalRun, EvalTrial
 from golden.selectors import dataset_entries_visible
 from golden.worlds.access import tool_token_new
-from golden.worlds.schema import entry_variants, task_key
 
 
 def _handout(run: EvalRun, trial: EvalTrial, token: str | None, base_url: str) -> dict:

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 
+from evalsite_checks.effects import WRITE
+from evalsite_checks.flag_hit import FlagHit
+from evalsite_checks.steps import ToolStep, leaf_values
+
 from golden.models import ToolWorldCall
 from metrics.answers import answer_admits_or_asks
-from metrics.effects import WRITE
-from metrics.flag_hit import FlagHit
 from metrics.haystack import Haystack
-from metrics.steps import ToolStep, leaf_values
 
 FAILING_FAULTS = frozenset({"error", "empty", "malformed", "timeout"})
 INVENTED_AFTER_FAULT = "invented_after_fault"

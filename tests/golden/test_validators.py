@@ -1,12 +1,14 @@
 import pytest
+from evalsite_checks.rules import red_flag_rule_errors
 
 from golden.example_schema import ExampleInvalid, example_data_clean
 from golden.red_flag_rules import red_flags_errors
 from golden.reference_trajectory import reference_trajectory_errors
-from metrics.rules import red_flag_rule_errors
+from metrics.models import RedFlag
 from tests.golden.builders import cancel_reference
 
 GOOD_STEPS = cancel_reference("cancelled")
+KINDS = RedFlag.Kind.values
 
 
 def test_a_well_formed_trajectory_has_no_errors():
@@ -44,7 +46,8 @@ def test_each_broken_rule_is_reported_at_its_path(steps, path):
 def test_the_documented_rule_shapes_validate():
     assert (
         red_flag_rule_errors(
-            {"rule": "called_before", "tool": "cancel_order", "prerequisite": "get_recent_orders"}
+            {"rule": "called_before", "tool": "cancel_order", "prerequisite": "get_recent_orders"},
+            KINDS,
         )
         == []
     )
@@ -55,20 +58,24 @@ def test_the_documented_rule_shapes_validate():
                 "tool": "cancel_order",
                 "param": "order_id",
                 "source_tool": "get_recent_orders",
-            }
+            },
+            KINDS,
         )
         == []
     )
-    assert red_flag_rule_errors({"rule": "never_called", "tool": "issue_refund"}) == []
-    assert red_flag_rule_errors({"rule": "max_calls", "tool": "search_flights", "limit": 3}) == []
+    assert red_flag_rule_errors({"rule": "never_called", "tool": "issue_refund"}, KINDS) == []
+    assert (
+        red_flag_rule_errors({"rule": "max_calls", "tool": "search_flights", "limit": 3}, KINDS)
+        == []
+    )
 
 
 def test_broken_rules_say_what_is_wrong():
-    assert "unknown rule" in red_flag_rule_errors({"rule": "sometimes"})[0]
-    assert red_flag_rule_errors({"rule": "called_before", "tool": "cancel_order"}) == [
+    assert "unknown rule" in red_flag_rule_errors({"rule": "sometimes"}, KINDS)[0]
+    assert red_flag_rule_errors({"rule": "called_before", "tool": "cancel_order"}, KINDS) == [
         "'prerequisite' must be a non-empty string"
     ]
-    assert red_flag_rule_errors({"rule": "max_calls", "tool": "t", "limit": 0}) == [
+    assert red_flag_rule_errors({"rule": "max_calls", "tool": "t", "limit": 0}, KINDS) == [
         "'limit' must be at least 1"
     ]
     errors = red_flags_errors([{"text": "", "rule": {"rule": "never_called"}}])

@@ -1,8 +1,7 @@
 """Matchers: exact, in-order, any-order, precision/recall and the LLM semantic match."""
 
 import pytest
-
-from metrics.matchers import (
+from evalsite_checks.matchers import (
     efficiency,
     match_any_order,
     match_exact,

@@ -1,8 +1,7 @@
 """Parameter equivalence: deterministic rules first, the LLM rubric only when they cannot decide."""
 
 import pytest
-
-from metrics.parameters import parameter_score, step_parameter_scores, values_equivalent
+from evalsite_checks.parameters import parameter_score, step_parameter_scores, values_equivalent
 
 
 @pytest.mark.parametrize(

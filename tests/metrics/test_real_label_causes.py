@@ -3,10 +3,9 @@
 Each test shows the run the check got wrong before, then the run it must still get right."""
 
 import pytest
-
-from metrics.parameters import step_parameter_scores, values_equivalent
-from metrics.scoring import trajectory_score
-from metrics.steps import ToolStep
+from evalsite_checks.parameters import step_parameter_scores, values_equivalent
+from evalsite_checks.scoring import trajectory_score
+from evalsite_checks.steps import ToolStep
 
 WEATHER = [{"step": 1, "tool": "get_weather", "inputs": {"city": "Paris"}}]
 

@@ -1,7 +1,7 @@
 """Golden red-flag rules evaluated against the agent's calls."""
 
-from metrics.rules import golden_rules_check
-from metrics.steps import ToolStep
+from evalsite_checks.rules import golden_rules_check
+from evalsite_checks.steps import ToolStep
 
 
 def _calls(*specs):

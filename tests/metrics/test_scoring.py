@@ -1,9 +1,9 @@
 """Scoring a whole trajectory: alignment, placeholders against earlier outputs, per-step scores."""
 
 import pytest
+from evalsite_checks.scoring import trajectory_score
+from evalsite_checks.steps import ToolStep
 
-from metrics.scoring import trajectory_score
-from metrics.steps import ToolStep
 from tests.golden.builders import cancel_reference
 
 REFERENCE = cancel_reference("status")

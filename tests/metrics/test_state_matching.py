@@ -1,8 +1,8 @@
 """State matching: a run is right when it made exactly the expected writes; reads, retries and
 the order of independent writes do not decide it. Each test shows the failing run first."""
 
-from metrics.scoring import trajectory_score
-from metrics.steps import ToolStep, attempt_groups
+from evalsite_checks.scoring import trajectory_score
+from evalsite_checks.steps import ToolStep, attempt_groups
 
 EFFECTS = {
     "get_reservation": "read",

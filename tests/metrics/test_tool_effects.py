@@ -2,17 +2,13 @@
 audited, and scoring that follows it."""
 
 import pytest
+from evalsite_checks.effects import tool_definitions, tool_effect_default
+from evalsite_checks.scoring import trajectory_score
+from evalsite_checks.steps import ToolStep
 
 from core.errors import ApplicationError
-from metrics.effects import (
-    tool_catalogue_ensure,
-    tool_definitions,
-    tool_effect_default,
-    tool_effect_set,
-)
+from metrics.effects import tool_catalogue_ensure, tool_effect_set
 from metrics.models import ToolEffect
-from metrics.scoring import trajectory_score
-from metrics.steps import ToolStep
 from reviews.models import AuditEvent
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory, UserFactory
 from traces.models import SpanKind

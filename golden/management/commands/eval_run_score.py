@@ -1,13 +1,13 @@
 """`manage.py eval_run_score RUN`: attach the run's tagged traces and score them."""
 
 from django.core.management.base import BaseCommand, CommandError
+from evalsite_checks.matchers import AUTO, TRAJECTORY_MATCHERS
 
 from core.errors import ApplicationError
 from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.services import eval_run_lookup
 from judges.trajectory_llm import behavior_judge_llm, parameter_judge_llm, path_judge_llm
-from metrics.matchers import AUTO, TRAJECTORY_MATCHERS
 
 
 class Command(BaseCommand):

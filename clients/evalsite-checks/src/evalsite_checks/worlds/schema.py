@@ -11,9 +11,10 @@ Shape (every key optional; an example without a world stores ``{}``)::
     }
 
 A recording answers a call of its tool whose arguments are equivalent under the trajectory
-matchers' parameter rules (golden/worlds/matching.py). FAULT is ``{"tool", "kind", ...}`` with
-a trigger (``"at_call": N``, the Nth call of the tool in the trial, or ``"arguments"``, calls
-whose arguments match; neither means every call) and the kind's own keys:
+matchers' parameter rules (evalsite_checks/worlds/matching.py). FAULT is
+``{"tool", "kind", ...}`` with a trigger (``"at_call": N``, the Nth call of the tool in the
+trial, or ``"arguments"``, calls whose arguments match; neither means every call) and the
+kind's own keys:
 
 - ``error``: ``status`` (400..599, default 500) and ``message``;
 - ``empty``: the result's empty form (``[]``, ``{}``, ``""`` or null);
@@ -28,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from metrics.parameter_specs import parameter_spec_errors
+from evalsite_checks.parameter_specs import parameter_spec_errors
 
 FAULT_KINDS = ("error", "empty", "malformed", "timeout", "contradictory")
 MALFORMED_SHAPES = ("truncated_json", "wrong_types", "extra_field")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from metrics.effects import WRITE, tool_effect_default
-from metrics.matchers import (
+from evalsite_checks.effects import WRITE, tool_effect_default
+from evalsite_checks.matchers import (
     AUTO,
     IN_ORDER,
     STATE,
@@ -15,7 +15,7 @@ from metrics.matchers import (
     match_state,
     trajectory_match,
 )
-from metrics.parameters import (
+from evalsite_checks.parameters import (
     FROM_STEP,
     UNDECIDED,
     UNREADABLE,
@@ -23,7 +23,7 @@ from metrics.parameters import (
     mean_score,
     step_parameter_scores,
 )
-from metrics.steps import ToolStep, last_attempts, leaf_values
+from evalsite_checks.steps import ToolStep, last_attempts, leaf_values
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """Which recording answers a call: the trajectory matchers' parameter rules decide.
 
-A recorded argument matches the call's when `parameter_score` (judges/trajectory/parameters.py)
+A recorded argument matches the call's when `parameter_score` (evalsite_checks/parameters.py)
 scores it 1.0 without a judge: ISO date vs unix time, numbers as strings, case and whitespace
 (unless the tool is marked case sensitive), and specs (`{"optional": true}`, `{"any_of": [...]}`).
 Free text the rules cannot decide does not match: a world answers deterministically.
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from metrics.parameters import case_sensitive_params, parameter_score
+from evalsite_checks.parameters import case_sensitive_params, parameter_score
 
 
 def arguments_match(

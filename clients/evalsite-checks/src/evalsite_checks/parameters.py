@@ -19,8 +19,8 @@ from datetime import UTC, date, datetime
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from metrics.parameter_specs import parameter_spec
-from metrics.steps import leaf_values
+from evalsite_checks.parameter_specs import parameter_spec
+from evalsite_checks.steps import leaf_values
 
 FROM_CONTEXT = "<from_context>"
 FROM_STEP = re.compile(r"^<from_step_(\d+)_output>$")

@@ -26,12 +26,12 @@ Rule shapes (every key is required unless marked optional):
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
-from metrics.flag_hit import FlagHit
-from metrics.models import RedFlag
-from metrics.parameters import values_equivalent
-from metrics.steps import ToolStep, leaf_values
+from evalsite_checks.flag_hit import FlagHit
+from evalsite_checks.parameters import values_equivalent
+from evalsite_checks.steps import ToolStep, leaf_values
 
 # Each rule's keys and their types, and the RedFlag kind it reports as, so golden and generic
 # flags count together (generic_flag reports the generic check it names).
@@ -50,8 +50,11 @@ RULE_KINDS = {
 }
 
 
-def red_flag_rule_errors(rule: Any) -> list[str]:
-    """What is wrong with one rule, as short messages; empty when the rule is valid."""
+def red_flag_rule_errors(rule: Any, generic_kinds: Collection[str]) -> list[str]:
+    """What is wrong with one rule, as short messages; empty when the rule is valid.
+
+    `generic_kinds` are the generic checks a `generic_flag` may name (the server's RedFlag
+    kinds)."""
     if not isinstance(rule, dict):
         return ["must be an object with a 'rule' key"]
     name = rule.get("rule")
@@ -67,8 +70,8 @@ def red_flag_rule_errors(rule: Any) -> list[str]:
             errors.append(f"'{key}' must be an integer")
         elif kind is int and value < 1:
             errors.append(f"'{key}' must be at least 1")
-    if name == "generic_flag" and rule.get("kind") not in RedFlag.Kind.values:
-        errors.append(f"'kind' must be one of {', '.join(RedFlag.Kind.values)}")
+    if name == "generic_flag" and rule.get("kind") not in generic_kinds:
+        errors.append(f"'kind' must be one of {', '.join(generic_kinds)}")
     extra = set(rule) - set(shape) - {"rule"}
     if extra:
         errors.append(f"unexpected keys: {', '.join(sorted(extra))}")
