@@ -12,13 +12,13 @@ from django.db import transaction
 from evalsite_checks.effects import tool_definitions
 from evalsite_checks.matchers import AUTO, SEMANTIC, PathJudge
 from evalsite_checks.parameters import ParameterJudge
+from evalsite_checks.pass_rule import PassCriteria, trial_decide
 from evalsite_checks.rules import golden_rules_check
 from evalsite_checks.scoring import trajectory_score
-from evalsite_checks.worlds.schema import entry_variants, task_key, world_variant
+from evalsite_checks.worlds.schema import entry_variants, task_key, variant_content, world_variant
 
 from golden.evals.metrics import MEAN_METRICS
 from golden.evals.outcome import outcome_score
-from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.masking import entry_masker
@@ -103,19 +103,8 @@ def _path_judge(options: ScoringOptions) -> PathJudge | None:
 
 
 def trial_content(trial: EvalTrial) -> dict:
-    """What a trial is judged against: the example, or for a fault variant the variant's
-    expected behaviour instead of the base world's path and outcome, which the fault changes."""
-    content = trial.entry.content
-    variant = world_variant(content.get("tool_world") or {}, trial.variant)
-    if variant is None:
-        return content
-    return {
-        **content,
-        "reference_trajectory": [],
-        "expected_outcome": "",
-        "outcome_rubric": None,
-        "expected_behavior": variant["expected_behavior"],
-    }
+    """What a trial is judged against (evalsite_checks.worlds.schema.variant_content)."""
+    return variant_content(trial.entry.content, trial.variant)
 
 
 def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:

@@ -3,8 +3,8 @@
 Each test shows the failing trial first, then the one that passes."""
 
 import pytest
+from evalsite_checks.pass_rule import PassCriteria, trial_decide
 
-from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.evals.scoring import ScoringOptions, eval_run_score
 from golden.evals.services import eval_run_create
 from golden.models import EvalTrial, GoldenExample

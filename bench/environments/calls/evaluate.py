@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from evalsite_checks.pass_rule import PassCriteria, trial_decide
 from evalsite_checks.scoring import trajectory_score
 from evalsite_checks.steps import ToolStep
 
 from bench.environments.calls.cases import RIGHT_KINDS, Case, Task
-from golden.evals.pass_rule import PassCriteria, trial_decide
 from golden.example_schema import example_data_clean
 from golden.reference_trajectory import reference_from_answer_key
 from metrics.redflags import flag_rules_build, red_flags_detect

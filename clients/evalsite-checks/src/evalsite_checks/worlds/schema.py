@@ -285,6 +285,21 @@ def world_variant(world: dict, name: str) -> dict | None:
     return next((v for v in (world or {}).get("variants", []) if v["name"] == name), None)
 
 
+def variant_content(content: dict, variant_name: str) -> dict:
+    """What a trial in a variant is judged against: the example, or for a fault variant its
+    expected behaviour instead of the base world's path and outcome, which the fault changes."""
+    variant = world_variant(content.get("tool_world") or {}, variant_name)
+    if variant is None:
+        return content
+    return {
+        **content,
+        "reference_trajectory": [],
+        "expected_outcome": "",
+        "outcome_rubric": None,
+        "expected_behavior": variant["expected_behavior"],
+    }
+
+
 def entry_variants(content: dict) -> list[str]:
     """The tasks an entry makes in a tool-world run: the base world, then each variant."""
     world = content.get("tool_world") or {}

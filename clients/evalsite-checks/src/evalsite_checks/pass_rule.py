@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from metrics.models import RedFlag
+# The stop flag (metrics.models.RedFlag.Kind.UNCLEAN_STOP): a run that ended so never passes.
+UNCLEAN_STOP = "unclean_stop"
 
 
 @dataclass(frozen=True)
@@ -51,7 +52,7 @@ def trial_decide(metrics: dict, content: dict, criteria: PassCriteria) -> TrialD
         reasons.append(f"parameters: accuracy {params:.2f}")
     blocking = blocking_kinds(content)
     for flag in metrics.get("red_flags") or []:
-        if flag.get("kind") == RedFlag.Kind.UNCLEAN_STOP:
+        if flag.get("kind") == UNCLEAN_STOP:
             reasons.append(f"stop: {flag['detail']}")
         elif "golden" in flag.get("sources", []) or flag.get("kind") in blocking:
             reasons.append(f"red flag {flag['kind']}: {flag['detail']}")
