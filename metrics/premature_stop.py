@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from evalsite_checks.answers import answer_admits_or_asks, tool_verb
 from evalsite_checks.effects import WRITE, tool_definitions, tool_effect_default
 from evalsite_checks.flag_hit import FlagHit
 from evalsite_checks.steps import ToolStep
 
-from metrics.answers import answer_admits_or_asks, tool_verb
 from metrics.conversation import message_texts
 from metrics.models import RedFlag
 from metrics.steps import SpanFacts, TraceFacts, span_pk

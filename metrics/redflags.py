@@ -9,8 +9,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from evalsite_checks.answers import answer_admits, answer_claims
 from evalsite_checks.effects import WRITE, tool_definitions, tool_effect_default
 from evalsite_checks.flag_hit import FlagHit
+from evalsite_checks.haystack import Haystack
 from evalsite_checks.steps import (
     ToolStep,
     canonical_json,
@@ -19,14 +21,12 @@ from evalsite_checks.steps import (
     leaf_values,
 )
 
-from metrics.answers import answer_admits, answer_claims
 from metrics.conversation import (
     TOLD_ROLES,
     conversation_messages,
     message_texts,
     system_prompt_texts,
 )
-from metrics.haystack import Haystack
 from metrics.models import GuardrailPolicy, RedFlag
 from metrics.policy_cache import project_policy_remembered
 from metrics.premature_stop import check_premature_stop

@@ -15,6 +15,7 @@ from evalsite_checks.parameters import ParameterJudge
 from evalsite_checks.pass_rule import PassCriteria, trial_decide
 from evalsite_checks.rules import golden_rules_check
 from evalsite_checks.scoring import trajectory_score
+from evalsite_checks.worlds.flags import world_red_flags
 from evalsite_checks.worlds.schema import entry_variants, task_key, variant_content, world_variant
 
 from golden.evals.metrics import MEAN_METRICS
@@ -23,7 +24,7 @@ from golden.evals.passk import pass_at_k, pass_hat_k
 from golden.evals.tags import eval_trials_attach
 from golden.masking import entry_masker
 from golden.models import DatasetVersionEntry, EvalRun, EvalTrial
-from golden.worlds.scoring import trial_calls, world_red_flags, world_summary
+from golden.worlds.scoring import trial_calls, world_summary
 from judges.check_passes import CheckPasses
 from metrics.attribution import (
     component_accuracy_table,

@@ -91,3 +91,23 @@ def test_an_order_id_invented_after_an_empty_result_fails(tool_world):
     with pytest.raises(ToolCallFailed):
         tools["cancel_order"](order_id="A1043")
     world.assert_trajectory()
+
+
+def _cancel_meets_a_timeout(tool_world):
+    world = tool_world(KEY, "cancel_timeout")
+    tools = world.functions()
+    tools["get_recent_orders"](customer_id="C-77")
+    with pytest.raises(ToolCallFailed) as failed:
+        tools["cancel_order"](order_id="A1042")
+    assert failed.value.status == 504 and world.calls[-1].fault["kind"] == "timeout"
+    return world
+
+
+def test_admitting_an_injected_timeout_passes(tool_world):
+    world = _cancel_meets_a_timeout(tool_world)
+    world.assert_trajectory(final_answer="I could not confirm the cancellation; please retry.")
+
+
+def test_claiming_success_after_an_injected_timeout_fails(tool_world):
+    world = _cancel_meets_a_timeout(tool_world)
+    world.assert_trajectory(final_answer="Done! Order A1042 is cancelled.")

@@ -110,6 +110,7 @@ def _run(pytester, *args):
 FAILING = [
     "test_a_wrong_order_cancelled_fails_with_a_diff",
     "test_an_order_id_invented_after_an_empty_result_fails",
+    "test_claiming_success_after_an_injected_timeout_fails",
 ]
 
 
@@ -118,7 +119,7 @@ def test_offline_the_right_agent_passes_and_the_wrong_ones_fail_with_a_diff(
 ):
     result = _run(developer_tests, "--evalsite-dataset", str(exported), "-rf")
 
-    result.assert_outcomes(passed=6, failed=2)
+    result.assert_outcomes(passed=7, failed=3)
     failed = {r.nodeid.split("::")[1] for r in result.reprec.getreports() if r.failed}
     assert failed == set(FAILING)
     # The wrong write: reference and agent aligned, the differing parameter named with the
@@ -144,6 +145,16 @@ def test_offline_the_right_agent_passes_and_the_wrong_ones_fail_with_a_diff(
             "earlier get_recent_orders output.",
             '*+ *| 2. cancel_order(order_id="A1043")  [[]failed]',
             "*red flag hallucinated_parameter: cancel_order(order_id='A1043')*",
+            "*red flag invented_after_fault: cancel_order was called with 'A1043', found nowhere "
+            "the agent read, after the injected empty of get_recent_orders.",
+        ]
+    )
+    # A success claimed after an injected timeout: the rule that knows what was injected.
+    result.stdout.fnmatch_lines(
+        [
+            "*trajectory of golden example 'cancel-recent-order@cancel_timeout' does not pass*",
+            "*red flag success_after_fault: cancel_order met an injected timeout and never "
+            "answered again, yet the final answer admits no problem and asks nothing.",
         ]
     )
 

@@ -4,7 +4,8 @@ The path and parameters are scored by `evalsite_checks.scoring.trajectory_score`
 example's red-flag rules by `evalsite_checks.rules`, and the verdict by the server's pass rule
 (`evalsite_checks.pass_rule`). What needs a model or the server is left out: the outcome and
 the expected behaviour (LLM checks), the project's curated tool effects (give them as
-`effects`), the generic red flags and the fault-aware rules of a served run.
+`effects`) and the generic red flags. Calls made in a ToolWorld also meet the rules that know
+what it injected (`evalsite_checks.worlds.flags`), as a served run's do.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from evalsite_checks.pass_rule import PassCriteria, TrialDecision, trial_decide
 from evalsite_checks.rules import golden_rules_check
 from evalsite_checks.scoring import TrajectoryScore, trajectory_score
 from evalsite_checks.steps import ToolStep
+from evalsite_checks.worlds.flags import world_red_flags
 from evalsite_checks.worlds.schema import variant_content
 
 from evalsite_pytest.diff import trajectory_diff
@@ -68,14 +70,13 @@ def _as_steps(calls: Any) -> list[ToolStep]:
     return steps
 
 
-def example_effects(content: dict, overrides: dict | None) -> dict[str, str]:
-    """Read or write per tool defined in the example's context (a tool defined nowhere gets
-    the default its name implies), then the caller's choices, as a project's curated catalogue
+def example_effects(content: dict, called: list[str], overrides: dict | None) -> dict[str, str]:
+    """Read or write per tool defined in the example's context or called, by the default its
+    definition and name imply, then the caller's choices, as a project's curated catalogue
     overrides the defaults on the server."""
     definitions = tool_definitions(content.get("context"))
-    effects = {
-        name: tool_effect_default(name, definition) for name, definition in definitions.items()
-    }
+    names = [*definitions, *called]
+    effects = {name: tool_effect_default(name, definitions.get(name)) for name in names}
     return {**effects, **(overrides or {})}
 
 
@@ -87,23 +88,38 @@ def trajectory_check(
     matcher: str = AUTO,
     effects: dict[str, str] | None = None,
     criteria: PassCriteria | None = None,
+    final_answer: str = "",
 ) -> TrajectoryCheck:
     """Check the agent's calls against a golden example (a fault variant's trial is held to
-    the red-flag rules; its path is the variant's expected behaviour, which a model judges)."""
+    the red-flag rules; its path is the variant's expected behaviour, which a model judges).
+
+    Calls made in a ToolWorld also meet the rules that know what it injected; with the
+    agent's `final_answer`, claiming success after an injected failure is one of them."""
     if variant is None:
         variant = getattr(calls, "variant_name", "")
     steps = _as_steps(calls)
     content = variant_content(example, variant)
     reference = content.get("reference_trajectory") or []
+    tool_effects = example_effects(content, [s.tool for s in steps], effects)
     score = trajectory_score(
         reference,
         steps,
         task=content.get("task") or "",
         context=content.get("context") or {},
         matcher=matcher,
-        effects=example_effects(content, effects),
+        effects=tool_effects,
     )
     flags = golden_rules_check(content.get("red_flags") or [], steps)
+    world_calls = getattr(calls, "calls", None)
+    if world_calls is not None:
+        flags += world_red_flags(
+            world_calls,
+            steps,
+            task=content.get("task") or "",
+            context=content.get("context") or {},
+            final_answer=final_answer,
+            effects=tool_effects,
+        )
     metrics = {
         **score.as_dict(),
         "red_flags": [

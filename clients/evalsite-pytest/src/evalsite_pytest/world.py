@@ -40,6 +40,8 @@ class WorldCall:
     recording: int | None
     fault: dict | None
     delay_seconds: float
+    # The call's turn among the calls of its tool (1 for the first).
+    tool_turn: int
 
     @property
     def ok(self) -> bool:
@@ -49,6 +51,11 @@ class WorldCall:
     def text(self) -> str:
         """The answer as the HTTP endpoint sends it."""
         return self.raw if self.raw is not None else json.dumps(self.body, ensure_ascii=False)
+
+    @property
+    def returned(self) -> Any:
+        """What was sent back, as the server records it: the body, or the malformed text."""
+        return self.raw if self.raw is not None else self.body
 
     @property
     def output(self) -> Any:
@@ -125,6 +132,7 @@ class ToolWorld:
             recording=answer.recording,
             fault=answer.fault,
             delay_seconds=answer.delay_seconds,
+            tool_turn=1 + sum(1 for c in self.calls if c.tool == tool),
         )
         self.calls.append(call)
         return call

@@ -6,9 +6,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from evalsite_checks.haystack import Haystack
 from evalsite_checks.steps import ToolStep, leaf_values
-
-from metrics.haystack import Haystack
 
 # Words that show the answer admits a problem instead of claiming success.
 HEDGES = re.compile(

@@ -8,7 +8,7 @@ from datetime import date
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from metrics.derived import (
+from evalsite_checks.derived import (
     derived_from,
     number_of,
     shifted_days,
