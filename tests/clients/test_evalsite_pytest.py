@@ -260,3 +260,45 @@ def test_the_plugin_answers_every_call_as_the_server_does(curator, variant):
         for s in served
     ]
     assert any(c.fault for c in local) == bool(variant)
+
+
+def test_the_diff_shows_a_retried_try_a_free_read_and_a_step_never_made():
+    from evalsite_pytest.checks import trajectory_check
+
+    example = {
+        "key": "notify",
+        "context": {"customer_id": "C-77"},
+        "reference_trajectory": [
+            {"tool": "get_recent_orders", "inputs": {"customer_id": "<from_context>"}},
+            {"tool": "cancel_order", "inputs": {"order_id": "<from_step_1_output>"}},
+            {"tool": "notify_customer", "inputs": {"customer_id": "C-77"}},
+        ],
+    }
+    lookup = {"tool": "get_recent_orders", "inputs": {"customer_id": "C-77"}}
+    calls = [
+        {**lookup, "output": {"error": "busy"}, "failed": True},
+        {**lookup, "output": {"orders": [{"order_id": "A1"}]}},
+        {"tool": "search_web", "inputs": {"q": "refunds"}},
+        {"tool": "cancel_order", "inputs": {"order_id": "A1"}, "output": {"cancelled": True}},
+    ]
+
+    check = trajectory_check(calls, example)
+
+    assert not check.passed
+    lines = check.diff().splitlines()
+    # Two columns: the reference step (after its mark) and the agent's call, side by side.
+    rows = [tuple(part.strip() for part in line.split("|")) for line in lines[2:-1]]
+    assert lines[1] == "  path: missing write notify_customer"
+    assert len({line.index("|") for line in lines[2:-1]}) == 1
+    assert rows == [
+        ("reference", "agent"),
+        ("(a failed try, retried)", '1. get_recent_orders(customer_id="C-77")  [failed]'),
+        (
+            '= 1. get_recent_orders(customer_id="<from_context>")',
+            '2. get_recent_orders(customer_id="C-77")',
+        ),
+        ("+", '3. search_web(q="refunds")  (not counted)'),
+        ('= 2. cancel_order(order_id="<from_step_1_output>")', '4. cancel_order(order_id="A1")'),
+        ('- 3. notify_customer(customer_id="C-77")', ""),
+    ]
+    assert lines[-1] == "  matcher: missing write notify_customer"
