@@ -10,6 +10,7 @@ trials this process creates.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from demo.evals import DEMO_EVAL_PROJECT, DEMO_MATCHER
@@ -23,6 +24,7 @@ from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
 from golden.worlds.reports import fault_kind_lines
 from golden.worlds.runs import eval_run_tool_worlds_finish, eval_run_tool_worlds_start
+from judges.trajectory_llm import behavior_judge_llm
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project
 
@@ -63,7 +65,10 @@ def _run_once(name: str, version: str, guesses: bool, *, dataset, user, base_url
     for handout in eval_run_tool_worlds_start(run, user=user, base_url=base_url):
         ingest_span_tree(project, demo_agent_trial(handout, version=version, guesses=guesses))
     eval_run_tool_worlds_finish(run)
-    eval_run_score(run, ScoringOptions(matcher=DEMO_MATCHER))
+    # The variants' expected behaviour is the judge's to say; the simulated judge answers it
+    # deterministically and for free, a real model is not called behind the user's back.
+    judge = behavior_judge_llm if settings.JUDGE_SIMULATED else None
+    eval_run_score(run, ScoringOptions(matcher=DEMO_MATCHER, behavior_judge=judge))
     return run
 
 

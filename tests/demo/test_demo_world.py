@@ -10,12 +10,15 @@ from django.core.management import CommandError, call_command
 
 from accounts.roles import CURATOR
 from demo.golden import golden_demo_ensure
+from demo.simulator.server import start_simulator
 from demo.world_runs import DEMO_WORLD_VERSION, demo_world_runs, demo_world_runs_ensure
 from golden.evals.gate import gate_evaluate
 from golden.models import EvalRun, EvalTrial, ToolWorldCall
 from tests.factories import UserFactory
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# Serialized rollback keeps the seeded rubrics (the "Expected behavior" one judges the variants)
+# across tests that must commit for the live server to see their rows.
+pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
 
 def _in_own_thread(function, *args, **kwargs):
@@ -26,8 +29,14 @@ def _in_own_thread(function, *args, **kwargs):
 
 
 @pytest.fixture
-def demo_golden():
+def demo_golden(settings):
+    """The demo's golden examples, and the simulated judge `serve --demo` starts beside them."""
+    simulator = start_simulator()
+    settings.ANTHROPIC_BASE_URL = simulator.base_url
+    settings.JUDGE_SIMULATED = True
     golden_demo_ensure(user=UserFactory(username="cora", roles=[CURATOR]))
+    yield
+    simulator.stop()
 
 
 def test_the_demo_agent_runs_the_world_over_mcp_and_the_gate_blocks_the_guess(
@@ -51,9 +60,13 @@ def test_the_demo_agent_runs_the_world_over_mcp_and_the_gate_blocks_the_guess(
     # the orders service failed on both lookups of the error variant: one try and one retry
     down = baseline.trials.get(variant="orders_down").metrics["tool_world"]
     assert [f["kind"] for f in down["faults_fired"]] == ["error", "error"]
-    # 1.4.0 cancels the recorded order in the base world and admits the empty lookup
-    assert baseline.trials.get(variant="").passed is True
-    assert baseline.trials.get(variant="no_orders").passed is not False
+    # 1.4.0 cancels the recorded order in the base world, and the judge finds it behaved as
+    # each variant expects: it admitted the empty lookup and the service that stayed down
+    assert list(baseline.trials.order_by("variant").values_list("variant", "passed")) == [
+        ("", True),
+        ("no_orders", True),
+        ("orders_down", True),
+    ]
     calls = ToolWorldCall.objects.filter(trial__eval_run=candidate, trial__variant="no_orders")
     assert list(calls.order_by("sequence").values_list("tool", "status")) == [
         ("get_recent_orders", 200),
@@ -65,9 +78,8 @@ def test_the_demo_agent_runs_the_world_over_mcp_and_the_gate_blocks_the_guess(
     # and the gate blocks 1.5.0, with the fault kind it mishandled
     report = gate_evaluate(baseline, candidate)
     assert report["decision"] == "block" and "red_flag_rate" in report["blocked_by"]
-    assert report["fault_kinds"]["empty"]["candidate"]["failed"] == 1
-    assert report["fault_kinds"]["empty"]["baseline"]["failed"] == 0
-    assert report["fault_kinds"]["error"]["candidate"]["failed"] == 0
+    assert report["fault_kinds"]["empty"]["pass_rate_change"] == -1.0
+    assert report["fault_kinds"]["error"]["pass_rate_change"] == 0.0
 
     # when it runs again, nothing new is recorded and the command prints the stored report
     trials = EvalTrial.objects.count()
@@ -75,9 +87,10 @@ def test_the_demo_agent_runs_the_world_over_mcp_and_the_gate_blocks_the_guess(
     _in_own_thread(call_command, "demo_agent", url=live_server.url, stdout=out)
     assert EvalTrial.objects.count() == trials
     text = out.getvalue()
-    assert "BLOCK: Blocked: red_flag_rate rose" in text
-    assert "fault empty          baseline 0 of 1 failed" in text
-    assert "candidate 1 of 1 failed" in text
+    assert text.splitlines()[1].startswith("BLOCK: Blocked:"), text
+    assert "  BLOCK red_flag_rate rose" in text
+    assert "fault empty          baseline 0 of 1 failed, candidate 1 of 1 failed" in text
+    assert "fault error          baseline 0 of 1 failed, candidate 0 of 1 failed" in text
     assert "@no_orders #0" in text and "invented_after_fault" in text
     assert f"/golden/evals/compare/?baseline={baseline.pk}&candidate={candidate.pk}" in text
 

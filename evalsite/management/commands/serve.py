@@ -61,8 +61,10 @@ def _demo_agent(addr: str, stopping: threading.Event, stdout) -> None:
     host, _, port = addr.rpartition(":")
     host = "127.0.0.1" if host in ("", "0.0.0.0", "[::]") else host  # noqa: S104
     url = f"http://{host}:{port}"
+    # The simulated judge says whether the agent behaved as each fault variant expects.
+    judge = [("127.0.0.1", settings.SIMULATED_JUDGE_PORT)] if settings.JUDGE_SIMULATED else []
     try:
-        if _listening(host.strip("[]"), int(port), stopping):
+        if all(_listening(*where, stopping) for where in [(host.strip("[]"), int(port)), *judge]):
             call_command("demo_agent", url=url, stdout=stdout)
     except Exception as exc:  # noqa: BLE001 - the server keeps serving; the line says how to retry
         stdout.write(
