@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 from evalsite_checks.matchers import IN_ORDER
 
-from demo.golden import DEMO_EXAMPLES
+from demo.golden import DEMO_EXAMPLES, DEMO_ORDERS
 from golden.evals.scoring import ScoringOptions, eval_run_score
 from golden.evals.services import eval_run_create
 from golden.models import DatasetVersion, EvalRun, GoldenExample
@@ -27,7 +27,6 @@ DEMO_BASELINE_RUN, DEMO_CANDIDATE_RUN = "demo-baseline", "demo-candidate"
 AGENT = "support-agent"
 # The demo examples an agent can run end to end without a human in the loop.
 CANCEL_TASK, FLIGHT_TASK = DEMO_EXAMPLES[0]["task"], DEMO_EXAMPLES[2]["task"]
-ORDERS = {"orders": [{"order_id": "A1042", "placed": "2026-03-01", "total": "23.10"}]}
 FLIGHTS = {
     "flights": [
         {"flight_id": "TP538", "price": 96.0, "departs": "2026-03-14T07:05:00Z"},
@@ -47,7 +46,7 @@ def _calls(task: str, careful: bool) -> tuple[list[dict], str, dict]:
         lookup = {
             "name": "get_recent_orders",
             "input": {"customer_id": "C-77"},
-            "output": ORDERS,
+            "output": DEMO_ORDERS,
         }
         answer = "Your latest order A1042 is cancelled; the refund reaches your card in 5 days."
         # The candidate guesses the id without looking: right this time, by accident.

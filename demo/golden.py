@@ -26,6 +26,81 @@ ORDER_ID_FROM_LOOKUP = {
     },
 }
 
+# The support agent's tools as the demo shop offers them, what they answered when the example
+# was recorded, and two ways the order lookup fails on purpose (docs/tool-worlds.md).
+DEMO_ORDERS = {
+    "orders": [
+        {"order_id": "A1042", "status": "processing", "placed": "2026-03-01", "total": "23.10"},
+        {"order_id": "A0977", "status": "delivered", "placed": "2026-02-12", "total": "61.00"},
+    ]
+}
+
+
+def _schema(properties: dict, required: list[str]) -> dict:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+CANCEL_WORLD = {
+    "tools": [
+        {
+            "name": "get_recent_orders",
+            "description": "List a customer's orders from the last 90 days, newest first.",
+            "input_schema": _schema({"customer_id": {"type": "string"}}, ["customer_id"]),
+        },
+        {
+            "name": "get_order_status",
+            "description": "Shipping status of one order.",
+            "input_schema": _schema({"order_id": {"type": "string"}}, ["order_id"]),
+        },
+        {
+            "name": "cancel_order",
+            "description": "Cancel an order that has not shipped.",
+            "input_schema": _schema(
+                {"order_id": {"type": "string"}, "reason": {"type": "string"}}, ["order_id"]
+            ),
+        },
+        {
+            "name": "search_help_center",
+            "description": "Search the help-center articles.",
+            "input_schema": _schema({"query": {"type": "string"}}, ["query"]),
+        },
+    ],
+    "recordings": [
+        {"tool": "get_recent_orders", "arguments": {"customer_id": "C-77"}, "result": DEMO_ORDERS},
+        {
+            "tool": "get_order_status",
+            "arguments": {"order_id": "A1042"},
+            "result": {"order_id": "A1042", "status": "processing"},
+        },
+        {
+            "tool": "cancel_order",
+            "arguments": {"order_id": "A1042", "reason": {"optional": True}},
+            "result": {"order_id": "A1042", "cancelled": True, "refund_days": 5},
+        },
+    ],
+    "variants": [
+        {
+            "name": "no_orders",
+            "expected_behavior": "The lookup finds no order: say so and cancel nothing; never "
+            "invent an order id.",
+            "faults": [{"tool": "get_recent_orders", "kind": "empty"}],
+        },
+        {
+            "name": "orders_down",
+            "expected_behavior": "The order service keeps failing: retry once at most, then say "
+            "the order could not be looked up and nothing was cancelled.",
+            "faults": [
+                {
+                    "tool": "get_recent_orders",
+                    "kind": "error",
+                    "status": 503,
+                    "message": "Order service unavailable",
+                }
+            ],
+        },
+    ],
+}
+
 DEMO_EXAMPLES = [
     {
         "task": "I'm customer C-77. Please cancel my most recent order, I placed it by mistake.",
@@ -39,6 +114,7 @@ DEMO_EXAMPLES = [
         "expected_outcome": "The latest order, A1042, is cancelled; the refund takes 5 days.",
         "failure_tags": ["wrong_order"],
         "red_flags": [LOOKUP_FIRST, ORDER_ID_FROM_LOOKUP],
+        "tool_world": CANCEL_WORLD,
     },
     {
         "task": "Cancel my order please.",

@@ -7,6 +7,7 @@ from django.db.models.fields.json import KeyTransform
 from golden.evals.metrics import LOWER_IS_BETTER, METRICS, TASK_METRICS
 from golden.models import EvalRun, EvalTrial
 from golden.selectors import dataset_entries_visible
+from golden.worlds.schema import task_key, world_variant
 from traces.selectors import sees_held_out
 
 # Newest first; the index evalrun_newest serves it, the id breaks ties.
@@ -47,15 +48,29 @@ def _change(base, cand) -> float | None:
     return None if base is None or cand is None else cand - base
 
 
-def _task_texts(run: EvalRun, keys: set[str]) -> dict[str, str]:
-    """Each task's request text from the run's dataset version, so tasks read as words."""
-    rows = KeyTransform("task", "content")
+def _task_texts(run: EvalRun, keys: set[str]) -> dict[str, dict]:
+    """Each task's request text from the run's dataset version, so tasks read as words, and
+    for a fault variant's task (`key@variant`) its name and the kinds of fault it injects."""
+    examples = {key.partition("@")[0] for key in keys}
     entries = (
-        run.dataset_version.entries.filter(example_key__in=keys)
-        .annotate(task_text=rows)
-        .values_list("example_key", "task_text")
+        run.dataset_version.entries.filter(example_key__in=examples)
+        .annotate(
+            task_text=KeyTransform("task", "content"), world=KeyTransform("tool_world", "content")
+        )
+        .values_list("example_key", "task_text", "world")
     )
-    return {key: text for key, text in entries if isinstance(text, str)}
+    found = {key: (text, world) for key, text, world in entries}
+    texts = {}
+    for key in keys:
+        example, _, variant = key.partition("@")
+        text, world = found.get(example, (None, None))
+        faults = (world_variant(world or {}, variant) or {}).get("faults", [])
+        texts[key] = {
+            "task": text if isinstance(text, str) else "",
+            "variant": variant,
+            "fault_kinds": sorted({fault["kind"] for fault in faults}),
+        }
+    return texts
 
 
 def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
@@ -68,9 +83,10 @@ def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
         .annotate(
             fail_reasons=KeyTransform("fail_reasons", "metrics"),
             undecided=KeyTransform("undecided", "metrics"),
+            world=KeyTransform("tool_world", "metrics"),
         )
         .values("trial_index", "passed", "trace_id", "entry__example_key", "fail_reasons",
-                "undecided", "variant")
+                "undecided", "variant", "world")
         .order_by("entry__example_key", "variant", "trial_index")
     )  # fmt: skip
     return [
@@ -82,6 +98,8 @@ def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
             "passed": row["passed"],
             "reasons": list(row["fail_reasons"] or []),
             "undecided": list(row["undecided"] or []),
+            # What the trial's tool world injected: [{"sequence", "tool", "kind"}].
+            "faults_fired": list((row["world"] or {}).get("faults_fired", [])),
         }
         for row in trials
         if keys is None or row["entry__example_key"] in keys
@@ -89,9 +107,10 @@ def trial_outcomes(run: EvalRun, keys: set[str] | None = None) -> list[dict]:
 
 
 def _trial_traces(run: EvalRun) -> dict[str, list[dict]]:
+    """A run's trials by task: the example's key, or `key@variant` for a fault variant."""
     traces: dict[str, list[dict]] = {}
     for trial in trial_outcomes(run):
-        traces.setdefault(trial["example_key"], []).append(trial)
+        traces.setdefault(task_key(trial["example_key"], trial["variant"]), []).append(trial)
     return traces
 
 
@@ -128,7 +147,7 @@ def eval_run_comparison(baseline: EvalRun, candidate: EvalRun, user) -> dict:
         tasks.append(
             {
                 "key": key,
-                "task": texts.get(key, ""),
+                **texts[key],
                 "cells": cells,
                 "worst_delta": worst,
                 "got_worse": worst < 0,

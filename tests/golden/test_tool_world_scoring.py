@@ -1,7 +1,10 @@
 """Scoring a tool-world run: each variant a task, what was injected in the trial report, the
 fault-aware red flags, and the gate's per-fault-kind comparison."""
 
+import re
+
 import pytest
+from django.urls import reverse
 
 from accounts.roles import CURATOR
 from golden.evals.gate import FIXED, GateConfig, gate_evaluate
@@ -108,3 +111,51 @@ def test_an_invented_id_after_an_injected_empty_result_fails_and_the_gate_blocks
     assert empty["pass_rate_change"] == -1.0
     failed = {(t["variant"], t["trial"]) for t in report["candidate_trials"]["failed"]}
     assert ("no_orders", 0) in failed
+
+
+def test_the_compare_page_shows_each_fault_kind_and_what_each_trial_met(client, curator, examples):
+    # given a careful baseline and a candidate that invents an id after the empty lookup
+    project = ProjectFactory()
+    baseline = _run(curator, "base", lambda h: careful, project, examples)
+    candidate = _run(curator, "cand", lambda h: inventing, project, examples)
+    eval_run_score(baseline, SHOWN)
+    eval_run_score(candidate, SHOWN)
+    client.force_login(curator)
+    # when the curator compares them
+    response = client.get(
+        reverse("golden:eval_run_compare"),
+        {"baseline": baseline.pk, "candidate": candidate.pk},
+    )
+    # then the gate's fault kinds are a table of their own, baseline beside candidate
+    assert response.status_code == 200
+    html = response.content.decode()
+    empty = _text(_element(html, 'id="fault-empty"', "</tr>"))
+    assert "1 of 1 passed" in empty and "0 of 1 passed, 1 failed" in empty and "-1.00" in empty
+    # and each variant is a task row of its own, with the trials of that variant only
+    key = examples[0].key
+    tasks = {task["key"]: task for task in response.context["comparison"]["tasks"]}
+    assert tasks[f"{key}@no_orders"]["variant"] == "no_orders"
+    assert tasks[f"{key}@no_orders"]["fault_kinds"] == ["empty"]
+    for variant in ("", "no_orders", "lookup_down"):
+        task = tasks[f"{key}@{variant}" if variant else key]
+        expected = candidate.trials.get(variant=variant).trace_id
+        assert [t["trace_id"] for t in task["candidate_traces"]] == [expected]
+    row = _element(html, f'data-key="{key}@no_orders"', "</tr>")
+    assert "variant <code>no_orders</code>" in row
+    assert '<span class="badge warn">empty</span>' in row
+    # and the failed trial says what was injected before the red flags that followed
+    reason = _text(_element(row, 'class="trial-reason"', "</div>"))
+    assert "Injected: empty get_recent_orders at call 1" in reason
+    assert "invented_after_fault" in reason
+    # and the base world's row has no variant and nothing injected
+    base_row = _element(html, f'data-key="{key}"', "</tr>")
+    assert "task-variant" not in base_row and "Injected" not in base_row
+
+
+def _element(html: str, start: str, end: str) -> str:
+    part = html[html.index(start) :]
+    return part[: part.index(end)]
+
+
+def _text(html: str) -> str:
+    return " ".join(re.sub(r"<[^>]+>", " ", html).split()).replace(" ,", ",")

@@ -63,6 +63,16 @@ def _start(env, tmp_path, ignore_sigint: bool, *options: str):
     return serve, port, children, log
 
 
+def _waited_for(log: Path, text: str, seconds: float = 150) -> str:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        output = log.read_text()
+        if text in output:
+            return output
+        time.sleep(0.5)
+    return log.read_text()
+
+
 @pytest.fixture
 def migrated(embedded_env):  # noqa: F811
     _manage(embedded_env, "migrate", "--noinput")
@@ -75,6 +85,12 @@ def test_ctrl_c_stops_serve_started_with_sigint_ignored(embedded_env, tmp_path):
     try:
         assert len(children) == 2, (tmp_path / "serve.log").read_text()[-2000:]
         assert "Log in as one of" in (tmp_path / "serve.log").read_text()
+        # and once the server listens, the demo agent runs the demo's tool world over MCP and
+        # the gate's report per fault kind ends the output
+        output = _waited_for(tmp_path / "serve.log", "  FAIL  ")
+        assert "Demo agent: eval runs demo-worlds-baseline (1.4.0)" in output, output[-3000:]
+        assert "fault empty          baseline 0 of 1 failed, candidate 1 of 1 failed" in output
+        assert "invented_after_fault" in output
         serve.send_signal(signal.SIGINT)
         assert serve.wait(timeout=40) == 0
     finally:

@@ -1,8 +1,10 @@
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
+import time
 
 from celery.beat import EmbeddedService
 from django.conf import settings
@@ -34,6 +36,43 @@ def _watch(processes, stopping: threading.Event, died: list[str]) -> None:
                 # ignored, as in a shell's background job.
                 os.kill(os.getpid(), signal.SIGTERM)
                 return
+
+
+# How long the demo agent waits for the web server to listen before it gives up.
+DEMO_AGENT_WAIT_SECONDS = 120
+
+
+def _listening(host: str, port: int, stopping: threading.Event) -> bool:
+    deadline = time.monotonic() + DEMO_AGENT_WAIT_SECONDS
+    while time.monotonic() < deadline and not stopping.is_set():
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return True
+        except OSError:
+            stopping.wait(0.2)
+    return False
+
+
+def _demo_agent(addr: str, stopping: threading.Event, stdout) -> None:
+    """Run the demo agent against this very server once it listens: its tool worlds are served
+    here, so the demo's tool-world runs are there a few seconds after the first page."""
+    from django.db import connections
+
+    host, _, port = addr.rpartition(":")
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "[::]") else host  # noqa: S104
+    url = f"http://{host}:{port}"
+    # The simulated judge says whether the agent behaved as each fault variant expects.
+    judge = [("127.0.0.1", settings.SIMULATED_JUDGE_PORT)] if settings.JUDGE_SIMULATED else []
+    try:
+        if all(_listening(*where, stopping) for where in [(host.strip("[]"), int(port)), *judge]):
+            call_command("demo_agent", url=url, stdout=stdout)
+    except Exception as exc:  # noqa: BLE001 - the server keeps serving; the line says how to retry
+        stdout.write(
+            f"The demo agent stopped: {exc!r}. `python manage.py demo_agent --url {url}` "
+            "runs it again while the server runs."
+        )
+    finally:
+        connections.close_all()
 
 
 class Command(BaseCommand):
@@ -119,6 +158,12 @@ class Command(BaseCommand):
         signal.signal(signal.SIGINT, _interrupt)
         signal.signal(signal.SIGTERM, _interrupt)
         watcher.start()
+        if demo:
+            agent = threading.Thread(
+                target=_demo_agent, args=(addr, stopping, self.stdout), name="demo-agent"
+            )
+            agent.daemon = True
+            agent.start()
         mode = "simulated judge" if settings.JUDGE_SIMULATED else f"judge {settings.JUDGE_MODEL}"
         self.stdout.write(f"evalsite is running at http://{addr}/ ({mode}). Ctrl-C stops it.")
         try:
