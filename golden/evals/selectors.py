@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from django.db.models.fields.json import KeyTransform
+from evalsite_checks.worlds.schema import task_key, world_variant
 
 from golden.evals.metrics import LOWER_IS_BETTER, METRICS, TASK_METRICS
 from golden.models import EvalRun, EvalTrial
 from golden.selectors import dataset_entries_visible
-from golden.worlds.schema import task_key, world_variant
 from traces.selectors import sees_held_out
 
 # Newest first; the index evalrun_newest serves it, the id breaks ties.
