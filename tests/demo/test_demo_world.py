@@ -15,10 +15,10 @@ from demo.world_runs import DEMO_WORLD_VERSION, demo_world_runs, demo_world_runs
 from golden.evals.gate import gate_evaluate
 from golden.models import EvalRun, EvalTrial, ToolWorldCall
 from tests.factories import UserFactory
+from tests.judges.judge_reads import built_in_rubrics_seed
 
-# Serialized rollback keeps the seeded rubrics (the "Expected behavior" one judges the variants)
-# across tests that must commit for the live server to see their rows.
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+# The live server sees only committed rows; the fixture seeds the built-in rubrics a flush took.
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _in_own_thread(function, *args, **kwargs):
@@ -31,6 +31,7 @@ def _in_own_thread(function, *args, **kwargs):
 @pytest.fixture
 def demo_golden(settings):
     """The demo's golden examples, and the simulated judge `serve --demo` starts beside them."""
+    built_in_rubrics_seed()  # the "Expected behavior" rubric judges the variants
     simulator = start_simulator()
     settings.ANTHROPIC_BASE_URL = simulator.base_url
     settings.JUDGE_SIMULATED = True
