@@ -47,6 +47,8 @@ def topics(request):
             "is_curator": has_role(request.user, CURATOR),
             "window_days": settings.TOPICS_WINDOW_DAYS,
             "build_every_minutes": settings.TOPICS_BUILD_SECONDS // 60,
+            "judge_simulated": settings.JUDGE_SIMULATED,
+            "judge_named": sum(row["topic"].name_source == "judge" for row in rows),
         },
     )
 
