@@ -69,12 +69,11 @@ def copies_of_demo(copies: int, first: int = 0) -> list[tuple[str, dict]]:
 
 
 def ingest(copies: int, arrivals: int):
-    """The project with `copies` of the demo, the planted failure's trace ids, and the ids of
-    `arrivals` more traces (unplaced) to place one by one."""
+    """The project with `copies` of the demo, the planted failure's trace ids, and the payloads
+    of `arrivals` more traces to place one by one after a build."""
     from django.db import connection
 
     from demo.loader import demo_feedback_ensure
-    from insights.models import TraceTopic
     from traces.ingest.services import ingest_span_tree
     from traces.models import Project
 
@@ -89,27 +88,22 @@ def ingest(copies: int, arrivals: int):
             planted_ids.append(trace.pk)
     ingest_s = time.perf_counter() - started
     demo_feedback_ensure(project)
-    # No build yet: the arrivals are placed nowhere on ingest, and timed alone later.
-    new = [
-        ingest_span_tree(project, payload).pk
-        for _, payload in copies_of_demo(max(1, arrivals // 12), first=copies)
-    ]
-    TraceTopic.objects.filter(trace_id__in=new).delete()
-    return project, planted_ids, new, ingest_s
+    arriving = [payload for _, payload in copies_of_demo(max(1, arrivals // 12), first=copies)]
+    return project, planted_ids, arriving, ingest_s
 
 
-def run(project, planted_ids: list[int], new: list[int], fake=None) -> dict:
+def run(project, planted_ids: list[int], arriving: list[dict], fake=None) -> dict:
     """Build (timed, then again for its memory) and place the arrivals, by TF-IDF or, with
     `fake` (a FakeEmbeddings server), by its embeddings."""
     from django.conf import settings
 
     from insights.models import TraceTopic
     from insights.topics import placer, topics_build, trace_topic_assign
+    from traces.ingest.services import ingest_span_tree
     from traces.models import Trace
 
     settings.TOPICS_EMBEDDING_MODEL = "fake-embedding" if fake else ""
     settings.TOPICS_EMBEDDING_BASE_URL = fake.base_url if fake else ""
-    TraceTopic.objects.filter(trace_id__in=new).delete()
     requests_before = fake.requests if fake else 0
     # CPU time too: on a shared machine the wall time moves with everyone else's work.
     cpu = time.process_time()
@@ -132,6 +126,9 @@ def run(project, planted_ids: list[int], new: list[int], fake=None) -> dict:
     if len(planted_topics) == 1:
         topic = next(t for t in topics if t.pk in planted_topics)
         own = topic.size == len(planted_ids)
+    # Arrivals come after the build (ingest places them already, on completion); their places
+    # are removed and made again one by one, timed alone, the first with the build to load.
+    new = [ingest_span_tree(project, payload).pk for payload in arriving]
     TraceTopic.objects.filter(trace_id__in=new).delete()
     placer.forget()
     times, cpu_times = [], []
@@ -142,6 +139,8 @@ def run(project, planted_ids: list[int], new: list[int], fake=None) -> dict:
         trace_topic_assign(trace)
         times.append((time.perf_counter() - started) * 1000)
         cpu_times.append((time.process_time() - cpu) * 1000)
+    # Gone again, so the next build reads the same traces.
+    Trace.objects.filter(pk__in=new).delete()
     return {
         "representation": build.method,
         "note": build.representation_note or "-",
@@ -180,19 +179,19 @@ def main() -> None:
     from fake_embeddings import FakeEmbeddings
 
     fake = FakeEmbeddings.start() if "embeddings" in args.representation else None
-    print(f"load average {os.getloadavg()[0]:.1f}")
+    print(f"load average {os.getloadavg()[0]:.1f}", flush=True)
     for copies in args.copies:
-        project, planted_ids, new, ingest_s = ingest(copies, args.arrivals)
-        print(f"copies={copies} ingest_s={ingest_s:.1f}")
+        project, planted_ids, arriving, ingest_s = ingest(copies, args.arrivals)
+        print(f"copies={copies} ingest_s={ingest_s:.1f}", flush=True)
         for representation in args.representation:
             figures = run(
-                project, planted_ids, new, fake if representation == "embeddings" else None
+                project, planted_ids, arriving, fake if representation == "embeddings" else None
             )
             names = figures.pop("names")
             print("  " + " ".join(f"{key}={value}" for key, value in figures.items()))
             for name, size, failed in names:
                 print(f"      {size:5d} traces, {failed:5d} failed: {name}")
-        print(f"  load average {os.getloadavg()[0]:.1f}")
+        print(f"  load average {os.getloadavg()[0]:.1f}", flush=True)
     if fake:
         fake.stop()
 

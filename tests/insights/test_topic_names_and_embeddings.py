@@ -187,3 +187,18 @@ def test_an_arrival_whose_embedding_fails_is_placed_by_its_terms_and_counted(emb
 
     assert membership.topic_id == planted.pk
     assert TopicBuild.objects.get(pk=build.pk).arrivals_fallback == 1
+
+
+def test_the_judging_health_page_lists_what_failed_in_the_newest_topic_build(
+    client, annotator, embeddings
+):
+    project, _ = topic_world()
+    embeddings.fail_status = 500
+    topics_build(project)
+    client.force_login(annotator)
+
+    html = client.get("/insights/judging/").content.decode()
+
+    assert 'id="topic-builds-health"' in html
+    assert "grouped by TF-IDF" in html
+    assert "top terms: naming by the judge is off" in html
