@@ -392,6 +392,16 @@ TOPICS_WINDOW_DAYS = envint("TOPICS_WINDOW_DAYS", 30)
 TOPICS_MAX_TRACES = envint("TOPICS_MAX_TRACES", 5000)
 TOPICS_MAX_TOPICS = envint("TOPICS_MAX_TOPICS", 12)
 TOPICS_MAX_TERMS = envint("TOPICS_MAX_TERMS", 2000)
+# A short name per new topic from the judge model (the default judge config); else top terms.
+TOPICS_NAMES_FROM_JUDGE = envbool("TOPICS_NAMES_FROM_JUDGE", True)
+# Embeddings instead of TF-IDF where a model is set: OpenAI's embeddings API, or any compatible
+# server at the base URL. Failures fall back to TF-IDF and the build says so.
+TOPICS_EMBEDDING_MODEL = envstr("TOPICS_EMBEDDING_MODEL")
+TOPICS_EMBEDDING_BASE_URL = envstr("TOPICS_EMBEDDING_BASE_URL")
+TOPICS_EMBEDDING_API_KEY = envsecret("TOPICS_EMBEDDING_API_KEY")
+TOPICS_EMBEDDING_BATCH = envint("TOPICS_EMBEDDING_BATCH", 256)
+TOPICS_EMBEDDING_MAX_CHARS = envint("TOPICS_EMBEDDING_MAX_CHARS", 2000)
+TOPICS_EMBEDDING_TIMEOUT_SECONDS = envfloat("TOPICS_EMBEDDING_TIMEOUT_SECONDS", 30.0)
 if TOPICS_MAX_TOPICS < 2 or TOPICS_MAX_TRACES < 10:
     raise ImproperlyConfigured("TOPICS_MAX_TOPICS must be at least 2, TOPICS_MAX_TRACES 10")
 CELERY_BEAT_SCHEDULE["topics-build"] = {

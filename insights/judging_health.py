@@ -12,12 +12,12 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Sum
+from django.db.models import Sum
 from django.utils import timezone
 
 from insights.models import SilentRuleAlert
 from judges.models import OnlineOutcome, OnlineRuleHour, Rubric
-from traces.models import Project, Trace
+from traces.models import Project
 from webhooks.events import JUDGING_SILENT
 from webhooks.services import event_publish
 
@@ -41,7 +41,8 @@ def _counts_since(since) -> dict[tuple[int, int], dict[str, int]]:
 
 def rule_health_rows(hours: int = 24, now=None) -> list[dict]:
     """One row per rule (rubric x project) with decisions in the last hours, and per live rule
-    without any: judged, each skip reason, and the project's traces still waiting to settle."""
+    without any: judged and each skip reason ("not settled": traces that arrived and have not
+    settled since)."""
     now = now or timezone.now()
     since = now - timedelta(hours=hours)
     counts = _counts_since(since)
@@ -52,20 +53,10 @@ def rule_health_rows(hours: int = 24, now=None) -> list[dict]:
             counts[(rubric.pk, rubric.project_id)] = defaultdict(int)
     rubrics = Rubric.objects.in_bulk({rubric_id for rubric_id, _ in counts})
     projects = Project.objects.in_bulk({project_id for _, project_id in counts})
-    # The one reason not decided per trace: traces the settle sweep has not completed yet.
-    waiting = dict(
-        Trace.objects.filter(
-            project_id__in=list(projects), completed_at__isnull=True, started_at__gte=since
-        )
-        .values("project_id")
-        .annotate(total=Count("pk"))
-        .values_list("project_id", "total")
-    )
     rows = []
     for (rubric_id, project_id), outcomes in counts.items():
         rubric = rubrics[rubric_id]
         skipped = {reason: outcomes.get(reason, 0) for reason in SKIP_REASONS}
-        skipped[OnlineOutcome.NOT_SETTLED] += waiting.get(project_id, 0)
         rows.append(
             {
                 "rubric": rubric,

@@ -20,6 +20,15 @@ class TopicBuild(models.Model):
     duration_ms = models.PositiveIntegerField(default=0)
     peak_memory_kb = models.PositiveIntegerField(default=0)
     method = models.CharField(max_length=50, default="tfidf-kmeans")
+    # The embedding model the topics were grouped by ("" for TF-IDF), and why a configured one
+    # was not used (its failure: the build fell back to TF-IDF).
+    embedding_model = models.CharField(max_length=200, blank=True)
+    representation_note = models.CharField(max_length=300, blank=True)
+    # Traces placed on arrival by their TF-IDF terms because embedding them failed.
+    arrivals_fallback = models.PositiveIntegerField(default=0)
+    # Topic names asked of the judge model for this build, and why some were not (or none).
+    names_asked = models.PositiveSmallIntegerField(default=0)
+    naming_note = models.CharField(max_length=300, blank=True)
     vocabulary = models.JSONField(default=list)
     idf = models.JSONField(default=list)
     # The share of the build's traces that failed: a topic "fails more than usual" against it.
@@ -38,8 +47,13 @@ class Topic(models.Model):
     build = models.ForeignKey(TopicBuild, on_delete=models.CASCADE, related_name="topics")
     number = models.PositiveSmallIntegerField()
     name = models.CharField(max_length=200)
+    # "judge" when the judge model named it, "terms" when the name is its top terms.
+    name_source = models.CharField(max_length=10, default="terms")
     terms = models.JSONField(default=list)
+    # The mean TF-IDF vector of its traces (its terms; arrivals placed by TF-IDF), and, for an
+    # embeddings build, the mean embedding arrivals are placed by.
     centroid = models.JSONField(default=list)
+    embedding_centroid = models.JSONField(default=list, blank=True)
     size = models.PositiveIntegerField(default=0)
     failure_count = models.PositiveIntegerField(default=0)
     # Members in the first and the second half of the window: the trend.

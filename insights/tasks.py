@@ -6,7 +6,8 @@ from django.conf import settings
 from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.judging_health import silent_rules_check
 from insights.overview import overview_refresh_lock, overview_snapshot_refresh
-from insights.topics import topics_build_all, topics_build_lock
+from insights.topics import topics_build_all, topics_build_lock, trace_topic_assign
+from traces.models import Trace
 
 
 @shared_task(ignore_result=True)
@@ -46,3 +47,10 @@ def topics_build_missing_task() -> int:
         if not acquired:
             return 0
         return len(topics_build_all(missing_only=True))
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def topic_assign_task(trace_id: int) -> bool:
+    """Place a settled trace in a topic of an embeddings build (its embedding is a call)."""
+    trace = Trace.objects.filter(pk=trace_id).first()
+    return bool(trace and trace_topic_assign(trace))

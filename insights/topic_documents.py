@@ -92,6 +92,28 @@ def trace_tokens(facts: TraceFacts) -> list[str]:
     return tokens
 
 
+def trace_text(facts: TraceFacts) -> str:
+    """The trace's document as text for an embedding model: what was asked and answered, the
+    tool sequence and the failure signals, in words."""
+    names = facts.tool_names
+    lines = [f"Task: {facts.task}", f"Final answer: {facts.final_answer}"]
+    lines.append("Tools: " + (" -> ".join(names) if names else "none"))
+    errored = [tool for tool, failed in facts.tools if failed]
+    signals = [f"tool error in {tool}" for tool in dict.fromkeys(errored)]
+    signals += [f"red flag {kind}" for kind in sorted(facts.red_flags)]
+    signals += [f"verdict {verdict}" for verdict in facts.verdicts]
+    signals += [f"tag {tag}" for tag in sorted(facts.tags)]
+    signals += [f"feedback {value}" for value in facts.feedback]
+    stop = stop_reason_normalize(facts.stop_reason) if facts.stop_reason else ""
+    if stop in UNCLEAN_KINDS:
+        signals.append(f"stopped: {stop}")
+    if facts.task_type:
+        signals.append(f"task type {facts.task_type}")
+    lines.append("Signals: " + (", ".join(signals) if signals else "none"))
+    lines += [f"Judge's reason: {reason}" for reason in facts.reasons[:3]]
+    return "\n".join(lines)
+
+
 def _chunks(ids: list[int]):
     for start in range(0, len(ids), READ_CHUNK):
         yield ids[start : start + READ_CHUNK]

@@ -28,8 +28,11 @@ from sklearn.feature_extraction.text import TfidfVectorizer
 from sklearn.metrics import silhouette_score
 from sklearn.metrics.pairwise import euclidean_distances
 
+from core.publish import task_publish
 from insights.models import Topic, TopicBuild, TraceTopic
-from insights.topic_documents import trace_tokens, traces_facts
+from insights.topic_documents import trace_text, trace_tokens, traces_facts
+from insights.topic_embeddings import EmbeddingError, embeddings_configured, texts_embed
+from insights.topic_names import NameSource, terms_key, topics_name
 from insights.topic_rules import RuleDrafter
 from traces.models import Project, Trace
 from traces.selectors import traces_visible
@@ -132,7 +135,8 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
     ids = [pk for pk in given.trace_ids if pk in facts]
     documents = [trace_tokens(facts[pk]) for pk in ids]
     vectorizer = _vectorizer(max_features=settings.TOPICS_MAX_TERMS)
-    matrix = vectorizer.fit_transform(documents)
+    tfidf = vectorizer.fit_transform(documents)
+    matrix, embedding_model, representation_note = _representation(tfidf, [facts[pk] for pk in ids])
     distinct = len({tuple(sorted(doc)) for doc in documents})
     k, labels, centroids = _choose_k(matrix, distinct)
     terms = vectorizer.get_feature_names_out()
@@ -143,8 +147,12 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
     first, last = min(given.started.values()), max(given.started.values())
     midpoint = first + (last - first) / 2
     previous = TopicBuild.objects.filter(project=project).order_by("-built_at").first()
-    known = Topic.objects.filter(build=previous).values_list("terms", flat=True) if previous else []
-    previous_terms = [set(terms_) for terms_ in known]
+    known = (
+        list(Topic.objects.filter(build=previous).values_list("terms", "name", "name_source"))
+        if previous
+        else []
+    )
+    previous_terms = [set(terms_) for terms_, _, _ in known]
     build = TopicBuild(
         project=project,
         window_start=start,
@@ -152,6 +160,9 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
         built_at=now,
         trace_count=len(ids),
         traces_left_out=given.left_out,
+        method="embeddings-kmeans" if embedding_model else "tfidf-kmeans",
+        embedding_model=embedding_model,
+        representation_note=representation_note,
         vocabulary=terms.tolist(),
         idf=[round(float(value), 6) for value in vectorizer.idf_],
         failure_share=sum(failed.values()) / len(ids),
@@ -163,14 +174,21 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
         if not len(member_rows):
             continue
         centroid = np.asarray(centroids[number]).ravel()
-        top = [terms[i] for i in np.argsort(-centroid)[:SHOWN_TERMS] if centroid[i] > 0]
+        # Terms are TF-IDF's: of an embeddings build, the mean TF-IDF vector of its traces.
+        terms_centroid = (
+            np.asarray(tfidf[member_rows].mean(axis=0)).ravel() if embedding_model else centroid
+        )
+        top = [terms[i] for i in np.argsort(-terms_centroid)[:SHOWN_TERMS] if terms_centroid[i] > 0]
         members = [ids[row] for row in member_rows]
         closest = sorted(member_rows, key=lambda row: (distances[row, number], ids[row]))
         topic = Topic(
             number=number,
             name=topic_name(top),
             terms=top,
-            centroid=[round(float(value), 6) for value in centroid],
+            centroid=[round(float(value), 6) for value in terms_centroid],
+            embedding_centroid=(
+                [round(float(value), 6) for value in centroid] if embedding_model else []
+            ),
             size=len(members),
             failure_count=sum(failed[pk] for pk in members),
             earlier_count=sum(1 for pk in members if given.started[pk] <= midpoint),
@@ -185,6 +203,7 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
             (ids[row], number, float(distances[row, number]), failed[ids[row]])
             for row in member_rows
         ]
+    _topics_name(build, topics, facts, known)
     build.duration_ms = round((time.perf_counter() - started) * 1000)
     with transaction.atomic():
         build.save()
@@ -210,6 +229,42 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
             if _emerging(topic, build):
                 transaction.on_commit(lambda topic=topic: _emerged_publish(topic))
     return build
+
+
+def _representation(tfidf, facts: list) -> tuple[object, str, str]:
+    """The matrix the traces are grouped by: their embeddings where a model is configured and
+    answers, else TF-IDF; with the model's name and, when it failed, why."""
+    if not embeddings_configured():
+        return tfidf, "", ""
+    try:
+        matrix = texts_embed([trace_text(item) for item in facts])
+    except EmbeddingError as exc:
+        logger.warning("topic embeddings failed, TF-IDF used: %s", exc)
+        return tfidf, "", f"Embeddings failed ({exc}); grouped by TF-IDF."[:300]
+    return matrix, settings.TOPICS_EMBEDDING_MODEL[:200], ""
+
+
+def _topics_name(build: TopicBuild, topics: list[Topic], facts: dict, known: list) -> None:
+    """Judge-model names for the topics, where it answers (insights.topic_names)."""
+    judged = {
+        terms_key(terms_): name for terms_, name, source in known if source == NameSource.JUDGE
+    }
+    wanted = {
+        topic.number: {
+            "terms": topic.terms,
+            "labels": list(dict.fromkeys(term_label(term) for term in topic.terms)),
+            "examples": [
+                (facts[pk].task, facts[pk].final_answer) for pk in topic.example_trace_ids
+            ],
+        }
+        for topic in topics
+    }
+    naming = topics_name(wanted, judged)
+    for topic in topics:
+        if topic.number in naming.names:
+            topic.name, topic.name_source = naming.names[topic.number], NameSource.JUDGE
+    build.names_asked = naming.asked
+    build.naming_note = naming.error[:300]
 
 
 def _unlike_all(terms: set[str], previous_terms: list[set[str]]) -> bool:
@@ -278,16 +333,31 @@ def topics_build_all(*, now=None, missing_only: bool = False) -> list[TopicBuild
     return builds
 
 
+@dataclass
+class PlacedBuild:
+    """What placing a trace needs of a build, kept in memory."""
+
+    build_id: int
+    vectorizer: TfidfVectorizer
+    centroids: np.ndarray  # TF-IDF
+    topic_ids: list[int]
+    embedding_centroids: np.ndarray | None = None  # of an embeddings build
+
+    @property
+    def embedded(self) -> bool:
+        return self.embedding_centroids is not None
+
+
 class Placer:
-    """The newest build of a project as a fitted vectorizer and centroid matrix, kept per
-    process until a newer build appears: placing a trace then costs one transform and one
-    distance row."""
+    """The newest build of a project as a fitted vectorizer and centroid matrices, kept per
+    process until a newer build appears: placing a trace then costs one transform (or one
+    embedding) and one distance row."""
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.loaded: dict[int, tuple[int, TfidfVectorizer, np.ndarray, list[int]]] = {}
+        self.loaded: dict[int, PlacedBuild] = {}
 
-    def get(self, project_id: int):
+    def get(self, project_id: int) -> PlacedBuild | None:
         newest = (
             TopicBuild.objects.filter(project_id=project_id)
             .order_by("-built_at")
@@ -298,16 +368,27 @@ class Placer:
             return None
         with self.lock:
             known = self.loaded.get(project_id)
-        if known and known[0] == newest:
+        if known and known.build_id == newest:
             return known
         build = TopicBuild.objects.get(pk=newest)
         vectorizer = _vectorizer(vocabulary=build.vocabulary)
         vectorizer.idf_ = np.asarray(build.idf)
-        topics = list(build.topics.order_by("number").values_list("pk", "centroid"))
+        topics = list(
+            build.topics.order_by("number").values_list("pk", "centroid", "embedding_centroid")
+        )
         if not topics:
             return None
-        centroids = np.asarray([centroid for _, centroid in topics])
-        loaded = (newest, vectorizer, centroids, [pk for pk, _ in topics])
+        loaded = PlacedBuild(
+            build_id=newest,
+            vectorizer=vectorizer,
+            centroids=np.asarray([centroid for _, centroid, _ in topics]),
+            topic_ids=[pk for pk, _, _ in topics],
+            embedding_centroids=(
+                np.asarray([embedded for _, _, embedded in topics])
+                if build.embedding_model
+                else None
+            ),
+        )
         with self.lock:
             self.loaded[project_id] = loaded
         return loaded
@@ -320,32 +401,63 @@ class Placer:
 placer = Placer()
 
 
-def trace_topic_assign(trace: Trace) -> TraceTopic | None:
-    """Place a settled trace in the nearest topic of its project's newest build."""
+def trace_topic_arrive(trace: Trace) -> TraceTopic | None:
+    """A settled trace's place: at once by TF-IDF; of an embeddings build, in a task after the
+    commit (an embedding is a call to a server, never made on a request or in ingest's
+    transaction)."""
     if trace.held_out:
         return None
     loaded = placer.get(trace.project_id)
     if loaded is None:
         return None
-    _, vectorizer, centroids, topic_ids = loaded
+    if loaded.embedded:
+        from insights.tasks import topic_assign_task
+
+        trace_id = trace.pk
+        transaction.on_commit(lambda: task_publish(topic_assign_task, trace_id))
+        return None
+    return trace_topic_assign(trace)
+
+
+def trace_topic_assign(trace: Trace) -> TraceTopic | None:
+    """Place a settled trace in the nearest topic of its project's newest build, by the
+    representation the build grouped by; an embedding that fails falls back to the trace's
+    TF-IDF terms, counted on the build."""
+    if trace.held_out:
+        return None
+    loaded = placer.get(trace.project_id)
+    if loaded is None:
+        return None
     facts = traces_facts([trace.pk], judged=False).get(trace.pk)
     if facts is None:
         return None
-    vector = vectorizer.transform([trace_tokens(facts)])
-    distances = euclidean_distances(vector, centroids)[0]
+    distances = None
+    if loaded.embedded:
+        try:
+            vector = texts_embed([trace_text(facts)])
+            distances = euclidean_distances(vector, loaded.embedding_centroids)[0]
+        except EmbeddingError as exc:
+            logger.warning("topic embedding of trace %s failed, TF-IDF used: %s", trace.pk, exc)
+            TopicBuild.objects.filter(pk=loaded.build_id).update(
+                arrivals_fallback=F("arrivals_fallback") + 1
+            )
+    if distances is None:
+        vector = loaded.vectorizer.transform([trace_tokens(facts)])
+        distances = euclidean_distances(vector, loaded.centroids)[0]
     nearest = int(np.argmin(distances))
+    topic_id = loaded.topic_ids[nearest]
     with transaction.atomic():
         membership, created = TraceTopic.objects.get_or_create(
             trace=trace,
             defaults={
-                "topic_id": topic_ids[nearest],
+                "topic_id": topic_id,
                 "distance": float(distances[nearest]),
                 "failed": facts.failed,
                 "on_arrival": True,
             },
         )
         if created:
-            Topic.objects.filter(pk=topic_ids[nearest]).update(
+            Topic.objects.filter(pk=topic_id).update(
                 arrived_count=F("arrived_count") + 1,
                 arrived_failures=F("arrived_failures") + int(facts.failed),
             )

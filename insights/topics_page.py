@@ -55,6 +55,17 @@ def topics_of_build(user, build: TopicBuild) -> list[dict]:
     ]
 
 
+def topics_builds_health() -> list[TopicBuild]:
+    """Each project's newest build, for the judging health page: how it grouped and named its
+    topics, and what failed (embeddings, arrivals' embeddings, the judge's names)."""
+    newest = []
+    for project in topics_projects():
+        build = topics_newest_build(project)
+        if build is not None:
+            newest.append(build)
+    return newest
+
+
 def topics_figures(build: TopicBuild, topics: list[Topic]) -> dict:
     """The treemap (size, coloured by failure share) and the daily bars of the largest topics."""
     if not topics:

@@ -16,6 +16,7 @@ from insights.models import Topic
 from insights.tasks import topics_build_task
 from insights.topic_actions import topic_golden_drafts, topic_review_sample
 from insights.topics_page import (
+    topics_builds_health,
     topics_figures,
     topics_newest_build,
     topics_of_build,
@@ -47,6 +48,8 @@ def topics(request):
             "is_curator": has_role(request.user, CURATOR),
             "window_days": settings.TOPICS_WINDOW_DAYS,
             "build_every_minutes": settings.TOPICS_BUILD_SECONDS // 60,
+            "judge_simulated": settings.JUDGE_SIMULATED,
+            "judge_named": sum(row["topic"].name_source == "judge" for row in rows),
         },
     )
 
@@ -114,5 +117,6 @@ def judging_health(request):
             "windows": HEALTH_WINDOWS,
             "alerts": silent_alerts_open(),
             "silent_minutes": settings.JUDGING_SILENT_MINUTES,
+            "topic_builds": topics_builds_health(),
         },
     )

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Q
 
-from judges.models import JudgeCalibration, OnlineRuleHour, Verdict
+from judges.models import JudgeCalibration, OnlineRuleHour, TraceOnlineDecision, Verdict
 
 _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
@@ -61,3 +61,33 @@ def online_rule_hours_add(rows: Sequence[tuple]) -> None:
     ]
     with connection.cursor() as cursor:
         cursor.execute(_ONLINE_HOURS_ADD_SQL.format(values=values), params)
+
+
+_DECISIONS_NOT_SETTLED_SQL = (
+    f"INSERT INTO {TraceOnlineDecision._meta.db_table} "  # noqa: S608 - the model's table
+    "(trace_id, rubric_id, outcome, task_type, decided_at) VALUES {values} "
+    "ON CONFLICT (trace_id, rubric_id) DO NOTHING RETURNING rubric_id, trace_id"
+)
+
+DECISIONS_CHUNK = 1000
+
+
+def decisions_not_settled_insert(pairs: Sequence[tuple[int, int]], outcome: str, now) -> list:
+    """Store `outcome` for (trace id, rubric id) pairs that have no decision yet; returns the
+    (rubric id, trace id) pairs stored, so only those are counted. PostgreSQL and SQLite (3.35+)
+    both take this statement."""
+    decided = connection.ops.adapt_datetimefield_value(now)
+    stored = []
+    # In chunks: a request of many traces would pass the databases' limit on parameters.
+    for start in range(0, len(pairs), DECISIONS_CHUNK):
+        chunk = pairs[start : start + DECISIONS_CHUNK]
+        values = ", ".join(["(%s, %s, %s, '', %s)"] * len(chunk))
+        params = [
+            value
+            for trace_id, rubric_id in chunk
+            for value in (trace_id, rubric_id, outcome, decided)
+        ]
+        with connection.cursor() as cursor:
+            cursor.execute(_DECISIONS_NOT_SETTLED_SQL.format(values=values), params)
+            stored += cursor.fetchall()
+    return stored

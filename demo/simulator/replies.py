@@ -20,6 +20,7 @@ from demo.simulator.criteria import (
 )
 from demo.simulator.few_shot import finding_with_examples
 from demo.simulator.scoring import Finding, score_prompt
+from demo.simulator.topic_names import NAME_MARKER, topic_name_guess
 
 ERROR_TYPES = {
     429: "rate_limit_error",
@@ -194,6 +195,8 @@ def message_answer(state: SimulatorState, body: dict, outcome: str = "ok") -> di
         text = criteria_propose(user_text)
     elif CLASSIFY_MARKER in system_text:
         text = task_type_guess(user_text)
+    elif NAME_MARKER in system_text:
+        text = topic_name_guess(user_text)
     else:
         flip = outcome == "flip" or state.should_flip(prompt_hash)
         midpoint = sum(_score_range(prompt)) / 2

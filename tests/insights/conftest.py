@@ -16,3 +16,10 @@ def fresh_overview_snapshot(settings):
     overview_snapshot_clear()
     yield
     overview_snapshot_clear()
+
+
+@pytest.fixture(autouse=True)
+def topics_named_by_terms(settings):
+    """Topics are named by their terms unless a test starts a judge to name them."""
+    settings.TOPICS_NAMES_FROM_JUDGE = False
+    settings.TOPICS_EMBEDDING_MODEL = ""

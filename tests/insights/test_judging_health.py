@@ -9,7 +9,7 @@ from django.utils import timezone
 from insights.judging_health import rule_health_rows, silent_rules_check
 from insights.models import SilentRuleAlert
 from judges.models import OnlineOutcome, OnlineRuleHour
-from tests.factories import ProjectFactory, RubricFactory, TraceFactory
+from tests.factories import ProjectFactory, RubricFactory
 from webhooks.models import Webhook, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
@@ -93,8 +93,7 @@ def test_the_table_counts_each_reason_and_the_traces_waiting_to_settle():
     _hours(rubric, project, {OnlineOutcome.JUDGED: 3, OnlineOutcome.NOT_SAMPLED: 4})
     _hours(rubric, project, {OnlineOutcome.OVER_LIMIT: 2}, hours_ago=2)
     _hours(rubric, project, {OnlineOutcome.NOT_SAMPLED: 100}, hours_ago=30)  # outside 24 h
-    TraceFactory(project=project, completed_at=None)
-    TraceFactory(project=project, completed_at=timezone.now())
+    _hours(rubric, project, {OnlineOutcome.NOT_SETTLED: 1})
 
     [row] = rule_health_rows(24)
 
