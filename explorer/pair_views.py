@@ -1,7 +1,8 @@
 """Two traces picked on the trace list: read side by side, or sent to a pairwise queue.
 
 The trace list's rows carry a checkbox each; the action bar (templates/explorer/
-_pair_picker.html) sends the two ticked ids here. Sending makes an ordinary pairwise item
+_pair_picker.html) opens the two ticked ids here (a GET: the list holds no token), and a
+curator sends the pair from this page. Sending makes an ordinary pairwise item
 (reviews.pairwise): the earlier-started trace is the baseline, the later one the candidate.
 """
 
@@ -63,6 +64,8 @@ def trace_pair(request):
         "queues": Queue.objects.filter(kind=QueueKind.PAIRWISE).order_by("name"),
         "picked": [baseline.pk, candidate.pk],
         "next": request.GET.get("next", ""),
+        # Came from the list's send button: the send form is focused, one Enter away.
+        "send": request.GET.get("send") == "1",
     }
     context["sides"][1]["letter"] = "B"
     return render(request, "explorer/trace_pair.html", context)
