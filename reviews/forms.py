@@ -130,6 +130,8 @@ class QueueForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Left out, a queue is an ordinary one (older clients send no kind).
         self.fields["kind"].required = False
+        # Left out too, a queue has no pairwise judge.
+        self.fields["judge_assist"].required = False
 
     def clean_kind(self):
         kind = self.cleaned_data.get("kind") or QueueKind.SINGLE
@@ -145,6 +147,9 @@ class QueueForm(forms.ModelForm):
         if not 1 <= value <= 10:
             raise forms.ValidationError("Between 1 and 10 people per item.")
         return value
+
+    def clean_judge_assist(self):
+        return self.cleaned_data.get("judge_assist") or JudgeAssist.OFF
 
     def clean(self):
         cleaned = super().clean()

@@ -279,3 +279,8 @@ def test_the_queue_page_shows_the_judge_its_calibration_and_position_bias(
     assert 'id="pairwise-judge"' in html and "calibrating" in html
     assert "0.50: 1 of 2 pairs answered A twice or B twice" in html
     assert "2 of 2 answered by the judge" in html
+    # and where judge versions are listed, beside their calibration
+    listed = client.get(reverse("insights:calibration_list")).content.decode()
+    row = listed[listed.index("Pairwise preference v1") :]
+    assert '<td class="position-bias">0.50' in row
+    assert "(1 of 2 pairs asked both ways)" in row
