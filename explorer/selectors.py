@@ -58,8 +58,10 @@ TRACE_JUDGING_BLIND = {
 def trace_judging(trace: Trace) -> dict:
     """Judgments, verdicts and review items pointing at a trace, through its reverse relations."""
     return {
+        # A pairwise pass is about two traces: the pair's review item shows it, not one trace.
         "judgments": list(
-            trace.judgments.select_related("rubric_version__rubric", "config", "run")
+            trace.judgments.filter(pair_trace__isnull=True)
+            .select_related("rubric_version__rubric", "config", "run")
             .prefetch_related("rubric_version__calibrations")
             .order_by("run_id", "rubric_version_id", "pass_index")
         ),

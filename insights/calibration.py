@@ -7,9 +7,11 @@ from django.db.models import F, QuerySet
 
 from core.stats import agreement_measure
 from judges.calibration import rubric_version_scale
-from judges.models import JudgeCalibration
+from judges.models import JudgeCalibration, ScoreType
+from judges.pairwise_verdicts import position_bias_by_version
 from reviews.calibration_receivers import calibration_label_pairs
 from reviews.models import ReviewItem, ReviewReason, ReviewStatus
+from reviews.pairwise_judge import pairwise_calibration_pairs
 from traces.selectors import traces_visible
 
 DISAGREEMENTS_SHOWN = 50
@@ -21,10 +23,30 @@ def calibration_list() -> QuerySet[JudgeCalibration]:
     )
 
 
+def calibration_rows(calibrations) -> list[dict]:
+    """Each judge version with its position bias (pairwise versions: how often the answer
+    followed the order the pair was shown in, over pairs asked both ways)."""
+    calibrations = list(calibrations)
+    bias = position_bias_by_version(
+        {
+            c.rubric_version_id
+            for c in calibrations
+            if c.rubric_version.score_type == ScoreType.PAIRWISE
+        }
+    )
+    return [
+        {"calibration": c, "bias": bias.get((c.rubric_version_id, c.config_id))}
+        for c in calibrations
+    ]
+
+
 def calibration_detail(calibration: JudgeCalibration) -> dict:
     """The confusion matrix of the judge against blind human labels, and where they differ."""
     version, config = calibration.rubric_version, calibration.config
-    pairs = calibration_label_pairs(version, config)
+    if version.score_type == ScoreType.PAIRWISE:
+        pairs = pairwise_calibration_pairs(version, config)
+    else:
+        pairs = calibration_label_pairs(version, config)
     labels, ordinal = rubric_version_scale(version)
     judge = [float(j) for j, _ in pairs]
     human = [float(h) for _, h in pairs]

@@ -12,6 +12,7 @@ from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.calibration import calibration_detail as calibration_detail_read
 from insights.calibration import calibration_list as calibration_list_read
+from insights.calibration import calibration_rows
 from insights.heldout import held_out_agreement
 from insights.judging_health import silent_alerts_open
 from insights.overview import overview_chart_get, overview_snapshot_get
@@ -60,8 +61,10 @@ def chart_csv(request, key):
 @login_required
 @require_role(CURATOR)
 def calibration_list(request):
+    calibrations = calibration_list_read()
     context = {
-        "calibrations": calibration_list_read(),
+        "calibrations": calibrations,
+        "rows": calibration_rows(calibrations),
         "bar": settings.CALIBRATION_KAPPA_BAR,
         "min_items": settings.CALIBRATION_MIN_ITEMS,
         "online_before_calibration": settings.JUDGE_ONLINE_BEFORE_CALIBRATION,

@@ -87,7 +87,8 @@ def rubric_version_scale(rubric_version) -> tuple[list[float] | None, bool]:
     if rubric_version.score_type == ScoreType.RANGE:
         low, high = int(rubric_version.score_min), int(rubric_version.score_max)
         return [float(v) for v in range(low, high + 1)], True
-    if rubric_version.score_type == ScoreType.CONTINUOUS:
+    if rubric_version.score_type in (ScoreType.CONTINUOUS, ScoreType.PAIRWISE):
+        # A pairwise preference is ordered too: the first trace, equal, the other.
         return [0.0, 0.5, 1.0], True
     return None, False
 

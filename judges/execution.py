@@ -23,6 +23,8 @@ from judges.models import (
     ParseStatus,
     RubricVersion,
 )
+from judges.pairwise import pairwise_prompt_render, pairwise_reply_parse
+from judges.pairwise_verdicts import pair_passes_locked, pairwise_reconcile
 from judges.parsing import reply_parse
 from judges.pass_rows import (
     cached_reply_text,
@@ -50,7 +52,7 @@ from judges.request_leases import (
 )
 from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
-from traces.models import Span
+from traces.models import Span, Trace
 from traces.reading import citation_names
 
 CHARS_PER_TOKEN = 4
@@ -101,11 +103,12 @@ def _locked_passes(judgment: Judgment) -> list[Judgment]:
 
 
 def _finish(judgment: Judgment, spans: list[Span] | None = None, **fields) -> bool:
-    """Store the final state of a running pass and reconcile its trace, in one transaction.
-    `spans`, the trace's spans as this pass loaded them, save loading them again for the
-    red-flag check."""
+    """Store the final state of a running pass and reconcile its trace (or its pair), in one
+    transaction. `spans`, the trace's spans as this pass loaded them, save loading them again
+    for the red-flag check."""
+    paired = judgment.pair_trace_id is not None
     with transaction.atomic():
-        passes = _locked_passes(judgment)
+        passes = pair_passes_locked(judgment) if paired else _locked_passes(judgment)
         current = next((p for p in passes if p.pk == judgment.pk), None)
         if current is None or current.status != JudgmentStatus.RUNNING:
             return False
@@ -114,7 +117,10 @@ def _finish(judgment: Judgment, spans: list[Span] | None = None, **fields) -> bo
         for name, value in fields.items():
             setattr(current, name, value)
         judgment_store(current, list(fields))
-        verdict = judgment_reconcile(passes, judgment.run, judgment.config, spans=spans)
+        if paired:
+            verdict = pairwise_reconcile(passes, judgment.run, judgment.config)
+        else:
+            verdict = judgment_reconcile(passes, judgment.run, judgment.config, spans=spans)
     if verdict is not None:
         # Only the last pass of a trace can be the last pass of the run.
         judge_run_finish_if_done(judgment.run_id)
@@ -133,17 +139,6 @@ def judgment_complete(
 ) -> PassOutcome:
     """Parse a reply, store it with its usage and cost, and reconcile. `spans` (a trace's) or
     `span_names` (a session's), from the request's render, save loading them again."""
-    if spans is not None:
-        span_refs = citation_names(spans)
-    elif judgment.session_id:
-        span_refs = session_span_ids_and_names(judgment.session_id)
-    else:
-        span_refs = citation_names(list(judgment.trace.spans.order_by("position", "pk")))
-    if span_names is None:
-        span_names = [name for _, name in span_refs]
-    parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
-    settling = [r["span"] for r in parsed.criteria_results if r.get("span")]
-    cited = citations_resolve(parsed.explanation, settling, span_refs)
     cost = (
         0
         if served_from_cache
@@ -156,6 +151,41 @@ def judgment_complete(
             batch=batch,
         )
     )
+    usage = {
+        "raw_response": reply.text,
+        "input_tokens": reply.input_tokens,
+        "output_tokens": reply.output_tokens,
+        "cache_read_tokens": reply.cache_read_tokens,
+        "cache_write_tokens": reply.cache_write_tokens,
+        "cost_usd": cost,
+        "latency_ms": reply.latency_ms,
+        "request_hash": digest,
+        "served_from_cache": served_from_cache,
+    }
+    if judgment.pair_trace_id is not None:
+        paired = pairwise_reply_parse(reply.text, judgment.rubric_version, judgment.pass_index)
+        stored = _finish(
+            judgment,
+            status=JudgmentStatus.DONE,
+            score=paired.score,
+            explanation=paired.explanation,
+            criteria_results=paired.answers,
+            parse_status=paired.status,
+            error=paired.error,
+            **usage,
+        )
+        return PassOutcome("done" if stored else "skipped")
+    if spans is not None:
+        span_refs = citation_names(spans)
+    elif judgment.session_id:
+        span_refs = session_span_ids_and_names(judgment.session_id)
+    else:
+        span_refs = citation_names(list(judgment.trace.spans.order_by("position", "pk")))
+    if span_names is None:
+        span_names = [name for _, name in span_refs]
+    parsed = reply_parse(reply.text, judgment.rubric_version, span_names)
+    settling = [r["span"] for r in parsed.criteria_results if r.get("span")]
+    cited = citations_resolve(parsed.explanation, settling, span_refs)
     stored = _finish(
         judgment,
         spans,
@@ -164,17 +194,9 @@ def judgment_complete(
         explanation=parsed.explanation,
         cited_spans=cited,
         criteria_results=parsed.criteria_results,
-        raw_response=reply.text,
         parse_status=parsed.status,
         error=parsed.error,
-        input_tokens=reply.input_tokens,
-        output_tokens=reply.output_tokens,
-        cache_read_tokens=reply.cache_read_tokens,
-        cache_write_tokens=reply.cache_write_tokens,
-        cost_usd=cost,
-        latency_ms=reply.latency_ms,
-        request_hash=digest,
-        served_from_cache=served_from_cache,
+        **usage,
     )
     return PassOutcome("done" if stored else "skipped")
 
@@ -230,7 +252,19 @@ class PassRequest:
 def judgment_request(judgment: Judgment) -> PassRequest:
     """The request of one pass, rendered from its rubric version and trace (or session)."""
     spans = None
-    if judgment.session_id:
+    if judgment.pair_trace_id is not None:
+        spans = trace_spans_ordered(judgment.trace)
+        pair = Trace.objects.get(pk=judgment.pair_trace_id)
+        prompt = pairwise_prompt_render(
+            judgment.rubric_version,
+            judgment.trace,
+            pair,
+            judgment.pass_index,
+            spans=spans,
+            pair_spans=trace_spans_ordered(pair),
+        )
+        spans = None
+    elif judgment.session_id:
         prompt = session_prompt_render(judgment.rubric_version, judgment.session)
     else:
         spans = trace_spans_ordered(judgment.trace)

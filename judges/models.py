@@ -10,6 +10,8 @@ class ScoreType(models.TextChoices):
     RANGE = "range", "Integer range"
     CRITERIA = "criteria", "Per-criterion yes/no"
     CONTINUOUS = "continuous", "1.0 / 0.5 / 0.0"
+    # Two trajectories of one task: A, B or equal per criterion and overall (judges/pairwise.py).
+    PAIRWISE = "pairwise", "Two trajectories compared (A / B / equal)"
 
 
 class OutputFormat(models.TextChoices):
@@ -18,6 +20,7 @@ class OutputFormat(models.TextChoices):
     SCORE_LINE = "score_line", "Last line `Score: N`"
     CRITERIA = "criteria", '{"criteria": [{"question", "met"}]}'
     BARE_NUMBER = "bare_number", "A bare number"
+    PAIRWISE = "pairwise", '{"criteria": [{"question", "better", "reason"}], "overall"}'
 
 
 class TraceFormat(models.TextChoices):
@@ -140,6 +143,7 @@ class JudgeRunStatus(models.TextChoices):
 class JudgeRunScope(models.TextChoices):
     TRACE = "trace", "Each trace"
     SESSION = "session", "Each session, as one conversation"
+    PAIR = "pair", "Each pair of trajectories, compared"
 
 
 class JudgeRun(models.Model):
@@ -190,6 +194,11 @@ class Judgment(models.Model):
     session = models.ForeignKey(
         Session, null=True, blank=True, on_delete=models.CASCADE, related_name="judgments"
     )
+    # For a pass of a pairwise run: the other trajectory, compared with `trace`. The score is
+    # then the preference for it (0 `trace`, 0.5 equal, 1 `pair_trace`), whatever side it sat.
+    pair_trace = models.ForeignKey(
+        Trace, null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
     rubric_version = models.ForeignKey(
         RubricVersion, on_delete=models.PROTECT, related_name="judgments"
     )
@@ -226,7 +235,14 @@ class Judgment(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["trace", "rubric_version", "config", "run", "pass_index"],
+                condition=models.Q(pair_trace__isnull=True),
                 name="judgment_unique_pass",
+            ),
+            # A trace may be compared with several others in one pairwise run.
+            models.UniqueConstraint(
+                fields=["trace", "pair_trace", "run", "pass_index"],
+                condition=models.Q(pair_trace__isnull=False),
+                name="judgment_unique_pair_pass",
             ),
             models.UniqueConstraint(
                 fields=["session", "run", "pass_index"],
@@ -289,6 +305,48 @@ class Verdict(models.Model):
         ]
         # The overview's rebuild reads the verdicts of the days that changed.
         indexes = [models.Index(fields=["created_at"], name="verdict_created")]
+
+
+class PairwiseVerdictStatus(models.TextChoices):
+    AGREED = "agreed", "Both orders agreed"
+    POSITION_BIASED = "position_biased", "The order changed the answer"
+    FAILED = "failed", "A pass failed or was unreadable"
+
+
+class PairwiseVerdict(models.Model):
+    """The reconciled answer of a pairwise run on one pair: the two passes (the second with
+    the order swapped) agreeing after un-swapping, or the pair sent to people."""
+
+    run = models.ForeignKey(JudgeRun, on_delete=models.CASCADE, related_name="pairwise_verdicts")
+    rubric_version = models.ForeignKey(
+        RubricVersion, on_delete=models.PROTECT, related_name="pairwise_verdicts"
+    )
+    config = models.ForeignKey(
+        JudgeConfig, on_delete=models.PROTECT, related_name="pairwise_verdicts"
+    )
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="+")
+    pair_trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=20, choices=PairwiseVerdictStatus.choices)
+    # The preference for pair_trace: 0 (trace), 0.5 (equal), 1 (pair_trace); None unless agreed.
+    score = models.FloatField(null=True, blank=True)
+    # Per criterion, overall last: {"question", "preferred", "passes": [.., ..], "reason"}.
+    criteria_results = models.JSONField(default=list, blank=True)
+    # Both passes named the same position (A twice, or B twice) overall: the answer followed
+    # the order, not the trajectories. The position-bias figure counts these.
+    followed_position = models.BooleanField(default=False)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["run", "trace", "pair_trace"], name="pairwise_verdict_unique_pair"
+            ),
+        ]
+        indexes = [
+            # Reviews finds the judge's answer on a pair it queued.
+            models.Index(fields=["trace", "pair_trace"], name="pairwise_verdict_pair"),
+        ]
 
 
 class CalibrationStatus(models.TextChoices):

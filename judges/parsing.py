@@ -29,7 +29,7 @@ class ReplyError(ValueError):
     """The reply does not have the shape the rubric asked for."""
 
 
-def _json_object(text: str) -> dict:
+def json_object(text: str) -> dict:
     stripped = text.strip()
     if stripped.startswith("```"):
         stripped = re.sub(r"^```\w*\s*|\s*```$", "", stripped)
@@ -67,7 +67,7 @@ def _text(value, name: str) -> str:
 
 
 def _parse_evaluation_summary(text: str) -> tuple[float, str, list[dict]]:
-    summary = _json_object(text).get("evaluation_summary")
+    summary = json_object(text).get("evaluation_summary")
     if not isinstance(summary, dict):
         raise ReplyError("evaluation_summary is missing")
     return (
@@ -78,7 +78,7 @@ def _parse_evaluation_summary(text: str) -> tuple[float, str, list[dict]]:
 
 
 def _parse_score_reason(text: str) -> tuple[float, str, list[dict]]:
-    reply = _json_object(text)
+    reply = json_object(text)
     return _number(reply.get("score"), "score"), _text(reply.get("reason"), "reason"), []
 
 
@@ -91,7 +91,7 @@ def _parse_score_line(text: str) -> tuple[float, str, list[dict]]:
 
 
 def _parse_criteria(text: str) -> tuple[float, str, list[dict]]:
-    items = _json_object(text).get("criteria")
+    items = json_object(text).get("criteria")
     if not isinstance(items, list) or not items:
         raise ReplyError("criteria is missing or empty")
     results = []

@@ -4,7 +4,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from core.errors import ApplicationError
-from judges.models import Rubric, RubricVersion
+from judges.models import Rubric, RubricVersion, ScoreType
 from judges.prompts import TemplateProblem, rubric_templates_check
 from judges.session_online import sessions_cursor_start
 
@@ -109,6 +109,13 @@ def rubric_online_update(
         raise ApplicationError(
             "A rubric for one task type judges traces of that type; a session mixes them.",
             field="judge_idle_sessions",
+        )
+    latest = rubric.latest_version()
+    pairwise = latest is not None and latest.score_type == ScoreType.PAIRWISE
+    if pairwise and (judge_new_traces or judge_idle_sessions):
+        raise ApplicationError(
+            "A pairwise rubric compares two trajectories; it does not judge traces one by one.",
+            field="judge_new_traces",
         )
     switched_on = judge_idle_sessions and not rubric.judge_idle_sessions
     rubric.judge_new_traces, rubric.sample_rate = judge_new_traces, sample_rate

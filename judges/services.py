@@ -25,6 +25,7 @@ from judges.models import (
     Rubric,
     RubricVersion,
     RubricVersionStatus,
+    ScoreType,
 )
 from judges.online_health import (
     OnlineDecision,
@@ -105,6 +106,11 @@ def judge_run_start(
     if rubric_version.status == RubricVersionStatus.DRAFT:
         # A draft is only ever previewed; it scores nothing until a person approves it.
         raise ApplicationError("Approve this draft before judging with it.", field="rubric_version")
+    if rubric_version.score_type == ScoreType.PAIRWISE:
+        raise ApplicationError(
+            "A pairwise rubric compares two trajectories: send pairs to a pairwise queue.",
+            field="rubric_version",
+        )
     session_of: dict[int, int] = {}
     if sessions is not None:
         session_of = session_anchor_traces(sessions)

@@ -17,3 +17,7 @@ judge_drift_flagged = Signal()
 # Sent with version=<RubricVersion> to ask what people answered to its criteria; each receiver
 # returns [(trace_id, {question: met}), ...]. Nothing is written.
 criteria_answers_wanted = Signal()
+
+# Sent with verdict=<PairwiseVerdict> for every pairwise verdict written (reviews pre-fills or
+# settles the pair it queued, and routes an unsure one to people).
+pairwise_verdict_written = Signal()

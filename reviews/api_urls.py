@@ -35,6 +35,11 @@ urlpatterns = [
         name="api-review-pairwise-create",
     ),
     path(
+        "reviews/queues/<int:queue_id>/pairwise-judge/",
+        pairwise_api.QueuePairwiseJudgeApi.as_view(),
+        name="api-review-pairwise-judge",
+    ),
+    path(
         "reviews/items/<int:item_id>/prefer/",
         pairwise_api.PairwiseAnswerApi.as_view(),
         name="api-review-pairwise-answer",

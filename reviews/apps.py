@@ -7,6 +7,7 @@ class ReviewsConfig(AppConfig):
     def ready(self):
         from reviews import (
             calibration_receivers,  # noqa: F401  (judge calibration samples)
+            pairwise_judge_receivers,  # noqa: F401  (the pairwise judge's answers)
             receivers,  # noqa: F401  (connects the judges -> reviews hand-off)
         )
         from reviews.blind import trace_ids_blind_for

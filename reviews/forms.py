@@ -5,8 +5,9 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q
 
 from accounts.roles import ROLE_ORDER
+from judges.models import ScoreType
 from reviews.bulk import BULK_ACTIONS
-from reviews.models import FailureTag, Queue, QueueKind, ReviewReason, ReviewStatus
+from reviews.models import FailureTag, JudgeAssist, Queue, QueueKind, ReviewReason, ReviewStatus
 
 
 class QueueFilterForm(forms.Form):
@@ -116,6 +117,9 @@ class QueueForm(forms.ModelForm):
             "blind",
             "annotators_per_item",
             "audit_sample_rate",
+            "judge_assist",
+            "judge_config",
+            "judge_answers_confirm_gate",
         ]
         help_texts = {
             "annotators_per_item": "Items settle when this many people agree, or a curator rules.",
@@ -126,6 +130,8 @@ class QueueForm(forms.ModelForm):
         super().__init__(*args, **kwargs)
         # Left out, a queue is an ordinary one (older clients send no kind).
         self.fields["kind"].required = False
+        # Left out too, a queue has no pairwise judge.
+        self.fields["judge_assist"].required = False
 
     def clean_kind(self):
         kind = self.cleaned_data.get("kind") or QueueKind.SINGLE
@@ -141,6 +147,25 @@ class QueueForm(forms.ModelForm):
         if not 1 <= value <= 10:
             raise forms.ValidationError("Between 1 and 10 people per item.")
         return value
+
+    def clean_judge_assist(self):
+        return self.cleaned_data.get("judge_assist") or JudgeAssist.OFF
+
+    def clean(self):
+        cleaned = super().clean()
+        assist = cleaned.get("judge_assist") or JudgeAssist.OFF
+        if assist != JudgeAssist.OFF and cleaned.get("kind") != QueueKind.PAIRWISE:
+            self.add_error("judge_assist", "Only a pairwise queue has a pairwise judge.")
+        rubric = cleaned.get("rubric")
+        latest = rubric.latest_version() if rubric else None
+        if assist != JudgeAssist.OFF and (
+            latest is None or latest.score_type != ScoreType.PAIRWISE
+        ):
+            self.add_error(
+                "judge_assist",
+                "Pick a pairwise rubric (such as Pairwise preference) for the judge.",
+            )
+        return cleaned
 
     def clean_audit_sample_rate(self):
         value = self.cleaned_data["audit_sample_rate"]

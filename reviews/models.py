@@ -1,7 +1,7 @@
 from django.conf import settings
 from django.db import models
 
-from judges.models import Rubric, RubricVersion, Verdict
+from judges.models import JudgeConfig, PairwiseVerdict, Rubric, RubricVersion, Verdict
 from judges.verdict_reasons import VerdictReason
 from traces.models import Project, Session, Trace
 
@@ -9,6 +9,14 @@ from traces.models import Project, Session, Trace
 class QueueKind(models.TextChoices):
     SINGLE = "single", "One trace, scored"
     PAIRWISE = "pairwise", "Two traces of one task, compared"
+
+
+class JudgeAssist(models.TextChoices):
+    """What a pairwise queue's judge does once its version is calibrated against people."""
+
+    OFF = "off", "No judge"
+    PREFILL = "prefill", "The judge's pick is filled in; people confirm or change it"
+    REPLACE = "replace", "The judge answers; only pairs it is unsure of go to people"
 
 
 class Queue(models.Model):
@@ -22,6 +30,23 @@ class Queue(models.Model):
     blind = models.BooleanField(default=False, help_text="Hide judge passes until submitted.")
     annotators_per_item = models.PositiveSmallIntegerField(default=1)
     audit_sample_rate = models.FloatField(default=0.0)
+    # Pairwise queues: the queue's (pairwise) rubric judges each pair under this config; until
+    # that judge version is calibrated its answers stay hidden and only measure it.
+    judge_assist = models.CharField(
+        max_length=20, choices=JudgeAssist.choices, default=JudgeAssist.OFF
+    )
+    judge_config = models.ForeignKey(
+        JudgeConfig,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        help_text="Blank: the default judge config.",
+    )
+    judge_answers_confirm_gate = models.BooleanField(
+        default=False,
+        help_text="Pairs the judge settled count for the gate's people confirmation.",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -161,6 +186,12 @@ class PairwiseComparison(models.Model):
     task_key = models.CharField(max_length=200, blank=True)
     # "regressed" or "improved" on the compare page when the pair was made; "" otherwise.
     direction = models.CharField(max_length=20, blank=True)
+    # The pairwise judge's latest answer on this pair (judged as trace = baseline).
+    judge_verdict = models.ForeignKey(
+        PairwiseVerdict, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The item was settled by the calibrated judge, not by people.
+    settled_by_judge = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -29,6 +29,7 @@ from reviews.models import (
     ReviewReason,
     ReviewStatus,
 )
+from reviews.pairwise_judge import pairwise_judge_calibrate, pairwise_pairs_judge
 from reviews.scoring import explanation_clean, failure_tags_clean
 from reviews.services import (
     review_annotation_write,
@@ -134,6 +135,8 @@ def pairwise_item_create(
     except IntegrityError:
         # A parallel request queued the same pair first: its item is the one.
         return existing.get().item, False
+    # The queue's judge, when on, answers the pair too (shown or used once calibrated).
+    pairwise_pairs_judge(queue, [item.pairwise])
     return item, True
 
 
@@ -217,7 +220,7 @@ def pairwise_answer(
         if not adjudicate and (item.status != ReviewStatus.OPEN or not item_held_by(item, user)):
             raise LockLost(lock_lost_message(item))
         score, results = pairwise_answers_clean(item, answers)
-        return review_annotation_write(
+        annotation = review_annotation_write(
             item=item,
             user=user,
             score=score,
@@ -228,23 +231,36 @@ def pairwise_answer(
             is_adjudication=adjudicate,
             action="review_item.adjudicate" if adjudicate else "review_item.resolve",
         )
+        verdict = item.pairwise.judge_verdict
+        if item.status == ReviewStatus.RESOLVED and verdict is not None:
+            # People settled a pair the judge answered: a new calibration label.
+            pairwise_judge_calibrate(verdict.rubric_version, verdict.config)
+        return annotation
 
 
 def pairwise_run_preferences(baseline_run_id: int, candidate_run_id: int) -> dict[str, str | None]:
     """Per task key of two eval runs: what people settled on (baseline, candidate, equal), or
-    None while the pair is still open. A task with several pairs takes its latest settled one."""
+    None while the pair is still open. A task with several pairs takes its latest settled one.
+    A pair the judge settled counts only where the queue's curator allowed it; elsewhere it
+    waits for people like an open one."""
     rows = (
         PairwiseComparison.objects.filter(
             baseline_run_id=baseline_run_id, candidate_run_id=candidate_run_id
         )
         .exclude(task_key="")
         .order_by("item__resolved_at", "pk")
-        .values_list("task_key", "item__status", "item__resolved_score")
+        .values_list(
+            "task_key",
+            "item__status",
+            "item__resolved_score",
+            "settled_by_judge",
+            "item__queue__judge_answers_confirm_gate",
+        )
     )
     found: dict[str, str | None] = {}
-    for key, status, score in rows:
+    for key, status, score, by_judge, judge_counts in rows:
         settled = status == ReviewStatus.RESOLVED and score is not None
-        if settled:
+        if settled and (judge_counts or not by_judge):
             found[key] = SCORE_PREFERENCE.get(score)
         else:
             found.setdefault(key, None)

@@ -7,10 +7,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator, IsCurator
+from core.errors import ApplicationError
 from reviews.access import review_item_for_action
 from reviews.api import AnnotationOut
-from reviews.models import PairwiseSource, Queue
+from reviews.models import PairwiseSource, Queue, QueueKind
 from reviews.pairwise import SIDES, pairwise_answer, pairwise_item_create, pairwise_layout
+from reviews.pairwise_judge import pairwise_pairs_judge, queue_judge_version
 from traces.selectors import traces_visible
 
 
@@ -81,3 +83,28 @@ class PairwiseAnswerApi(APIView):
         data.is_valid(raise_exception=True)
         annotation = pairwise_answer(item=item, user=request.user, **data.validated_data)
         return Response(AnnotationOut(annotation).data, status=status.HTTP_201_CREATED)
+
+
+class PairwiseJudgeOut(serializers.Serializer):
+    run_id = serializers.IntegerField(allow_null=True, help_text="None: nothing left to ask.")
+    pairs = serializers.IntegerField(help_text="Pairs sent to the judge, each asked twice.")
+
+
+class QueuePairwiseJudgeApi(APIView):
+    """Ask a pairwise queue's judge about the pairs it has not answered under its version."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=None, responses={201: PairwiseJudgeOut, 200: PairwiseJudgeOut})
+    def post(self, request, queue_id: int):
+        queue = get_object_or_404(Queue, pk=queue_id)
+        if queue.kind != QueueKind.PAIRWISE:
+            raise ApplicationError(f"Queue {queue.name!r} is not a pairwise queue.", field="queue")
+        if queue_judge_version(queue) is None:
+            raise ApplicationError(
+                "The queue's judge is off: give it a pairwise rubric and a judge mode.",
+                field="judge_assist",
+            )
+        run = pairwise_pairs_judge(queue, user=request.user)
+        body = {"run_id": run.pk if run else None, "pairs": run.trace_count if run else 0}
+        return Response(body, status=status.HTTP_201_CREATED if run else status.HTTP_200_OK)

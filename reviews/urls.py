@@ -10,6 +10,11 @@ urlpatterns = [
     path("queues/<int:queue_id>/edit/", queues.queue_edit, name="queue_edit"),
     path("queues/<int:queue_id>/", queues.queue_detail, name="queue_detail"),
     path("queues/<int:queue_id>/claim/", queues.queue_claim, name="queue_claim"),
+    path(
+        "queues/<int:queue_id>/pairwise-judge/",
+        pairwise.queue_pairwise_judge,
+        name="queue_pairwise_judge",
+    ),
     path("queues/<int:queue_id>/bulk/", queues.queue_bulk, name="queue_bulk"),
     path("queues/<int:queue_id>/views/", queues.saved_view_create, name="saved_view_create"),
     path("views/<int:view_id>/delete/", queues.saved_view_delete, name="saved_view_delete"),

@@ -19,6 +19,7 @@ from demo.simulator.criteria import (
     task_type_guess,
 )
 from demo.simulator.few_shot import finding_with_examples
+from demo.simulator.pairwise import is_pairwise_prompt, pairwise_reply
 from demo.simulator.scoring import Finding, score_prompt
 from demo.simulator.topic_names import NAME_MARKER, topic_name_guess
 
@@ -197,6 +198,9 @@ def message_answer(state: SimulatorState, body: dict, outcome: str = "ok") -> di
         text = task_type_guess(user_text)
     elif NAME_MARKER in system_text:
         text = topic_name_guess(user_text)
+    elif is_pairwise_prompt(system_text):
+        flip = outcome == "flip" or state.should_flip(prompt_hash)
+        text = pairwise_reply(system_text, user_text, flip)
     else:
         flip = outcome == "flip" or state.should_flip(prompt_hash)
         midpoint = sum(_score_range(prompt)) / 2

@@ -2,7 +2,7 @@
 
 from django.conf import settings
 from django.contrib import messages
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_POST
@@ -11,8 +11,10 @@ from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from core.errors import ApplicationError
 from reviews.access import review_item_for_action
 from reviews.claims import LockLost
-from reviews.models import ReviewStatus
+from reviews.models import Queue, ReviewStatus
 from reviews.pairwise import SIDES, pairwise_answer, pairwise_layout, pairwise_questions
+from reviews.pairwise_judge import pairwise_pairs_judge
+from reviews.pairwise_judge_pick import pairwise_judge_pick
 from reviews.scoring import MAX_EXPLANATION_CHARS
 from reviews.selectors import annotation_undoable, review_progress
 from reviews.views.next_item import advance_to_next
@@ -44,6 +46,10 @@ def pairwise_item_render(request, item, *, answers=None, explanation="", error="
     mine = next((a for a in reversed(active) if a.annotator_id == user.pk), None)
     holds = _holds(item, user)
     questions = pairwise_questions(item)
+    judge_pick = pairwise_judge_pick(item)
+    if answers is None and mine is None and judge_pick and judge_pick["sure"]:
+        # Pre-filled with the judge's pick; the person confirms or changes it.
+        answers = judge_pick["answers"]
     answers = list(answers or [])
     rows = [
         {"index": i, "question": q, "answer": answers[i] if i < len(answers) else ""}
@@ -69,6 +75,7 @@ def pairwise_item_render(request, item, *, answers=None, explanation="", error="
             },
         ],
         "rows": rows,
+        "judge_pick": judge_pick,
         "choices": SIDES,
         "holds": holds,
         "can_adjudicate": is_curator and item.status == ReviewStatus.OPEN and not holds,
@@ -132,3 +139,22 @@ def pairwise_item_answer(request, item_id: int):
         messages.success(request, f"Saved item #{item.pk}.")
         return redirect("reviews:queue_detail", queue_id=item.queue_id)
     return advance_to_next(request, item.queue, saved=item)
+
+
+@require_POST
+@require_role(CURATOR)
+def queue_pairwise_judge(request, queue_id: int):
+    """Ask a pairwise queue's judge about the pairs it has not answered yet."""
+    queue = get_object_or_404(Queue, pk=queue_id)
+    try:
+        run = pairwise_pairs_judge(queue, user=request.user)
+    except ApplicationError as exc:
+        messages.error(request, exc.message)
+    else:
+        if run is None:
+            messages.info(request, "The judge is off, or it has answered every pair already.")
+        else:
+            messages.success(
+                request, f"The judge is comparing {run.trace_count} pairs, each in both orders."
+            )
+    return redirect("reviews:queue_detail", queue_id=queue.pk)

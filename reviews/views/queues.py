@@ -17,6 +17,7 @@ from reviews.bulk import review_items_bulk_apply
 from reviews.claims import review_item_claim_next, review_item_claim_next_any
 from reviews.forms import BulkActionForm, QueueFilterForm, QueueForm, SavedViewForm
 from reviews.models import Queue, SavedView
+from reviews.pairwise_judge import queue_judge_summary
 from reviews.selectors import (
     annotation_undoable,
     queue_items,
@@ -63,6 +64,7 @@ def queue_detail(request, queue_id: int):
         if not filter_form.has_changed()
         else queue_progress(queue, request.user),
         "agreement": queue_agreement_cached(queue),
+        "pairwise_judge": queue_judge_summary(queue),
         "saved_views": saved_views_for(request.user, queue),
         "undoable": annotation_undoable(request.user, queue),
         "is_curator": has_role(request.user, CURATOR),

@@ -70,6 +70,7 @@ ROUTES = {
     "api/reviews/items/<int:item_id>/adjudicate/": A(CURATOR, "POST"),
     "api/reviews/items/<int:item_id>/skip/": A(ANNOTATOR, "POST"),
     "api/reviews/pairwise/": A(CURATOR, "POST"),
+    "api/reviews/queues/<int:queue_id>/pairwise-judge/": A(CURATOR, "POST"),
     "api/reviews/items/<int:item_id>/prefer/": A(ANNOTATOR, "POST"),
     "api/reviews/items/<int:item_id>/heartbeat/": A(ANNOTATOR, "POST"),
     "api/reviews/annotations/<int:annotation_id>/undo/": A(ANNOTATOR, "POST", scope=OWNER),
@@ -116,6 +117,8 @@ ROUTES = {
     "traces/<int:trace_id>/": A(ANNOTATOR),
     "traces/<int:trace_id>/tree/": A(ANNOTATOR, get_status=400),  # without ?from=&to=
     "traces/sessions/": A(ANNOTATOR),
+    "traces/pair/": A(ANNOTATOR, get_status=302),  # without two ?trace=: back to the list
+    "traces/pair/queue/": A(CURATOR, "POST"),
     "traces/sessions/<int:session_id>/": A(ANNOTATOR),
     "api/sessions/": A(ANNOTATOR),
     "api/sessions/<int:session_id>/": A(ANNOTATOR),
@@ -188,6 +191,7 @@ ROUTES = {
     "golden/evals/": A(ANNOTATOR),
     "golden/evals/compare/": A(ANNOTATOR),
     "golden/evals/compare/pairs/": A(CURATOR, "POST"),
+    "reviews/queues/<int:queue_id>/pairwise-judge/": A(CURATOR, "POST"),
     "webhooks/": A(CURATOR, "GET POST"),
     "webhooks/<int:pk>/": A(CURATOR),
     "webhooks/<int:pk>/test/": A(CURATOR, "POST"),
