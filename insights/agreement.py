@@ -177,6 +177,52 @@ def _heatmap(result: dict, axis: int) -> dict:
     }
 
 
+def _panels_figure(panels: list[dict]) -> dict:
+    """Confusion heatmaps side by side, one per result, each titled with its n, agreement and
+    kappa."""
+    width = 1 / len(panels)
+    lay = {
+        "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
+        "height": 340,
+        "annotations": [],
+    }
+    data = []
+    for index, panel in enumerate(panels, start=1):
+        suffix = "" if index == 1 else str(index)
+        domain = [(index - 1) * width + 0.03, index * width - 0.03]
+        lay[f"xaxis{suffix}"] = {
+            "domain": domain,
+            "title": {"text": "person"},
+            "type": "category",
+            "anchor": f"y{suffix}",
+        }
+        lay[f"yaxis{suffix}"] = {
+            "anchor": f"x{suffix}",
+            "title": {"text": "judge" if index == 1 else ""},
+            "type": "category",
+        }
+        data.append(_heatmap(panel, index))
+        kappa = "n/a" if panel["kappa"] is None else f"{panel['kappa']:.2f}"
+        agree = panel["percent_agreement"] or 0
+        title = (
+            f"{panel['source']}{' (blind)' if panel['blind'] else ''}"
+            f"<br>n={panel['n']} · {agree:.0%} · κ={kappa}"
+        )
+        lay["annotations"].append(
+            {
+                "text": title,
+                "showarrow": False,
+                "xref": "paper",
+                "yref": "paper",
+                "x": sum(domain) / 2,
+                "y": 1.02,
+                "yanchor": "bottom",
+                "font": {"size": 11},
+            }
+        )
+    return {"data": data, "layout": lay}
+
+
 def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) -> Chart:
     results = judge_human_agreement(store, resamples)
     columns = [
@@ -207,50 +253,10 @@ def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) ->
         )
         # Verdict and passes as labelled with the judge in view, then the verdict labelled blind.
         mine = [r for r in results if r["judge_version"] == top]
-        panels = [r for r in mine if not r["blind"]][:3] + [
-            r for r in mine if r["blind"] and r["source"] == "verdict"
-        ]
-        width = 1 / len(panels)
-        lay = {
-            "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
-            "height": 340,
-            "annotations": [],
-        }
-        data = []
-        for index, panel in enumerate(panels, start=1):
-            suffix = "" if index == 1 else str(index)
-            domain = [(index - 1) * width + 0.03, index * width - 0.03]
-            lay[f"xaxis{suffix}"] = {
-                "domain": domain,
-                "title": {"text": "person"},
-                "type": "category",
-                "anchor": f"y{suffix}",
-            }
-            lay[f"yaxis{suffix}"] = {
-                "anchor": f"x{suffix}",
-                "title": {"text": "judge" if index == 1 else ""},
-                "type": "category",
-            }
-            data.append(_heatmap(panel, index))
-            kappa = "n/a" if panel["kappa"] is None else f"{panel['kappa']:.2f}"
-            agree = panel["percent_agreement"] or 0
-            title = (
-                f"{panel['source']}{' (blind)' if panel['blind'] else ''}"
-                f"<br>n={panel['n']} · {agree:.0%} · κ={kappa}"
-            )
-            lay["annotations"].append(
-                {
-                    "text": title,
-                    "showarrow": False,
-                    "xref": "paper",
-                    "yref": "paper",
-                    "x": sum(domain) / 2,
-                    "y": 1.02,
-                    "yanchor": "bottom",
-                    "font": {"size": 11},
-                }
-            )
-        figure = {"data": data, "layout": lay}
+        figure = _panels_figure(
+            [r for r in mine if not r["blind"]][:3]
+            + [r for r in mine if r["blind"] and r["source"] == "verdict"]
+        )
     tables = [
         {
             "judge_version": r["judge_version"],
