@@ -257,18 +257,9 @@ def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) ->
             [r for r in mine if not r["blind"]][:3]
             + [r for r in mine if r["blind"] and r["source"] == "verdict"]
         )
+    # The figures without the matrices, for readers of the chart's numbers.
     tables = [
-        {
-            "judge_version": r["judge_version"],
-            "source": r["source"],
-            "blind": r["blind"],
-            "n": r["n"],
-            "percent_agreement": r["percent_agreement"],
-            "kappa": r["kappa"],
-            "kappa_low": r["kappa_low"],
-            "kappa_high": r["kappa_high"],
-        }
-        for r in results
+        {c: r[c] for c in columns if c not in ("weights", "labels", "matrix")} for r in results
     ]
     return Chart(
         key="judge_vs_people",

@@ -258,34 +258,19 @@ def trajectory_score(
         match, param_of = _in_order_alignment(matcher, reference, actual, scorer, task, path_judge)
         missing, shown = 0, {act: ref for ref, act in match.pairs}
     aligned = {act: ref for ref, act in match.pairs}
-    step_scores: list[StepScore] = []
-    pair_scores: list[float] = []
-    for act_index, step in enumerate(actual):
-        ref_index = aligned.get(act_index)
-        counted = matcher != STATE or _effect(effects, step.tool) == WRITE or ref_index is not None
-        if ref_index is None:
-            seen_as = shown.get(act_index)
-            number = _step_number(reference, seen_as) if seen_as is not None else None
-            step_scores.append(
-                StepScore(step.span_id, step.component, step.tool, number, None, counted=counted)
-            )
-            continue
-        params = param_of[act_index]
-        score = mean_score(params)
-        pair_scores.append(score)
-        step_scores.append(
-            StepScore(
-                step.span_id,
-                step.component,
-                step.tool,
-                _step_number(reference, ref_index),
-                score,
-                [
-                    {"name": p.name, "score": p.score, "method": p.method, "actual": p.actual}
-                    for p in params
-                ],
-            )
+    step_scores = [
+        _step_score(
+            reference,
+            step,
+            aligned.get(index),
+            shown.get(index),
+            param_of.get(index, []),
+            counted=matcher != STATE or _effect(effects, step.tool) == WRITE or index in aligned,
         )
+        for index, step in enumerate(actual)
+    ]
+    # One score per aligned call (param_of holds exactly those), and none for missing steps.
+    pair_scores = [mean_score(params) for params in param_of.values()]
     pair_scores += [0.0] * missing
     if pair_scores:
         parameter_accuracy: float | None = sum(pair_scores) / len(pair_scores)
@@ -382,3 +367,22 @@ def _in_order_alignment(matcher, reference, actual, scorer, task, path_judge):
         }
         param_of[a] = scorer.params(r, a, earlier)
     return match, param_of
+
+
+def _step_score(reference, step, ref_index, seen_as, params, *, counted: bool) -> StepScore:
+    """One call's row: an aligned call with its parameters' scores; any other with the
+    reference step it is shown against, if any, and no score."""
+    if ref_index is None:
+        number = _step_number(reference, seen_as) if seen_as is not None else None
+        return StepScore(step.span_id, step.component, step.tool, number, None, counted=counted)
+    return StepScore(
+        step.span_id,
+        step.component,
+        step.tool,
+        _step_number(reference, ref_index),
+        mean_score(params),
+        [
+            {"name": p.name, "score": p.score, "method": p.method, "actual": p.actual}
+            for p in params
+        ],
+    )
