@@ -223,6 +223,13 @@ def _panels_figure(panels: list[dict]) -> dict:
     return {"data": data, "layout": lay}
 
 
+def _most_labelled_version(results: list[dict]) -> str:
+    return max(
+        {r["judge_version"] for r in results},
+        key=lambda v: sum(r["n"] for r in results if r["judge_version"] == v),
+    )
+
+
 def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) -> Chart:
     results = judge_human_agreement(store, resamples)
     columns = [
@@ -247,10 +254,7 @@ def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) ->
         figure = empty_figure("No item resolved by a person yet.")
     else:
         # The most-labelled judge version, side by side: each pass, the verdict, blind apart.
-        top = max(
-            {r["judge_version"] for r in results},
-            key=lambda v: sum(r["n"] for r in results if r["judge_version"] == v),
-        )
+        top = _most_labelled_version(results)
         # Verdict and passes as labelled with the judge in view, then the verdict labelled blind.
         mine = [r for r in results if r["judge_version"] == top]
         figure = _panels_figure(

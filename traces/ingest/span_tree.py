@@ -166,9 +166,7 @@ def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: s
     if not isinstance(attributes, dict):
         raise InvalidInput(f"{path}attributes", "Expected an object.")
     span_id = optional_str(node, "span_id", path, SPAN_ID_MAX) or (
-        path_hash(external_id, tree_path, length=16)
-        if external_id
-        else path.rstrip(".") or "root"
+        path_hash(external_id, tree_path, length=16) if external_id else path.rstrip(".") or "root"
     )
     status = optional_str(node, "status", path, 20)
     error = node.get("error")
