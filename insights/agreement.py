@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import TruncDay
 
 from core.stats import agreement_of_confusion
-from insights.charts import Chart, empty_figure, plain
+from insights.charts import Chart, empty_figure, panel_title, plain
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
 from insights.flips import judge_version_label
 from judges.calibration import rubric_version_scale
@@ -208,18 +208,7 @@ def _panels_figure(panels: list[dict]) -> dict:
             f"{panel['source']}{' (blind)' if panel['blind'] else ''}"
             f"<br>n={panel['n']} · {agree:.0%} · κ={kappa}"
         )
-        lay["annotations"].append(
-            {
-                "text": title,
-                "showarrow": False,
-                "xref": "paper",
-                "yref": "paper",
-                "x": sum(domain) / 2,
-                "y": 1.02,
-                "yanchor": "bottom",
-                "font": {"size": 11},
-            }
-        )
+        lay["annotations"].append(panel_title(title, domain))
     return {"data": data, "layout": lay}
 
 
