@@ -15,7 +15,7 @@ from core.errors import ApplicationError
 from golden.example_schema import example_data_clean
 from golden.models import ExampleOrigin, GoldenExample
 from golden.services import (
-    example_content_apply,
+    example_add,
     resolved_score_passes,
     trace_example_draft,
 )
@@ -103,13 +103,10 @@ def golden_drafts_from_traces(*, traces, user) -> CollectReport:
             example = GoldenExample(
                 origin=ExampleOrigin.COLLECTED, draft=True, source_trace=trace, created_by=user
             )
-            example_content_apply(example, example_data_clean(data))
-            example.save()
-            audit_event_record(
-                actor=user,
+            example_add(
+                example,
+                example_data_clean(data),
                 action="golden_example_draft",
-                object_type="golden_example",
-                object_id=example.pk,
                 after={"trace": trace.pk},
             )
             report.created.append(example)

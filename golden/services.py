@@ -59,6 +59,21 @@ def example_content_apply(example: GoldenExample, cleaned: dict) -> None:
     example.outcome_rubric = _rubric_for(cleaned["outcome_rubric"])
 
 
+def example_add(example: GoldenExample, cleaned: dict, *, action: str, after=None) -> GoldenExample:
+    """Save a new example with its content, audited under `action` as its creator's; the audit
+    keeps `after`, by default the content."""
+    example_content_apply(example, cleaned)
+    example.save()
+    audit_event_record(
+        actor=example.created_by,
+        action=action,
+        object_type="golden_example",
+        object_id=example.pk,
+        after=example_content(example) if after is None else after,
+    )
+    return example
+
+
 def _source_project_id(example: GoldenExample) -> int | None:
     return example.source_trace.project_id if example.source_trace_id else None
 
@@ -84,16 +99,7 @@ def golden_example_create(
     cleaned = example_data_clean(data)
     _check_duplicates(cleaned, None, allow_duplicate)
     example = GoldenExample(origin=origin, created_by=user)
-    example_content_apply(example, cleaned)
-    example.save()
-    audit_event_record(
-        actor=user,
-        action="golden_example_create",
-        object_type="golden_example",
-        object_id=example.pk,
-        after=example_content(example),
-    )
-    return example
+    return example_add(example, cleaned, action="golden_example_create")
 
 
 @transaction.atomic
@@ -215,15 +221,7 @@ def golden_example_promote(*, item, annotation, user, data: dict | None = None) 
             source_review_item=item,
             created_by=user,
         )
-        example_content_apply(example, cleaned)
-        example.save()
-        audit_event_record(
-            actor=user,
-            action="golden_example_promote",
-            object_type="golden_example",
-            object_id=example.pk,
-            after={"item": item.pk},
-        )
+        example_add(example, cleaned, action="golden_example_promote", after={"item": item.pk})
     return example
 
 

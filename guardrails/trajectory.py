@@ -1,7 +1,7 @@
 """A trajectory the agent sends to be checked, read in memory the way ingest reads it.
 
-Validation helpers and id derivation are ingest's own (span_tree.py), so what the guardrail
-accepts ingest accepts, and derived span ids match the stored trace's.
+Spans are read by ingest's own span-tree reader (span_tree.py), so what the guardrail accepts
+ingest accepts, and derived span ids match the stored trace's.
 """
 
 from __future__ import annotations
@@ -13,21 +13,11 @@ from evalsite_checks.steps import PENDING
 
 from core.errors import NON_FIELD, InvalidInput
 from metrics.steps import SpanFacts, TraceFacts
-from traces.ingest import conventions
-from traces.ingest.convention_tables import SPAN_FIELDS
-from traces.ingest.failures import structured_failure, tool_failures_mark
+from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord
-from traces.ingest.span_tree import (
-    MAX_SPANS,
-    SPAN_ID_MAX,
-    TRACE_ID_MAX,
-    optional_str,
-    path_hash,
-    unknown_keys_refuse,
-)
-from traces.ingest.timeparse import timestamp_parse
+from traces.ingest.span_tree import TRACE_ID_MAX, optional_str, span_tree_spans
 from traces.ingest.transcripts import transcript_span_tree
-from traces.models import Project, SourceFormat, SpanKind, SpanStatus
+from traces.models import Project, SourceFormat, SpanKind
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 NEXT_CALL_SPAN_ID = "next_call"
@@ -56,74 +46,6 @@ class ParsedTrajectory:
 
 def _prefixed(exc: InvalidInput, prefix: str) -> InvalidInput:
     return InvalidInput(prefix if exc.field == NON_FIELD else f"{prefix}.{exc.field}", exc.message)
-
-
-def _node_read(node, path: str, parent_id: str, span_id: str) -> SpanRecord:
-    """What the checks read of one node, validated as ingest validates it."""
-    if not isinstance(node, dict):
-        raise InvalidInput(path.rstrip(".") or NON_FIELD, "Expected an object.")
-    unknown_keys_refuse(node, path)
-    name = node.get("name")
-    if not isinstance(name, str) or not name.strip():
-        raise InvalidInput(f"{path}name", "Every span needs a non-empty string name.")
-    attributes = node.get("attributes") or {}
-    if not isinstance(attributes, dict):
-        raise InvalidInput(f"{path}attributes", "Expected an object.")
-    if isinstance(node.get("metadata"), dict):
-        attributes = {**attributes, "metadata": node["metadata"]}
-    kind = conventions.span_kind_from(attributes, optional_str(node, "type", path, 50))
-    tool_name = optional_str(node, "tool_name", path, 200) or str(
-        conventions.first_present(attributes, SPAN_FIELDS["tool_name"]) or ""
-    )
-    if kind == SpanKind.TOOL and not tool_name:
-        tool_name = name.strip().removeprefix("execute_tool ").strip()
-    output = node.get("output")
-    error = node.get("error")
-    failed = optional_str(node, "status", path, 20) == "error" or bool(error)
-    failure = str(error or "") if failed else ""
-    if not failed and conventions.first_present(attributes, SPAN_FIELDS["error_type"]):
-        failed, failure = True, "error"
-    if not failed and kind == SpanKind.TOOL:
-        failure = structured_failure(output, None)
-        failed = bool(failure)
-    return SpanRecord(
-        trace_external_id="",
-        span_id=optional_str(node, "span_id", path, SPAN_ID_MAX) or span_id,
-        parent_span_id=optional_str(node, "parent_span_id", path, SPAN_ID_MAX) or parent_id,
-        name=name.strip()[:500],
-        kind=kind,
-        started_at=timestamp_parse(
-            node.get("start_time", node.get("started_at")), f"{path}start_time"
-        ),
-        input=node.get("input"),
-        output=output,
-        attributes=attributes,
-        status=SpanStatus.ERROR if failed else SpanStatus.OK,
-        error_message=failure,
-        tool_name=tool_name[:200],
-        component=tool_name or name,
-    )
-
-
-def span_tree_read(tree: dict, external_id: str) -> list[SpanRecord]:
-    """The spans of a span tree in the order sent. Without ids of their own, spans get the ids
-    ingest derives from `external_id` when the sender named the trace, else their path."""
-    records: list[SpanRecord] = []
-    stack: list[tuple[object, str, str, str]] = [(tree, "", "", "0")]
-    while stack:
-        node, path, parent_id, tree_path = stack.pop()
-        if len(records) >= MAX_SPANS:
-            raise InvalidInput("children", f"A trace may hold at most {MAX_SPANS} spans.")
-        derived = path_hash(external_id, tree_path, length=16) if external_id else path or "root"
-        record = _node_read(node, path, parent_id, derived.rstrip("."))
-        records.append(record)
-        children = node.get("children") or []  # type: ignore[union-attr]
-        if not isinstance(children, list):
-            raise InvalidInput(f"{path}children", "Expected a list of spans.")
-        for index in range(len(children) - 1, -1, -1):
-            child_path = f"{path}children[{index}]."
-            stack.append((children[index], child_path, record.span_id, f"{tree_path}.{index}"))
-    return records
 
 
 def _root_facts(tree: dict) -> tuple[TrajectoryFacts, str]:
@@ -167,7 +89,7 @@ def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
                 "format", f"Unknown format {fmt!r}; use span_tree, anthropic or openai."
             )
         facts, external_id = _root_facts(tree)
-        records = span_tree_read(tree, external_id)
+        records = span_tree_spans(tree, external_id)
     except InvalidInput as exc:
         raise _prefixed(exc, "trajectory") from exc
     except RecursionError as exc:

@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, OuterRef, Subquery
 from django.db.models.functions import TruncDay
 
 from core.stats import agreement_of_confusion
-from insights.charts import Chart, empty_figure, plain
+from insights.charts import Chart, empty_figure, panel_title, plain
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
 from insights.flips import judge_version_label
 from judges.calibration import rubric_version_scale
@@ -177,6 +177,48 @@ def _heatmap(result: dict, axis: int) -> dict:
     }
 
 
+def _panels_figure(panels: list[dict]) -> dict:
+    """Confusion heatmaps side by side, one per result, each titled with its n, agreement and
+    kappa."""
+    width = 1 / len(panels)
+    lay = {
+        "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
+        "height": 340,
+        "annotations": [],
+    }
+    data = []
+    for index, panel in enumerate(panels, start=1):
+        suffix = "" if index == 1 else str(index)
+        domain = [(index - 1) * width + 0.03, index * width - 0.03]
+        lay[f"xaxis{suffix}"] = {
+            "domain": domain,
+            "title": {"text": "person"},
+            "type": "category",
+            "anchor": f"y{suffix}",
+        }
+        lay[f"yaxis{suffix}"] = {
+            "anchor": f"x{suffix}",
+            "title": {"text": "judge" if index == 1 else ""},
+            "type": "category",
+        }
+        data.append(_heatmap(panel, index))
+        kappa = "n/a" if panel["kappa"] is None else f"{panel['kappa']:.2f}"
+        agree = panel["percent_agreement"] or 0
+        title = (
+            f"{panel['source']}{' (blind)' if panel['blind'] else ''}"
+            f"<br>n={panel['n']} · {agree:.0%} · κ={kappa}"
+        )
+        lay["annotations"].append(panel_title(title, domain))
+    return {"data": data, "layout": lay}
+
+
+def _most_labelled_version(results: list[dict]) -> str:
+    return max(
+        {r["judge_version"] for r in results},
+        key=lambda v: sum(r["n"] for r in results if r["judge_version"] == v),
+    )
+
+
 def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) -> Chart:
     results = judge_human_agreement(store, resamples)
     columns = [
@@ -201,68 +243,16 @@ def judge_human_chart(store: DailyStore | None = None, resamples: int = 1000) ->
         figure = empty_figure("No item resolved by a person yet.")
     else:
         # The most-labelled judge version, side by side: each pass, the verdict, blind apart.
-        top = max(
-            {r["judge_version"] for r in results},
-            key=lambda v: sum(r["n"] for r in results if r["judge_version"] == v),
-        )
+        top = _most_labelled_version(results)
         # Verdict and passes as labelled with the judge in view, then the verdict labelled blind.
         mine = [r for r in results if r["judge_version"] == top]
-        panels = [r for r in mine if not r["blind"]][:3] + [
-            r for r in mine if r["blind"] and r["source"] == "verdict"
-        ]
-        width = 1 / len(panels)
-        lay = {
-            "margin": {"l": 60, "r": 20, "t": 60, "b": 50},
-            "height": 340,
-            "annotations": [],
-        }
-        data = []
-        for index, panel in enumerate(panels, start=1):
-            suffix = "" if index == 1 else str(index)
-            domain = [(index - 1) * width + 0.03, index * width - 0.03]
-            lay[f"xaxis{suffix}"] = {
-                "domain": domain,
-                "title": {"text": "person"},
-                "type": "category",
-                "anchor": f"y{suffix}",
-            }
-            lay[f"yaxis{suffix}"] = {
-                "anchor": f"x{suffix}",
-                "title": {"text": "judge" if index == 1 else ""},
-                "type": "category",
-            }
-            data.append(_heatmap(panel, index))
-            kappa = "n/a" if panel["kappa"] is None else f"{panel['kappa']:.2f}"
-            agree = panel["percent_agreement"] or 0
-            title = (
-                f"{panel['source']}{' (blind)' if panel['blind'] else ''}"
-                f"<br>n={panel['n']} · {agree:.0%} · κ={kappa}"
-            )
-            lay["annotations"].append(
-                {
-                    "text": title,
-                    "showarrow": False,
-                    "xref": "paper",
-                    "yref": "paper",
-                    "x": sum(domain) / 2,
-                    "y": 1.02,
-                    "yanchor": "bottom",
-                    "font": {"size": 11},
-                }
-            )
-        figure = {"data": data, "layout": lay}
+        figure = _panels_figure(
+            [r for r in mine if not r["blind"]][:3]
+            + [r for r in mine if r["blind"] and r["source"] == "verdict"]
+        )
+    # The figures without the matrices, for readers of the chart's numbers.
     tables = [
-        {
-            "judge_version": r["judge_version"],
-            "source": r["source"],
-            "blind": r["blind"],
-            "n": r["n"],
-            "percent_agreement": r["percent_agreement"],
-            "kappa": r["kappa"],
-            "kappa_low": r["kappa_low"],
-            "kappa_high": r["kappa_high"],
-        }
-        for r in results
+        {c: r[c] for c in columns if c not in ("weights", "labels", "matrix")} for r in results
     ]
     return Chart(
         key="judge_vs_people",

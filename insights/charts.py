@@ -114,6 +114,20 @@ def legend_room(figure: dict) -> dict:
     return figure
 
 
+def panel_title(text: str, domain: list[float]) -> dict:
+    """A title above one of several side-by-side panels, centred on the panel's domain."""
+    return {
+        "text": text,
+        "showarrow": False,
+        "xref": "paper",
+        "yref": "paper",
+        "x": sum(domain) / 2,
+        "y": 1.02,
+        "yanchor": "bottom",
+        "font": {"size": 11},
+    }
+
+
 def empty_figure(message: str) -> dict:
     """A figure that says there is nothing to draw yet, instead of a blank box."""
     return {

@@ -16,6 +16,7 @@ from insights.charts import (
     count_axis,
     empty_figure,
     layout,
+    panel_title,
     plain,
     readable,
 )
@@ -93,19 +94,9 @@ def _score_panels(table: list[list]) -> dict:
                 "marker": {"color": PALETTE[(index - 1) % len(PALETTE)]},
             }
         )
-        lay["annotations"].append(
-            {
-                # Wrapped to its panel's width, so neighbouring titles never run together.
-                "text": "<br>".join(textwrap.wrap(rubric, title_chars)) or rubric,
-                "showarrow": False,
-                "xref": "paper",
-                "yref": "paper",
-                "x": sum(domain) / 2,
-                "y": 1.02,
-                "yanchor": "bottom",
-                "font": {"size": 11},
-            }
-        )
+        # Wrapped to its panel's width, so neighbouring titles never run together.
+        title = "<br>".join(textwrap.wrap(rubric, title_chars)) or rubric
+        lay["annotations"].append(panel_title(title, domain))
     lay["margin"] = {**lay.get("margin", {}), "t": 24 + 14 * title_lines}
     return {"data": data, "layout": lay}
 

@@ -188,6 +188,14 @@ def prompt_render(version: RubricVersion, trace: Trace, spans=None, **extra) -> 
     )
 
 
+def prompt_preview(version: RubricVersion, trace: Trace) -> tuple[RenderedPrompt | None, str]:
+    """The prompt an author previews, or why the template failed on this trace."""
+    try:
+        return prompt_render(version, trace), ""
+    except Exception as exc:  # noqa: BLE001 - the author sees why the template failed
+        return None, f"The template failed on this trace: {exc}"
+
+
 def prompt_from_text(
     version: RubricVersion, text: str, truncated: bool, task, final_answer, spans, **extra
 ) -> RenderedPrompt:

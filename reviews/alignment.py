@@ -8,28 +8,15 @@ from django.db import transaction
 from judges.alignment.models import AlignmentProposal
 from judges.alignment.proposals import LabelledCase, alignment_draft, alignment_score
 from judges.models import JudgeCalibration
-from reviews.models import Annotation, ReviewItem, ReviewReason, ReviewStatus
-from traces.selectors import traces_visible
+from reviews.calibration_receivers import calibration_items_settled
+from reviews.models import Annotation
 
 
 def calibration_cases(rubric_version, config) -> list[LabelledCase]:
     """The judge version's settled calibration labels, oldest first, on traces anyone may see,
     each with the settling answer's explanation and failure tags."""
     items = list(
-        traces_visible(
-            None,
-            ReviewItem.objects.filter(
-                reason=ReviewReason.CALIBRATION,
-                status=ReviewStatus.RESOLVED,
-                resolved_score__isnull=False,
-                verdict__rubric_version=rubric_version,
-                verdict__config=config,
-                verdict__score__isnull=False,
-            ),
-            via="trace",
-        )
-        .select_related("trace", "verdict")
-        .order_by("resolved_at", "pk")
+        calibration_items_settled(rubric_version, config).select_related("trace", "verdict")
     )
     answers: dict[int, Annotation] = {}
     # The latest active answer with the settled score explains it (an adjudication if any).

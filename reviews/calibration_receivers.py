@@ -15,7 +15,7 @@ from judges.calibration import (
 )
 from judges.signals import verdict_written
 from reviews.models import Queue, ReviewItem, ReviewReason, ReviewStatus
-from reviews.services import review_item_enqueue
+from reviews.services import verdict_item_enqueue
 from traces.selectors import traces_visible
 
 CALIBRATION_QUEUE_NAME = "Calibration"
@@ -32,9 +32,10 @@ def calibration_queue() -> Queue:
     return queue
 
 
-def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]:
-    """(judge verdict score, human resolved score) of resolved calibration items, oldest first."""
-    rows = traces_visible(
+def calibration_items_settled(rubric_version, config):
+    """A judge version's resolved calibration items whose verdict and answer both have a
+    score, on traces anyone may see (held-out golden traces never calibrate), oldest first."""
+    return traces_visible(
         None,
         ReviewItem.objects.filter(
             reason=ReviewReason.CALIBRATION,
@@ -46,6 +47,11 @@ def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]
         ),
         via="trace",
     ).order_by("resolved_at", "pk")
+
+
+def calibration_label_pairs(rubric_version, config) -> list[tuple[float, float]]:
+    """(judge verdict score, human resolved score) of resolved calibration items, oldest first."""
+    rows = calibration_items_settled(rubric_version, config)
     return list(rows.values_list("verdict__score", "resolved_score"))
 
 
@@ -58,14 +64,11 @@ def calibration_sample_verdict(sender, verdict, **kwargs):
         return
     if not calibration_sample_claim(verdict):
         return
-    review_item_enqueue(
-        trace=verdict.trace,
+    verdict_item_enqueue(
         verdict=verdict,
-        rubric_version=verdict.rubric_version,
         reason=ReviewReason.CALIBRATION,
         detail=f"Blind calibration sample for {verdict.rubric_version} under {verdict.config}.",
         queue=calibration_queue(),
-        session_id=verdict.session_id,
     )
 
 

@@ -10,7 +10,7 @@ from metrics.signals import guardrail_policy_changed, tool_effect_changed
 from reviews.audit import audit_event_record
 from reviews.models import ReviewReason
 from reviews.selectors import criteria_answers_by_people
-from reviews.services import queue_for_rubric, review_item_enqueue
+from reviews.services import queue_for_rubric, review_item_enqueue, verdict_item_enqueue
 from traces.models import FeedbackKind
 from traces.signals import feedback_received
 
@@ -18,14 +18,7 @@ from traces.signals import feedback_received
 @receiver(verdict_needs_review, dispatch_uid="reviews.enqueue_verdict")
 def enqueue_verdict_for_review(sender, verdict, reasons, detail="", **kwargs):
     for reason in reasons:
-        review_item_enqueue(
-            trace=verdict.trace,
-            verdict=verdict,
-            rubric_version=verdict.rubric_version,
-            reason=reason,
-            detail=detail,
-            session_id=verdict.session_id,
-        )
+        verdict_item_enqueue(verdict=verdict, reason=reason, detail=detail)
 
 
 @receiver(verdict_written, dispatch_uid="reviews.audit_sample")
@@ -36,14 +29,11 @@ def sample_agreed_verdict_for_audit(sender, verdict, **kwargs):
     queue = queue_for_rubric(verdict.rubric_version.rubric_id, verdict.trace.project_id)
     if queue.audit_sample_rate <= 0 or random.random() >= queue.audit_sample_rate:
         return
-    review_item_enqueue(
-        trace=verdict.trace,
+    verdict_item_enqueue(
         verdict=verdict,
-        rubric_version=verdict.rubric_version,
         reason=ReviewReason.AUDIT_SAMPLE,
         detail=f"Random audit sample ({queue.audit_sample_rate:.0%} of agreed verdicts).",
         queue=queue,
-        session_id=verdict.session_id,
     )
 
 

@@ -118,6 +118,20 @@ def review_item_enqueue(
     return item
 
 
+def verdict_item_enqueue(*, verdict, reason, detail="", queue=None) -> ReviewItem:
+    """Queue a verdict for review: the item is on the verdict's trace (or session) and rubric
+    version."""
+    return review_item_enqueue(
+        trace=verdict.trace,
+        verdict=verdict,
+        rubric_version=verdict.rubric_version,
+        reason=reason,
+        detail=detail,
+        queue=queue,
+        session_id=verdict.session_id,
+    )
+
+
 def _red_flags_prepare(trace) -> None:
     """Store the trace's red flags now so the item page only reads them."""
     try:

@@ -12,7 +12,7 @@ from judges import rubrics, selectors
 from judges.adaptive_rubrics.selectors import criteria_page_rows
 from judges.forms import RubricOnlineForm, RubricVersionForm
 from judges.models import Rubric, ScoreType
-from judges.prompts import prompt_render
+from judges.prompts import prompt_preview
 from judges.rubrics import ONLINE_FIELDS, RubricTemplateError, rubric_version_create
 from judges.session_online import session_idle_minutes
 
@@ -112,8 +112,5 @@ def rubric_preview(request, rubric_id: int):
     if version is None or trace is None:
         context["error"] = "Choose a version and a trace to preview."
     else:
-        try:
-            context["prompt"] = prompt_render(version, trace)
-        except Exception as exc:  # noqa: BLE001 - the author sees why the template failed
-            context["error"] = f"The template failed on this trace: {exc}"
+        context["prompt"], context["error"] = prompt_preview(version, trace)
     return render(request, "judges/_rubric_preview.html", context)

@@ -11,7 +11,7 @@ from judges import selectors
 from judges.configs import judge_config_create
 from judges.forms import JudgeConfigForm, RubricCreateForm
 from judges.models import JudgeConfig, Rubric, RubricVersion
-from judges.prompts import prompt_render, rubric_templates_check
+from judges.prompts import prompt_preview, rubric_templates_check
 from judges.rubrics import RubricTemplateError, rubric_create, rubric_version_fields
 from judges.views.rubrics import PREVIEW_TRACE_CHOICES
 
@@ -75,10 +75,7 @@ def rubric_new_preview(request):
     elif trace is None:
         context["error"] = "Choose a trace to preview on."
     else:
-        try:
-            context["prompt"] = prompt_render(version, trace)
-        except Exception as exc:  # noqa: BLE001 - the author sees why the template failed
-            context["error"] = f"The template failed on this trace: {exc}"
+        context["prompt"], context["error"] = prompt_preview(version, trace)
     return render(request, "judges/_rubric_preview.html", context)
 
 

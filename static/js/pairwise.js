@@ -1,22 +1,11 @@
-// Pairwise item page: answer each question A / B / equal by key, then save; the lock heartbeat.
+// Pairwise item page: answer each question A / B / equal by key, then save.
+// The keys overlay, the shared keys and the lock heartbeat are review_page.js's.
 (function () {
   "use strict";
-  const config = JSON.parse(document.getElementById("review-config").textContent);
-  const form = document.getElementById("pairwise-form");
-  const overlay = document.getElementById("help-overlay");
-  const csrf = (document.querySelector("input[name=csrfmiddlewaretoken]") || {}).value || "";
-  const questions = form ? Array.from(form.querySelectorAll(".pairwise-question")) : [];
+  const page = window.reviewPage({ formId: "pairwise-form", onKey: onKey });
+  const questions = page.form ? Array.from(page.form.querySelectorAll(".pairwise-question")) : [];
   const KEY_CHOICE = { a: "A", b: "B", e: "equal", "=": "equal" };
   let current = 0;
-
-  function typing(target) {
-    return target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName));
-  }
-
-  function submit(id) {
-    const target = document.getElementById(id);
-    if (target) target.requestSubmit ? target.requestSubmit() : target.submit();
-  }
 
   function select(index) {
     if (!questions.length) return;
@@ -44,59 +33,22 @@
     q.addEventListener("click", function () { select(i); });
   });
 
-  document.addEventListener("keydown", function (event) {
-    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
-      if (form) { event.preventDefault(); submit("pairwise-form"); }
-      return;
-    }
-    if (event.key === "Escape") {
-      if (!overlay.hidden) overlay.hidden = true;
-      else if (typing(event.target)) event.target.blur();
-      return;
-    }
-    const choice = event.target.type === "radio";
-    if (typing(event.target) && !choice) return;
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
-    let handled = true;
-    if (KEY_CHOICE[event.key] && form) {
-      handled = answer(KEY_CHOICE[event.key]);
-    } else {
-      switch (event.key) {
-        case "?": overlay.hidden = !overlay.hidden; break;
-        case "j": case "ArrowDown": select(current + 1); break;
-        case "k": case "ArrowUp": select(current - 1); break;
-        case "w": {
-          const why = document.getElementById("id_explanation");
-          if (why) why.focus(); else handled = false;
-          break;
-        }
-        case "Enter": if (form && allAnswered()) submit("pairwise-form"); else handled = false; break;
-        case "s": submit("skip-form"); break;
-        case "u": submit("undo-form"); break;
-        default: handled = false;
+  function onKey(event) {
+    if (KEY_CHOICE[event.key] && page.form) return answer(KEY_CHOICE[event.key]);
+    switch (event.key) {
+      case "j": case "ArrowDown": select(current + 1); return true;
+      case "k": case "ArrowUp": select(current - 1); return true;
+      case "w": {
+        const why = document.getElementById("id_explanation");
+        if (!why) return false;
+        why.focus();
+        return true;
       }
+      case "Enter":
+        if (!page.form || !allAnswered()) return false;
+        page.submit("pairwise-form");
+        return true;
+      default: return false;
     }
-    if (handled) event.preventDefault();
-  });
-
-  document.getElementById("help-button").addEventListener("click", function () { overlay.hidden = !overlay.hidden; });
-  overlay.addEventListener("click", function (event) { if (event.target === overlay) overlay.hidden = true; });
-
-  if (config.holds) {
-    window.setInterval(function () {
-      fetch(config.heartbeatUrl, {
-        method: "POST",
-        headers: { "X-CSRFToken": csrf, "Accept": "application/json" },
-        credentials: "same-origin",
-      }).then(function (response) {
-        if (response.status === 409) {
-          return response.json().then(function (body) {
-            const info = document.getElementById("lock-info");
-            if (info) { info.classList.add("error"); info.textContent = body.error.message + " "; }
-          });
-        }
-        return null;
-      }).catch(function () { /* offline for a moment: the next beat tries again */ });
-    }, config.heartbeatSeconds * 1000);
   }
 })();

@@ -60,3 +60,22 @@ def wait_for_focus(page, selector):
     from playwright.sync_api import expect
 
     expect(page.locator(selector)).to_be_focused()
+
+
+def claim_by_keyboard(page, queue):
+    """Open the queue page and claim its next item with Enter: the start button has focus."""
+    page.goto(f"/reviews/queues/{queue.pk}/")
+    wait_for_focus(page, "#claim-button")
+    with page.expect_navigation():
+        page.keyboard.press("Enter")
+
+
+def page_holding(new_page, user, item):
+    """A page where `user` has claimed `item` from its queue page and holds it."""
+    page = new_page()
+    login_as(page, user)
+    page.console_errors.clear()  # only the review pages are under test
+    page.goto(f"/reviews/queues/{item.queue_id}/")
+    page.click("#claim-button")
+    page.wait_for_url(f"**/reviews/items/{item.pk}/")
+    return page

@@ -4,7 +4,7 @@ answer only, and a calibration page that says why uncalibrated judges score live
 import pytest
 
 from reviews.models import Annotation, ReviewStatus
-from tests.e2e.conftest import login_as, wait_for_focus
+from tests.e2e.conftest import claim_by_keyboard, login_as
 from tests.factories import (
     QueueFactory,
     ReviewItemFactory,
@@ -58,10 +58,7 @@ def test_after_undoing_an_answer_no_older_answer_is_offered_for_undo(new_page, a
     )
     page = new_page()
     login_as(page, annotator)
-    page.goto(f"/reviews/queues/{queue.pk}/")
-    wait_for_focus(page, "#claim-button")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    claim_by_keyboard(page, queue)
     for expected in (first, second):
         assert page.url.endswith(f"/reviews/items/{expected.pk}/")
         page.keyboard.press("1")

@@ -5,7 +5,7 @@ import pytest
 
 from reviews.models import Annotation, PairwiseSource
 from reviews.pairwise import pairwise_item_create, pairwise_layout, pairwise_queue
-from tests.e2e.conftest import login_as, wait_for_focus
+from tests.e2e.conftest import claim_by_keyboard, login_as
 from tests.factories import RubricVersionFactory, SpanFactory, TraceFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -41,10 +41,7 @@ def test_annotator_answers_two_pairs_with_the_keyboard_only(new_page, annotator)
     page = new_page()
     login_as(page, annotator)
     page.console_errors.clear()
-    page.goto(f"/reviews/queues/{queue.pk}/")
-    wait_for_focus(page, "#claim-button")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    claim_by_keyboard(page, queue)
     # first pair: help, then a, b, e down the questions; k goes back and changes the second
     assert page.locator("#side-A").is_visible() and page.locator("#side-B").is_visible()
     page.keyboard.press("?")

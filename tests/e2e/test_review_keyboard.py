@@ -3,7 +3,7 @@
 import pytest
 
 from reviews.models import Annotation, ReviewStatus
-from tests.e2e.conftest import login_as, wait_for_focus
+from tests.e2e.conftest import claim_by_keyboard, login_as
 from tests.factories import QueueFactory, ReviewItemFactory, SpanFactory, TraceFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -24,11 +24,8 @@ def test_annotator_works_three_items_with_the_keyboard_only(new_page, annotator)
     page = new_page()
     login_as(page, annotator)
     page.console_errors.clear()  # only the review pages are under test
-    page.goto(f"/reviews/queues/{queue.pk}/")
     # The start button has focus: Enter claims the first item
-    wait_for_focus(page, "#claim-button")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    claim_by_keyboard(page, queue)
     for index, score in enumerate(["1", "0", "1"]):
         assert "/reviews/items/" in page.url
         assert TASKS[index] in page.locator("#trace-task").inner_text()
@@ -61,10 +58,7 @@ def test_arrow_keys_skip_and_go_back_to_the_previous_answer(new_page, annotator)
     page = new_page()
     login_as(page, annotator)
     page.console_errors.clear()
-    page.goto(f"/reviews/queues/{queue.pk}/")
-    wait_for_focus(page, "#claim-button")
-    with page.expect_navigation():
-        page.keyboard.press("Enter")
+    claim_by_keyboard(page, queue)
     assert page.url.endswith(f"/reviews/items/{first.pk}/")
     page.keyboard.press("1")
     with page.expect_navigation():

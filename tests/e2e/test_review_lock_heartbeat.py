@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
 from reviews.models import ReviewItem
-from tests.e2e.conftest import login_as
+from tests.e2e.conftest import page_holding
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -17,12 +17,7 @@ def test_heartbeat_renews_the_lock_and_reports_losing_it(new_page, annotator, se
     settings.REVIEW_HEARTBEAT_SECONDS = 1
     queue = QueueFactory(name="Support")
     item = ReviewItemFactory(queue=queue)
-    page = new_page()
-    login_as(page, annotator)
-    page.console_errors.clear()
-    page.goto(f"/reviews/queues/{queue.pk}/")
-    page.click("#claim-button")
-    page.wait_for_url(f"**/reviews/items/{item.pk}/")
+    page = page_holding(new_page, annotator, item)
     # Given the lock is about to run out
     ReviewItem.objects.filter(pk=item.pk).update(
         lock_expires_at=timezone.now() + timedelta(seconds=20)

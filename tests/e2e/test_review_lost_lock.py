@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
 from reviews.models import Annotation, ReviewItem
-from tests.e2e.conftest import login_as
+from tests.e2e.conftest import page_holding
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -18,12 +18,7 @@ TEXT = "The agent refunded 49.90 EUR but the policy caps refunds at 30 EUR witho
 def test_late_submission_is_refused_and_the_text_is_kept(new_page, annotator):
     queue = QueueFactory(name="Refunds")
     item = ReviewItemFactory(queue=queue)
-    page = new_page()
-    login_as(page, annotator)
-    page.console_errors.clear()
-    page.goto(f"/reviews/queues/{queue.pk}/")
-    page.click("#claim-button")
-    page.wait_for_url(f"**/reviews/items/{item.pk}/")
+    page = page_holding(new_page, annotator, item)
     page.keyboard.press("0")
     page.keyboard.press("e")
     page.keyboard.type(TEXT)

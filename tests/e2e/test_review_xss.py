@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.conftest import login_as
+from tests.e2e.conftest import page_holding
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
@@ -32,12 +32,7 @@ def test_xss_payload_in_a_tool_output_is_shown_as_text(new_page, annotator):
     JudgmentFactory(trace=trace, run=verdict.run, pass_index=1, score=0, explanation=SCRIPT)
     item = ReviewItemFactory(queue=QueueFactory(), trace=trace, verdict=verdict,
                              rubric_version=verdict.rubric_version)  # fmt: skip
-    page = new_page()
-    login_as(page, annotator)
-    page.console_errors.clear()  # only the review pages are under test
-    page.goto(f"/reviews/queues/{item.queue_id}/")
-    page.click("#claim-button")
-    page.wait_for_url(f"**/reviews/items/{item.pk}/")
+    page = page_holding(new_page, annotator, item)
     assert IMG in page.locator("#span-beef000000000001").inner_text()
     assert SCRIPT in page.locator("#trace-task").inner_text()
     assert IMG in page.locator("#judge-passes").inner_text()

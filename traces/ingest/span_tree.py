@@ -110,16 +110,24 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
         context=context,
         content_hash=content_hash,
     )
+    records = span_tree_spans(payload, external_id)
+    return records, extras, external_id
+
+
+def span_tree_spans(tree: dict, external_id: str) -> list[SpanRecord]:
+    """The spans of a span tree, depth first in the order sent. A span without an id of its
+    own gets one derived from `external_id` and its place in the tree; with no trace id (a
+    trajectory read before anyone stores it), its JSON path names it."""
     records: list[SpanRecord] = []
     # Iterative walk: (node, json path, parent span id, structural path for derived ids).
-    stack: list[tuple[object, str, str, str]] = [(payload, "", "", "0")]
+    stack: list[tuple[object, str, str, str]] = [(tree, "", "", "0")]
     while stack:
         node, path, parent_id, tree_path = stack.pop()
         if len(records) >= MAX_SPANS:
             raise InvalidInput("children", f"A trace may hold at most {MAX_SPANS} spans.")
         record = _node_record(node, path, parent_id, tree_path, external_id)
         records.append(record)
-        children = node.get("children") or []
+        children = node.get("children") or []  # type: ignore[union-attr]
         if not isinstance(children, list):
             raise InvalidInput(f"{path}children", "Expected a list of spans.")
         for index in range(len(children) - 1, -1, -1):
@@ -131,7 +139,7 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
                     f"{tree_path}.{index}",
                 )
             )
-    return records, extras, external_id
+    return records
 
 
 def unknown_keys_refuse(node: dict, path: str) -> None:
@@ -157,8 +165,8 @@ def _node_record(node, path: str, parent_id: str, tree_path: str, external_id: s
     attributes = node.get("attributes") or {}
     if not isinstance(attributes, dict):
         raise InvalidInput(f"{path}attributes", "Expected an object.")
-    span_id = optional_str(node, "span_id", path, SPAN_ID_MAX) or path_hash(
-        external_id, tree_path, length=16
+    span_id = optional_str(node, "span_id", path, SPAN_ID_MAX) or (
+        path_hash(external_id, tree_path, length=16) if external_id else path.rstrip(".") or "root"
     )
     status = optional_str(node, "status", path, 20)
     error = node.get("error")

@@ -250,88 +250,27 @@ def trajectory_score(
     counts_reads = matcher == AUTO
     matcher = matcher_for(matcher, reference)
     scorer = _Scorer(reference, actual, task, context, parameter_judge, effects)
-    optional = optional_steps(reference)
     if matcher == STATE:
-        ref_writes = [
-            i for i, s in enumerate(reference) if _effect(effects, s.get("tool", "")) == WRITE
-        ]
-        act_writes = [
-            i for i, s in enumerate(actual) if _effect(effects, s.tool) == WRITE and not s.failed
-        ]
-        ref_reads = reference_counted_reads(reference, effects) if counts_reads else []
-        act_reads = [
-            i for i, s in enumerate(actual) if i not in act_writes and not s.failed
-        ] if ref_reads else []  # fmt: skip
-        match = match_state(
-            [s.get("tool", "") for s in reference],
-            [s.tool for s in actual],
-            (ref_writes, act_writes),
-            lambda r, a: arguments_match(scorer.state_params(r, a)),
-            reference_dependencies(reference),
-            similarity=scorer.similarity,
-            read_indexes=(ref_reads, act_reads),
-            optional=optional,
+        match, param_of, missing, shown = _state_alignment(
+            reference, actual, scorer, effects, counts_reads
         )
-        param_of = {a: scorer.state_params(r, a) for r, a in match.pairs}
-        # A counted reference step the agent never made has no right parameter.
-        counted = [r for r in ref_writes + ref_reads if r not in optional]
-        missing = len(counted) - len([p for p in match.pairs if p[0] not in optional])
     else:
-        actual_dicts = [{"tool": s.tool, "inputs": s.inputs} for s in actual]
-        match = trajectory_match(
-            matcher,
-            reference,
-            actual_dicts,
-            task=task,
-            path_judge=path_judge,
-            similarity=scorer.similarity,
-        )
-        param_of = {}
-        for r, a in match.pairs:
-            earlier = {
-                _step_number(reference, r2): actual[a2].output for r2, a2 in match.pairs if a2 < a
-            }
-            param_of[a] = scorer.params(r, a, earlier)
-        missing = 0
+        match, param_of = _in_order_alignment(matcher, reference, actual, scorer, task, path_judge)
+        missing, shown = 0, {act: ref for ref, act in match.pairs}
     aligned = {act: ref for ref, act in match.pairs}
-    shown = dict(aligned)
-    if matcher == STATE:
-        # Reads not counted are shown against the reference's other reads, in order.
-        shown_refs = [i for i in range(len(reference)) if i not in ref_writes + ref_reads]
-        shown_acts = [i for i in range(len(actual)) if i not in act_writes and i not in aligned]
-        read_pairs = match_in_order(
-            [reference[i].get("tool", "") for i in shown_refs],
-            [actual[i].tool for i in shown_acts],
-        ).pairs
-        shown.update({shown_acts[a]: shown_refs[r] for r, a in read_pairs})
-    step_scores: list[StepScore] = []
-    pair_scores: list[float] = []
-    for act_index, step in enumerate(actual):
-        ref_index = aligned.get(act_index)
-        counted = matcher != STATE or _effect(effects, step.tool) == WRITE or ref_index is not None
-        if ref_index is None:
-            seen_as = shown.get(act_index)
-            number = _step_number(reference, seen_as) if seen_as is not None else None
-            step_scores.append(
-                StepScore(step.span_id, step.component, step.tool, number, None, counted=counted)
-            )
-            continue
-        params = param_of[act_index]
-        score = mean_score(params)
-        pair_scores.append(score)
-        step_scores.append(
-            StepScore(
-                step.span_id,
-                step.component,
-                step.tool,
-                _step_number(reference, ref_index),
-                score,
-                [
-                    {"name": p.name, "score": p.score, "method": p.method, "actual": p.actual}
-                    for p in params
-                ],
-            )
+    step_scores = [
+        _step_score(
+            reference,
+            step,
+            aligned.get(index),
+            shown.get(index),
+            param_of.get(index, []),
+            counted=matcher != STATE or _effect(effects, step.tool) == WRITE or index in aligned,
         )
+        for index, step in enumerate(actual)
+    ]
+    # One score per aligned call (param_of holds exactly those), and none for missing steps.
+    pair_scores = [mean_score(params) for params in param_of.values()]
     pair_scores += [0.0] * missing
     if pair_scores:
         parameter_accuracy: float | None = sum(pair_scores) / len(pair_scores)
@@ -363,4 +302,87 @@ def trajectory_score(
         retried_calls=len(all_calls) - len(actual),
         failed_writes=failed_writes,
         judge_unreadable=undecided,
+    )
+
+
+def _state_alignment(reference, actual, scorer, effects, counts_reads: bool):
+    """The state matcher's alignment: writes (and counted reads) paired by the state they leave.
+
+    Returns the match, each aligned call's parameters, how many counted reference steps the
+    agent never made, and the reference step each call is shown against (reads not counted
+    are shown against the reference's other reads, in order)."""
+    optional = optional_steps(reference)
+    ref_writes = [
+        i for i, s in enumerate(reference) if _effect(effects, s.get("tool", "")) == WRITE
+    ]
+    act_writes = [
+        i for i, s in enumerate(actual) if _effect(effects, s.tool) == WRITE and not s.failed
+    ]
+    ref_reads = reference_counted_reads(reference, effects) if counts_reads else []
+    act_reads = [
+        i for i, s in enumerate(actual) if i not in act_writes and not s.failed
+    ] if ref_reads else []  # fmt: skip
+    match = match_state(
+        [s.get("tool", "") for s in reference],
+        [s.tool for s in actual],
+        (ref_writes, act_writes),
+        lambda r, a: arguments_match(scorer.state_params(r, a)),
+        reference_dependencies(reference),
+        similarity=scorer.similarity,
+        read_indexes=(ref_reads, act_reads),
+        optional=optional,
+    )
+    param_of = {a: scorer.state_params(r, a) for r, a in match.pairs}
+    # A counted reference step the agent never made has no right parameter.
+    counted = [r for r in ref_writes + ref_reads if r not in optional]
+    missing = len(counted) - len([p for p in match.pairs if p[0] not in optional])
+    aligned = {act: ref for ref, act in match.pairs}
+    shown = dict(aligned)
+    shown_refs = [i for i in range(len(reference)) if i not in ref_writes + ref_reads]
+    shown_acts = [i for i in range(len(actual)) if i not in act_writes and i not in aligned]
+    read_pairs = match_in_order(
+        [reference[i].get("tool", "") for i in shown_refs],
+        [actual[i].tool for i in shown_acts],
+    ).pairs
+    shown.update({shown_acts[a]: shown_refs[r] for r, a in read_pairs})
+    return match, param_of, missing, shown
+
+
+def _in_order_alignment(matcher, reference, actual, scorer, task, path_judge):
+    """An in-order family alignment and each aligned call's parameters, where
+    `<from_step_N_output>` reads the output of the call aligned to step N."""
+    actual_dicts = [{"tool": s.tool, "inputs": s.inputs} for s in actual]
+    match = trajectory_match(
+        matcher,
+        reference,
+        actual_dicts,
+        task=task,
+        path_judge=path_judge,
+        similarity=scorer.similarity,
+    )
+    param_of = {}
+    for r, a in match.pairs:
+        earlier = {
+            _step_number(reference, r2): actual[a2].output for r2, a2 in match.pairs if a2 < a
+        }
+        param_of[a] = scorer.params(r, a, earlier)
+    return match, param_of
+
+
+def _step_score(reference, step, ref_index, seen_as, params, *, counted: bool) -> StepScore:
+    """One call's row: an aligned call with its parameters' scores; any other with the
+    reference step it is shown against, if any, and no score."""
+    if ref_index is None:
+        number = _step_number(reference, seen_as) if seen_as is not None else None
+        return StepScore(step.span_id, step.component, step.tool, number, None, counted=counted)
+    return StepScore(
+        step.span_id,
+        step.component,
+        step.tool,
+        _step_number(reference, ref_index),
+        mean_score(params),
+        [
+            {"name": p.name, "score": p.score, "method": p.method, "actual": p.actual}
+            for p in params
+        ],
     )
