@@ -38,6 +38,8 @@ from bench.ingest_ceiling import ceiling_measure  # noqa: E402
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
 CEILING_PASSES = 3
+# Warm-up requests a sender makes (a trace each): a worker's first request loads code.
+WARM_UP_REQUESTS = 4
 MEDIA = {"protobuf": "application/x-protobuf", "json": "application/json"}
 # Run inside the served tree: migrate, empty the trace, session and span tables (every run makes
 # the same sessions; spans have no foreign key to truncate them with their traces), print an
@@ -282,15 +284,16 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
 
 
 def payload_build(args) -> dict:
-    """Each sender's recorded spans as bodies of both formats, plus one warm-up trace each."""
+    """Each sender's recorded spans as bodies of both formats, plus its warm-up requests."""
     share = args.traces // args.senders
     payload = {"shares": {}, "warm": {}}
     spans = [record_spans(share, args.padding, i * share) for i in range(args.senders)]
-    warm = [record_spans(1, args.padding, 10**6 + i) for i in range(args.senders)]
+    # A few requests each, so that every gunicorn worker has served one before the count starts.
+    warm = [record_spans(WARM_UP_REQUESTS, args.padding, 10**6 + i) for i in range(args.senders)]
     # The ceiling reads protobuf whatever is served.
     for fmt in {"protobuf", *args.formats}:
         payload["shares"][fmt] = [bodies_encode(s, args.batch, fmt) for s in spans]
-        payload["warm"][fmt] = [bodies_encode(s, args.batch, fmt) for s in warm]
+        payload["warm"][fmt] = [bodies_encode(s, SPANS_PER_TRACE, fmt) for s in warm]
     return payload
 
 

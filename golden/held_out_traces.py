@@ -19,6 +19,7 @@ from django.db.models import BooleanField, Case, Exists, OuterRef, Q, Value, Whe
 
 from golden.evals.tags import EXAMPLE_TAG, traces_tagged, traces_with_span_tagged
 from golden.models import GoldenExample
+from golden.sql import held_out_keys
 from traces.models import Trace
 from traces.session_totals import sessions_totals_recount
 
@@ -35,13 +36,18 @@ def _held_out_condition(keys: list[str]) -> Q:
     )
 
 
-def traces_held_out_sync(trace_ids: Iterable[int | None]) -> None:
+def traces_held_out_sync(
+    trace_ids: Iterable[int | None], held_out_ids: Iterable[int] | None = None
+) -> None:
     """Recompute the flag of these traces, writing only the ones that change, and the
-    held-out counts of their sessions."""
+    held-out counts of their sessions. `held_out_ids`, when given, are those of the traces
+    whose flag is set now (ingest read them under the traces' lock)."""
     ids = {pk for pk in trace_ids if pk is not None}
     if not ids:
         return
-    keys = list(GoldenExample.objects.filter(held_out=True).values_list("key", flat=True))
+    keys = held_out_keys()
+    if not keys and held_out_ids is not None and not ids.intersection(held_out_ids):
+        return  # nothing is held out and no flag is set: ingest's usual request, one query
     if not keys:
         # Nothing is held out: only a flag left from before can move (ingest, most requests, is
         # spared building and planning the predicate's four subqueries).

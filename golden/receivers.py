@@ -21,5 +21,5 @@ def example_trace_held_out_sync(sender, instance, **kwargs):
 
 # Inside ingest's transaction: a trial of a held-out task is held out before anyone sees it.
 @receiver(spans_ingested, dispatch_uid="golden.trace_held_out_on_ingest")
-def ingested_trace_held_out_sync(sender, trace_ids, **kwargs):
-    traces_held_out_sync(trace_ids)
+def ingested_trace_held_out_sync(sender, trace_ids, held_out_trace_ids=None, **kwargs):
+    traces_held_out_sync(trace_ids, held_out_trace_ids)

@@ -5,7 +5,8 @@ from django.dispatch import Signal
 # Sent with trace_ids=[Trace.pk, ...] after a request's spans are stored. Ingest also names
 # the traces stored before it that it added spans to (late_trace_ids) and the sessions made
 # before it whose traces gained spans (session_ids): a re-sent span is not news, and a trace or
-# session new to the request has no verdicts yet.
+# session new to the request has no verdicts yet; and the traces held out as it found them
+# (held_out_trace_ids), so the held-out flag is read again only when it can move.
 spans_ingested = Signal()
 
 # Sent with trace=<Trace> once its root span has ended and no span arrived for

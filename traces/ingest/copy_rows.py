@@ -1,5 +1,5 @@
-"""Binary COPY of plain rows into a model's table (PostgreSQL): how ingestion inserts spans and
-new traces, several times faster than an INSERT of the same values.
+"""Binary COPY of plain rows into a model's table (PostgreSQL): how ingestion inserts spans,
+several times faster than an INSERT of the same values.
 
 COPY carries no types: psycopg is told each column's, read once a process from the catalog.
 JSON values go through orjson with no wrapper object a value. The statement is logged like any

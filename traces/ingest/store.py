@@ -33,11 +33,9 @@ from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.ingest.trace_rows import (
-    TRACE_FIELDS,
     TraceCreatedMeanwhile,
     trace_new_row,
-    trace_rows_update,
-    traces_insert,
+    trace_rows_write,
     traces_lock,
 )
 from traces.ingest.usage import REPEATED_KEY, usage_totals
@@ -197,8 +195,7 @@ def _store_once(
                 trace.last_span_received_at = now
         made = traces_sessions_assign(project, list(traces.values()), now)
         fresh = [trace for ext, trace in traces.items() if ext not in before]
-        traces_insert(project.pk, fresh, source_format, now)
-        trace_rows_update([traces[ext] for ext in before], TRACE_FIELDS)
+        trace_rows_write(project.pk, fresh, [traces[ext] for ext in before], source_format, now)
         spans_insert(
             [
                 row
@@ -218,6 +215,7 @@ def _store_once(
             trace_ids=[trace.pk for trace in traces.values()],
             late_trace_ids=[traces[ext].pk for ext in before if traces[ext].new_span_count],
             session_ids=sorted({t.session_id for t in grown if t.session_id is not None} - made),
+            held_out_trace_ids=[trace.pk for trace in traces.values() if trace.held_out],
         )
     return traces
 

@@ -9,16 +9,18 @@ caller then starts over, and the row is locked like any stored trace (TraceCreat
 from __future__ import annotations
 
 import functools
+import json
 from datetime import UTC, datetime
+from decimal import Decimal
 
 import orjson
 from django.db import IntegrityError, connection, transaction
 from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.errors import UniqueViolation
-from psycopg.types.json import Jsonb
+from psycopg.types.json import Json
 
 from traces.ingest.bulk_sql import binding_cursor
-from traces.ingest.copy_rows import json_dumps, quote, rows_copy
+from traces.ingest.copy_rows import quote
 from traces.models import Trace
 
 # The Trace columns ingestion computes and writes back.
@@ -115,38 +117,109 @@ def _read_fields() -> tuple:
     return tuple((field.attname, field) for field in map(Trace._meta.get_field, TRACE_READ))
 
 
-def traces_insert(project_pk: int, traces: list, source_format: str, now: datetime) -> None:
-    """Insert new traces (plain objects with the TRACE_READ names) and set each one's `pk`.
+def trace_rows_write(
+    project_pk: int, fresh: list, stored: list, source_format: str, now: datetime
+) -> None:
+    """Insert the new traces (plain objects with the TRACE_READ names), setting each one's `pk`,
+    and write TRACE_FIELDS back to the stored ones: one statement on PostgreSQL.
 
-    Raises TraceCreatedMeanwhile, having inserted nothing that stays, when one of them was
+    Raises TraceCreatedMeanwhile, having written nothing that stays, when a new one was
     created by another request since traces_lock looked. On PostgreSQL the transaction is then
-    unusable until the caller's atomic block (ingest.store's, a savepoint) rolls it back."""
-    if not traces:
+    unusable until the caller's atomic block rolls it back."""
+    if not (fresh or stored):
         return
-    traces = sorted(traces, key=lambda trace: trace.external_id)
+    fresh = sorted(fresh, key=lambda trace: trace.external_id)
     given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
-    fields = _insert_fields()
     if connection.vendor != "postgresql":
-        _traces_insert_orm(traces, fields, given)
+        if fresh:
+            _traces_insert_orm(fresh, _insert_fields(), given)
+        _trace_rows_update_orm(stored)
         return
-    # Keys first, so the rows go by COPY, which returns none: several times cheaper to send
-    # than an INSERT's column arrays, and no speculative insertion for ON CONFLICT.
-    with connection.cursor() as cursor:
-        cursor.execute(_keys_sql(), [len(traces)])
-        keys = [key for (key,) in cursor.fetchall()]
-    attnames = [field.attname for field in fields]
-    rows = (
-        [key, *(given[name] if name in given else getattr(trace, name) for name in attnames)]
-        for key, trace in zip(keys, traces, strict=True)
-    )
-    try:
-        rows_copy(Trace, ("id", *(field.name for field in fields)), rows)
-    except UniqueViolation as exc:
-        if exc.diag.constraint_name != _UNIQUE_EXTERNAL_ID:
+    # The rows as one JSON document, read into the table's row type by the statement: the keys
+    # come back with the insert and the updates ride along, so a request pays one round trip
+    # for its traces, and psycopg sends one value instead of an array a column.
+    params = []
+    if stored:
+        params.append(_rows_json(stored, (_PK_FIELD, *_update_fields()), {}))
+    if fresh:
+        params.append(_rows_json(fresh, _insert_fields(), given))
+    with binding_cursor() as cursor:
+        try:
+            cursor.execute(_write_sql(bool(stored), bool(fresh)), params)
+        except IntegrityError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, UniqueViolation) and (
+                cause.diag.constraint_name == _UNIQUE_EXTERNAL_ID
+            ):
+                raise TraceCreatedMeanwhile from exc
             raise
-        raise TraceCreatedMeanwhile from exc
-    for key, trace in zip(keys, traces, strict=True):
-        trace.pk = key
+        keys = dict(cursor.fetchall()) if fresh else {}
+    for trace in fresh:
+        trace.pk = keys[trace.external_id]
+
+
+def _rows_json(traces: list, fields: tuple, given: dict) -> Json:
+    """The traces' values of these fields (or the given ones) as a JSON array of objects keyed
+    by column, as json_populate_recordset reads it."""
+    columns = [(f.column, "pk" if f.primary_key else f.attname) for f in fields]
+    rows = [
+        {
+            column: given[attname] if attname in given else getattr(trace, attname)
+            for column, attname in columns
+        }
+        for trace in traces
+    ]
+    return Json(rows, dumps=_rows_dumps)
+
+
+def _rows_dumps(rows: list) -> bytes | str:
+    try:
+        return orjson.dumps(rows, default=_decimal_text)
+    except TypeError:  # non-string keys, integers beyond 64 bits in a JSON column
+        return json.dumps(rows, default=str)
+
+
+def _decimal_text(value):
+    if isinstance(value, Decimal):
+        return str(value)  # exact: the column reads it as written
+    raise TypeError
+
+
+_PK_FIELD = Trace._meta.pk
+
+
+@functools.cache
+def _update_fields() -> tuple:
+    return tuple(Trace._meta.get_field(name) for name in TRACE_FIELDS)
+
+
+@functools.cache
+def _write_sql(update: bool, insert: bool) -> str:
+    # Table and column names come from the model, never from input. Each value is read by its
+    # column's type, length and scale included, as COPY's rows were.
+    table = quote(Trace._meta.db_table)
+    source = f"json_populate_recordset(NULL::{table}, %s::json) AS v"
+    parts = []
+    if update:
+        assignments = ", ".join(
+            f"{quote(f.column)} = v.{quote(f.column)}" for f in _update_fields()
+        )
+        parts.append(
+            f"UPDATE {table} AS t SET {assignments} FROM {source} "  # noqa: S608
+            f"WHERE t.id = v.{quote(_PK_FIELD.column)}"
+        )
+    if insert:
+        names = ", ".join(quote(f.column) for f in _insert_fields())
+        values = ", ".join(f"v.{quote(f.column)}" for f in _insert_fields())
+        # In external id order, as traces_lock locks, so two inserts never wait crosswise.
+        parts.append(
+            f"INSERT INTO {table} ({names}) SELECT {values} FROM {source} "  # noqa: S608
+            f"ORDER BY v.{quote(Trace._meta.get_field('external_id').column)} "
+            "RETURNING external_id, id"
+        )
+    if len(parts) == 1:
+        return parts[0]
+    return f"WITH updated AS ({parts[0]}) {parts[1]}"
 
 
 # The model's unique key a trace created meanwhile collides with.
@@ -165,18 +238,6 @@ def _insert_fields() -> list:
         for field in Trace._meta.concrete_fields
         if not field.primary_key and field.db_default is NOT_PROVIDED
     ]
-
-
-@functools.cache
-def _keys_sql() -> str:
-    table = Trace._meta.db_table
-    # The sequence is looked up once (OFFSET 0 keeps the subquery whole): named in the select
-    # list, it was looked up again for every key, ten times the cost of nextval itself.
-    return (
-        "SELECT nextval(s.seq) FROM (SELECT "  # noqa: S608 - the model's table name
-        f"pg_get_serial_sequence('{table}', 'id')::regclass AS seq OFFSET 0) AS s, "
-        "generate_series(1, %s)"
-    )
 
 
 def _traces_insert_orm(traces: list, fields: list, given: dict) -> None:
@@ -199,32 +260,17 @@ def _traces_insert_orm(traces: list, fields: list, given: dict) -> None:
         trace.pk = model.pk
 
 
-def trace_rows_update(traces: list, fields: list[str]) -> None:
-    """UPDATE each trace's fields (read off plain objects by attribute) by primary key."""
+def _trace_rows_update_orm(traces: list) -> None:
+    """SQLite's path: UPDATE each trace's TRACE_FIELDS by primary key."""
     if not traces:
         return
-    columns = [Trace._meta.get_field(name) for name in fields]
+    columns = _update_fields()
     assignments = ", ".join(f"{quote(c.column)} = %s" for c in columns)
     # Table and column names come from the model, never from input.
     sql = f"UPDATE {quote(Trace._meta.db_table)} SET {assignments} WHERE id = %s"  # noqa: S608
-    if connection.vendor == "postgresql":
-        # psycopg adapts these values itself; only JSON needs wrapping (and orjson is faster).
-        json_columns = {i for i, c in enumerate(columns) if isinstance(c, JSONField)}
-        params = [
-            [
-                Jsonb(getattr(trace, c.attname), dumps=json_dumps)
-                if i in json_columns
-                else getattr(trace, c.attname)
-                for i, c in enumerate(columns)
-            ]
-            + [trace.pk]
-            for trace in traces
-        ]
-    else:
-        params = [
-            [c.get_db_prep_save(getattr(trace, c.attname), connection) for c in columns]
-            + [trace.pk]
-            for trace in traces
-        ]
+    params = [
+        [c.get_db_prep_save(getattr(trace, c.attname), connection) for c in columns] + [trace.pk]
+        for trace in traces
+    ]
     with binding_cursor() as cursor:
         cursor.executemany(sql, params)
