@@ -30,6 +30,8 @@ from core.errors import ApplicationError
 # The offset pages an old bookmark may still ask for; beyond, offset would cost what keyset
 # pagination saves, and the link is refused with a pointer to the first page.
 LEGACY_PAGE_MAX = 1000
+# A cursor's whole numbers must fit the widest integer column, or the database refuses them.
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass
@@ -76,18 +78,19 @@ def _decode_value(raw, like, nullable: bool):
             parsed = Decimal(raw) if isinstance(raw, str) else None
         except InvalidOperation:
             parsed = None
-        if parsed is None or not parsed.is_finite():
+        # Finite and of a size a numeric column compares with (the database refuses more).
+        if parsed is None or not parsed.is_finite() or abs(parsed.adjusted()) > 40:
             raise ValueError(raw)
         return parsed
-    if isinstance(like, str) and not isinstance(raw, str):
-        raise ValueError(raw)
+    if isinstance(like, str) and (not isinstance(raw, str) or "\x00" in raw):
+        raise ValueError(raw)  # PostgreSQL text holds no NUL
     if isinstance(like, dt.datetime):
         parsed = parse_datetime(raw) if isinstance(raw, str) else None
-        if parsed is None:
+        if parsed is None or parsed.tzinfo is None:
             raise ValueError(raw)
         return parsed
     if isinstance(like, int) and not isinstance(like, bool):
-        if not isinstance(raw, int) or isinstance(raw, bool):
+        if not isinstance(raw, int) or isinstance(raw, bool) or not BIGINT_MIN <= raw <= BIGINT_MAX:
             raise ValueError(raw)
         return raw
     return raw
