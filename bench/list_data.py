@@ -14,8 +14,9 @@ def fixtures_ensure(conn) -> None:
         return
     conn.execute(
         "INSERT INTO traces_project (name, slug, created_at, tool_error_text_detection, "
-        "tool_error_markers, route_thumbs_down_to_review) SELECT 'Bench ' || n, 'bench-' || n, "
-        "now(), true, '[]', false FROM generate_series(1, 3) n"
+        "tool_error_markers, route_thumbs_down_to_review, masking_key, log_records_unjoined) "
+        "SELECT 'Bench ' || n, 'bench-' || n, now(), true, '[]', false, "
+        "md5(random()::text) || md5(random()::text), 0 FROM generate_series(1, 3) n"
     )
     conn.execute(
         "INSERT INTO judges_rubric (name, description, task_type, created_at, judge_new_traces, "
@@ -36,7 +37,8 @@ def fixtures_ensure(conn) -> None:
     )
     conn.execute(
         "INSERT INTO reviews_queue (name, priority, blind, annotators_per_item, "
-        "audit_sample_rate, created_at) VALUES ('Bench default', 0, false, 1, 0, now())"
+        "audit_sample_rate, created_at, kind) "
+        "VALUES ('Bench default', 0, false, 1, 0, now(), 'single')"
     )
     conn.execute(
         "INSERT INTO golden_datasetversion (name, note, content_hash, example_count, "
@@ -185,11 +187,11 @@ def grow(conn, traces_to: int) -> None:
                 "INSERT INTO golden_goldenexample (key, origin, adversarial_kind, task, "
                 "task_type, context, reference_trajectory, expected_outcome, expected_behavior, "
                 "failure_tags, red_flags, held_out, draft, created_at, updated_at, "
-                "source_trace_id) "
+                "source_trace_id, tool_world) "
                 "SELECT md5(id::text), 'promoted', '', task, task_type, '{}', "
                 '\'[{"step": 1, "tool": "get_order", "inputs": {}}]\', \'Refunded.\', \'\', '
                 "'[\"wrong_tool\"]', '[]', held_out, false, "
-                "now() - make_interval(mins => (id %% 100000)::int), now(), id "
+                "now() - make_interval(mins => (id %% 100000)::int), now(), id, '{}' "
                 "FROM traces_trace WHERE id BETWEEN %s AND %s AND id %% 100 = 3",
                 [first[0], first[1]],
             )

@@ -67,7 +67,18 @@ PAGES = [
     ("sessions", "/traces/sessions/"),
     ("sessions, one project", "/traces/sessions/?project=bench-1"),
     ("sessions API", "/api/sessions/"),
+    ("traces, page 40, sorted by spans", "/traces/?sort=-span_count&page=40"),
+    ("traces API", "/api/traces/"),
+    ("traces API, page 40", "/api/traces/?page=40"),
+    ("sessions API, page 40", "/api/sessions/?page=40"),
+    ("golden examples API, page 40", "/api/golden/examples/?page=40"),
+    ("judge runs API, page 40", "/api/judge-runs/?page=40"),
+    ("queue items API, page 20", "/api/reviews/queues/{queue}/items/?page=20"),
+    ("scores API, page 40", "/api/scores/?page=40"),
 ]
+# API lists reached at page N: by offset (limit 50) before, by the cursor of page N-1's last row
+# now; "?page=N" in PAGES above only names N.
+API_PER_PAGE = 50
 
 
 def migrate(database_url: str) -> None:
@@ -105,7 +116,9 @@ def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -
         cursor.execute("SELECT min(id) FROM reviews_queue")
         queue_id = cursor.fetchone()[0]
     pages = [(name, url.format(queue=queue_id)) for name, url in PAGES]
-    if not before:
+    if before:
+        pages = [(name, offset_url(url)) for name, url in pages]
+    else:
         pages = [(name, cursor_url(url, annotator)) for name, url in pages]
     for command in sys.stdin:
         command = command.strip()
@@ -131,34 +144,66 @@ def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -
         print(json.dumps(result), flush=True)
 
 
+def offset_url(url: str) -> str:
+    """An API list's page N as the earlier code served it: limit and offset."""
+    from urllib.parse import parse_qs, urlsplit
+
+    parts = urlsplit(url)
+    if not parts.path.startswith("/api/"):
+        return url
+    number = int(parse_qs(parts.query).get("page", ["1"])[0])
+    return f"{parts.path}?limit={API_PER_PAGE}&offset={(number - 1) * API_PER_PAGE}"
+
+
 def cursor_url(url: str, user) -> str:
     """Deep pages of the lists that page by cursor: the link the reader gets on page N-1
     (the cursor of the page's last row), instead of ?page=N. Run in this code's process."""
     from urllib.parse import parse_qs, urlsplit
 
+    from django.db.models import F
+
     from core.keyset import cursor_encode
     from golden.evals.selectors import EVAL_RUN_ORDER, eval_run_list
     from golden.selectors import EXAMPLE_ORDER, golden_example_list
+    from judges.models import JudgeRun
     from reviews.models import Queue
     from reviews.selectors import CLAIM_ORDER, queue_items
+    from traces.filters import trace_list_ordering
+    from traces.selectors import traces_visible
+    from traces.session_selectors import SESSION_ORDER, sessions_visible
 
     parts = urlsplit(url)
-    number = int(parse_qs(parts.query).get("page", ["1"])[0])
+    query = parse_qs(parts.query)
+    number = int(query.get("page", ["1"])[0])
     if number == 1:
-        return url
-    if parts.path == "/golden/":
+        return url if not parts.path.startswith("/api/") else f"{parts.path}?limit=50"
+    sort = query.get("sort", [""])[0]
+    kept = f"sort={sort}&" if sort else ""
+    if parts.path in ("/traces/", "/api/traces/", "/api/scores/"):
+        rows, ordering = traces_visible(user), trace_list_ordering(sort)
+    elif parts.path == "/api/sessions/":
+        rows, ordering = sessions_visible(user), SESSION_ORDER
+    elif parts.path == "/api/judge-runs/":
+        rows, ordering = JudgeRun.objects.all(), ("-id",)
+    elif parts.path in ("/golden/", "/api/golden/examples/"):
         rows, ordering = golden_example_list(user), EXAMPLE_ORDER
     elif parts.path == "/golden/evals/":
         rows, ordering = eval_run_list(), EVAL_RUN_ORDER
-    elif parts.path.startswith("/reviews/queues/"):
-        queue = Queue.objects.get(pk=int(parts.path.split("/")[3]))
+    elif "/queues/" in parts.path:
+        queue = Queue.objects.get(
+            pk=int(parts.path.rstrip("/").split("/")[-2 if "/items" in parts.path else -1])
+        )
         rows, ordering = queue_items(queue, {}, user), CLAIM_ORDER
     else:
         return url  # a list still paged by number
-    rows = rows.order_by(*ordering)
+    # The lists' order: a nullable first field (a start time) lists its nulls last.
+    first = ordering[0].lstrip("-")
+    column = F(first).desc if ordering[0].startswith("-") else F(first).asc
+    rows = rows.order_by(column(nulls_last=True), *ordering[1:])
     last_shown = rows[(number - 1) * 50 - 1 : (number - 1) * 50]
-    row = last_shown[0] if last_shown else rows.order_by(*ordering).last()
-    return f"{parts.path}?after={cursor_encode(ordering, row)}"
+    row = last_shown[0] if last_shown else rows.last()
+    limit = "limit=50&" if parts.path.startswith("/api/") else ""
+    return f"{parts.path}?{kept}{limit}after={cursor_encode(ordering, row)}"
 
 
 def blocks_read(connection, queries) -> int:

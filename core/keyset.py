@@ -4,7 +4,8 @@ An offset page reads and throws away every row before it, so page 300 of a queue
 index entries. Here a page starts from the last row the reader saw: `?after=CURSOR` lists the
 rows that follow it in the list's order, `?before=CURSOR` the rows that precede it. A cursor
 holds the sort values of that row (the last is always the primary key, so ties on the sort key
-never repeat or skip a row), so a link means the same rows' neighbourhood whatever is inserted
+never repeat or skip a row; a nullable first sort field lists its nulls last, as the lists'
+NULLS LAST indexes hold them), so a link means the same rows' neighbourhood whatever is inserted
 or settled meanwhile, and can be bookmarked. Rows added after the reader opened the first page
 appear at the top, never pushed into the page they are on.
 
@@ -17,10 +18,11 @@ import binascii
 import datetime as dt
 import json
 from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
 from functools import reduce
 from operator import or_
 
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils.dateparse import parse_datetime
 
 from core.errors import ApplicationError
@@ -28,6 +30,8 @@ from core.errors import ApplicationError
 # The offset pages an old bookmark may still ask for; beyond, offset would cost what keyset
 # pagination saves, and the link is refused with a pointer to the first page.
 LEGACY_PAGE_MAX = 1000
+# A cursor's whole numbers must fit the widest integer column, or the database refuses them.
+BIGINT_MIN, BIGINT_MAX = -(2**63), 2**63 - 1
 
 
 @dataclass
@@ -58,18 +62,35 @@ def _field_name(term: str) -> str:
 def _encode_value(value):
     if isinstance(value, dt.datetime):
         return value.isoformat()
+    if isinstance(value, Decimal):
+        return str(value)
     return value
 
 
-def _decode_value(raw, like):
+def _decode_value(raw, like, nullable: bool):
     """A cursor value of the type its field holds; ValueError when it is not one."""
+    if raw is None:
+        if not nullable:
+            raise ValueError(raw)
+        return None
+    if isinstance(like, Decimal):
+        try:
+            parsed = Decimal(raw) if isinstance(raw, str) else None
+        except InvalidOperation:
+            parsed = None
+        # Finite and of a size a numeric column compares with (the database refuses more).
+        if parsed is None or not parsed.is_finite() or abs(parsed.adjusted()) > 40:
+            raise ValueError(raw)
+        return parsed
+    if isinstance(like, str) and (not isinstance(raw, str) or "\x00" in raw):
+        raise ValueError(raw)  # PostgreSQL text holds no NUL
     if isinstance(like, dt.datetime):
         parsed = parse_datetime(raw) if isinstance(raw, str) else None
-        if parsed is None:
+        if parsed is None or parsed.tzinfo is None:
             raise ValueError(raw)
         return parsed
     if isinstance(like, int) and not isinstance(like, bool):
-        if not isinstance(raw, int) or isinstance(raw, bool):
+        if not isinstance(raw, int) or isinstance(raw, bool) or not BIGINT_MIN <= raw <= BIGINT_MAX:
             raise ValueError(raw)
         return raw
     return raw
@@ -82,7 +103,13 @@ def cursor_encode(ordering: tuple[str, ...], row) -> str:
     return base64.urlsafe_b64encode(text.encode()).decode().rstrip("=")
 
 
-def cursor_decode(cursor: str, ordering: tuple[str, ...], kinds: tuple, name: str) -> list:
+def cursor_decode(
+    cursor: str,
+    ordering: tuple[str, ...],
+    kinds: tuple,
+    name: str,
+    nullable: frozenset = frozenset(),
+) -> list:
     """The sort values a cursor holds; ApplicationError naming the parameter when it is not
     a cursor of this list."""
     try:
@@ -90,7 +117,10 @@ def cursor_decode(cursor: str, ordering: tuple[str, ...], kinds: tuple, name: st
         values = json.loads(base64.urlsafe_b64decode(padded.encode()))
         if not isinstance(values, list) or len(values) != len(ordering):
             raise ValueError(values)
-        return [_decode_value(raw, like) for raw, like in zip(values, kinds, strict=True)]
+        return [
+            _decode_value(raw, like, _field_name(term) in nullable)
+            for raw, like, term in zip(values, kinds, ordering, strict=True)
+        ]
     except (ValueError, TypeError, binascii.Error, UnicodeDecodeError):
         raise ApplicationError(
             f"{name}: not a position this list gave; start again from its first page.",
@@ -117,21 +147,68 @@ def _reversed(ordering: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(term[1:] if term.startswith("-") else "-" + term for term in ordering)
 
 
-# Python types of the sort fields, read from the model so a cursor's values are checked.
-def _field_kinds(queryset, ordering: tuple[str, ...]) -> tuple:
-    kinds = []
-    for term in ordering:
+# Python types of the sort fields, read from the model so a cursor's values are checked, and
+# which of them may be null (only the first: its nulls are a segment of their own).
+def _field_kinds(queryset, ordering: tuple[str, ...]) -> tuple[tuple, frozenset]:
+    kinds, nullable = [], set()
+    for index, term in enumerate(ordering):
         model_field = queryset.model._meta.get_field(_field_name(term))
         internal = model_field.get_internal_type()
         if internal == "DateTimeField":
             kinds.append(dt.datetime.now(dt.UTC))
+        elif internal == "DecimalField":
+            kinds.append(Decimal(0))
         elif "Integer" in internal or internal in ("AutoField", "BigAutoField"):
             kinds.append(0)
         else:
             kinds.append("")
         if model_field.null:
-            raise ValueError(f"keyset pagination needs non-null sort fields: {term}")
-    return tuple(kinds)
+            if index:
+                raise ValueError(
+                    f"keyset pagination takes nulls in the first sort field only: {term}"
+                )
+            nullable.add(_field_name(term))
+    return tuple(kinds), frozenset(nullable)
+
+
+def _order(ordering: tuple[str, ...], nullable: frozenset, reverse: bool = False) -> list:
+    """order_by terms of the list (walked back when `reverse`): a nullable field's nulls come
+    last in the list, so first when walking back."""
+    terms = []
+    for term in _reversed(ordering) if reverse else ordering:
+        name = _field_name(term)
+        if name not in nullable:
+            terms.append(term)
+            continue
+        column = F(name).desc if term.startswith("-") else F(name).asc
+        terms.append(column(nulls_first=True) if reverse else column(nulls_last=True))
+    return terms
+
+
+def _rows_beyond(queryset, ordering, values: list, nullable: frozenset, reverse: bool, limit: int):
+    """Up to `limit` rows past the cursor `values`, walking the list's order (back when
+    `reverse`), nearest first. A nullable first field's nulls are no comparison's match, so
+    they are walked as a segment of their own after (or, walking back, before) the valued
+    rows; each segment is one index range, read only when the one before ran short."""
+    order = _order(ordering, nullable, reverse)
+    first = _field_name(ordering[0])
+    if first not in nullable:
+        return list(queryset.filter(_beyond(ordering, values, reverse)).order_by(*order)[:limit])
+    nulls = queryset.filter(**{f"{first}__isnull": True})
+    if values[0] is None:
+        segments = [nulls.filter(_beyond(ordering[1:], values[1:], reverse))]
+        if reverse:
+            segments.append(queryset.filter(**{f"{first}__isnull": False}))
+    else:
+        segments = [queryset.filter(_beyond(ordering, values, reverse))]
+        if not reverse:
+            segments.append(nulls)
+    rows: list = []
+    for segment in segments:
+        rows += segment.order_by(*order)[: limit - len(rows)]
+        if len(rows) >= limit:
+            break
+    return rows
 
 
 def keyset_page(queryset, ordering: tuple[str, ...], params, per_page: int) -> KeysetPage:
@@ -139,17 +216,13 @@ def keyset_page(queryset, ordering: tuple[str, ...], params, per_page: int) -> K
     `ordering`, whose last term must be the primary key so every row has one place."""
     if _field_name(ordering[-1]) not in ("pk", "id"):
         raise ValueError("keyset ordering must end with the primary key")
-    kinds = _field_kinds(queryset, ordering)
+    kinds, nullable = _field_kinds(queryset, ordering)
     after, before = params.get("after") or "", params.get("before") or ""
-    ordered = queryset.order_by(*ordering)
+    ordered = queryset.order_by(*_order(ordering, nullable))
     page = KeysetPage(rows=[], sort_fields=ordering)
     if before:
-        values = cursor_decode(before, ordering, kinds, "before")
-        backwards = list(
-            queryset.filter(_beyond(ordering, values, reverse=True)).order_by(*_reversed(ordering))[
-                : per_page + 1
-            ]
-        )
+        values = cursor_decode(before, ordering, kinds, "before", nullable)
+        backwards = _rows_beyond(queryset, ordering, values, nullable, True, per_page + 1)
         if len(backwards) > per_page:
             page.rows = list(reversed(backwards[:per_page]))
             page.is_first = False
@@ -159,8 +232,8 @@ def keyset_page(queryset, ordering: tuple[str, ...], params, per_page: int) -> K
         # Back at the top: the first page, full, rather than the few rows left above.
         rows = list(ordered[: per_page + 1])
     elif after:
-        values = cursor_decode(after, ordering, kinds, "after")
-        rows = list(ordered.filter(_beyond(ordering, values, reverse=False))[: per_page + 1])
+        values = cursor_decode(after, ordering, kinds, "after", nullable)
+        rows = _rows_beyond(queryset, ordering, values, nullable, False, per_page + 1)
         page.is_first = False
     else:
         offset = _legacy_offset(params.get("page"), per_page)

@@ -8,10 +8,15 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.permissions import IsAnnotator
-from core.pagination import BoundedCountPagination
+from core.pagination import ApiPagination
 from explorer import session_selectors
 from traces.api import TraceOut
-from traces.session_selectors import SessionFilter, session_get, sessions_as_seen_by
+from traces.session_selectors import (
+    SESSION_ORDER,
+    SessionFilter,
+    session_get,
+    sessions_as_seen_by,
+)
 
 
 class SessionVerdictOut(serializers.Serializer):
@@ -58,7 +63,8 @@ class SessionListApi(GenericAPIView):
     Counted up to 1,000 like the trace list (`count_is_lower_bound` says when there are more)."""
 
     permission_classes = [IsAnnotator]
-    pagination_class = BoundedCountPagination
+    pagination_class = ApiPagination
+    page_ordering = SESSION_ORDER
     serializer_class = SessionOut
     filter_backends = [DjangoFilterBackend]
     filterset_class = SessionFilter

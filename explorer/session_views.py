@@ -5,25 +5,37 @@ from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
+from core.keyset import keyset_page_for_view
 from explorer import session_selectors
-from traces.session_selectors import session_conversations, session_get, sessions_as_seen_by
+from traces.session_selectors import (
+    SESSION_ORDER,
+    session_conversations,
+    session_get,
+    sessions_as_seen_by,
+)
 
 PER_PAGE = 50
 
 
 @require_role(ANNOTATOR)
 def session_list(request):
-    """Sessions (conversations) with their trace counts, times and latest verdicts."""
+    """Sessions (conversations) with their trace counts, times and latest verdicts, in pages
+    linked by cursor (core/keyset.py)."""
     session_filter = session_selectors.session_list(request.user, request.GET)
-    page_asked = request.GET.get("page")
-    page = BoundedPaginator(session_filter.qs, PER_PAGE, page_asked).get_page(page_asked)
-    page.object_list = sessions_as_seen_by(request.user, list(page.object_list))
-    query = request.GET.copy()
-    query.pop("page", None)
+    sessions = session_filter.qs
+    page, error = keyset_page_for_view(sessions, SESSION_ORDER, request.GET, PER_PAGE)
+    page.rows = sessions_as_seen_by(request.user, page.rows)
     return render(
         request,
         "explorer/session_list.html",
-        {"filter": session_filter, "page": page, "query": query.urlencode()},
+        {
+            "filter": session_filter,
+            "page": page,
+            "page_error": error,
+            # The figure above the list: a count that stops past COUNT_CAP, as it says.
+            "counter": BoundedPaginator(sessions, PER_PAGE),
+        },
+        status=400 if error else 200,
     )
 
 

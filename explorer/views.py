@@ -9,6 +9,7 @@ from django.shortcuts import render
 
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
+from core.keyset import keyset_page_for_view
 from explorer import selectors as explorer_selectors
 from judges.online_health import trace_online_decisions
 from reviews.access import review_item_ids_openable
@@ -19,6 +20,8 @@ from traces.span_window import window_plan
 from traces.tool_definitions import tools_offered
 
 PAGE_SIZES = (25, 50, 100, 200)
+# A page's position: what a link that filters, sorts or exports the list leaves out.
+PAGE_POSITION_PARAMS = ("page", "after", "before")
 # The tree and timeline of a trace past this many spans would slow every reader of the page;
 # the API returns every span.
 TRACE_PAGE_MAX_SPANS = 20_000
@@ -26,7 +29,7 @@ TRACE_PAGE_MAX_SPANS = 20_000
 
 @require_role(ANNOTATOR)
 def trace_list(request):
-    """Traces with filters, sort, search and pagination."""
+    """Traces with filters, sort, search and pages linked by cursor (core/keyset.py)."""
     trace_filter = explorer_selectors.trace_list(request.user, request.GET)
     try:
         per_page = int(request.GET.get("per_page", 50))
@@ -36,10 +39,11 @@ def trace_list(request):
     # A filter that cannot be read lists nothing (not everything) and says why, with a 400.
     valid = trace_filter.is_valid()
     traces = trace_filter.qs if valid else trace_filter.queryset.none()
-    page_asked = request.GET.get("page")
-    page = BoundedPaginator(traces, per_page, page_asked).get_page(page_asked)
+    # A cursor this list did not give shows the first page and says why, with a 400.
+    page, error = keyset_page_for_view(traces, trace_filter.ordering, request.GET, per_page)
     query = request.GET.copy()
-    query.pop("page", None)
+    for name in PAGE_POSITION_PARAMS:
+        query.pop(name, None)
     unsorted = query.copy()
     unsorted.pop("sort", None)
     return render(
@@ -48,13 +52,16 @@ def trace_list(request):
         {
             "filter": trace_filter,
             "page": page,
+            "page_error": error,
+            # The figure above the list: a count that stops past COUNT_CAP, as it says.
+            "counter": BoundedPaginator(traces, per_page),
             "query": query.urlencode(),
             "unsorted_query": unsorted.urlencode(),
             "sort": request.GET.get("sort", ""),
             "page_sizes": PAGE_SIZES,
             "per_page": per_page,
         },
-        status=200 if valid else 400,
+        status=200 if valid and not error else 400,
     )
 
 

@@ -15,6 +15,7 @@ from core.pagination import ApiPagination
 from golden.example_schema import ExampleInvalid
 from golden.jsonl import ImportInvalid, dataset_import_jsonl
 from golden.selectors import (
+    EXAMPLE_ORDER,
     dataset_health,
     dataset_version_diff,
     dataset_version_get_for_user,
@@ -64,6 +65,7 @@ def _example_write(write, **kwargs):
 
 class GoldenExampleListView(_ReadAnnotatorWriteCurator):
     pagination_class = ApiPagination
+    page_ordering = EXAMPLE_ORDER
 
     @extend_schema(
         parameters=[

@@ -170,6 +170,7 @@ class JudgeRunListOut(JudgeRunOut):
 
 class JudgeRunListCreateApi(APIView):
     pagination_class = ApiPagination
+    page_ordering = ("-id",)  # judges.selectors.judge_runs_listed's
 
     def get_permissions(self):
         if self.request.method in ("GET", "HEAD", "OPTIONS"):

@@ -119,6 +119,7 @@ class QueueItemsApi(APIView):
 
     permission_classes = [IsAnnotator]
     pagination_class = ApiPagination
+    page_ordering = CLAIM_ORDER
 
     @extend_schema(
         parameters=[

@@ -15,7 +15,7 @@ from judges.models import Judgment, Verdict
 from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem
 from traces.feedback_api import FeedbackOut
-from traces.filters import TraceFilter
+from traces.filters import TraceFilter, trace_list_ordering
 from traces.models import Feedback, Trace
 from traces.selectors import traces_visible
 
@@ -107,6 +107,10 @@ class ScoresApi(GenericAPIView):
     filter_backends = [DjangoFilterBackend]
     filterset_class = TraceFilter
     pagination_class = ScoresPagination
+
+    @property
+    def page_ordering(self) -> tuple[str, ...]:
+        return trace_list_ordering(self.request.query_params.get("sort", ""))
 
     def get_queryset(self):
         traces = Trace.objects.select_related("project")

@@ -22,9 +22,9 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator
 from core.errors import ApplicationError
-from core.pagination import BoundedCountPagination
+from core.pagination import ApiPagination
 from traces import selectors
-from traces.filters import TraceFilter
+from traces.filters import TraceFilter, trace_list_ordering
 from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.bulk_sql import SPAN_FIELDS_FROM_RECORD
 from traces.ingest.jaeger import is_jaeger_export
@@ -170,7 +170,7 @@ class TraceListCreateApi(GenericAPIView):
     as the trace list page's does: a full count of a broad search reads every match."""
 
     permission_classes = [IsAnnotator]
-    pagination_class = BoundedCountPagination
+    pagination_class = ApiPagination
     parser_classes = [TraceJSONParser]
     serializer_class = TraceOut
     filter_backends = [DjangoFilterBackend]
@@ -178,6 +178,10 @@ class TraceListCreateApi(GenericAPIView):
 
     def get_queryset(self):
         return selectors.traces_visible(self.request.user, selectors.trace_rows())
+
+    @property
+    def page_ordering(self) -> tuple[str, ...]:
+        return trace_list_ordering(self.request.query_params.get("sort", ""))
 
     @extend_schema(responses=TraceOut(many=True))
     def get(self, request):

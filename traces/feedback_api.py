@@ -47,6 +47,7 @@ class FeedbackApi(GenericAPIView):
     filter_backends = [DjangoFilterBackend]
     filterset_class = FeedbackFilter
     pagination_class = FeedbackPagination
+    page_ordering = ("-id",)
 
     def get_queryset(self):
         rows = Feedback.objects.select_related("trace__project").order_by("-pk")

@@ -48,6 +48,17 @@ SORT_CHOICES = [
 ]
 
 
+# The list's default order; every order ends with the id, so a page cursor (core/keyset.py)
+# has one place in it. The indexes trace_list_newest and trace_project_newest serve it.
+DEFAULT_SORT = "-started_at"
+
+
+def trace_list_ordering(sort: str) -> tuple[str, ...]:
+    """The keyset ordering of the list sorted by `sort` (a SORT_CHOICES value, or the default
+    when empty): the same order `TraceFilter.qs` gives, nulls last."""
+    return (sort if sort in dict(SORT_CHOICES) else DEFAULT_SORT, "-id")
+
+
 DATE_INPUT = forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
 
 
@@ -169,8 +180,14 @@ class TraceFilter(ContentSearchFilters):
     def qs(self):
         queryset = super().qs
         if not queryset.query.order_by:
-            queryset = queryset.order_by(_ordering("-started_at"), "-pk")
+            queryset = queryset.order_by(_ordering(DEFAULT_SORT), "-pk")
         return queryset
+
+    @property
+    def ordering(self) -> tuple[str, ...]:
+        """The keyset ordering of `qs` (call after is_valid)."""
+        cleaned = getattr(self.form, "cleaned_data", None) or {}
+        return trace_list_ordering(cleaned.get("sort") or "")
 
 
 def trace_filter_add(name: str, trace_filter: django_filters.Filter, *, after: str) -> None:

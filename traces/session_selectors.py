@@ -17,6 +17,10 @@ from traces.models import Project, Session, Span, SpanKind, SpanStatus, Trace
 from traces.selectors import sees_held_out
 from traces.session_totals import FIRST_TASK_CHARS
 
+# The session list's order; the indexes session_list_latest and session_project_latest serve
+# it (nulls last), and the id gives a page cursor (core/keyset.py) one place in it.
+SESSION_ORDER = ("-last_trace_at", "-id")
+
 
 def sessions_visible(user) -> QuerySet:
     """Sessions with a trace the user may see, latest activity first, from their stored totals.

@@ -91,6 +91,7 @@ class WebhookDetailView(APIView):
 class WebhookDeliveryListView(APIView):
     permission_classes = [IsCurator]
     pagination_class = DeliveryPagination
+    page_ordering = ("-created_at", "-id")
 
     @extend_schema(responses=DeliveryOut(many=True))
     def get(self, request, pk: int):

@@ -15,11 +15,11 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from core.api_fields import RowIdField
-from core.pagination import BoundedCountPagination
+from core.pagination import ApiPagination
 from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
 from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
-from golden.evals.selectors import eval_run_list, metrics_visible
+from golden.evals.selectors import EVAL_RUN_ORDER, eval_run_list, metrics_visible
 from golden.evals.services import eval_run_create, eval_run_lookup, eval_run_outcomes_judge
 from golden.evals.tags import eval_run_traces_state
 from golden.signals import gate_decided
@@ -184,7 +184,8 @@ class EvalRunFilter(django_filters.FilterSet):
 class EvalRunListView(GenericAPIView):
     """Eval runs, newest first, 50 a page; counted up to 1,000 like the other long lists."""
 
-    pagination_class = BoundedCountPagination
+    pagination_class = ApiPagination
+    page_ordering = EVAL_RUN_ORDER
     serializer_class = EvalRunOut
     filter_backends = [DjangoFilterBackend]
     filterset_class = EvalRunFilter

@@ -57,9 +57,16 @@ def test_a_nul_in_a_page_filter_is_a_bad_request(client, curator, url):
         ("limit=ten", "limit"),
         ("offset=99999999999999999999", "offset"),
         ("offset=-1", "offset"),
+        # Lists page by cursor: an offset, even a harmless one, is refused rather than ignored.
+        ("offset=0", "offset"),
+        ("after=not-a-cursor", "after"),
+        # A cursor whose id overflows bigint, and one whose text holds a NUL.
+        ("after=WyIyMDI2LTEyLTA2VDAwOjAwOjAwKzAwOjAwIiwxMDAwMDAwMDAwMDAwMDAwMDAwMDAwXQ", "after"),
+        ("before=WyJcdTAwMDAiLDFd", "before"),
+        ("after=x&before=y", "before"),
     ],
 )
-def test_limit_and_offset_out_of_range_are_refused(
+def test_limit_offset_and_cursors_out_of_range_are_refused(
     annotator, api_client_for, queue_id, url, query, param
 ):
     response = api_client_for(annotator).get(f"{url.format(queue=queue_id)}?{query}")
@@ -71,9 +78,12 @@ def test_limit_and_offset_out_of_range_are_refused(
 def test_a_page_is_at_most_max_limit_long(annotator, api_client_for):
     GoldenExampleFactory.create_batch(3)
 
-    body = api_client_for(annotator).get("/api/golden/examples/?limit=500&offset=1").json()
+    api = api_client_for(annotator)
+    first = api.get("/api/golden/examples/?limit=1").json()
+    rest = api.get(first["next"].replace("limit=1", "limit=500")).json()
 
-    assert (body["count"], len(body["results"])) == (3, 2)
+    assert (first["count"], len(first["results"]), len(rest["results"])) == (3, 1, 2)
+    assert rest["next"] is None
 
 
 def test_an_unknown_held_out_value_is_refused(annotator, api_client_for):

@@ -1,8 +1,8 @@
 """The OpenAPI schema and the API's behaviour agree, checked from the schema itself, so an
 operation added later is checked too: a query value outside a documented enum is refused
 naming the parameter, a body of the wrong JSON type is a 400 (never a 500 or a write), and
-every documented page takes `limit` and `offset` and refuses a limit out of its documented
-range."""
+every documented page takes `limit`, links its neighbours by cursor (`next`, `previous`),
+refuses `offset` naming it, and refuses a limit out of its documented range."""
 
 import pytest
 
@@ -66,23 +66,48 @@ def test_a_body_of_the_wrong_json_type_is_refused(api, schema):
     assert not wrong, "\n".join(wrong)
 
 
-def test_every_documented_page_takes_limit_and_offset(api, schema):
-    wrong, pages = [], 0
+def _walked(api, path: str, wrong: list) -> int:
+    """Pages of one row from the first page to the last by `next`, and back by `previous`:
+    the same rows, each once. Returns how many rows were walked."""
+    forward, url = [], f"{path}?limit=1"
+    while url and len(forward) < 20:
+        body = api.get(url).json()
+        forward.append([row.get("id", str(row)) for row in body["results"]])
+        last, url = url, body["next"]
+    backward, url = [], last
+    while url:
+        body = api.get(url).json()
+        backward.append([row.get("id", str(row)) for row in body["results"]])
+        url = body["previous"]
+    rows = sum(forward, [])
+    if len(set(map(str, rows))) != len(rows) or backward[::-1] != forward:
+        wrong.append(f"GET {path}: pages {forward} forward, {backward} back")
+    return len(rows)
+
+
+def test_every_documented_page_pages_by_cursor_and_refuses_offset(api, schema):
+    wrong, pages, walked = [], 0, 0
     for path, operation in _operations(schema, "get"):
         answer = operation["responses"].get("200", {}).get("content", {})
         reference = answer.get("application/json", {}).get("schema", {}).get("$ref", "")
         if not reference.rsplit("/", 1)[-1].startswith("Paginated"):
             continue
         pages += 1
-        page = api.get(path, {"limit": 1, "offset": 0})
-        if page.status_code != 200 or not {"count", "results"} <= set(page.json()):
+        page = api.get(path, {"limit": 1})
+        fields = {"count", "count_is_lower_bound", "next", "previous", "results"}
+        if page.status_code != 200 or not fields <= set(page.json()):
             wrong.append(f"GET {path}?limit=1: {page.status_code}")
-        elif len(page.json()["results"]) > 1:
+            continue
+        if len(page.json()["results"]) > 1:
             wrong.append(f"GET {path}?limit=1 gave {len(page.json()['results'])} results")
+        walked += _walked(api, path, wrong) > 1
+        refused = api.get(path, {"offset": 0})
+        if refused.status_code != 400 or list(refused.json()["error"]["fields"]) != ["offset"]:
+            wrong.append(f"GET {path}?offset=0: {refused.status_code}")
         [limit_doc] = [p for p in operation["parameters"] if p["name"] == "limit"]
         for limit in (0, limit_doc["schema"]["maximum"] + 1, "x"):
             refused = api.get(path, {"limit": limit})
             if refused.status_code != 400 or "limit" not in refused.json()["error"]["fields"]:
                 wrong.append(f"GET {path}?limit={limit}: {refused.status_code}")
-    assert pages >= 4
+    assert pages >= 7 and walked >= 3
     assert not wrong, "\n".join(wrong)
