@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from judge_throughput import _database_create, _rss_mib, _stop, _wait_ready
+from judge_throughput import database_create, processes_stop, rss_mib, worker_wait_ready
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -82,7 +82,7 @@ def _worker_start(tree: Path, label: str, args, env: dict, var_dir: Path, app):
     worker = subprocess.Popen(
         command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
-    _wait_ready(app, name, log, worker, timeout=180)
+    worker_wait_ready(app, name, log, worker, timeout=180)
     return worker
 
 
@@ -114,7 +114,7 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         stderr=subprocess.DEVNULL,
     )
     worker = _worker_start(tree, label, args, env, var_dir, app)
-    rss_idle = _rss_mib(worker.pid)
+    rss_idle = rss_mib(worker.pid)
     traced = ""
     try:
         run = judge_run_start(rubric_version=version, config=config, traces=traces)
@@ -133,7 +133,7 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         held, samples = _in_flight(args.port), []
         hold_until = time.monotonic() + args.hold_seconds
         while time.monotonic() < hold_until:
-            samples.append(_rss_mib(worker.pid))
+            samples.append(rss_mib(worker.pid))
             time.sleep(0.25)
         rss_in_flight = max(samples)
         if args.traced and label == "now":
@@ -142,7 +142,7 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         # Not waited for: the calls would take the simulator's latency to end.
         worker.kill()
         worker.wait()
-        _stop([simulator])
+        processes_stop([simulator])
     return {
         "rss_idle": rss_idle,
         "rss_in_flight": rss_in_flight,
@@ -198,7 +198,7 @@ def main() -> None:
     env.pop("ANTHROPIC_API_KEY", None)
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
-    _database_create(args.database_url)
+    database_create(args.database_url)
 
     import django
 
