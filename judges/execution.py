@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
+from django.db import connection, transaction
 from django.db.models import Q
 from django.utils import timezone
 
@@ -293,9 +293,6 @@ def _provider_ask(judgment: Judgment, request: PassRequest) -> PassOutcome:
         # reopens. A pass holds a connection only while it queries, so a pool of a few
         # connections serves a worker with a thousand passes in flight.
         connection.close()
-        # And this (green) thread's connection object goes too, about 3 KiB a pass in flight:
-        # the next query makes another.
-        del connections[DEFAULT_DB_ALIAS]
     try:
         rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
     except RateLimited as exc:
