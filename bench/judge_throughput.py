@@ -87,7 +87,7 @@ def _args():
     return parser.parse_args()
 
 
-def _database_create(url: str) -> None:
+def database_create(url: str) -> None:
     if not url.startswith("postgres"):
         return
     import psycopg
@@ -105,7 +105,7 @@ def _cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def _wait_ready(app, name: str, log: Path, process: subprocess.Popen, timeout: float = 90):
+def worker_wait_ready(app, name: str, log: Path, process: subprocess.Popen, timeout: float = 90):
     # Workers log at WARNING (a line per task costs CPU), so readiness is asked, not read.
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -116,7 +116,7 @@ def _wait_ready(app, name: str, log: Path, process: subprocess.Popen, timeout: f
     raise SystemExit(f"worker not ready:\n{log.read_text()[-3000:]}")
 
 
-def _stop(processes: list[subprocess.Popen]) -> None:
+def processes_stop(processes: list[subprocess.Popen]) -> None:
     for process in processes:
         process.terminate()
     for process in processes:
@@ -138,7 +138,7 @@ def _workers_start(tree: Path, label: str, pool: str, concurrency: int, env, var
             command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
         )
         workers.append(worker)
-        _wait_ready(app, name, log, worker)
+        worker_wait_ready(app, name, log, worker)
     return workers
 
 
@@ -158,7 +158,7 @@ def _run_delay_seconds(pid: int) -> float:
     return total / 1e9
 
 
-def _rss_mib(pid: int) -> float:
+def rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1]) / 1024
@@ -202,7 +202,7 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
     # Small runs are published from here, large ones by a worker: both group alike.
     settings.JUDGE_PASSES_PER_TASK = int(env["JUDGE_PASSES_PER_TASK"])
     workers = _workers_start(tree, label, pool, concurrency, env, var_dir, app)
-    rss_idle = max(_rss_mib(w.pid) for w in workers)
+    rss_idle = max(rss_mib(w.pid) for w in workers)
     rss_most, running_most = rss_idle, 0
     try:
         cpu_before = [_cpu_seconds(w.pid) for w in workers]
@@ -220,14 +220,14 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
                 # found no database connection in time, runs again once its lease is over.
                 judgment_requeue_stale_task()
                 last_sweep = time.monotonic()
-            rss_most = max(rss_most, *(_rss_mib(w.pid) for w in workers))
+            rss_most = max(rss_most, *(rss_mib(w.pid) for w in workers))
             running_most = max(running_most, run.judgments.filter(status="running").count())
             time.sleep(0.5)
         elapsed = time.monotonic() - started
         cpu = sum(_cpu_seconds(w.pid) for w in workers) - sum(cpu_before)
         delay = sum(_run_delay_seconds(w.pid) for w in workers) - sum(delay_before)
     finally:
-        _stop(workers)
+        processes_stop(workers)
     judgments = run.judgments.count()
     verdicts = Verdict.objects.filter(run=run)
     return {
@@ -273,7 +273,7 @@ def main() -> None:
     env.pop("ANTHROPIC_API_KEY", None)
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
-    _database_create(args.database_url)
+    database_create(args.database_url)
 
     import django
 
@@ -341,7 +341,7 @@ def main() -> None:
                 )
         stats = json.loads(urlopen(f"http://127.0.0.1:{args.port}/_simulator/stats").read())
     finally:
-        _stop([simulator])
+        processes_stop([simulator])
 
     def median(values):
         ordered = sorted(values)

@@ -6,7 +6,6 @@ from django.conf import settings
 from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.judging_health import silent_rules_check
 from insights.overview import overview_refresh_lock, overview_snapshot_refresh
-from insights.topics import topics_build_all, topics_build_lock, trace_topic_assign
 from traces.models import Trace
 
 
@@ -28,6 +27,10 @@ def insights_agent_dashboard_refresh_task() -> None:
 @shared_task(ignore_result=True)
 def topics_build_task() -> int:
     """Group every project's recent traces into topics (bounded by TOPICS_MAX_TRACES each)."""
+    # Imported here: topics load scikit-learn and SciPy (about 120 MiB), which a worker that
+    # never builds topics (a judge worker) should not carry.
+    from insights.topics import topics_build_all, topics_build_lock
+
     with topics_build_lock(settings.TOPICS_BUILD_SECONDS * 2) as acquired:
         if not acquired:
             return 0
@@ -43,6 +46,8 @@ def judging_silent_rules_check_task() -> int:
 @shared_task(ignore_result=True)
 def topics_build_missing_task() -> int:
     """The first build of projects that have traces and no topics yet."""
+    from insights.topics import topics_build_all, topics_build_lock
+
     with topics_build_lock(settings.TOPICS_BUILD_SECONDS * 2) as acquired:
         if not acquired:
             return 0
@@ -52,5 +57,7 @@ def topics_build_missing_task() -> int:
 @shared_task(acks_late=True, ignore_result=True)
 def topic_assign_task(trace_id: int) -> bool:
     """Place a settled trace in a topic of an embeddings build (its embedding is a call)."""
+    from insights.topics import trace_topic_assign
+
     trace = Trace.objects.filter(pk=trace_id).first()
     return bool(trace and trace_topic_assign(trace))

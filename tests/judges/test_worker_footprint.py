@@ -1,0 +1,52 @@
+"""What a judge worker loads at start: the tasks and judging's code, not the topics' scikit-learn
+and SciPy (about 120 MiB) nor every view through Django's system checks (about 35 MiB). Checked in
+a fresh interpreter, as `celery -A evalsite worker` starts one."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+WORKER_START = """
+import json, sys
+import django
+django.setup()
+from evalsite.celery import app
+app.loader.import_default_modules()
+import judges.tasks, insights.tasks
+print(json.dumps({
+    "modules": sorted(
+        m for m in ("sklearn", "scipy", "mcp", "judges.execution") if m in sys.modules
+    ),
+    "skip_checks": __import__("os").environ.get("CELERY_SKIP_CHECKS"),
+    "tasks": sorted(t for t in app.tasks if t.startswith(("judges.", "insights.tasks.topics"))),
+}))
+"""
+
+
+def _worker_start_report() -> dict:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalsite.settings"}
+    env.pop("CELERY_SKIP_CHECKS", None)
+    answer = subprocess.run(
+        [sys.executable, "-c", WORKER_START],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(answer.stdout.strip().splitlines()[-1])
+
+
+def test_a_worker_starts_without_topics_libraries_or_system_checks():
+    report = _worker_start_report()
+
+    assert report["modules"] == ["judges.execution"]
+    assert report["skip_checks"] == "1"
+    # The topics tasks are still registered; they import the topics code when they run.
+    assert "insights.tasks.topics_build_task" in report["tasks"]
+    assert "judges.tasks.judge_passes_task" in report["tasks"]
