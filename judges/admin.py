@@ -8,6 +8,7 @@ from judges.models import (
     JudgeRun,
     Judgment,
     OnlineRuleHour,
+    PairwiseVerdict,
     Rubric,
     RubricVersion,
     TraceOnlineDecision,
@@ -69,6 +70,13 @@ class VerdictAdmin(admin.ModelAdmin):
     list_display = ("pk", "trace", "run", "status", "score", "stale")
     list_filter = ("status", "stale")
     raw_id_fields = ("trace", "run")
+
+
+@admin.register(PairwiseVerdict)
+class PairwiseVerdictAdmin(admin.ModelAdmin):
+    list_display = ("pk", "trace", "pair_trace", "run", "status", "score", "followed_position")
+    list_filter = ("status", "followed_position")
+    raw_id_fields = ("trace", "pair_trace", "run")
 
 
 @admin.register(TaskTypeRule)
