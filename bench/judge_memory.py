@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from judge_throughput import database_create, processes_stop, rss_mib, worker_wait_ready
+from judge_throughput import django_migrated, processes_stop, rss_mib, worker_wait_ready
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -195,18 +195,7 @@ def main() -> None:
         "DB_POOL_TIMEOUT": "120",
         "TRACED_WORKER_REPORT": str(var_dir / "traced.txt"),
     }
-    env.pop("ANTHROPIC_API_KEY", None)
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    database_create(args.database_url)
-
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    django_migrated(env, args.database_url)
 
     bytecode_compile(ROOT)
     trees = [("now", ROOT)]

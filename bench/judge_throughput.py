@@ -99,6 +99,22 @@ def database_create(url: str) -> None:
             conn.execute(f'CREATE DATABASE "{name}"')
 
 
+def django_migrated(env: dict, database_url: str) -> None:
+    """This process runs Django on the bench's database, created and migrated; no real judge."""
+    env.pop("ANTHROPIC_API_KEY", None)
+    os.environ.update(env)
+    sys.path.insert(0, str(ROOT))
+    database_create(database_url)
+
+    import django
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+
+
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process and its threads (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -270,18 +286,7 @@ def main() -> None:
         "DB_POOL_MAX_SIZE": str(args.db_pool),
         "DB_POOL_TIMEOUT": "120",
     }
-    env.pop("ANTHROPIC_API_KEY", None)
-    os.environ.update(env)
-    sys.path.insert(0, str(ROOT))
-    database_create(args.database_url)
-
-    import django
-
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "evalsite.settings")
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    django_migrated(env, args.database_url)
     from judges.calibration import judge_calibration_update
     from judges.models import JudgeCalibration, JudgeConfig, Rubric
 

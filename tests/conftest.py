@@ -5,6 +5,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import ADMIN, ANNOTATOR, CURATOR
+from demo.simulator.server import start_simulator
 from tests.factories import UserFactory
 
 
@@ -84,3 +85,16 @@ def api_client_for(db):
         return client
 
     return make
+
+
+@pytest.fixture
+def simulator(settings):
+    """An in-process simulated judge, reached through the real SDK, retrying quickly."""
+    handle = start_simulator()
+    settings.ANTHROPIC_BASE_URL = handle.base_url
+    settings.JUDGE_SIMULATED = True
+    settings.JUDGE_RETRY_BASE_SECONDS = 0.01
+    settings.JUDGE_RETRY_MAX_SECONDS = 0.05
+    settings.JUDGE_MAX_RETRIES = 2
+    yield handle
+    handle.stop()

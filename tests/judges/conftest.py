@@ -2,21 +2,14 @@
 
 import pytest
 
-from demo.simulator.server import start_simulator
 from judges.models import JudgeConfig, Rubric
 
 
 @pytest.fixture
-def simulator(settings):
-    handle = start_simulator()
-    settings.ANTHROPIC_BASE_URL = handle.base_url
-    settings.JUDGE_SIMULATED = True
-    settings.JUDGE_RETRY_BASE_SECONDS = 0.01
-    settings.JUDGE_RETRY_MAX_SECONDS = 0.05
+def simulator(simulator, settings):
+    """The shared simulated judge, with calls that give up within a second."""
     settings.JUDGE_TIMEOUT_SECONDS = 1.0
-    settings.JUDGE_MAX_RETRIES = 2
-    yield handle
-    handle.stop()
+    return simulator
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ the gate counts what it settled only where the curator allowed it."""
 import pytest
 from django.urls import reverse
 
-from demo.simulator.server import start_simulator
 from judges.execution import judgment_execute
 from judges.models import (
     CalibrationStatus,
@@ -39,18 +38,6 @@ from reviews.pairwise_judge_pick import pairwise_judge_pick
 from tests.judges import sample_traces
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def simulator(settings):
-    handle = start_simulator()
-    settings.ANTHROPIC_BASE_URL = handle.base_url
-    settings.JUDGE_SIMULATED = True
-    settings.JUDGE_RETRY_BASE_SECONDS = 0.01
-    settings.JUDGE_RETRY_MAX_SECONDS = 0.05
-    settings.JUDGE_MAX_RETRIES = 2
-    yield handle
-    handle.stop()
 
 
 @pytest.fixture
