@@ -2,10 +2,10 @@
 
 Sets up its own database and var folder, loads the demo (optionally on top of `--fill N`
 traces written by bench/overview_page.py, which needs PostgreSQL), starts the whole stack with
-`manage.py serve` (web, worker, simulated judge), waits for the demo's judging to finish,
-then visits each page as the admin and saves two PNGs per page: the 1400x900 view
-(`NAME.png`) and the whole page (`NAME.full.png`). Prints each page's status,
-console errors and the figures of the run.
+`manage.py serve --demo` (web, worker, simulated judge, the demo agent), waits for the demo's
+judging and the demo agent's tool-world runs to finish, then visits each page as the admin and
+saves two PNGs per page: the 1400x900 view (`NAME.png`) and the whole page (`NAME.full.png`).
+Prints each page's status, console errors and the figures of the run.
 
     .venv/bin/python bench/screenshots.py [--out var/screenshots] [--port 8160]
     .venv/bin/python bench/screenshots.py --fill 20000 --database-url postgres://.../evalsite_x
@@ -28,6 +28,8 @@ from benchdb import database_ensure  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 VIEWPORT = {"width": 1400, "height": 900}
+# The demo agent's tool-world runs (`serve --demo`), as it prints their comparison.
+DEMO_WORLDS_COMPARE = re.compile(r"Demo agent: eval runs .*? compare them at https?://[^/]+(\S+)")
 # Pages with fixed addresses; pages of one object are found by following the first link.
 FIXED_PAGES = [
     ("overview", "/"),
@@ -143,7 +145,7 @@ def _shoot(page, name: str, path: str, out: Path, report: list) -> None:
     report.append((name, path, response.status if response else 0, ms, errors))
 
 
-def screenshots_take(base_url: str, password: str, out: Path) -> list:
+def screenshots_take(base_url: str, password: str, out: Path, extra_pages=()) -> list:
     from playwright.sync_api import sync_playwright
 
     report: list = []
@@ -159,7 +161,7 @@ def screenshots_take(base_url: str, password: str, out: Path) -> list:
         page.fill("#id_password", password)
         page.click("button[type=submit]")
         page.wait_for_url(lambda url: "/login/" not in url)
-        for name, path in FIXED_PAGES:
+        for name, path in [*FIXED_PAGES, *extra_pages]:
             _shoot(page, name, path, out, report)
         for name, listing, pattern, *suffix in FOLLOWED_PAGES:
             page.goto(listing)
@@ -232,7 +234,7 @@ def main() -> None:
         _run(["manage.py", "shell", "-c", _PASSWORD_RESET.format(password=password)], env)
     server_log = Path(var_dir) / "serve.log"
     server = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--addr", f"127.0.0.1:{args.port}",
+        [sys.executable, "manage.py", "serve", "--demo", "--addr", f"127.0.0.1:{args.port}",
          "--concurrency", "4"],
         cwd=ROOT, env=env, stdout=server_log.open("w"), stderr=subprocess.STDOUT,
     )  # fmt: skip
@@ -244,10 +246,14 @@ def main() -> None:
             print(server_log.read_text()[-3000:], file=sys.stderr)
             raise
         deadline = time.monotonic() + args.judge_wait
-        while _pending_judgments(env) and time.monotonic() < deadline:
+        while time.monotonic() < deadline and (
+            _pending_judgments(env) or not DEMO_WORLDS_COMPARE.search(server_log.read_text())
+        ):
             time.sleep(2)
         ready = time.monotonic() - started
-        report = screenshots_take(base_url, password, out)
+        compare = DEMO_WORLDS_COMPARE.search(server_log.read_text())
+        extra_pages = [("eval-compare-worlds", compare.group(1))] if compare else []
+        report = screenshots_take(base_url, password, out, extra_pages)
     finally:
         server.terminate()
         server.wait(timeout=30)

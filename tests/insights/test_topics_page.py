@@ -64,6 +64,7 @@ def test_the_page_without_topics_says_how_they_come(client, annotator):
 
     assert response.status_code == 200
     assert 'id="topics-empty"' in response.content.decode()
+    assert 'id="topics-project"' not in response.content.decode()  # no empty project picker
 
 
 def test_open_as_trace_list_lists_the_topic_s_traces(client, annotator, built):
@@ -72,7 +73,7 @@ def test_open_as_trace_list_lists_the_topic_s_traces(client, annotator, built):
 
     response = client.get("/traces/", {"topic": topic.pk, "per_page": 100})
 
-    listed = {trace.pk for trace in response.context["page"].object_list}
+    listed = {trace.pk for trace in response.context["page"]}
     assert listed == {trace.pk for trace in traces["planted"]}
 
 
