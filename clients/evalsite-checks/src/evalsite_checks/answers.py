@@ -13,7 +13,10 @@ from evalsite_checks.steps import ToolStep, leaf_values
 HEDGES = re.compile(
     r"\b(sorry|unable|couldn'?t|could not|can'?t|cannot|not able|failed|fail|unfortunately|"
     r"error|try again|no results|not found|wasn'?t able|unavailable|don'?t have|did not|"
-    r"didn'?t|no matching|apolog\w*)\b",
+    r"didn'?t|no matching|apolog\w*|"
+    # An empty lookup reported plainly: "I found no recent order", "there are no orders".
+    r"found no|find no|there (?:is|are|was|were) no|no \w+(?: \w+)? (?:was|were) found|"
+    r"nothing (?:was )?found|none (?:was|were) found|no records?|came back empty)\b",
     re.IGNORECASE,
 )
 
