@@ -120,6 +120,14 @@ def _digits(value: str) -> str:
     return "".join(ch for ch in value if ch.isdigit())
 
 
+def _phone_canonical(value: str) -> str:
+    return ("+" if value.lstrip().startswith("+") else "") + _digits(value)
+
+
+def _compact_upper(value: str) -> str:
+    return "".join(value.split()).upper()
+
+
 def _is_phone(value: str) -> bool:
     import phonenumbers
 
@@ -200,6 +208,9 @@ class Detector:
     gates: Callable[[], tuple[str, ...]]
     examples: tuple[str, ...]  # values it must find (shown in the docs and used by the tests)
     needs: str = ""  # a text without this holds nothing the detector finds
+    # The form a pseudonym is made from: one address, number or card written two ways (case,
+    # spaces, dashes) is one value, so it gets one pseudonym.
+    canonical: Callable[[str], str] = str
 
 
 DETECTORS: dict[str, Detector] = {
@@ -212,6 +223,7 @@ DETECTORS: dict[str, Detector] = {
             lambda: (r"@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}",),
             ("maria.gonzalez@example.com", "ops+refunds@shop.example.co.uk"),
             needs="@",
+            canonical=str.casefold,
         ),
         Detector(
             "phone",
@@ -219,6 +231,7 @@ DETECTORS: dict[str, Detector] = {
             phone,
             lambda: (r"\+\d|\(\d{3}\)|\d{3}[ .-]\d{3}[ .-]\d{4}",),
             ("+44 20 7946 0958", "(415) 555-0132"),
+            canonical=_phone_canonical,
         ),
         Detector(
             "card",
@@ -226,6 +239,7 @@ DETECTORS: dict[str, Detector] = {
             payment_card,
             lambda: (r"\d(?:[ -]?\d){12}",),
             ("4111 1111 1111 1111", "5500-0000-0000-0004"),
+            canonical=_digits,
         ),
         Detector(
             "iban",
@@ -233,6 +247,7 @@ DETECTORS: dict[str, Detector] = {
             iban_number,
             lambda: (r"[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11}",),
             ("DE89 3704 0044 0532 0130 00",),
+            canonical=_compact_upper,
         ),
         Detector(
             "ip",

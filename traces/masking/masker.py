@@ -39,6 +39,7 @@ class TextRule:
     # RE2 expressions that match wherever `find` could find something; empty: always run.
     gates: tuple[str, ...] = ()
     needs: str = ""  # a text without this cannot hold a value (`@` for an address)
+    canonical: Callable[[str], str] = str  # the form its pseudonym is made from
 
 
 @dataclass(frozen=True)
@@ -129,12 +130,13 @@ class Masker:
             self._narrowed[wanted] = narrowed
         return narrowed
 
-    def mark(self, label: str, value: str, pseudonym: bool) -> str:
+    def mark(self, label: str, value: str, pseudonym: bool, canonical=str) -> str:
         if not pseudonym:
             return f"<{label}>"
         known = self._marks.get((label, value))
         if known is None:
-            digest = hmac.new(self.key, f"{label}\0{value}".encode(), hashlib.sha256)
+            plain = canonical(value)
+            digest = hmac.new(self.key, f"{label}\0{plain}".encode(), hashlib.sha256)
             known = f"<{label}:{digest.hexdigest()[:8]}>"
             if len(self._marks) >= MARKS_REMEMBERED:
                 self._marks.clear()
@@ -162,7 +164,8 @@ class Masker:
             value = text[start:end]
             if MARK.fullmatch(value):
                 continue
-            pieces += [text[at:start], self.mark(rule.label, value, rule.pseudonym or identifier)]
+            pseudonym = rule.pseudonym or identifier
+            pieces += [text[at:start], self.mark(rule.label, value, pseudonym, rule.canonical)]
             at = end
         pieces.append(text[at:])
         return "".join(pieces)
@@ -229,7 +232,9 @@ class Masker:
 
 def detector_rule(name: str, label: str, pseudonym: bool) -> TextRule:
     detector = DETECTORS[name]
-    return TextRule(label, pseudonym, detector.find, detector.gates(), detector.needs)
+    return TextRule(
+        label, pseudonym, detector.find, detector.gates(), detector.needs, detector.canonical
+    )
 
 
 def texts_of(value, into: list[str]) -> list[str]:
