@@ -129,7 +129,7 @@ def queue_judge_summary(queue: Queue) -> dict | None:
         "version": version,
         "config": config,
         "calibration": calibration,
-        "calibrated": queue_judge_calibrated(queue),
+        "calibrated": judge_version_approved_for_online(version, config),
         "bias": position_bias_by_version([version.pk]).get((version.pk, config.pk)),
         "pairs": comparisons.count(),
         "answered": comparisons.filter(
