@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.read_only_admin import ReadOnlyAdmin
 from golden.models import (
     DatasetVersion,
     DatasetVersionEntry,
@@ -18,23 +19,15 @@ class GoldenExampleAdmin(admin.ModelAdmin):
     raw_id_fields = ("source_trace", "source_review_item")
 
 
-class _ReadOnlyAdmin(admin.ModelAdmin):
+@admin.register(DatasetVersion)
+class DatasetVersionAdmin(ReadOnlyAdmin):
     """Versions are made by dataset_version_create and never edited afterwards."""
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(DatasetVersion)
-class DatasetVersionAdmin(_ReadOnlyAdmin):
     list_display = ("name", "example_count", "held_out_count", "content_hash", "created_at")
 
 
 @admin.register(DatasetVersionEntry)
-class DatasetVersionEntryAdmin(_ReadOnlyAdmin):
+class DatasetVersionEntryAdmin(ReadOnlyAdmin):
     list_display = ("version", "example_key", "held_out")
     raw_id_fields = ("example",)
 
@@ -51,15 +44,9 @@ class EvalTrialAdmin(admin.ModelAdmin):
 
 
 @admin.register(ToolWorldCall)
-class ToolWorldCallAdmin(admin.ModelAdmin):
+class ToolWorldCallAdmin(ReadOnlyAdmin):
     """Calls a trial's tool world answered: a record of what happened, never edited."""
 
     list_display = ("trial", "sequence", "tool", "status", "transport")
     list_filter = ("status", "transport")
     raw_id_fields = ("trial",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -1,18 +1,10 @@
 from django.contrib import admin
 
+from core.read_only_admin import ReadOnlyAdmin
 from insights.models import SilentRuleAlert, Topic, TopicBuild, TraceTopic
 
 
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Written by builds and checks; read here, never edited."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
+# Every row here is written by topic builds and silent-rule checks.
 @admin.register(TopicBuild)
 class TopicBuildAdmin(ReadOnlyAdmin):
     list_display = ("project", "built_at", "trace_count", "duration_ms", "failure_share")

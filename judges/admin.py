@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.read_only_admin import ImmutableAdmin, ReadOnlyAdmin
 from judges.adaptive_rubrics.models import TaskTypeAssignment, TaskTypeRule
 from judges.alignment.models import AlignmentProposal
 from judges.models import (
@@ -31,20 +32,12 @@ class RubricAdmin(admin.ModelAdmin):
 
 
 @admin.register(RubricVersion)
-class RubricVersionAdmin(admin.ModelAdmin):
+class RubricVersionAdmin(ImmutableAdmin):
+    """Judgments point at the exact text they used: edit on the rubric page, which saves a new
+    version."""
+
     list_display = ("rubric", "number", "status", "score_type", "output_format")
     list_select_related = ("rubric",)
-
-    # Versions are immutable: judgments point at the exact text they used. Edit on the rubric
-    # page, which saves a new version.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(JudgeConfig)
@@ -102,44 +95,26 @@ class JudgeCalibrationAdmin(admin.ModelAdmin):
 
 
 @admin.register(OnlineRuleHour)
-class OnlineRuleHourAdmin(admin.ModelAdmin):
+class OnlineRuleHourAdmin(ReadOnlyAdmin):
     """Counted by online judging; read here, never edited."""
 
     list_display = ("hour", "rubric", "project", "outcome", "count")
     list_filter = ("outcome",)
     list_select_related = ("rubric", "project")
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(TraceOnlineDecision)
-class TraceOnlineDecisionAdmin(admin.ModelAdmin):
+class TraceOnlineDecisionAdmin(ReadOnlyAdmin):
     list_display = ("trace", "rubric", "outcome", "task_type", "decided_at")
     list_filter = ("outcome",)
     list_select_related = ("trace", "rubric")
     raw_id_fields = ("trace",)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(AlignmentProposal)
-class AlignmentProposalAdmin(admin.ModelAdmin):
+class AlignmentProposalAdmin(ReadOnlyAdmin):
     """Drafted revisions of a judge version; approved on their page, through calibration."""
 
     list_display = ("pk", "source_version", "proposed_version", "status", "created_at")
     list_filter = ("status",)
     raw_id_fields = ("source_version", "proposed_version", "config")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

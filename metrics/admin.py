@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.read_only_admin import ReadOnlyAdmin
 from metrics.effects import tool_effect_set
 from metrics.models import GuardrailPolicy, RedFlag, RedFlagCheck, ToolEffect
 
@@ -37,13 +38,7 @@ class ToolEffectAdmin(admin.ModelAdmin):
 
 
 @admin.register(GuardrailPolicy)
-class GuardrailPolicyAdmin(admin.ModelAdmin):
+class GuardrailPolicyAdmin(ReadOnlyAdmin):
     """Read-only here: thresholds change on the guardrails page, where each change is audited."""
 
     list_display = ("project", "loop_repeats", "max_steps", "updated_at")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.read_only_admin import ImmutableAdmin, ReadOnlyAdmin
 from reviews.models import (
     Annotation,
     AuditEvent,
@@ -37,19 +38,11 @@ class CommentAdmin(admin.ModelAdmin):
 
 
 @admin.register(AuditEvent)
-class AuditEventAdmin(admin.ModelAdmin):
+class AuditEventAdmin(ImmutableAdmin):
+    """The audit log is append-only: services write it, nobody edits or removes a line."""
+
     list_display = ("created_at", "actor", "action", "object_type", "object_id")
     list_filter = ("action", "object_type")
-
-    # The audit log is append-only: services write it, nobody edits or removes a line.
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(ItemSkip)
@@ -64,15 +57,9 @@ class SavedViewAdmin(admin.ModelAdmin):
 
 
 @admin.register(PairwiseComparison)
-class PairwiseComparisonAdmin(admin.ModelAdmin):
+class PairwiseComparisonAdmin(ReadOnlyAdmin):
     """Which trace of a pairwise item is the candidate, and on which side it was shown."""
 
     list_display = ("item", "source", "task_key", "candidate_on_left", "direction")
     list_filter = ("source", "direction")
     raw_id_fields = ("item", "baseline_trace", "candidate_trace")
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False

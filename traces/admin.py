@@ -1,5 +1,6 @@
 from django.contrib import admin
 
+from core.read_only_admin import ImmutableAdmin, ReadOnlyAdmin
 from traces.models import (
     Feedback,
     MaskingRule,
@@ -59,33 +60,21 @@ class FeedbackAdmin(admin.ModelAdmin):
 
 
 @admin.register(TraceSearchDocument)
-class TraceSearchDocumentAdmin(admin.ModelAdmin):
+class TraceSearchDocumentAdmin(ReadOnlyAdmin):
     """Read-only: documents are built by the search sweep, never by hand."""
 
     list_display = ("trace", "spans_received_at", "built_at")
     exclude = ("document",)
     raw_id_fields = ("trace",)
 
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
 
 @admin.register(TraceAttributeValue)
-class TraceAttributeValueAdmin(admin.ModelAdmin):
+class TraceAttributeValueAdmin(ReadOnlyAdmin):
     """Read-only: rebuilt with the trace's search document."""
 
     list_display = ("trace", "key", "value_text", "value_number")
     search_fields = ("key",)
     raw_id_fields = ("trace",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(PendingSpanLog)
@@ -99,21 +88,12 @@ class PendingSpanLogAdmin(admin.ModelAdmin):
 
 
 @admin.register(MaskingRule)
-class MaskingRuleAdmin(admin.ModelAdmin):
+class MaskingRuleAdmin(ImmutableAdmin):
     """Read here; changed on the project's masking page or API, which keep the audit."""
 
     list_display = ("project", "kind", "detector", "pattern", "label", "action", "enabled")
     list_filter = ("project", "kind", "action", "enabled")
     list_select_related = ("project",)
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(MaskingRuleChange)
