@@ -2,17 +2,8 @@
 
 from __future__ import annotations
 
-import logging
-import time
 from collections.abc import Callable
-from contextlib import contextmanager
 
-from django.conf import settings
-from django.core.cache import caches
-from django.db import connection, transaction
-from django.utils import timezone
-
-from core.publish import publish_errors
 from insights.agreement import AGREEMENT_DAYS, judge_human_chart
 from insights.charts import Chart
 from insights.check_flips import check_flip_chart
@@ -37,7 +28,7 @@ from insights.scores import (
     red_flag_chart,
     score_distribution_chart,
 )
-from insights.sql import build_session_jit_off
+from insights.snapshots import ChartSnapshot, cache_call, snapshot_build_session
 from insights.steps import (
     COMPONENT_DAYS,
     LENGTH_DAYS,
@@ -45,8 +36,6 @@ from insights.steps import (
     component_accuracy_chart,
     compound_error_chart,
 )
-
-logger = logging.getLogger(__name__)
 
 SNAPSHOT_KEY = "overview-snapshot-v2"
 
@@ -100,92 +89,55 @@ DAILY_PARTS = (
 )
 
 
-def _cache():
-    return caches["insights"] if "insights" in settings.CACHES else caches["default"]
+class OverviewSnapshot(ChartSnapshot):
+    """The incremental charts also read the days stored by earlier builds."""
+
+    def _charts(self) -> list[Chart]:
+        store = overview_daily_store()
+        return [
+            builder(store) if key in INCREMENTAL_CHARTS else builder()
+            for key, builder in self.builders.items()
+        ]
 
 
-def _cache_call(method: str, *args, default=None, **kwargs):
-    """The shared cache is Redis at scale; while it is away the page computes and serves its
-    own figures (a miss), it does not fail."""
-    try:
-        return getattr(_cache(), method)(*args, **kwargs)
-    except (*publish_errors(), OSError) as exc:  # Redis away, or a cache folder unwritable
-        logger.warning("insights cache unavailable for %s: %s", method, exc)
-        return default
-
-
-def _key() -> str:
-    # Two databases (say, two test runs) may share one cache directory; never mix their figures.
-    return f"{SNAPSHOT_KEY}:{connection.settings_dict['NAME']}"
-
-
-@contextmanager
-def overview_build_session():
-    """One transaction for all charts, so they agree with each other; PostgreSQL without JIT."""
-    with transaction.atomic():
-        build_session_jit_off()
-        yield
+OVERVIEW = OverviewSnapshot(SNAPSHOT_KEY, CHART_BUILDERS)
+# The session the charts build in; bench/overview_page.py times each chart inside it.
+overview_build_session = snapshot_build_session
 
 
 def overview_snapshot_build() -> dict:
     """Compute every chart from the database now."""
-    started = time.perf_counter()
-    store = overview_daily_store()
-    with overview_build_session():
-        charts = [
-            (builder(store) if key in INCREMENTAL_CHARTS else builder()).as_dict()
-            for key, builder in CHART_BUILDERS.items()
-        ]
-    return {
-        "built_at": timezone.now().isoformat(),
-        "build_ms": round((time.perf_counter() - started) * 1000, 1),
-        "charts": charts,
-    }
+    return OVERVIEW.build()
 
 
 def overview_snapshot_refresh() -> dict:
     """Rebuild the snapshot and store it where every web process finds it."""
-    snapshot = overview_snapshot_build()
-    _cache_call("set", _key(), snapshot, timeout=None)
-    return snapshot
+    return OVERVIEW.refresh()
 
 
-@contextmanager
 def overview_refresh_lock(timeout: int):
     """Yield True to the one caller that may rebuild now; the lock expires if a worker dies."""
-    key = f"{_key()}:lock"
-    acquired = _cache_call("add", key, "1", timeout=timeout, default=False)
-    try:
-        yield acquired
-    finally:
-        if acquired:
-            _cache_call("delete", key)
+    return OVERVIEW.refresh_lock(timeout)
 
 
 def overview_daily_store() -> DailyStore:
-    return DailyStore(_cache_call, f"{SNAPSHOT_KEY}-days")
+    return DailyStore(cache_call, f"{SNAPSHOT_KEY}-days")
 
 
 def overview_snapshot_clear() -> None:
     """Forget the snapshot and the stored days: the next build reads everything again."""
-    _cache_call("delete", _key())
+    OVERVIEW.clear()
     daily_forget(overview_daily_store(), DAILY_PARTS)
 
 
 def overview_snapshot_get() -> dict:
     """The latest snapshot; rebuilt here when there is none or it has grown too old."""
-    snapshot = _cache_call("get", _key())
-    if snapshot is not None:
-        age = timezone.now() - timezone.datetime.fromisoformat(snapshot["built_at"])
-        if age.total_seconds() <= settings.INSIGHTS_SNAPSHOT_MAX_AGE:
-            return snapshot
-    return overview_snapshot_refresh()
+    return OVERVIEW.get()
 
 
 def overview_chart_get(key: str) -> Chart | None:
     """One chart of the latest snapshot, or None for an unknown key."""
-    if key not in CHART_BUILDERS:
-        return None
+    return OVERVIEW.chart(key)
     for data in overview_snapshot_get()["charts"]:
         if data["key"] == key:
             return Chart.from_dict(data)

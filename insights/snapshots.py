@@ -1,9 +1,8 @@
 """A dashboard's precomputed snapshot: every chart built at once by a periodic task, kept in
 the shared insights cache, read by the page and its CSV downloads.
 
-The agent dashboard's home; the overview keeps its own copy of the same rules in
-insights/overview.py (a page reads a snapshot, rebuilds one that is missing or too old, and
-carries on without the cache while Redis is away).
+The overview and the agent dashboard each keep one: a page reads its snapshot, rebuilds one that
+is missing or too old, and carries on without the cache while Redis is away.
 """
 
 from __future__ import annotations
@@ -16,17 +15,17 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import caches
-from django.db import connection
+from django.db import connection, transaction
 from django.utils import timezone
 
 from core.publish import publish_errors
 from insights.charts import Chart
-from insights.overview import overview_build_session
+from insights.sql import build_session_jit_off
 
 logger = logging.getLogger(__name__)
 
 
-def _cache_call(method: str, *args, default=None, **kwargs):
+def cache_call(method: str, *args, default=None, **kwargs):
     """While the shared cache is away a page computes its own figures; it does not fail."""
     cache = caches["insights"] if "insights" in settings.CACHES else caches["default"]
     try:
@@ -34,6 +33,14 @@ def _cache_call(method: str, *args, default=None, **kwargs):
     except (*publish_errors(), OSError) as exc:  # Redis away, or a cache folder unwritable
         logger.warning("insights cache unavailable for %s: %s", method, exc)
         return default
+
+
+@contextmanager
+def snapshot_build_session():
+    """One transaction for all charts, so they agree with each other; PostgreSQL without JIT."""
+    with transaction.atomic():
+        build_session_jit_off()
+        yield
 
 
 @dataclass(frozen=True)
@@ -49,22 +56,25 @@ class ChartSnapshot:
 
     def build(self) -> dict:
         started = time.perf_counter()
-        with overview_build_session():
-            charts = [builder().as_dict() for builder in self.builders.values()]
+        with snapshot_build_session():
+            charts = [chart.as_dict() for chart in self._charts()]
         return {
             "built_at": timezone.now().isoformat(),
             "build_ms": round((time.perf_counter() - started) * 1000, 1),
             "charts": charts,
         }
 
+    def _charts(self) -> list[Chart]:
+        return [builder() for builder in self.builders.values()]
+
     def refresh(self) -> dict:
         snapshot = self.build()
-        _cache_call("set", self._cache_key(), snapshot, timeout=None)
+        cache_call("set", self._cache_key(), snapshot, timeout=None)
         return snapshot
 
     def get(self) -> dict:
         """The latest snapshot; rebuilt here when there is none or it has grown too old."""
-        snapshot = _cache_call("get", self._cache_key())
+        snapshot = cache_call("get", self._cache_key())
         if snapshot is not None:
             age = timezone.now() - timezone.datetime.fromisoformat(snapshot["built_at"])
             if age.total_seconds() <= settings.INSIGHTS_SNAPSHOT_MAX_AGE:
@@ -72,7 +82,7 @@ class ChartSnapshot:
         return self.refresh()
 
     def clear(self) -> None:
-        _cache_call("delete", self._cache_key())
+        cache_call("delete", self._cache_key())
 
     def chart(self, key: str) -> Chart | None:
         """One chart of the latest snapshot, or None for a key this snapshot does not have."""
@@ -86,9 +96,9 @@ class ChartSnapshot:
     def refresh_lock(self, timeout: int):
         """Yield True to the one caller that may rebuild now; the lock expires if it dies."""
         lock = f"{self._cache_key()}:lock"
-        acquired = _cache_call("add", lock, "1", timeout=timeout, default=False)
+        acquired = cache_call("add", lock, "1", timeout=timeout, default=False)
         try:
             yield acquired
         finally:
             if acquired:
-                _cache_call("delete", lock)
+                cache_call("delete", lock)

@@ -32,7 +32,7 @@ def test_an_old_snapshot_is_rebuilt_by_the_page(settings, monkeypatch):
     insights_overview_refresh_task()
     VerdictFactory(status="agreed", score=0.0)
     later = timezone.now() + dt.timedelta(seconds=settings.INSIGHTS_SNAPSHOT_MAX_AGE + 1)
-    monkeypatch.setattr(overview.timezone, "now", lambda: later)
+    monkeypatch.setattr(timezone, "now", lambda: later)
     assert verdict_count(overview_snapshot_get()) == 2
 
 
