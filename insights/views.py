@@ -28,34 +28,41 @@ from judges.models import JudgeCalibration
 @require_role(ANNOTATOR)
 def overview(request):
     """The lead's page: flip rate, judge vs people, failures, queue and cost, as charts."""
-    snapshot = overview_snapshot_get()
+    context = {
+        **_dashboard_context(overview_snapshot_get()),
+        "is_curator": has_role(request.user, CURATOR),
+        "silent_alerts": silent_alerts_open(),
+        "silent_minutes": settings.JUDGING_SILENT_MINUTES,
+    }
+    return render(request, "insights/overview.html", context)
+
+
+def _dashboard_context(snapshot: dict) -> dict:
+    """What a dashboard page shows of its snapshot: the chart cards and the figures they draw."""
     charts = snapshot["charts"]
-    return render(
-        request,
-        "insights/overview.html",
-        {
-            "charts": charts,
-            "figures": {chart["key"]: chart["figure"] for chart in charts},
-            "built_at": snapshot["built_at"],
-            "build_ms": snapshot["build_ms"],
-            "is_curator": has_role(request.user, CURATOR),
-            "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
-            "silent_alerts": silent_alerts_open(),
-            "silent_minutes": settings.JUDGING_SILENT_MINUTES,
-        },
-    )
+    return {
+        "charts": charts,
+        "figures": {chart["key"]: chart["figure"] for chart in charts},
+        "built_at": snapshot["built_at"],
+        "build_ms": snapshot["build_ms"],
+        "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
+    }
+
+
+def _chart_csv_response(chart) -> HttpResponse:
+    """The rows behind one dashboard chart, as the snapshot the page showed."""
+    if chart is None:
+        raise Http404("No such chart.")
+    response = HttpResponse(chart.csv_text(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = content_disposition_header(True, f"{chart.key}.csv")
+    return response
 
 
 @login_required
 @require_role(ANNOTATOR)
 def chart_csv(request, key):
     """The rows behind one overview chart, as the snapshot the page showed."""
-    chart = overview_chart_get(key)
-    if chart is None:
-        raise Http404("No such chart.")
-    response = HttpResponse(chart.csv_text(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{chart.key}.csv")
-    return response
+    return _chart_csv_response(overview_chart_get(key))
 
 
 @login_required
@@ -121,18 +128,8 @@ def held_out_report(request):
 @require_role(ANNOTATOR)
 def agent_dashboard(request):
     """The agent's own health: volume, latency, errors, tokens, cost and failing tools."""
-    snapshot = AGENT_DASHBOARD.get()
-    charts = snapshot["charts"]
     return render(
-        request,
-        "insights/agent_dashboard.html",
-        {
-            "charts": charts,
-            "figures": {chart["key"]: chart["figure"] for chart in charts},
-            "built_at": snapshot["built_at"],
-            "build_ms": snapshot["build_ms"],
-            "refresh_seconds": settings.INSIGHTS_REFRESH_SECONDS,
-        },
+        request, "insights/agent_dashboard.html", _dashboard_context(AGENT_DASHBOARD.get())
     )
 
 
@@ -140,9 +137,4 @@ def agent_dashboard(request):
 @require_role(ANNOTATOR)
 def agent_chart_csv(request, key):
     """The rows behind one agent dashboard chart, as the snapshot the page showed."""
-    chart = AGENT_DASHBOARD.chart(key)
-    if chart is None:
-        raise Http404("No such chart.")
-    response = HttpResponse(chart.csv_text(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = content_disposition_header(True, f"{chart.key}.csv")
-    return response
+    return _chart_csv_response(AGENT_DASHBOARD.chart(key))
