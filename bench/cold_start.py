@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from served import answered
+from served import wait_answered
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,10 +47,7 @@ def launch(tree: Path, command: list[str], port: int, env: dict) -> float:
     )
     try:
         url = f"http://127.0.0.1:{port}/login/"
-        while not answered(url):
-            if server.poll() is not None or time.perf_counter() - started > 180:
-                raise RuntimeError(f"{command[:4]} in {tree} did not answer")
-            time.sleep(0.02)
+        wait_answered(server, url, started, 180, f"{command[:4]} in {tree}")
         return time.perf_counter() - started
     finally:
         server.send_signal(signal.SIGTERM)

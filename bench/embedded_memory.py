@@ -21,7 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from memory import answered, tree_at  # noqa: E402
+from served import wait_answered  # noqa: E402
+from trees import short_commit, tree_at  # noqa: E402
 
 
 def tree_pids(pid: int) -> list[int]:
@@ -84,11 +85,8 @@ def measure(tree: Path, port: int, judge_port: int, settle: float) -> list[tuple
         start_new_session=True,
     )
     try:
-        started = time.perf_counter()
-        while not answered(f"http://127.0.0.1:{port}/login/"):
-            if server.poll() is not None or time.perf_counter() - started > 120:
-                raise RuntimeError(f"embedded mode in {tree} did not answer")
-            time.sleep(0.1)
+        url = f"http://127.0.0.1:{port}/login/"
+        wait_answered(server, url, time.perf_counter(), 120, f"embedded mode in {tree}")
         time.sleep(settle)
         rows = []
         for pid in tree_pids(server.pid):
@@ -112,9 +110,7 @@ def main() -> None:
     parser.add_argument("--judge-port", type=int, default=8165)
     parser.add_argument("--settle", type=float, default=20.0, help="seconds after the first answer")
     args = parser.parse_args()
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", args.before], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    commit = short_commit(args.before)
     load = os.getloadavg()
     print(
         f"before = {args.before} ({commit}); load average {load[0]:.1f} {load[1]:.1f} "

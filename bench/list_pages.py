@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from benchdb import database_ensure  # noqa: E402
 from list_data import TRACES_1X, fixtures_ensure, grow  # noqa: E402
-from trees import tree_at  # noqa: E402
+from trees import short_commit, tree_at  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_lists_{size}x"
 TARGET_MS = 100.0
@@ -337,9 +337,7 @@ def main() -> None:
     import psycopg
 
     before_tree = tree_at(args.before)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", args.before], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    commit = short_commit(args.before)
     print(f"before = {args.before} ({commit}); target < {TARGET_MS:.0f} ms server time per page")
     for size in (int(s) for s in args.sizes.split(",")):
         database_url = args.database_url.format(size=size)

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from served import answered
+from served import wait_answered
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,10 +51,7 @@ def launch(tree: Path, port: int) -> tuple[float, float]:
     )
     try:
         url = f"http://127.0.0.1:{port}/login/"
-        while not answered(url):
-            if server.poll() is not None or time.perf_counter() - started > 120:
-                raise RuntimeError(f"gunicorn in {tree} did not answer")
-            time.sleep(0.02)
+        wait_answered(server, url, started, 120, f"gunicorn in {tree}")
         cold = time.perf_counter() - started
         (worker,) = children(server.pid)
         return cold, rss_mib(worker)

@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from benchdb import database_ensure, django_setup  # noqa: E402
-from memory import tree_at  # noqa: E402
 from overview_data import fill  # noqa: E402
+from trees import short_commit, tree_at  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_i_bench"
 TARGET_MS = 300.0
@@ -194,9 +194,7 @@ def main() -> None:
     database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
     before_tree = tree_at(args.before)
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", args.before], cwd=ROOT, capture_output=True, text=True
-    ).stdout.strip()
+    commit = short_commit(args.before)
     print(f"before = {args.before} ({commit})")
     for n_traces in (int(size) for size in args.sizes.split(",")):
         fill(n_traces)

@@ -17,6 +17,12 @@ def tree_at(ref: str) -> Path:
     return folder
 
 
+def short_commit(ref: str) -> str:
+    """The abbreviated commit `ref` names, for the line that says what was measured against."""
+    command = ["git", "rev-parse", "--short", ref]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True).stdout.strip()
+
+
 def bytecode_compile(tree: Path) -> None:
     """Write the bytecode of every module of `tree`, so that neither tree's launch compiles its
     sources while the other's reads them ready-made: where PYTHONDONTWRITEBYTECODE is set, a
