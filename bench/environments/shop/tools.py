@@ -175,135 +175,69 @@ def exchange_item(db: dict, order_id: str, sku: str, new_sku: str) -> dict:
     return {"order_id": order["order_id"], "sku": new_sku, "status": "exchange_requested"}
 
 
-def _param(kind: str, description: str) -> dict:
+def _param(kind: str, description: str = "") -> dict:
     return {"type": kind, "description": description}
+
+
+def _tool(function, effect: str, returns: str | None, **input_schema: dict) -> tuple:
+    """A tool's function and the definition the agent is given."""
+    definition = {"effect": effect, "input_schema": input_schema}
+    if returns:
+        definition["returns"] = returns
+    return function, definition
 
 
 # name -> (function, definition the agent is given). Reads declare their output; think does not.
 TOOLS = {
-    "find_customer": (
-        find_customer,
-        {
-            "effect": "read",
-            "input_schema": {"email": _param("string", "e-mail")},
-            "returns": "customer",
-        },
-    ),
-    "get_customer": (
-        get_customer,
-        {
-            "effect": "read",
-            "input_schema": {"customer_id": _param("string", "C-nnnn")},
-            "returns": "customer",
-        },
-    ),
-    "list_orders": (
-        list_orders,
-        {
-            "effect": "read",
-            "input_schema": {"customer_id": _param("string", "C-nnnn")},
-            "returns": "orders",
-        },
-    ),
-    "get_order": (
-        get_order,
-        {
-            "effect": "read",
-            "input_schema": {"order_id": _param("string", "O-nnnn")},
-            "returns": "order",
-        },
-    ),
-    "get_payment": (
-        get_payment,
-        {
-            "effect": "read",
-            "input_schema": {"payment_id": _param("string", "P-nnnn")},
-            "returns": "payment",
-        },
-    ),
-    "get_product": (
-        get_product,
-        {
-            "effect": "read",
-            "input_schema": {"sku": _param("string", "any variant's sku")},
-            "returns": "product",
-        },
-    ),
-    "calculate": (
-        calculate,
-        {
-            "effect": "read",
-            "input_schema": {"expression": _param("string", "arithmetic")},
-            "returns": "result",
-        },
-    ),
-    "think": (think, {"effect": "read", "input_schema": {"thought": _param("string", "notes")}}),
-    "cancel_order": (
+    "find_customer": _tool(find_customer, "read", "customer", email=_param("string", "e-mail")),
+    "get_customer": _tool(get_customer, "read", "customer", customer_id=_param("string", "C-nnnn")),
+    "list_orders": _tool(list_orders, "read", "orders", customer_id=_param("string", "C-nnnn")),
+    "get_order": _tool(get_order, "read", "order", order_id=_param("string", "O-nnnn")),
+    "get_payment": _tool(get_payment, "read", "payment", payment_id=_param("string", "P-nnnn")),
+    "get_product": _tool(get_product, "read", "product", sku=_param("string", "any variant's sku")),
+    "calculate": _tool(calculate, "read", "result", expression=_param("string", "arithmetic")),
+    "think": _tool(think, "read", None, thought=_param("string", "notes")),
+    "cancel_order": _tool(
         cancel_order,
-        {
-            "effect": "write",
-            "input_schema": {
-                "order_id": _param("string", ""),
-                "reason": _param("string", "|".join([*REASONS, *REASON_ALIASES])),
-            },
-            "returns": "status",
-        },
+        "write",
+        "status",
+        order_id=_param("string"),
+        reason=_param("string", "|".join([*REASONS, *REASON_ALIASES])),
     ),
-    "update_shipping_address": (
+    "update_shipping_address": _tool(
         update_shipping_address,
-        {
-            "effect": "write",
-            "input_schema": {
-                "order_id": _param("string", ""),
-                "address": _param("string", ""),
-                "notify_customer": _param("boolean", "optional; e-mail a confirmation"),
-            },
-            "returns": "order",
-        },
+        "write",
+        "order",
+        order_id=_param("string"),
+        address=_param("string"),
+        notify_customer=_param("boolean", "optional; e-mail a confirmation"),
     ),
-    "schedule_delivery": (
+    "schedule_delivery": _tool(
         schedule_delivery,
-        {
-            "effect": "write",
-            "input_schema": {
-                "order_id": _param("string", ""),
-                "date": _param("string", "YYYY-MM-DD"),
-                "notify_customer": _param("boolean", "optional; e-mail a confirmation"),
-            },
-            "returns": "order",
-        },
+        "write",
+        "order",
+        order_id=_param("string"),
+        date=_param("string", "YYYY-MM-DD"),
+        notify_customer=_param("boolean", "optional; e-mail a confirmation"),
     ),
-    "refund_order": (
+    "refund_order": _tool(
         refund_order,
-        {
-            "effect": "write",
-            "input_schema": {
-                "order_id": _param("string", ""),
-                "amount": _param("number", ""),
-                "reason_code": _param("string", ""),
-            },
-            "returns": "refund",
-        },
+        "write",
+        "refund",
+        order_id=_param("string"),
+        amount=_param("number"),
+        reason_code=_param("string"),
     ),
-    "update_email": (
-        update_email,
-        {
-            "effect": "write",
-            "input_schema": {"customer_id": _param("string", ""), "email": _param("string", "")},
-            "returns": "customer",
-        },
+    "update_email": _tool(
+        update_email, "write", "customer", customer_id=_param("string"), email=_param("string")
     ),
-    "exchange_item": (
+    "exchange_item": _tool(
         exchange_item,
-        {
-            "effect": "write",
-            "input_schema": {
-                "order_id": _param("string", ""),
-                "sku": _param("string", ""),
-                "new_sku": _param("string", ""),
-            },
-            "returns": "exchange",
-        },
+        "write",
+        "exchange",
+        order_id=_param("string"),
+        sku=_param("string"),
+        new_sku=_param("string"),
     ),
 }
 
