@@ -26,23 +26,21 @@ def envbool(name: str, default: bool = False) -> bool:
 
 
 def envint(name: str, default: int) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name} must be an integer, got {raw!r}") from None
+    return _env_number(name, default, int, "an integer")
 
 
 def envfloat(name: str, default: float) -> float:
+    return _env_number(name, default, float, "a number")
+
+
+def _env_number(name: str, default, convert, kind: str):
     raw = os.environ.get(name)
     if raw is None or raw.strip() == "":
         return default
     try:
-        return float(raw)
+        return convert(raw)
     except ValueError:
-        raise ImproperlyConfigured(f"{name} must be a number, got {raw!r}") from None
+        raise ImproperlyConfigured(f"{name} must be {kind}, got {raw!r}") from None
 
 
 def envlist(name: str, default: list[str]) -> list[str]:
