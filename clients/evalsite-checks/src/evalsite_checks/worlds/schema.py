@@ -27,6 +27,7 @@ kind's own keys:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from evalsite_checks.parameter_specs import parameter_spec_errors
@@ -79,24 +80,40 @@ def _status_error(value: Any) -> str | None:
     return None
 
 
+def _objects(
+    entries: list, section: str, shape: str, keys: set[str], errors: dict[str, str]
+) -> Iterator[tuple[str, dict]]:
+    """Each entry of a list section that is an object, with its path; unknown keys are errors."""
+    for index, entry in enumerate(entries):
+        path = f"tool_world.{section}[{index}]"
+        if not isinstance(entry, dict):
+            errors[path] = f"must be an object with {shape}"
+            continue
+        _extra(entry, keys, path, errors)
+        yield path, entry
+
+
+def _unique_name_check(
+    entry: dict, path: str, kind: str, seen: set[str], errors: dict[str, str]
+) -> None:
+    """The entry's name is a valid name that no earlier tool (or variant) took."""
+    problem = _name_error(entry.get("name"))
+    if problem:
+        errors[f"{path}.name"] = problem
+    elif entry["name"] in seen:
+        errors[f"{path}.name"] = f"repeats the {kind} {entry['name']!r}"
+    else:
+        seen.add(entry["name"])
+
+
 def _tools_errors(tools: Any, errors: dict[str, str]) -> set[str]:
     if not isinstance(tools, list):
         errors["tool_world.tools"] = "must be a list of {name, description, input_schema}"
         return set()
     names: set[str] = set()
-    for index, tool in enumerate(tools):
-        path = f"tool_world.tools[{index}]"
-        if not isinstance(tool, dict):
-            errors[path] = "must be an object with name, description and input_schema"
-            continue
-        _extra(tool, TOOL_KEYS, path, errors)
-        problem = _name_error(tool.get("name"))
-        if problem:
-            errors[f"{path}.name"] = problem
-        elif tool["name"] in names:
-            errors[f"{path}.name"] = f"repeats the tool {tool['name']!r}"
-        else:
-            names.add(tool["name"])
+    shape = "name, description and input_schema"
+    for path, tool in _objects(tools, "tools", shape, TOOL_KEYS, errors):
+        _unique_name_check(tool, path, "tool", names, errors)
         if not isinstance(tool.get("description", ""), str):
             errors[f"{path}.description"] = "must be text"
         schema = tool.get("input_schema", {"type": "object"})
@@ -212,19 +229,9 @@ def _variants_errors(variants: Any, names: set[str], errors: dict[str, str]) -> 
         errors["tool_world.variants"] = "must be a list of {name, expected_behavior, faults}"
         return
     seen: set[str] = set()
-    for index, variant in enumerate(variants):
-        path = f"tool_world.variants[{index}]"
-        if not isinstance(variant, dict):
-            errors[path] = "must be an object with name, expected_behavior and faults"
-            continue
-        _extra(variant, VARIANT_KEYS, path, errors)
-        problem = _name_error(variant.get("name"))
-        if problem:
-            errors[f"{path}.name"] = problem
-        elif variant["name"] in seen:
-            errors[f"{path}.name"] = f"repeats the variant {variant['name']!r}"
-        else:
-            seen.add(variant["name"])
+    shape = "name, expected_behavior and faults"
+    for path, variant in _objects(variants, "variants", shape, VARIANT_KEYS, errors):
+        _unique_name_check(variant, path, "variant", seen, errors)
         behavior = variant.get("expected_behavior")
         if not (isinstance(behavior, str) and behavior.strip()):
             errors[f"{path}.expected_behavior"] = (
