@@ -18,8 +18,10 @@ from insights.charts import (
     bar_width,
     count_axis,
     date_axis,
+    day_stack_layout,
     empty_figure,
     layout,
+    money_axis,
 )
 
 DAYS = WINDOW.days
@@ -93,13 +95,7 @@ def agent_volume_chart() -> Chart:
         largest = max(sum(row["traces"] for row in rows if row["day"] == day) for day in days)
         figure = {
             "data": _stacked_bars(rows, "version", "traces", hover="%{y:,} traces", days=days),
-            "layout": layout(
-                "day",
-                "traces",
-                barmode="stack",
-                xaxis=date_axis(days, "day"),
-                yaxis=count_axis(largest, "traces"),
-            ),
+            "layout": day_stack_layout(days, "traces", count_axis(largest, "traces")),
         }
     return Chart(
         key="agent_volume",
@@ -224,15 +220,15 @@ def _usage_chart(key, title, rows, name_key, field, columns, axis) -> Chart:
         if not money:
             rows = [{**row, "tokens": row["input_tokens"] + row["output_tokens"]} for row in rows]
             field = "tokens"
-        figure = {
-            "data": _stacked_bars(rows, name_key, field, hover=hover, days=days),
-            "layout": layout("day", axis, barmode="stack", xaxis=date_axis(days, "day")),
-        }
-        figure["layout"]["yaxis"] = (
-            {"title": {"text": axis}, "tickprefix": "$", "rangemode": "tozero"}
+        yaxis = (
+            money_axis(axis)
             if money
             else {"title": {"text": axis}, "tickformat": "~s", "rangemode": "tozero"}
         )
+        figure = {
+            "data": _stacked_bars(rows, name_key, field, hover=hover, days=days),
+            "layout": day_stack_layout(days, axis, yaxis),
+        }
     total_cost = sum(float(row["cost_usd"]) for row in rows)
     total_tokens = sum(row["input_tokens"] + row["output_tokens"] for row in rows)
     return Chart(

@@ -11,7 +11,14 @@ from django.db.models import Count
 from django.db.models.functions import TruncDay
 
 from insights.agent_usage import WINDOW, agent_traces
-from insights.charts import Chart, bar_width, count_axis, date_axis, empty_figure, layout, plain
+from insights.charts import (
+    Chart,
+    bar_width,
+    count_axis,
+    day_stack_layout,
+    empty_figure,
+    plain,
+)
 from traces.stop_reasons import UNCLEAN_KINDS, StopKind, stop_reason_normalize
 
 DAYS = WINDOW.days
@@ -77,13 +84,7 @@ def agent_stop_reason_chart() -> Chart:
         ]
         figure = {
             "data": data,
-            "layout": layout(
-                "day",
-                "traces",
-                barmode="stack",
-                xaxis=date_axis(days, "day"),
-                yaxis=count_axis(largest, "traces"),
-            ),
+            "layout": day_stack_layout(days, "traces", count_axis(largest, "traces")),
         }
     unclean = sum(row["traces"] for row in rows if row["stop_kind"] in map(str, UNCLEAN_KINDS))
     total = sum(row["traces"] for row in rows)

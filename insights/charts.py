@@ -193,6 +193,16 @@ def count_axis(largest, title: str = "", **extra) -> dict:
     }
 
 
+def money_axis(title: str) -> dict:
+    """A y axis of US dollars, from zero."""
+    return {"title": {"text": title}, "tickprefix": "$", "rangemode": "tozero"}
+
+
+def day_stack_layout(days, title_y: str, yaxis: dict) -> dict:
+    """The layout of bars stacked per day (by agent version, stop kind or cost part)."""
+    return layout("day", title_y, barmode="stack", xaxis=date_axis(days, "day"), yaxis=yaxis)
+
+
 def bar_width(unit: str, share: float = 0.8) -> int:
     """A bar's width on a date axis: plotly cannot infer it from a single date."""
     return int(period_ms(unit) * share)

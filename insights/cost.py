@@ -13,9 +13,9 @@ from insights.charts import (
     PALETTE,
     Chart,
     bar_width,
-    date_axis,
+    day_stack_layout,
     empty_figure,
-    layout,
+    money_axis,
     plain,
 )
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
@@ -143,13 +143,7 @@ def judge_cost_chart(store: DailyStore | None = None) -> Chart:
         )
         figure = {
             "data": data,
-            "layout": layout(
-                "day",
-                "USD",
-                barmode="stack",
-                xaxis=date_axis(days, "day"),
-                yaxis={"title": {"text": "USD"}, "tickprefix": "$", "rangemode": "tozero"},
-            ),
+            "layout": day_stack_layout(days, "USD", money_axis("USD")),
         }
     total = sum(r["cost_usd"] for r in rows)
     saved_total = sum(r["request_cache_saved_usd"] + r["prompt_cache_saved_usd"] for r in rows)
