@@ -8,18 +8,17 @@ falls back to TF-IDF and records why.
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 from django.conf import settings
+
+from core.shared_clients import SharedClients
 
 
 class EmbeddingError(RuntimeError):
     """The embeddings could not be had; the message says why, for the build's record."""
 
 
-_clients: dict[tuple, object] = {}
-_clients_lock = threading.Lock()
+_clients: SharedClients = SharedClients()
 
 
 def embeddings_configured() -> bool:
@@ -34,16 +33,16 @@ def _client():
         settings.TOPICS_EMBEDDING_API_KEY,
         settings.TOPICS_EMBEDDING_TIMEOUT_SECONDS,
     )
-    with _clients_lock:
-        if key not in _clients:
-            _clients[key] = openai.OpenAI(
-                # A local server may take no key; the SDK insists on one.
-                api_key=settings.TOPICS_EMBEDDING_API_KEY or "no-key",
-                base_url=settings.TOPICS_EMBEDDING_BASE_URL or None,
-                max_retries=1,
-                timeout=settings.TOPICS_EMBEDDING_TIMEOUT_SECONDS,
-            )
-        return _clients[key]
+    return _clients.get(
+        key,
+        lambda: openai.OpenAI(
+            # A local server may take no key; the SDK insists on one.
+            api_key=settings.TOPICS_EMBEDDING_API_KEY or "no-key",
+            base_url=settings.TOPICS_EMBEDDING_BASE_URL or None,
+            max_retries=1,
+            timeout=settings.TOPICS_EMBEDDING_TIMEOUT_SECONDS,
+        ),
+    )
 
 
 def texts_embed(texts: list[str]) -> np.ndarray:

@@ -4,12 +4,12 @@ The SDK never retries (max_retries=0): retries belong to Celery, with backoff an
 worker thread is never parked in a sleep and every attempt is counted on the judgment.
 """
 
-import threading
 import time
 
 import anthropic
 from django.conf import settings
 
+from core.shared_clients import SharedClients
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
 from judges.providers.common import ProviderReply, connection_limits
@@ -24,8 +24,7 @@ TRANSIENT_ERRORS = (
 PERMANENT_ERRORS = (anthropic.APIError,)
 SIMULATOR_KEY = "simulated-judge-key"
 
-_clients: dict[tuple, anthropic.Anthropic] = {}
-_clients_lock = threading.Lock()
+_clients: SharedClients[anthropic.Anthropic] = SharedClients()
 
 
 def client() -> anthropic.Anthropic:
@@ -36,16 +35,16 @@ def client() -> anthropic.Anthropic:
         settings.JUDGE_TIMEOUT_SECONDS,
         settings.JUDGE_PROVIDER_CONNECTIONS,
     )
-    with _clients_lock:
-        if key not in _clients:
-            _clients[key] = anthropic.Anthropic(
-                api_key=settings.ANTHROPIC_API_KEY or SIMULATOR_KEY,
-                base_url=settings.ANTHROPIC_BASE_URL or None,
-                max_retries=0,
-                timeout=settings.JUDGE_TIMEOUT_SECONDS,
-                http_client=anthropic.DefaultHttpxClient(limits=connection_limits()),
-            )
-        return _clients[key]
+    return _clients.get(
+        key,
+        lambda: anthropic.Anthropic(
+            api_key=settings.ANTHROPIC_API_KEY or SIMULATOR_KEY,
+            base_url=settings.ANTHROPIC_BASE_URL or None,
+            max_retries=0,
+            timeout=settings.JUDGE_TIMEOUT_SECONDS,
+            http_client=anthropic.DefaultHttpxClient(limits=connection_limits()),
+        ),
+    )
 
 
 def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:

@@ -4,12 +4,12 @@ speaks the same API (vLLM, llama.cpp, a gateway) at the judge config's base URL.
 As for Anthropic, the SDK never retries (max_retries=0): Celery owns retries and counts them.
 """
 
-import threading
 import time
 
 import openai
 from django.conf import settings
 
+from core.shared_clients import SharedClients
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
 from judges.providers.common import ProviderReply, connection_limits
@@ -23,8 +23,7 @@ TRANSIENT_ERRORS = (
 PERMANENT_ERRORS = (openai.APIError,)
 SIMULATOR_KEY = "simulated-judge-key"
 
-_clients: dict[tuple, openai.OpenAI] = {}
-_clients_lock = threading.Lock()
+_clients: SharedClients[openai.OpenAI] = SharedClients()
 
 
 def client(base_url: str = "") -> openai.OpenAI:
@@ -32,16 +31,16 @@ def client(base_url: str = "") -> openai.OpenAI:
     url = base_url or settings.OPENAI_BASE_URL or None
     key = (url, settings.OPENAI_API_KEY, settings.JUDGE_TIMEOUT_SECONDS)
     key += (settings.JUDGE_PROVIDER_CONNECTIONS,)
-    with _clients_lock:
-        if key not in _clients:
-            _clients[key] = openai.OpenAI(
-                api_key=settings.OPENAI_API_KEY or SIMULATOR_KEY,
-                base_url=url,
-                max_retries=0,
-                timeout=settings.JUDGE_TIMEOUT_SECONDS,
-                http_client=openai.DefaultHttpxClient(limits=connection_limits()),
-            )
-        return _clients[key]
+    return _clients.get(
+        key,
+        lambda: openai.OpenAI(
+            api_key=settings.OPENAI_API_KEY or SIMULATOR_KEY,
+            base_url=url,
+            max_retries=0,
+            timeout=settings.JUDGE_TIMEOUT_SECONDS,
+            http_client=openai.DefaultHttpxClient(limits=connection_limits()),
+        ),
+    )
 
 
 def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
