@@ -79,13 +79,7 @@ class JudgeRunIn(serializers.Serializer):
         return data
 
     def _sessions(self, session_ids: list[int]) -> list[int]:
-        wanted = set(session_ids)
-        found = set(Session.objects.filter(pk__in=wanted).values_list("pk", flat=True))
-        missing = sorted(wanted - found)
-        if missing:
-            shown = ", ".join(map(str, missing[:10]))
-            raise serializers.ValidationError({"session_ids": f"No such sessions: {shown}."})
-        return sorted(found)
+        return _pks_all_found(Session, session_ids, "session_ids", "sessions")
 
     def _version(self, data) -> RubricVersion:
         if "rubric_version" in data:
@@ -114,14 +108,19 @@ class JudgeRunIn(serializers.Serializer):
 
     def _traces(self, data):
         if "trace_ids" in data:
-            wanted = set(data["trace_ids"])
-            found = set(Trace.objects.filter(pk__in=wanted).values_list("pk", flat=True))
-            missing = sorted(wanted - found)
-            if missing:
-                shown = ", ".join(map(str, missing[:10]))
-                raise serializers.ValidationError({"trace_ids": f"No such traces: {shown}."})
-            return sorted(found)
+            return _pks_all_found(Trace, data["trace_ids"], "trace_ids", "traces")
         return selectors.traces_for_filter(data["filter"])
+
+
+def _pks_all_found(model, pks: list[int], field: str, noun: str) -> list[int]:
+    """The ids, sorted; a 400 on `field` naming the first ten that are not stored."""
+    wanted = set(pks)
+    found = set(model.objects.filter(pk__in=wanted).values_list("pk", flat=True))
+    missing = sorted(wanted - found)
+    if missing:
+        shown = ", ".join(map(str, missing[:10]))
+        raise serializers.ValidationError({field: f"No such {noun}: {shown}."})
+    return sorted(found)
 
 
 class JudgeRunOut(serializers.ModelSerializer):
