@@ -64,6 +64,32 @@ def words(text: str) -> list[str]:
     return [w for w in WORD.findall((text or "").lower()) if w not in ENGLISH_STOP_WORDS]
 
 
+# Each kind of signal as named in a token for TF-IDF, and in words for an embedding model.
+SIGNAL_LABELS = {
+    "flag": ("flag:", "red flag "),
+    "verdict": ("verdict:", "verdict "),
+    "tag": ("tag:", "tag "),
+    "feedback": ("feedback:", "feedback "),
+    "stop": ("stop:", "stopped: "),
+    "type": ("type:", "task type "),
+}
+
+
+def _said_signals(facts: TraceFacts, in_words: bool) -> list[str]:
+    """What checks, judges, people and the agent's stop said of the trace, each labelled."""
+    label = {kind: names[1 if in_words else 0] for kind, names in SIGNAL_LABELS.items()}
+    signals = [f"{label['flag']}{kind}" for kind in sorted(facts.red_flags)]
+    signals += [f"{label['verdict']}{verdict}" for verdict in facts.verdicts]
+    signals += [f"{label['tag']}{tag}" for tag in sorted(facts.tags)]
+    signals += [f"{label['feedback']}{value}" for value in facts.feedback]
+    stop = stop_reason_normalize(facts.stop_reason) if facts.stop_reason else ""
+    if stop in UNCLEAN_KINDS:
+        signals.append(f"{label['stop']}{stop}")
+    if facts.task_type:
+        signals.append(f"{label['type']}{facts.task_type}")
+    return signals
+
+
 def trace_tokens(facts: TraceFacts) -> list[str]:
     """The trace's document as tokens (sklearn's analyzer is given these as they are)."""
     signals = []
@@ -76,15 +102,7 @@ def trace_tokens(facts: TraceFacts) -> list[str]:
     signals += [f"step:{a}>{b}" for a, b in dict.fromkeys(zip(names, names[1:], strict=False))]
     signals += [f"repeat:{name}" for name in sorted({n for n in names if names.count(n) > 1})]
     signals += [f"error:{tool}" for tool, errored in facts.tools if errored]
-    signals += [f"flag:{kind}" for kind in sorted(facts.red_flags)]
-    signals += [f"verdict:{verdict}" for verdict in facts.verdicts]
-    signals += [f"tag:{tag}" for tag in sorted(facts.tags)]
-    signals += [f"feedback:{value}" for value in facts.feedback]
-    stop = stop_reason_normalize(facts.stop_reason) if facts.stop_reason else ""
-    if stop in UNCLEAN_KINDS:
-        signals.append(f"stop:{stop}")
-    if facts.task_type:
-        signals.append(f"type:{facts.task_type}")
+    signals += _said_signals(facts, in_words=False)
     tokens = signals * SIGNAL_WEIGHT
     tokens += words(facts.task) + words(facts.final_answer)
     for reason in facts.reasons:
@@ -100,15 +118,7 @@ def trace_text(facts: TraceFacts) -> str:
     lines.append("Tools: " + (" -> ".join(names) if names else "none"))
     errored = [tool for tool, failed in facts.tools if failed]
     signals = [f"tool error in {tool}" for tool in dict.fromkeys(errored)]
-    signals += [f"red flag {kind}" for kind in sorted(facts.red_flags)]
-    signals += [f"verdict {verdict}" for verdict in facts.verdicts]
-    signals += [f"tag {tag}" for tag in sorted(facts.tags)]
-    signals += [f"feedback {value}" for value in facts.feedback]
-    stop = stop_reason_normalize(facts.stop_reason) if facts.stop_reason else ""
-    if stop in UNCLEAN_KINDS:
-        signals.append(f"stopped: {stop}")
-    if facts.task_type:
-        signals.append(f"task type {facts.task_type}")
+    signals += _said_signals(facts, in_words=True)
     lines.append("Signals: " + (", ".join(signals) if signals else "none"))
     lines += [f"Judge's reason: {reason}" for reason in facts.reasons[:3]]
     return "\n".join(lines)
