@@ -26,7 +26,13 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from judge_throughput import django_migrated, processes_stop, rss_mib, worker_wait_ready
+from judge_throughput import (
+    django_migrated,
+    processes_stop,
+    rss_mib,
+    stack_arguments,
+    worker_wait_ready,
+)
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,16 +50,7 @@ def _args():
     parser.add_argument("--latency-ms", type=int, default=600_000, help="long: calls stay")
     parser.add_argument("--hold-seconds", type=float, default=5.0, help="sampling at the peak")
     parser.add_argument("--traced", action="store_true", help="tracemalloc in this tree's worker")
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get(
-            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/evalsite_bench"
-        ),
-    )
-    parser.add_argument(
-        "--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
-    )
-    parser.add_argument("--port", type=int, default=8799)
+    stack_arguments(parser)
     return parser.parse_args()
 
 

@@ -31,6 +31,20 @@ ROOT = Path(__file__).resolve().parents[1]
 TARGET = 100.0
 
 
+def stack_arguments(parser: argparse.ArgumentParser) -> None:
+    """Where the measured stack keeps its data and the simulated judge listens."""
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get(
+            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/evalsite_bench"
+        ),
+    )
+    parser.add_argument(
+        "--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
+    )
+    parser.add_argument("--port", type=int, default=8799)
+
+
 def _args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=1000)
@@ -63,16 +77,7 @@ def _args():
         default=1_000_000,
         help="JUDGE_RATE_LIMIT_RPM for the workers (the default never binds)",
     )
-    parser.add_argument(
-        "--database-url",
-        default=os.environ.get(
-            "BENCH_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/evalsite_bench"
-        ),
-    )
-    parser.add_argument(
-        "--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/9")
-    )
-    parser.add_argument("--port", type=int, default=8799)
+    stack_arguments(parser)
     parser.add_argument(
         "--calibrating",
         action="store_true",
