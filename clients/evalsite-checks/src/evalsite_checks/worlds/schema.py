@@ -81,11 +81,11 @@ def _status_error(value: Any) -> str | None:
 
 
 def _objects(
-    entries: list, section: str, shape: str, keys: set[str], errors: dict[str, str]
+    entries: list, list_path: str, shape: str, keys: set[str], errors: dict[str, str]
 ) -> Iterator[tuple[str, dict]]:
-    """Each entry of a list section that is an object, with its path; unknown keys are errors."""
+    """Each entry of a list that is an object, with its path; unknown keys are errors."""
     for index, entry in enumerate(entries):
-        path = f"tool_world.{section}[{index}]"
+        path = f"{list_path}[{index}]"
         if not isinstance(entry, dict):
             errors[path] = f"must be an object with {shape}"
             continue
@@ -112,7 +112,7 @@ def _tools_errors(tools: Any, errors: dict[str, str]) -> set[str]:
         return set()
     names: set[str] = set()
     shape = "name, description and input_schema"
-    for path, tool in _objects(tools, "tools", shape, TOOL_KEYS, errors):
+    for path, tool in _objects(tools, "tool_world.tools", shape, TOOL_KEYS, errors):
         _unique_name_check(tool, path, "tool", names, errors)
         if not isinstance(tool.get("description", ""), str):
             errors[f"{path}.description"] = "must be text"
@@ -145,12 +145,10 @@ def _recordings_errors(recordings: Any, names: set[str], errors: dict[str, str])
     if not isinstance(recordings, list):
         errors["tool_world.recordings"] = "must be a list of {tool, arguments, result}"
         return
-    for index, recording in enumerate(recordings):
-        path = f"tool_world.recordings[{index}]"
-        if not isinstance(recording, dict):
-            errors[path] = "must be an object with tool, arguments and result"
-            continue
-        _extra(recording, RECORDING_KEYS, path, errors)
+    shape = "tool, arguments and result"
+    for path, recording in _objects(
+        recordings, "tool_world.recordings", shape, RECORDING_KEYS, errors
+    ):
         problem = _tool_ref_error(recording.get("tool"), names)
         if problem:
             errors[f"{path}.tool"] = problem
@@ -179,11 +177,7 @@ def _unrecorded_errors(unrecorded: Any, errors: dict[str, str]) -> None:
             errors[f"{path}.result"] = "is required"
 
 
-def _fault_errors(fault: Any, path: str, names: set[str], errors: dict[str, str]) -> None:
-    if not isinstance(fault, dict):
-        errors[path] = "must be an object with tool and kind"
-        return
-    _extra(fault, FAULT_KEYS, path, errors)
+def _fault_errors(fault: dict, path: str, names: set[str], errors: dict[str, str]) -> None:
     problem = _tool_ref_error(fault.get("tool"), names)
     if problem:
         errors[f"{path}.tool"] = problem
@@ -230,7 +224,7 @@ def _variants_errors(variants: Any, names: set[str], errors: dict[str, str]) -> 
         return
     seen: set[str] = set()
     shape = "name, expected_behavior and faults"
-    for path, variant in _objects(variants, "variants", shape, VARIANT_KEYS, errors):
+    for path, variant in _objects(variants, "tool_world.variants", shape, VARIANT_KEYS, errors):
         _unique_name_check(variant, path, "variant", seen, errors)
         behavior = variant.get("expected_behavior")
         if not (isinstance(behavior, str) and behavior.strip()):
@@ -241,8 +235,10 @@ def _variants_errors(variants: Any, names: set[str], errors: dict[str, str]) -> 
         if not (isinstance(faults, list) and faults):
             errors[f"{path}.faults"] = "must be a non-empty list of faults"
             continue
-        for number, fault in enumerate(faults):
-            _fault_errors(fault, f"{path}.faults[{number}]", names, errors)
+        for fault_path, fault in _objects(
+            faults, f"{path}.faults", "tool and kind", FAULT_KEYS, errors
+        ):
+            _fault_errors(fault, fault_path, names, errors)
 
 
 def tool_world_errors(world: Any) -> dict[str, str]:
