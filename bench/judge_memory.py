@@ -31,6 +31,7 @@ from judge_throughput import (
     processes_stop,
     rss_mib,
     stack_arguments,
+    stack_env,
     worker_wait_ready,
 )
 from trees import bytecode_compile, tree_at
@@ -174,24 +175,16 @@ def _traced_report(worker: subprocess.Popen, var_dir: Path) -> str:
 def main() -> None:
     args = _args()
     var_dir = Path(tempfile.mkdtemp(prefix="evalsite-bench-"))
-    env = {
-        **os.environ,
-        "DATABASE_URL": args.database_url,
-        "REDIS_URL": args.redis_url,
-        "EVALSITE_VAR_DIR": str(var_dir),
-        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{args.port}",
-        "JUDGE_SIMULATED": "1",
-        "JUDGE_RATE_LIMIT_RPM": "1000000",
-        "JUDGE_RATE_LIMIT_TPM": "10000000000",
-        "JUDGE_PASSES_PER_TASK": str(args.passes_per_task),
-        "JUDGE_PROVIDER_CONNECTIONS": str(args.concurrency * args.passes_per_task),
-        "JUDGE_TIMEOUT_SECONDS": str(args.latency_ms / 1000 + 60),
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-        "DB_POOL_MAX_SIZE": "24",
-        "DB_POOL_TIMEOUT": "120",
-        "TRACED_WORKER_REPORT": str(var_dir / "traced.txt"),
-    }
+    env = stack_env(
+        args,
+        var_dir,
+        JUDGE_RATE_LIMIT_RPM="1000000",
+        JUDGE_PASSES_PER_TASK=str(args.passes_per_task),
+        JUDGE_PROVIDER_CONNECTIONS=str(args.concurrency * args.passes_per_task),
+        JUDGE_TIMEOUT_SECONDS=str(args.latency_ms / 1000 + 60),
+        DB_POOL_MAX_SIZE="24",
+        TRACED_WORKER_REPORT=str(var_dir / "traced.txt"),
+    )
     django_migrated(env, args.database_url)
 
     bytecode_compile(ROOT)

@@ -45,6 +45,24 @@ def stack_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--port", type=int, default=8799)
 
 
+def stack_env(args, var_dir: Path, **settings: str) -> dict:
+    """The environment of the measured stack's processes: these `settings` on top of its
+    database, Redis, var folder and simulated judge, which stays quiet and unthrottled."""
+    return {
+        **os.environ,
+        "DATABASE_URL": args.database_url,
+        "REDIS_URL": args.redis_url,
+        "EVALSITE_VAR_DIR": str(var_dir),
+        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{args.port}",
+        "JUDGE_SIMULATED": "1",
+        "JUDGE_RATE_LIMIT_TPM": "10000000000",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONUNBUFFERED": "1",
+        "DB_POOL_TIMEOUT": "120",
+        **settings,
+    }
+
+
 def _args():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--traces", type=int, default=1000)
@@ -275,22 +293,14 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
 def main() -> None:
     args = _args()
     var_dir = Path(tempfile.mkdtemp(prefix="evalsite-bench-"))
-    env = {
-        **os.environ,
-        "DATABASE_URL": args.database_url,
-        "REDIS_URL": args.redis_url,
-        "EVALSITE_VAR_DIR": str(var_dir),
-        "ANTHROPIC_BASE_URL": f"http://127.0.0.1:{args.port}",
-        "JUDGE_SIMULATED": "1",
+    env = stack_env(
+        args,
+        var_dir,
         # The simulated provider has no limits to respect; the shared limiter still runs.
-        "JUDGE_RATE_LIMIT_RPM": str(args.rate_limit_rpm),
-        "JUDGE_RATE_LIMIT_TPM": "10000000000",
-        "LOG_LEVEL": "WARNING",
-        "PYTHONUNBUFFERED": "1",
-        "BENCH_WORKERS": str(args.workers),
-        "DB_POOL_MAX_SIZE": str(args.db_pool),
-        "DB_POOL_TIMEOUT": "120",
-    }
+        JUDGE_RATE_LIMIT_RPM=str(args.rate_limit_rpm),
+        BENCH_WORKERS=str(args.workers),
+        DB_POOL_MAX_SIZE=str(args.db_pool),
+    )
     django_migrated(env, args.database_url)
     from judges.calibration import judge_calibration_update
     from judges.models import JudgeCalibration, JudgeConfig, Rubric
