@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 
 from accounts.roles import CURATOR, require_role
 from core.errors import ApplicationError
+from insights.calibration import calibration_get_or_404
 from judges.adaptive_rubrics.generation import rubric_version_approve
 from judges.alignment.models import AlignmentProposal, AlignmentStatus
 from judges.models import JudgeCalibration, RubricVersionStatus
@@ -20,10 +21,7 @@ from traces.selectors import traces_visible
 @login_required
 @require_role(CURATOR)
 def alignment_proposal_create(request, calibration_id):
-    calibration = get_object_or_404(
-        JudgeCalibration.objects.select_related("rubric_version__rubric", "config"),
-        pk=calibration_id,
-    )
+    calibration = calibration_get_or_404(calibration_id)
     try:
         proposal = alignment_propose(calibration=calibration, user=request.user)
     except ApplicationError as exc:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db.models import F, QuerySet
+from django.shortcuts import get_object_or_404
 
 from core.stats import agreement_measure
 from judges.calibration import rubric_version_scale
@@ -15,6 +16,14 @@ from reviews.pairwise_judge import pairwise_calibration_pairs
 from traces.selectors import traces_visible
 
 DISAGREEMENTS_SHOWN = 50
+
+
+def calibration_get_or_404(calibration_id: int) -> JudgeCalibration:
+    """One calibration with the judge version and config its pages name."""
+    return get_object_or_404(
+        JudgeCalibration.objects.select_related("rubric_version__rubric", "config"),
+        pk=calibration_id,
+    )
 
 
 def calibration_list() -> QuerySet[JudgeCalibration]:

@@ -11,8 +11,8 @@ from django.views.decorators.http import require_POST
 from accounts.roles import ANNOTATOR, CURATOR, has_role, require_role
 from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.calibration import calibration_detail as calibration_detail_read
+from insights.calibration import calibration_get_or_404, calibration_rows
 from insights.calibration import calibration_list as calibration_list_read
-from insights.calibration import calibration_rows
 from insights.heldout import held_out_agreement
 from insights.judging_health import silent_alerts_open
 from insights.overview import overview_chart_get, overview_snapshot_get
@@ -82,10 +82,7 @@ def calibration_list(request):
 @login_required
 @require_role(CURATOR)
 def calibration_detail(request, calibration_id):
-    calibration = get_object_or_404(
-        JudgeCalibration.objects.select_related("rubric_version__rubric", "config"),
-        pk=calibration_id,
-    )
+    calibration = calibration_get_or_404(calibration_id)
     proposals = (
         AlignmentProposal.objects.filter(
             source_version=calibration.rubric_version, config=calibration.config
