@@ -31,7 +31,7 @@ from reviews.services import (
     review_item_skip,
 )
 from reviews.trace_actions import review_item_flag_trace
-from reviews.views.next_item import advance_to_next
+from reviews.views.next_item import advance_to_next, after_answer
 from reviews.views.pairwise import pairwise_item_render
 from traces.selectors import traces_visible
 
@@ -124,11 +124,7 @@ def item_resolve(request, item_id: int):
     except ApplicationError as exc:
         form.add_error(exc.field if exc.field in form.fields else None, exc.message)
         return _render_item(request, item, form, status=exc.status_code)
-    if adjudicate:
-        # The next item page says "Saved" in its undo box; the queue page has none.
-        messages.success(request, f"Saved item #{item.pk}.")
-        return redirect("reviews:queue_detail", queue_id=item.queue_id)
-    return advance_to_next(request, item.queue, saved=item)
+    return after_answer(request, item, adjudicate)
 
 
 @require_POST

@@ -15,3 +15,12 @@ def advance_to_next(request, queue, saved=None):
         messages.info(request, f"Nothing left for you in {queue.name}.")
         return redirect("reviews:queue_detail", queue_id=queue.pk)
     return redirect("reviews:item_detail", item_id=following.pk)
+
+
+def after_answer(request, item, adjudicated: bool):
+    """Where a saved answer leads: an adjudication back to the queue page, saying "Saved" (that
+    page has no undo box to say it); any other answer on to the person's next item."""
+    if adjudicated:
+        messages.success(request, f"Saved item #{item.pk}.")
+        return redirect("reviews:queue_detail", queue_id=item.queue_id)
+    return advance_to_next(request, item.queue, saved=item)

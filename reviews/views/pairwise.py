@@ -17,7 +17,7 @@ from reviews.pairwise_judge import pairwise_pairs_judge
 from reviews.pairwise_judge_pick import pairwise_judge_pick
 from reviews.scoring import MAX_EXPLANATION_CHARS
 from reviews.selectors import annotation_undoable, review_progress
-from reviews.views.next_item import advance_to_next
+from reviews.views.next_item import after_answer
 from traces.models import Trace
 from traces.selectors import trace_span_nodes
 
@@ -135,10 +135,7 @@ def pairwise_item_answer(request, item_id: int):
             error=exc.message,
             status=exc.status_code,
         )
-    if adjudicate:
-        messages.success(request, f"Saved item #{item.pk}.")
-        return redirect("reviews:queue_detail", queue_id=item.queue_id)
-    return advance_to_next(request, item.queue, saved=item)
+    return after_answer(request, item, adjudicate)
 
 
 @require_POST
