@@ -18,11 +18,16 @@ class ToolError(Exception):
 # --- reads ----------------------------------------------------------------------------------
 
 
+def _record(db: dict, table: str, noun: str, key) -> dict:
+    """The stored row under an id as an agent may write it (spaced, in lower case)."""
+    row = db[table].get(str(key).strip().upper())
+    if row is None:
+        raise ToolError(f"Error: no {noun} {key}.")
+    return row
+
+
 def _order(db: dict, order_id) -> dict:
-    order = db["orders"].get(str(order_id).strip().upper())
-    if order is None:
-        raise ToolError(f"Error: no order {order_id}.")
-    return order
+    return _record(db, "orders", "order", order_id)
 
 
 def find_customer(db: dict, email: str) -> dict:
@@ -33,10 +38,7 @@ def find_customer(db: dict, email: str) -> dict:
 
 
 def get_customer(db: dict, customer_id: str) -> dict:
-    customer = db["customers"].get(str(customer_id).strip().upper())
-    if customer is None:
-        raise ToolError(f"Error: no customer {customer_id}.")
-    return dict(customer)
+    return dict(_record(db, "customers", "customer", customer_id))
 
 
 def list_orders(db: dict, customer_id: str) -> dict:
@@ -60,10 +62,7 @@ def get_order(db: dict, order_id: str) -> dict:
 
 
 def get_payment(db: dict, payment_id: str) -> dict:
-    payment = db["payments"].get(str(payment_id).strip().upper())
-    if payment is None:
-        raise ToolError(f"Error: no payment {payment_id}.")
-    return dict(payment)
+    return dict(_record(db, "payments", "payment", payment_id))
 
 
 def get_product(db: dict, sku: str) -> dict:
@@ -155,9 +154,7 @@ def refund_order(db: dict, order_id: str, amount, reason_code: str) -> dict:
 
 
 def update_email(db: dict, customer_id: str, email: str) -> dict:
-    customer = db["customers"].get(str(customer_id).strip().upper())
-    if customer is None:
-        raise ToolError(f"Error: no customer {customer_id}.")
+    customer = _record(db, "customers", "customer", customer_id)
     customer["email"] = str(email).strip().lower()
     return {"customer_id": customer["customer_id"], "email": customer["email"]}
 
