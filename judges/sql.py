@@ -7,6 +7,7 @@ from django.db import connection
 from django.db.models import Q
 
 from judges.models import JudgeCalibration, OnlineRuleHour, TraceOnlineDecision, Verdict
+from metrics.models import RedFlagCheck
 
 _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
@@ -36,6 +37,28 @@ def verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> 
     return Verdict.objects.filter(
         Q(trace_id__in=trace_ids) | Q(session_id__in=session_ids), stale=False
     ).update(stale=True)
+
+
+# The stale mark rides with the question ingest asks next of the same traces: a request with
+# late spans pays one round trip, one parse and one plan for both.
+_STALE_AND_CHECKED_SQL = (
+    f"WITH stale AS ({_STALE_SQL}) "  # noqa: S608 - the models' tables
+    f"SELECT trace_id FROM {RedFlagCheck._meta.db_table} WHERE trace_id = ANY(%s)"
+)
+
+
+def late_verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> list[int]:
+    """Mark stale the verdicts on these traces or sessions, and return which of the traces had
+    their red flags checked (metrics.redflag_store checks those again); one statement on
+    PostgreSQL, whose data-modifying WITH runs whether or not the query reads it."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_STALE_AND_CHECKED_SQL, [list(trace_ids), list(session_ids), trace_ids])
+            return [trace_id for (trace_id,) in cursor.fetchall()]
+    verdicts_stale_set(trace_ids, session_ids)
+    return list(
+        RedFlagCheck.objects.filter(trace_id__in=trace_ids).values_list("trace_id", flat=True)
+    )
 
 
 _ONLINE_HOURS_ADD_SQL = (

@@ -88,7 +88,11 @@ def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedF
 
 def red_flags_recheck_late(trace_ids: Iterable[int]) -> int:
     """Spans arrived for these traces: check again the ones already checked. Returns how many."""
-    checked = traces_checked(list(trace_ids))
+    return red_flags_recheck(traces_checked(list(trace_ids)))
+
+
+def red_flags_recheck(checked: list[int]) -> int:
+    """Check again these traces, each checked before spans arrived late. Returns how many."""
     if not checked:
         return 0
     for trace in Trace.objects.filter(pk__in=checked).select_related("project"):

@@ -3,12 +3,13 @@ table and column names from the models, values always bound."""
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime
 
 from django.db import connection
 from django.db.models import NOT_PROVIDED
 
-from traces.ingest.bulk_sql import binding_cursor, column_type
+from traces.ingest.bulk_sql import binding_cursor, rows_json
 from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
 
@@ -26,48 +27,23 @@ def sessions_for_ids(
         )
         return _sessions_read(project_pk, external_ids), frozenset()
     given = {"project_id": project_pk, "created_at": now}
-    columns, values, params, arrays = [], [], [], []
-    for field in Session._meta.concrete_fields:
-        if field.primary_key or field.db_default is not NOT_PROVIDED:
-            continue
-        columns.append(quote(field.column))
-        if field.attname in given:
-            values.append("%s")
-            params.append(field.get_db_prep_save(given[field.attname], connection))
-            continue
-        values.append(f"v.c{len(arrays)}")
-        if field.attname == "external_id":
-            order = values[-1]
-        arrays.append(
-            (
-                column_type(field),
-                [
-                    ext
-                    if field.attname == "external_id"
-                    else initial[ext][field.attname]
-                    if field.attname in initial[ext]
-                    else field.get_default()
-                    for ext in external_ids
-                ],
-            )
+    rows = []
+    for ext in external_ids:
+        values = initial[ext]
+        rows.append(
+            {
+                column: given[attname]
+                if attname in given
+                else ext
+                if attname == "external_id"
+                else values[attname]
+                if attname in values
+                else default()
+                for column, attname, default in _session_insert_columns()
+            }
         )
-    # Binary arrays (%b): psycopg dumps them several times faster than text ones.
-    unnest = ", ".join(f"%b::{db_type}[]" for db_type, _ in arrays)
-    names = ", ".join(f"c{i}" for i in range(len(arrays)))
-    table = quote(Session._meta.db_table)
-    # One statement inserts the missing sessions (in conversation id order, as every writer
-    # does) and reads the others; a session another request committed since the statement
-    # began is in neither part, and is read after. Names come from the model, not input.
-    sql = (
-        f"WITH made AS (INSERT INTO {table} ({', '.join(columns)}) "  # noqa: S608
-        f"SELECT {', '.join(values)} FROM unnest({unnest}) AS v({names}) "
-        f"ORDER BY {order} ON CONFLICT (project_id, external_id) DO NOTHING "
-        "RETURNING external_id, id) "
-        f"SELECT external_id, id, true FROM made UNION ALL SELECT external_id, id, false "
-        f"FROM {table} WHERE project_id = %s AND external_id = ANY(%s)"
-    )
     with binding_cursor() as cursor:
-        cursor.execute(sql, [*params, *(a for _, a in arrays), project_pk, external_ids])
+        cursor.execute(_sessions_upsert_sql(), [rows_json(rows), project_pk, external_ids])
         fetched = cursor.fetchall()
     found = {ext: pk for ext, pk, _ in fetched}
     made = frozenset(pk for _, pk, was_made in fetched if was_made)
@@ -75,6 +51,35 @@ def sessions_for_ids(
     if missing:
         found.update(_sessions_read(project_pk, missing))
     return found, made
+
+
+@functools.cache
+def _session_insert_columns() -> tuple:
+    """(column, attname, default) of the Session columns a new row is written with."""
+    return tuple(
+        (field.column, field.attname, field.get_default)
+        for field in Session._meta.concrete_fields
+        if not field.primary_key and field.db_default is NOT_PROVIDED
+    )
+
+
+@functools.cache
+def _sessions_upsert_sql() -> str:
+    # One statement inserts the missing sessions (in conversation id order, as every writer
+    # does) and reads the others; a session another request committed since the statement
+    # began is in neither part, and is read after. The rows come as one JSON document read by
+    # the table's row type, as the trace rows do. Names come from the model, not input.
+    table = quote(Session._meta.db_table)
+    names = ", ".join(quote(column) for column, _, _ in _session_insert_columns())
+    values = ", ".join(f"v.{quote(column)}" for column, _, _ in _session_insert_columns())
+    return (
+        f"WITH made AS (INSERT INTO {table} ({names}) "  # noqa: S608
+        f"SELECT {values} FROM json_populate_recordset(NULL::{table}, %s::json) AS v "
+        f"ORDER BY v.{quote(Session._meta.get_field('external_id').column)} "
+        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id) "
+        f"SELECT external_id, id, true FROM made UNION ALL SELECT external_id, id, false "
+        f"FROM {table} WHERE project_id = %s AND external_id = ANY(%s)"
+    )
 
 
 def _sessions_read(project_pk: int, external_ids: list[str]) -> dict[str, int]:

@@ -6,12 +6,12 @@ from datetime import timedelta
 
 import pytest
 from django.db import connection
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import partition_sql, span_partitions
+from traces.ingest.bulk_sql import binding_cursor
 from traces.models import Span, Trace, utc_today
 from traces.partition_sql import (
     PARTITION_DAYS_AHEAD,
@@ -116,21 +116,26 @@ def test_a_resend_reads_and_renumbers_only_its_traces_partition():
     trace = Trace.objects.get()
     span_partitions_create_ahead(trace.spans_day)
     # when the rest of the trace comes late, moving stored spans' positions
-    with CaptureQueriesContext(connection) as queries:
+    sent = []
+
+    def keep(execute, sql, params, many, context):
+        sent.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
         send(spans[:1])
     span_queries = [
-        re.sub(r"^\d+ times: ", "", q["sql"])
-        for q in queries.captured_queries
-        if re.match(r'(\d+ times: )?(SELECT|UPDATE) .*"traces_span"', q["sql"])
+        (sql, params) for sql, params in sent if re.match(r'(SELECT|UPDATE) .*"traces_span"', sql)
     ]
     # then each of its reads and updates of spans plans only the trace's day
-    assert [sql for sql in span_queries if sql.startswith("UPDATE")]
+    assert [sql for sql, _ in span_queries if sql.startswith("UPDATE")]
     others = {partition_name(day) for day in span_partition_days()} - {
         partition_name(trace.spans_day)
     }
-    with connection.cursor() as cursor:
-        for sql in span_queries:
-            cursor.execute("EXPLAIN " + sql)  # logged with their values
+    # planned with their values, bound as ingest binds them
+    with binding_cursor() as cursor:
+        for sql, params in span_queries:
+            cursor.execute("EXPLAIN " + sql, params)
             plan = "\n".join(row[0] for row in cursor.fetchall())
             assert partition_name(trace.spans_day) in plan
             assert not [name for name in others if name in plan], sql

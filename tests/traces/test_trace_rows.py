@@ -78,3 +78,28 @@ def test_an_otlp_request_stores_in_its_own_transaction_without_a_savepoint(proje
     savepoints = [q["sql"] for q in queries.captured_queries if q["sql"].startswith("SAVEPOINT")]
     assert len(savepoints) == 1
     assert Trace.objects.get().span_count == 11
+
+
+def test_the_rows_read_back_in_binary_hold_what_the_orm_reads(project):
+    # given a stored trace whose first spans came in an earlier request
+    spans = recorded_spans()
+    send(spans[:6])
+    trace = Trace.objects.get()
+    # when ingest locks it and reads its stored spans (rows in PostgreSQL's binary form)
+    (locked,) = store.traces_lock(project.pk, [trace.external_id])
+    stored = store.spans_stored({trace.pk: trace.spans_day})[trace.pk]
+    # then every value is the ORM's, times in the same zone and JSON decoded
+    for name, value in locked.items():
+        expected = getattr(trace, "pk" if name == "pk" else name)
+        assert value == expected, name
+        assert type(value) is type(expected), name
+    assert locked["started_at"].tzinfo == trace.started_at.tzinfo
+    assert isinstance(locked["context"], dict) and isinstance(locked["attributes"], dict)
+    by_pk = {span.pk: span for span in Span.objects.filter(trace=trace)}
+    assert len(stored) == len(by_pk) == 6
+    for span in stored:
+        orm = by_pk[span.pk]
+        for name in span._fields:
+            assert getattr(span, name) == getattr(orm, name), name
+            assert type(getattr(span, name)) is type(getattr(orm, name)), name
+        assert span.started_at.tzinfo == orm.started_at.tzinfo

@@ -9,9 +9,7 @@ caller then starts over, and the row is locked like any stored trace (TraceCreat
 from __future__ import annotations
 
 import functools
-import json
 from datetime import UTC, datetime
-from decimal import Decimal
 
 import orjson
 from django.db import IntegrityError, connection, transaction
@@ -19,7 +17,7 @@ from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.errors import UniqueViolation
 from psycopg.types.json import Json
 
-from traces.ingest.bulk_sql import binding_cursor
+from traces.ingest.bulk_sql import binding_cursor, rows_json
 from traces.ingest.copy_rows import quote
 from traces.models import Trace
 
@@ -64,7 +62,7 @@ def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
             .order_by("external_id")
         )
         return list(traces.values("pk", *(field.attname for field in read)))
-    with binding_cursor() as cursor:
+    with binding_cursor(binary_results=True) as cursor:
         cursor.execute(_lock_sql(), [project_pk, external_ids])
         fetched = cursor.fetchall()
     rows = []
@@ -79,9 +77,14 @@ def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
 
 @functools.cache
 def _lock_sql() -> str:
-    # Table and column names come from the model, never from input.
+    # Table and column names come from the model, never from input. JSON columns come as their
+    # text, which orjson reads faster than psycopg's binary jsonb loader would.
+    columns = ", ".join(
+        f"{quote(f.column)}::text" if isinstance(f, JSONField) else quote(f.column)
+        for _, f in _read_fields()
+    )
     return (
-        f"SELECT id, {', '.join(quote(f.column) for _, f in _read_fields())} "  # noqa: S608
+        f"SELECT id, {columns} "  # noqa: S608
         f"FROM {quote(Trace._meta.db_table)} "
         "WHERE project_id = %s AND external_id = ANY(%s) ORDER BY external_id FOR UPDATE"
     )
@@ -162,27 +165,15 @@ def _rows_json(traces: list, fields: tuple, given: dict) -> Json:
     """The traces' values of these fields (or the given ones) as a JSON array of objects keyed
     by column, as json_populate_recordset reads it."""
     columns = [(f.column, "pk" if f.primary_key else f.attname) for f in fields]
-    rows = [
-        {
-            column: given[attname] if attname in given else getattr(trace, attname)
-            for column, attname in columns
-        }
-        for trace in traces
-    ]
-    return Json(rows, dumps=_rows_dumps)
-
-
-def _rows_dumps(rows: list) -> bytes | str:
-    try:
-        return orjson.dumps(rows, default=_decimal_text)
-    except TypeError:  # non-string keys, integers beyond 64 bits in a JSON column
-        return json.dumps(rows, default=str)
-
-
-def _decimal_text(value):
-    if isinstance(value, Decimal):
-        return str(value)  # exact: the column reads it as written
-    raise TypeError
+    return rows_json(
+        [
+            {
+                column: given[attname] if attname in given else getattr(trace, attname)
+                for column, attname in columns
+            }
+            for trace in traces
+        ]
+    )
 
 
 _PK_FIELD = Trace._meta.pk
