@@ -94,35 +94,39 @@ def _normalized(lines) -> list[str]:
     return sorted(line.strip().rstrip(",") for line in lines if line.strip())
 
 
+def _rows(conn, tables: list[str], columns_kept) -> dict[str, list[tuple]]:
+    """Each table's rows, sorted, with the columns `columns_kept(table)` names."""
+    found = {}
+    for table in sorted(set(tables) - LEFT_OUT_TABLES):
+        if table in BY_NATURAL_KEY:
+            query = BY_NATURAL_KEY[table]
+        else:
+            names = ", ".join(f'"{column}"' for column in sorted(columns_kept(table)))
+            query = f'SELECT {names} FROM "{table}"'
+        found[table] = sorted(conn.execute(query).fetchall(), key=repr)
+    return found
+
+
 def postgres_rows(url: str) -> dict[str, list[tuple]]:
     import psycopg
 
     with psycopg.connect(url) as conn:
-        tables = [
-            row[0]
-            for row in conn.execute(
-                "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition "
-                "ORDER BY c.relname"
-            )
-        ]
-        found = {}
-        for table in sorted(set(tables) - LEFT_OUT_TABLES):
-            if table in BY_NATURAL_KEY:
-                found[table] = sorted(conn.execute(BY_NATURAL_KEY[table]).fetchall(), key=repr)
-                continue
-            columns = [
+        tables = conn.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition"
+        ).fetchall()
+        return _rows(
+            conn,
+            [row[0] for row in tables],
+            lambda table: [
                 row[0]
                 for row in conn.execute(
                     "SELECT column_name FROM information_schema.columns WHERE table_name = %s "
-                    "AND data_type NOT LIKE 'timestamp%%' ORDER BY column_name",
+                    "AND data_type NOT LIKE 'timestamp%%'",
                     [table],
                 )
-            ]
-            names = ", ".join(f'"{column}"' for column in columns)
-            rows = conn.execute(f'SELECT {names} FROM "{table}"').fetchall()
-            found[table] = sorted(rows, key=repr)
-    return found
+            ],
+        )
 
 
 def sqlite_schema(path: Path) -> list[str]:
@@ -151,34 +155,28 @@ def _columns(statement: str) -> list[str]:
 
 def sqlite_rows(path: Path) -> dict[str, list[tuple]]:
     with sqlite3.connect(path) as conn:
-        tables = [
-            row[0]
-            for row in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-                "AND name NOT LIKE 'traces_search_fts_%'"
-            )
-        ]
-        found = {}
-        for table in sorted(set(tables) - LEFT_OUT_TABLES):
-            if table in BY_NATURAL_KEY:
-                found[table] = sorted(conn.execute(BY_NATURAL_KEY[table]).fetchall(), key=repr)
-                continue
-            columns = [
+        tables = conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name NOT LIKE 'traces_search_fts_%'"
+        ).fetchall()
+        return _rows(
+            conn,
+            [row[0] for row in tables],
+            lambda table: [
                 row[1]
                 for row in conn.execute(f'PRAGMA table_info("{table}")')
                 if row[2].lower() != "datetime"
-            ]
-            names = ", ".join(f'"{column}"' for column in sorted(columns))
-            rows = conn.execute(f'SELECT {names} FROM "{table}"').fetchall()
-            found[table] = sorted(rows, key=repr)
-    return found
+            ],
+        )
 
 
 def differences(label: str, before, after) -> list[str]:
     if before == after:
-        print(
-            f"{label}: identical ({len(after)} {'lines' if isinstance(after, list) else 'tables'})"
-        )
+        if isinstance(after, dict):
+            held = ", ".join(f"{table} {len(rows)}" for table, rows in after.items() if rows)
+            print(f"{label}: identical ({len(after)} tables; rows in {held})")
+        else:
+            print(f"{label}: identical ({len(after)} lines)")
         return []
     if isinstance(before, dict):
         lines = [
