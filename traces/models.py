@@ -302,8 +302,9 @@ class TraceSearchDocument(models.Model):
 
     Built apart from ingest (which stays a plain insert): a trace's document is (re)built once
     spans stop arriving for a moment, so late spans are folded in and re-sends cost nothing.
-    On PostgreSQL `document` is a tsvector with a GIN index (migration 0008); on SQLite the
-    text lives in the FTS5 table traces_search_fts under the trace's id and `document` is null.
+    On PostgreSQL `document` is a tsvector with a GIN index (made by the traces migration); on
+    SQLite the text lives in the FTS5 table traces_search_fts under the trace's id and `document`
+    is null.
     """
 
     trace = models.OneToOneField(

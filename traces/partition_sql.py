@@ -25,7 +25,7 @@ SPAN_STORAGE = "toast_tuple_target = 8160"
 
 
 def spans_partitioned() -> bool:
-    """Whether the spans table is partitioned: on PostgreSQL, always (migration 0012)."""
+    """Whether the spans table is partitioned: on PostgreSQL, always (as migrated)."""
     return connection.vendor == "postgresql"
 
 
@@ -85,19 +85,6 @@ def partition_drop(day: date, lock_timeout_ms: int) -> None:
         cursor.execute(f"SET LOCAL lock_timeout = {int(lock_timeout_ms)}")
         cursor.execute(f"DROP TABLE {_quote(partition_name(day))}")
         cursor.execute("SET LOCAL lock_timeout = DEFAULT")
-
-
-def spans_storage_set(reset: bool = False) -> None:
-    """SPAN_STORAGE on every existing partition (or the plain table), for rows written from now
-    on; `reset` puts back PostgreSQL's default."""
-    setting = f"RESET ({SPAN_STORAGE.split(' = ')[0]})" if reset else f"SET ({SPAN_STORAGE})"
-    with connection.cursor() as cursor:
-        table = Span._meta.db_table
-        cursor.execute("SELECT relkind FROM pg_class WHERE oid = %s::regclass", [table])
-        partitioned = cursor.fetchone()[0] == "p"
-        names = [partition_name(day) for day in span_partition_days()] if partitioned else [table]
-        for name in names:
-            cursor.execute(f"ALTER TABLE {_quote(name)} {setting}")
 
 
 def spans_table_convert(partitioned: bool) -> None:

@@ -1,11 +1,11 @@
 """Judging pages in Chromium: start a run, watch it finish live, preview a rubric on a trace."""
 
-import importlib
 import re
 
 import pytest
 
 from demo.simulator.server import start_simulator
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.execution import judgment_execute
 from judges.models import JudgeRun, Rubric
 from tests.e2e.conftest import login_as
@@ -19,7 +19,7 @@ def seed_rubrics(transactional_db):
     """Transactional tests flush the tables; put the built-in rubrics back."""
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ cancellation: it cancels an order id it made up, yet still reports the right ord
 from __future__ import annotations
 
 import hashlib
-from importlib import import_module
 
 from golden.models import GoldenExample
 from golden.services import dataset_version_create
+from judges.builtin_rubrics import builtin_rubrics_seed
 from tests.factories import GoldenExampleFactory, SpanFactory, TraceFactory
 from tests.golden.builders import cancel_reference
 from traces.models import SpanKind, SpanStatus
@@ -177,8 +177,7 @@ def seed_rubrics_ensure():
     """The built-in rubrics and judge config; a transactional test before may have flushed them."""
     from django.apps import apps
 
-    seed = import_module("judges.migrations.0004_seed_rubrics").seed
-    seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 def golden_version_create(name: str = "support-v1", outcome_rubric=None):

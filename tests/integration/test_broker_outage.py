@@ -3,7 +3,6 @@ cache) is stopped mid-test. Committed work is answered 202 and enqueued by the s
 broker is back; a retried POST with its Idempotency-Key creates nothing twice; pages still
 render. The Redis here is this test's own server on a free port, never the shared one."""
 
-import importlib
 import json
 import shutil
 import socket
@@ -16,6 +15,7 @@ import redis
 import requests
 from django.apps import apps
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import JudgeRun, Judgment, JudgmentStatus, Rubric
 from tests.factories import TraceFactory, UserFactory
 from tests.integration.conftest import ROOT, database_url_for_worker, wait_for
@@ -35,7 +35,7 @@ def free_port() -> int:
 
 @pytest.fixture(autouse=True)
 def seed_rubrics(transactional_db):
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 @pytest.fixture

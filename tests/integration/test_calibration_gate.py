@@ -1,10 +1,9 @@
 """The calibration gate end to end: a real worker, the simulated judge, blind review, approval."""
 
-import importlib
-
 import pytest
 from django.db import transaction
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.calibration import judge_calibration_get, judge_version_approved_for_online
 from judges.models import CalibrationStatus, Rubric
 from judges.services import judge_config_default, judge_run_start, trace_judge_online
@@ -23,7 +22,7 @@ LABELS = 30
 def seed_rubrics(transactional_db):
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 @pytest.mark.usefixtures("celery_worker")

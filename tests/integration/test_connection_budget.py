@@ -1,13 +1,13 @@
 """More worker threads than database connections: passes wait for a pooled connection or are
 retried, and a run always finishes. A pass with no connection is a transient failure."""
 
-import importlib
 import os
 
 import pytest
 from celery.exceptions import Retry
 from django.db import OperationalError, connection
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import JudgeConfig, Judgment, JudgmentStatus, Rubric
 from judges.services import judge_run_start
 from judges.tasks import judge_pass_task
@@ -24,7 +24,7 @@ def seed_rubrics(transactional_db):
     """Transactional tests flush the tables; put the built-in rubrics back."""
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 def test_a_pass_without_a_connection_is_retried_not_failed(monkeypatch):

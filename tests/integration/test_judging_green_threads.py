@@ -3,11 +3,11 @@ through the real SDK, and the same guarantees as the thread pool: each pass stor
 answer paid once, the shared rate limit kept, identical requests asked once, a killed worker's
 passes taken over."""
 
-import importlib
 import time
 
 import pytest
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import JudgeConfig, Judgment, JudgmentStatus, Rubric, Verdict
 from judges.ratelimit import WINDOW_SECONDS
 from judges.services import judge_run_start
@@ -30,7 +30,7 @@ PASSES_PER_TASK = 20
 def seed_rubrics(transactional_db):
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 @pytest.fixture

@@ -1,12 +1,12 @@
 """Judging through the real stack: a `celery worker` process, the database, the broker, and the
 simulated judge spoken to through the real SDK. Nothing lost, nothing duplicated."""
 
-import importlib
 import time
 
 import pytest
 from django.db import transaction
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.calibration import judge_calibration_update
 from judges.costs import call_cost_usd
 from judges.models import (
@@ -34,7 +34,7 @@ def seed_rubrics(transactional_db):
     """Transactional tests flush the tables; put the built-in rubrics back."""
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 def _tool_rubric():

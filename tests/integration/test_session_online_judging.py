@@ -1,12 +1,12 @@
 """Online session judging through the real stack: the periodic task on a `celery worker`
 process finds a conversation gone quiet and judges it whole, once."""
 
-import importlib
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import (
     CalibrationStatus,
     JudgeCalibration,
@@ -33,7 +33,7 @@ def seed_rubrics(transactional_db):
     """Transactional tests flush the tables; put the built-in rubrics back."""
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 def exchange(minute: int, task: str, answer: str) -> dict:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import Rubric
 from judges.prompts import prompt_render
 from traces.models import Trace
@@ -90,12 +91,9 @@ def _contains(prompt: str, text: str) -> bool:
 
 def built_in_rubrics_seed() -> None:
     """Seed the built-in rubrics again, for tests whose flushes removed the migrations' rows."""
-    import importlib
-
     from django.apps import apps
 
-    for migration in ("0004_seed_rubrics", "0007_seed_expected_behavior"):
-        importlib.import_module(f"judges.migrations.{migration}").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 def judge_prompts(trace: Trace) -> dict[str, str]:

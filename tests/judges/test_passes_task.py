@@ -3,12 +3,12 @@ through the real SDK against the simulated judge, each stored once; a retried pa
 a message of its own. Here the passes of a message run on OS threads (the pool a test process
 has); tests/integration/test_judging_green_threads.py runs them on a gevent worker."""
 
-import importlib
 import time
 
 import pytest
 
 from judges import tasks
+from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.concurrency import each_at_once, green_threads
 from judges.models import Judgment, JudgmentStatus, Verdict
 from judges.services import judge_run_start
@@ -23,7 +23,7 @@ def seeded(request):
         return
     from django.apps import apps
 
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    builtin_rubrics_seed(apps)
 
 
 def _run(traces, tool_rubric, default_config, capture, published=None):

@@ -1,7 +1,6 @@
 """Sessions are set at ingest on every path, whichever span or payload field names them."""
 
 import json
-from importlib import import_module
 
 import pytest
 from google.protobuf import json_format
@@ -132,24 +131,3 @@ def test_a_trace_without_any_id_has_no_session():
 
     assert Trace.objects.get().session is None
     assert not Session.objects.exists()
-
-
-def test_the_migration_backfills_traces_stored_before_sessions():
-    # given traces stored with a conversation id before sessions existed
-    from django.apps import apps
-
-    from tests.factories import TraceFactory
-
-    backfill = import_module("traces.migrations.0009_sessions").sessions_backfill
-    named = TraceFactory(context={"conversation_id": "old-1"})
-    also = TraceFactory(project=named.project, context={"session_id": "old-1"})
-    unnamed = TraceFactory(context={"user": "x"})
-    # when
-    backfill(apps, None)
-    # then
-    named.refresh_from_db()
-    also.refresh_from_db()
-    unnamed.refresh_from_db()
-    assert named.session is not None and named.session_id == also.session_id
-    assert named.session.external_id == "old-1"
-    assert unnamed.session is None

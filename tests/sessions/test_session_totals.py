@@ -3,10 +3,8 @@ once, late spans add only what they change, and a recount from the traces agrees
 
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from importlib import import_module
 
 import pytest
-from django.apps import apps
 from django.utils import timezone
 
 from tests.factories import GoldenExampleFactory
@@ -177,21 +175,6 @@ def test_a_held_out_trace_is_counted_as_such_and_removal_recounts(project):
     assert project_traces_expire(project, limit=10) == 1
     kept = totals(session)
     assert (kept["trace_count"], kept["error_count"], kept["first_task"]) == (1, 1, "Refund")
-
-
-def test_the_migration_counts_sessions_stored_before_it(project):
-    # given totals lost (as before the migration added them)
-    ingest_span_tree(project, tree("a", 1, task="Cancel"))
-    ingest_span_tree(project, tree("b", 4, task="Refund", failed=True))
-    session = Session.objects.get()
-    expected = totals(session)
-    Session.objects.update(trace_count=0, error_count=0, first_task="", last_received_at=None)
-    # when the migration's backfill runs
-    migration = import_module("traces.migrations.0011_session_totals")
-    migration.sessions_count(apps, None)
-    # then
-    assert totals(session) == expected
-    assert session.last_received_at == expected["last_trace_at"]
 
 
 def test_a_session_made_by_one_request_of_several_traces_agrees_with_a_recount(project):

@@ -2,8 +2,6 @@
 written by COPY and by the ORM, read back as the values they were, in the order they were
 written, and still filtered by key."""
 
-import importlib
-
 import pytest
 from django.db import connection
 
@@ -75,19 +73,3 @@ def test_spans_are_filtered_by_an_attribute_key_and_a_nested_one():
     assert list(Span.objects.filter(**{"attributes__evalsite.eval_run": "nightly-7"})) == [wanted]
     assert list(Span.objects.filter(attributes__tool__name="book")) == [wanted]
     assert Span.objects.filter(**{"attributes__evalsite.eval_run__isnull": False}).count() == 2
-
-
-@on_postgresql
-def test_the_migration_turns_stored_jsonb_into_text_and_back_without_losing_a_value():
-    migration = importlib.import_module("traces.migrations.0015_span_content_as_json_text")
-    values = (ARGUMENTS, [{"type": "text", "text": "Booked"}], {"gen_ai.tool.name": "book"})
-    span = SpanFactory(input=values[0], output=values[1], attributes=values[2])
-    with connection.schema_editor() as editor:
-        migration.columns_as_jsonb(None, editor)
-    span.refresh_from_db()
-    assert (span.input, span.output, span.attributes) == values
-    with connection.schema_editor() as editor:
-        migration.columns_as_text(None, editor)
-    span.refresh_from_db()
-    assert (span.input, span.output, span.attributes) == values
-    test_the_columns_are_text()

@@ -173,11 +173,3 @@ def test_a_span_row_up_to_a_page_is_stored_whole_and_a_larger_one_compressed():
         _storage_options(partition_name(day)) == ["toast_tuple_target=8160"]
         for day in span_partition_days()
     )
-
-
-def test_the_migration_sets_and_resets_row_storage_on_every_partition():
-    days = span_partition_days()
-    partition_sql.spans_storage_set(reset=True)
-    assert all(_storage_options(partition_name(day)) == [] for day in days)
-    partition_sql.spans_storage_set()
-    assert all(_storage_options(partition_name(day)) == ["toast_tuple_target=8160"] for day in days)
