@@ -2,7 +2,7 @@
 # built CONCURRENTLY on PostgreSQL: ingestion goes on writing traces while they build.
 
 import core.indexes
-import core.migration_operations
+import core.index_sql
 from django.db import migrations, models
 
 SORT_INDEXES = [
@@ -31,6 +31,6 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        core.migration_operations.AddIndexWritable(model_name="trace", index=index)
+        core.index_sql.AddIndexWritable(model_name="trace", index=index)
         for index in SORT_INDEXES
     ]

@@ -1,4 +1,4 @@
-"""Migration operations for tables that take writes while the migration runs."""
+"""Index DDL of migrations for tables that take writes while the migration runs."""
 
 from django.contrib.postgres.operations import NotInTransactionMixin
 from django.db import migrations
