@@ -161,6 +161,31 @@ def database_backends(conn) -> list[int]:
     return [row[0] for row in rows]
 
 
+# Cumulative counters of the database's statistics views for the trace and span tables: index
+# pages touched (cached or read) and rows inserted, updated and updated in place (HOT, writing
+# no index entry). Unlike CPU seconds they do not move with the machine's load.
+WRITE_COUNTERS = """
+SELECT t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd,
+       coalesce(io.idx_blks_hit, 0) + coalesce(io.idx_blks_read, 0)
+FROM pg_stat_user_tables t JOIN pg_statio_user_tables io USING (relid)
+WHERE t.relname IN ('traces_trace', 'traces_session') OR t.relname LIKE 'traces_span%'
+"""
+
+
+def write_counters(database_url: str) -> dict[str, list[int]]:
+    """WRITE_COUNTERS summed per table (the span partitions as one), as the server's backends
+    left them: read after they exit, which flushes their statistics."""
+    totals: dict[str, list[int]] = {}
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        for name, *values in conn.execute(WRITE_COUNTERS).fetchall():
+            table = "traces_span" if name.startswith("traces_span") else name
+            kept = totals.setdefault(table, [0] * len(values))
+            for index, value in enumerate(values):
+                kept[index] += value
+    return totals
+
+
 def record_spans(traces: int, padding: int, offset: int):
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
@@ -235,6 +260,7 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
     env = env_for(database_url, f"{args.var_dir}-{label}")
     env["BENCH_MASKING"] = args.masking if label == "this" else "off"
     token = tree_setup(tree, env)
+    counters_before = write_counters(database_url)
     server = server_start(tree, env, args.port, args.workers)
     try:
         context = multiprocessing.get_context("fork")
@@ -268,6 +294,12 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
     finally:
         os.killpg(server.pid, signal.SIGTERM)
         server.wait(timeout=30)
+    time.sleep(1)  # the backends' exit flushes their statistics
+    counters = write_counters(database_url)
+    writes = {
+        table: [after - counters_before.get(table, [0] * 4)[i] for i, after in enumerate(values)]
+        for table, values in counters.items()
+    }
     gunicorn = sum(cpu - gunicorn_before.get(pid, 0) for pid, cpu in gunicorn_after.items())
     database = sum(cpu - backends_before.get(pid, 0) for pid, cpu in backends_after.items())
     return {
@@ -280,6 +312,7 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
         "database": database,
         "per_cpu_second": stored / (gunicorn + database),
         "rss_mib": rss / 1024,
+        "writes": writes,
     }
 
 
@@ -299,6 +332,19 @@ def payload_build(args) -> dict:
 
 def load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
+
+
+def writes_print(label: str, fmt: str, runs: list[dict], stored: int) -> None:
+    """Rows written and index pages touched per stored span, per table, over `runs`."""
+    for table in ("traces_trace", "traces_session", "traces_span"):
+        ins, upd, hot, blocks = (
+            sum(r["writes"].get(table, [0] * 4)[i] for r in runs) for i in range(4)
+        )
+        print(
+            f"{label} {fmt}: {table}: {ins / stored:.3f} inserts, {upd / stored:.3f} updates "
+            f"({hot / upd if upd else 0:.0%} HOT), {blocks / stored:.2f} index pages touched "
+            "per span"
+        )
 
 
 def summary(runs: list[dict], ceilings: list[float], args) -> None:
@@ -329,6 +375,7 @@ def summary(runs: list[dict], ceilings: list[float], args) -> None:
                 f"(runs: {', '.join(f'{v:,.0f}' for v in values)}); "
                 f"{statistics.mean(values) / ceiling:.0%} of the ceiling"
             )
+            writes_print(label, fmt, chosen, stored)
         if args.compare:
             ratio = statistics.mean(figures("this", fmt)) / statistics.mean(figures("base", fmt))
             print(f"{fmt}: this / base = {ratio:.2f}x (base: {args.compare})")

@@ -37,8 +37,8 @@ def fixtures_ensure(conn) -> None:
     )
     conn.execute(
         "INSERT INTO reviews_queue (name, priority, blind, annotators_per_item, "
-        "audit_sample_rate, created_at, kind) "
-        "VALUES ('Bench default', 0, false, 1, 0, now(), 'single')"
+        "audit_sample_rate, created_at, kind, judge_answers_confirm_gate, judge_assist) "
+        "VALUES ('Bench default', 0, false, 1, 0, now(), 'single', false, 'off')"
     )
     conn.execute(
         "INSERT INTO golden_datasetversion (name, note, content_hash, example_count, "

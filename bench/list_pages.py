@@ -14,7 +14,7 @@ rounds run inside a transaction that drops the indexes this code added, rolled b
 round, so it meets the schema it had (the index this code replaced stays for both).
 
     .venv/bin/python bench/list_pages.py [--sizes 10,100] [--before main] [--repeat 15]
-        [--before-lacks trace_list_newest,...]
+        [--before-lacks trace_list_newest,...] [--pages "by ,default"]
         [--database-url postgres://postgres@127.0.0.1:5432/evalsite_lists_{size}x]
 """
 
@@ -51,6 +51,15 @@ REPLACED_INDEXES = (
     'CREATE INDEX IF NOT EXISTS "trace_project_started" '
     'ON "traces_trace" ("project_id", "started_at" DESC)',
 )
+# The trace list's sorts other than the default (traces.filters.SORT_CHOICES).
+SORTS = [
+    ("oldest", "started_at"),
+    ("spans", "-span_count"),
+    ("errors", "-error_count"),
+    ("cost", "-cost_usd"),
+    ("input tokens", "-input_tokens"),
+    ("agent", "agent_name"),
+]
 PAGES = [
     ("traces, default (newest first)", "/traces/"),
     ("traces, one project", "/traces/?project=bench-1"),
@@ -68,6 +77,15 @@ PAGES = [
     ("sessions, one project", "/traces/sessions/?project=bench-1"),
     ("sessions API", "/api/sessions/"),
     ("traces, page 40, sorted by spans", "/traces/?sort=-span_count&page=40"),
+    *[
+        page
+        for name, sort in SORTS
+        for page in (
+            (f"traces, by {name}", f"/traces/?sort={sort}"),
+            (f"traces, by {name}, page 40", f"/traces/?sort={sort}&page=40"),
+            (f"traces, one project, by {name}", f"/traces/?project=bench-1&sort={sort}"),
+        )
+    ],
     ("traces API", "/api/traces/"),
     ("traces API, page 40", "/api/traces/?page=40"),
     ("sessions API, page 40", "/api/sessions/?page=40"),
@@ -93,7 +111,15 @@ def migrate(database_url: str) -> None:
     )
 
 
-def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -> None:
+def pages_chosen(names: str) -> list[tuple[str, str]]:
+    """PAGES whose name holds one of the comma-separated `names` (all when empty)."""
+    wanted = [name for name in names.split(",") if name]
+    return [(n, url) for n, url in PAGES if not wanted or any(w in n for w in wanted)]
+
+
+def serve_rounds(
+    code: Path, label: str, before: bool, lacks: tuple[str, ...], chosen: str = ""
+) -> None:
     """In this process: answer "round" with one timed pass over the pages, "queries" with the
     query count of each, until "exit". The earlier commit's rounds run in a transaction that
     drops the indexes it did not have, rolled back at the end of the round (DDL in PostgreSQL
@@ -115,7 +141,7 @@ def serve_rounds(code: Path, label: str, before: bool, lacks: tuple[str, ...]) -
     with connection.cursor() as cursor:
         cursor.execute("SELECT min(id) FROM reviews_queue")
         queue_id = cursor.fetchone()[0]
-    pages = [(name, url.format(queue=queue_id)) for name, url in PAGES]
+    pages = [(name, url.format(queue=queue_id)) for name, url in pages_chosen(chosen)]
     if before:
         pages = [(name, offset_url(url)) for name, url in pages]
     else:
@@ -226,7 +252,9 @@ def blocks_read(connection, queries) -> int:
 class Version:
     """One version's measuring process, driven a round at a time."""
 
-    def __init__(self, code: Path, label: str, database_url: str, before: bool, lacks: str):
+    def __init__(
+        self, code: Path, label: str, database_url: str, before: bool, lacks: str, pages: str
+    ):
         env = {
             **os.environ,
             "DATABASE_URL": database_url,
@@ -238,6 +266,7 @@ class Version:
         }
         env.pop("REDIS_URL", None)
         command = [sys.executable, __file__, "--serve-rounds", str(code), "--label", label]
+        command += ["--pages", pages]
         self.process = subprocess.Popen(
             command + (["--as-before", "--before-lacks", lacks] if before else []),
             env=env,
@@ -263,8 +292,10 @@ class Version:
 def measure_both(before_tree: Path, size: int, database_url: str, args) -> tuple[dict, dict]:
     """Median server time and query count per page for both versions, rounds alternating."""
     versions = {
-        "before": Version(before_tree, f"before-{size}", database_url, True, args.before_lacks),
-        "now": Version(ROOT, f"now-{size}", database_url, False, ""),
+        "before": Version(
+            before_tree, f"before-{size}", database_url, True, args.before_lacks, args.pages
+        ),
+        "now": Version(ROOT, f"now-{size}", database_url, False, "", args.pages),
     }
     try:
         times: dict[str, dict[str, list[float]]] = {name: {} for name in versions}
@@ -293,21 +324,21 @@ def measure_both(before_tree: Path, size: int, database_url: str, args) -> tuple
             version.close()
 
 
-def report(size: int, traces: int, spans: int, before: dict, now: dict) -> None:
+def report(size: int, traces: int, spans: int, before: dict, now: dict, pages: str) -> None:
     load = os.getloadavg()
     print(
         f"\n{size}x: {traces:,} traces, {spans:,} spans; load average {load[0]:.1f} "
         f"{load[1]:.1f} {load[2]:.1f} on {os.cpu_count()} cores"
     )
     print(
-        f"  {'page':<32} {'before ms':>9} {'q':>3} {'blocks':>7} {'now ms':>8} {'q':>3} "
+        f"  {'page':<38} {'before ms':>9} {'q':>3} {'blocks':>7} {'now ms':>8} {'q':>3} "
         f"{'blocks':>7} {'before/now':>10}"
     )
-    for name, _ in PAGES:
+    for name, _ in pages_chosen(pages):
         b, n = before[name], now[name]
         verdict = "ok" if n["median"] < TARGET_MS else "over target"
         print(
-            f"  {name:<32} {b['median']:9.1f} {b['queries']:3d} {b['blocks']:7d} "
+            f"  {name:<38} {b['median']:9.1f} {b['queries']:3d} {b['blocks']:7d} "
             f"{n['median']:8.1f} {n['queries']:3d} {n['blocks']:7d} "
             f"{b['median'] / n['median']:9.1f}x  {verdict}"
         )
@@ -320,6 +351,9 @@ def main() -> None:
     parser.add_argument("--before", default="main", help="the earlier commit to compare with")
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--database-url", default=DEFAULT_DB)
+    parser.add_argument(
+        "--pages", default="", help="only the pages whose name holds one of these (comma-separated)"
+    )
     parser.add_argument("--serve-rounds", help=argparse.SUPPRESS)
     parser.add_argument("--label", help=argparse.SUPPRESS)
     parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
@@ -331,7 +365,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.serve_rounds:
         lacks = tuple(name for name in args.before_lacks.split(",") if name)
-        serve_rounds(Path(args.serve_rounds), args.label, args.as_before, lacks)
+        serve_rounds(Path(args.serve_rounds), args.label, args.as_before, lacks, args.pages)
         return
 
     import psycopg
@@ -352,7 +386,7 @@ def main() -> None:
             traces = conn.execute("SELECT count(*) FROM traces_trace").fetchone()[0]
             spans = conn.execute("SELECT count(*) FROM traces_span").fetchone()[0]
         before, now = measure_both(before_tree, size, database_url, args)
-        report(size, traces, spans, before, now)
+        report(size, traces, spans, before, now, args.pages)
 
 
 if __name__ == "__main__":

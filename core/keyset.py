@@ -19,10 +19,8 @@ import datetime as dt
 import json
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from functools import reduce
-from operator import or_
 
-from django.db.models import F, Q
+from django.db.models import F
 from django.utils.dateparse import parse_datetime
 
 from core.errors import ApplicationError
@@ -128,19 +126,21 @@ def cursor_decode(
         ) from None
 
 
-def _beyond(ordering: tuple[str, ...], values: list, reverse: bool) -> Q:
-    """Rows strictly after `values` in `ordering` (before them when `reverse`): the usual
-    expansion (a > x) OR (a = x AND b > y) OR ..., with the first column's bound repeated on
-    its own so the database starts its index walk there."""
-    terms = []
-    for index, term in enumerate(ordering):
-        descending = term.startswith("-") != reverse
-        lookup = "lt" if descending else "gt"
+def _beyond(queryset, ordering: tuple[str, ...], values: list, reverse: bool) -> list:
+    """Rows strictly after `values` in `ordering` (before them when `reverse`), as querysets
+    to read one after another, nearest first: the rows that tie on every term but the last
+    and follow on it, then those that tie on one term fewer, down to those that follow on the
+    first. Each is one index range (equal columns, then a bound), so a page deep in a long run
+    of ties starts at its cursor, where (a > x) OR (a = x AND b > y) walked the whole run."""
+    segments = []
+    for index in reversed(range(len(ordering))):
+        term = ordering[index]
+        lookup = "lt" if term.startswith("-") != reverse else "gt"
         equal = {_field_name(t): values[i] for i, t in enumerate(ordering[:index])}
-        terms.append(Q(**equal, **{f"{_field_name(term)}__{lookup}": values[index]}))
-    first = ordering[0]
-    first_bound = "lte" if first.startswith("-") != reverse else "gte"
-    return Q(**{f"{_field_name(first)}__{first_bound}": values[0]}) & reduce(or_, terms)
+        segments.append(
+            queryset.filter(**equal, **{f"{_field_name(term)}__{lookup}": values[index]})
+        )
+    return segments
 
 
 def _reversed(ordering: tuple[str, ...]) -> tuple[str, ...]:
@@ -193,16 +193,17 @@ def _rows_beyond(queryset, ordering, values: list, nullable: frozenset, reverse:
     order = _order(ordering, nullable, reverse)
     first = _field_name(ordering[0])
     if first not in nullable:
-        return list(queryset.filter(_beyond(ordering, values, reverse)).order_by(*order)[:limit])
-    nulls = queryset.filter(**{f"{first}__isnull": True})
-    if values[0] is None:
-        segments = [nulls.filter(_beyond(ordering[1:], values[1:], reverse))]
-        if reverse:
-            segments.append(queryset.filter(**{f"{first}__isnull": False}))
+        segments = _beyond(queryset, ordering, values, reverse)
     else:
-        segments = [queryset.filter(_beyond(ordering, values, reverse))]
-        if not reverse:
-            segments.append(nulls)
+        nulls = queryset.filter(**{f"{first}__isnull": True})
+        if values[0] is None:
+            segments = _beyond(nulls, ordering[1:], values[1:], reverse)
+            if reverse:
+                segments.append(queryset.filter(**{f"{first}__isnull": False}))
+        else:
+            segments = _beyond(queryset, ordering, values, reverse)
+            if not reverse:
+                segments.append(nulls)
     rows: list = []
     for segment in segments:
         rows += segment.order_by(*order)[: limit - len(rows)]

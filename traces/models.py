@@ -169,6 +169,22 @@ class Trace(models.Model):
             # and one project's; the page stops after one page of this index.
             NullsLastIndex(fields=["-started_at", "-id"], name="trace_list_newest"),
             NullsLastIndex(fields=["project", "-started_at", "-id"], name="trace_project_newest"),
+            # Every other sort of the list, whole and one project's, in its keyset order
+            # (traces.filters.SORT_CHOICES), so a sorted page also stops after one page.
+            NullsLastIndex(fields=["started_at", "-id"], name="trace_list_oldest"),
+            NullsLastIndex(fields=["project", "started_at", "-id"], name="trace_project_oldest"),
+            models.Index(fields=["-span_count", "-id"], name="trace_list_spans"),
+            models.Index(fields=["project", "-span_count", "-id"], name="trace_project_spans"),
+            models.Index(fields=["-error_count", "-id"], name="trace_list_errors"),
+            models.Index(fields=["project", "-error_count", "-id"], name="trace_project_errors"),
+            models.Index(fields=["-cost_usd", "-id"], name="trace_list_cost"),
+            models.Index(fields=["project", "-cost_usd", "-id"], name="trace_project_cost"),
+            models.Index(fields=["-input_tokens", "-id"], name="trace_list_input_tokens"),
+            models.Index(
+                fields=["project", "-input_tokens", "-id"], name="trace_project_input_tokens"
+            ),
+            models.Index(fields=["agent_name", "-id"], name="trace_list_agent"),
+            models.Index(fields=["project", "agent_name", "-id"], name="trace_project_agent"),
             models.Index(fields=["-created_at"], name="trace_created"),
             # Retention finds the traces (and their projects) of one spans partition.
             models.Index(fields=["spans_day", "project"], name="trace_spans_day"),
