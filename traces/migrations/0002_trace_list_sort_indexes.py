@@ -27,7 +27,7 @@ class Migration(migrations.Migration):
     atomic = False
 
     dependencies = [
-        ("traces", "0019_project_log_records_unjoined"),
+        ("traces", "0001_squashed_0019_project_log_records_unjoined"),
     ]
 
     operations = [
