@@ -82,7 +82,14 @@ def _worker_start(tree: Path, label: str, args, env: dict, var_dir: Path, app):
     worker = subprocess.Popen(
         command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
-    worker_wait_ready(app, name, log, worker, timeout=180)
+    try:
+        # Under tracemalloc every import is recorded: a start takes minutes on a busy machine.
+        worker_wait_ready(app, name, log, worker, timeout=900 if args.traced else 180)
+    except BaseException:
+        # A worker left running would take the next phase's messages.
+        worker.kill()
+        worker.wait()
+        raise
     return worker
 
 
@@ -113,7 +120,11 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         env=env,
         stderr=subprocess.DEVNULL,
     )
-    worker = _worker_start(tree, label, args, env, var_dir, app)
+    try:
+        worker = _worker_start(tree, label, args, env, var_dir, app)
+    except BaseException:
+        processes_stop([simulator])
+        raise
     rss_idle = rss_mib(worker.pid)
     traced = ""
     try:
