@@ -26,7 +26,13 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from judge_throughput import django_migrated, processes_stop, rss_mib, worker_wait_ready
+from judge_throughput import (
+    django_migrated,
+    processes_stop,
+    request_leases_clear,
+    rss_mib,
+    worker_wait_ready,
+)
 from trees import bytecode_compile, tree_at
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -106,7 +112,7 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
     JudgeRun.objects.all().delete()
     Trace.objects.all().delete()
     app.control.purge()
-    _request_leases_clear(args.redis_url)
+    request_leases_clear(args.redis_url)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
     traces = sample_traces.traces_mixed(args.traces, project=project)
     version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
@@ -162,16 +168,6 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         "per_call_kib": (rss_in_flight - rss_idle) * 1024 / max(held, 1),
         "traced": traced,
     }
-
-
-def _request_leases_clear(redis_url: str) -> None:
-    """A killed worker leaves its request leases until they expire; the next phase's traces may
-    repeat its prompts (sample traces number their tickets from the same start in each process)."""
-    import redis
-
-    client = redis.Redis.from_url(redis_url)
-    for key in client.scan_iter(match="*judge-request-lease*", count=1000):
-        client.delete(key)
 
 
 def _traced_report(worker: subprocess.Popen, var_dir: Path) -> str:
