@@ -29,6 +29,7 @@ from urllib.request import urlopen
 from judge_throughput import (
     django_migrated,
     processes_stop,
+    request_leases_clear,
     rss_mib,
     stack_arguments,
     stack_env,
@@ -80,7 +81,14 @@ def _worker_start(tree: Path, label: str, args, env: dict, var_dir: Path, app):
     worker = subprocess.Popen(
         command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
-    worker_wait_ready(app, name, log, worker, timeout=180)
+    try:
+        # Under tracemalloc every import is recorded: a start takes minutes on a busy machine.
+        worker_wait_ready(app, name, log, worker, timeout=900 if args.traced else 180)
+    except BaseException:
+        # A worker left running would take the next phase's messages.
+        worker.kill()
+        worker.wait()
+        raise
     return worker
 
 
@@ -97,7 +105,7 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
     JudgeRun.objects.all().delete()
     Trace.objects.all().delete()
     app.control.purge()
-    _request_leases_clear(args.redis_url)
+    request_leases_clear(args.redis_url)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
     traces = sample_traces.traces_mixed(args.traces, project=project)
     version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
@@ -111,7 +119,11 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         env=env,
         stderr=subprocess.DEVNULL,
     )
-    worker = _worker_start(tree, label, args, env, var_dir, app)
+    try:
+        worker = _worker_start(tree, label, args, env, var_dir, app)
+    except BaseException:
+        processes_stop([simulator])
+        raise
     rss_idle = rss_mib(worker.pid)
     traced = ""
     try:
@@ -149,16 +161,6 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
         "per_call_kib": (rss_in_flight - rss_idle) * 1024 / max(held, 1),
         "traced": traced,
     }
-
-
-def _request_leases_clear(redis_url: str) -> None:
-    """A killed worker leaves its request leases until they expire; the next phase's traces may
-    repeat its prompts (sample traces number their tickets from the same start in each process)."""
-    import redis
-
-    client = redis.Redis.from_url(redis_url)
-    for key in client.scan_iter(match="*judge-request-lease*", count=1000):
-        client.delete(key)
 
 
 def _traced_report(worker: subprocess.Popen, var_dir: Path) -> str:

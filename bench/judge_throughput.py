@@ -138,6 +138,17 @@ def django_migrated(env: dict, database_url: str) -> None:
     call_command("migrate", verbosity=0)
 
 
+def request_leases_clear(redis_url: str) -> None:
+    """A killed worker leaves its request leases until they expire; the next phase's traces may
+    repeat its prompts (sample traces number their tickets from the same start in each process),
+    and a pass finding its prompt's lease taken waits for it to expire."""
+    import redis
+
+    client = redis.Redis.from_url(redis_url)
+    for key in client.scan_iter(match="*judge-request-lease*", count=1000):
+        client.delete(key)
+
+
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process and its threads (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -229,6 +240,7 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
     JudgeRun.objects.all().delete()
     Trace.objects.all().delete()
     app.control.purge()
+    request_leases_clear(env["REDIS_URL"])
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
     traces = sample_traces.traces_mixed(args.traces, project=project)
     if args.checked:

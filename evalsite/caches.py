@@ -7,7 +7,7 @@ def _shared(redis_url: str, var_dir: Path, name: str) -> dict:
     """Redis at scale; files under the var folder in embedded mode (one machine)."""
     if redis_url:
         return {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "evalsite.redis_cache.SharedClientRedisCache",
             "LOCATION": redis_url,
             "KEY_PREFIX": name,
         }

@@ -88,7 +88,7 @@ def topics_name(
 ) -> NamingResult:
     """Names for topics (number -> {"terms", "labels", "examples"}): the known judge name of a
     topic with the same terms, else one call each while calls succeed."""
-    from judges.providers import PERMANENT_ERRORS, TRANSIENT_ERRORS
+    from judges.providers.errors import ProviderError
 
     ask = settings.TOPICS_NAMES_FROM_JUDGE if ask is None else ask
     result = NamingResult(names={})
@@ -105,8 +105,9 @@ def topics_name(
             continue
         try:
             name = _judge_name(topic)
-        except (*TRANSIENT_ERRORS, *PERMANENT_ERRORS, OSError) as exc:
-            result.error = f"the judge could not be asked: {type(exc).__name__}"
+        except (ProviderError, OSError) as exc:
+            kind = exc.kind if isinstance(exc, ProviderError) else type(exc).__name__
+            result.error = f"the judge could not be asked: {kind}"
             logger.warning("topic naming failed: %s", exc)
             continue
         result.asked += 1

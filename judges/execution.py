@@ -35,14 +35,13 @@ from judges.pass_rows import (
     trace_spans_ordered,
 )
 from judges.prompts import prompt_render
-from judges.providers import (
-    PERMANENT_ERRORS,
-    TRANSIENT_ERRORS,
-    provider_call,
-    provider_identity,
-    request_params,
+from judges.providers import provider_call, provider_identity, request_params
+from judges.providers.common import ProviderReply, request_hash
+from judges.providers.errors import (
+    ProviderError,
+    ProviderPermanentError,
+    ProviderTransientError,
 )
-from judges.providers.common import ProviderReply, request_hash, retry_after_seconds
 from judges.ratelimit import RateLimited, rate_limit_acquire
 from judges.reconcile import judgment_reconcile
 from judges.request_leases import (
@@ -87,7 +86,7 @@ def retry_delay(attempt: int, exc: Exception | None = None) -> float:
     """Exponential backoff with jitter, capped; never sooner than the provider's retry-after."""
     ceiling = min(settings.JUDGE_RETRY_MAX_SECONDS, settings.JUDGE_RETRY_BASE_SECONDS * 2**attempt)
     delay = random.uniform(ceiling / 2, ceiling)
-    hint = retry_after_seconds(exc) if exc is not None else None
+    hint = exc.retry_after if isinstance(exc, ProviderError) else None
     if hint:
         delay = max(delay, min(hint, settings.JUDGE_RETRY_MAX_SECONDS))
     return delay
@@ -214,10 +213,12 @@ def judgment_fail(judgment: Judgment, error: str, digest: str = "") -> PassOutco
     return PassOutcome("failed" if stored else "skipped")
 
 
-def judgment_retry_or_fail(judgment: Judgment, exc: Exception, digest: str) -> PassOutcome:
+def judgment_retry_or_fail(
+    judgment: Judgment, exc: ProviderTransientError, digest: str
+) -> PassOutcome:
     """A transient error: release the pass for a later attempt, or fail it past the cap."""
     attempts = judgment.attempts + 1
-    error = f"{type(exc).__name__}: {exc}"
+    error = str(exc)  # the SDK's name for it, then its message
     if attempts > settings.JUDGE_MAX_RETRIES:
         return judgment_fail(judgment, f"gave up after {attempts} attempts; last: {error}", digest)
     delay = retry_delay(attempts, exc)
@@ -334,11 +335,11 @@ def _provider_ask(judgment: Judgment, request: PassRequest) -> PassOutcome:
         return _pass_wait(judgment, exc.wait_seconds + random.uniform(0, 5))
     try:
         reply = provider_call(judgment.config, params)
-    except TRANSIENT_ERRORS as exc:
+    except ProviderTransientError as exc:
         return judgment_retry_or_fail(judgment, exc, digest)
-    except PERMANENT_ERRORS as exc:
+    except ProviderPermanentError as exc:
         # Bad request, auth, not found: the same call would fail again.
-        return judgment_fail(judgment, f"{type(exc).__name__}: {exc}", digest)
+        return judgment_fail(judgment, str(exc), digest)
     return judgment_complete(
         judgment, reply, digest, span_names=request.span_names, spans=request.spans
     )

@@ -13,7 +13,7 @@ from judges.batches import judge_batch_collect, judge_run_batch_submit
 from judges.concurrency import each_at_once
 from judges.execution import judgment_execute, judgments_stale, retry_delay
 from judges.models import Judgment, JudgmentStatus
-from judges.providers import TRANSIENT_ERRORS
+from judges.providers.errors import ProviderTransientError
 from judges.services import trace_judge_online
 from judges.session_online import sessions_judge_idle
 from traces.models import Trace
@@ -158,7 +158,7 @@ def judge_batch_submit_task(self, run_id: int) -> None:
     """Submit a run's pending passes to the Message Batches API, one batch per call."""
     try:
         batch_id, more = judge_run_batch_submit(run_id)
-    except TRANSIENT_ERRORS as exc:
+    except ProviderTransientError as exc:
         raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS, exc=exc) from exc
     if batch_id:
         poll = settings.JUDGE_BATCH_POLL_SECONDS
@@ -172,7 +172,7 @@ def judge_batch_collect_task(self, batch_id: str) -> None:
     """Poll a submitted batch until it has ended, then store its results."""
     try:
         retry_live = judge_batch_collect(batch_id)
-    except TRANSIENT_ERRORS as exc:
+    except ProviderTransientError as exc:
         raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS, exc=exc) from exc
     if retry_live is None:
         raise self.retry(countdown=settings.JUDGE_BATCH_POLL_SECONDS)
@@ -183,7 +183,7 @@ def judge_batch_collect_task(self, batch_id: str) -> None:
 @shared_task(
     acks_late=True,
     ignore_result=True,
-    autoretry_for=TRANSIENT_ERRORS,
+    autoretry_for=(ProviderTransientError,),
     retry_backoff=True,
     max_retries=3,
 )

@@ -2,21 +2,21 @@
 
 `anthropic` speaks the Messages API (and its Batches API); `openai` speaks Chat Completions to
 OpenAI or any compatible server at the config's base URL. Both return a ProviderReply and
-raise their SDK's errors, sorted here into retryable and final ones.
+raise their SDK's errors as ProviderTransientError (retryable) or ProviderPermanentError (final).
+The `openai` module is imported by the first config that speaks it, not before.
 """
 
 from django.conf import settings
 
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers import anthropic, openai_chat
+from judges.providers import anthropic
 from judges.providers.anthropic import messages_create
-from judges.providers.common import ProviderReply, request_hash, retry_after_seconds
+from judges.providers.common import ProviderReply, request_hash
+from judges.providers.errors import ProviderError, ProviderPermanentError, ProviderTransientError
 
 PROVIDERS = ("anthropic", "openai")
 BATCH_PROVIDERS = ("anthropic",)
-TRANSIENT_ERRORS = anthropic.TRANSIENT_ERRORS + openai_chat.TRANSIENT_ERRORS
-PERMANENT_ERRORS = anthropic.PERMANENT_ERRORS + openai_chat.PERMANENT_ERRORS
 
 
 def provider_identity(config: JudgeConfig) -> str:
@@ -29,6 +29,8 @@ def provider_identity(config: JudgeConfig) -> str:
 def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
     """The request body in the config's provider's own shape."""
     if config.provider == "openai":
+        from judges.providers import openai_chat  # loads the SDK
+
         return openai_chat.request_params(prompt, config)
     return anthropic.request_params(prompt, config)
 
@@ -36,6 +38,8 @@ def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
 def provider_call(config: JudgeConfig, params: dict) -> ProviderReply:
     """One judge call to the config's provider."""
     if config.provider == "openai":
+        from judges.providers import openai_chat  # loads the SDK
+
         return openai_chat.chat_create(params, config.base_url)
     return messages_create(params)
 
@@ -59,10 +63,11 @@ def plain_call(
 
 __all__ = [
     "BATCH_PROVIDERS",
-    "PERMANENT_ERRORS",
     "PROVIDERS",
-    "TRANSIENT_ERRORS",
+    "ProviderError",
+    "ProviderPermanentError",
     "ProviderReply",
+    "ProviderTransientError",
     "default_judge_config",
     "messages_create",
     "plain_call",
@@ -70,5 +75,4 @@ __all__ = [
     "provider_identity",
     "request_hash",
     "request_params",
-    "retry_after_seconds",
 ]

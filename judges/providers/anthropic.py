@@ -1,7 +1,9 @@
 """The Anthropic Messages API through the `anthropic` SDK (or the simulator at the same URL).
 
 The SDK never retries (max_retries=0): retries belong to Celery, with backoff and a cap, so a
-worker thread is never parked in a sleep and every attempt is counted on the judgment.
+worker thread is never parked in a sleep and every attempt is counted on the judgment. The SDK's
+errors leave this module as judges.providers.errors' ProviderTransientError or
+ProviderPermanentError.
 """
 
 import time
@@ -12,16 +14,16 @@ from django.conf import settings
 from core.shared_clients import SharedClients
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers.common import ProviderReply, connection_limits
+from judges.providers.common import ProviderReply, connection_limits, sdk_errors_translated
 
 # Rate limits, overload (529) and other 5xx, timeouts, dropped connections: worth retrying.
-TRANSIENT_ERRORS = (
+SDK_TRANSIENT_ERRORS = (
     anthropic.RateLimitError,
     anthropic.InternalServerError,
     anthropic.APITimeoutError,
     anthropic.APIConnectionError,
 )
-PERMANENT_ERRORS = (anthropic.APIError,)
+SDK_PERMANENT_ERRORS = (anthropic.APIError,)
 SIMULATOR_KEY = "simulated-judge-key"
 
 _clients: SharedClients[anthropic.Anthropic] = SharedClients()
@@ -59,18 +61,20 @@ def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
 
 
 def messages_create(params: dict) -> ProviderReply:
-    """One judge call. Raises the SDK's exceptions; TRANSIENT_ERRORS are the retryable ones."""
+    """One judge call. Raises ProviderTransientError (worth retrying) or ProviderPermanentError."""
     body = dict(params)
     # This SDK version has no temperature keyword; the API still takes it in the body.
     temperature = body.pop("temperature", None)
     started = time.monotonic()
-    # The raw response: the reply needs four numbers and the text, and building the SDK's
-    # typed Message from the body took a judge pass more CPU than its claim.
-    response = client().messages.with_raw_response.create(
-        **body, extra_body={"temperature": temperature} if temperature is not None else None
-    )
+    with sdk_errors_translated(SDK_TRANSIENT_ERRORS, SDK_PERMANENT_ERRORS):
+        # The raw response: the reply needs four numbers and the text, and building the SDK's
+        # typed Message from the body took a judge pass more CPU than its claim.
+        response = client().messages.with_raw_response.create(
+            **body, extra_body={"temperature": temperature} if temperature is not None else None
+        )
+        answer = response.json()
     latency_ms = int((time.monotonic() - started) * 1000)
-    return _reply_from_body(response.json(), latency_ms)
+    return _reply_from_body(answer, latency_ms)
 
 
 def _reply_from_body(body: dict, latency_ms: int = 0) -> ProviderReply:
@@ -90,17 +94,20 @@ def _reply_from_body(body: dict, latency_ms: int = 0) -> ProviderReply:
 
 def batch_create(requests: list[dict]) -> str:
     """Submit a Message Batch of `{"custom_id", "params"}`; returns the batch id."""
-    batch = client().messages.batches.create(requests=requests)
+    with sdk_errors_translated(SDK_TRANSIENT_ERRORS, SDK_PERMANENT_ERRORS):
+        batch = client().messages.batches.create(requests=requests)
     return batch.id
 
 
 def batch_results(batch_id: str) -> list[tuple[str, ProviderReply | None, str]] | None:
     """`[(custom_id, reply or None, error)]` once the batch has ended, else None."""
-    batch = client().messages.batches.retrieve(batch_id)
-    if batch.processing_status != "ended":
-        return None
+    with sdk_errors_translated(SDK_TRANSIENT_ERRORS, SDK_PERMANENT_ERRORS):
+        batch = client().messages.batches.retrieve(batch_id)
+        if batch.processing_status != "ended":
+            return None
+        entries = list(client().messages.batches.results(batch_id))
     results = []
-    for entry in client().messages.batches.results(batch_id):
+    for entry in entries:
         if entry.result.type == "succeeded":
             results.append(
                 (entry.custom_id, _reply_from_body(entry.result.message.model_dump()), "")

@@ -2,10 +2,14 @@
 
 import hashlib
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import httpx2
 from django.conf import settings
+
+from judges.providers.errors import ProviderPermanentError, ProviderTransientError
 
 
 @dataclass(frozen=True)
@@ -30,7 +34,7 @@ def request_hash(params: dict, *, provider: str, pass_index: int) -> str:
 
 
 def retry_after_seconds(exc: Exception) -> float | None:
-    """The provider's retry-after header, when it sent one."""
+    """The provider's retry-after header on an SDK's error, when it sent one."""
     response = getattr(exc, "response", None)
     if response is None:
         return None
@@ -39,6 +43,24 @@ def retry_after_seconds(exc: Exception) -> float | None:
         return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+@contextmanager
+def sdk_errors_translated(
+    transient: tuple[type[Exception], ...], permanent: tuple[type[Exception], ...]
+) -> Iterator[None]:
+    """A provider call's SDK errors raised as the project's own: `transient` (checked first)
+    as ProviderTransientError, the rest of `permanent` as ProviderPermanentError."""
+    try:
+        yield
+    except transient as exc:
+        raise ProviderTransientError(
+            type(exc).__name__, str(exc), retry_after_seconds(exc)
+        ) from exc
+    except permanent as exc:
+        raise ProviderPermanentError(
+            type(exc).__name__, str(exc), retry_after_seconds(exc)
+        ) from exc
 
 
 def connection_limits() -> httpx2.Limits:

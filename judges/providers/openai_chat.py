@@ -1,7 +1,9 @@
 """OpenAI-compatible Chat Completions through the `openai` SDK: GPT models, or any server that
 speaks the same API (vLLM, llama.cpp, a gateway) at the judge config's base URL.
 
-As for Anthropic, the SDK never retries (max_retries=0): Celery owns retries and counts them.
+As for Anthropic, the SDK never retries (max_retries=0): Celery owns retries and counts them,
+and the SDK's errors leave this module as ProviderTransientError or ProviderPermanentError.
+Imported only when a config speaks this API: the `openai` package is about 14 MiB a worker.
 """
 
 import time
@@ -12,15 +14,15 @@ from django.conf import settings
 from core.shared_clients import SharedClients
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers.common import ProviderReply, connection_limits
+from judges.providers.common import ProviderReply, connection_limits, sdk_errors_translated
 
-TRANSIENT_ERRORS = (
+SDK_TRANSIENT_ERRORS = (
     openai.RateLimitError,
     openai.InternalServerError,
     openai.APITimeoutError,
     openai.APIConnectionError,
 )
-PERMANENT_ERRORS = (openai.APIError,)
+SDK_PERMANENT_ERRORS = (openai.APIError,)
 SIMULATOR_KEY = "simulated-judge-key"
 
 _clients: SharedClients[openai.OpenAI] = SharedClients()
@@ -59,9 +61,10 @@ def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
 
 
 def chat_create(params: dict, base_url: str = "") -> ProviderReply:
-    """One judge call. Raises the SDK's exceptions; TRANSIENT_ERRORS are the retryable ones."""
+    """One judge call. Raises ProviderTransientError (worth retrying) or ProviderPermanentError."""
     started = time.monotonic()
-    completion = client(base_url).chat.completions.create(**params)
+    with sdk_errors_translated(SDK_TRANSIENT_ERRORS, SDK_PERMANENT_ERRORS):
+        completion = client(base_url).chat.completions.create(**params)
     latency_ms = int((time.monotonic() - started) * 1000)
     text = "".join(choice.message.content or "" for choice in completion.choices[:1])
     usage = completion.usage

@@ -1,6 +1,7 @@
 """What a judge worker loads at start: the tasks and judging's code, not the topics' scikit-learn
-and SciPy (about 120 MiB) nor every view through Django's system checks (about 35 MiB). Checked in
-a fresh interpreter, as `celery -A evalsite worker` starts one."""
+and SciPy (about 120 MiB), nor every view through Django's system checks (about 35 MiB), nor the
+`openai` SDK (about 13 MiB) until a config speaks its API. Checked in a fresh interpreter, as
+`celery -A evalsite worker` starts one."""
 
 import json
 import os
@@ -19,7 +20,7 @@ app.loader.import_default_modules()
 import judges.tasks, insights.tasks
 print(json.dumps({
     "modules": sorted(
-        m for m in ("sklearn", "scipy", "mcp", "judges.execution") if m in sys.modules
+        m for m in ("sklearn", "scipy", "mcp", "openai", "judges.execution") if m in sys.modules
     ),
     "skip_checks": __import__("os").environ.get("CELERY_SKIP_CHECKS"),
     "tasks": sorted(t for t in app.tasks if t.startswith(("judges.", "insights.tasks.topics"))),
@@ -50,3 +51,55 @@ def test_a_worker_starts_without_topics_libraries_or_system_checks():
     # The topics tasks are still registered; they import the topics code when they run.
     assert "insights.tasks.topics_build_task" in report["tasks"]
     assert "judges.tasks.judge_passes_task" in report["tasks"]
+
+
+JUDGE_CALL = """
+import json, sys
+import django
+django.setup()
+from django.conf import settings
+from evalsite.celery import app
+app.loader.import_default_modules()
+import judges.tasks
+from judges.models import JudgeConfig
+from judges.prompts import RenderedPrompt
+from judges.providers import provider_call, request_params
+from judges.providers.errors import ProviderError
+
+# A closed port: the call fails at once, through the whole call path and its error sorting.
+settings.ANTHROPIC_BASE_URL = settings.OPENAI_BASE_URL = "http://127.0.0.1:9"
+config = JudgeConfig(name="judge", provider=sys.argv[1], model="m", max_tokens=5)
+prompt = RenderedPrompt(system="s", user="u", truncated=False)
+try:
+    provider_call(config, request_params(prompt, config))
+    raised = ""
+except ProviderError as exc:
+    raised = type(exc).__name__ + " " + exc.kind
+print(json.dumps({"raised": raised, "openai": "openai" in sys.modules}))
+"""
+
+
+def _judge_call_report(provider: str) -> dict:
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalsite.settings"}
+    answer = subprocess.run(
+        [sys.executable, "-c", JUDGE_CALL, provider],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(answer.stdout.strip().splitlines()[-1])
+
+
+def test_a_worker_judging_with_anthropic_never_loads_the_openai_sdk():
+    report = _judge_call_report("anthropic")
+
+    assert report == {"raised": "ProviderTransientError APIConnectionError", "openai": False}
+
+
+def test_a_config_on_an_openai_compatible_server_loads_it_when_it_calls():
+    report = _judge_call_report("openai")
+
+    assert report == {"raised": "ProviderTransientError APIConnectionError", "openai": True}
