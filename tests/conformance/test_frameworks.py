@@ -35,12 +35,17 @@ def agent_api(api_client_for):
     return api_client_for(UserFactory(roles=[ANNOTATOR]))
 
 
-def assert_support_run(trace, *, model_calls: int = 3):
+def assert_support_calls(trace):
+    """The support task's two calls with their arguments and results, its task and answer."""
     calls = tool_calls(trace)
     assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
     assert [result for *_, result in calls] == [ORDER, REFUND]
     assert trace.task == support_task.TASK
     assert trace.final_answer == support_task.FINAL_ANSWER
+
+
+def assert_support_run(trace, *, model_calls: int = 3):
+    assert_support_calls(trace)
     llm = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
     assert llm.count() == model_calls
     assert trace.input_tokens == model_calls * PROMPT_TOKENS

@@ -1,6 +1,5 @@
 """Judging pages in Chromium: start a run, watch it finish live, preview a rubric on a trace."""
 
-import importlib
 import re
 
 import pytest
@@ -11,15 +10,11 @@ from judges.models import JudgeRun, Rubric
 from tests.e2e.conftest import login_as
 from tests.judges import sample_traces
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("built_in_rubrics"),
+]
 
 
 @pytest.fixture

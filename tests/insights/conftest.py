@@ -1,11 +1,20 @@
 import pytest
 
+from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.overview import overview_snapshot_clear
+from insights.topics import placer
+
+
+def snapshots_forget() -> None:
+    overview_snapshot_clear()
+    AGENT_DASHBOARD.clear()
+    placer.forget()
 
 
 @pytest.fixture(autouse=True)
-def fresh_overview_snapshot(settings):
-    """Each test sees the overview computed from its own rows, in a cache of its own process."""
+def fresh_snapshots(settings):
+    """Each test sees the overview, the agent dashboard and the topics computed from its own
+    rows, in a cache of its own process."""
     settings.CACHES = {
         **settings.CACHES,
         "insights": {
@@ -13,9 +22,9 @@ def fresh_overview_snapshot(settings):
             "LOCATION": "insights-tests",
         },
     }
-    overview_snapshot_clear()
+    snapshots_forget()
     yield
-    overview_snapshot_clear()
+    snapshots_forget()
 
 
 @pytest.fixture(autouse=True)

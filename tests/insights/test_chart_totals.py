@@ -19,13 +19,6 @@ from traces.models import Feedback, Span, SpanKind, SpanStatus, Trace
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_agent_snapshot():
-    AGENT_DASHBOARD.clear()
-    yield
-    AGENT_DASHBOARD.clear()
-
-
 @pytest.fixture
 def charts():
     world = insights_world()

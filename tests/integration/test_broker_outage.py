@@ -3,7 +3,6 @@ cache) is stopped mid-test. Committed work is answered 202 and enqueued by the s
 broker is back; a retried POST with its Idempotency-Key creates nothing twice; pages still
 render. The Redis here is this test's own server on a free port, never the shared one."""
 
-import importlib
 import json
 import shutil
 import socket
@@ -14,7 +13,6 @@ import time
 import pytest
 import redis
 import requests
-from django.apps import apps
 
 from judges.models import JudgeRun, Judgment, JudgmentStatus, Rubric
 from tests.factories import TraceFactory, UserFactory
@@ -31,11 +29,6 @@ def free_port() -> int:
             if probe.connect_ex(("127.0.0.1", port)) != 0:
                 return port
     pytest.skip("no free port in 8180-8199")
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
 
 
 @pytest.fixture

@@ -1,7 +1,5 @@
 """The calibration gate end to end: a real worker, the simulated judge, blind review, approval."""
 
-import importlib
-
 import pytest
 from django.db import transaction
 
@@ -17,13 +15,6 @@ from tests.judges import sample_traces
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 LABELS = 30
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    from django.apps import apps
-
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
 
 
 @pytest.mark.usefixtures("celery_worker")

@@ -1,7 +1,6 @@
 """More worker threads than database connections: passes wait for a pooled connection or are
 retried, and a run always finishes. A pass with no connection is a transient failure."""
 
-import importlib
 import os
 
 import pytest
@@ -17,14 +16,6 @@ from tests.judges import sample_traces
 THREADS = 12
 POOL_SIZE = 2
 WORKER_APP = f"evalsite-budget-{os.getpid()}"
-
-
-@pytest.fixture
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
 
 
 def test_a_pass_without_a_connection_is_retried_not_failed(monkeypatch):
@@ -69,7 +60,7 @@ def worker_connections() -> int:
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_more_threads_than_connections_finish_a_run(seed_rubrics, pooled_worker, simulated_judge):
+def test_more_threads_than_connections_finish_a_run(pooled_worker, simulated_judge):
     # given a worker with more threads than connections (pooled_worker)
     simulated_judge.set(latency_ms=150)
     traces = sample_traces.traces_mixed(12)

@@ -1,7 +1,6 @@
 """Online session judging through the real stack: the periodic task on a `celery worker`
 process finds a conversation gone quiet and judges it whole, once."""
 
-import importlib
 from datetime import timedelta
 
 import pytest
@@ -26,14 +25,6 @@ from traces.ingest.services import ingest_span_tree
 from traces.models import Project, Session
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
 
 
 def exchange(minute: int, task: str, answer: str) -> dict:

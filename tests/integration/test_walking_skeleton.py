@@ -2,11 +2,9 @@
 worker process, a dispute in the queue, an annotator's resolution, a curator's promotion, and the
 golden dataset's list and JSONL export."""
 
-import importlib
 import json
 
 import pytest
-from django.apps import apps
 from django.urls import reverse
 
 from judges.models import Judgment, Rubric, Verdict, VerdictStatus
@@ -46,12 +44,6 @@ SPAN_TREE = {
         },
     ],
 }
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
 
 
 def test_one_trace_end_to_end(celery_worker, simulated_judge, api_client_for, client):

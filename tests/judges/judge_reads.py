@@ -88,16 +88,6 @@ def _contains(prompt: str, text: str) -> bool:
     return text in prompt or json.dumps(text, ensure_ascii=False)[1:-1] in prompt
 
 
-def built_in_rubrics_seed() -> None:
-    """Seed the built-in rubrics again, for tests whose flushes removed the migrations' rows."""
-    import importlib
-
-    from django.apps import apps
-
-    for migration in ("0004_seed_rubrics", "0007_seed_expected_behavior"):
-        importlib.import_module(f"judges.migrations.{migration}").seed(apps, None)
-
-
 def judge_prompts(trace: Trace) -> dict[str, str]:
     """Each built-in rubric's whole prompt (system and user turn) on the trace."""
     prompts = {}

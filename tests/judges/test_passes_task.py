@@ -3,7 +3,6 @@ through the real SDK against the simulated judge, each stored once; a retried pa
 a message of its own. Here the passes of a message run on OS threads (the pool a test process
 has); tests/integration/test_judging_green_threads.py runs them on a gevent worker."""
 
-import importlib
 import time
 
 import pytest
@@ -12,6 +11,7 @@ from judges import tasks
 from judges.concurrency import each_at_once, green_threads
 from judges.models import Judgment, JudgmentStatus, Verdict
 from judges.services import judge_run_start
+from tests.built_in_rows import built_in_rubrics_seed
 from tests.judges import sample_traces
 
 
@@ -19,11 +19,8 @@ from tests.judges import sample_traces
 def seeded(request):
     """A test without a transaction of its own flushes the tables after it: put the built-in
     rubrics and the default config back for whichever test comes next."""
-    if request.node.get_closest_marker("django_db") is None:
-        return
-    from django.apps import apps
-
-    importlib.import_module("judges.migrations.0004_seed_rubrics").seed(apps, None)
+    if request.node.get_closest_marker("django_db") is not None:
+        built_in_rubrics_seed()
 
 
 def _run(traces, tool_rubric, default_config, capture, published=None):
