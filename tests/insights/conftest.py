@@ -1,8 +1,10 @@
 import pytest
+from django.db import transaction
 
 from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.overview import overview_snapshot_clear
 from insights.topics import placer
+from tests.insights.world import insights_world
 
 
 def snapshots_forget() -> None:
@@ -32,3 +34,12 @@ def topics_named_by_terms(settings):
     """Topics are named by their terms unless a test starts a judge to name them."""
     settings.TOPICS_NAMES_FROM_JUDGE = False
     settings.TOPICS_EMBEDDING_MODEL = ""
+
+
+@pytest.fixture(scope="module")
+def module_world(django_db_setup, django_db_blocker):
+    """insights_world() built once for a module whose tests only read it: inside a transaction
+    rolled back after the module, where each test's own transaction is a savepoint."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield insights_world()
+        transaction.set_rollback(True)
