@@ -9,11 +9,15 @@ from guardrails.check import guardrail_check
 from guardrails.models import GuardrailDecision
 from metrics.models import GuardrailPolicy
 from tests.factories import ProjectFactory, ToolSpanFactory, TraceFactory
-from tests.guardrails.trajectories import anthropic_transcript, search_steps, span_tree, tool
+from tests.guardrails.trajectories import (
+    SEARCH,
+    anthropic_transcript,
+    search_steps,
+    span_tree,
+    tool,
+)
 
 pytestmark = pytest.mark.django_db
-
-SEARCH = {"origin": "LHR", "destination": "JFK"}
 
 
 def _fired(result, blocking=None):
