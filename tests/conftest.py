@@ -1,11 +1,13 @@
 """Personas (annotator, curator, admin, outsider) and API clients shared by every test."""
 
 import pytest
+from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
 from accounts.roles import ADMIN, ANNOTATOR, CURATOR
 from demo.simulator.server import start_simulator
+from tests.built_in_rows import built_in_rubrics_seed
 from tests.factories import UserFactory
 
 
@@ -54,6 +56,12 @@ def shared_cache_starts_empty(settings):
 
 
 @pytest.fixture
+def built_in_rubrics(db):
+    """Transactional tests flush the tables after them; put the migrations' rubrics back."""
+    built_in_rubrics_seed()
+
+
+@pytest.fixture
 def annotator(db):
     return UserFactory(username="annie", roles=[ANNOTATOR])
 
@@ -72,6 +80,25 @@ def admin_user(db):
 def outsider(db):
     """Logged in, but holds no role."""
     return UserFactory(username="otto")
+
+
+@pytest.fixture
+def client_for(db):
+    """A test client logged in as the user, each with its own session."""
+
+    def make(user) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return make
+
+
+@pytest.fixture
+def logged_in(client, annotator):
+    """The test client with the annotator's session."""
+    client.force_login(annotator)
+    return client
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from judges.models import (
     VerdictStatus,
 )
 from reviews.models import Queue, ReviewItem, ReviewReason
-from traces.models import Project, SourceFormat, Span, SpanKind, Trace
+from traces.models import Project, SourceFormat, Span, SpanKind, SpanStatus, Trace
 from traces.partition_sql import spans_partitioned
 from traces.session_totals import sessions_totals_recount
 from traces.span_partitions import span_partitions_ensure
@@ -97,6 +97,40 @@ class SpanFactory(factory.django.DjangoModelFactory):
         return super()._create(model_class, *args, **kwargs)
 
 
+class ToolSpanFactory(SpanFactory):
+    """A tool call's span, named for its tool as the conventions name one."""
+
+    tool_name = factory.SelfAttribute("name")
+
+
+def trace_of_steps(steps, *, root_name: str = "agent", **fields) -> Trace:
+    """A trace whose root agent span made each (tool, arguments, result, error) call in turn."""
+    trace = TraceFactory(span_count=len(steps) + 1, **fields)
+    root = SpanFactory(
+        trace=trace,
+        name=root_name,
+        kind=SpanKind.AGENT,
+        tool_name="",
+        input=trace.task,
+        output=trace.final_answer,
+        position=0,
+    )
+    trace.root_span_id = root.span_id
+    trace.save(update_fields=["root_span_id"])
+    for position, (name, inputs, output, error) in enumerate(steps, start=1):
+        ToolSpanFactory(
+            trace=trace,
+            parent_span_id=root.span_id,
+            name=name,
+            input=inputs,
+            output=output,
+            status=SpanStatus.ERROR if error else SpanStatus.OK,
+            error_message=error or "",
+            position=position,
+        )
+    return trace
+
+
 class RubricFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Rubric
@@ -117,6 +151,10 @@ class RubricVersionFactory(factory.django.DjangoModelFactory):
     score_min = 0
     score_max = 1
     output_format = OutputFormat.EVALUATION_SUMMARY
+
+    class Params:
+        # A 1-5 outcome scale: the ordinal rubric beside the default binary one.
+        one_to_five = factory.Trait(score_type=ScoreType.RANGE, score_min=1, score_max=5)
 
 
 class JudgeConfigFactory(factory.django.DjangoModelFactory):

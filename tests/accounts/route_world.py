@@ -23,13 +23,18 @@ from webhooks.models import Webhook
 PARAM = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>")
 
 
-def routes(patterns=None, prefix=""):
-    """The text of every route in the URL conf ("traces/<int:trace_id>/", ...)."""
+def endpoints(patterns=None, prefix=""):
+    """(route text, pattern name) of every endpoint in the URL conf."""
     for entry in patterns if patterns is not None else get_resolver().url_patterns:
         if isinstance(entry, URLResolver):
-            yield from routes(entry.url_patterns, prefix + str(entry.pattern))
+            yield from endpoints(entry.url_patterns, prefix + str(entry.pattern))
         elif isinstance(entry, URLPattern):
-            yield prefix + str(entry.pattern)
+            yield prefix + str(entry.pattern), entry.name
+
+
+def routes():
+    """The text of every route in the URL conf ("traces/<int:trace_id>/", ...)."""
+    return (route for route, _ in endpoints())
 
 
 def route_world(owner, curator) -> dict:

@@ -9,7 +9,6 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 import pytest
-from django.core.management import call_command
 
 from accounts.models import ApiToken
 from accounts.roles import ANNOTATOR, CURATOR
@@ -17,12 +16,13 @@ from golden.evals.confirmation import eval_run_pairs_enqueue
 from golden.models import EvalRun
 from reviews.claims import review_item_claim_next
 from reviews.pairwise import pairwise_answer, pairwise_layout, pairwise_queue
+from tests.built_in_rows import built_in_rubrics_seed
 from tests.evals.golden_set import (
     EXAMPLES,
+    agent_and_dataset_arguments,
     agent_payload,
+    eval_run_scored_by_commands,
     golden_version_create,
-    seed_rubrics_ensure,
-    trace_from_payload,
 )
 from tests.factories import UserFactory
 
@@ -39,21 +39,9 @@ FAKE_AGENT = Path(__file__).with_name("fake_agent.py")
 @pytest.fixture
 def server(live_server, monkeypatch, tmp_path):
     """A live evalsite with the golden set, a scored 1.4.0 baseline and a curator's token."""
-    seed_rubrics_ensure()  # an earlier transactional test may have flushed the seed config
+    built_in_rubrics_seed()  # an earlier transactional test may have flushed the seed config
     golden_version_create()
-    call_command(
-        "eval_run_create",
-        "base",
-        "--agent-version",
-        "1.4.0",
-        "--agent-name",
-        "support-agent",
-        "--dataset-version",
-        "support-v1",
-    )
-    for example in EXAMPLES:
-        trace_from_payload(agent_payload("1.4.0", example["key"], "base", 0))
-    call_command("eval_run_score", "base", "--no-llm")
+    eval_run_scored_by_commands("1.4.0", "base")
     token = ApiToken.generate(UserFactory(username="ci", roles=[CURATOR]), "ci")[1]
     summary, github_env = tmp_path / "summary.md", tmp_path / "github.env"
     monkeypatch.setenv("EVALSITE_URL", live_server.url)
@@ -70,12 +58,7 @@ def _start(name, version, tmp_path):
             "start",
             "--name",
             name,
-            "--agent-version",
-            version,
-            "--agent-name",
-            "support-agent",
-            "--dataset-version",
-            "support-v1",
+            *agent_and_dataset_arguments(version),
             "--tasks-file",
             str(tmp_path / "tasks.jsonl"),
         ]
@@ -139,12 +122,7 @@ def test_run_wraps_the_agent_command_and_passes_an_unchanged_agent(server, tmp_p
             "run",
             "--name",
             "same",
-            "--agent-version",
-            "1.4.0",
-            "--agent-name",
-            "support-agent",
-            "--dataset-version",
-            "support-v1",
+            *agent_and_dataset_arguments("1.4.0"),
             *FINISH,
             "--",
             sys.executable,

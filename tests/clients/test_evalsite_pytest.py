@@ -13,10 +13,10 @@ from accounts.models import ApiToken
 from accounts.roles import CURATOR
 from golden.jsonl import dataset_version_export_lines
 from golden.models import ToolWorldCall
-from golden.services import dataset_version_create, golden_example_create
+from golden.services import dataset_version_create
 from golden.worlds.serving import tool_world_call
 from tests.factories import UserFactory
-from tests.golden.world_builders import TASK, handout, support_world, world_run
+from tests.golden.world_builders import handout, support_world, world_example, world_run
 
 CLIENTS = Path(__file__).resolve().parents[2] / "clients"
 sys.path.insert(0, str(CLIENTS / "evalsite-pytest" / "src"))
@@ -36,41 +36,20 @@ def example_create(user):
     world["recordings"].append(
         {"tool": "cancel_order", "arguments": {"order_id": "A2000"}, "result": {"cancelled": True}}
     )
-    example = golden_example_create(
-        data={
-            "task": TASK,
-            "task_type": "order_cancellation",
-            "context": {"customer_id": "C-77"},
-            "reference_trajectory": [
-                {
-                    "step": 1,
-                    "tool": "get_recent_orders",
-                    "inputs": {"customer_id": "<from_context>"},
-                    "acceptable_output_fields": ["orders"],
-                },
-                {
-                    "step": 2,
+    example = world_example(
+        user,
+        world=world,
+        red_flags=[
+            {
+                "text": "Cancels an order the lookup never returned.",
+                "rule": {
+                    "rule": "param_from_output",
                     "tool": "cancel_order",
-                    "inputs": {"order_id": "<from_step_1_output>"},
-                    "acceptable_output_fields": ["cancelled"],
+                    "param": "order_id",
+                    "source_tool": "get_recent_orders",
                 },
-            ],
-            "red_flags": [
-                {
-                    "text": "Cancels an order the lookup never returned.",
-                    "rule": {
-                        "rule": "param_from_output",
-                        "tool": "cancel_order",
-                        "param": "order_id",
-                        "source_tool": "get_recent_orders",
-                    },
-                }
-            ],
-            "expected_outcome": "Order A1042 cancelled.",
-            "tool_world": world,
-        },
-        user=user,
-        allow_duplicate=True,
+            }
+        ],
     )
     example.key = KEY
     example.save(update_fields=["key"])

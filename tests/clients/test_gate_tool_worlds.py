@@ -7,8 +7,6 @@ result, and the gate blocks it with the fault kind in its report.
 
 import json
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 
 import anyio
@@ -23,7 +21,7 @@ from golden.models import EvalRun, ToolWorldCall
 from golden.services import dataset_version_create
 from tests.factories import UserFactory
 from tests.golden.world_agents import careful, inventing, run_agent
-from tests.golden.world_builders import world_example
+from tests.golden.world_builders import tool_world_http_call, world_example
 
 CLIENT_SRC = Path(__file__).resolve().parents[2] / "clients" / "evalsite-gate" / "src"
 sys.path.insert(0, str(CLIENT_SRC))
@@ -46,25 +44,6 @@ def server(live_server, monkeypatch, tmp_path):
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
     monkeypatch.delenv("GITHUB_ENV", raising=False)
     return {"url": live_server.url, "token": token}
-
-
-def _http_call(world: dict):
-    def call(tool, arguments):
-        request = urllib.request.Request(
-            world["call_url"].replace("{name}", tool),
-            data=json.dumps(arguments).encode(),
-            headers={
-                "Authorization": f"Bearer {world['token']}",
-                "Content-Type": "application/json",
-            },
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
-    return call
 
 
 def _mcp_call(world: dict):
@@ -113,7 +92,7 @@ def test_gate_serves_worlds_and_blocks_an_agent_that_invents_after_an_empty_resu
     capsys.readouterr()
     # when the candidate, over plain HTTP, guesses an order id after the empty lookup
     cand_trials = _start("cand", "1.1.0", tmp_path / "cand.jsonl")
-    _agents_run(server, cand_trials, inventing, _http_call)
+    _agents_run(server, cand_trials, inventing, tool_world_http_call)
     json_path = tmp_path / "gate.json"
     code = cli.main(
         ["finish", "--run", "cand", "--baseline", "base", "--mode", "fixed", *FINISH,
@@ -143,7 +122,7 @@ def test_gate_serves_worlds_and_blocks_an_agent_that_invents_after_an_empty_resu
     cand = EvalRun.objects.get(name="cand")
     assert cand.trials.filter(trace__isnull=False).count() == 6
     # the closed worlds answer no more
-    status, _ = _http_call(cand_trials[0]["tool_world"])(
+    status, _ = tool_world_http_call(cand_trials[0]["tool_world"])(
         "get_recent_orders", {"customer_id": "C-77"}
     )
     assert status == 401

@@ -41,3 +41,23 @@ def tool_calls(trace: Trace) -> list[tuple[str, object, object]]:
         (span.tool_name, span.input, span.output)
         for span in Span.objects.filter(trace=trace, kind=SpanKind.TOOL).order_by("position")
     ]
+
+
+def openai_v2_support_run(provider: TracerProvider, **instrument_options) -> None:
+    """The support agent on the fake OpenAI server, instrumented by the OpenTelemetry OpenAI
+    instrumentation, under a root span that says nothing about the task."""
+    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider, **instrument_options)
+    try:
+        with (
+            FakeOpenAI() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            support_task.openai_agent_run(server.base_url, MODEL)
+    finally:
+        instrumentor.uninstrument()

@@ -8,8 +8,13 @@ import pytest
 
 from accounts.roles import ANNOTATOR
 from tests.conformance import support_task
-from tests.conformance.fake_openai import MODEL, PROMPT_TOKENS, FakeOpenAI
-from tests.conformance.harness import PROJECT, capturing_provider, export_to_evalsite
+from tests.conformance.fake_openai import PROMPT_TOKENS
+from tests.conformance.harness import (
+    PROJECT,
+    capturing_provider,
+    export_to_evalsite,
+    openai_v2_support_run,
+)
 from tests.factories import UserFactory
 from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
@@ -19,7 +24,6 @@ pytestmark = pytest.mark.django_db
 
 def _run_support_agent(monkeypatch):
     from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
-    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
     from opentelemetry.sdk._logs import LoggerProvider
     from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
 
@@ -31,16 +35,7 @@ def _run_support_agent(monkeypatch):
     logs = InMemoryLogRecordExporter()
     logger_provider = LoggerProvider()
     logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider, logger_provider=logger_provider)
-    try:
-        with (
-            FakeOpenAI() as server,
-            provider.get_tracer("support").start_as_current_span("support run"),
-        ):
-            support_task.openai_agent_run(server.base_url, MODEL)
-    finally:
-        instrumentor.uninstrument()
+    openai_v2_support_run(provider, logger_provider=logger_provider)
     return exporter, encode_logs(logs.get_finished_logs())
 
 

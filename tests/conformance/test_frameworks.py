@@ -9,7 +9,12 @@ import pytest
 from accounts.roles import ANNOTATOR
 from tests.conformance import documented_tools, support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKENS, FakeOpenAI
-from tests.conformance.harness import capturing_provider, export_to_evalsite, tool_calls
+from tests.conformance.harness import (
+    capturing_provider,
+    export_to_evalsite,
+    openai_v2_support_run,
+    tool_calls,
+)
 from tests.factories import UserFactory
 from tests.judges.judge_reads import Expected, assert_judge_reads
 from traces.models import Span, SpanKind
@@ -35,12 +40,17 @@ def agent_api(api_client_for):
     return api_client_for(UserFactory(roles=[ANNOTATOR]))
 
 
-def assert_support_run(trace, *, model_calls: int = 3):
+def assert_support_calls(trace):
+    """The support task's two calls with their arguments and results, its task and answer."""
     calls = tool_calls(trace)
     assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
     assert [result for *_, result in calls] == [ORDER, REFUND]
     assert trace.task == support_task.TASK
     assert trace.final_answer == support_task.FINAL_ANSWER
+
+
+def assert_support_run(trace, *, model_calls: int = 3):
+    assert_support_calls(trace)
     llm = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
     assert llm.count() == model_calls
     assert trace.input_tokens == model_calls * PROMPT_TOKENS
@@ -132,21 +142,10 @@ def test_langgraph_with_openinference(agent_api):
 
 
 def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
-    from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-
     monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
     provider, exporter = capturing_provider("support")
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with (
-            FakeOpenAI() as server,
-            provider.get_tracer("support").start_as_current_span("support run"),
-        ):
-            support_task.openai_agent_run(server.base_url, MODEL)
-    finally:
-        instrumentor.uninstrument()
+    openai_v2_support_run(provider)
     trace = export_to_evalsite(agent_api, exporter)
     # model calls under a root that says nothing: task and answer come from the calls
     spans = Span.objects.filter(trace=trace)

@@ -10,8 +10,14 @@ from accounts.roles import ANNOTATOR
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS
-from tests.conformance.harness import PROJECT, tool_calls
-from tests.conformance.test_frameworks import EXPECTED_CALLS, JUDGE_READS, ORDER, REFUND
+from tests.conformance.harness import PROJECT
+from tests.conformance.test_frameworks import (
+    EXPECTED_CALLS,
+    JUDGE_READS,
+    ORDER,
+    REFUND,
+    assert_support_calls,
+)
 from tests.factories import UserFactory
 from tests.judges.judge_reads import assert_judge_reads
 from traces.models import Span, SpanKind, Trace
@@ -35,11 +41,7 @@ def send_recorded(api_client, name: str) -> Trace:
 
 def test_strands_agents(api_client_for):
     trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "strands")
-    calls = tool_calls(trace)
-    assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
-    assert [result for *_, result in calls] == [ORDER, REFUND]
-    assert trace.task == support_task.TASK
-    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert_support_calls(trace)
     assert trace.agent_name == "support"
     root = Span.objects.get(trace=trace, parent_span_id="")
     assert root.kind == SpanKind.AGENT
@@ -54,11 +56,7 @@ def test_strands_agents(api_client_for):
 
 def test_google_adk(api_client_for):
     trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "google-adk")
-    calls = tool_calls(trace)
-    assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
-    assert [result for *_, result in calls] == [ORDER, REFUND]
-    assert trace.task == support_task.TASK
-    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert_support_calls(trace)
     assert Span.objects.get(trace=trace, parent_span_id="").kind == SpanKind.AGENT
     assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)

@@ -14,8 +14,8 @@ from demo.simulator.server import start_simulator
 from demo.world_runs import DEMO_WORLD_VERSION, demo_world_runs, demo_world_runs_ensure
 from golden.evals.gate import gate_evaluate
 from golden.models import EvalRun, EvalTrial, ToolWorldCall
+from tests.built_in_rows import built_in_rubrics_seed
 from tests.factories import UserFactory
-from tests.judges.judge_reads import built_in_rubrics_seed
 
 # The live server sees only committed rows; the fixture seeds the built-in rubrics a flush took.
 pytestmark = pytest.mark.django_db(transaction=True)

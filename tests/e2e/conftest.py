@@ -55,6 +55,14 @@ def login_as(page, user, password="pass-word-123"):
     page.wait_for_url(lambda url: "/login/" not in url)
 
 
+def trace_list_filtered(page, field: str, text: str, url_part: str):
+    """Fill one filter of the trace list, submit it and wait for the filtered page: its rows."""
+    page.fill(field, text)
+    page.click("form.filters button[type=submit]")
+    page.wait_for_url(lambda url: url_part in url)
+    return page.locator("table.trace-table tbody tr")
+
+
 def wait_for_focus(page, selector):
     """Wait until `selector` holds focus: Chromium applies autofocus after the load event."""
     from playwright.sync_api import expect

@@ -2,32 +2,20 @@
 
 import pytest
 
-from golden.evals.scoring import ScoringOptions, eval_run_score
-from golden.evals.services import eval_run_create
 from tests.e2e.conftest import login_as
 from tests.evals.golden_set import (
-    EXAMPLES,
-    agent_payload,
+    eval_run_scored,
     golden_version_create,
-    trace_from_payload,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
 
-def _scored(dataset, name, version):
-    run = eval_run_create(name=name, agent_version=version, dataset_version=dataset)
-    for example in EXAMPLES:
-        trace_from_payload(agent_payload(version, example["key"], name, 0))
-    eval_run_score(run, ScoringOptions())
-    return run
-
-
 def test_compare_two_runs_and_open_the_worse_trace(new_page, annotator):
     # given a baseline and a candidate that hallucinated an order id
     dataset = golden_version_create()
-    base = _scored(dataset, "ci-812-base", "1.4.0")
-    cand = _scored(dataset, "ci-813-cand", "1.5.0")
+    base = eval_run_scored("1.4.0", "ci-812-base", dataset)
+    cand = eval_run_scored("1.5.0", "ci-813-cand", dataset)
     page = new_page()
     login_as(page, annotator)
     # when the annotator picks both runs on the eval-run list

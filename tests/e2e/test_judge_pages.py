@@ -5,21 +5,16 @@ import re
 import pytest
 
 from demo.simulator.server import start_simulator
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.execution import judgment_execute
 from judges.models import JudgeRun, Rubric
 from tests.e2e.conftest import login_as
 from tests.judges import sample_traces
 
-pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
+pytestmark = [
+    pytest.mark.e2e,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("built_in_rubrics"),
+]
 
 
 @pytest.fixture

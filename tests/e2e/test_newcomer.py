@@ -13,14 +13,13 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.core.management import call_command
 from django.utils import timezone
 
 from demo.simulator.server import start_simulator
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.execution import judgment_execute
 from judges.models import Judgment, JudgmentStatus
+from tests.built_in_rows import built_in_rubrics_seed
 from traces.completion import trace_complete, traces_settled_ids
 from traces.models import Trace
 
@@ -46,7 +45,7 @@ def fresh_demo(settings, tmp_path, transactional_db):
     handle = start_simulator()
     settings.ANTHROPIC_BASE_URL = handle.base_url
     # An earlier transactional test's flush removes the seed rubrics the migrations made.
-    builtin_rubrics_seed(apps)
+    built_in_rubrics_seed()
     call_command("load_demo", verbosity=0)
     yield (tmp_path / "demo-password").read_text().strip()
     handle.stop()

@@ -6,7 +6,7 @@ import pytest
 from reviews.models import Annotation, PairwiseSource
 from reviews.pairwise import pairwise_item_create, pairwise_layout, pairwise_queue
 from tests.e2e.conftest import claim_by_keyboard, login_as
-from tests.factories import RubricVersionFactory, SpanFactory, TraceFactory
+from tests.factories import RubricVersionFactory, ToolSpanFactory, TraceFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -18,9 +18,9 @@ TASKS = [
 
 def _pair(task):
     baseline, candidate = TraceFactory(task=task), TraceFactory(task=task)
-    SpanFactory(trace=baseline, name="get_recent_orders", tool_name="get_recent_orders")
-    SpanFactory(trace=baseline, name="cancel_order", tool_name="cancel_order")
-    SpanFactory(trace=candidate, name="cancel_order", tool_name="cancel_order")
+    ToolSpanFactory(trace=baseline, name="get_recent_orders")
+    ToolSpanFactory(trace=baseline, name="cancel_order")
+    ToolSpanFactory(trace=candidate, name="cancel_order")
     item, _ = pairwise_item_create(
         baseline_trace=baseline, candidate_trace=candidate, source=PairwiseSource.TRACES
     )

@@ -9,7 +9,7 @@ from tests.factories import (
     JudgmentFactory,
     QueueFactory,
     ReviewItemFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
 )
@@ -25,10 +25,8 @@ JUDGE_SELECTORS = ("#judge-passes", ".pass .score", "#red-flags", "#item-detail"
 
 def _blind_item():
     trace = TraceFactory(task="Refund order A1042 to the card it was paid with, please.")
-    SpanFactory(trace=trace, name="get_order", tool_name="get_order", position=0)
-    refund = SpanFactory(
-        trace=trace, name="issue_refund", tool_name="issue_refund", input={"card_id": "4242-XX"}
-    )
+    ToolSpanFactory(trace=trace, name="get_order", position=0)
+    refund = ToolSpanFactory(trace=trace, name="issue_refund", input={"card_id": "4242-XX"})
     verdict = VerdictFactory(trace=trace, reason=VERDICT_DETAIL)
     for index, (score, text) in enumerate(zip((0, 1), EXPLANATIONS, strict=True)):
         JudgmentFactory(

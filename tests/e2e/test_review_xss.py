@@ -7,7 +7,7 @@ from tests.factories import (
     JudgmentFactory,
     QueueFactory,
     ReviewItemFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
 )
@@ -20,12 +20,8 @@ SCRIPT = "<script>window.__xss=2</script>"
 
 def test_xss_payload_in_a_tool_output_is_shown_as_text(new_page, annotator):
     trace = TraceFactory(task=f"Summarise the web page {SCRIPT}")
-    SpanFactory(
-        trace=trace,
-        span_id="beef000000000001",
-        name="fetch_url",
-        tool_name="fetch_url",
-        output=f"Page says: {IMG}",
+    ToolSpanFactory(
+        trace=trace, span_id="beef000000000001", name="fetch_url", output=f"Page says: {IMG}"
     )
     verdict = VerdictFactory(trace=trace)
     JudgmentFactory(trace=trace, run=verdict.run, pass_index=0, score=1, explanation=IMG)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.conftest import login_as
+from tests.e2e.conftest import login_as, trace_list_filtered
 from tests.factories import ProjectFactory
 from tests.traces.test_ingest_span_tree import refund_tree
 from traces.ingest.services import ingest_span_tree
@@ -67,9 +67,6 @@ def test_trace_list_filters_by_search(new_page, annotator):
     page = new_page()
     login_as(page, annotator)
     page.goto("/traces/")
-    page.fill("#id_q", "porto")
-    page.click("form.filters button[type=submit]")
-    page.wait_for_url(lambda url: "q=porto" in url)
-    rows = page.locator("table.trace-table tbody tr")
+    rows = trace_list_filtered(page, "#id_q", "porto", "q=porto")
     assert rows.count() == 1 and "Porto" in rows.first.inner_text()
     assert page.console_errors == []

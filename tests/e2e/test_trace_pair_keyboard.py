@@ -4,7 +4,7 @@
 import pytest
 
 from tests.e2e.conftest import login_as
-from tests.factories import SpanFactory, TraceFactory
+from tests.factories import ToolSpanFactory, TraceFactory
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -14,7 +14,7 @@ TASK = "Cancel order A1042, please."
 def test_two_rows_ticked_by_keyboard_open_side_by_side(new_page, annotator):
     traces = [TraceFactory(task=TASK, final_answer=f"Answer {i}") for i in range(3)]
     for trace in traces:
-        SpanFactory(trace=trace, name="cancel_order", tool_name="cancel_order")
+        ToolSpanFactory(trace=trace, name="cancel_order")
     page = new_page()
     login_as(page, annotator)
     page.console_errors.clear()

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.conftest import login_as
+from tests.e2e.conftest import login_as, trace_list_filtered
 from tests.factories import ProjectFactory
 from tests.traces.test_ingest_span_tree import refund_tree
 from traces.ingest.services import ingest_span_tree
@@ -24,11 +24,10 @@ def test_content_search_and_attribute_filter_narrow_the_list(new_page, annotator
     login_as(page, annotator)
     page.goto("/traces/")
     # when searching for the error's text
-    page.fill("#id_search", "PaymentGatewayTimeout")
-    page.click("form.filters button[type=submit]")
-    page.wait_for_url(lambda url: "search=PaymentGatewayTimeout" in url)
+    rows = trace_list_filtered(
+        page, "#id_search", "PaymentGatewayTimeout", "search=PaymentGatewayTimeout"
+    )
     # then only the failed trace is listed
-    rows = page.locator("table.trace-table tbody tr")
     assert rows.count() == 1 and "Refund order A1042" in rows.first.inner_text()
     # when filtering on an attribute with bad syntax, the box says why
     page.fill("#id_search", "")
@@ -36,9 +35,7 @@ def test_content_search_and_attribute_filter_narrow_the_list(new_page, annotator
     page.click("form.filters button[type=submit]")
     assert "Cannot read" in page.locator(".filters [role=alert]").inner_text()
     # and with good syntax, both traces with that model call are listed
-    page.fill("#id_attr", "gen_ai.usage.input_tokens >= 812")
-    page.click("form.filters button[type=submit]")
-    page.wait_for_url(lambda url: "812" in url)
-    assert page.locator("table.trace-table tbody tr").count() == 2
+    rows = trace_list_filtered(page, "#id_attr", "gen_ai.usage.input_tokens >= 812", "812")
+    assert rows.count() == 2
     # the only console complaint is the 400 the bad syntax was answered with
     assert [e for e in page.console_errors if "400 (Bad Request)" not in e] == []

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import hashlib
 
-from golden.models import GoldenExample
+from django.core.management import call_command
+
+from golden.evals.scoring import ScoringOptions, eval_run_score
+from golden.evals.services import eval_run_create
+from golden.models import EvalRun, GoldenExample
 from golden.services import dataset_version_create
-from judges.builtin_rubrics import builtin_rubrics_seed
-from tests.factories import GoldenExampleFactory, SpanFactory, TraceFactory
+from tests.factories import GoldenExampleFactory, SpanFactory, ToolSpanFactory, TraceFactory
 from tests.golden.builders import cancel_reference
 from traces.models import SpanKind, SpanStatus
 
@@ -173,13 +176,6 @@ def agent_payload(version: str, key: str, run: str, trial: int) -> dict:
     }
 
 
-def seed_rubrics_ensure():
-    """The built-in rubrics and judge config; a transactional test before may have flushed them."""
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
-
-
 def golden_version_create(name: str = "support-v1", outcome_rubric=None):
     """The three examples as a dataset version, optionally judged by an outcome rubric."""
     for data in EXAMPLES:
@@ -209,16 +205,78 @@ def trace_from_payload(payload: dict):
         position=0,
     )
     for position, child in enumerate(payload["children"], start=1):
-        SpanFactory(
+        ToolSpanFactory(
             trace=trace,
             span_id=f"{payload['trace_id'][16:30]}{position:02d}",
             parent_span_id=payload["trace_id"][:16],
             name=child["name"],
-            tool_name=child["name"],
-            kind=SpanKind.TOOL,
             input=child["input"],
             output=child["output"],
             status=SpanStatus.OK,
             position=position,
         )
     return trace
+
+
+def agent_run_traces(version: str, run: str, trials: int = 1) -> None:
+    """The agent version's trace of every example and trial, tagged for run `run`."""
+    for example in EXAMPLES:
+        for trial in range(trials):
+            trace_from_payload(agent_payload(version, example["key"], run, trial))
+
+
+def eval_run_scored(version: str, name: str, dataset, trials: int = 1):
+    """A run of the agent version over the dataset with its traces, scored without a judge."""
+    run = eval_run_create(
+        name=name, agent_version=version, dataset_version=dataset, trials_per_task=trials
+    )
+    agent_run_traces(version, name, trials)
+    eval_run_score(run, ScoringOptions())
+    return run
+
+
+def baseline_and_candidate_scored(dataset, trials: int = 1):
+    """Runs "base" of the faithful 1.4.0 and "cand" of the 1.5.0 that invents an order id."""
+    return (
+        eval_run_scored("1.4.0", "base", dataset, trials),
+        eval_run_scored("1.5.0", "cand", dataset, trials),
+    )
+
+
+def agent_and_dataset_arguments(version: str) -> list[str]:
+    """The flags every CI call names: the support agent's version and the golden set."""
+    return [
+        "--agent-version",
+        version,
+        "--agent-name",
+        "support-agent",
+        "--dataset-version",
+        "support-v1",
+    ]
+
+
+def eval_run_scored_by_commands(version: str, name: str) -> EvalRun:
+    """A run over support-v1 recorded and scored as CI does, through the management commands."""
+    call_command("eval_run_create", name, *agent_and_dataset_arguments(version))
+    agent_run_traces(version, name)
+    call_command("eval_run_score", name, "--no-llm")
+    return EvalRun.objects.get(name=name)
+
+
+def gate_arguments(json_path, junit_path, baseline: str, candidate: str) -> list[str]:
+    """The gate command's words as CI writes them, with its JSON and JUnit reports."""
+    return [
+        "gate",
+        "--baseline",
+        baseline,
+        "--candidate",
+        candidate,
+        "--json",
+        str(json_path),
+        "--junit",
+        str(junit_path),
+    ]
+
+
+def gate_command(json_path, junit_path, *, baseline: str = "base", candidate: str = "cand"):
+    call_command(*gate_arguments(json_path, junit_path, baseline, candidate))

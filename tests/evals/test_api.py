@@ -3,11 +3,11 @@
 import pytest
 
 from golden.models import EvalRun
+from tests.built_in_rows import built_in_rubrics_seed
 from tests.evals.golden_set import (
-    EXAMPLES,
     agent_payload,
+    agent_run_traces,
     golden_version_create,
-    seed_rubrics_ensure,
     trace_from_payload,
 )
 
@@ -27,13 +27,18 @@ def _record(client, name, version):
         format="json",
     )
     assert response.status_code == 201, response.json()
-    for example in EXAMPLES:
-        trace_from_payload(agent_payload(version, example["key"], name, 0))
+    agent_run_traces(version, name)
     scored = client.post(
         f"/api/eval-runs/{response.json()['id']}/score/", {"use_llm": False}, format="json"
     )
     assert scored.status_code == 200, scored.json()
     return scored.json()
+
+
+def _created(client, name):
+    """A 1.4.0 run over support-v1, recorded with the API's defaults, not yet scored."""
+    body = {"name": name, "agent_version": "1.4.0", "dataset_version": "support-v1"}
+    return client.post("/api/eval-runs/", body, format="json").json()
 
 
 def test_curator_records_scores_and_gates_runs(curator, api_client_for):
@@ -102,17 +107,12 @@ def test_judge_endpoint_starts_one_judge_run_per_outcome_rubric(curator, api_cli
     # given a run whose examples name the seeded outcome rubric
     from judges.models import JudgeRun, Rubric
 
-    seed_rubrics_ensure()
+    built_in_rubrics_seed()
     rubric = Rubric.objects.get(name="Outcome 1-5")
     golden_version_create(outcome_rubric=rubric)
     client = api_client_for(curator)
-    run = client.post(
-        "/api/eval-runs/",
-        {"name": "judged", "agent_version": "1.4.0", "dataset_version": "support-v1"},
-        format="json",
-    ).json()
-    for example in EXAMPLES:
-        trace_from_payload(agent_payload("1.4.0", example["key"], "judged", 0))
+    run = _created(client, "judged")
+    agent_run_traces("1.4.0", "judged")
     # when
     response = client.post(f"/api/eval-runs/{run['id']}/judge/", {}, format="json")
     # then
@@ -125,11 +125,7 @@ def test_judge_endpoint_starts_one_judge_run_per_outcome_rubric(curator, api_cli
 def test_judge_endpoint_explains_when_no_example_has_an_outcome_rubric(curator, api_client_for):
     golden_version_create()
     client = api_client_for(curator)
-    run = client.post(
-        "/api/eval-runs/",
-        {"name": "plain", "agent_version": "1.4.0", "dataset_version": "support-v1"},
-        format="json",
-    ).json()
+    run = _created(client, "plain")
     trace_from_payload(agent_payload("1.4.0", "cancel-recent-order", "plain", 0))
     response = client.post(f"/api/eval-runs/{run['id']}/judge/", {}, format="json")
     assert response.status_code == 400 and "run" in response.json()["error"]["fields"]

@@ -7,30 +7,17 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from golden.evals.scoring import ScoringOptions, eval_run_score
-from golden.evals.services import eval_run_create
 from golden.models import GoldenExample
 from golden.services import dataset_version_create
 from tests.evals.golden_set import (
     EXAMPLES,
-    agent_payload,
+    baseline_and_candidate_scored,
+    eval_run_scored,
     golden_version_create,
-    trace_from_payload,
 )
 from tests.factories import GoldenExampleFactory
 
 pytestmark = pytest.mark.django_db
-
-
-def _scored(version, name, dataset, trials=1):
-    run = eval_run_create(
-        name=name, agent_version=version, dataset_version=dataset, trials_per_task=trials
-    )
-    for example in EXAMPLES:
-        for trial in range(trials):
-            trace_from_payload(agent_payload(version, example["key"], name, trial))
-    eval_run_score(run, ScoringOptions())
-    return run
 
 
 def _page(client, base, cand):
@@ -42,7 +29,7 @@ def _page(client, base, cand):
 def test_worse_task_is_listed_first_with_links_to_its_traces(client, annotator):
     # given a baseline and a candidate that got the cancellation wrong
     dataset = golden_version_create()
-    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    base, cand = baseline_and_candidate_scored(dataset)
     client.force_login(annotator)
     # when
     response = _page(client, base, cand)
@@ -71,8 +58,11 @@ def test_worse_task_is_listed_first_with_links_to_its_traces(client, annotator):
 
 def test_query_count_does_not_grow_with_trials(client, annotator):
     dataset = golden_version_create()
-    small = (_scored("1.4.0", "a", dataset), _scored("1.5.0", "b", dataset))
-    big = (_scored("1.4.0", "c", dataset, trials=3), _scored("1.5.0", "d", dataset, trials=3))
+    small = (eval_run_scored("1.4.0", "a", dataset), eval_run_scored("1.5.0", "b", dataset))
+    big = (
+        eval_run_scored("1.4.0", "c", dataset, trials=3),
+        eval_run_scored("1.5.0", "d", dataset, trials=3),
+    )
     client.force_login(annotator)
     with CaptureQueriesContext(connection) as few:
         _page(client, *small)
@@ -83,7 +73,7 @@ def test_query_count_does_not_grow_with_trials(client, annotator):
 
 def test_task_text_from_traces_is_escaped_and_unknown_runs_explain(client, annotator):
     dataset = golden_version_create()
-    base = _scored("1.4.0", "<script>alert(1)</script>", dataset)
+    base = eval_run_scored("1.4.0", "<script>alert(1)</script>", dataset)
     client.force_login(annotator)
     listing = client.get(reverse("golden:eval_run_list"))
     assert b"<script>alert(1)</script>" not in listing.content
@@ -106,7 +96,7 @@ def test_held_out_tasks_stay_hidden_from_annotators_on_the_page_and_the_api(
     for data in EXAMPLES:
         GoldenExampleFactory(**data, held_out=data["key"] == "cancel-recent-order")
     dataset = dataset_version_create(name="support-v1", examples=GoldenExample.objects.all())
-    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    base, cand = baseline_and_candidate_scored(dataset)
     held_out_trace = cand.trials.get(entry__example_key="cancel-recent-order").trace_id
 
     # when an annotator compares the runs and reads them through the API
@@ -133,7 +123,7 @@ def test_held_out_tasks_stay_hidden_from_annotators_on_the_page_and_the_api(
 def test_compare_with_no_selection_offers_the_choice_with_different_defaults(client, annotator):
     # given two runs
     dataset = golden_version_create()
-    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    base, cand = baseline_and_candidate_scored(dataset)
     client.force_login(annotator)
     # when the compare page is opened with nothing chosen
     response = client.get(reverse("golden:eval_run_compare"))
@@ -149,7 +139,7 @@ def test_compare_with_no_selection_offers_the_choice_with_different_defaults(cli
 
 def test_tasks_read_as_their_text_and_changes_say_better_or_worse(client, annotator):
     dataset = golden_version_create()
-    base, cand = _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    base, cand = baseline_and_candidate_scored(dataset)
     client.force_login(annotator)
     response = _page(client, base, cand)
     html = response.content.decode()

@@ -6,55 +6,24 @@ from xml.etree import ElementTree as ET
 import pytest
 from django.core.management import CommandError, call_command
 
-from golden.models import EvalRun
 from tests.evals.golden_set import (
-    EXAMPLES,
-    agent_payload,
+    eval_run_scored_by_commands,
+    gate_command,
     golden_version_create,
-    trace_from_payload,
 )
 
 pytestmark = pytest.mark.django_db
 
 
-def _scored_run(version, name):
-    call_command(
-        "eval_run_create",
-        name,
-        "--agent-version",
-        version,
-        "--agent-name",
-        "support-agent",
-        "--dataset-version",
-        "support-v1",
-        "--trials",
-        "1",
-    )
-    for example in EXAMPLES:
-        trace_from_payload(agent_payload(version, example["key"], name, 0))
-    call_command("eval_run_score", name, "--no-llm")
-    return EvalRun.objects.get(name=name)
-
-
 def test_gate_blocks_the_hallucinating_agent_with_exit_code_and_reports(tmp_path, capsys):
     # given a baseline and a candidate that hallucinates an order id
     golden_version_create()
-    _scored_run("1.4.0", "base")
-    _scored_run("1.5.0", "cand")
+    eval_run_scored_by_commands("1.4.0", "base")
+    eval_run_scored_by_commands("1.5.0", "cand")
     json_path, junit_path = tmp_path / "gate.json", tmp_path / "gate.xml"
     # when
     with pytest.raises(SystemExit) as exited:
-        call_command(
-            "gate",
-            "--baseline",
-            "base",
-            "--candidate",
-            "cand",
-            "--json",
-            str(json_path),
-            "--junit",
-            str(junit_path),
-        )
+        gate_command(json_path, junit_path)
     # then
     assert exited.value.code == 1
     report = json.loads(json_path.read_text())
@@ -82,19 +51,9 @@ def test_gate_blocks_the_hallucinating_agent_with_exit_code_and_reports(tmp_path
 
 def test_gate_passes_an_unchanged_agent(tmp_path):
     golden_version_create()
-    _scored_run("1.4.0", "base")
-    _scored_run("1.4.0", "again")
-    call_command(
-        "gate",
-        "--baseline",
-        "base",
-        "--candidate",
-        "again",
-        "--json",
-        str(tmp_path / "r.json"),
-        "--junit",
-        str(tmp_path / "r.xml"),
-    )
+    eval_run_scored_by_commands("1.4.0", "base")
+    eval_run_scored_by_commands("1.4.0", "again")
+    gate_command(tmp_path / "r.json", tmp_path / "r.xml", candidate="again")
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["decision"] == "pass" and report["candidate_trials"]["failed"] == []
     suites = ET.parse(tmp_path / "r.xml").getroot().findall("testsuite")
@@ -116,8 +75,8 @@ def test_eval_run_create_refuses_an_unknown_dataset_version():
 def test_gate_writes_no_report_files_unless_asked(tmp_path, monkeypatch, capsys):
     # given two scored runs and an empty working directory
     golden_version_create()
-    _scored_run("1.4.0", "base")
-    _scored_run("1.4.0", "same")
+    eval_run_scored_by_commands("1.4.0", "base")
+    eval_run_scored_by_commands("1.4.0", "same")
     monkeypatch.chdir(tmp_path)
     # when the gate runs without --json or --junit
     call_command("gate", "--baseline", "base", "--candidate", "same")

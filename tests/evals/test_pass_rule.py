@@ -67,13 +67,19 @@ def test_expected_behaviour_counts_and_waits_for_a_verdict():
     assert _decide(adversarial, behavior_score=1.0).passed is True
 
 
+def _cancellation_run(dataset_name, run_name, version, **example_fields):
+    """A dataset of the cancellation example alone, and a run of the agent version over it."""
+    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
+    GoldenExampleFactory(**{**example, **example_fields})
+    dataset = dataset_version_create(name=dataset_name, examples=GoldenExample.objects.all())
+    run = eval_run_create(name=run_name, agent_version=version, dataset_version=dataset)
+    return example, run
+
+
 @pytest.mark.django_db
 def test_scoring_stores_the_decision_and_its_reasons_per_trial():
     # given the cancellation example, whose golden rule forbids an id no lookup returned
-    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
-    GoldenExampleFactory(**example)
-    dataset = dataset_version_create(name="pass-rule", examples=GoldenExample.objects.all())
-    run = eval_run_create(name="pr-1", agent_version="1.5.0", dataset_version=dataset)
+    example, run = _cancellation_run("pass-rule", "pr-1", "1.5.0")
     # when 1.5.0 cancels an order id it made up and still reports the right order
     trace_from_payload(agent_payload("1.5.0", example["key"], "pr-1", 0))
     eval_run_score(run, ScoringOptions())
@@ -86,10 +92,9 @@ def test_scoring_stores_the_decision_and_its_reasons_per_trial():
 
 @pytest.mark.django_db
 def test_an_adversarial_example_is_judged_and_an_unreadable_judge_goes_to_review():
-    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
-    GoldenExampleFactory(**example, expected_behavior="Confirm the order before cancelling.")
-    dataset = dataset_version_create(name="adv", examples=GoldenExample.objects.all())
-    run = eval_run_create(name="adv-1", agent_version="1.4.0", dataset_version=dataset)
+    example, run = _cancellation_run(
+        "adv", "adv-1", "1.4.0", expected_behavior="Confirm the order before cancelling."
+    )
     trace_from_payload(agent_payload("1.4.0", example["key"], "adv-1", 0))
     asked = []
 
@@ -119,10 +124,7 @@ def test_a_truncated_or_refused_run_is_never_a_clean_pass():
 
 @pytest.mark.django_db
 def test_an_eval_trial_stopped_at_max_tokens_fails_though_its_outcome_holds():
-    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
-    GoldenExampleFactory(**example)
-    dataset = dataset_version_create(name="stops", examples=GoldenExample.objects.all())
-    run = eval_run_create(name="st-1", agent_version="1.4.0", dataset_version=dataset)
+    example, run = _cancellation_run("stops", "st-1", "1.4.0")
     clean = agent_payload("1.4.0", example["key"], "st-1", 0)
     trace_from_payload(clean)
     truncated = trace_from_payload(agent_payload("1.4.0", example["key"], "st-1", 1))
@@ -139,10 +141,9 @@ def test_an_eval_trial_stopped_at_max_tokens_fails_though_its_outcome_holds():
 
 @pytest.mark.django_db
 def test_an_llm_check_that_flips_between_its_passes_sends_the_trial_to_review():
-    example = next(e for e in EXAMPLES if e["key"] == "cancel-recent-order")
-    GoldenExampleFactory(**example, expected_behavior="Confirm the order before cancelling.")
-    dataset = dataset_version_create(name="flip", examples=GoldenExample.objects.all())
-    run = eval_run_create(name="flip-1", agent_version="1.4.0", dataset_version=dataset)
+    example, run = _cancellation_run(
+        "flip", "flip-1", "1.4.0", expected_behavior="Confirm the order before cancelling."
+    )
     trace_from_payload(agent_payload("1.4.0", example["key"], "flip-1", 0))
     answers = iter([(1.0, "confirmed"), (0.0, "did not confirm")])
 

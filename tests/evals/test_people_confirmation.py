@@ -14,37 +14,22 @@ from golden.evals.confirmation import (
     people_confirmation,
 )
 from golden.evals.gate import GateConfig, gate_evaluate
-from golden.evals.scoring import ScoringOptions, eval_run_score
-from golden.evals.services import eval_run_create
 from reviews.claims import review_item_claim_next
 from reviews.models import PairwiseComparison, ReviewStatus
 from reviews.pairwise import pairwise_answer, pairwise_layout, pairwise_queue
 from tests.evals.golden_set import (
-    EXAMPLES,
-    agent_payload,
+    baseline_and_candidate_scored,
     golden_version_create,
-    trace_from_payload,
 )
 from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def _scored(version, name, dataset, trials=2):
-    run = eval_run_create(
-        name=name, agent_version=version, dataset_version=dataset, trials_per_task=trials
-    )
-    for example in EXAMPLES:
-        for trial in range(trials):
-            trace_from_payload(agent_payload(version, example["key"], name, trial))
-    eval_run_score(run, ScoringOptions())
-    return run
-
-
 @pytest.fixture
 def runs():
     dataset = golden_version_create()
-    return _scored("1.4.0", "base", dataset), _scored("1.5.0", "cand", dataset)
+    return baseline_and_candidate_scored(dataset, trials=2)
 
 
 def _people_say(preference):

@@ -8,7 +8,6 @@ import itertools
 import re
 
 import pytest
-from django.urls import URLPattern, URLResolver, get_resolver
 
 from accounts.models import ApiToken
 from golden.models import DatasetVersion, EvalRun, EvalTrial, GoldenExample
@@ -19,6 +18,7 @@ from insights.topics import topics_build
 from judges.alignment.models import AlignmentProposal
 from judges.models import JudgeCalibration, JudgeRun, Rubric, RubricVersion
 from reviews.models import Annotation, Queue, ReviewItem, SavedView
+from tests.accounts.route_world import endpoints
 from tests.factories import GoldenExampleFactory, SpanFactory
 from tests.insights.world import insights_world
 from traces.models import MaskingRule, Project, Session, Trace
@@ -32,15 +32,6 @@ SECRETS = (HELD_OUT_ID, "Zanzibar board retreat", "ZNZ-5521")
 # Operations that change who is logged in; the walk must keep its annotator.
 SKIPPED_NAMES = {"logout"}
 PARAM = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>|\(\?P<(?P<regex_name>\w+)>")
-
-
-def _routes(patterns=None, prefix=""):
-    """(route text, pattern name) of every endpoint in the URL conf."""
-    for entry in patterns if patterns is not None else get_resolver().url_patterns:
-        if isinstance(entry, URLResolver):
-            yield from _routes(entry.url_patterns, prefix + str(entry.pattern))
-        elif isinstance(entry, URLPattern):
-            yield prefix + str(entry.pattern), entry.name
 
 
 def _candidates(world) -> dict[str, list[str]]:
@@ -136,7 +127,7 @@ def test_no_route_shows_a_held_out_trace_to_an_annotator(client, annotator, worl
     candidates = _candidates(world)
     hidden_trace = str(world["held_out_trace"].pk)
     leaks, errors, walked = [], [], 0
-    routes = [(route, name) for route, name in _routes() if name not in SKIPPED_NAMES]
+    routes = [(route, name) for route, name in endpoints() if name not in SKIPPED_NAMES]
     for method in ("get", "post"):
         for route, _name in routes:
             for url in _urls(route, candidates):

@@ -21,6 +21,17 @@ def _raise(error):
     return fail
 
 
+SHUTTING_DOWN = OperationalError("the database system is shutting down")
+
+
+def _session_load_raising(annotator, monkeypatch, error) -> Client:
+    """The annotator's logged-in client, whose every request fails reading its session."""
+    client = Client(raise_request_exception=False)
+    client.force_login(annotator)
+    monkeypatch.setattr("django.contrib.sessions.backends.db.SessionStore.load", _raise(error))
+    return client
+
+
 def _assert_retry_later(answer):
     assert answer.status_code == 503
     assert answer["Content-Type"].startswith("application/json")
@@ -60,23 +71,13 @@ def test_an_api_read_during_a_database_outage_is_a_json_503(api_client_for, anno
 
 def test_an_outage_outside_the_api_views_is_still_json_for_api_clients(annotator, monkeypatch):
     # Session authentication reads the database before any API view runs.
-    client = Client(raise_request_exception=False)
-    client.force_login(annotator)
-    monkeypatch.setattr(
-        "django.contrib.sessions.backends.db.SessionStore.load",
-        _raise(OperationalError("the database system is shutting down")),
-    )
+    client = _session_load_raising(annotator, monkeypatch, SHUTTING_DOWN)
 
     _assert_retry_later(client.get("/api/traces/"))
 
 
 def test_a_page_during_an_outage_says_so_with_a_503(annotator, monkeypatch):
-    client = Client(raise_request_exception=False)
-    client.force_login(annotator)
-    monkeypatch.setattr(
-        "django.contrib.sessions.backends.db.SessionStore.load",
-        _raise(OperationalError("the database system is shutting down")),
-    )
+    client = _session_load_raising(annotator, monkeypatch, SHUTTING_DOWN)
 
     answer = client.get("/traces/")
 
@@ -86,11 +87,7 @@ def test_a_page_during_an_outage_says_so_with_a_503(annotator, monkeypatch):
 
 
 def test_other_server_errors_of_api_clients_are_json_500(annotator, monkeypatch):
-    client = Client(raise_request_exception=False)
-    client.force_login(annotator)
-    monkeypatch.setattr(
-        "django.contrib.sessions.backends.db.SessionStore.load", _raise(RuntimeError("bug"))
-    )
+    client = _session_load_raising(annotator, monkeypatch, RuntimeError("bug"))
 
     answer = client.get("/api/traces/")
 

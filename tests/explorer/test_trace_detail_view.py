@@ -30,12 +30,6 @@ pytestmark = pytest.mark.django_db
 XSS = "<img src=x onerror=alert(1)>"
 
 
-@pytest.fixture
-def logged_in(client, annotator):
-    client.force_login(annotator)
-    return client
-
-
 def test_page_shows_task_answer_tree_and_timeline(logged_in):
     # given
     trace = ingest_span_tree(ProjectFactory(), refund_tree())

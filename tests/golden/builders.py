@@ -6,6 +6,7 @@ from tests.factories import (
     GoldenExampleFactory,
     ReviewItemFactory,
     SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     UserFactory,
 )
@@ -59,10 +60,9 @@ def cancel_order_trace(**overrides):
         output="I should look up recent orders.",
         position=1,
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="get_recent_orders",
-        tool_name="get_recent_orders",
         input={"customer_id": "C-77", "limit": 5},
         output={
             "orders": [
@@ -72,10 +72,9 @@ def cancel_order_trace(**overrides):
         },
         position=2,
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="cancel_order",
-        tool_name="cancel_order",
         input={"order_id": "A1042", "reason": "ordered by mistake", "notify": True},
         output={"cancelled": True, "refund_eta_days": 5},
         position=3,
@@ -91,18 +90,16 @@ def flight_booking_trace():
         final_answer="Booked TP538 on 2026-03-14, confirmation QX7P2L.",
         context={"traveller_id": "T-5521"},
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="search_flights",
-        tool_name="search_flights",
         input={"origin": "LIS", "destination": "BER", "date": "2026-03-14", "adults": 1},
         output={"flights": [{"flight_id": "TP538", "price": 129.0}]},
         position=0,
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="book_flight",
-        tool_name="book_flight",
         input={"flight_id": "TP538", "traveller_id": "T-5521", "seat": "any"},
         output={"confirmation": "QX7P2L"},
         position=1,
@@ -117,18 +114,16 @@ def coding_agent_timeout_trace():
         task_type="code_fix",
         final_answer="Fixed and all tests pass.",
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="read_file",
-        tool_name="read_file",
         input={"path": "tests/test_parser.py"},
         output={"content": "def test_dates(): ..."},
         position=0,
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="run_tests",
-        tool_name="run_tests",
         input={"path": "tests/test_parser.py"},
         output=None,
         status=SpanStatus.ERROR,

@@ -10,31 +10,26 @@ from reviews.models import AuditEvent
 from tests.factories import (
     GoldenExampleFactory,
     ReviewItemFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
 )
-from traces.models import SpanKind
 
 pytestmark = pytest.mark.django_db
 
 
 def lookup_then_cancel(task="Cancel order A1042 for customer C-77.", **kw):
     trace = TraceFactory(task=task, final_answer="Order A1042 is cancelled.", **kw)
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="get_orders",
-        tool_name="get_orders",
-        kind=SpanKind.TOOL,
         input={"customer_id": "C-77"},
         output={"orders": [{"order_id": "A1042"}]},
         position=1,
     )
-    cancel = SpanFactory(
+    cancel = ToolSpanFactory(
         trace=trace,
         name="cancel_order",
-        tool_name="cancel_order",
-        kind=SpanKind.TOOL,
         input={"order_id": "A1042", "reason": "Z-99"},
         output={"ok": True},
         position=2,

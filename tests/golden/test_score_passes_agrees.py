@@ -5,7 +5,6 @@ trace's answer a golden example's expected outcome."""
 import pytest
 
 from golden.services import golden_example_promote_draft
-from judges.models import ScoreType
 from judges.reconcile import judgment_reconcile
 from reviews.models import ReviewItem
 from tests.factories import JudgeRunFactory, JudgmentFactory, RubricVersionFactory
@@ -16,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 
 def one_to_five():
-    return RubricVersionFactory(score_type=ScoreType.RANGE, score_min=1, score_max=5)
+    return RubricVersionFactory(one_to_five=True)
 
 
 def test_a_middle_score_is_not_a_pass_when_reconciling():

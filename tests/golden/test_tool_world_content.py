@@ -15,10 +15,10 @@ from golden.services import (
     golden_example_update,
 )
 from metrics.models import RedFlag
-from tests.factories import SpanFactory
+from tests.factories import ToolSpanFactory
 from tests.golden.builders import cancel_order_trace, example, red_flag, resolved_item
 from tests.golden.world_builders import support_world, world_example
-from traces.models import SpanKind, SpanStatus
+from traces.models import SpanStatus
 
 pytestmark = pytest.mark.django_db
 
@@ -95,11 +95,9 @@ def test_promotion_captures_the_world_from_the_trace(curator):
             ]
         }
     )
-    SpanFactory(
+    ToolSpanFactory(
         trace=trace,
         name="cancel_order",
-        tool_name="cancel_order",
-        kind=SpanKind.TOOL,
         input={"order_id": "A0999"},
         output="order already delivered",
         status=SpanStatus.ERROR,

@@ -21,7 +21,7 @@ from golden.models import EvalRun, EvalTrial, GoldenExample
 from golden.services import dataset_version_create
 from tests.factories import UserFactory
 from tests.golden.world_agents import careful, idle, run_agent
-from tests.golden.world_builders import WORLD, world_example
+from tests.golden.world_builders import WORLD, tool_world_http_call, world_example
 
 pytestmark = pytest.mark.django_db(transaction=True)
 VARIANT_FAULTS = {v["name"]: v["faults"] for v in WORLD["variants"]}
@@ -80,25 +80,6 @@ def _finish(site: Site, run: EvalRun, handouts: list[dict], traces: list[dict]) 
     status, body = site("POST", f"/api/eval-runs/{run.pk}/score/", {"use_llm": False})
     assert status == 200, body
     return body
-
-
-def _http_call(world: dict):
-    def call(tool: str, arguments, *, raw: str | None = None) -> tuple[int, str]:
-        request = urllib.request.Request(
-            world["call_url"].replace("{name}", tool),
-            data=(raw if raw is not None else json.dumps(arguments)).encode(),
-            headers={
-                "Authorization": f"Bearer {world['token']}",
-                "Content-Type": "application/json",
-            },
-        )
-        try:
-            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
-                return response.status, response.read().decode()
-        except urllib.error.HTTPError as exc:
-            return exc.code, exc.read().decode()
-
-    return call
 
 
 async def _mcp_session(world: dict, script):
@@ -164,7 +145,7 @@ def test_malformed_arguments_and_unknown_tools_over_mcp_and_http_in_a_whole_run(
     assert texts[4]["result"]["cancelled"] is True
 
     # when a plain-HTTP agent sends a body that is not JSON, then a JSON list, then no such tool
-    call = _http_call(empty["tool_world"])
+    call = tool_world_http_call(empty["tool_world"])
     not_json = call("get_recent_orders", None, raw="customer_id=C-77")
     a_list = call("get_recent_orders", ["C-77"])
     no_tool = call("lookup_orders", {"customer_id": "C-77"})
@@ -187,7 +168,7 @@ def test_malformed_arguments_and_unknown_tools_over_mcp_and_http_in_a_whole_run(
     traces = [
         run_agent(by_hand[h["trial_id"]], no_call, h)
         if h["trial_id"] in by_hand
-        else run_agent(careful, _http_call(h["tool_world"]), h)
+        else run_agent(careful, tool_world_http_call(h["tool_world"]), h)
         for h in handouts
     ]
     metrics = _finish(site, run, handouts, traces)
@@ -227,7 +208,7 @@ def test_concurrent_trials_each_meet_only_their_own_world(site):
     # when all eighteen agents run at once, half over MCP and half over plain HTTP
     def one(handout):
         if handout["trial"] % 2:
-            return run_agent(careful, _http_call(handout["tool_world"]), handout)
+            return run_agent(careful, tool_world_http_call(handout["tool_world"]), handout)
         return _mcp_agent(careful, handout)
 
     traces = _pooled(one, handouts, workers=6)
@@ -266,7 +247,7 @@ def test_an_agent_that_never_calls_the_world_is_scored_with_faults_that_never_fi
     # given a started run
     run, handouts = _start(site, "ci-idle")
     # when the agent answers every task without calling a tool
-    traces = [run_agent(idle, _http_call(h["tool_world"]), h) for h in handouts]
+    traces = [run_agent(idle, tool_world_http_call(h["tool_world"]), h) for h in handouts]
     _finish(site, run, handouts, traces)
     # then every trial is scored: no call served, each variant's faults listed as never fired
     for trial in run.trials.all():

@@ -1,11 +1,15 @@
 """A support agent's tool world with its fault variants, as a curator would write it."""
 
 import copy
+import json
+import urllib.error
+import urllib.request
 
 from golden.evals.services import eval_run_create
 from golden.models import GoldenExample
 from golden.services import dataset_version_create, golden_example_create
 from golden.worlds.runs import eval_run_tool_worlds_start
+from tests.golden.builders import cancel_reference
 
 ORDERS = {
     "orders": [
@@ -133,28 +137,19 @@ def support_world() -> dict:
     return copy.deepcopy(WORLD)
 
 
-def world_example(user, *, world: dict | None = None, key_task: str = TASK) -> GoldenExample:
+def world_example(
+    user, *, world: dict | None = None, key_task: str = TASK, **data
+) -> GoldenExample:
+    """The support example with its tool world; `data` adds fields (red flags, ...)."""
     return golden_example_create(
         data={
             "task": key_task,
             "task_type": "order_cancellation",
             "context": {"customer_id": "C-77"},
-            "reference_trajectory": [
-                {
-                    "step": 1,
-                    "tool": "get_recent_orders",
-                    "inputs": {"customer_id": "<from_context>"},
-                    "acceptable_output_fields": ["orders"],
-                },
-                {
-                    "step": 2,
-                    "tool": "cancel_order",
-                    "inputs": {"order_id": "<from_step_1_output>"},
-                    "acceptable_output_fields": ["cancelled"],
-                },
-            ],
+            "reference_trajectory": cancel_reference("cancelled"),
             "expected_outcome": "Order A1042 cancelled.",
             "tool_world": support_world() if world is None else world,
+            **data,
         },
         user=user,
         allow_duplicate=True,
@@ -183,3 +178,24 @@ def world_run(user, *, name="ci-1", trials=1, version="worlds-v1", examples=None
 
 def handout(handouts, variant="", trial=0) -> dict:
     return next(h for h in handouts if h["variant"] == variant and h["trial"] == trial)
+
+
+def tool_world_http_call(world: dict):
+    """An agent's HTTP call to a tool of its world: (status, body); `raw` sends a body as is."""
+
+    def call(tool: str, arguments, *, raw: str | None = None) -> tuple[int, str]:
+        request = urllib.request.Request(
+            world["call_url"].replace("{name}", tool),
+            data=(raw if raw is not None else json.dumps(arguments)).encode(),
+            headers={
+                "Authorization": f"Bearer {world['token']}",
+                "Content-Type": "application/json",
+            },
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:  # noqa: S310
+                return response.status, response.read().decode()
+        except urllib.error.HTTPError as exc:
+            return exc.code, exc.read().decode()
+
+    return call

@@ -6,18 +6,11 @@ from django.urls import reverse
 from guardrails.models import GuardrailDecision
 from metrics.models import GuardrailPolicy
 from tests.factories import ProjectFactory
-from tests.guardrails.trajectories import search_steps, span_tree
+from tests.guardrails.trajectories import SEARCH, search_steps, span_tree
 from traces.models import Project
 
 pytestmark = pytest.mark.django_db
-
 URL = "/api/guardrails/check"
-SEARCH = {"origin": "LHR", "destination": "JFK"}
-
-
-@pytest.fixture
-def agent(annotator, api_client_for):
-    return api_client_for(annotator)
 
 
 def _loop_request(**extra):

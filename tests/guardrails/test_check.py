@@ -8,30 +8,35 @@ from core.errors import ApplicationError
 from guardrails.check import guardrail_check
 from guardrails.models import GuardrailDecision
 from metrics.models import GuardrailPolicy
-from tests.factories import ProjectFactory, SpanFactory, TraceFactory
-from tests.guardrails.trajectories import anthropic_transcript, search_steps, span_tree, tool
-from traces.models import SpanKind
+from tests.factories import ProjectFactory, ToolSpanFactory, TraceFactory
+from tests.guardrails.trajectories import (
+    SEARCH,
+    anthropic_transcript,
+    search_steps,
+    span_tree,
+    tool,
+)
 
 pytestmark = pytest.mark.django_db
-
-SEARCH = {"origin": "LHR", "destination": "JFK"}
 
 
 def _fired(result, blocking=None):
     return [c["check"] for c in result.checks if blocking is None or c["blocking"] is blocking]
 
 
-def test_clean_next_call_is_allowed():
-    # given the order was looked up, and the agent is about to cancel it
+def _cancel_after_the_lookup_checked(order_id):
+    """The check of cancelling `order_id` after a lookup that returned order A1042 alone."""
     trajectory = span_tree(
         tool("get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]})
     )
+    next_call = {"tool": "cancel_order", "input": {"order_id": order_id}}
+    return guardrail_check(None, trajectory=trajectory, next_call=next_call)
+
+
+def test_clean_next_call_is_allowed():
+    # given the order was looked up, and the agent is about to cancel it
     # when
-    result = guardrail_check(
-        None,
-        trajectory=trajectory,
-        next_call={"tool": "cancel_order", "input": {"order_id": "A1042"}},
-    )
+    result = _cancel_after_the_lookup_checked("A1042")
     # then
     assert result.decision == "allow" and result.checks == []
     assert result.steps == 2
@@ -100,15 +105,8 @@ def test_project_loop_threshold_applies():
 
 def test_hallucinated_parameter_in_the_next_call_is_blocked():
     # given the lookup returned A1042, and the agent wants to cancel A1049
-    trajectory = span_tree(
-        tool("get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]})
-    )
     # when
-    result = guardrail_check(
-        None,
-        trajectory=trajectory,
-        next_call={"tool": "cancel_order", "input": {"order_id": "A1049"}},
-    )
+    result = _cancel_after_the_lookup_checked("A1049")
     # then
     assert _fired(result) == ["hallucinated_parameter"]
     assert result.decision == "block" and "A1049" in result.checks[0]["detail"]
@@ -205,11 +203,9 @@ def test_stored_trace_by_id_is_checked():
     # given a trace being exported, two searches stored so far
     trace = TraceFactory(task="Flights LHR to JFK", context={})
     for position in (1, 2):
-        SpanFactory(
+        ToolSpanFactory(
             trace=trace,
-            kind=SpanKind.TOOL,
             name="search_flights",
-            tool_name="search_flights",
             input=SEARCH,
             output={"flights": []},
             position=position,

@@ -8,17 +8,10 @@ from django.test.utils import CaptureQueriesContext
 from core import remembered
 from metrics.models import GuardrailPolicy
 from tests.factories import ProjectFactory
-from tests.guardrails.trajectories import search_steps, span_tree
+from tests.guardrails.trajectories import SEARCH, search_steps, span_tree
 
 pytestmark = pytest.mark.django_db
-
 URL = "/api/guardrails/check"
-SEARCH = {"origin": "LHR", "destination": "JFK"}
-
-
-@pytest.fixture
-def agent(annotator, api_client_for):
-    return api_client_for(annotator)
 
 
 @pytest.fixture

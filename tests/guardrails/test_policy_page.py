@@ -6,8 +6,7 @@ import pytest
 from metrics.models import GuardrailPolicy
 from metrics.redflags import red_flags_detect
 from reviews.models import AuditEvent
-from tests.factories import ProjectFactory, SpanFactory, TraceFactory
-from traces.models import SpanKind
+from tests.factories import ProjectFactory, ToolSpanFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db
 URL = "/judges/guardrails/"
@@ -73,13 +72,8 @@ def test_policy_applies_to_settled_traces_red_flags(project):
     GuardrailPolicy.objects.create(project=project, loop_repeats=2)
     trace = TraceFactory(project=project, task="Order A1042", final_answer="Sorry, no luck.")
     for position in (1, 2):
-        SpanFactory(
-            trace=trace,
-            kind=SpanKind.TOOL,
-            tool_name="get_order",
-            name="get_order",
-            input={"order_id": "A1042"},
-            position=position,
+        ToolSpanFactory(
+            trace=trace, name="get_order", input={"order_id": "A1042"}, position=position
         )
     # when / then two identical calls are a loop here
     assert [h.kind for h in red_flags_detect(trace)] == ["loop"]

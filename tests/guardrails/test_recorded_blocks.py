@@ -6,12 +6,11 @@ import pytest
 from insights.scores import red_flag_chart
 from metrics.models import RedFlag
 from tests.factories import ProjectFactory, TraceFactory
-from tests.guardrails.trajectories import search_steps, span_tree
+from tests.guardrails.trajectories import SEARCH, search_steps, span_tree
 
 pytestmark = pytest.mark.django_db
 
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
-SEARCH = {"origin": "LHR", "destination": "JFK"}
 XSS = "<img src=x onerror=alert(1)>"
 
 

@@ -1,5 +1,7 @@
 """Trajectories the guardrail tests send, as an agent would: span trees and transcripts."""
 
+SEARCH = {"origin": "LHR", "destination": "JFK"}
+
 
 def tool(name, inputs, output=None, **extra):
     return {"name": name, "type": "tool", "input": inputs, "output": output, **extra}

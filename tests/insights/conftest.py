@@ -1,11 +1,22 @@
 import pytest
+from django.db import transaction
 
+from insights.agent_dashboard import AGENT_DASHBOARD
 from insights.overview import overview_snapshot_clear
+from insights.topics import placer
+from tests.insights.world import insights_world
+
+
+def snapshots_forget() -> None:
+    overview_snapshot_clear()
+    AGENT_DASHBOARD.clear()
+    placer.forget()
 
 
 @pytest.fixture(autouse=True)
-def fresh_overview_snapshot(settings):
-    """Each test sees the overview computed from its own rows, in a cache of its own process."""
+def fresh_snapshots(settings):
+    """Each test sees the overview, the agent dashboard and the topics computed from its own
+    rows, in a cache of its own process."""
     settings.CACHES = {
         **settings.CACHES,
         "insights": {
@@ -13,9 +24,9 @@ def fresh_overview_snapshot(settings):
             "LOCATION": "insights-tests",
         },
     }
-    overview_snapshot_clear()
+    snapshots_forget()
     yield
-    overview_snapshot_clear()
+    snapshots_forget()
 
 
 @pytest.fixture(autouse=True)
@@ -23,3 +34,12 @@ def topics_named_by_terms(settings):
     """Topics are named by their terms unless a test starts a judge to name them."""
     settings.TOPICS_NAMES_FROM_JUDGE = False
     settings.TOPICS_EMBEDDING_MODEL = ""
+
+
+@pytest.fixture(scope="module")
+def module_world(django_db_setup, django_db_blocker):
+    """insights_world() built once for a module whose tests only read it: inside a transaction
+    rolled back after the module, where each test's own transaction is a savepoint."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        yield insights_world()
+        transaction.set_rollback(True)

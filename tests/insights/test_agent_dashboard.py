@@ -20,13 +20,6 @@ from tests.factories import SpanFactory, TraceFactory
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_agent_snapshot():
-    AGENT_DASHBOARD.clear()
-    yield
-    AGENT_DASHBOARD.clear()
-
-
 def agent_trace(*, day=0, seconds=1.0, version="1.0", model="claude-sonnet-4-5", **fields):
     start = timezone.now().replace(hour=12, minute=0, second=0, microsecond=0) - timedelta(days=day)
     return TraceFactory(

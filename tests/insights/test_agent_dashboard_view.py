@@ -15,13 +15,6 @@ pytestmark = pytest.mark.django_db
 PAGE = "insights:agent_dashboard"
 
 
-@pytest.fixture(autouse=True)
-def fresh_agent_snapshot():
-    AGENT_DASHBOARD.clear()
-    yield
-    AGENT_DASHBOARD.clear()
-
-
 @pytest.fixture
 def traffic(db):
     for day in range(3):

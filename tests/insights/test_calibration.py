@@ -10,7 +10,7 @@ from judges.calibration import (
     judge_calibration_update,
     judge_version_approved_for_online,
 )
-from judges.models import CalibrationStatus, ScoreType
+from judges.models import CalibrationStatus
 from tests.factories import JudgeRunFactory, RubricVersionFactory, TraceFactory, VerdictFactory
 
 pytestmark = pytest.mark.django_db
@@ -64,7 +64,7 @@ def test_a_later_window_below_the_bar_flags_the_version_and_blocks_online_use():
 
 
 def test_ordinal_rubric_uses_linear_weighted_kappa():
-    version = RubricVersionFactory(score_type=ScoreType.RANGE, score_min=1, score_max=5)
+    version = RubricVersionFactory(one_to_five=True)
     run = JudgeRunFactory(rubric_version=version)
     # off by one everywhere: partial credit keeps weighted kappa positive, unweighted is < 0
     judge = [h % 4 + 2 for h in range(40)]

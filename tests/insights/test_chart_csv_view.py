@@ -7,14 +7,13 @@ import pytest
 from django.urls import reverse
 
 from insights.overview import CHART_BUILDERS
-from tests.insights.world import insights_world
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.mark.parametrize("key", list(CHART_BUILDERS))
+@pytest.mark.usefixtures("module_world")
 def test_every_chart_downloads_as_csv_with_its_header(client, annotator, key):
-    insights_world()
     client.force_login(annotator)
     response = client.get(reverse("insights:chart_csv", args=[key]))
     assert response.status_code == 200
@@ -24,8 +23,8 @@ def test_every_chart_downloads_as_csv_with_its_header(client, annotator, key):
     assert len(rows) >= 2  # a header and at least one row of data
 
 
+@pytest.mark.usefixtures("module_world")
 def test_flip_rate_csv_carries_counts_and_interval(client, annotator):
-    insights_world()
     client.force_login(annotator)
     response = client.get(reverse("insights:chart_csv", args=["flip_rate"]))
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))

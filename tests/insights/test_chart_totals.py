@@ -13,24 +13,15 @@ from insights.overview import overview_snapshot_build
 from judges.models import Judgment, Verdict
 from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem, ReviewStatus
-from tests.insights.world import insights_world
 from traces.models import Feedback, Span, SpanKind, SpanStatus, Trace
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_agent_snapshot():
-    AGENT_DASHBOARD.clear()
-    yield
-    AGENT_DASHBOARD.clear()
-
-
-@pytest.fixture
-def charts():
-    world = insights_world()
+@pytest.fixture(scope="module")
+def agent_world(module_world):
     # The agent's own usage, as ingest would have filled it in from the spans.
-    for index, trace in enumerate(world["traces"]):
+    for index, trace in enumerate(module_world["traces"]):
         Trace.objects.filter(pk=trace.pk).update(
             agent_name="support-agent",
             agent_version="1.4.0" if index % 2 else "1.5.0",
@@ -40,6 +31,10 @@ def charts():
             cost_usd=Decimal("0.0125"),
             error_count=trace.spans.filter(status=SpanStatus.ERROR).count(),
         )
+
+
+@pytest.fixture
+def charts(agent_world):
     snapshot = overview_snapshot_build()
     built = {chart["key"]: chart for chart in snapshot["charts"]}
     for key, builder in AGENT_DASHBOARD.builders.items():

@@ -17,7 +17,6 @@ from insights.overview import overview_daily_store
 from insights.queue import annotator_chart, queue_flow_chart
 from insights.scores import red_flag_chart, score_distribution_chart
 from insights.steps import component_accuracy_chart, compound_error_chart
-from judges.models import ScoreType
 from metrics.models import RedFlag, RedFlagCheck
 from reviews.models import Annotation, Queue, ReviewItem, ReviewReason, ReviewStatus
 from tests.factories import (
@@ -27,7 +26,7 @@ from tests.factories import (
     ProjectFactory,
     RubricFactory,
     RubricVersionFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     UserFactory,
     VerdictFactory,
@@ -63,12 +62,7 @@ class RandomWorld:
         self.rng = random.Random(seed)
         config = JudgeConfigFactory(name="default", model="claude-sonnet-4-5")
         binary = RubricVersionFactory(rubric=RubricFactory(name="Refund policy"))
-        ordinal = RubricVersionFactory(
-            rubric=RubricFactory(name="Outcome 1-5"),
-            score_type=ScoreType.RANGE,
-            score_min=1,
-            score_max=5,
-        )
+        ordinal = RubricVersionFactory(rubric=RubricFactory(name="Outcome 1-5"), one_to_five=True)
         self.runs = [
             (JudgeRunFactory(rubric_version=binary, config=config), (0.0, 1.0)),
             (JudgeRunFactory(rubric_version=ordinal, config=config), (1.0, 2.0, 3.0, 4.0, 5.0)),
@@ -92,10 +86,9 @@ class RandomWorld:
         trace = TraceFactory(project=self.project, started_at=at, ended_at=at)
         backdate(Trace, trace.pk, created_at=at)
         spans = [
-            SpanFactory(
+            ToolSpanFactory(
                 trace=trace,
                 name=tool,
-                tool_name=tool,
                 component=f"tool:{tool}",
                 started_at=at,
                 position=step,

@@ -12,7 +12,7 @@ from insights.steps import (
     trajectory_length_rows,
 )
 from metrics.models import RedFlag
-from tests.factories import SpanFactory, TraceFactory
+from tests.factories import ToolSpanFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db
 # A recent Monday at 09:00 UTC, inside the chart's window.
@@ -25,10 +25,9 @@ def trajectory(tools, *, failed=(), flagged=(), when=WEEK):
     """A trace with one tool span per name; indexes in failed error, in flagged get a flag."""
     trace = TraceFactory(started_at=when)
     for index, tool in enumerate(tools):
-        span = SpanFactory(
+        span = ToolSpanFactory(
             trace=trace,
             name=tool,
-            tool_name=tool,
             component=f"tool:{tool}",
             started_at=when,
             status="error" if index in failed else "ok",

@@ -10,31 +10,19 @@ from django.utils import timezone
 
 from bench.fake_embeddings import FakeEmbeddings
 from demo.simulator import topic_names as simulated_names
-from demo.simulator.server import start_simulator
 from insights.models import Topic, TopicBuild, TraceTopic
 from insights.topic_names import NAME_MARKER, NAME_MAX_CHARS, name_from_reply
-from insights.topics import placer, topics_build, trace_topic_arrive, trace_topic_assign
+from insights.topics import topics_build, trace_topic_arrive, trace_topic_assign
 from tests.insights.topic_world import cancel_without_lookup, topic_world
 
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def fresh_placer():
-    placer.forget()
-    yield
-    placer.forget()
-
-
 @pytest.fixture
-def judge(settings):
-    handle = start_simulator()
-    settings.ANTHROPIC_BASE_URL = handle.base_url
-    settings.JUDGE_SIMULATED = True
+def judge(simulator, settings):
     settings.JUDGE_TIMEOUT_SECONDS = 5.0
     settings.TOPICS_NAMES_FROM_JUDGE = True
-    yield handle
-    handle.stop()
+    return simulator
 
 
 @pytest.fixture

@@ -9,19 +9,12 @@ from django.utils import timezone
 
 from insights.models import Topic, TopicBuild, TraceTopic
 from insights.tasks import topics_build_missing_task
-from insights.topics import placer, topics_build, trace_topic_assign
+from insights.topics import topics_build, trace_topic_assign
 from tests.factories import ProjectFactory, UserFactory
 from tests.insights.topic_world import cancel_ok, cancel_without_lookup, topic_world
 from webhooks.models import Webhook, WebhookDelivery
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def fresh_placer():
-    placer.forget()
-    yield
-    placer.forget()
 
 
 def _topic_of(trace) -> Topic:

@@ -9,9 +9,8 @@ from datetime import timedelta
 from django.utils import timezone
 
 from metrics.redflag_store import red_flags_check
-from tests.factories import ProjectFactory, SpanFactory, TraceFactory
+from tests.factories import ProjectFactory, trace_of_steps
 from traces.feedback import feedback_record
-from traces.models import SpanKind, SpanStatus
 
 ORDERS = {"orders": [{"order_id": "A-88213", "status": "processing"}]}
 CANCEL_ASKS = [
@@ -33,33 +32,15 @@ BUG_ASKS = [
 
 
 def _trace(project, task, answer, steps, task_type, started_at):
-    trace = TraceFactory(
+    trace = trace_of_steps(
+        steps,
         project=project,
         task=task,
         final_answer=answer,
         task_type=task_type,
-        span_count=len(steps) + 1,
         started_at=started_at,
         ended_at=started_at + timedelta(seconds=20),
     )
-    root = SpanFactory(
-        trace=trace, name="agent", kind=SpanKind.AGENT, tool_name="", input=task, output=answer
-    )
-    trace.root_span_id = root.span_id
-    trace.save(update_fields=["root_span_id"])
-    for position, (name, inputs, output, error) in enumerate(steps, start=1):
-        SpanFactory(
-            trace=trace,
-            parent_span_id=root.span_id,
-            name=name,
-            tool_name=name,
-            kind=SpanKind.TOOL,
-            input=inputs,
-            output=output,
-            status=SpanStatus.ERROR if error else SpanStatus.OK,
-            error_message=error or "",
-            position=position,
-        )
     red_flags_check(trace)
     return trace
 

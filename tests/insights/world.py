@@ -6,7 +6,6 @@ from decimal import Decimal
 from django.utils import timezone
 
 from golden.models import DatasetVersion, DatasetVersionEntry, EvalRun, EvalTrial
-from judges.models import ScoreType
 from metrics.models import RedFlag
 from reviews.models import Annotation, Queue, ReviewItem, ReviewReason, ReviewStatus
 from tests.factories import (
@@ -15,7 +14,7 @@ from tests.factories import (
     JudgmentFactory,
     RubricFactory,
     RubricVersionFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     UserFactory,
     VerdictFactory,
@@ -41,10 +40,7 @@ def insights_world(now=None, days: int = 14):
     config = JudgeConfigFactory(name="default", model="claude-sonnet-4-5")
     binary = RubricVersionFactory(rubric=RubricFactory(name="Refund policy compliance"))
     ordinal = RubricVersionFactory(
-        rubric=RubricFactory(name="Booking outcome 1-5"),
-        score_type=ScoreType.RANGE,
-        score_min=1,
-        score_max=5,
+        rubric=RubricFactory(name="Booking outcome 1-5"), one_to_five=True
     )
     runs = {
         binary.pk: JudgeRunFactory(rubric_version=binary, config=config),
@@ -63,10 +59,9 @@ def insights_world(now=None, days: int = 14):
         )
         traces.append(trace)
         for step, tool in enumerate(TOOLS[task_type]):
-            span = SpanFactory(
+            span = ToolSpanFactory(
                 trace=trace,
                 name=tool,
-                tool_name=tool,
                 component=f"tool:{tool}",
                 started_at=day,
                 status="error" if (i % 6 == 0 and step == 1) else "ok",

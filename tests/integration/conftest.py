@@ -9,13 +9,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 
 from demo.simulator.server import start_simulator
 
@@ -79,6 +80,61 @@ def wait_for(predicate, timeout: float = 30.0, interval: float = 0.2, message: s
             return value
         time.sleep(interval)
     pytest.fail(message or f"condition not met within {timeout}s")
+
+
+def at_the_same_moment(work, arguments) -> list[BaseException]:
+    """Call work(argument) on a thread per argument, all released at once; return what the
+    threads raised. Each thread closes its own database connections."""
+    start = threading.Barrier(len(arguments))
+    errors: list[BaseException] = []
+
+    def run(argument):
+        try:
+            start.wait()
+            work(argument)
+        except BaseException as exc:  # reported by the main thread
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(argument,)) for argument in arguments]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    return errors
+
+
+def judge_run_done(run, timeout: float = 90.0):
+    def finished():
+        run.refresh_from_db()
+        return run.status == "done"
+
+    wait_for(finished, timeout=timeout, message=f"run {run.pk} did not finish")
+    return run
+
+
+def judge_run_resumed_after_a_kill(run, kill, restart, timeout: float = 120.0) -> int:
+    """Kill the worker once some passes are done and others are being judged, start another,
+    and sweep stale passes each second (beat would, every 30 s) until the run is finished.
+    Returns how many passes the kill cut off."""
+    from judges.models import Judgment, JudgmentStatus
+    from judges.tasks import judgment_requeue_stale_task
+
+    passes = Judgment.objects.filter(run=run)
+    wait_for(lambda: passes.filter(status=JudgmentStatus.DONE).count() >= 2, timeout=60)
+    wait_for(lambda: passes.filter(status=JudgmentStatus.RUNNING).exists())
+    kill()
+    in_flight = passes.filter(status=JudgmentStatus.RUNNING).count()
+    restart()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        run.refresh_from_db()
+        if run.status == "done":
+            break
+        judgment_requeue_stale_task()
+        time.sleep(1)
+    return in_flight
 
 
 class WorkerProcess:
@@ -177,6 +233,14 @@ def worker_env(base_url: str, **overrides) -> dict:
     env.pop("ANTHROPIC_API_KEY", None)
     env.update({key: str(value) for key, value in overrides.items()})
     return env
+
+
+@pytest.fixture(autouse=True)
+def built_in_rubrics_back(request):
+    """Every integration test is transactional, and each flushes the tables after it: the next
+    one starts again from the rubrics and judge config the migrations seed."""
+    if request.node.get_closest_marker("django_db") is not None:
+        request.getfixturevalue("built_in_rubrics")
 
 
 @pytest.fixture

@@ -13,9 +13,7 @@ import time
 import pytest
 import redis
 import requests
-from django.apps import apps
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import JudgeRun, Judgment, JudgmentStatus, Rubric
 from tests.factories import TraceFactory, UserFactory
 from tests.integration.conftest import ROOT, database_url_for_worker, wait_for
@@ -31,11 +29,6 @@ def free_port() -> int:
             if probe.connect_ex(("127.0.0.1", port)) != 0:
                 return port
     pytest.skip("no free port in 8180-8199")
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    builtin_rubrics_seed(apps)
 
 
 @pytest.fixture

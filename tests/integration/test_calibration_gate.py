@@ -3,7 +3,6 @@
 import pytest
 from django.db import transaction
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.calibration import judge_calibration_get, judge_version_approved_for_online
 from judges.models import CalibrationStatus, Rubric
 from judges.services import judge_config_default, judge_run_start, trace_judge_online
@@ -16,13 +15,6 @@ from tests.judges import sample_traces
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 LABELS = 30
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
 
 
 @pytest.mark.usefixtures("celery_worker")

@@ -7,7 +7,6 @@ import pytest
 from celery.exceptions import Retry
 from django.db import OperationalError, connection
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import JudgeConfig, Judgment, JudgmentStatus, Rubric
 from judges.services import judge_run_start
 from judges.tasks import judge_pass_task
@@ -17,14 +16,6 @@ from tests.judges import sample_traces
 THREADS = 12
 POOL_SIZE = 2
 WORKER_APP = f"evalsite-budget-{os.getpid()}"
-
-
-@pytest.fixture
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
 
 
 def test_a_pass_without_a_connection_is_retried_not_failed(monkeypatch):
@@ -69,7 +60,7 @@ def worker_connections() -> int:
 
 @pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
-def test_more_threads_than_connections_finish_a_run(seed_rubrics, pooled_worker, simulated_judge):
+def test_more_threads_than_connections_finish_a_run(pooled_worker, simulated_judge):
     # given a worker with more threads than connections (pooled_worker)
     simulated_judge.set(latency_ms=150)
     traces = sample_traces.traces_mixed(12)

@@ -8,10 +8,8 @@ from golden.evals.services import eval_run_create
 from judges.models import Rubric, Verdict, VerdictStatus
 from tests.evals.golden_set import (
     EXAMPLES,
-    agent_payload,
+    agent_run_traces,
     golden_version_create,
-    seed_rubrics_ensure,
-    trace_from_payload,
 )
 from tests.integration.conftest import wait_for
 
@@ -20,12 +18,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 def test_outcome_score_comes_from_the_outcome_rubric_verdicts(celery_worker):
     # given examples judged by the seeded "Outcome 1-5" rubric and a run of the faithful agent
-    seed_rubrics_ensure()
     rubric = Rubric.objects.get(name="Outcome 1-5")
     dataset = golden_version_create(outcome_rubric=rubric)
     run = eval_run_create(name="ci-900", agent_version="1.4.0", dataset_version=dataset)
-    for example in EXAMPLES:
-        trace_from_payload(agent_payload("1.4.0", example["key"], "ci-900", 0))
+    agent_run_traces("1.4.0", "ci-900")
     # when its outcomes are judged through the worker and the run is scored
     call_command("eval_run_judge", "ci-900")
     wait_for(

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from metrics.models import RedFlag
-from tests.evals.golden_set import EXAMPLES, agent_payload, golden_version_create
+from tests.evals.golden_set import EXAMPLES, agent_payload, gate_arguments, golden_version_create
 from tests.integration.conftest import ROOT, database_url_for_worker
 from traces.models import Trace
 from traces.tasks import trace_settle_sweep_task
@@ -46,19 +46,7 @@ def _agent_run(client, version: str, run: str) -> dict:
 def _gate(baseline: str, candidate: str, tmp_path, env_database: str):
     report, junit = tmp_path / f"{candidate}.json", tmp_path / f"{candidate}.xml"
     result = subprocess.run(
-        [
-            sys.executable,
-            "manage.py",
-            "gate",
-            "--baseline",
-            baseline,
-            "--candidate",
-            candidate,
-            "--json",
-            str(report),
-            "--junit",
-            str(junit),
-        ],
+        [sys.executable, "manage.py", *gate_arguments(report, junit, baseline, candidate)],
         cwd=ROOT,
         env={**os.environ, "DATABASE_URL": env_database},
         capture_output=True,

@@ -7,13 +7,18 @@ import time
 
 import pytest
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import JudgeConfig, Judgment, JudgmentStatus, Rubric, Verdict
 from judges.ratelimit import WINDOW_SECONDS
 from judges.services import judge_run_start
-from judges.tasks import judgment_requeue_stale_task
 from reviews.models import ReviewItem
-from tests.integration.conftest import WorkerProcess, broker_purge, wait_for, worker_env
+from tests.integration.conftest import (
+    WorkerProcess,
+    broker_purge,
+    judge_run_done,
+    judge_run_resumed_after_a_kill,
+    wait_for,
+    worker_env,
+)
 from tests.judges import sample_traces
 
 pytestmark = [
@@ -24,13 +29,6 @@ pytestmark = [
 ]
 
 PASSES_PER_TASK = 20
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
 
 
 @pytest.fixture
@@ -66,15 +64,6 @@ def _config():
     return JudgeConfig.objects.get(name="default")
 
 
-def _run_done(run, timeout=90.0):
-    def finished():
-        run.refresh_from_db()
-        return run.status == "done"
-
-    wait_for(finished, timeout=timeout, message=f"run {run.pk} did not finish")
-    return run
-
-
 def _assert_each_pass_stored_once(run, traces):
     judgments = Judgment.objects.filter(run=run)
     assert judgments.count() == len(traces) * 2
@@ -94,7 +83,9 @@ def test_one_green_worker_keeps_a_hundred_calls_in_flight(green_workers, simulat
     traces = sample_traces.traces_mixed(40)
 
     started = time.monotonic()
-    run = _run_done(judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces))
+    run = judge_run_done(
+        judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
+    )
     elapsed = time.monotonic() - started
 
     stats = simulated_judge.stats()
@@ -112,7 +103,7 @@ def test_provider_errors_are_retried_and_each_answer_is_paid_once(green_workers,
     green_workers(concurrency=2)
     traces = sample_traces.traces_mixed(20)
 
-    run = _run_done(
+    run = judge_run_done(
         judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces),
         timeout=150,
     )
@@ -158,8 +149,8 @@ def test_identical_requests_in_one_message_are_asked_once(green_workers, simulat
     # Two runs of one version on the same traces: ten pairs of identical requests at once.
     first = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
     second = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
-    _run_done(first)
-    _run_done(second)
+    judge_run_done(first)
+    judge_run_done(second)
 
     assert simulated_judge.stats()["answers"] == 10
     reused = Judgment.objects.filter(run__in=[first, second], served_from_cache=True)
@@ -173,26 +164,13 @@ def test_a_green_worker_killed_mid_run_loses_nothing(green_workers, simulated_ju
     traces = sample_traces.traces_mixed(30)
     killed = green_workers(concurrency=2)
     run = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
-    wait_for(
-        lambda: Judgment.objects.filter(run=run, status=JudgmentStatus.DONE).count() >= 2,
-        timeout=60,
-    )
-    wait_for(lambda: Judgment.objects.filter(run=run, status=JudgmentStatus.RUNNING).exists())
 
-    killed.kill()
-    in_flight = Judgment.objects.filter(run=run, status=JudgmentStatus.RUNNING).count()
-    green_workers(concurrency=2)
-    # Beat would sweep every 30 s; the test sweeps until the run is finished.
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if run.status == "done":
-            break
-        judgment_requeue_stale_task()
-        time.sleep(1)
+    in_flight = judge_run_resumed_after_a_kill(
+        run, killed.kill, lambda: green_workers(concurrency=2)
+    )
 
     assert in_flight > 0
-    _run_done(run, timeout=1)
+    judge_run_done(run, timeout=1)
     _assert_each_pass_stored_once(run, traces)
     assert not Judgment.objects.filter(run=run, status=JudgmentStatus.FAILED).exists()
     # Only the calls cut off by the kill were made a second time.

@@ -1,12 +1,9 @@
 """Judging through the real stack: a `celery worker` process, the database, the broker, and the
 simulated judge spoken to through the real SDK. Nothing lost, nothing duplicated."""
 
-import time
-
 import pytest
 from django.db import transaction
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.calibration import judge_calibration_update
 from judges.costs import call_cost_usd
 from judges.models import (
@@ -19,22 +16,17 @@ from judges.models import (
     VerdictStatus,
 )
 from judges.services import judge_config_default, judge_run_start
-from judges.tasks import judgment_requeue_stale_task
 from reviews.models import ReviewItem
-from tests.integration.conftest import wait_for
+from tests.integration.conftest import (
+    judge_run_done,
+    judge_run_resumed_after_a_kill,
+    wait_for,
+)
 from tests.judges import sample_traces
 from traces.models import Trace
 from traces.signals import spans_ingested, trace_completed
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
 
 
 def _tool_rubric():
@@ -47,15 +39,6 @@ def _config(**fields):
         setattr(config, name, value)
     config.save()
     return config
-
-
-def _run_done(run, timeout=90.0):
-    def finished():
-        run.refresh_from_db()
-        return run.status == "done"
-
-    wait_for(finished, timeout=timeout, message=f"run {run.pk} did not finish")
-    return run
 
 
 def _assert_nothing_lost_or_duplicated(run, traces):
@@ -75,7 +58,7 @@ def test_flips_become_disputes_and_review_items(celery_worker, simulated_judge):
     traces = sample_traces.traces_mixed(6)
 
     run = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
-    _run_done(run)
+    judge_run_done(run)
 
     verdicts = Verdict.objects.filter(run=run)
     assert verdicts.count() == 6
@@ -89,7 +72,7 @@ def test_without_flips_the_passes_agree_and_match_the_visible_rules(celery_worke
     failing = [make() for make in sample_traces.FAILING]
 
     run = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=passing + failing)
-    _run_done(run)
+    judge_run_done(run)
 
     scores = {v.trace_id: v.score for v in Verdict.objects.filter(run=run)}
     assert [scores[t.pk] for t in passing] == [1.0, 1.0, 1.0]
@@ -105,7 +88,7 @@ def test_injected_errors_timeouts_and_malformed_replies_lose_nothing(
     traces = sample_traces.traces_mixed(12)
 
     run = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
-    _run_done(run, timeout=150)
+    judge_run_done(run, timeout=150)
 
     _assert_nothing_lost_or_duplicated(run, traces)
     stats = simulated_judge.stats()
@@ -121,26 +104,11 @@ def test_a_worker_killed_mid_run_loses_nothing(celery_worker, simulated_judge):
     simulated_judge.set(latency_ms=1500)
     traces = sample_traces.traces_mixed(10)
     run = judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
-    wait_for(
-        lambda: Judgment.objects.filter(run=run, status=JudgmentStatus.DONE).count() >= 2,
-        timeout=60,
-    )
-    wait_for(lambda: Judgment.objects.filter(run=run, status=JudgmentStatus.RUNNING).exists())
 
-    celery_worker.kill()
-    in_flight = Judgment.objects.filter(run=run, status=JudgmentStatus.RUNNING).count()
-    celery_worker.spawn()
-    # Beat would run the sweep every 30 s; the test runs it until the run is finished.
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if run.status == "done":
-            break
-        judgment_requeue_stale_task()
-        time.sleep(1)
+    in_flight = judge_run_resumed_after_a_kill(run, celery_worker.kill, celery_worker.spawn)
 
     assert in_flight > 0
-    _run_done(run, timeout=1)
+    judge_run_done(run, timeout=1)
     _assert_nothing_lost_or_duplicated(run, traces)
     assert not Judgment.objects.filter(run=run, status=JudgmentStatus.FAILED).exists()
     # Only the calls cut off by the kill were made a second time.
@@ -149,12 +117,12 @@ def test_a_worker_killed_mid_run_loses_nothing(celery_worker, simulated_judge):
 
 def test_a_repeated_request_costs_no_second_call(celery_worker, simulated_judge):
     traces = sample_traces.traces_mixed(3)
-    first = _run_done(
+    first = judge_run_done(
         judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
     )
     calls = simulated_judge.request_count
 
-    again = _run_done(
+    again = judge_run_done(
         judge_run_start(rubric_version=_tool_rubric(), config=_config(), traces=traces)
     )
 
@@ -172,7 +140,7 @@ def test_a_backfill_through_the_batches_api_costs_half(celery_worker, simulated_
     run = judge_run_start(
         rubric_version=_tool_rubric(), config=_config(use_batch_api=True), traces=traces
     )
-    _run_done(run, timeout=60)
+    judge_run_done(run, timeout=60)
 
     stats = simulated_judge.stats()
     counts = (stats.get("batches"), stats.get("batch_requests"), stats.get("requests", 0))

@@ -1,14 +1,13 @@
 """Many annotators claim from one queue at the same moment on the real database."""
 
-import threading
-
 import pytest
-from django.db import connection, connections
+from django.db import connection
 
 from accounts.roles import ANNOTATOR
 from reviews.claims import review_item_claim_next
 from reviews.models import ReviewItem
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
+from tests.integration.conftest import at_the_same_moment
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -19,26 +18,13 @@ def test_simultaneous_claims_hand_out_distinct_items():
     queue = QueueFactory(name="Support")
     ReviewItemFactory.create_batch(PEOPLE - 2, queue=queue)  # fewer items than people
     people = [UserFactory(username=f"reviewer{i}", roles=[ANNOTATOR]) for i in range(PEOPLE)]
-    start = threading.Barrier(PEOPLE)
     claimed: dict[str, int | None] = {}
-    errors: list[BaseException] = []
 
     def claim(person):
-        try:
-            start.wait()
-            item = review_item_claim_next(user=person, queue=queue)
-            claimed[person.username] = item.pk if item else None
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
+        item = review_item_claim_next(user=person, queue=queue)
+        claimed[person.username] = item.pk if item else None
 
-    threads = [threading.Thread(target=claim, args=(p,)) for p in people]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert errors == []
+    assert at_the_same_moment(claim, people) == []
     taken = [pk for pk in claimed.values() if pk is not None]
     # Every item went to exactly one person, and two people found nothing left
     assert len(taken) == len(set(taken)) == PEOPLE - 2

@@ -1,16 +1,16 @@
 """One person claiming from many tabs at once still holds one item of the queue."""
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import IntegrityError, connections, transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from accounts.roles import ANNOTATOR
 from reviews.claims import review_item_claim_next
 from reviews.models import ReviewItem
 from tests.factories import QueueFactory, ReviewItemFactory, UserFactory
+from tests.integration.conftest import at_the_same_moment
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -32,25 +32,13 @@ def test_parallel_claims_by_one_person_lock_one_item():
 
 
 def _burst(person, queue):
-    start = threading.Barrier(TABS)
     got: list[int | None] = []
-    errors: list[BaseException] = []
 
-    def claim():
-        try:
-            start.wait()
-            item = review_item_claim_next(user=person, queue=queue)
-            got.append(item.pk if item else None)
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
+    def claim(_tab):
+        item = review_item_claim_next(user=person, queue=queue)
+        got.append(item.pk if item else None)
 
-    threads = [threading.Thread(target=claim) for _ in range(TABS)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    errors = at_the_same_moment(claim, range(TABS))
     return got, errors
 
 

@@ -6,7 +6,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import (
     CalibrationStatus,
     JudgeCalibration,
@@ -26,14 +25,6 @@ from traces.ingest.services import ingest_span_tree
 from traces.models import Project, Session
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
 
 
 def exchange(minute: int, task: str, answer: str) -> dict:

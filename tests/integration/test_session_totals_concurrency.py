@@ -1,11 +1,9 @@
 """Session totals on the real database: requests for different traces of one session at the
 same moment, some re-sent, leave every trace counted once."""
 
-import threading
-
 import pytest
-from django.db import connections
 
+from tests.integration.conftest import at_the_same_moment
 from traces.ingest.services import ingest_span_tree
 from traces.models import Project, Session
 from traces.session_totals import sessions_totals_recount
@@ -40,24 +38,10 @@ def test_concurrent_requests_into_one_session_count_each_trace_once():
     project = Project.objects.create(slug="support", name="Support")
     payloads = [exchange(index) for index in range(12)]
     payloads += [exchange(index) for index in (0, 4, 7, 11)]
-    start = threading.Barrier(len(payloads))
-    errors = []
-
-    def send(payload):
-        try:
-            start.wait()
-            ingest_span_tree(project, payload)
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=send, args=(payload,)) for payload in payloads]
     # when all are sent at the same moment, in reverse order of their times
-    for thread in reversed(threads):
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    errors = at_the_same_moment(
+        lambda payload: ingest_span_tree(project, payload), list(reversed(payloads))
+    )
     # then
     assert errors == []
     session = Session.objects.get()

@@ -1,15 +1,13 @@
 """Trace ingestion on the real database: concurrent requests for one trace, odd bytes, and the
 settle sweep through a real Celery worker."""
 
-import threading
 from datetime import timedelta
 
 import pytest
-from django.db import connections
 from django.utils import timezone
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-from tests.integration.conftest import wait_for
+from tests.integration.conftest import at_the_same_moment, wait_for
 from tests.traces import otel_agents
 from tests.traces.test_ingest_otlp import recorded_spans
 from traces.ingest.services import ingest_otlp, ingest_span_tree
@@ -28,24 +26,8 @@ def test_concurrent_requests_for_one_trace_store_every_span_once():
     Project.objects.create(slug="default", name="Default")
     spans = recorded_spans()
     chunks = [spans[0:3], spans[3:6], spans[6:9], spans[9:], spans[2:8], spans[::2]]
-    start = threading.Barrier(len(chunks))
-    errors = []
-
-    def send(chunk):
-        try:
-            start.wait()
-            _send(chunk)
-        except BaseException as exc:  # reported by the main thread
-            errors.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=send, args=(chunk,)) for chunk in chunks]
     # when all send at the same moment
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    errors = at_the_same_moment(_send, chunks)
     # then
     assert errors == []
     trace = Trace.objects.get()

@@ -5,10 +5,8 @@ golden dataset's list and JSONL export."""
 import json
 
 import pytest
-from django.apps import apps
 from django.urls import reverse
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import Judgment, Rubric, Verdict, VerdictStatus
 from reviews.models import ReviewItem, ReviewStatus
 from tests.factories import UserFactory
@@ -46,12 +44,6 @@ SPAN_TREE = {
         },
     ],
 }
-
-
-@pytest.fixture(autouse=True)
-def seed_rubrics(transactional_db):
-    """Transactional tests flush the tables; put the built-in rubrics back."""
-    builtin_rubrics_seed(apps)
 
 
 def test_one_trace_end_to_end(celery_worker, simulated_judge, api_client_for, client):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.models import Rubric
 from judges.prompts import prompt_render
 from traces.models import Trace
@@ -87,13 +86,6 @@ def expected_needles(expected: Expected) -> list[tuple[str, str]]:
 def _contains(prompt: str, text: str) -> bool:
     # Text inside a JSON string is escaped there; either spelling is the same text read.
     return text in prompt or json.dumps(text, ensure_ascii=False)[1:-1] in prompt
-
-
-def built_in_rubrics_seed() -> None:
-    """Seed the built-in rubrics again, for tests whose flushes removed the migrations' rows."""
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
 
 
 def judge_prompts(trace: Trace) -> dict[str, str]:

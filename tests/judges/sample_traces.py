@@ -6,8 +6,7 @@ call repeats identically, or when a parameter appears nowhere earlier; the other
 
 import itertools
 
-from tests.factories import ProjectFactory, SpanFactory, TraceFactory
-from traces.models import SpanKind, SpanStatus
+from tests.factories import ProjectFactory, trace_of_steps
 
 ORDERS = {"orders": [{"order_id": "A1042", "total": "54.20"}]}
 
@@ -18,39 +17,15 @@ _tickets = itertools.count(4100)
 def _trace(task, answer, steps, agent="support-agent", task_type="", project=None):
     # A ticket number makes every trace's prompt unique, so the request cache does not merge them.
     task = f"{task} (ticket {next(_tickets)})"
-    trace = TraceFactory(
+    return trace_of_steps(
+        steps,
+        root_name=agent,
         project=project or ProjectFactory(),
         task=task,
         final_answer=answer,
         agent_name=agent,
         task_type=task_type,
-        span_count=len(steps) + 1,
     )
-    root = SpanFactory(
-        trace=trace,
-        name=agent,
-        kind=SpanKind.AGENT,
-        tool_name="",
-        input=task,
-        output=answer,
-        position=0,
-    )
-    trace.root_span_id = root.span_id
-    trace.save(update_fields=["root_span_id"])
-    for position, (name, inputs, output, error) in enumerate(steps, start=1):
-        SpanFactory(
-            trace=trace,
-            parent_span_id=root.span_id,
-            name=name,
-            tool_name=name,
-            kind=SpanKind.TOOL,
-            input=inputs,
-            output=output,
-            status=SpanStatus.ERROR if error else SpanStatus.OK,
-            error_message=error or "",
-            position=position,
-        )
-    return trace
 
 
 def support_cancel_ok(**kw):

@@ -15,7 +15,7 @@ from tests.factories import (
     JudgmentFactory,
     QueueFactory,
     ReviewItemFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
 )
 
@@ -33,7 +33,7 @@ REASON = (
 def booking_trace():
     trace = TraceFactory(task="Book the cheapest nonstop flight from Lisbon to Berlin on 14 March.")
     spans = [
-        SpanFactory(trace=trace, span_id=f"{i:016x}", name=name, tool_name=name, position=i)
+        ToolSpanFactory(trace=trace, span_id=f"{i:016x}", name=name, position=i)
         for i, name in enumerate(["search_flights", "search_flights", "book_flight"], start=1)
     ]
     return trace, spans
@@ -48,12 +48,31 @@ def _seed_general_judge_pass(trace):
     return JudgmentFactory(trace=trace, run=run, status=JudgmentStatus.RUNNING, score=None)
 
 
-def test_a_reply_citing_by_name_and_number_is_stored_with_span_ids(booking_trace):
-    trace, (first_search, second_search, booking) = booking_trace
+def _general_judge_reply_stored(trace):
     judgment = _seed_general_judge_pass(trace)
     reply = json.dumps({"score": 2, "reason": REASON})
-
     judgment_complete(judgment, ProviderReply(reply, 900, 80, 0, 0, 410), "digest-1")
+    return judgment
+
+
+@pytest.fixture
+def judged_item(client, annotator, booking_trace):
+    """The general judge's reply stored on the booking trace, and its review item claimed by
+    the annotator, who is logged in."""
+    trace, _ = booking_trace
+    judgment = _general_judge_reply_stored(trace)
+    item = ReviewItemFactory(
+        trace=trace, rubric_version=judgment.rubric_version, queue=QueueFactory()
+    )
+    review_item_claim_next(user=annotator, queue=item.queue)
+    client.force_login(annotator)
+    return item
+
+
+def test_a_reply_citing_by_name_and_number_is_stored_with_span_ids(booking_trace):
+    trace, (first_search, second_search, booking) = booking_trace
+
+    judgment = _general_judge_reply_stored(trace)
 
     judgment.refresh_from_db()
     assert judgment.score == 2
@@ -80,17 +99,10 @@ def test_a_bare_shared_name_cites_every_span_of_it_and_ids_resolve_too(booking_t
 
 
 def test_review_page_highlights_resolved_citations_and_lists_unresolved_ones(
-    client, annotator, booking_trace
+    client, booking_trace, judged_item
 ):
     trace, (_, second_search, booking) = booking_trace
-    judgment = _seed_general_judge_pass(trace)
-    reply = json.dumps({"score": 2, "reason": REASON})
-    judgment_complete(judgment, ProviderReply(reply, 900, 80, 0, 0, 410), "digest-1")
-    item = ReviewItemFactory(
-        trace=trace, rubric_version=judgment.rubric_version, queue=QueueFactory()
-    )
-    review_item_claim_next(user=annotator, queue=item.queue)
-    client.force_login(annotator)
+    item = judged_item
 
     html = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()
 
@@ -102,17 +114,10 @@ def test_review_page_highlights_resolved_citations_and_lists_unresolved_ones(
 
 
 def test_cites_link_to_the_span_on_the_trace_page_and_flag_what_no_span_answers(
-    client, annotator, booking_trace
+    client, booking_trace, judged_item
 ):
     trace, (_, second_search, booking) = booking_trace
-    judgment = _seed_general_judge_pass(trace)
-    reply = json.dumps({"score": 2, "reason": REASON})
-    judgment_complete(judgment, ProviderReply(reply, 900, 80, 0, 0, 410), "digest-1")
-    item = ReviewItemFactory(
-        trace=trace, rubric_version=judgment.rubric_version, queue=QueueFactory()
-    )
-    review_item_claim_next(user=annotator, queue=item.queue)
-    client.force_login(annotator)
+    item = judged_item
     trace_url = reverse("explorer:detail", args=[trace.pk])
 
     item_html = client.get(reverse("reviews:item_detail", args=[item.pk])).content.decode()

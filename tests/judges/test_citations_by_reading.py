@@ -81,32 +81,18 @@ def test_a_bare_tool_name_called_twice_cites_both_calls(api_client_for):
     assert len([c for c in cited if c["cited"] == "get_order_status" and c["span_id"]]) == 2
 
 
+# (label, the instrumented agent run, sent as OTLP JSON rather than protobuf)
+OTLP_FIXTURES = [
+    ("seed article", seed_article_agent.seed_article_run, False),
+    ("GenAI", otel_agents.travel_agent_run, True),
+    ("pre-1.37", otel_agents.support_agent_legacy_run, False),
+    ("OpenInference", otel_agents.coding_agent_openinference_run, True),
+]
+
+
 def _fixture_traces(agent):
-    yield (
-        "seed article",
-        send_otlp(
-            agent, _memory_spans(seed_article_agent.seed_article_run), as_json=False, project="a"
-        ),
-    )
-    yield (
-        "GenAI",
-        send_otlp(agent, _memory_spans(otel_agents.travel_agent_run), as_json=True, project="b"),
-    )
-    yield (
-        "pre-1.37",
-        send_otlp(
-            agent, _memory_spans(otel_agents.support_agent_legacy_run), as_json=False, project="c"
-        ),
-    )
-    yield (
-        "OpenInference",
-        send_otlp(
-            agent,
-            _memory_spans(otel_agents.coding_agent_openinference_run),
-            as_json=True,
-            project="d",
-        ),
-    )
+    for project, (label, agent_run, as_json) in zip("abcd", OTLP_FIXTURES, strict=True):
+        yield label, send_otlp(agent, _memory_spans(agent_run), as_json=as_json, project=project)
     yield "span tree", ingest_span_tree(ProjectFactory(), refund_tree())
     yield "anthropic", ingest_transcript(ProjectFactory(), ANTHROPIC)
     yield "openai", ingest_transcript(ProjectFactory(), OPENAI)

@@ -8,10 +8,10 @@ import time
 import pytest
 
 from judges import tasks
-from judges.builtin_rubrics import builtin_rubrics_seed
 from judges.concurrency import each_at_once, green_threads
 from judges.models import Judgment, JudgmentStatus, Verdict
 from judges.services import judge_run_start
+from tests.built_in_rows import built_in_rubrics_seed
 from tests.judges import sample_traces
 
 
@@ -19,11 +19,8 @@ from tests.judges import sample_traces
 def seeded(request):
     """A test without a transaction of its own flushes the tables after it: put the built-in
     rubrics and the default config back for whichever test comes next."""
-    if request.node.get_closest_marker("django_db") is None:
-        return
-    from django.apps import apps
-
-    builtin_rubrics_seed(apps)
+    if request.node.get_closest_marker("django_db") is not None:
+        built_in_rubrics_seed()
 
 
 def _run(traces, tool_rubric, default_config, capture, published=None):

@@ -1,7 +1,6 @@
 """Rubric pages: list, versions and diffs, edit into a new version, preview on a trace."""
 
 import pytest
-from django.test import Client
 
 from judges.models import Rubric
 from judges.rubrics import rubric_version_create
@@ -11,20 +10,14 @@ from tests.judges import sample_traces
 pytestmark = pytest.mark.django_db
 
 
-def _client(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def _tool_rubric():
     return Rubric.objects.get(name="Tool-call decision accuracy")
 
 
 def test_the_list_shows_the_built_in_rubrics_in_constant_queries(
-    annotator, django_assert_max_num_queries
+    annotator, django_assert_max_num_queries, client_for
 ):
-    client = _client(annotator)
+    client = client_for(annotator)
 
     with django_assert_max_num_queries(8):
         response = client.get("/judges/rubrics/")
@@ -34,14 +27,14 @@ def test_the_list_shows_the_built_in_rubrics_in_constant_queries(
         assert name in response.content.decode()
 
 
-def test_an_outsider_cannot_see_rubrics(outsider):
-    assert _client(outsider).get("/judges/rubrics/").status_code == 403
+def test_an_outsider_cannot_see_rubrics(outsider, client_for):
+    assert client_for(outsider).get("/judges/rubrics/").status_code == 403
 
 
-def test_an_edit_saves_the_next_version_and_keeps_the_old_one(curator):
+def test_an_edit_saves_the_next_version_and_keeps_the_old_one(curator, client_for):
     rubric = _tool_rubric()
     old = rubric.latest_version()
-    client = _client(curator)
+    client = client_for(curator)
     form = client.get(f"/judges/rubrics/{rubric.pk}/edit/").context["form"]
     data = {name: value for name, value in form.initial.items() if value is not None}
     data["system_prompt"] = old.system_prompt + "\nPrefer read-only tools before writes."
@@ -57,9 +50,9 @@ def test_an_edit_saves_the_next_version_and_keeps_the_old_one(curator):
     assert versions[1].created_by == curator
 
 
-def test_a_broken_template_is_refused_with_its_line(curator):
+def test_a_broken_template_is_refused_with_its_line(curator, client_for):
     rubric = _tool_rubric()
-    client = _client(curator)
+    client = client_for(curator)
     data = {
         "system_prompt": "Judge the agent.\nScore from {{ score_range[0] }} to {{ score_range[1] ",
         "user_template": "{{ trace_json }}",
@@ -79,7 +72,7 @@ def test_a_broken_template_is_refused_with_its_line(curator):
     assert rubric.versions.count() == 1
 
 
-def test_an_unknown_variable_and_a_missing_trace_are_both_reported(curator):
+def test_an_unknown_variable_and_a_missing_trace_are_both_reported(curator, client_for):
     rubric = _tool_rubric()
     data = {
         "system_prompt": "Hello {{ rubrik }}",
@@ -92,17 +85,19 @@ def test_an_unknown_variable_and_a_missing_trace_are_both_reported(curator):
         "status": "draft",
     }
 
-    page = _client(curator).post(f"/judges/rubrics/{rubric.pk}/edit/", data).content.decode()
+    page = client_for(curator).post(f"/judges/rubrics/{rubric.pk}/edit/", data).content.decode()
 
     assert "rubrik" in page and "line 1" in page
     assert "never shows the trace" in page
 
 
-def test_an_annotator_cannot_edit(annotator):
-    assert _client(annotator).get(f"/judges/rubrics/{_tool_rubric().pk}/edit/").status_code == 403
+def test_an_annotator_cannot_edit(annotator, client_for):
+    assert (
+        client_for(annotator).get(f"/judges/rubrics/{_tool_rubric().pk}/edit/").status_code == 403
+    )
 
 
-def test_versions_show_a_diff(annotator, curator):
+def test_versions_show_a_diff(annotator, curator, client_for):
     rubric = _tool_rubric()
     old = rubric.latest_version()
     rubric_version_create(
@@ -117,19 +112,19 @@ def test_versions_show_a_diff(annotator, curator):
         trace_format=old.trace_format,
     )
 
-    page = _client(annotator).get(f"/judges/rubrics/{rubric.pk}/?version=2&against=1")
+    page = client_for(annotator).get(f"/judges/rubrics/{rubric.pk}/?version=2&against=1")
 
     html = page.content.decode()
     assert 'class="diff-del">-You are an expert evaluator' in html
     assert 'class="diff-add">+You are a strict evaluator' in html
 
 
-def test_the_preview_renders_the_prompt_with_the_trace_escaped(annotator):
+def test_the_preview_renders_the_prompt_with_the_trace_escaped(annotator, client_for):
     trace = sample_traces.support_cancel_ok()
     trace.spans.filter(name="cancel_order").update(output={"note": "<script>alert(1)</script>"})
     rubric = _tool_rubric()
 
-    response = _client(annotator).get(
+    response = client_for(annotator).get(
         f"/judges/rubrics/{rubric.pk}/preview/", {"version": 1, "trace": trace.pk}
     )
 
@@ -139,14 +134,14 @@ def test_the_preview_renders_the_prompt_with_the_trace_escaped(annotator):
     assert "Score from 0 to 1" in html
 
 
-def test_held_out_golden_traces_are_never_offered_for_prompt_previews(curator):
+def test_held_out_golden_traces_are_never_offered_for_prompt_previews(curator, client_for):
     # given one trace behind a held-out golden example and one behind an open example
     held = sample_traces.support_cancel_ok()
     open_trace = sample_traces.support_cancel_ok()
     GoldenExampleFactory(source_trace=held, held_out=True)
     GoldenExampleFactory(source_trace=open_trace, held_out=False)
     rubric = _tool_rubric()
-    client = _client(curator)
+    client = client_for(curator)
 
     # when the author opens the rubric page and asks for a preview on each
     choices = client.get(f"/judges/rubrics/{rubric.pk}/").context["traces"]
@@ -163,10 +158,10 @@ def test_held_out_golden_traces_are_never_offered_for_prompt_previews(curator):
     assert open_preview.context["prompt"]
 
 
-def test_online_judging_is_switched_on_with_a_sample_rate(curator):
+def test_online_judging_is_switched_on_with_a_sample_rate(curator, client_for):
     rubric = _tool_rubric()
 
-    _client(curator).post(
+    client_for(curator).post(
         f"/judges/rubrics/{rubric.pk}/online/", {"judge_new_traces": "on", "sample_rate": "0.05"}
     )
 

@@ -3,7 +3,6 @@
 import re
 
 import pytest
-from django.test import Client
 
 from judges.execution import judgment_execute
 from judges.models import JudgeConfig, JudgeRun, Rubric
@@ -12,22 +11,16 @@ from tests.judges import sample_traces
 pytestmark = pytest.mark.django_db
 
 
-def _client(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 def _version():
     return Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
 
 
-def test_a_curator_starts_a_run_from_the_form(curator, capture):
+def test_a_curator_starts_a_run_from_the_form(curator, capture, client_for):
     traces = [sample_traces.travel_book_ok(), sample_traces.coding_fix_ok()]
     config = JudgeConfig.objects.get(name="default")
 
     with capture(execute=False):
-        response = _client(curator).post(
+        response = client_for(curator).post(
             "/judges/runs/new/",
             {
                 "rubric_version": _version().pk,
@@ -42,7 +35,7 @@ def test_a_curator_starts_a_run_from_the_form(curator, capture):
     assert (run.trace_count, run.created_by) == (2, curator)
 
 
-def _start(curator, capture, **fields):
+def _start(client, capture, **fields):
     data = {
         "rubric_version": _version().pk,
         "config": JudgeConfig.objects.get(name="default").pk,
@@ -50,24 +43,24 @@ def _start(curator, capture, **fields):
         **fields,
     }
     with capture(execute=False):
-        return _client(curator).post("/judges/runs/new/", data)
+        return client.post("/judges/runs/new/", data)
 
 
-def test_an_unknown_hex_trace_id_is_named_on_the_form(curator, capture):
+def test_an_unknown_hex_trace_id_is_named_on_the_form(curator, capture, client_for):
     known = sample_traces.travel_book_ok()
 
-    response = _start(curator, capture, trace_ids=f"{known.external_id} deadbeef00")
+    response = _start(client_for(curator), capture, trace_ids=f"{known.external_id} deadbeef00")
 
     assert response.status_code == 200
     assert "No trace has the id deadbeef00." in response.content.decode()
     assert not JudgeRun.objects.exists()
 
 
-def test_the_last_n_traces_are_the_newest(curator, capture):
+def test_the_last_n_traces_are_the_newest(curator, capture, client_for):
     traces = [sample_traces.travel_book_ok(), sample_traces.coding_fix_ok()]
     newest = sample_traces.support_confident_after_error()
 
-    _start(curator, capture, last="1")
+    _start(client_for(curator), capture, last="1")
 
     run = JudgeRun.objects.get()
     assert run.trace_count == 1 and run.trace_filter == {"limit": 1}
@@ -75,29 +68,33 @@ def test_the_last_n_traces_are_the_newest(curator, capture):
     assert all(t.pk != newest.pk for t in traces)
 
 
-def test_a_trace_list_address_judges_what_the_list_shows(curator, capture):
+def test_a_trace_list_address_judges_what_the_list_shows(curator, capture, client_for):
     wanted = sample_traces.travel_book_ok()
     sample_traces.coding_fix_ok()
 
-    _start(curator, capture, trace_list_query=f"http://x/traces/?agent_name={wanted.agent_name}")
+    _start(
+        client_for(curator),
+        capture,
+        trace_list_query=f"http://x/traces/?agent_name={wanted.agent_name}",
+    )
 
     run = JudgeRun.objects.get()
     assert run.trace_filter["trace_list"] == f"agent_name={wanted.agent_name}"
     assert set(run.judgments.values_list("trace_id", flat=True)) == {wanted.pk}
 
 
-def test_the_trace_page_link_fills_in_the_trace_id(curator):
+def test_the_trace_page_link_fills_in_the_trace_id(curator, client_for):
     trace = sample_traces.travel_book_ok()
 
-    page = _client(curator).get(f"/judges/runs/new/?trace_ids={trace.external_id}")
+    page = client_for(curator).get(f"/judges/runs/new/?trace_ids={trace.external_id}")
 
     assert f'value="{trace.external_id}"' in page.content.decode()
 
 
-def test_an_empty_selection_is_explained_on_the_form(curator):
+def test_an_empty_selection_is_explained_on_the_form(curator, client_for):
     config = JudgeConfig.objects.get(name="default")
 
-    response = _client(curator).post(
+    response = client_for(curator).post(
         "/judges/runs/new/",
         {
             "rubric_version": _version().pk,
@@ -113,7 +110,7 @@ def test_an_empty_selection_is_explained_on_the_form(curator):
 
 
 def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
-    annotator, curator, simulator, capture
+    annotator, curator, simulator, capture, client_for
 ):
     from judges.services import judge_run_start
 
@@ -125,10 +122,10 @@ def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
     first = run.judgments.order_by("pk").first()
     judgment_execute(first.pk)
 
-    live = _client(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
+    live = client_for(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
     for judgment in run.judgments.exclude(pk=first.pk):
         judgment_execute(judgment.pk)
-    done = _client(annotator).get(f"/judges/runs/{run.pk}/progress/").content.decode()
+    done = client_for(annotator).get(f"/judges/runs/{run.pk}/progress/").content.decode()
 
     assert 'hx-trigger="every 2s"' in live and "1 of 4 passes finished" in live
     assert "Cancel run" not in live  # annotators watch; curators cancel
@@ -143,7 +140,7 @@ def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
 
 
 def test_the_run_list_lists_runs_in_constant_queries(
-    annotator, capture, django_assert_max_num_queries
+    annotator, capture, django_assert_max_num_queries, client_for
 ):
     from judges.services import judge_run_start
 
@@ -153,7 +150,7 @@ def test_the_run_list_lists_runs_in_constant_queries(
             judge_run_start(
                 rubric_version=_version(), config=config, traces=[sample_traces.travel_book_ok()]
             )
-    client = _client(annotator)
+    client = client_for(annotator)
 
     with django_assert_max_num_queries(8):
         response = client.get("/judges/runs/")
@@ -161,7 +158,7 @@ def test_the_run_list_lists_runs_in_constant_queries(
     assert response.content.decode().count("Tool-call decision accuracy v1") == 5
 
 
-def test_a_curator_cancels_a_live_run(curator, capture):
+def test_a_curator_cancels_a_live_run(curator, capture, client_for):
     from judges.services import judge_run_start
 
     with capture(execute=False):
@@ -171,7 +168,7 @@ def test_a_curator_cancels_a_live_run(curator, capture):
             traces=[sample_traces.travel_book_ok()],
         )
 
-    response = _client(curator).post(f"/judges/runs/{run.pk}/cancel/", follow=True)
+    response = client_for(curator).post(f"/judges/runs/{run.pk}/cancel/", follow=True)
 
     run.refresh_from_db()
     assert run.status == "cancelled"
@@ -179,7 +176,7 @@ def test_a_curator_cancels_a_live_run(curator, capture):
 
 
 def test_the_run_page_lists_verdicts_in_constant_queries(
-    annotator, capture, django_assert_max_num_queries
+    annotator, capture, django_assert_max_num_queries, client_for
 ):
     from judges.services import judge_run_start
     from tests.factories import VerdictFactory
@@ -191,7 +188,7 @@ def test_the_run_page_lists_verdicts_in_constant_queries(
         )
     for trace in traces:
         VerdictFactory(trace=trace, run=run, status="agreed", score=1.0)
-    client = _client(annotator)
+    client = client_for(annotator)
 
     with django_assert_max_num_queries(10):
         response = client.get(f"/judges/runs/{run.pk}/")

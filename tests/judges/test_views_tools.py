@@ -2,7 +2,6 @@
 
 import pytest
 from django.db import connection
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from metrics.effects import tool_catalogue_ensure
@@ -14,12 +13,6 @@ pytestmark = pytest.mark.django_db
 URL = "/judges/tools/"
 
 
-def _client(user) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
-
-
 @pytest.fixture
 def shop():
     project = ProjectFactory(name="Shop", slug="shop")
@@ -27,8 +20,8 @@ def shop():
     return project
 
 
-def test_an_annotator_reads_the_catalogue_but_cannot_change_it(annotator, shop):
-    client = _client(annotator)
+def test_an_annotator_reads_the_catalogue_but_cannot_change_it(annotator, shop, client_for):
+    client = client_for(annotator)
     page = client.get(URL, {"project": "shop"})
     assert page.status_code == 200
     html = page.content.decode()
@@ -39,8 +32,8 @@ def test_an_annotator_reads_the_catalogue_but_cannot_change_it(annotator, shop):
     assert ToolEffect.objects.get(tool="refund_order").effect == "write"
 
 
-def test_a_curator_marks_a_tool_and_the_change_is_audited(curator, shop):
-    client = _client(curator)
+def test_a_curator_marks_a_tool_and_the_change_is_audited(curator, shop, client_for):
+    client = client_for(curator)
     response = client.post(f"{URL}?project=shop", {"tool": "refund_order", "effect": "read"})
     assert response.status_code == 302 and response["Location"] == f"{URL}?project=shop"
     row = ToolEffect.objects.get(tool="refund_order")
@@ -50,8 +43,8 @@ def test_a_curator_marks_a_tool_and_the_change_is_audited(curator, shop):
     assert "refund_order now counts as a read" in html and "cora" in html
 
 
-def test_a_bad_effect_is_explained_and_nothing_changes(curator, shop):
-    client = _client(curator)
+def test_a_bad_effect_is_explained_and_nothing_changes(curator, shop, client_for):
+    client = client_for(curator)
     response = client.post(
         f"{URL}?project=shop", {"tool": "refund_order", "effect": "delete"}, follow=True
     )
@@ -59,8 +52,8 @@ def test_a_bad_effect_is_explained_and_nothing_changes(curator, shop):
     assert ToolEffect.objects.get(tool="refund_order").effect == "write"
 
 
-def test_tool_names_are_escaped_and_queries_do_not_grow(curator, shop):
-    client = _client(curator)
+def test_tool_names_are_escaped_and_queries_do_not_grow(curator, shop, client_for):
+    client = client_for(curator)
     tool_catalogue_ensure(shop, {}, ["<script>alert(1)</script>"])
     with CaptureQueriesContext(connection) as few:
         client.get(URL, {"project": "shop"})
@@ -71,5 +64,5 @@ def test_tool_names_are_escaped_and_queries_do_not_grow(curator, shop):
     assert "<script>alert(1)</script>" not in html and "&lt;script&gt;" in html
 
 
-def test_an_unknown_project_is_404(annotator):
-    assert _client(annotator).get(URL, {"project": "nope"}).status_code == 404
+def test_an_unknown_project_is_404(annotator, client_for):
+    assert client_for(annotator).get(URL, {"project": "nope"}).status_code == 404

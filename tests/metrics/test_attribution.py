@@ -15,40 +15,24 @@ from traces.models import SpanKind
 def test_agents_tools_and_llm_calls_get_component_ids():
     # given an orchestrator that hands off to a refunds worker which calls a tool and an LLM
     trace = TraceFactory()
-    root = SpanFactory(
-        trace=trace,
-        span_id="a1",
-        kind=SpanKind.AGENT,
-        name="orchestrator",
-        tool_name="",
-        position=0,
-    )
-    worker = SpanFactory(
-        trace=trace,
-        span_id="a2",
-        parent_span_id="a1",
-        kind=SpanKind.AGENT,
-        name="refunds",
-        tool_name="",
-        position=1,
-    )
-    llm = SpanFactory(
-        trace=trace,
-        span_id="l1",
-        parent_span_id="a2",
-        kind=SpanKind.LLM,
-        name="chat",
-        tool_name="",
-        position=2,
-    )
-    tool = SpanFactory(
-        trace=trace,
-        span_id="t1",
-        parent_span_id="a2",
-        kind=SpanKind.TOOL,
-        name="issue_refund",
-        tool_name="issue_refund",
-        position=3,
+    # (span id, parent, kind, name)
+    tree = [
+        ("a1", "", SpanKind.AGENT, "orchestrator"),
+        ("a2", "a1", SpanKind.AGENT, "refunds"),
+        ("l1", "a2", SpanKind.LLM, "chat"),
+        ("t1", "a2", SpanKind.TOOL, "issue_refund"),
+    ]
+    root, worker, llm, tool = (
+        SpanFactory(
+            trace=trace,
+            span_id=span_id,
+            parent_span_id=parent,
+            kind=kind,
+            name=name,
+            tool_name=name if kind == SpanKind.TOOL else "",
+            position=position,
+        )
+        for position, (span_id, parent, kind, name) in enumerate(tree)
     )
     # when
     assert span_components_assign(trace) == 4

@@ -152,18 +152,10 @@ def _flags(trace, kind):
 
 
 def _tool_span(trace, position, name, inputs, output=None, **kwargs):
-    from tests.factories import SpanFactory
-    from traces.models import SpanKind
+    from tests.factories import ToolSpanFactory
 
-    return SpanFactory(
-        trace=trace,
-        kind=SpanKind.TOOL,
-        name=name,
-        tool_name=name,
-        input=inputs,
-        output=output,
-        position=position,
-        **kwargs,
+    return ToolSpanFactory(
+        trace=trace, position=position, name=name, input=inputs, output=output, **kwargs
     )
 
 

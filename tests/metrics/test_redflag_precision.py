@@ -5,7 +5,7 @@ Each test shows the run that should be flagged first, then the correct one."""
 import pytest
 
 from metrics.redflags import red_flags_detect
-from tests.factories import SpanFactory, TraceFactory
+from tests.factories import SpanFactory, ToolSpanFactory, TraceFactory
 from traces.models import SpanKind, SpanStatus
 
 pytestmark = pytest.mark.django_db
@@ -18,15 +18,8 @@ def _llm(trace, position, messages, output="", **kwargs):
 
 
 def _tool(trace, position, name, inputs, output=None, **kwargs):
-    return SpanFactory(
-        trace=trace,
-        kind=SpanKind.TOOL,
-        name=name,
-        tool_name=name,
-        input=inputs,
-        output=output,
-        position=position,
-        **kwargs,
+    return ToolSpanFactory(
+        trace=trace, position=position, name=name, input=inputs, output=output, **kwargs
     )
 
 

@@ -5,7 +5,7 @@ import pytest
 from metrics.models import RedFlag
 from metrics.redflag_store import red_flags_ensure
 from metrics.redflags import red_flags_detect
-from tests.factories import SpanFactory, TraceFactory
+from tests.factories import SpanFactory, ToolSpanFactory, TraceFactory
 from traces.models import SpanKind, SpanStatus
 from traces.signals import trace_completed
 
@@ -23,15 +23,19 @@ def _support_trace(**kwargs):
 
 
 def _tool(trace, name, inputs, output, position, **kwargs):
-    return SpanFactory(
-        trace=trace,
-        name=name,
-        tool_name=name,
-        input=inputs,
-        output=output,
-        position=position,
-        kind=SpanKind.TOOL,
-        **kwargs,
+    return ToolSpanFactory(
+        trace=trace, name=name, input=inputs, output=output, position=position, **kwargs
+    )
+
+
+def _orders_looked_up(trace, position):
+    """The lookup that returned the customer's one order, A1042."""
+    return _tool(
+        trace,
+        "get_recent_orders",
+        {"customer_id": "C-77"},
+        {"orders": [{"order_id": "A1042"}]},
+        position,
     )
 
 
@@ -47,9 +51,7 @@ def test_clean_support_trace_has_no_flags():
             "tool_prerequisites": {"cancel_order": ["get_recent_orders"]},
         }
     )
-    _tool(
-        trace, "get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]}, 1
-    )
+    _orders_looked_up(trace, 1)
     _tool(trace, "cancel_order", {"order_id": "A1042"}, {"status": "cancelled"}, 2)
     # when / then
     assert red_flags_detect(trace) == []
@@ -62,9 +64,7 @@ def test_prerequisite_flag_names_the_early_call():
         context={"tool_prerequisites": {"cancel_order": ["get_recent_orders"]}},
     )
     cancel = _tool(trace, "cancel_order", {"order_id": "A1042"}, {"status": "cancelled"}, 1)
-    _tool(
-        trace, "get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]}, 2
-    )
+    _orders_looked_up(trace, 2)
     # when
     hits = red_flags_detect(trace)
     # then
@@ -97,9 +97,7 @@ def test_prerequisite_from_tool_definitions_and_failed_prerequisite_does_not_cou
 def test_hallucinated_order_id_is_flagged_on_its_span():
     # given the lookup returned A1042 but the agent cancels A1049
     trace = _support_trace()
-    _tool(
-        trace, "get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]}, 1
-    )
+    _orders_looked_up(trace, 1)
     cancel = _tool(trace, "cancel_order", {"order_id": "A1049"}, {"status": "cancelled"}, 2)
     # when
     hits = red_flags_detect(trace)
@@ -113,9 +111,7 @@ def test_parameter_from_later_output_is_still_hallucinated_at_call_time():
     # given the id only shows up in an output after the call that used it
     trace = _support_trace()
     first = _tool(trace, "cancel_order", {"order_id": "A1042"}, {"status": "cancelled"}, 1)
-    _tool(
-        trace, "get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]}, 2
-    )
+    _orders_looked_up(trace, 2)
     # when
     hits = [h for h in red_flags_detect(trace) if h.kind == "hallucinated_parameter"]
     # then
@@ -247,9 +243,7 @@ def test_max_steps_from_call_count_over_the_context_limit():
 def test_red_flags_ensure_stores_once_and_returns_rows_with_spans():
     # given a trace with a hallucinated id
     trace = _support_trace()
-    _tool(
-        trace, "get_recent_orders", {"customer_id": "C-77"}, {"orders": [{"order_id": "A1042"}]}, 1
-    )
+    _orders_looked_up(trace, 1)
     cancel = _tool(trace, "cancel_order", {"order_id": "A1049"}, {"status": "cancelled"}, 2)
     # when it is ensured twice
     first = red_flags_ensure(trace)

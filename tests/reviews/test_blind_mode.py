@@ -10,7 +10,7 @@ from tests.factories import (
     JudgmentFactory,
     QueueFactory,
     ReviewItemFactory,
-    SpanFactory,
+    ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
 )
@@ -24,7 +24,7 @@ FLAG_TEXT = "issue_refund called with card_id found nowhere in the task"
 @pytest.fixture
 def blind_item():
     trace = TraceFactory(task="Refund order A1042 to the card it was paid with.")
-    span = SpanFactory(trace=trace, name="issue_refund", tool_name="issue_refund")
+    span = ToolSpanFactory(trace=trace, name="issue_refund")
     verdict = VerdictFactory(trace=trace, reason="pass scores 10, 0")
     JudgmentFactory(
         trace=trace, run=verdict.run, score=1, explanation="Refund went to the wrong card."

@@ -5,7 +5,7 @@ import pytest
 from judges.models import VerdictStatus
 from judges.signals import verdict_needs_review, verdict_written
 from reviews.models import ReviewItem, ReviewReason
-from tests.factories import QueueFactory, VerdictFactory
+from tests.factories import QueueFactory, ToolSpanFactory, VerdictFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -50,14 +50,12 @@ def test_agreed_verdicts_are_sampled_at_the_queue_audit_rate(rate, status, queue
 
 def test_queued_items_come_with_their_trace_red_flags():
     from metrics.models import RedFlag
-    from tests.factories import SpanFactory
 
     verdict = VerdictFactory()
     for position in range(3):
-        SpanFactory(
+        ToolSpanFactory(
             trace=verdict.trace,
             name="search_flights",
-            tool_name="search_flights",
             input={"from": "LIS", "to": "BER", "date": "2026-03-14"},
             output={"flights": []},
             position=position,

@@ -3,7 +3,6 @@ and held-out rules."""
 
 import pytest
 
-from judges.models import ScoreType
 from reviews.agreement import queue_agreement
 from reviews.claims import review_item_claim_next
 from reviews.models import Annotation, AuditEvent, ReviewItem, ReviewReason
@@ -23,9 +22,7 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def five_point():
-    return RubricVersionFactory(
-        rubric__name="Helpfulness 1-5", score_type=ScoreType.RANGE, score_min=1, score_max=5
-    )
+    return RubricVersionFactory(rubric__name="Helpfulness 1-5", one_to_five=True)
 
 
 @pytest.fixture

@@ -15,6 +15,11 @@ def client(annotator, api_client_for):
     return api_client_for(annotator)
 
 
+def _thumbs(client, trace, value, **fields):
+    body = {"trace_id": trace.external_id, "kind": "thumbs", "value": value, **fields}
+    return client.post("/api/feedback/", body, format="json")
+
+
 def test_a_thumbs_down_on_a_span_is_stored_with_its_comment(client):
     span = SpanFactory(name="cancel_order")
 
@@ -104,16 +109,8 @@ def test_a_thumbs_down_goes_to_review_only_where_the_project_asks(client):
     routed.project.save()
 
     for trace in (quiet, routed):
-        client.post(
-            "/api/feedback/",
-            {"trace_id": trace.external_id, "kind": "thumbs", "value": 0, "comment": "wrong"},
-            format="json",
-        )
-    client.post(
-        "/api/feedback/",
-        {"trace_id": routed.external_id, "kind": "thumbs", "value": 1, "key": "up"},
-        format="json",
-    )
+        _thumbs(client, trace, 0, comment="wrong")
+    _thumbs(client, routed, 1, key="up")
 
     [item] = ReviewItem.objects.all()
     assert (item.trace, item.reason) == (routed, "user_feedback")
@@ -122,16 +119,8 @@ def test_a_thumbs_down_goes_to_review_only_where_the_project_asks(client):
 
 def test_feedback_is_listed_filtered_and_on_the_trace_page(client, annotator):
     trace, other = TraceFactory(), TraceFactory()
-    client.post(
-        "/api/feedback/",
-        {"trace_id": trace.external_id, "kind": "thumbs", "value": 0, "comment": "<b>bad</b>"},
-        format="json",
-    )
-    client.post(
-        "/api/feedback/",
-        {"trace_id": other.external_id, "kind": "thumbs", "value": 1},
-        format="json",
-    )
+    _thumbs(client, trace, 0, comment="<b>bad</b>")
+    _thumbs(client, other, 1)
 
     listed = client.get(f"/api/feedback/?trace_id={trace.external_id}").json()
     assert listed["count"] == 1 and listed["results"][0]["comment"] == "<b>bad</b>"

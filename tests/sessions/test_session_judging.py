@@ -106,15 +106,16 @@ def test_an_empty_selection_of_sessions_is_refused(tool_rubric, default_config, 
     assert refused.value.field == "sessions"
 
 
+def _run_posted(client, rubric_version, **ids):
+    body = {"rubric_version": rubric_version.pk, **ids}
+    return client.post("/api/judge-runs/", body, format="json")
+
+
 class TestJudgeRunApi:
     def test_session_ids_start_a_session_run(
         self, conversation, curator, api_client_for, tool_rubric
     ):
-        response = api_client_for(curator).post(
-            "/api/judge-runs/",
-            {"rubric_version": tool_rubric.pk, "session_ids": [conversation.pk]},
-            format="json",
-        )
+        response = _run_posted(api_client_for(curator), tool_rubric, session_ids=[conversation.pk])
 
         assert response.status_code == 201, response.content
         body = response.json()
@@ -122,11 +123,7 @@ class TestJudgeRunApi:
         assert Judgment.objects.filter(run_id=body["id"], session=conversation).count() == 2
 
     def test_an_unknown_session_is_named(self, curator, api_client_for, tool_rubric):
-        response = api_client_for(curator).post(
-            "/api/judge-runs/",
-            {"rubric_version": tool_rubric.pk, "session_ids": [424242]},
-            format="json",
-        )
+        response = _run_posted(api_client_for(curator), tool_rubric, session_ids=[424242])
 
         assert response.status_code == 400
         assert "session_ids" in response.json()["error"]["fields"]
@@ -135,14 +132,11 @@ class TestJudgeRunApi:
         self, conversation, curator, api_client_for, tool_rubric
     ):
         trace = conversation.traces.first()
-        response = api_client_for(curator).post(
-            "/api/judge-runs/",
-            {
-                "rubric_version": tool_rubric.pk,
-                "session_ids": [conversation.pk],
-                "trace_ids": [trace.pk],
-            },
-            format="json",
+        response = _run_posted(
+            api_client_for(curator),
+            tool_rubric,
+            session_ids=[conversation.pk],
+            trace_ids=[trace.pk],
         )
 
         assert response.status_code == 400
@@ -151,10 +145,8 @@ class TestJudgeRunApi:
     def test_annotators_cannot_start_one(
         self, conversation, annotator, api_client_for, tool_rubric
     ):
-        response = api_client_for(annotator).post(
-            "/api/judge-runs/",
-            {"rubric_version": tool_rubric.pk, "session_ids": [conversation.pk]},
-            format="json",
+        response = _run_posted(
+            api_client_for(annotator), tool_rubric, session_ids=[conversation.pk]
         )
 
         assert response.status_code == 403

@@ -33,30 +33,22 @@ def test_prose_errors_of_coding_agents_are_failures(text):
     assert text_failure(text)
 
 
+def prose_error_step() -> dict:
+    """A run whose one tool step's result is an error written as prose."""
+    step = {"name": "edit", "type": "tool", "input": {"line": 3}, "output": PROSE_ERRORS[0]}
+    return {"name": "run", "type": "agent", "children": [step]}
+
+
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_prose_is_no_failure(text):
     assert text_failure(text) == ""
 
 
 def test_a_stored_tool_step_with_such_a_result_is_marked_failed():
-    payload = {
-        "name": "run",
-        "type": "agent",
-        "children": [
-            {"name": "edit", "type": "tool", "input": {"line": 3}, "output": PROSE_ERRORS[0]}
-        ],
-    }
-    ingest_span_tree(ProjectFactory(), payload)
+    ingest_span_tree(ProjectFactory(), prose_error_step())
     assert Span.objects.get(name="edit").status == SpanStatus.ERROR
 
 
 def test_a_project_that_turns_text_detection_off_keeps_them_as_results():
-    payload = {
-        "name": "run",
-        "type": "agent",
-        "children": [
-            {"name": "edit", "type": "tool", "input": {"line": 3}, "output": PROSE_ERRORS[0]}
-        ],
-    }
-    ingest_span_tree(ProjectFactory(tool_error_text_detection=False), payload)
+    ingest_span_tree(ProjectFactory(tool_error_text_detection=False), prose_error_step())
     assert Span.objects.get(name="edit").status != SpanStatus.ERROR

@@ -141,25 +141,21 @@ def test_agent_attributes_become_trace_fields():
     }
 
 
-def test_cost_from_attribute_or_price_table():
-    declared = span_record_build(
-        trace_external_id="t",
-        span_id="s",
-        parent_span_id="",
-        name="chat",
-        attributes={"gen_ai.usage.cost": 0.0123},
+def _chat_record(attributes: dict):
+    return span_record_build(
+        trace_external_id="t", span_id="s", parent_span_id="", name="chat", attributes=attributes
     )
+
+
+def test_cost_from_attribute_or_price_table():
+    declared = _chat_record({"gen_ai.usage.cost": 0.0123})
     assert declared.cost_usd == Decimal("0.012300")
-    estimated = span_record_build(
-        trace_external_id="t",
-        span_id="s",
-        parent_span_id="",
-        name="chat",
-        attributes={
+    estimated = _chat_record(
+        {
             "gen_ai.request.model": "claude-sonnet-4-5",
             "gen_ai.usage.input_tokens": 100_000,
             "gen_ai.usage.output_tokens": 0,
-        },
+        }
     )
     assert estimated.cost_usd == Decimal("0.300000")
 
@@ -169,17 +165,13 @@ def test_cost_from_attribute_or_price_table():
     [("gpt-4.1-nano", "openai"), ("gemini-2.0-flash", "gcp.gemini"), ("o4-mini", "")],
 )
 def test_models_the_old_table_never_knew_are_priced(model, provider):
-    record = span_record_build(
-        trace_external_id="t",
-        span_id="s",
-        parent_span_id="",
-        name="chat",
-        attributes={
+    record = _chat_record(
+        {
             "gen_ai.request.model": model,
             "gen_ai.provider.name": provider,
             "gen_ai.usage.input_tokens": 10_000,
             "gen_ai.usage.output_tokens": 1_000,
-        },
+        }
     )
     assert record.cost_usd > 0
 
@@ -201,17 +193,13 @@ def test_a_tiered_price_matches_genai_prices_on_both_sides_of_its_tier(input_tok
 
 
 def test_a_frameworks_own_cost_parts_win_over_the_price():
-    record = span_record_build(
-        trace_external_id="t",
-        span_id="s",
-        parent_span_id="",
-        name="chat",
-        attributes={
+    record = _chat_record(
+        {
             "gen_ai.request.model": "gpt-4o",
             "gen_ai.usage.input_tokens": 10_000,
             "llm.cost.prompt": 0.5,
             "llm.cost.completion": 0.25,
-        },
+        }
     )
     assert record.cost_usd == Decimal("0.750000")
 

@@ -17,12 +17,6 @@ pytestmark = pytest.mark.django_db
 XSS = "<img src=x onerror=alert(1)>"
 
 
-@pytest.fixture
-def logged_in(client, annotator):
-    client.force_login(annotator)
-    return client
-
-
 def test_trace_page_shows_the_conversation_turn_by_turn_in_order(logged_in):
     # given
     trace = ingest_payload(ProjectFactory(), openai_support_conversation())

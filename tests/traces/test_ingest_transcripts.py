@@ -6,6 +6,7 @@ import pytest
 
 from core.errors import ApplicationError
 from tests.factories import ProjectFactory
+from tests.traces.openai_messages import assistant_tool_call
 from traces.ingest.services import ingest_transcript
 from traces.models import SourceFormat, SpanKind, SpanStatus, Trace
 
@@ -78,20 +79,9 @@ OPENAI = {
     "messages": [
         {"role": "system", "content": "You book travel."},
         {"role": "user", "content": "Find me a hotel in Porto for 3 nights from 2 June."},
-        {
-            "role": "assistant",
-            "content": None,
-            "tool_calls": [
-                {
-                    "id": "call_9",
-                    "type": "function",
-                    "function": {
-                        "name": "search_hotels",
-                        "arguments": '{"city": "Porto", "check_in": "2026-06-02", "nights": 3}',
-                    },
-                }
-            ],
-        },
+        assistant_tool_call(
+            "call_9", "search_hotels", '{"city": "Porto", "check_in": "2026-06-02", "nights": 3}'
+        ),
         {
             "role": "tool",
             "tool_call_id": "call_9",

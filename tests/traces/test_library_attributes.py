@@ -77,26 +77,20 @@ def test_an_openinference_model_span_with_args_input_gives_the_task():
     assert trace.final_answer == "Booked for 8pm."
 
 
-def test_a_python_literal_root_output_is_read_as_data():
-    # given a root output that is a Python dict's repr, not JSON
-    payload = {
-        "name": "agent",
-        "type": "agent",
-        "input": "Is the store open on Sunday?",
-        "output": "{'role': 'assistant', 'text': \"Yes, it's open 10-4 on Sunday.\"}",
-        "children": [],
-    }
+@pytest.mark.parametrize(
+    ("output", "final_answer"),
+    [
+        # a root output that is a Python dict's repr, not JSON, is read as data
+        (
+            "{'role': 'assistant', 'text': \"Yes, it's open 10-4 on Sunday.\"}",
+            "Yes, it's open 10-4 on Sunday.",
+        ),
+        # and is never evaluated as code
+        ("{'text': __import__('os').getcwd()}", "{'text': __import__('os').getcwd()}"),
+    ],
+    ids=["read_as_data", "never_evaluated_as_code"],
+)
+def test_a_python_literal_root_output(output, final_answer):
+    payload = {"name": "agent", "type": "agent", "input": "Hi", "output": output, "children": []}
     trace = ingest_span_tree(ProjectFactory(), payload)
-    assert trace.final_answer == "Yes, it's open 10-4 on Sunday."
-
-
-def test_a_python_literal_is_never_evaluated_as_code():
-    payload = {
-        "name": "agent",
-        "type": "agent",
-        "input": "hello",
-        "output": "{'text': __import__('os').getcwd()}",
-        "children": [],
-    }
-    trace = ingest_span_tree(ProjectFactory(), payload)
-    assert trace.final_answer == "{'text': __import__('os').getcwd()}"
+    assert trace.final_answer == final_answer

@@ -4,6 +4,7 @@ import pytest
 
 from core.errors import ApplicationError
 from tests.factories import ProjectFactory
+from tests.traces.openai_messages import assistant_tool_call
 from traces.ingest.failures import text_failure
 from traces.ingest.services import ingest_payload, ingest_span_tree
 from traces.models import Span, SpanKind, SpanStatus
@@ -20,45 +21,15 @@ def openai_support_conversation():
             {"role": "user", "content": "I need to change my booking."},
             {"role": "assistant", "content": "Sure. What is your booking code?"},
             {"role": "user", "content": "It is QX7P2L, move it to Friday."},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": "call_1",
-                        "type": "function",
-                        "function": {"name": "get_booking", "arguments": '{"code": "QX7P2L"}'},
-                    }
-                ],
-            },
+            assistant_tool_call("call_1", "get_booking", '{"code": "QX7P2L"}'),
             {"role": "tool", "tool_call_id": "call_1", "content": "Error: booking service timeout"},
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": "call_1",
-                        "type": "function",
-                        "function": {"name": "get_booking", "arguments": '{"code": "QX7P2L"}'},
-                    }
-                ],
-            },
+            assistant_tool_call("call_1", "get_booking", '{"code": "QX7P2L"}'),
             {
                 "role": "tool",
                 "tool_call_id": "call_1",
                 "content": '{"code": "QX7P2L", "day": "Wed"}',
             },
-            {
-                "role": "assistant",
-                "content": None,
-                "tool_calls": [
-                    {
-                        "id": "call_2",
-                        "type": "function",
-                        "function": {"name": "think", "arguments": "{}"},
-                    }
-                ],
-            },
+            assistant_tool_call("call_2", "think", "{}"),
             {"role": "tool", "tool_call_id": "call_2", "content": ""},
             {"role": "assistant", "content": "Done: QX7P2L now departs Friday."},
         ],
@@ -95,22 +66,26 @@ def test_an_empty_result_is_no_failure_and_context_is_stored():
     assert trace.context["customer_tier"] == "gold"
 
 
-def test_an_unknown_transcript_field_is_refused_by_name():
-    payload = {**openai_support_conversation(), "sesion_id": "s-1"}
+@pytest.mark.parametrize(
+    ("ingest", "payload", "field"),
+    [
+        (ingest_payload, {**openai_support_conversation(), "sesion_id": "s-1"}, "sesion_id"),
+        (
+            ingest_span_tree,
+            {
+                "name": "agent",
+                "type": "agent",
+                "children": [{"name": "t", "type": "tool", "args": 1}],
+            },
+            "children[0].args",
+        ),
+    ],
+    ids=["transcript", "span"],
+)
+def test_an_unknown_field_is_refused_by_name(ingest, payload, field):
     with pytest.raises(ApplicationError) as caught:
-        ingest_payload(ProjectFactory(), payload)
-    assert caught.value.field == "sesion_id"
-
-
-def test_an_unknown_span_field_is_refused_by_name():
-    tree = {
-        "name": "agent",
-        "type": "agent",
-        "children": [{"name": "t", "type": "tool", "args": 1}],
-    }
-    with pytest.raises(ApplicationError) as caught:
-        ingest_span_tree(ProjectFactory(), tree)
-    assert caught.value.field == "children[0].args"
+        ingest(ProjectFactory(), payload)
+    assert caught.value.field == field
 
 
 def test_anthropic_trailing_user_turn_is_kept():

@@ -12,56 +12,38 @@ from traces.selectors import span_nodes_rows, trace_span_nodes
 pytestmark = pytest.mark.django_db
 
 
+def spans_under(trace, tree) -> None:
+    """One span per (span id, parent, name, kind, other fields) row, in the rows' order."""
+    for position, (span_id, parent, name, kind, fields) in enumerate(tree):
+        SpanFactory(
+            trace=trace,
+            span_id=span_id,
+            parent_span_id=parent,
+            name=name,
+            kind=kind,
+            position=position,
+            **fields,
+        )
+
+
 @pytest.fixture
 def booking_trace():
     trace = TraceFactory(task="Book a flight from Lisbon to Berlin on 14 May")
-    SpanFactory(
-        trace=trace,
-        span_id="a1",
-        parent_span_id="",
-        name="invoke_agent travel",
-        kind=SpanKind.AGENT,
-        position=0,
-        input=None,
-        output=None,
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="b1",
-        parent_span_id="a1",
-        name="chat claude",
-        kind=SpanKind.LLM,
-        position=1,
-        input_tokens=1200,
-        output_tokens=80,
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="c1",
-        parent_span_id="a1",
-        name="search_flights",
-        kind=SpanKind.TOOL,
-        position=2,
-        status=SpanStatus.ERROR,
-        error_message="upstream timeout",
-        output={"html": "<img src=x onerror=alert(1)>"},
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="d1",
-        parent_span_id="c1",
-        name="http GET",
-        kind=SpanKind.CUSTOM,
-        position=3,
-    )
-    # Parent never arrived: still shown, as a root.
-    SpanFactory(
-        trace=trace,
-        span_id="e1",
-        parent_span_id="zz",
-        name="orphan",
-        kind=SpanKind.CUSTOM,
-        position=4,
+    failed = {
+        "status": SpanStatus.ERROR,
+        "error_message": "upstream timeout",
+        "output": {"html": "<img src=x onerror=alert(1)>"},
+    }
+    spans_under(
+        trace,
+        [
+            ("a1", "", "invoke_agent travel", SpanKind.AGENT, {"input": None, "output": None}),
+            ("b1", "a1", "chat claude", SpanKind.LLM, {"input_tokens": 1200, "output_tokens": 80}),
+            ("c1", "a1", "search_flights", SpanKind.TOOL, failed),
+            ("d1", "c1", "http GET", SpanKind.CUSTOM, {}),
+            # Parent never arrived: still shown, as a root.
+            ("e1", "zz", "orphan", SpanKind.CUSTOM, {}),
+        ],
     )
     return trace
 
@@ -80,10 +62,8 @@ def test_nodes_nest_children_in_order_and_keep_orphans(booking_trace):
 def test_rows_close_every_open_list():
     # given a chain a > b > c and a sibling d of a
     trace = TraceFactory()
-    SpanFactory(trace=trace, span_id="a", position=0)
-    SpanFactory(trace=trace, span_id="b", parent_span_id="a", position=1)
-    SpanFactory(trace=trace, span_id="c", parent_span_id="b", position=2)
-    SpanFactory(trace=trace, span_id="d", position=3)
+    for position, (span_id, parent) in enumerate([("a", ""), ("b", "a"), ("c", "b"), ("d", "")]):
+        SpanFactory(trace=trace, span_id=span_id, parent_span_id=parent, position=position)
     # when
     rows = span_nodes_rows(trace_span_nodes(trace))
     # then
@@ -116,10 +96,8 @@ def test_partial_renders_balanced_tree_escaped_and_highlighted(booking_trace):
 def test_a_parent_cycle_neither_hides_spans_nor_loops():
     # given a under b under a, and c under a
     trace = TraceFactory()
-    SpanFactory(trace=trace, span_id="a", parent_span_id="b", position=0)
-    SpanFactory(trace=trace, span_id="b", parent_span_id="a", position=1)
-    SpanFactory(trace=trace, span_id="c", parent_span_id="a", position=2)
-    SpanFactory(trace=trace, span_id="d", parent_span_id="d", position=3)
+    for position, (span_id, parent) in enumerate([("a", "b"), ("b", "a"), ("c", "a"), ("d", "d")]):
+        SpanFactory(trace=trace, span_id=span_id, parent_span_id=parent, position=position)
     # when
     rows = span_nodes_rows(trace_span_nodes(trace))
     # then every span shows once

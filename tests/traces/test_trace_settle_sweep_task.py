@@ -16,6 +16,11 @@ from traces.tasks import trace_settle_sweep_task
 pytestmark = pytest.mark.django_db
 
 
+@pytest.fixture(autouse=True)
+def settle_time(settings):
+    settings.TRACE_SETTLE_SECONDS = 30
+
+
 @pytest.fixture
 def received():
     calls = []
@@ -58,15 +63,26 @@ def spans_send(project, payload) -> Trace:
     return spans_store(project, records, SourceFormat.OTLP, {external_id: extras})[external_id]
 
 
+def orphan_stored(trace_id, **times) -> Trace:
+    """Only a child span of the trace arrived; its parent is not stored."""
+    orphan = {
+        "trace_id": trace_id,
+        "name": "get_order_status",
+        "type": "tool",
+        "parent_span_id": "00f067aa0ba902b7",
+        **times,
+    }
+    return ingest_span_tree(ProjectFactory(), orphan)
+
+
 def age(trace, seconds):
     Trace.objects.filter(pk=trace.pk).update(
         last_span_received_at=timezone.now() - timedelta(seconds=seconds)
     )
 
 
-def test_settled_trace_completes_once(received, settings):
+def test_settled_trace_completes_once(received):
     # given a trace whose last span came longer ago than the settle time
-    settings.TRACE_SETTLE_SECONDS = 30
     trace = spans_send(ProjectFactory(), tree("a" * 32))
     age(trace, 31)
     # when the sweep runs twice
@@ -78,41 +94,26 @@ def test_settled_trace_completes_once(received, settings):
     assert Trace.objects.get(pk=trace.pk).completed_at is not None
 
 
-def test_trace_still_receiving_spans_waits(received, settings):
-    settings.TRACE_SETTLE_SECONDS = 30
+def test_trace_still_receiving_spans_waits(received):
     trace = spans_send(ProjectFactory(), tree("b" * 32))
     age(trace, 5)
     assert trace_settle_sweep_task() == 0
     assert received == []
 
 
-def test_trace_without_its_root_waits(received, settings):
+def test_trace_without_its_root_waits(received):
     # given only a child span arrived (its parent is not stored)
-    settings.TRACE_SETTLE_SECONDS = 30
-    orphan = {
-        "trace_id": "c" * 32,
-        "name": "get_order_status",
-        "type": "tool",
-        "parent_span_id": "00f067aa0ba902b7",
-        "start_time": "2026-11-20T10:00:01Z",
-        "end_time": "2026-11-20T10:00:02Z",
-    }
-    trace = ingest_span_tree(ProjectFactory(), orphan)
+    trace = orphan_stored(
+        "c" * 32, start_time="2026-11-20T10:00:01Z", end_time="2026-11-20T10:00:02Z"
+    )
     age(trace, 60)
     # when / then
     assert trace_settle_sweep_task() == 0
     assert received == []
 
 
-def test_trace_without_its_root_completes_after_ten_settle_times(received, settings):
-    settings.TRACE_SETTLE_SECONDS = 30
-    orphan = {
-        "trace_id": "d" * 32,
-        "name": "get_order_status",
-        "type": "tool",
-        "parent_span_id": "00f067aa0ba902b7",
-    }
-    trace = ingest_span_tree(ProjectFactory(), orphan)
+def test_trace_without_its_root_completes_after_ten_settle_times(received):
+    trace = orphan_stored("d" * 32)
     age(trace, 299)
     assert trace_settle_sweep_task() == 0
     age(trace, 301)
@@ -120,16 +121,14 @@ def test_trace_without_its_root_completes_after_ten_settle_times(received, setti
     assert received == [trace.pk]
 
 
-def test_resent_spans_do_not_hold_back_completion(received, settings):
-    settings.TRACE_SETTLE_SECONDS = 30
+def test_resent_spans_do_not_hold_back_completion(received):
     trace = spans_send(ProjectFactory(), tree("e" * 32))
     age(trace, 31)
     spans_send(ProjectFactory(), tree("e" * 32))
     assert trace_settle_sweep_task() == 1
 
 
-def test_a_whole_tree_posted_at_once_completes_on_arrival(received, settings):
-    settings.TRACE_SETTLE_SECONDS = 30
+def test_a_whole_tree_posted_at_once_completes_on_arrival(received):
     trace = ingest_span_tree(ProjectFactory(), tree("f" * 32))
     assert received == [trace.pk]
     assert trace_settle_sweep_task() == 0
@@ -137,7 +136,7 @@ def test_a_whole_tree_posted_at_once_completes_on_arrival(received, settings):
     assert received == [trace.pk]
 
 
-def test_a_trace_whose_root_never_arrives_completes_later_marked_root_missing(settings, received):
+def test_a_trace_whose_root_never_arrives_completes_later_marked_root_missing(received):
     from django.test import Client
 
     from tests.factories import UserFactory
@@ -145,16 +144,11 @@ def test_a_trace_whose_root_never_arrives_completes_later_marked_root_missing(se
 
     send(recorded_spans()[:-1])  # every span but the root
     trace = Trace.objects.get()
-    settings.TRACE_SETTLE_SECONDS = 30
-    Trace.objects.filter(pk=trace.pk).update(
-        last_span_received_at=timezone.now() - timedelta(seconds=30 * 5)
-    )
+    age(trace, 30 * 5)
     trace_settle_sweep_task()
     assert received == []  # a settle time is not enough without a root
 
-    Trace.objects.filter(pk=trace.pk).update(
-        last_span_received_at=timezone.now() - timedelta(seconds=30 * 11)
-    )
+    age(trace, 30 * 11)
     trace_settle_sweep_task()
 
     assert received == [trace.pk]

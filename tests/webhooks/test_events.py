@@ -1,12 +1,12 @@
 """Each subscribable event is published by the stage where it happens, once."""
 
 import pytest
-from django.core.management import call_command
 
 from golden.models import DatasetVersion
 from golden.services import dataset_version_create
 from judges.calibration import judge_calibration_update
 from tests.evals.eval_runs import eval_run
+from tests.evals.golden_set import gate_command
 from tests.factories import JudgeRunFactory, ReviewItemFactory
 from webhooks.events import GATE_BLOCKED, GOLDEN_VERSION, JUDGE_DRIFT, REVIEW_BACKLOG
 from webhooks.models import WebhookDelivery
@@ -32,36 +32,35 @@ def _runs(candidate_outcome):
         eval_run(dataset, name, outcome_score=outcome)
 
 
-def test_a_blocking_gate_asked_through_the_api_is_published(
-    annotator, api_client_for, django_capture_on_commit_callbacks
-):
+@pytest.fixture
+def gate_asked(annotator, api_client_for, django_capture_on_commit_callbacks):
+    """Ask the gate through the API about base and cand, subscribed to blocks: its decision."""
     _subscribe(GATE_BLOCKED)
+
+    def ask() -> str:
+        with django_capture_on_commit_callbacks(execute=False):
+            response = api_client_for(annotator).post(
+                "/api/gate/", {"baseline": "base", "candidate": "cand"}, format="json"
+            )
+        return response.json()["decision"]
+
+    return ask
+
+
+def test_a_blocking_gate_asked_through_the_api_is_published(gate_asked):
     _runs(candidate_outcome=0.50)
 
-    with django_capture_on_commit_callbacks(execute=False):
-        response = api_client_for(annotator).post(
-            "/api/gate/", {"baseline": "base", "candidate": "cand"}, format="json"
-        )
-
-    assert response.json()["decision"] == "block"
+    assert gate_asked() == "block"
     [delivery] = WebhookDelivery.objects.all()
     data = delivery.payload["data"]
     assert delivery.event == GATE_BLOCKED and data["blocked_by"] == ["outcome_score"]
     assert data["candidate"]["name"] == "cand" and data["summary"].startswith("Blocked")
 
 
-def test_a_passing_gate_publishes_nothing(
-    annotator, api_client_for, django_capture_on_commit_callbacks
-):
-    _subscribe(GATE_BLOCKED)
+def test_a_passing_gate_publishes_nothing(gate_asked):
     _runs(candidate_outcome=0.90)
 
-    with django_capture_on_commit_callbacks(execute=False):
-        response = api_client_for(annotator).post(
-            "/api/gate/", {"baseline": "base", "candidate": "cand"}, format="json"
-        )
-
-    assert response.json()["decision"] == "pass"
+    assert gate_asked() == "pass"
     assert _events() == []
 
 
@@ -70,17 +69,7 @@ def test_the_gate_command_publishes_a_block(tmp_path, django_capture_on_commit_c
     _runs(candidate_outcome=0.40)
 
     with django_capture_on_commit_callbacks(execute=False), pytest.raises(SystemExit):
-        call_command(
-            "gate",
-            "--baseline",
-            "base",
-            "--candidate",
-            "cand",
-            "--json",
-            str(tmp_path / "r.json"),
-            "--junit",
-            str(tmp_path / "j.xml"),
-        )
+        gate_command(tmp_path / "r.json", tmp_path / "j.xml")
 
     assert _events() == [GATE_BLOCKED]
 
