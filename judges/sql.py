@@ -6,8 +6,15 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Q
 
-from judges.models import JudgeCalibration, OnlineRuleHour, TraceOnlineDecision, Verdict
+from judges.models import (
+    JudgeCalibration,
+    OnlineRuleHour,
+    Rubric,
+    TraceOnlineDecision,
+    Verdict,
+)
 from metrics.models import RedFlagCheck
+from traces.models import Trace
 
 _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
@@ -86,9 +93,15 @@ def online_rule_hours_add(rows: Sequence[tuple]) -> None:
         cursor.execute(_ONLINE_HOURS_ADD_SQL.format(values=values), params)
 
 
+# Only for rules still live: the caller's list of them may be seconds old, and a rubric deleted
+# or turned off since must not fail (or be counted by) an ingest that has already committed.
 _DECISIONS_NOT_SETTLED_SQL = (
-    f"INSERT INTO {TraceOnlineDecision._meta.db_table} "  # noqa: S608 - the model's table
-    "(trace_id, rubric_id, outcome, task_type, decided_at) VALUES {values} "
+    f"INSERT INTO {TraceOnlineDecision._meta.db_table} "  # noqa: S608 - the models' tables
+    "(trace_id, rubric_id, outcome, task_type, decided_at) "
+    "SELECT column1, column2, column3, column4, column5 FROM (VALUES {values}) AS arrived "
+    f"WHERE EXISTS (SELECT 1 FROM {Rubric._meta.db_table} r WHERE r.id = column2 "
+    "AND r.judge_new_traces) "
+    f"AND EXISTS (SELECT 1 FROM {Trace._meta.db_table} t WHERE t.id = column1) "
     "ON CONFLICT (trace_id, rubric_id) DO NOTHING RETURNING rubric_id, trace_id"
 )
 

@@ -153,6 +153,23 @@ def test_a_rule_of_another_project_records_nothing_on_arrival(arrive):
     assert counts(rubric) == {}
 
 
+@pytest.mark.parametrize("gone", ["deleted", "turned_off"])
+def test_a_rule_gone_since_the_live_rules_were_read_records_nothing_and_fails_nothing(
+    arrive, gone
+):
+    # given the live rules read while the rule was live
+    rubric = live()
+    arrive(ProjectFactory(), 5)
+    # when the rule goes before the next arrival, within the rules' cache time
+    if gone == "deleted":
+        Rubric.objects.filter(pk=rubric.pk).delete()
+    else:
+        Rubric.objects.filter(pk=rubric.pk).update(judge_new_traces=False)
+    trace = arrive(ProjectFactory(), 6)
+    # then the arrival is stored and nothing is decided for the gone rule
+    assert not TraceOnlineDecision.objects.filter(trace=trace).exists()
+
+
 def test_not_sampled(arrive, settle):
     rubric = live(rate=0.0)
     trace = arrive(ProjectFactory(), 4)
