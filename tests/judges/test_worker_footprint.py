@@ -28,11 +28,13 @@ print(json.dumps({
 """
 
 
-def _worker_start_report() -> dict:
+def _python_report(script: str, *args: str) -> dict:
+    """Run `script` in a fresh interpreter, as a worker process starts, and read the JSON it
+    prints last."""
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalsite.settings"}
     env.pop("CELERY_SKIP_CHECKS", None)
     answer = subprocess.run(
-        [sys.executable, "-c", WORKER_START],
+        [sys.executable, "-c", script, *args],
         cwd=ROOT,
         env=env,
         capture_output=True,
@@ -44,7 +46,7 @@ def _worker_start_report() -> dict:
 
 
 def test_a_worker_starts_without_topics_libraries_or_system_checks():
-    report = _worker_start_report()
+    report = _python_report(WORKER_START)
 
     assert report["modules"] == ["judges.execution"]
     assert report["skip_checks"] == "1"
@@ -79,27 +81,13 @@ print(json.dumps({"raised": raised, "openai": "openai" in sys.modules}))
 """
 
 
-def _judge_call_report(provider: str) -> dict:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalsite.settings"}
-    answer = subprocess.run(
-        [sys.executable, "-c", JUDGE_CALL, provider],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return json.loads(answer.stdout.strip().splitlines()[-1])
-
-
 def test_a_worker_judging_with_anthropic_never_loads_the_openai_sdk():
-    report = _judge_call_report("anthropic")
+    report = _python_report(JUDGE_CALL, "anthropic")
 
     assert report == {"raised": "ProviderTransientError APIConnectionError", "openai": False}
 
 
 def test_a_config_on_an_openai_compatible_server_loads_it_when_it_calls():
-    report = _judge_call_report("openai")
+    report = _python_report(JUDGE_CALL, "openai")
 
     assert report == {"raised": "ProviderTransientError APIConnectionError", "openai": True}
