@@ -154,9 +154,7 @@ def test_a_rule_of_another_project_records_nothing_on_arrival(arrive):
 
 
 @pytest.mark.parametrize("gone", ["deleted", "turned_off"])
-def test_a_rule_gone_since_the_live_rules_were_read_records_nothing_and_fails_nothing(
-    arrive, gone
-):
+def test_a_rule_gone_since_the_live_rules_were_read_records_nothing_and_fails_nothing(arrive, gone):
     # given the live rules read while the rule was live
     rubric = live()
     arrive(ProjectFactory(), 5)
