@@ -7,8 +7,7 @@ from django.dispatch import receiver
 
 from judges.online_health import traces_arrived_unsettled
 from judges.services import trace_judge_online, verdicts_mark_stale
-from judges.sql import late_verdicts_stale_set
-from metrics.redflag_store import red_flags_recheck, red_flags_recheck_late
+from metrics.redflag_store import red_flags_recheck
 from traces.signals import spans_ingested, trace_completed
 
 
@@ -23,10 +22,4 @@ def recheck_traces_with_late_spans(sender, trace_ids, late_trace_ids=None, sessi
     arrived = list(trace_ids)
     transaction.on_commit(lambda: traces_arrived_unsettled(arrived))
     late = list(trace_ids if late_trace_ids is None else late_trace_ids)
-    if late and session_ids is not None:
-        # Ingest's case: one statement marks the verdicts stale and finds the red flags to redo.
-        red_flags_recheck(late_verdicts_stale_set(late, list(session_ids)))
-        return
-    verdicts_mark_stale(late, session_ids)
-    if late:
-        red_flags_recheck_late(late)
+    red_flags_recheck(verdicts_mark_stale(late, session_ids))

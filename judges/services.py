@@ -33,7 +33,7 @@ from judges.online_health import (
     online_rule_over_limit,
     provider_health,
 )
-from judges.sql import verdicts_stale_set
+from judges.sql import late_verdicts_stale_set, verdicts_stale_set
 from traces.models import Session, Trace
 
 DEFAULT_CONFIG_NAME = "default"
@@ -283,10 +283,12 @@ def _online_config_skip_reason(version: RubricVersion, config: JudgeConfig, now)
     return None
 
 
-def verdicts_mark_stale(trace_ids: Iterable[int], session_ids: Iterable[int] | None = None) -> int:
+def verdicts_mark_stale(
+    trace_ids: Iterable[int], session_ids: Iterable[int] | None = None
+) -> list[int]:
     """Spans arrived after judging: the verdicts on those traces no longer saw the whole trace,
     nor did the verdicts on their sessions (a new trace or span in the conversation): the given
-    sessions, else the traces' own."""
+    sessions, else the traces' own. Returns which of the traces had their red flags checked."""
     trace_ids = list(trace_ids)
     if session_ids is None:
         session_ids = Trace.objects.filter(pk__in=trace_ids, session__isnull=False).values_list(
@@ -294,5 +296,8 @@ def verdicts_mark_stale(trace_ids: Iterable[int], session_ids: Iterable[int] | N
         )
     session_ids = list(session_ids)
     if not (trace_ids or session_ids):
-        return 0
-    return verdicts_stale_set(trace_ids, session_ids)
+        return []
+    if not trace_ids:  # sessions only: no trace whose red flags to check again
+        verdicts_stale_set(trace_ids, session_ids)
+        return []
+    return late_verdicts_stale_set(trace_ids, session_ids)

@@ -8,7 +8,6 @@ from metrics.models import RedFlag, RedFlagCheck
 
 _FLAGS = RedFlag._meta.db_table
 _CHECKS = RedFlagCheck._meta.db_table
-_CHECKED_SQL = f"SELECT trace_id FROM {_CHECKS} WHERE trace_id = ANY(%s)"  # noqa: S608
 
 
 def trace_checked(trace_id: int) -> bool:
@@ -29,14 +28,3 @@ def trace_check_record(trace_id: int) -> None:
             "ON CONFLICT (trace_id) DO UPDATE SET checked_at = EXCLUDED.checked_at",
             [trace_id, connection.ops.adapt_datetimefield_value(timezone.now())],
         )
-
-
-def traces_checked(trace_ids: list[int]) -> list[int]:
-    """Which of these traces were checked; ingest asks it of every request with late spans."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute(_CHECKED_SQL, [trace_ids])
-            return [row[0] for row in cursor.fetchall()]
-    return list(
-        RedFlagCheck.objects.filter(trace_id__in=trace_ids).values_list("trace_id", flat=True)
-    )

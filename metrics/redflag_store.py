@@ -2,8 +2,6 @@
 arrive after that; the check is recorded, and every other reader (reconciliation, the review
 queue, eval scoring, the pages) reads the stored rows."""
 
-from collections.abc import Iterable
-
 from django.db import transaction
 
 from core.plain_rows import instances_where
@@ -12,7 +10,6 @@ from metrics.redflag_sql import (
     trace_check_record,
     trace_checked,
     trace_flags_delete,
-    traces_checked,
 )
 from metrics.redflags import red_flags_detect
 from metrics.steps import trace_spans
@@ -84,11 +81,6 @@ def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedF
         if spans is not None and not _still_current(spans, trace, locked):
             spans = None
         return _store(trace, spans)
-
-
-def red_flags_recheck_late(trace_ids: Iterable[int]) -> int:
-    """Spans arrived for these traces: check again the ones already checked. Returns how many."""
-    return red_flags_recheck(traces_checked(list(trace_ids)))
 
 
 def red_flags_recheck(checked: list[int]) -> int:
