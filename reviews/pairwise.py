@@ -17,8 +17,6 @@ from django.db import IntegrityError, transaction
 
 from accounts.roles import ANNOTATOR, CURATOR, has_role
 from core.errors import ApplicationError
-from reviews.claims import LockLost, lock_lost_message
-from reviews.holds import item_held_by
 from reviews.models import (
     Annotation,
     PairwiseComparison,
@@ -33,6 +31,7 @@ from reviews.pairwise_judge import pairwise_judge_calibrate, pairwise_pairs_judg
 from reviews.scoring import explanation_clean, failure_tags_clean
 from reviews.services import (
     review_annotation_write,
+    review_item_answerable_check,
     review_item_lock_for_write,
     task_excerpt_of,
 )
@@ -210,15 +209,7 @@ def pairwise_answer(
         item = review_item_lock_for_write(item)
         if not hasattr(item, "pairwise"):
             raise ApplicationError(f"Item #{item.pk} is not a pairwise item.", field="item")
-        if adjudicate and item.status != ReviewStatus.OPEN:
-            raise ApplicationError(
-                f"Item #{item.pk} is already {item.status}; nothing to adjudicate.",
-                field="item",
-                code="not_open",
-                status_code=409,
-            )
-        if not adjudicate and (item.status != ReviewStatus.OPEN or not item_held_by(item, user)):
-            raise LockLost(lock_lost_message(item))
+        review_item_answerable_check(item, user, adjudicate=adjudicate)
         score, results = pairwise_answers_clean(item, answers)
         annotation = review_annotation_write(
             item=item,

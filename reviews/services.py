@@ -241,25 +241,9 @@ def review_item_resolve(
     """
     if not has_role(user, ANNOTATOR):
         raise ApplicationError("Resolving review items needs the annotator role.", status_code=403)
-    explanation = explanation_clean(explanation)
-    failure_tags = failure_tags_clean(failure_tags)
-    with transaction.atomic():
-        item = review_item_lock_for_write(item)
-        now = timezone.now()
-        if item.status != ReviewStatus.OPEN or not item_held_by(item, user, now):
-            raise LockLost(lock_lost_message(item))
-        score, criteria = score_with_criteria(item, score, criteria_results)
-        return review_annotation_write(
-            item=item,
-            user=user,
-            score=score,
-            criteria_results=criteria,
-            explanation=explanation,
-            failure_tags=failure_tags,
-            promote=promote,
-            is_adjudication=False,
-            action="review_item.resolve",
-        )
+    return _item_answer(
+        item, user, score, criteria_results, explanation, failure_tags, promote, adjudicate=False
+    )
 
 
 def review_item_adjudicate(
@@ -268,17 +252,35 @@ def review_item_adjudicate(
     """A curator's final answer on an open item (annotators disagreed, or it was flagged)."""
     if not has_role(user, CURATOR):
         raise ApplicationError("Adjudication needs the curator role.", status_code=403)
+    return _item_answer(
+        item, user, score, criteria_results, explanation, failure_tags, promote, adjudicate=True
+    )
+
+
+def review_item_answerable_check(item, user, *, adjudicate: bool) -> None:
+    """A curator adjudicates any open item; anyone else answers only an open item they hold
+    (LockLost otherwise). Asked of the item as locked for the write."""
+    if adjudicate and item.status != ReviewStatus.OPEN:
+        raise ApplicationError(
+            f"Item #{item.pk} is already {item.status}; nothing to adjudicate.",
+            field="item",
+            code="not_open",
+            status_code=409,
+        )
+    if not adjudicate and (item.status != ReviewStatus.OPEN or not item_held_by(item, user)):
+        raise LockLost(lock_lost_message(item))
+
+
+def _item_answer(
+    item, user, score, criteria_results, explanation, failure_tags, promote, *, adjudicate
+) -> Annotation:
+    """An annotator's answer on an item they hold, or a curator's on any open item; the
+    answer's text is checked before the item is locked, its score against the locked item."""
     explanation = explanation_clean(explanation)
     failure_tags = failure_tags_clean(failure_tags)
     with transaction.atomic():
         item = review_item_lock_for_write(item)
-        if item.status != ReviewStatus.OPEN:
-            raise ApplicationError(
-                f"Item #{item.pk} is already {item.status}; nothing to adjudicate.",
-                field="item",
-                code="not_open",
-                status_code=409,
-            )
+        review_item_answerable_check(item, user, adjudicate=adjudicate)
         score, criteria = score_with_criteria(item, score, criteria_results)
         return review_annotation_write(
             item=item,
@@ -288,8 +290,8 @@ def review_item_adjudicate(
             explanation=explanation,
             failure_tags=failure_tags,
             promote=promote,
-            is_adjudication=True,
-            action="review_item.adjudicate",
+            is_adjudication=adjudicate,
+            action="review_item.adjudicate" if adjudicate else "review_item.resolve",
         )
 
 
