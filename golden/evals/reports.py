@@ -14,13 +14,11 @@ def gate_report_json(report: dict) -> str:
 def gate_report_junit(report: dict) -> str:
     """One test case per gated metric; a blocking metric is a failure with its reason."""
     rows = report["metrics"]
-    suite = ET.Element(
-        "testsuite",
-        name="evalsite.gate",
-        tests=str(len(rows)),
-        failures=str(sum(1 for r in rows if r["blocked"])),
-        errors="0",
-        skipped=str(sum(1 for r in rows if r["rule"] is None)),
+    suite = _suite(
+        "evalsite.gate",
+        tests=len(rows),
+        failures=sum(1 for r in rows if r["blocked"]),
+        skipped=sum(1 for r in rows if r["rule"] is None),
     )
     base, cand = report["baseline"], report["candidate"]
     props = ET.SubElement(suite, "properties")
@@ -56,26 +54,35 @@ def _trials_suite(trials: dict) -> ET.Element:
     """One test case per candidate trial that did not pass: a failure says the pass rule's
     reasons, an undecided trial is skipped with what it waits for. Passed trials are counted."""
     failed, undecided = trials["failed"], trials["undecided"]
-    suite = ET.Element(
-        "testsuite",
-        name="evalsite.trials",
-        tests=str(trials["passed"] + len(failed) + len(undecided)),
-        failures=str(len(failed)),
-        errors="0",
-        skipped=str(len(undecided)),
+    suite = _suite(
+        "evalsite.trials",
+        tests=trials["passed"] + len(failed) + len(undecided),
+        failures=len(failed),
+        skipped=len(undecided),
     )
     for trial in failed:
-        case = ET.SubElement(
-            suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
-        )
         message = "; ".join(trial["reasons"]) or "failed"
+        case = _trial_case(suite, trial)
         ET.SubElement(case, "failure", message=message, type="pass_rule").text = message
     for trial in undecided:
-        case = ET.SubElement(
-            suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
-        )
-        ET.SubElement(case, "skipped", message="; ".join(trial["undecided"]) or "undecided")
+        message = "; ".join(trial["undecided"]) or "undecided"
+        ET.SubElement(_trial_case(suite, trial), "skipped", message=message)
     return suite
+
+
+def _trial_case(suite: ET.Element, trial: dict) -> ET.Element:
+    return ET.SubElement(suite, "testcase", classname="evalsite.trials", name=trial_label(trial))
+
+
+def _suite(name: str, *, tests: int, failures: int, skipped: int) -> ET.Element:
+    return ET.Element(
+        "testsuite",
+        name=name,
+        tests=str(tests),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+    )
 
 
 def gate_reports_write(report: dict, json_path: str | None, junit_path: str | None) -> None:
