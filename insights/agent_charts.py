@@ -22,6 +22,7 @@ from insights.charts import (
     empty_figure,
     layout,
     money_axis,
+    share_axis,
 )
 
 DAYS = WINDOW.days
@@ -188,11 +189,7 @@ def agent_error_rate_chart() -> Chart:
                 "day",
                 "traces with an error",
                 xaxis=date_axis(days, "day"),
-                yaxis={
-                    "title": {"text": "traces with an error"},
-                    "tickformat": ".0%",
-                    "rangemode": "tozero",
-                },
+                yaxis=share_axis("traces with an error"),
             ),
         }
     failed = sum(row["failed_traces"] for row in rows)
@@ -310,11 +307,7 @@ def tool_error_chart() -> Chart:
                 "",
                 height=max(340, 60 + 26 * len(rows)),
                 margin={"l": 180, "r": 20, "t": 30, "b": 50},
-                xaxis={
-                    "title": {"text": "share of calls that failed (95% interval)"},
-                    "tickformat": ".0%",
-                    "rangemode": "tozero",
-                },
+                xaxis=share_axis("share of calls that failed (95% interval)"),
                 yaxis={"automargin": True, "type": "category"},
                 showlegend=False,
             ),

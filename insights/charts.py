@@ -198,6 +198,11 @@ def money_axis(title: str) -> dict:
     return {"title": {"text": title}, "tickprefix": "$", "rangemode": "tozero"}
 
 
+def share_axis(title: str) -> dict:
+    """An axis of shares (0.25 reads 25%), from zero."""
+    return {"title": {"text": title}, "tickformat": ".0%", "rangemode": "tozero"}
+
+
 def day_stack_layout(days, title_y: str, yaxis: dict) -> dict:
     """The layout of bars stacked per day (by agent version, stop kind or cost part)."""
     return layout("day", title_y, barmode="stack", xaxis=date_axis(days, "day"), yaxis=yaxis)

@@ -8,7 +8,7 @@ from collections import Counter
 
 from core.stats import wilson_interval
 from golden.models import EvalRun, EvalTrial
-from insights.charts import PALETTE, Chart, empty_figure, layout
+from insights.charts import PALETTE, Chart, empty_figure, layout, share_axis
 from insights.flips import EXPECTED_BAND
 from judges.check_passes import CHECKS
 
@@ -69,11 +69,7 @@ def check_flip_chart() -> Chart:
             "layout": layout(
                 "LLM check",
                 "flipped between the two passes",
-                yaxis={
-                    "title": {"text": "flipped between the two passes"},
-                    "tickformat": ".0%",
-                    "rangemode": "tozero",
-                },
+                yaxis=share_axis("flipped between the two passes"),
                 shapes=[
                     {
                         "type": "rect",
