@@ -15,6 +15,7 @@ from guardrails.trajectory import (
     trajectory_parse,
 )
 from metrics.models import GuardrailPolicy, RedFlag
+from metrics.policy_cache import policy_copy
 from metrics.redflags import FlagRules, flag_rules_build, red_flags_detect
 from metrics.steps import SpanFacts, TraceFacts, trace_spans
 from traces.models import Project, SpanKind, Trace
@@ -59,10 +60,8 @@ class GuardrailResult:
     policy_source: str = "settings"
 
 
-# Projects with their policies by slug, each read at most once per POLICY_REMEMBERED_SECONDS
-# in a process: the check sits in an agent's loop. Saving a policy or project empties it.
-POLICY_REMEMBERED_SECONDS = 5.0
-project_policies: Remembered[Project | None] = Remembered(POLICY_REMEMBERED_SECONDS)
+# Projects with their policies by slug, as recently read: the check sits in an agent's loop.
+project_policies: Remembered[Project | None] = policy_copy()
 
 
 def project_with_policy(slug: str) -> Project | None:

@@ -1,6 +1,6 @@
 """Receives the traces -> metrics hand-off: a settled trace gets its red flags checked and its
 tools catalogued, so curators can say what each does before any run is scored. A saved project
-or guardrail policy is read afresh by the next red-flag check."""
+or guardrail policy is read afresh by the next red-flag or guardrail check."""
 
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
@@ -9,7 +9,7 @@ from evalsite_checks.effects import tool_definitions
 from metrics.attribution import span_components_assign
 from metrics.effects import tool_catalogue_ensure
 from metrics.models import GuardrailPolicy
-from metrics.policy_cache import policies_by_project
+from metrics.policy_cache import policy_copies_forget
 from metrics.redflag_store import red_flags_check
 from traces.models import Project, SpanKind
 from traces.signals import trace_completed
@@ -29,4 +29,4 @@ def check_completed_trace(sender, trace, **kwargs):
 @receiver(post_delete, sender=Project, dispatch_uid="metrics.guardrail_project_deleted")
 def guardrail_policies_forget(sender, **kwargs):
     """A changed policy or project counts from the next check made by this process."""
-    policies_by_project.clear()
+    policy_copies_forget()
