@@ -5,6 +5,7 @@ from urllib.parse import urlsplit
 from django import forms
 
 from judges.models import JudgeConfig, RubricVersion, RubricVersionStatus
+from judges.rubrics import VERSION_FIELDS
 from judges.selectors import trace_external_ids_unknown
 from traces.models import Project
 
@@ -18,19 +19,8 @@ class RubricVersionForm(forms.ModelForm):
 
     class Meta:
         model = RubricVersion
-        fields = [
-            "system_prompt",
-            "user_template",
-            "evaluation_steps",
-            "rubric_text",
-            "score_type",
-            "score_min",
-            "score_max",
-            "output_format",
-            "trace_format",
-            "status",
-            "note",
-        ]
+        # Criteria have their own page (judges:adaptive_criteria).
+        fields = [name for name in VERSION_FIELDS if name != "criteria"]
         widgets = {
             "system_prompt": forms.Textarea(attrs={"rows": 16, "spellcheck": "false"}),
             "user_template": forms.Textarea(attrs={"rows": 6, "spellcheck": "false"}),
