@@ -14,7 +14,12 @@ from django.conf import settings
 from core.shared_clients import SharedClients
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers.common import ProviderReply, connection_limits, sdk_errors_translated
+from judges.providers.common import (
+    SIMULATOR_KEY,
+    ProviderReply,
+    connection_limits,
+    sdk_errors_translated,
+)
 
 # Rate limits, overload (529) and other 5xx, timeouts, dropped connections: worth retrying.
 SDK_TRANSIENT_ERRORS = (
@@ -24,7 +29,6 @@ SDK_TRANSIENT_ERRORS = (
     anthropic.APIConnectionError,
 )
 SDK_PERMANENT_ERRORS = (anthropic.APIError,)
-SIMULATOR_KEY = "simulated-judge-key"
 
 _clients: SharedClients[anthropic.Anthropic] = SharedClients()
 

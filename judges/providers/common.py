@@ -11,6 +11,9 @@ from django.conf import settings
 
 from judges.providers.errors import ProviderPermanentError, ProviderTransientError
 
+# The key an SDK sends when the site configures none: the simulator takes any key.
+SIMULATOR_KEY = "simulated-judge-key"
+
 
 @dataclass(frozen=True)
 class ProviderReply:

@@ -14,7 +14,12 @@ from django.conf import settings
 from core.shared_clients import SharedClients
 from judges.models import JudgeConfig
 from judges.prompts import RenderedPrompt
-from judges.providers.common import ProviderReply, connection_limits, sdk_errors_translated
+from judges.providers.common import (
+    SIMULATOR_KEY,
+    ProviderReply,
+    connection_limits,
+    sdk_errors_translated,
+)
 
 SDK_TRANSIENT_ERRORS = (
     openai.RateLimitError,
@@ -23,7 +28,6 @@ SDK_TRANSIENT_ERRORS = (
     openai.APIConnectionError,
 )
 SDK_PERMANENT_ERRORS = (openai.APIError,)
-SIMULATOR_KEY = "simulated-judge-key"
 
 _clients: SharedClients[openai.OpenAI] = SharedClients()
 
