@@ -23,6 +23,7 @@ from insights.charts import (
     layout,
     money_axis,
     share_axis,
+    table_rows,
 )
 
 DAYS = WINDOW.days
@@ -41,10 +42,6 @@ VERSION_COLUMNS = [
 MODEL_COLUMNS = ["day", "model", "traces", "input_tokens", "output_tokens", "cost_usd"]
 TOOL_COLUMNS = ["tool", "calls", "errors", "error_rate", "low_95", "high_95"]
 NO_TRACES = f"No trace has started in the last {DAYS} days."
-
-
-def _table(rows: list[dict], columns: list[str]) -> list[list]:
-    return [[row[column] for column in columns] for row in rows]
 
 
 def _summed(rows, name_key, fields, weight="traces"):
@@ -102,7 +99,7 @@ def agent_volume_chart() -> Chart:
         key="agent_volume",
         title=f"Traces per day, by agent version (last {DAYS} days)",
         columns=VERSION_COLUMNS,
-        rows=_table(rows, VERSION_COLUMNS),
+        rows=table_rows(rows, VERSION_COLUMNS),
         figure=figure,
         note=f"{sum(row['traces'] for row in rows):,} traces.",
     )
@@ -148,7 +145,7 @@ def agent_latency_chart() -> Chart:
         title=f"Trace latency p50 (solid) and p95 (dotted) per day, by agent version "
         f"(last {DAYS} days)",
         columns=VERSION_COLUMNS,
-        rows=_table(rows, VERSION_COLUMNS),
+        rows=table_rows(rows, VERSION_COLUMNS),
         figure=figure,
         note="From the first span's start to the last span's end. Only the seven busiest "
         "versions are drawn (percentiles of the rest cannot be summed); the CSV has all.",
@@ -198,7 +195,7 @@ def agent_error_rate_chart() -> Chart:
         key="agent_error_rate",
         title=f"Share of traces with an error span per day, by agent version (last {DAYS} days)",
         columns=VERSION_COLUMNS,
-        rows=_table(rows, VERSION_COLUMNS),
+        rows=table_rows(rows, VERSION_COLUMNS),
         figure=figure,
         note=f"{failed:,} of {total:,} traces had an error span." if total else "No traces yet.",
     )
@@ -232,7 +229,7 @@ def _usage_chart(key, title, rows, name_key, field, columns, axis) -> Chart:
         key=key,
         title=title,
         columns=columns,
-        rows=_table(rows, columns),
+        rows=table_rows(rows, columns),
         figure=figure,
         note=f"${total_cost:,.2f} and {total_tokens:,} tokens, as the agent's spans reported them.",
     )
@@ -316,7 +313,7 @@ def tool_error_chart() -> Chart:
         key="tool_errors",
         title=f"Tool-call error rate per tool (last {DAYS} days)",
         columns=TOOL_COLUMNS,
-        rows=_table(rows, TOOL_COLUMNS),
+        rows=table_rows(rows, TOOL_COLUMNS),
         figure=figure,
         note="A call fails when its span has an error status or its result opens with an "
         "error marker. Worst first; the bar is the 95% interval.",

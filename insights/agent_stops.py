@@ -18,6 +18,7 @@ from insights.charts import (
     day_stack_layout,
     empty_figure,
     plain,
+    table_rows,
 )
 from traces.stop_reasons import UNCLEAN_KINDS, StopKind, stop_reason_normalize
 
@@ -93,7 +94,7 @@ def agent_stop_reason_chart() -> Chart:
         title=f"How runs stopped per day: completed, truncated, refused, step limit, error "
         f"(last {DAYS} days)",
         columns=COLUMNS,
-        rows=[[row[column] for column in COLUMNS] for row in rows],
+        rows=table_rows(rows, COLUMNS),
         figure=figure,
         note=(
             f"{unclean:,} of {total:,} traces stopped truncated, refused, on the step limit or "

@@ -68,6 +68,13 @@ def plain(value):
 DAY_MS = 86_400_000
 
 
+def table_rows(rows: list[dict], columns: list[str], cell=None) -> list[list]:
+    """A chart's table (and CSV): each row's values in column order, through `cell` if given."""
+    if cell is None:
+        return [[row[column] for column in columns] for row in rows]
+    return [[cell(row[column]) for column in columns] for row in rows]
+
+
 def layout(title_x: str = "", title_y: str = "", **extra) -> dict:
     """A plotly layout in the site's style; the legend sits above the plot, clear of the x title."""
     base = {

@@ -8,7 +8,7 @@ from collections import Counter
 
 from core.stats import wilson_interval
 from golden.models import EvalRun, EvalTrial
-from insights.charts import PALETTE, Chart, empty_figure, layout, share_axis
+from insights.charts import PALETTE, Chart, empty_figure, layout, share_axis, table_rows
 from insights.flips import EXPECTED_BAND
 from judges.check_passes import CHECKS
 
@@ -90,7 +90,7 @@ def check_flip_chart() -> Chart:
         key="check_flip_rate",
         title="Eval-time LLM checks: how often the two passes disagreed, per check",
         columns=COLUMNS,
-        rows=[[row[column] for column in COLUMNS] for row in rows],
+        rows=table_rows(rows, COLUMNS),
         figure=figure,
         note=(
             f"{total:,} of {sum(row['asked'] for row in rows):,} questions flipped over the "

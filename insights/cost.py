@@ -17,6 +17,7 @@ from insights.charts import (
     empty_figure,
     money_axis,
     plain,
+    table_rows,
 )
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
 from judges.costs import cache_read_saving_per_million
@@ -104,7 +105,7 @@ COLUMNS = [
 
 def judge_cost_chart(store: DailyStore | None = None) -> Chart:
     rows = judge_cost_rows(store)
-    table = [[r[c] for c in COLUMNS] for r in rows]
+    table = table_rows(rows, COLUMNS)
     if not rows:
         figure = empty_figure("No judge call has completed yet.")
     else:

@@ -6,7 +6,7 @@ from statistics import fmean, stdev
 
 from golden.evals.metrics import TASK_METRICS
 from golden.models import EvalRun
-from insights.charts import PALETTE, Chart, empty_figure, plain
+from insights.charts import PALETTE, Chart, empty_figure, plain, table_rows
 
 # The band is the no-op runs' mean plus or minus this many standard deviations.
 NOISE_SIGMAS = 2.0
@@ -45,7 +45,7 @@ def noise_band(rows: list[dict], metric: str) -> tuple[float, float] | None:
 def eval_run_chart() -> Chart:
     rows = eval_run_rows()
     columns = ["run", "name", "agent_version", "is_noop", "created_at", *TASK_METRICS]
-    table = [[plain(r[c]) for c in columns] for r in rows]
+    table = table_rows(rows, columns, plain)
     if not rows:
         return Chart(
             key="eval_runs",

@@ -8,7 +8,7 @@ from django.db.models import Avg, Count, Q
 from django.db.models.functions import TruncDay
 from django.utils import timezone
 
-from insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain
+from insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain, table_rows
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible
@@ -93,7 +93,7 @@ def feedback_chart(store: DailyStore | None = None) -> Chart:
         key="feedback",
         title="End-user feedback per day (last 90 days)",
         columns=COLUMNS,
-        rows=[[r[c] for c in COLUMNS] for r in rows],
+        rows=table_rows(rows, COLUMNS),
         figure=figure,
         note=f"{ups + downs} thumbs, {share}; ratings and categories are in the CSV.",
     )

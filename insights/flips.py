@@ -10,7 +10,7 @@ from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from core.stats import wilson_interval
-from insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain
+from insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain, table_rows
 from insights.daily import (
     DailyPart,
     DailyStore,
@@ -107,7 +107,7 @@ def flip_rate_weekly_rows(store: DailyStore | None = None) -> list[dict]:
 def flip_rate_chart(store: DailyStore | None = None) -> Chart:
     rows = flip_rate_weekly_rows(store)
     columns = ["week", "judge_version", "verdicts", "flips", "flip_rate", "ci_low", "ci_high"]
-    table = [[plain(r[c]) for c in columns] for r in rows]
+    table = table_rows(rows, columns, plain)
     if not rows:
         figure = empty_figure("No verdict with two scored passes yet.")
     else:

@@ -18,6 +18,7 @@ from insights.charts import (
     layout,
     plain,
     readable,
+    table_rows,
 )
 from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
 from reviews.models import Annotation, ReviewItem, ReviewStatus
@@ -265,7 +266,7 @@ def annotator_rows(store: DailyStore | None = None) -> list[dict]:
 def annotator_chart(store: DailyStore | None = None) -> Chart:
     rows = annotator_rows(store)
     columns = ["annotator", "annotations", "peer_pairs", "peer_agreement"]
-    table = [[plain(r[c]) for c in columns] for r in rows]
+    table = table_rows(rows, columns, plain)
     if not rows:
         figure = empty_figure("No annotation yet.")
     else:

@@ -8,7 +8,7 @@ from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery,
 from django.db.models.functions import Coalesce, TruncDay
 from django.utils import timezone
 
-from insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain
+from insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain, table_rows
 from insights.daily import (
     DailyPart,
     DailyStore,
@@ -86,7 +86,7 @@ def component_week_rows(store: DailyStore | None = None) -> list[dict]:
 def component_accuracy_chart(store: DailyStore | None = None) -> Chart:
     rows = component_week_rows(store)
     columns = ["component", "week", "steps", "failed", "accuracy"]
-    table = [[plain(r[c]) for c in columns] for r in rows]
+    table = table_rows(rows, columns, plain)
     if not rows:
         figure = empty_figure("No span has been attributed to a component yet.")
     else:
