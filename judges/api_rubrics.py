@@ -19,6 +19,7 @@ from judges.models import (
 )
 from judges.rubrics import (
     ONLINE_FIELDS,
+    SESSION_IDLE_MINUTES_MAX,
     RubricTemplateError,
     rubric_online_update,
     rubric_version_create,
@@ -90,7 +91,7 @@ class RubricOnlineIn(serializers.Serializer):
         required=False,
         allow_null=True,
         min_value=1,
-        max_value=7 * 24 * 60,
+        max_value=SESSION_IDLE_MINUTES_MAX,
         help_text="Quiet minutes before a session is judged; null: the site's default.",
     )
     sample_rate = serializers.FloatField(

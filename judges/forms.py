@@ -5,7 +5,7 @@ from urllib.parse import urlsplit
 from django import forms
 
 from judges.models import JudgeConfig, RubricVersion, RubricVersionStatus
-from judges.rubrics import VERSION_FIELDS
+from judges.rubrics import SESSION_IDLE_MINUTES_MAX, VERSION_FIELDS
 from judges.selectors import trace_external_ids_unknown
 from traces.models import Project
 
@@ -47,7 +47,7 @@ class RubricOnlineForm(forms.Form):
     session_idle_minutes = forms.IntegerField(
         required=False,
         min_value=1,
-        max_value=7 * 24 * 60,
+        max_value=SESSION_IDLE_MINUTES_MAX,
         label="Idle minutes",
         help_text="Empty: the site's SESSION_IDLE_MINUTES.",
     )

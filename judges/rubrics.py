@@ -89,6 +89,8 @@ def rubric_version_fields(version: RubricVersion | None) -> dict:
 
 
 ONLINE_FIELDS = ("judge_new_traces", "sample_rate", "judge_idle_sessions", "session_idle_minutes")
+# The longest quiet time a rubric may wait for before judging a session: a week.
+SESSION_IDLE_MINUTES_MAX = 7 * 24 * 60
 
 
 def rubric_online_update(
