@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.benchdb import database_ensure, django_setup  # noqa: E402
+from bench.benchdb import django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_fidelity"
 from bench.fidelity_conversation import (  # noqa: E402
@@ -306,7 +306,6 @@ def main():
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default=str(ROOT / "var" / "bench-fidelity"))
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
     from django.test import Client
 
