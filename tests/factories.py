@@ -221,6 +221,14 @@ class ReviewItemFactory(factory.django.DjangoModelFactory):
     task_excerpt = factory.LazyAttribute(lambda item: item.trace.task[:500])
 
 
+class VerdictItemFactory(ReviewItemFactory):
+    """An item asking people to settle a verdict: on the verdict's trace and rubric version."""
+
+    verdict = factory.SubFactory(VerdictFactory)
+    trace = factory.SelfAttribute("verdict.trace")
+    rubric_version = factory.SelfAttribute("verdict.rubric_version")
+
+
 class GoldenExampleFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = GoldenExample
