@@ -157,7 +157,7 @@ def otel_spans(dialect: str):
     return list(memory.get_finished_spans())
 
 
-def recording_tracer():
+def recording_tracer(scope: str = "fidelity"):
     """A tracer of its own provider, and the in-memory exporter its finished spans go to."""
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -166,7 +166,7 @@ def recording_tracer():
     memory = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(memory))
-    return provider.get_tracer("fidelity"), memory
+    return provider.get_tracer(scope), memory
 
 
 def agent_span(tracer):
