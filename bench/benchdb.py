@@ -1,4 +1,5 @@
-"""Setup shared by the page benchmarks: a PostgreSQL database of their own, migrated."""
+"""Setup shared by the page benchmarks: a PostgreSQL database of their own, migrated, and the
+rubrics their data is judged by."""
 
 import os
 
@@ -15,7 +16,9 @@ def database_ensure(url: str) -> None:
 
 
 def django_setup(database_url: str, var_dir: str) -> None:
-    """Point Django at the benchmark database, set it up and migrate."""
+    """Point Django at the benchmark database, made if it does not exist yet, set it up and
+    migrate."""
+    database_ensure(database_url)
     os.environ.update(
         DATABASE_URL=database_url,
         EVALSITE_VAR_DIR=var_dir,
@@ -29,3 +32,23 @@ def django_setup(database_url: str, var_dir: str) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+
+
+def bench_rubric_version(name: str, system_prompt: str, score_type: str, low=0, high=1):
+    """Version 1 of the bench's own rubric `name`, made on the first fill and kept after."""
+    from judges.models import Rubric, RubricVersion
+
+    rubric, _ = Rubric.objects.get_or_create(name=name)
+    version, _ = RubricVersion.objects.get_or_create(
+        rubric=rubric,
+        number=1,
+        defaults=dict(
+            system_prompt=system_prompt,
+            user_template="{{ trace }}",
+            score_type=score_type,
+            score_min=low,
+            score_max=high,
+            output_format="evaluation_summary",
+        ),
+    )
+    return version

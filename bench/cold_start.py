@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from served import wait_answered
-from trees import bytecode_compile, tree_at
+from trees import bytecode_compile, trees_compared
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 2.0
@@ -82,7 +82,7 @@ def main() -> None:
         check=True,
     )
     bytecode_compile(ROOT)
-    trees = {"before": tree_at(args.before), "now": ROOT}
+    trees = trees_compared(args.before)
     servers = commands(args.port)
     figures: dict[tuple[str, str], list[float]] = {}
     print(

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
 from served import wait_answered  # noqa: E402
-from trees import short_commit, tree_at  # noqa: E402
+from trees import short_commit, trees_compared  # noqa: E402
 
 
 def tree_pids(pid: int) -> list[int]:
@@ -117,7 +117,7 @@ def main() -> None:
         f"{load[2]:.1f} on {os.cpu_count()} cores"
     )
     totals = {}
-    for name, tree in (("before", tree_at(args.before)), ("now", ROOT)):
+    for name, tree in trees_compared(args.before).items():
         rows = measure(tree, args.port, args.judge_port, args.settle)
         print(f"{name}:")
         for pid, what, rss, pss, threads in rows:

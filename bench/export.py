@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
+from benchdb import django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_export_bench"
 SPANS_PER_TRACE = 6
@@ -102,7 +102,6 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, "/tmp/evalsite-export-bench")
     fill(max(args.sizes))
     print(f"load average: {os.getloadavg()[0]:.2f} {os.getloadavg()[1]:.2f}")

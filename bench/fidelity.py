@@ -26,7 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from bench.benchdb import database_ensure, django_setup  # noqa: E402
+from bench.benchdb import django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_fidelity"
 from bench.fidelity_conversation import (  # noqa: E402
@@ -38,6 +38,7 @@ from bench.fidelity_conversation import (  # noqa: E402
     model_calls,
     openai_messages,
     otel_spans,
+    recording_tracer,
     span_tree,
 )
 from bench.fidelity_shapes import (  # noqa: E402
@@ -270,18 +271,12 @@ def conversation_expected():
 def seed_article_sent(client):
     """The seed article's instrumentation through the stock exporter's encoding."""
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
     from tests.judges import seed_article_agent
-    from tests.judges.judge_reads import Expected
     from traces.models import Trace
 
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    seed_article_agent.seed_article_run(provider.get_tracer("seed-article"))
+    tracer, memory = recording_tracer("seed-article")
+    seed_article_agent.seed_article_run(tracer)
     project = f"fidelity-seed-{uuid.uuid4().hex[:8]}"
     response = client.generic(
         "POST",
@@ -291,14 +286,7 @@ def seed_article_sent(client):
         HTTP_X_EVALSITE_PROJECT=project,
     )
     assert response.status_code == 200, response.content[:300]
-    expected = Expected(
-        task=seed_article_agent.TASK,
-        final_answer=seed_article_agent.FINAL_ANSWER,
-        calls=seed_article_agent.CALLS,
-        results=seed_article_agent.RESULTS,
-        errors=seed_article_agent.ERRORS,
-    )
-    return Trace.objects.filter(project__slug=project).latest("pk"), expected
+    return Trace.objects.filter(project__slug=project).latest("pk"), seed_article_agent.EXPECTED
 
 
 def main():
@@ -306,7 +294,6 @@ def main():
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default=str(ROOT / "var" / "bench-fidelity"))
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
     from django.test import Client
 

@@ -142,16 +142,8 @@ def span_tree() -> dict:
 
 def otel_spans(dialect: str):
     """The conversation recorded with the OpenTelemetry SDK as GenAI or OpenInference spans."""
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    tracer = provider.get_tracer("fidelity")
-    with tracer.start_as_current_span("invoke_agent support") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+    tracer, memory = recording_tracer()
+    with agent_span(tracer):
         for history, reply, call, result in model_calls():
             with tracer.start_as_current_span("chat gpt-4o-mini") as span:
                 for key, value in llm_attributes(dialect, history, reply).items():
@@ -163,6 +155,25 @@ def otel_spans(dialect: str):
                     for key, value in tool_attributes(dialect, call, result).items():
                         span.set_attribute(key, value)
     return list(memory.get_finished_spans())
+
+
+def recording_tracer(scope: str = "fidelity"):
+    """A tracer of its own provider, and the in-memory exporter its finished spans go to."""
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    return provider.get_tracer(scope), memory
+
+
+def agent_span(tracer):
+    """The conversation's root span, around every model call and tool call."""
+    return tracer.start_as_current_span(
+        "invoke_agent support", attributes={"gen_ai.operation.name": "invoke_agent"}
+    )
 
 
 def llm_attributes(dialect, history, reply) -> dict:

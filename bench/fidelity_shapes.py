@@ -3,7 +3,15 @@ call with several spans or send content apart from spans: model calls nested thr
 lifecycle-event tool spans, MCP client and server spans, message content as OTLP logs, and a
 Jaeger export. Recorded with the OpenTelemetry SDK."""
 
-from bench.fidelity_conversation import llm_attributes, model_calls, tool_attributes
+from contextlib import ExitStack
+
+from bench.fidelity_conversation import (
+    agent_span,
+    llm_attributes,
+    model_calls,
+    recording_tracer,
+    tool_attributes,
+)
 
 # Usage each model call reports, on every span that reports it.
 CALL_TOKENS = (100, 20)
@@ -13,20 +21,12 @@ def nested_spans():
     """GenAI spans as a framework nests them: its own `call_llm` span around the provider's
     `generate_content` span around OpenLLMetry's `openai.chat`, all three with the call's usage
     (the last in pre-1.28 names)."""
-    tracer, memory = _tracer()
-    with tracer.start_as_current_span("invoke_agent support") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+    tracer, memory = recording_tracer()
+    with agent_span(tracer):
         for history, reply, call, result in model_calls():
             framework = {
                 **llm_attributes("genai", history, reply),
                 "gen_ai.operation.name": "call_llm",
-            }
-            provider = {
-                "gen_ai.operation.name": "generate_content",
-                "gen_ai.provider.name": "openai",
-                "gen_ai.request.model": "gpt-4o-mini",
-                "gen_ai.usage.input_tokens": CALL_TOKENS[0],
-                "gen_ai.usage.output_tokens": CALL_TOKENS[1],
             }
             openllmetry = {
                 "gen_ai.system": "openai",
@@ -35,12 +35,12 @@ def nested_spans():
                 "gen_ai.usage.prompt_tokens": CALL_TOKENS[0],
                 "gen_ai.usage.completion_tokens": CALL_TOKENS[1],
             }
-            with (
-                tracer.start_as_current_span("call_llm", attributes=framework),
-                tracer.start_as_current_span("generate_content gpt-4o-mini", attributes=provider),
-                tracer.start_as_current_span("openai.chat", attributes=openllmetry),
-            ):
-                pass
+            _nested(
+                tracer,
+                ("call_llm", framework),
+                ("generate_content gpt-4o-mini", _provider_call("generate_content")),
+                ("openai.chat", openllmetry),
+            )
             if call:
                 _genai_tool(tracer, call, result)
     return list(memory.get_finished_spans())
@@ -50,27 +50,19 @@ def provider_in_framework_spans():
     """OpenInference LLM spans (`llm.token_count.*`) each with the provider instrumentation's
     GenAI `chat` span of the same call inside (`gen_ai.usage.*`), as smolagents' instrumentation
     with opentelemetry-instrumentation-openai-v2 nests them."""
-    tracer, memory = _tracer()
-    with tracer.start_as_current_span("invoke_agent support") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+    tracer, memory = recording_tracer()
+    with agent_span(tracer):
         for history, reply, call, result in model_calls():
             framework = {
                 **llm_attributes("openinference", history, reply),
                 "llm.token_count.prompt": CALL_TOKENS[0],
                 "llm.token_count.completion": CALL_TOKENS[1],
             }
-            provider = {
-                "gen_ai.operation.name": "chat",
-                "gen_ai.provider.name": "openai",
-                "gen_ai.request.model": "gpt-4o-mini",
-                "gen_ai.usage.input_tokens": CALL_TOKENS[0],
-                "gen_ai.usage.output_tokens": CALL_TOKENS[1],
-            }
-            with (
-                tracer.start_as_current_span("OpenAIServerModel.generate", attributes=framework),
-                tracer.start_as_current_span("chat gpt-4o-mini", attributes=provider),
-            ):
-                pass
+            _nested(
+                tracer,
+                ("OpenAIServerModel.generate", framework),
+                ("chat gpt-4o-mini", _provider_call("chat")),
+            )
             if call:
                 _genai_tool(tracer, call, result)
     return list(memory.get_finished_spans())
@@ -80,9 +72,8 @@ def lifecycle_spans(namespace: str = ""):
     """Tool calls reported as one span per lifecycle event, `tool.<name>.<event>-<N>`, each with
     `tool.parameters`; the outcome event carries the result. With a namespace, the emitter's
     path comes before the tool's name, as BeeAI's `tool.custom.<name>.start-1`."""
-    tracer, memory = _tracer()
-    with tracer.start_as_current_span("invoke_agent support") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+    tracer, memory = recording_tracer()
+    with agent_span(tracer):
         for n, (history, reply, call, result) in enumerate(model_calls(), start=1):
             _genai_call(tracer, history, reply)
             if not call:
@@ -106,9 +97,8 @@ def mcp_spans():
     arguments, the server's SERVER span under it with the result."""
     from opentelemetry.trace import SpanKind
 
-    tracer, memory = _tracer()
-    with tracer.start_as_current_span("invoke_agent support") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+    tracer, memory = recording_tracer()
+    with agent_span(tracer):
         for request_id, (history, reply, call, result) in enumerate(model_calls()):
             _genai_call(tracer, history, reply)
             if not call:
@@ -153,17 +143,10 @@ def event_mode_spans_and_logs():
     logger_provider = LoggerProvider()
     logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
     logger = logger_provider.get_logger("fidelity")
-    tracer, memory = _tracer()
-    with tracer.start_as_current_span("invoke_agent support") as root:
-        root.set_attribute("gen_ai.operation.name", "invoke_agent")
+    tracer, memory = recording_tracer()
+    with agent_span(tracer):
         for history, reply, call, result in model_calls():
-            attributes = {
-                "gen_ai.operation.name": "chat",
-                "gen_ai.system": "openai",
-                "gen_ai.request.model": "gpt-4o-mini",
-                "gen_ai.usage.input_tokens": CALL_TOKENS[0],
-                "gen_ai.usage.output_tokens": CALL_TOKENS[1],
-            }
+            attributes = _provider_call("chat", system_key="gen_ai.system")
             with tracer.start_as_current_span("chat gpt-4o-mini", attributes=attributes) as span:
                 context = span.get_span_context()
                 for name, body in [*map(_message_event, history), _choice_event(reply)]:
@@ -221,15 +204,23 @@ def jaeger_export(spans) -> dict:
     return {"data": [{"traceID": trace_id, "spans": out, "processes": processes}]}
 
 
-def _tracer():
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+def _nested(tracer, *spans: tuple[str, dict]) -> None:
+    """Spans each inside the one before, as layered instrumentations record one model call."""
+    with ExitStack() as stack:
+        for name, attributes in spans:
+            stack.enter_context(tracer.start_as_current_span(name, attributes=attributes))
 
-    memory = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    return provider.get_tracer("fidelity"), memory
+
+def _provider_call(operation: str, system_key: str = "gen_ai.provider.name") -> dict:
+    """A provider instrumentation's GenAI span of one call: usage, no content. Before
+    semconv 1.37 the provider was `gen_ai.system`."""
+    return {
+        "gen_ai.operation.name": operation,
+        system_key: "openai",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.usage.input_tokens": CALL_TOKENS[0],
+        "gen_ai.usage.output_tokens": CALL_TOKENS[1],
+    }
 
 
 def _genai_call(tracer, history, reply):

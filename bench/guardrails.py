@@ -25,7 +25,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from trees import tree_at
+from trees import trees_compared
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -218,9 +218,7 @@ def main() -> None:
         "conversation": ("span tree + resent conversation", conversation_tree(args.steps)),
         "transcript": ("anthropic transcript", transcript(args.steps)),
     }
-    trees = [("now", ROOT)]
-    if args.before:
-        trees.insert(0, ("before", tree_at(args.before)))
+    trees = trees_compared(args.before)
     print(
         f"{args.steps}-step trajectory, next call included; gunicorn -w {args.workers}, "
         f"{args.clients} concurrent clients x {args.requests} requests per shape; "
@@ -230,7 +228,7 @@ def main() -> None:
     )
     url = f"http://127.0.0.1:{args.port}/api/guardrails/check"
     p99s: dict[tuple[str, str], float] = {}
-    for label, tree in trees:
+    for label, tree in trees.items():
         log = Path(tempfile.mkdtemp(prefix="evalsite-bench-log-")) / "access.log"
         server = gunicorn_start(tree, args.port, args.workers, log, env)
         try:

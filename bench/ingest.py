@@ -33,6 +33,7 @@ import psycopg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.benchdb import database_ensure  # noqa: E402
 from bench.ingest_ceiling import ceiling_measure  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
@@ -82,15 +83,6 @@ def env_for(database_url: str, var_dir: str) -> dict:
         ALLOWED_HOSTS="127.0.0.1,localhost",
     )
     return env
-
-
-def database_ensure(url: str) -> None:
-    name = url.rsplit("/", 1)[1]
-    admin = url.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin, autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
 
 
 def tree_setup(tree: Path, env: dict) -> str:

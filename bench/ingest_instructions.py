@@ -24,11 +24,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from bench.benchdb import database_ensure  # noqa: E402
 from bench.ingest import (  # noqa: E402
     DEFAULT_DB,
     SETUP,
     bodies_encode,
-    database_ensure,
     env_for,
     record_spans,
 )

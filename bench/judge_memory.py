@@ -35,7 +35,7 @@ from judge_throughput import (
     stack_env,
     worker_wait_ready,
 )
-from trees import bytecode_compile, tree_at
+from trees import bytecode_compile, trees_compared
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_MIB = 300.0
@@ -190,9 +190,7 @@ def main() -> None:
     django_migrated(env, args.database_url)
 
     bytecode_compile(ROOT)
-    trees = [("now", ROOT)]
-    if args.before:
-        trees.insert(0, ("before", tree_at(args.before)))
+    trees = trees_compared(args.before)
     print(
         f"{args.traces} traces x 2 passes per phase, one gevent worker x {args.concurrency} "
         f"x {args.passes_per_task} passes a task, {args.latency_ms} ms simulated latency, "
@@ -200,9 +198,9 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.2f}",
         flush=True,
     )
-    results: dict[str, list[dict]] = {label: [] for label, _ in trees}
+    results: dict[str, list[dict]] = {label: [] for label in trees}
     for repetition in range(1, args.runs + 1):
-        for label, tree in trees:
+        for label, tree in trees.items():
             figures = _phase(args, label, tree, env, var_dir)
             results[label].append(figures)
             print(

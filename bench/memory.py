@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 from served import wait_answered
-from trees import bytecode_compile, tree_at
+from trees import bytecode_compile, trees_compared
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -67,7 +67,7 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8220)
     args = parser.parse_args()
     bytecode_compile(ROOT)
-    trees = {"before": tree_at(args.before), "now": ROOT}
+    trees = trees_compared(args.before)
     figures: dict[str, list[tuple[float, float]]] = {name: [] for name in trees}
     print(
         f"before = {args.before}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"

@@ -94,10 +94,12 @@ def _normalized(lines) -> list[str]:
     return sorted(line.strip().rstrip(",") for line in lines if line.strip())
 
 
-def _rows(conn, tables: list[str], columns_kept) -> dict[str, list[tuple]]:
-    """Each table's rows, sorted, with the columns `columns_kept(table)` names."""
+def _rows(conn, tables_query: str, columns_kept) -> dict[str, list[tuple]]:
+    """The rows of each table `tables_query` names, sorted, with the columns
+    `columns_kept(table)` names."""
+    tables = {row[0] for row in conn.execute(tables_query)}
     found = {}
-    for table in sorted(set(tables) - LEFT_OUT_TABLES):
+    for table in sorted(tables - LEFT_OUT_TABLES):
         if table in BY_NATURAL_KEY:
             query = BY_NATURAL_KEY[table]
         else:
@@ -111,13 +113,10 @@ def postgres_rows(url: str) -> dict[str, list[tuple]]:
     import psycopg
 
     with psycopg.connect(url) as conn:
-        tables = conn.execute(
-            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition"
-        ).fetchall()
         return _rows(
             conn,
-            [row[0] for row in tables],
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+            "WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p') AND NOT c.relispartition",
             lambda table: [
                 row[0]
                 for row in conn.execute(
@@ -155,13 +154,10 @@ def _columns(statement: str) -> list[str]:
 
 def sqlite_rows(path: Path) -> dict[str, list[tuple]]:
     with sqlite3.connect(path) as conn:
-        tables = conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
-            "AND name NOT LIKE 'traces_search_fts_%'"
-        ).fetchall()
         return _rows(
             conn,
-            [row[0] for row in tables],
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' "
+            "AND name NOT LIKE 'traces_search_fts_%'",
             lambda table: [
                 row[1]
                 for row in conn.execute(f'PRAGMA table_info("{table}")')

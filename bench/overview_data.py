@@ -6,6 +6,8 @@ import random
 import time
 from decimal import Decimal
 
+from benchdb import bench_rubric_version
+
 BATCH = 5000
 
 TASKS = [
@@ -37,7 +39,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     from django.db import connection
 
     from golden.models import DatasetVersion, EvalRun
-    from judges.models import JudgeConfig, JudgeRun, Judgment, Rubric, RubricVersion, Verdict
+    from judges.models import JudgeConfig, JudgeRun, Judgment, Verdict
     from metrics.models import RedFlag
     from reviews.models import Annotation, Queue, ReviewItem
     from tests.factories import UserFactory
@@ -57,26 +59,14 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
         )
     now = dt.datetime.now(dt.UTC)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench agents"})
-    versions = []
-    for name, score_type, low, high in [
-        ("Bench tool-call accuracy", "binary", 0, 1),
-        ("Bench outcome 1-5", "range", 1, 5),
-        ("Bench refund policy", "binary", 0, 1),
-    ]:
-        rubric, _ = Rubric.objects.get_or_create(name=name)
-        version, _ = RubricVersion.objects.get_or_create(
-            rubric=rubric,
-            number=1,
-            defaults=dict(
-                system_prompt="Judge the trajectory.",
-                user_template="{{ trace }}",
-                score_type=score_type,
-                score_min=low,
-                score_max=high,
-                output_format="evaluation_summary",
-            ),
-        )
-        versions.append(version)
+    versions = [
+        bench_rubric_version(name, "Judge the trajectory.", score_type, low, high)
+        for name, score_type, low, high in [
+            ("Bench tool-call accuracy", "binary", 0, 1),
+            ("Bench outcome 1-5", "range", 1, 5),
+            ("Bench refund policy", "binary", 0, 1),
+        ]
+    ]
     configs = [
         JudgeConfig.objects.get_or_create(name=f"bench {m}", defaults={"model": m})[0]
         for m in ("claude-sonnet-4-5", "claude-haiku-4-5")
@@ -159,13 +149,12 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
             flip = rng.random() < 0.12
             second = (low if first == top else first + 1) if flip else first
             completed = trace.started_at + dt.timedelta(minutes=2)
+            # What the two passes and their verdict all belong to.
+            judged = dict(trace=trace, rubric_version=version, config=run.config, run=run)
             for pass_index, score in enumerate((first, second)):
                 judgments.append(
                     Judgment(
-                        trace=trace,
-                        rubric_version=version,
-                        config=run.config,
-                        run=run,
+                        **judged,
                         pass_index=pass_index,
                         status="done",
                         score=score,
@@ -180,10 +169,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
                 )
             verdicts.append(
                 Verdict(
-                    trace=trace,
-                    rubric_version=version,
-                    config=run.config,
-                    run=run,
+                    **judged,
                     status="disputed" if flip else "agreed",
                     score=None if flip else first,
                 )

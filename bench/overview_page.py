@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
+from benchdb import django_setup  # noqa: E402
 from overview_data import fill  # noqa: E402
 from trees import short_commit, tree_at  # noqa: E402
 
@@ -191,7 +191,6 @@ def main() -> None:
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default="/tmp/evalsite-i-bench")
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
     before_tree = tree_at(args.before)
     commit = short_commit(args.before)

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
+from benchdb import bench_rubric_version, django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_r_bench"
 TARGET_MS = 100.0
@@ -43,7 +43,6 @@ def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
     """Bulk-insert traces, open review items and settled items with two answers each."""
     from django.db import connection
 
-    from judges.models import Rubric, RubricVersion
     from reviews.models import Annotation, Queue, ReviewItem
     from tests.factories import UserFactory
     from traces.models import Project, Trace
@@ -53,18 +52,10 @@ def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
         cursor.execute("TRUNCATE traces_trace, reviews_queue CASCADE")
     now = dt.datetime.now(dt.UTC)
     project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench agents"})
-    rubric, _ = Rubric.objects.get_or_create(name="Bench tool-call accuracy")
-    version, _ = RubricVersion.objects.get_or_create(
-        rubric=rubric,
-        number=1,
-        defaults=dict(
-            system_prompt="Judge each tool call.",
-            user_template="{{ trace }}",
-            score_type="binary",
-            output_format="evaluation_summary",
-        ),
+    version = bench_rubric_version("Bench tool-call accuracy", "Judge each tool call.", "binary")
+    queue = Queue.objects.create(
+        name="Bench tool calls", rubric=version.rubric, annotators_per_item=2
     )
-    queue = Queue.objects.create(name="Bench tool calls", rubric=rubric, annotators_per_item=2)
     people = [UserFactory(username=f"bench-reviewer-{i}", roles=["annotator"]) for i in range(2)]
     started = time.perf_counter()
     tasks_by_id: dict[int, str] = {}
@@ -169,7 +160,6 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--var-dir", default="/tmp/evalsite-r-bench")
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
 
     from django.test import Client

@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
+from benchdb import django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_retention_bench"
 KEPT = 10
@@ -242,7 +242,6 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--var-dir", default="/tmp/evalsite-retention-bench")
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     for days in (int(value) for value in args.days.split(",")):

@@ -22,7 +22,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
+from benchdb import django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_search_bench"
 PROJECT = "search-bench"
@@ -307,7 +307,6 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, "/tmp/evalsite-search-bench")
     fill(args.traces)
     documents_build()

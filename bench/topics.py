@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
+from benchdb import django_setup  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_topics_bench"
 PLANTED = "support-cancel-before-lookup"
@@ -172,7 +172,6 @@ def main() -> None:
     )
     parser.add_argument("--database-url", default=DEFAULT_DB)
     args = parser.parse_args()
-    database_ensure(args.database_url)
     # Names stay the top terms: the build is timed without calls to a judge.
     os.environ["TOPICS_NAMES_FROM_JUDGE"] = "0"
     django_setup(args.database_url, tempfile.mkdtemp(prefix="topics-bench-"))

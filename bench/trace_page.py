@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from benchdb import database_ensure, django_setup  # noqa: E402
-from memory import tree_at  # noqa: E402
+from benchdb import django_setup  # noqa: E402
+from trees import trees_compared  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_trace_page_bench"
 TARGETS = {2000: (300.0, 1_000_000), 10_000: (1000.0, 2_000_000)}
@@ -169,14 +169,13 @@ def main() -> None:
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--var-dir", default="/tmp/evalsite-trace-page-bench")
     args = parser.parse_args()
-    database_ensure(args.database_url)
     django_setup(args.database_url, args.var_dir)
     os.environ.setdefault("EVALSITE_VAR_DIR", tempfile.mkdtemp(prefix="evalsite-bench-var-"))
 
     from tests.factories import UserFactory
 
     user = UserFactory(roles=["annotator"])
-    trees = {"before": tree_at(args.before), "now": ROOT}
+    trees = trees_compared(args.before)
     print(
         f"before = {args.before}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores"
     )

@@ -17,6 +17,13 @@ def tree_at(ref: str) -> Path:
     return folder
 
 
+def trees_compared(before: str) -> dict[str, Path]:
+    """The trees a bench measures, in the order it runs them: `before`'s (none if it is '')
+    then this checkout."""
+    trees = {"before": tree_at(before)} if before else {}
+    return {**trees, "now": ROOT}
+
+
 def short_commit(ref: str) -> str:
     """The abbreviated commit `ref` names, for the line that says what was measured against."""
     command = ["git", "rev-parse", "--short", ref]

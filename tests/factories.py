@@ -174,28 +174,32 @@ class JudgeRunFactory(factory.django.DjangoModelFactory):
     config = factory.SubFactory(JudgeConfigFactory)
 
 
-class JudgmentFactory(factory.django.DjangoModelFactory):
+class _JudgedInRunFactory(factory.django.DjangoModelFactory):
+    """A row about one trace judged in a run: its rubric version and config are the run's."""
+
     class Meta:
-        model = Judgment
+        abstract = True
 
     trace = factory.SubFactory(TraceFactory)
     run = factory.SubFactory(JudgeRunFactory)
     rubric_version = factory.SelfAttribute("run.rubric_version")
     config = factory.SelfAttribute("run.config")
+
+
+class JudgmentFactory(_JudgedInRunFactory):
+    class Meta:
+        model = Judgment
+
     pass_index = 0
     status = JudgmentStatus.DONE
     score = 1.0
     parse_status = "ok"
 
 
-class VerdictFactory(factory.django.DjangoModelFactory):
+class VerdictFactory(_JudgedInRunFactory):
     class Meta:
         model = Verdict
 
-    trace = factory.SubFactory(TraceFactory)
-    run = factory.SubFactory(JudgeRunFactory)
-    rubric_version = factory.SelfAttribute("run.rubric_version")
-    config = factory.SelfAttribute("run.config")
     status = VerdictStatus.DISPUTED
 
 
@@ -215,6 +219,14 @@ class ReviewItemFactory(factory.django.DjangoModelFactory):
     trace = factory.SubFactory(TraceFactory)
     reason = ReviewReason.PASSES_DISAGREE
     task_excerpt = factory.LazyAttribute(lambda item: item.trace.task[:500])
+
+
+class VerdictItemFactory(ReviewItemFactory):
+    """An item asking people to settle a verdict: on the verdict's trace and rubric version."""
+
+    verdict = factory.SubFactory(VerdictFactory)
+    trace = factory.SelfAttribute("verdict.trace")
+    rubric_version = factory.SelfAttribute("verdict.rubric_version")
 
 
 class GoldenExampleFactory(factory.django.DjangoModelFactory):

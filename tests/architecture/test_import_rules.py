@@ -37,16 +37,8 @@ FLOORS = {
     "demo": 8,
     "evalsite": 9,
 }
-PIPELINE_APPS = (
-    "accounts",
-    "traces",
-    "metrics",
-    "judges",
-    "guardrails",
-    "reviews",
-    "golden",
-    "webhooks",
-)
+# The floors between core and the apps that read every app.
+PIPELINE_APPS = tuple(app for app, floor in FLOORS.items() if 0 < floor < FLOORS["insights"])
 # The LLM SDKs: only judges (its providers) may reach them, never the deterministic metrics.
 LLM_CLIENTS = {"anthropic", "openai"}
 

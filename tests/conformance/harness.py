@@ -3,6 +3,9 @@ evalsite as the stock OTLP/HTTP exporter encodes them."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import TracerProvider
@@ -43,6 +46,21 @@ def tool_calls(trace: Trace) -> list[tuple[str, object, object]]:
     ]
 
 
+@contextmanager
+def instrumented(provider: TracerProvider, *instrumentors, **instrument_options) -> Iterator[None]:
+    """The instrumentations send to `provider` inside the block; after it, none is left on, so
+    the next test's framework is not traced twice."""
+    done = []
+    try:
+        for instrumentor in instrumentors:
+            instrumentor.instrument(tracer_provider=provider, **instrument_options)
+            done.append(instrumentor)
+        yield
+    finally:
+        for instrumentor in reversed(done):
+            instrumentor.uninstrument()
+
+
 def openai_v2_support_run(provider: TracerProvider, **instrument_options) -> None:
     """The support agent on the fake OpenAI server, instrumented by the OpenTelemetry OpenAI
     instrumentation, under a root span that says nothing about the task."""
@@ -51,13 +69,9 @@ def openai_v2_support_run(provider: TracerProvider, **instrument_options) -> Non
     from tests.conformance import support_task
     from tests.conformance.fake_openai import MODEL, FakeOpenAI
 
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider, **instrument_options)
-    try:
-        with (
-            FakeOpenAI() as server,
-            provider.get_tracer("support").start_as_current_span("support run"),
-        ):
-            support_task.openai_agent_run(server.base_url, MODEL)
-    finally:
-        instrumentor.uninstrument()
+    with (
+        instrumented(provider, OpenAIInstrumentor(), **instrument_options),
+        FakeOpenAI() as server,
+        provider.get_tracer("support").start_as_current_span("support run"),
+    ):
+        support_task.openai_agent_run(server.base_url, MODEL)

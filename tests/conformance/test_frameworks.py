@@ -12,6 +12,7 @@ from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKEN
 from tests.conformance.harness import (
     capturing_provider,
     export_to_evalsite,
+    instrumented,
     openai_v2_support_run,
     tool_calls,
 )
@@ -61,6 +62,22 @@ def assert_support_run(trace, *, model_calls: int = 3):
     assert_judge_reads(trace, JUDGE_READS)
 
 
+def smolagents_support_run(provider, *more_instrumentors) -> None:
+    """smolagents' ToolCallingAgent on the fake OpenAI server, traced by OpenInference's
+    smolagents instrumentation and any others given."""
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    with (
+        instrumented(provider, SmolagentsInstrumentor(), *more_instrumentors),
+        FakeOpenAI() as server,
+    ):
+        model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
+        tools = [tool(documented_tools.lookup_order), tool(documented_tools.refund)]
+        agent = ToolCallingAgent(tools=tools, model=model, max_steps=5, verbosity_level=0)
+        agent.run(support_task.TASK)
+
+
 def test_pydantic_ai(agent_api):
     from pydantic_ai import Agent
     from pydantic_ai.models.instrumented import InstrumentationSettings
@@ -94,26 +111,21 @@ def test_openai_agents_with_openinference(agent_api):
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
     provider, exporter = capturing_provider("support")
-    instrumentor = OpenAIAgentsInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with FakeOpenAI() as server:
-            model = OpenAIChatCompletionsModel(
-                model=MODEL,
-                openai_client=AsyncOpenAI(base_url=server.base_url, api_key="test"),
-            )
-            agent = Agent(
-                name="support",
-                instructions=support_task.SYSTEM_PROMPT,
-                model=model,
-                tools=[
-                    function_tool(support_task.lookup_order),
-                    function_tool(support_task.refund),
-                ],
-            )
-            Runner.run_sync(agent, support_task.TASK)
-    finally:
-        instrumentor.uninstrument()
+    with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI() as server:
+        model = OpenAIChatCompletionsModel(
+            model=MODEL,
+            openai_client=AsyncOpenAI(base_url=server.base_url, api_key="test"),
+        )
+        agent = Agent(
+            name="support",
+            instructions=support_task.SYSTEM_PROMPT,
+            model=model,
+            tools=[
+                function_tool(support_task.lookup_order),
+                function_tool(support_task.refund),
+            ],
+        )
+        Runner.run_sync(agent, support_task.TASK)
     trace = export_to_evalsite(agent_api, exporter)
     # the workflow root says nothing itself: task and answer come from the model calls
     assert_support_run(trace)
@@ -127,16 +139,11 @@ def test_langgraph_with_openinference(agent_api):
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
     provider, exporter = capturing_provider("support")
-    instrumentor = LangChainInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with FakeOpenAI() as server:
-            llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
-            tools = [tool(support_task.lookup_order), tool(support_task.refund)]
-            agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
-            agent.invoke({"messages": [("user", support_task.TASK)]})
-    finally:
-        instrumentor.uninstrument()
+    with instrumented(provider, LangChainInstrumentor()), FakeOpenAI() as server:
+        llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
+        tools = [tool(support_task.lookup_order), tool(support_task.refund)]
+        agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
+        agent.invoke({"messages": [("user", support_task.TASK)]})
     trace = export_to_evalsite(agent_api, exporter)
     assert_support_run(trace)
 
@@ -158,23 +165,8 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
 
 
 def test_smolagents_with_openinference(agent_api):
-    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
-    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
-
     provider, exporter = capturing_provider("support")
-    instrumentor = SmolagentsInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with FakeOpenAI() as server:
-            model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
-            tools = [
-                tool(documented_tools.lookup_order),
-                tool(documented_tools.refund),
-            ]
-            agent = ToolCallingAgent(tools=tools, model=model, max_steps=5, verbosity_level=0)
-            agent.run(support_task.TASK)
-    finally:
-        instrumentor.uninstrument()
+    smolagents_support_run(provider)
     trace = export_to_evalsite(agent_api, exporter)
     calls = tool_calls(trace)
     # smolagents answers through its own `final_answer` tool
@@ -200,23 +192,10 @@ def test_smolagents_with_the_openai_instrumentation_nested_in_its_model_spans(ag
     """OpenInference's smolagents LLM span with opentelemetry-instrumentation-openai-v2's span
     of the same call inside it, both carrying the call's usage, under an agent span that
     repeats the sums: each call counts once."""
-    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
-    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
 
     provider, exporter = capturing_provider("support")
-    framework, provider_spans = SmolagentsInstrumentor(), OpenAIInstrumentor()
-    framework.instrument(tracer_provider=provider)
-    provider_spans.instrument(tracer_provider=provider)
-    try:
-        with FakeOpenAI() as server:
-            model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
-            tools = [tool(documented_tools.lookup_order), tool(documented_tools.refund)]
-            agent = ToolCallingAgent(tools=tools, model=model, max_steps=5, verbosity_level=0)
-            agent.run(support_task.TASK)
-    finally:
-        provider_spans.uninstrument()
-        framework.uninstrument()
+    smolagents_support_run(provider, OpenAIInstrumentor())
     spans = {span.context.span_id: span for span in exporter.get_finished_spans()}
     nested = [
         span

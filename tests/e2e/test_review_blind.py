@@ -8,10 +8,10 @@ from tests.e2e.conftest import login_as, wait_for_focus
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
-    ReviewItemFactory,
     ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
+    VerdictItemFactory,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -36,10 +36,8 @@ def _blind_item():
     RedFlag.objects.create(
         trace=trace, span=refund, kind=RedFlag.Kind.HALLUCINATED_PARAMETER, detail=FLAG_DETAIL
     )
-    return ReviewItemFactory(
-        trace=trace,
+    return VerdictItemFactory(
         verdict=verdict,
-        rubric_version=verdict.rubric_version,
         queue=QueueFactory(name="Blind refunds", blind=True),
         reason=ReviewReason.RED_FLAG,
         detail=VERDICT_DETAIL,

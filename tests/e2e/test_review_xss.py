@@ -6,10 +6,10 @@ from tests.e2e.conftest import page_holding
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
-    ReviewItemFactory,
     ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
+    VerdictItemFactory,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
@@ -26,8 +26,7 @@ def test_xss_payload_in_a_tool_output_is_shown_as_text(new_page, annotator):
     verdict = VerdictFactory(trace=trace)
     JudgmentFactory(trace=trace, run=verdict.run, pass_index=0, score=1, explanation=IMG)
     JudgmentFactory(trace=trace, run=verdict.run, pass_index=1, score=0, explanation=SCRIPT)
-    item = ReviewItemFactory(queue=QueueFactory(), trace=trace, verdict=verdict,
-                             rubric_version=verdict.rubric_version)  # fmt: skip
+    item = VerdictItemFactory(queue=QueueFactory(), verdict=verdict)
     page = page_holding(new_page, annotator, item)
     assert IMG in page.locator("#span-beef000000000001").inner_text()
     assert SCRIPT in page.locator("#trace-task").inner_text()

@@ -1,30 +1,15 @@
 """Settings read the environment; production mode refuses insecure defaults."""
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.manage_py import environ_without, manage_py
 
 
 def _manage(args, env_extra, tmp_path):
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k
-        not in {"SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"}
-    }
+    env = environ_without(
+        "SECRET_KEY", "DATABASE_URL", "REDIS_URL", "DEBUG", "DJANGO_ALLOW_ASYNC_UNSAFE"
+    )
     env.update({"EVALSITE_VAR_DIR": str(tmp_path), "DJANGO_SETTINGS_MODULE": "evalsite.settings"})
     env.update(env_extra)
-    return subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return manage_py(env, *args)
 
 
 def test_check_deploy_passes_in_production_mode(tmp_path):

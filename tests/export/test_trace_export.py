@@ -7,10 +7,10 @@ import json
 import pytest
 from django.test import Client
 
-from judges.models import Judgment
 from metrics.models import RedFlag
 from tests.factories import (
     JudgeRunFactory,
+    JudgmentFactory,
     ReviewItemFactory,
     SpanFactory,
     TraceFactory,
@@ -32,15 +32,7 @@ def _judged_trace():
     run = JudgeRunFactory()
     VerdictFactory(trace=trace, run=run, status="disputed")
     for index, score in enumerate([1.0, 0.0]):
-        Judgment.objects.create(
-            trace=trace,
-            run=run,
-            rubric_version=run.rubric_version,
-            config=run.config,
-            pass_index=index,
-            status="done",
-            score=score,
-        )
+        JudgmentFactory(trace=trace, run=run, pass_index=index, score=score)
     ReviewItemFactory(trace=trace, status="resolved", resolved_score=0.0)
     RedFlag.objects.create(trace=trace, span=span, kind="loop", detail="twice")
     Feedback.objects.create(trace=trace, kind="thumbs", value=0.0, key="k")

@@ -17,6 +17,7 @@ import requests
 from judges.models import JudgeRun, Judgment, JudgmentStatus, Rubric
 from tests.factories import TraceFactory, UserFactory
 from tests.integration.conftest import ROOT, database_url_for_worker, wait_for
+from tests.manage_py import manage_py
 
 pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
@@ -161,12 +162,11 @@ def test_the_site_keeps_its_word_while_the_broker_is_down(own_redis, web_server,
     # every pass still waiting, the ones it lost and the ones nobody could publish.
     redis_server["process"] = redis_start(redis_server["port"], redis_server["dir"])
     wait_for(lambda: _pings(redis_client), timeout=10, message="redis-server did not restart")
-    sweep = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", SWEEP_ONCE],
-        cwd=ROOT,
-        env={**stack_env(redis_url, settings), "JUDGE_CLAIM_LEASE_SECONDS": "0"},
-        capture_output=True,
-        text=True,
+    sweep = manage_py(
+        {**stack_env(redis_url, settings), "JUDGE_CLAIM_LEASE_SECONDS": "0"},
+        "shell",
+        "-c",
+        SWEEP_ONCE,
         timeout=60,
     )
     assert sweep.returncode == 0, sweep.stderr

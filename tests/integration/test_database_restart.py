@@ -17,6 +17,7 @@ from urllib.request import Request, urlopen
 import pytest
 
 from bench.throwaway_postgres import ThrowawayPostgres
+from tests.manage_py import manage_py
 
 ROOT = Path(__file__).resolve().parents[2]
 TRACES, SPANS = 120, 10
@@ -76,10 +77,7 @@ def _send(url: str, token: str, body: bytes) -> tuple[int, str, str, bytes]:
 
 
 def _manage(env: dict, *argv: str, code: str | None = None) -> str:
-    command = [sys.executable, "manage.py", *argv]
-    result = subprocess.run(
-        command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120, input=code
-    )
+    result = manage_py(env, *argv, input=code)
     assert result.returncode == 0, result.stderr[-2000:]
     return result.stdout.strip()
 

@@ -6,14 +6,13 @@ gate must block it on parameter accuracy while its outcome score is unchanged.
 
 import json
 import os
-import subprocess
-import sys
 
 import pytest
 
 from metrics.models import RedFlag
 from tests.evals.golden_set import EXAMPLES, agent_payload, gate_arguments, golden_version_create
-from tests.integration.conftest import ROOT, database_url_for_worker
+from tests.integration.conftest import database_url_for_worker
+from tests.manage_py import manage_py
 from traces.models import Trace
 from traces.tasks import trace_settle_sweep_task
 
@@ -45,13 +44,9 @@ def _agent_run(client, version: str, run: str) -> dict:
 
 def _gate(baseline: str, candidate: str, tmp_path, env_database: str):
     report, junit = tmp_path / f"{candidate}.json", tmp_path / f"{candidate}.xml"
-    result = subprocess.run(
-        [sys.executable, "manage.py", *gate_arguments(report, junit, baseline, candidate)],
-        cwd=ROOT,
-        env={**os.environ, "DATABASE_URL": env_database},
-        capture_output=True,
-        text=True,
-        timeout=120,
+    result = manage_py(
+        {**os.environ, "DATABASE_URL": env_database},
+        *gate_arguments(report, junit, baseline, candidate),
     )
     return result, json.loads(report.read_text()), junit.read_text()
 

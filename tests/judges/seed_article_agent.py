@@ -6,6 +6,8 @@ import json
 
 from opentelemetry.trace import Status, StatusCode
 
+from tests.judges.judge_reads import Expected
+
 TASK = "Where is my order A-1042? It was due yesterday and I need it by Friday."
 FINAL_ANSWER = (
     "Order A-1042 is delayed at the Leipzig hub; DHL now expects it on 8 December. "
@@ -35,6 +37,10 @@ STEPS = [
 CALLS = [(tool, arguments) for tool, arguments, _, _ in STEPS]
 RESULTS = [result for _, _, result, _ in STEPS if result is not None]
 ERRORS = [error for *_, error in STEPS if error]
+# What every judge must read of this agent's trace.
+EXPECTED = Expected(
+    task=TASK, final_answer=FINAL_ANSWER, calls=CALLS, results=RESULTS, errors=ERRORS
+)
 
 
 def seed_article_run(tracer, *, stop_reason: str = "end_turn") -> None:

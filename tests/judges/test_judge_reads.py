@@ -27,13 +27,6 @@ from tests.traces.test_ingest_transcripts import ANTHROPIC, OPENAI
 from traces.ingest.services import ingest_span_tree, ingest_transcript
 from traces.models import Trace
 
-SEED_ARTICLE = Expected(
-    task=seed_article_agent.TASK,
-    final_answer=seed_article_agent.FINAL_ANSWER,
-    calls=seed_article_agent.CALLS,
-    results=seed_article_agent.RESULTS,
-    errors=seed_article_agent.ERRORS,
-)
 TRAVEL = Expected(
     task=otel_agents.TRAVEL_TASK,
     final_answer=otel_agents.TRAVEL_ANSWER,
@@ -143,7 +136,7 @@ def test_seed_article_shape_sent_by_the_stock_exporter(live_server):
     provider.shutdown()
     # then every judge reads task, answer and each tool by name
     built_in_rubrics_seed()  # an earlier transactional test may have flushed them
-    assert_judge_reads(Trace.objects.get(), SEED_ARTICLE)
+    assert_judge_reads(Trace.objects.get(), seed_article_agent.EXPECTED)
 
 
 @pytest.mark.django_db
@@ -151,7 +144,7 @@ def test_seed_article_shape_sent_by_the_stock_exporter(live_server):
 @pytest.mark.parametrize(
     ("run", "expected"),
     [
-        (seed_article_agent.seed_article_run, SEED_ARTICLE),
+        (seed_article_agent.seed_article_run, seed_article_agent.EXPECTED),
         (otel_agents.travel_agent_run, TRAVEL),
         (otel_agents.support_agent_legacy_run, LEGACY_SUPPORT),
         (otel_agents.coding_agent_openinference_run, OPENINFERENCE_CODING),

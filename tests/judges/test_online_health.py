@@ -7,14 +7,12 @@ import pytest
 from django.db import transaction
 from django.utils import timezone
 
-from judges.calibration import judge_calibration_update
 from judges.models import (
     Judgment,
     JudgmentStatus,
     OnlineOutcome,
     OnlineRuleHour,
     ParseStatus,
-    Rubric,
     RubricVersionStatus,
     TraceOnlineDecision,
 )
@@ -22,9 +20,9 @@ from judges.online_health import provider_health, trace_online_decisions
 from judges.services import judge_config_default, trace_judge_online
 from tests.factories import JudgmentFactory, ProjectFactory
 from tests.judges import sample_traces
+from tests.judges.online_rules import rule_live
 
 pytestmark = pytest.mark.django_db
-AGREEING = [(1, 1), (0, 0)] * 15
 
 
 @pytest.fixture(autouse=True)
@@ -32,15 +30,6 @@ def fresh_provider_health():
     provider_health.forget()
     yield
     provider_health.forget()
-
-
-def _live(name, rate=1.0, task_type="", calibrated=True):
-    rubric = Rubric.objects.get(name=name)
-    rubric.judge_new_traces, rubric.sample_rate, rubric.task_type = True, rate, task_type
-    rubric.save()
-    if calibrated:
-        judge_calibration_update(rubric.latest_version(), judge_config_default(), AGREEING)
-    return rubric
 
 
 def _counts(rubric) -> dict:
@@ -53,7 +42,7 @@ def _judge(trace, capture):
 
 
 def test_a_judged_trace_is_recorded_and_counted(capture):
-    rubric = _live("Tool-call decision accuracy")
+    rubric = rule_live("Tool-call decision accuracy")
     first, second = sample_traces.travel_book_ok(), sample_traces.coding_fix_ok()
 
     _judge(first, capture)
@@ -69,7 +58,7 @@ def test_a_judged_trace_is_recorded_and_counted(capture):
 
 
 def test_counts_add_up_within_the_hour(capture):
-    rubric = _live("Tool-call decision accuracy", rate=0.0)
+    rubric = rule_live("Tool-call decision accuracy", rate=0.0)
     project = ProjectFactory()
 
     for _ in range(3):
@@ -80,7 +69,7 @@ def test_counts_add_up_within_the_hour(capture):
 
 def test_an_uncalibrated_version_is_counted_as_not_calibrated(settings, capture):
     settings.JUDGE_ONLINE_BEFORE_CALIBRATION = False
-    rubric = _live("Tool-call decision accuracy", calibrated=False)
+    rubric = rule_live("Tool-call decision accuracy", calibrated=False)
 
     _judge(sample_traces.travel_book_ok(), capture)
 
@@ -90,7 +79,7 @@ def test_an_uncalibrated_version_is_counted_as_not_calibrated(settings, capture)
 
 def test_a_rule_over_its_hourly_limit_skips_and_says_so(settings, capture):
     settings.JUDGE_ONLINE_MAX_PER_HOUR = 2
-    rubric = _live("Tool-call decision accuracy")
+    rubric = rule_live("Tool-call decision accuracy")
     project = ProjectFactory()
 
     for _ in range(3):
@@ -101,7 +90,7 @@ def test_a_rule_over_its_hourly_limit_skips_and_says_so(settings, capture):
 
 def test_a_failing_provider_is_skipped_until_its_failures_age_out(settings, capture):
     settings.JUDGE_PROVIDER_FAILING_CALLS = 3
-    rubric = _live("Tool-call decision accuracy")
+    rubric = rule_live("Tool-call decision accuracy")
     config = judge_config_default()
     recently = timezone.now() - timedelta(seconds=30)
     for _ in range(3):
@@ -125,7 +114,7 @@ def test_a_failing_provider_is_skipped_until_its_failures_age_out(settings, capt
 
 def test_one_good_call_among_failures_is_not_a_failing_provider(settings, capture):
     settings.JUDGE_PROVIDER_FAILING_CALLS = 3
-    rubric = _live("Tool-call decision accuracy")
+    rubric = rule_live("Tool-call decision accuracy")
     config = judge_config_default()
     now = timezone.now()
     for seconds, parse in ((10, ParseStatus.CALL_FAILED), (20, ParseStatus.OK)):
@@ -148,7 +137,7 @@ def test_one_good_call_among_failures_is_not_a_failing_provider(settings, captur
 
 
 def test_a_trace_of_another_task_type_is_counted_with_its_type(capture):
-    rubric = _live("Tool-call decision accuracy", task_type="flight_booking")
+    rubric = rule_live("Tool-call decision accuracy", task_type="flight_booking")
     project = ProjectFactory()
 
     _judge(sample_traces.support_cancel_ok(project=project), capture)
@@ -160,7 +149,7 @@ def test_a_trace_of_another_task_type_is_counted_with_its_type(capture):
 
 
 def test_a_rubric_with_only_a_draft_version_says_so(capture):
-    rubric = _live("Tool-call decision accuracy", calibrated=False)
+    rubric = rule_live("Tool-call decision accuracy", calibrated=False)
     rubric.versions.update(status=RubricVersionStatus.DRAFT)
 
     _judge(sample_traces.travel_book_ok(), capture)
@@ -172,9 +161,9 @@ def test_the_trace_page_says_for_each_rule_why_it_was_or_was_not_judged(
     client, annotator, settings, capture
 ):
     settings.JUDGE_ONLINE_BEFORE_CALIBRATION = False
-    judged = _live("Tool-call decision accuracy")
-    skipped = _live("Outcome 1-5", calibrated=False)
-    typed = _live("General trace judge", task_type="bug_fix", calibrated=False)
+    judged = rule_live("Tool-call decision accuracy")
+    skipped = rule_live("Outcome 1-5", calibrated=False)
+    typed = rule_live("General trace judge", task_type="bug_fix", calibrated=False)
     trace = sample_traces.travel_book_ok()
     trace.task = '<img src=x onerror="alert(1)"> book it'
     trace.save(update_fields=["task"])
@@ -194,7 +183,7 @@ def test_the_trace_page_says_for_each_rule_why_it_was_or_was_not_judged(
 
 
 def test_an_unsettled_trace_is_explained_without_a_decision():
-    _live("Tool-call decision accuracy")
+    rule_live("Tool-call decision accuracy")
     trace = sample_traces.travel_book_ok()  # never completed: no decision stored
 
     [row] = trace_online_decisions(trace)

@@ -7,7 +7,6 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from judges.calibration import judge_calibration_update
 from judges.models import (
     JudgmentStatus,
     OnlineOutcome,
@@ -19,6 +18,7 @@ from judges.models import (
 from judges.online_health import live_rules, provider_health, trace_online_decisions
 from judges.services import judge_config_default
 from tests.factories import JudgmentFactory, ProjectFactory
+from tests.judges.online_rules import rule_live
 from traces.ingest.services import ingest_span_tree
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import spans_store
@@ -26,7 +26,6 @@ from traces.models import SourceFormat, Trace
 from traces.tasks import trace_settle_sweep_task
 
 pytestmark = pytest.mark.django_db
-AGREEING = [(1, 1), (0, 0)] * 15
 RUBRIC = "Tool-call decision accuracy"
 
 
@@ -89,15 +88,6 @@ def tree(number, task_type):
     }
 
 
-def live(rate=1.0, task_type="", calibrated=True):
-    rubric = Rubric.objects.get(name=RUBRIC)
-    rubric.judge_new_traces, rubric.sample_rate, rubric.task_type = True, rate, task_type
-    rubric.save()
-    if calibrated:
-        judge_calibration_update(rubric.latest_version(), judge_config_default(), AGREEING)
-    return rubric
-
-
 def counts(rubric) -> dict:
     # The project the traces arrive in (factories' traces elsewhere are settled too).
     rows = OnlineRuleHour.objects.filter(rubric=rubric, project=ProjectFactory()).values_list(
@@ -111,7 +101,7 @@ def decision(trace, rubric) -> str:
 
 
 def test_a_trace_that_has_not_settled_is_recorded_and_counted_until_it_settles(arrive, settle):
-    rubric = live()
+    rubric = rule_live(RUBRIC)
     project = ProjectFactory()
 
     waiting = arrive(project, 1)
@@ -134,7 +124,7 @@ def test_a_trace_that_has_not_settled_is_recorded_and_counted_until_it_settles(a
 
 
 def test_a_trace_posted_whole_is_never_counted_as_not_settled(django_capture_on_commit_callbacks):
-    rubric = live()
+    rubric = rule_live(RUBRIC)
 
     with django_capture_on_commit_callbacks(execute=True):
         trace = ingest_span_tree(ProjectFactory(), tree(2, "order_cancellation"))
@@ -144,7 +134,7 @@ def test_a_trace_posted_whole_is_never_counted_as_not_settled(django_capture_on_
 
 
 def test_a_rule_of_another_project_records_nothing_on_arrival(arrive):
-    rubric = live()
+    rubric = rule_live(RUBRIC)
     rubric.project = ProjectFactory(slug="travel", name="Travel")
     rubric.save()
 
@@ -156,7 +146,7 @@ def test_a_rule_of_another_project_records_nothing_on_arrival(arrive):
 @pytest.mark.parametrize("gone", ["deleted", "turned_off"])
 def test_a_rule_gone_since_the_live_rules_were_read_records_nothing_and_fails_nothing(arrive, gone):
     # given the live rules read while the rule was live
-    rubric = live()
+    rubric = rule_live(RUBRIC)
     arrive(ProjectFactory(), 5)
     # when the rule goes before the next arrival, within the rules' cache time
     if gone == "deleted":
@@ -169,7 +159,7 @@ def test_a_rule_gone_since_the_live_rules_were_read_records_nothing_and_fails_no
 
 
 def test_not_sampled(arrive, settle):
-    rubric = live(rate=0.0)
+    rubric = rule_live(RUBRIC, rate=0.0)
     trace = arrive(ProjectFactory(), 4)
     settle()
     assert decision(trace, rubric) == OnlineOutcome.NOT_SAMPLED
@@ -178,7 +168,7 @@ def test_not_sampled(arrive, settle):
 
 def test_version_not_calibrated(settings, arrive, settle):
     settings.JUDGE_ONLINE_BEFORE_CALIBRATION = False
-    rubric = live(calibrated=False)
+    rubric = rule_live(RUBRIC, calibrated=False)
     trace = arrive(ProjectFactory(), 5)
     settle()
     assert decision(trace, rubric) == OnlineOutcome.NOT_CALIBRATED
@@ -187,7 +177,7 @@ def test_version_not_calibrated(settings, arrive, settle):
 
 def test_over_the_hourly_limit(settings, arrive, settle):
     settings.JUDGE_ONLINE_MAX_PER_HOUR = 1
-    rubric = live()
+    rubric = rule_live(RUBRIC)
     project = ProjectFactory()
     first, second = arrive(project, 6), arrive(project, 7)
     settle()
@@ -200,7 +190,7 @@ def test_over_the_hourly_limit(settings, arrive, settle):
 
 def test_provider_failing(settings, arrive, settle):
     settings.JUDGE_PROVIDER_FAILING_CALLS = 2
-    rubric = live()
+    rubric = rule_live(RUBRIC)
     elsewhere = ProjectFactory(slug="elsewhere", name="Elsewhere")
     for _ in range(2):
         JudgmentFactory(
@@ -217,7 +207,7 @@ def test_provider_failing(settings, arrive, settle):
 
 
 def test_no_matching_task_type(arrive, settle):
-    rubric = live(task_type="flight_booking")
+    rubric = rule_live(RUBRIC, task_type="flight_booking")
     project = ProjectFactory()
     other = arrive(project, 9, task_type="order_cancellation")
     booking = arrive(project, 10, task_type="flight_booking")
@@ -228,7 +218,7 @@ def test_no_matching_task_type(arrive, settle):
 
 
 def test_a_trace_left_for_the_classifier_drops_its_not_settled_decision(arrive, settle):
-    rubric = live(task_type="flight_booking")
+    rubric = rule_live(RUBRIC, task_type="flight_booking")
     trace = arrive(ProjectFactory(), 11, task_type="")
 
     settle()

@@ -4,30 +4,20 @@ make verdicts stale."""
 import pytest
 from django.db import transaction
 
-from judges.calibration import judge_calibration_update
-from judges.models import JudgeRun, Judgment, Rubric, Verdict
-from judges.services import judge_config_default, trace_judge_online
+from judges.models import JudgeRun, Judgment, Verdict
+from judges.services import trace_judge_online
 from tests.factories import ProjectFactory, VerdictFactory
 from tests.judges import sample_traces
+from tests.judges.online_rules import rule_live
 from traces.models import Trace
 from traces.signals import spans_ingested, trace_completed
 
 pytestmark = pytest.mark.django_db
-# Judge and human labels that agree: enough for a judge version to pass calibration.
-AGREEING = [(1, 1), (0, 0)] * 15
-
-
-def _online(name, rate, project=None):
-    rubric = Rubric.objects.get(name=name)
-    rubric.judge_new_traces, rubric.sample_rate, rubric.project = True, rate, project
-    rubric.save()
-    return rubric
 
 
 def test_a_completed_trace_is_judged_in_the_standing_online_run(capture):
-    rubric = _online("Tool-call decision accuracy", 1.0)
     # Live traffic is judged only by a judge version whose agreement with people was measured.
-    judge_calibration_update(rubric.latest_version(), judge_config_default(), AGREEING)
+    rule_live("Tool-call decision accuracy")
     first, second = sample_traces.travel_book_ok(), sample_traces.coding_fix_ok()
 
     with capture(execute=False) as callbacks, transaction.atomic():
@@ -42,7 +32,7 @@ def test_a_completed_trace_is_judged_in_the_standing_online_run(capture):
 
 
 def test_an_uncalibrated_version_does_not_judge_live_traffic(capture):
-    _online("Tool-call decision accuracy", 1.0)
+    rule_live("Tool-call decision accuracy", calibrated=False)
 
     with capture(execute=False):
         runs = trace_judge_online(sample_traces.travel_book_ok())
@@ -51,12 +41,8 @@ def test_an_uncalibrated_version_does_not_judge_live_traffic(capture):
 
 
 def test_the_sample_rate_and_the_project_limit_what_is_judged(capture):
-    never = _online("Outcome 1-5", 0.0)
-    elsewhere = _online(
-        "General trace judge", 1.0, project=ProjectFactory(slug="other", name="Other")
-    )
-    for rubric in (never, elsewhere):
-        judge_calibration_update(rubric.latest_version(), judge_config_default(), AGREEING)
+    rule_live("Outcome 1-5", rate=0.0)
+    rule_live("General trace judge", project=ProjectFactory(slug="other", name="Other"))
     trace = sample_traces.travel_book_ok()
 
     with capture(execute=False):
@@ -79,7 +65,7 @@ def test_before_calibration_is_allowed_a_version_judges_live_traffic_uncalibrate
     settings, capture
 ):
     settings.JUDGE_ONLINE_BEFORE_CALIBRATION = True
-    rubric = _online("General trace judge", 1.0)
+    rubric = rule_live("General trace judge", calibrated=False)
     trace = sample_traces.travel_book_ok()
 
     with capture(execute=False), transaction.atomic():

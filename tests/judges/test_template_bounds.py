@@ -12,6 +12,7 @@ from judges.models import Judgment, JudgmentStatus, Rubric, RubricVersion
 from judges.prompts import prompt_render, rubric_templates_check
 from judges.services import judge_run_start
 from tests.judges import sample_traces
+from tests.judges.rubric_form import version_form
 
 pytestmark = pytest.mark.django_db
 
@@ -85,16 +86,10 @@ def test_the_edit_page_refuses_an_unbounded_template_under_its_field(curator):
     rubric = Rubric.objects.get(name="Tool-call decision accuracy")
     web = Client()
     web.force_login(curator)
-    data = {
-        "system_prompt": "Score from {{ score_range[0] }} to {{ score_range[1] }}.",
-        "user_template": "{{ trace_json }} {{ ('a' * 10**7)|length }}",
-        "score_type": "binary",
-        "score_min": 0,
-        "score_max": 1,
-        "output_format": "evaluation_summary",
-        "trace_format": "span_tree",
-        "status": "draft",
-    }
+    data = version_form(
+        "Score from {{ score_range[0] }} to {{ score_range[1] }}.",
+        "{{ trace_json }} {{ ('a' * 10**7)|length }}",
+    )
 
     page = web.post(f"/judges/rubrics/{rubric.pk}/edit/", data).content.decode()
 

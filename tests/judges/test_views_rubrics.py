@@ -6,6 +6,7 @@ from judges.models import Rubric
 from judges.rubrics import rubric_version_create
 from tests.factories import GoldenExampleFactory
 from tests.judges import sample_traces
+from tests.judges.rubric_form import version_form
 
 pytestmark = pytest.mark.django_db
 
@@ -53,16 +54,11 @@ def test_an_edit_saves_the_next_version_and_keeps_the_old_one(curator, client_fo
 def test_a_broken_template_is_refused_with_its_line(curator, client_for):
     rubric = _tool_rubric()
     client = client_for(curator)
-    data = {
-        "system_prompt": "Judge the agent.\nScore from {{ score_range[0] }} to {{ score_range[1] ",
-        "user_template": "{{ trace_json }}",
-        "score_type": "binary",
-        "score_min": 0,
-        "score_max": 1,
-        "output_format": "evaluation_summary",
-        "trace_format": "span_tree",
-        "status": "approved",
-    }
+    data = version_form(
+        "Judge the agent.\nScore from {{ score_range[0] }} to {{ score_range[1] ",
+        "{{ trace_json }}",
+        status="approved",
+    )
 
     response = client.post(f"/judges/rubrics/{rubric.pk}/edit/", data)
 
@@ -74,16 +70,7 @@ def test_a_broken_template_is_refused_with_its_line(curator, client_for):
 
 def test_an_unknown_variable_and_a_missing_trace_are_both_reported(curator, client_for):
     rubric = _tool_rubric()
-    data = {
-        "system_prompt": "Hello {{ rubrik }}",
-        "user_template": "No trace here",
-        "score_type": "binary",
-        "score_min": 0,
-        "score_max": 1,
-        "output_format": "evaluation_summary",
-        "trace_format": "span_tree",
-        "status": "draft",
-    }
+    data = version_form("Hello {{ rubrik }}", "No trace here")
 
     page = client_for(curator).post(f"/judges/rubrics/{rubric.pk}/edit/", data).content.decode()
 

@@ -4,22 +4,19 @@ import pytest
 
 from judges.models import JudgeConfig, Rubric
 from tests.judges import sample_traces
+from tests.judges.rubric_form import version_form
 
 pytestmark = pytest.mark.django_db
 SCRATCH = {
     "name": "Refund policy followed",
     "description": "",
     "task_type": "",
-    "system_prompt": "Score from {{ score_range[0] }} to {{ score_range[1] }}.",
-    "user_template": "<trace>{{ trace_json }}</trace>",
+    **version_form(
+        "Score from {{ score_range[0] }} to {{ score_range[1] }}.",
+        "<trace>{{ trace_json }}</trace>",
+    ),
     "evaluation_steps": "Read the policy\nCheck each refund",
     "rubric_text": "",
-    "score_type": "binary",
-    "score_min": "0",
-    "score_max": "1",
-    "output_format": "evaluation_summary",
-    "trace_format": "span_tree",
-    "status": "draft",
     "note": "",
 }
 

@@ -9,10 +9,10 @@ from reviews.models import ReviewReason
 from tests.factories import (
     JudgmentFactory,
     QueueFactory,
-    ReviewItemFactory,
     ToolSpanFactory,
     TraceFactory,
     VerdictFactory,
+    VerdictItemFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -32,10 +32,8 @@ def blind_item():
     RedFlag.objects.create(
         trace=trace, span=span, kind=RedFlag.Kind.HALLUCINATED_PARAMETER, detail=FLAG_TEXT
     )
-    return ReviewItemFactory(
-        trace=trace,
+    return VerdictItemFactory(
         verdict=verdict,
-        rubric_version=verdict.rubric_version,
         queue=QueueFactory(name="Blind", blind=True),
         reason=ReviewReason.RED_FLAG,
         detail="pass scores 10, 0",

@@ -18,6 +18,7 @@ from tests.factories import (
     TraceFactory,
     UserFactory,
     VerdictFactory,
+    VerdictItemFactory,
 )
 
 pytestmark = pytest.mark.django_db
@@ -45,9 +46,7 @@ def disputed_item():
         criteria_results=[{"question": "Were both adults booked?", "met": False}],
     )  # fmt: skip
     RedFlag.objects.create(trace=trace, kind=RedFlag.Kind.LOOP, detail="search_trains called 3x")
-    return ReviewItemFactory(
-        trace=trace, verdict=verdict, rubric_version=verdict.rubric_version, queue=QueueFactory()
-    )
+    return VerdictItemFactory(verdict=verdict, queue=QueueFactory())
 
 
 def _hold(user, item):

@@ -2,11 +2,11 @@
 
 import pytest
 
-from judges.models import Judgment
 from metrics.models import RedFlag
 from reviews.models import Annotation
 from tests.factories import (
     JudgeRunFactory,
+    JudgmentFactory,
     ReviewItemFactory,
     SpanFactory,
     TraceFactory,
@@ -20,15 +20,8 @@ pytestmark = pytest.mark.django_db
 def _judged(trace, run, scores):
     verdict = VerdictFactory(trace=trace, run=run, status="disputed", score=None)
     for index, score in enumerate(scores):
-        Judgment.objects.create(
-            trace=trace,
-            run=run,
-            rubric_version=run.rubric_version,
-            config=run.config,
-            pass_index=index,
-            status="done",
-            score=score,
-            explanation=f"pass {index}",
+        JudgmentFactory(
+            trace=trace, run=run, pass_index=index, score=score, explanation=f"pass {index}"
         )
     return verdict
 

@@ -12,9 +12,9 @@ from reviews.models import ReviewItem, ReviewReason
 from tests.factories import (
     GoldenExampleFactory,
     QueueFactory,
-    ReviewItemFactory,
     TraceFactory,
     VerdictFactory,
+    VerdictItemFactory,
 )
 from traces.models import Session, Trace
 from traces.session_totals import sessions_totals_recount
@@ -160,11 +160,9 @@ class TestSessionPage:
 
     def test_blind_holder_sees_no_session_verdict(self, client, annotator, conversation):
         verdict = _session_verdict(conversation, status="disputed", reason="pass scores 1, 0")
-        item = ReviewItemFactory(
-            trace=verdict.trace,
+        item = VerdictItemFactory(
             session=conversation,
             verdict=verdict,
-            rubric_version=verdict.rubric_version,
             queue=QueueFactory(name="Blind", blind=True),
             reason=ReviewReason.PASSES_DISAGREE,
         )
@@ -263,11 +261,9 @@ class TestSessionApi:
 
 def test_a_session_review_item_links_its_session(client, curator, conversation):
     verdict = _session_verdict(conversation, status="disputed")
-    item = ReviewItemFactory(
-        trace=verdict.trace,
+    item = VerdictItemFactory(
         session=conversation,
         verdict=verdict,
-        rubric_version=verdict.rubric_version,
         reason=ReviewReason.PASSES_DISAGREE,
     )
     client.force_login(curator)

@@ -2,7 +2,6 @@
 the simulated judge, and the web server, all from `manage.py serve` in a fresh folder."""
 
 import json
-import os
 import signal
 import socket
 import subprocess
@@ -12,6 +11,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.manage_py import environ_without, manage_py
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.integration
@@ -47,20 +48,15 @@ def _free_port() -> int:
 
 @pytest.fixture
 def embedded_env(tmp_path):
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k
-        not in {
-            "DATABASE_URL",
-            "REDIS_URL",
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "SECRET_KEY",
-            "JUDGE_SIMULATED",
-            "CELERY_TASK_ALWAYS_EAGER",
-        }
-    }
+    env = environ_without(
+        "DATABASE_URL",
+        "REDIS_URL",
+        "ANTHROPIC_API_KEY",
+        "ANTHROPIC_BASE_URL",
+        "SECRET_KEY",
+        "JUDGE_SIMULATED",
+        "CELERY_TASK_ALWAYS_EAGER",
+    )
     env.update(
         EVALSITE_VAR_DIR=str(tmp_path / "var"),
         SIMULATED_JUDGE_PORT=str(_free_port()),
@@ -71,14 +67,7 @@ def embedded_env(tmp_path):
 
 
 def _manage(env, *args) -> str:
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    result = manage_py(env, *args, timeout=180)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 

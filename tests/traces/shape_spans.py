@@ -50,6 +50,15 @@ def send(spans, project: str = "shapes"):
     return ingest_otlp(body=body, content_type=PROTOBUF, project_slug=project)
 
 
+def chain_sent(*specs: tuple[str, dict]):
+    """Spans each nested in the one before, (name, attributes) outermost first, recorded and
+    sent in one request."""
+    recorder = Recorder()
+    with recorder.chain(*specs):
+        pass
+    return send(recorder.spans())
+
+
 class LogRecorder:
     """GenAI events emitted as log records with the OpenTelemetry SDK, tied to a span."""
 

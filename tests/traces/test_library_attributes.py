@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tests.factories import ProjectFactory
-from tests.traces.shape_spans import Recorder, send
+from tests.traces.shape_spans import chain_sent
 from traces.ingest.services import ingest_span_tree
 from traces.models import Span, SpanKind, Trace
 
@@ -13,8 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 def test_gen_ai_tool_args_and_gen_ai_output_are_a_tools_arguments_and_result():
-    recorder = Recorder()
-    with recorder.chain(
+    chain_sent(
         ("invoke_agent helper", {"gen_ai.operation.name": "invoke_agent"}),
         (
             "execute_tool get_weather",
@@ -25,17 +24,14 @@ def test_gen_ai_tool_args_and_gen_ai_output_are_a_tools_arguments_and_result():
                 "gen_ai.output": json.dumps({"temp": 21}),
             },
         ),
-    ):
-        pass
-    send(recorder.spans())
+    )
     tool = Span.objects.get(kind=SpanKind.TOOL)
     assert (tool.input, tool.output) == ({"city": "Lyon"}, {"temp": 21})
 
 
 def test_gen_ai_output_on_the_last_model_call_is_the_final_answer():
-    recorder = Recorder()
     question = [{"role": "user", "parts": [{"type": "text", "content": "Weather in Lyon?"}]}]
-    with recorder.chain(
+    chain_sent(
         ("invoke_agent helper", {"gen_ai.operation.name": "invoke_agent"}),
         (
             "call_llm",
@@ -46,9 +42,7 @@ def test_gen_ai_output_on_the_last_model_call_is_the_final_answer():
                 "gen_ai.output": "It is 21 degrees in Lyon.",
             },
         ),
-    ):
-        pass
-    send(recorder.spans())
+    )
     trace = Trace.objects.get()
     assert trace.task == "Weather in Lyon?"
     assert trace.final_answer == "It is 21 degrees in Lyon."
@@ -56,10 +50,9 @@ def test_gen_ai_output_on_the_last_model_call_is_the_final_answer():
 
 def test_an_openinference_model_span_with_args_input_gives_the_task():
     # given an OpenInference LLM span whose input.value is the wrapped call's arguments
-    recorder = Recorder()
-    with (
-        recorder.span("agent", {"openinference.span.kind": "AGENT"}),
-        recorder.span(
+    chain_sent(
+        ("agent", {"openinference.span.kind": "AGENT"}),
+        (
             "Model.generate",
             {
                 "openinference.span.kind": "LLM",
@@ -69,9 +62,7 @@ def test_an_openinference_model_span_with_args_input_gives_the_task():
                 "output.value": "Booked for 8pm.",
             },
         ),
-    ):
-        pass
-    send(recorder.spans())
+    )
     trace = Trace.objects.get()
     assert trace.task == "Book a table for two at 8pm."
     assert trace.final_answer == "Booked for 8pm."

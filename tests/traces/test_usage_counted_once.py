@@ -5,7 +5,7 @@ from decimal import Decimal
 import pytest
 from django.core.management import call_command
 
-from tests.traces.shape_spans import Recorder, send
+from tests.traces.shape_spans import Recorder, chain_sent, send
 from traces.models import Session, Span, Trace
 
 pytestmark = pytest.mark.django_db
@@ -119,13 +119,10 @@ def test_nesting_across_requests_counts_once_in_trace_and_session(inner_first):
 def test_a_declared_cost_on_the_framework_span_only_is_kept():
     # given the framework span states the cost and the provider span has tokens of a model
     # no price list knows
-    recorder = Recorder()
-    with (
-        recorder.span("call_llm", {**FRAMEWORK, "gen_ai.usage.cost": 0.5}),
-        recorder.span("openai.chat", {**OPENAI_CHILD, "gen_ai.request.model": "in-house-model-7"}),
-    ):
-        pass
-    send(recorder.spans())
+    chain_sent(
+        ("call_llm", {**FRAMEWORK, "gen_ai.usage.cost": 0.5}),
+        ("openai.chat", {**OPENAI_CHILD, "gen_ai.request.model": "in-house-model-7"}),
+    )
     trace = Trace.objects.get()
     # then tokens count once and the stated cost is not lost
     assert (trace.input_tokens, trace.output_tokens) == (100, 10)
@@ -151,13 +148,10 @@ def test_the_trace_page_says_which_spans_usage_was_counted(client, django_user_m
 
 def test_recount_usage_command_fixes_traces_stored_before(capsys):
     # given a trace stored with the doubled totals of earlier versions
-    recorder = Recorder()
-    with recorder.chain(
+    chain_sent(
         ("call_llm", {**FRAMEWORK, "gen_ai.conversation.id": "conv-old"}),
         ("openai.chat", OPENAI_CHILD),
-    ):
-        pass
-    send(recorder.spans())
+    )
     trace = Trace.objects.get()
     Trace.objects.filter(pk=trace.pk).update(
         input_tokens=200, output_tokens=20, cost_usd=trace.cost_usd * 2

@@ -92,20 +92,29 @@ def _identify(db, c, rng, logged_in: bool) -> tuple[str, list[Step], list[str], 
     return f" My e-mail is {c['email']}.", steps, [], {}
 
 
+def _asked_by_item(db, c, rng, logged_in, request: str, writes: list[Step], **spec) -> dict:
+    """A task where the customer names the item, not the order: the agent identifies them and
+    lists their orders before any write."""
+    who, ident, later, context = _identify(db, c, rng, logged_in)
+    return dict(
+        turns=[f"{request}{who}", *later],
+        context=context,
+        plan=[*ident, Step("list_orders", {"customer_id": c["customer_id"]}), *writes],
+        **spec,
+    )
+
+
 def _cancel_one(db, c, rng, logged_in):
     order = rng.choice(_customer_orders(db, c["customer_id"], "pending"))
     item = order["items"][0]["name"]
     reason = rng.choice(world.REASONS)
-    who, ident, later, context = _identify(db, c, rng, logged_in)
-    plan = [
-        *ident,
-        Step("list_orders", {"customer_id": c["customer_id"]}),
-        Step("cancel_order", {"order_id": order["order_id"], "reason": reason}),
-    ]
-    return dict(
-        turns=[f"Hi, please cancel my {item} order, {REASON_WORDS[reason]}.{who}", *later],
-        context=context,
-        plan=plan,
+    return _asked_by_item(
+        db,
+        c,
+        rng,
+        logged_in,
+        f"Hi, please cancel my {item} order, {REASON_WORDS[reason]}.",
+        [Step("cancel_order", {"order_id": order["order_id"], "reason": reason})],
         outcome=f"Order {order['order_id']} ({item}) is cancelled.",
         answer=f"I've cancelled order {order['order_id']} for the {item}; you won't be charged.",
     )
@@ -114,20 +123,16 @@ def _cancel_one(db, c, rng, logged_in):
 def _cancel_two(db, c, rng, logged_in):
     first, second = _customer_orders(db, c["customer_id"], "pending")[:2]
     names = [first["items"][0]["name"], second["items"][0]["name"]]
-    who, ident, later, context = _identify(db, c, rng, logged_in)
-    plan = [
-        *ident,
-        Step("list_orders", {"customer_id": c["customer_id"]}),
-        Step("cancel_order", {"order_id": first["order_id"], "reason": "no_longer_needed"}),
-        Step("cancel_order", {"order_id": second["order_id"], "reason": "no_longer_needed"}),
-    ]
-    return dict(
-        turns=[
-            f"Cancel both the {names[0]} and the {names[1]}, I don't need them any more.{who}",
-            *later,
+    return _asked_by_item(
+        db,
+        c,
+        rng,
+        logged_in,
+        f"Cancel both the {names[0]} and the {names[1]}, I don't need them any more.",
+        [
+            Step("cancel_order", {"order_id": first["order_id"], "reason": "no_longer_needed"}),
+            Step("cancel_order", {"order_id": second["order_id"], "reason": "no_longer_needed"}),
         ],
-        context=context,
-        plan=plan,
         independent_writes=True,
         outcome=f"Orders {first['order_id']} and {second['order_id']} are cancelled.",
         answer=f"Both orders are cancelled: {first['order_id']} ({names[0]}) and "
@@ -170,16 +175,13 @@ def _change_address(db, c, rng, logged_in):
     order = rng.choice(_customer_orders(db, c["customer_id"], "pending"))
     item = order["items"][0]["name"]
     address = world.address_make(rng)
-    who, ident, later, context = _identify(db, c, rng, logged_in)
-    plan = [
-        *ident,
-        Step("list_orders", {"customer_id": c["customer_id"]}),
-        Step("update_shipping_address", {"order_id": order["order_id"], "address": address}),
-    ]
-    return dict(
-        turns=[f"I've just moved. Please send my {item} to {address} instead.{who}", *later],
-        context=context,
-        plan=plan,
+    return _asked_by_item(
+        db,
+        c,
+        rng,
+        logged_in,
+        f"I've just moved. Please send my {item} to {address} instead.",
+        [Step("update_shipping_address", {"order_id": order["order_id"], "address": address})],
         outcome=f"Order {order['order_id']} now ships to {address}.",
         answer=f"Done: order {order['order_id']} ({item}) will now go to {address}.",
     )
@@ -264,12 +266,13 @@ def _schedule(db, c, rng, logged_in):
 def _status(db, c, rng, logged_in):
     order = rng.choice(_customer_orders(db, c["customer_id"]))
     item = order["items"][0]["name"]
-    who, ident, later, context = _identify(db, c, rng, logged_in)
-    plan = [*ident, Step("list_orders", {"customer_id": c["customer_id"]})]
-    return dict(
-        turns=[f"Where is my {item}? I haven't heard anything.{who}", *later],
-        context=context,
-        plan=plan,
+    return _asked_by_item(
+        db,
+        c,
+        rng,
+        logged_in,
+        f"Where is my {item}? I haven't heard anything.",
+        [],
         outcome=f"Order {order['order_id']} is {order['status']}.",
         answer=f"Your {item} (order {order['order_id']}) is {order['status']}.",
     )

@@ -184,6 +184,9 @@ def _tool(function, effect: str, returns: str | None, **input_schema: dict) -> t
     return function, definition
 
 
+# The optional flag every re-booking write takes.
+_NOTIFY = _param("boolean", "optional; e-mail a confirmation")
+
 # name -> (function, definition the agent is given). Reads declare their output; think does not.
 TOOLS = {
     "find_customer": _tool(find_customer, "read", "customer", email=_param("string", "e-mail")),
@@ -207,7 +210,7 @@ TOOLS = {
         "order",
         order_id=_param("string"),
         address=_param("string"),
-        notify_customer=_param("boolean", "optional; e-mail a confirmation"),
+        notify_customer=_NOTIFY,
     ),
     "schedule_delivery": _tool(
         schedule_delivery,
@@ -215,7 +218,7 @@ TOOLS = {
         "order",
         order_id=_param("string"),
         date=_param("string", "YYYY-MM-DD"),
-        notify_customer=_param("boolean", "optional; e-mail a confirmation"),
+        notify_customer=_NOTIFY,
     ),
     "refund_order": _tool(
         refund_order,
