@@ -27,6 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.benchdb import django_setup  # noqa: E402
+from core.json_text import json_text_decoded  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_fidelity"
 from bench.fidelity_conversation import (  # noqa: E402
@@ -234,13 +235,7 @@ def fidelity(trace, tokens: tuple[int, int]) -> dict:
 
 def _result_equal(stored, expected) -> bool:
     """Same result, whether a path keeps JSON text as text or as data."""
-    return _decoded(stored) == _decoded(expected)
-
-
-def _decoded(value):
-    if isinstance(value, str) and value[:1] == "{":
-        return json.loads(value)
-    return value
+    return json_text_decoded(stored) == json_text_decoded(expected)
 
 
 def judge_reads(trace, expected) -> tuple[int, int]:

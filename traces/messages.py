@@ -11,8 +11,9 @@ pre-1.37 GenAI message events. Containers are a list, `{"messages": [...]}` or
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
+
+from core.json_text import json_text_decoded
 
 ROLE_ALIASES = {
     "human": "user",
@@ -85,19 +86,8 @@ class Message:
     tool_results: list[ToolResult] = field(default_factory=list)
 
 
-def _decoded(value):
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped[:1] in ("{", "[") and stripped[-1:] in ("}", "]"):
-            try:
-                return json.loads(stripped)
-            except ValueError:
-                return value
-    return value
-
-
 def _arguments(value):
-    decoded = _decoded(value)
+    decoded = json_text_decoded(value)
     return decoded if decoded is not None else value
 
 
@@ -143,7 +133,7 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
                 id=str(
                     source.get("tool_use_id") or source.get("id") or source.get("call_id") or ""
                 ),
-                content=_decoded(
+                content=json_text_decoded(
                     next(
                         (
                             source[k]
@@ -173,7 +163,7 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         message.tool_results.append(
             ToolResult(
                 id=str(result.get("toolUseId") or ""),
-                content=_decoded("\n".join(texts_in)),
+                content=json_text_decoded("\n".join(texts_in)),
                 is_error=result.get("status") == "error",
             )
         )
@@ -210,7 +200,7 @@ def message_read(raw) -> Message | None:
     if content is None and isinstance(body.get("message"), str):
         content = body["message"]  # a gen_ai.choice event's reply (strands)
     if isinstance(content, str) and content.startswith("[{"):
-        blocks = _decoded(content)  # strands writes its content blocks as JSON text
+        blocks = json_text_decoded(content)  # strands writes its content blocks as JSON text
         if isinstance(blocks, list) and all(isinstance(b, dict) for b in blocks):
             content = blocks
     parts = body.get("parts")
@@ -245,7 +235,9 @@ def message_read(raw) -> Message | None:
     if role == "tool" and call_id is not None and not message.tool_results:
         message.tool_results.append(
             ToolResult(
-                id=str(call_id), content=_decoded(content), is_error=bool(body.get("is_error"))
+                id=str(call_id),
+                content=json_text_decoded(content),
+                is_error=bool(body.get("is_error")),
             )
         )
         texts = []
@@ -255,7 +247,7 @@ def message_read(raw) -> Message | None:
 
 def messages_read(value) -> list[Message] | None:
     """The messages in a value (a list, or a container of one), or None when it holds none."""
-    value = _decoded(value)
+    value = json_text_decoded(value)
     if isinstance(value, dict):
         generations = value.get("generations")
         if isinstance(generations, list) and generations:
@@ -287,7 +279,7 @@ def readable_text(value, *, role: str) -> str:
     """What a person would read as the value's sentence: from messages, the first `user` or the
     last `assistant` text; from a string, itself; from an object, its telling key. "" when the
     value holds no such text (never a JSON dump)."""
-    value = _decoded(value)
+    value = json_text_decoded(value)
     if isinstance(value, str):
         return value.strip()
     messages = messages_read(value)

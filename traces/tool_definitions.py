@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from core.json_text import json_text_decoded
+
 SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "json_schema", "schema")
 DESCRIPTION_CHARS = 300
 
@@ -28,15 +30,6 @@ class ToolOffered:
     name: str
     description: str = ""
     parameters: list[ToolParameter] = field(default_factory=list)
-
-
-def _decoded(value):
-    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _type_of(schema) -> str:
@@ -62,7 +55,7 @@ def _short(text) -> str:
 
 
 def _parameters(schema) -> list[ToolParameter]:
-    schema = _decoded(schema)
+    schema = json_text_decoded(schema)
     if not isinstance(schema, dict):
         return []
     properties = schema.get("properties")
@@ -84,13 +77,13 @@ def _parameters(schema) -> list[ToolParameter]:
 
 def _definition(raw) -> dict | None:
     """The dict holding a tool's name, unwrapped from the envelope its form puts around it."""
-    raw = _decoded(raw)
+    raw = json_text_decoded(raw)
     if isinstance(raw, str) and raw.strip():
         return {"name": raw.strip()}
     if not isinstance(raw, dict):
         return None
     for envelope in ("function", "tool"):
-        inner = _decoded(raw.get(envelope))
+        inner = json_text_decoded(raw.get(envelope))
         if isinstance(inner, dict) and not isinstance(raw.get("name"), str):
             if isinstance(inner.get("json_schema"), str | dict) and "name" not in inner:
                 return _definition(inner["json_schema"])  # OpenInference
@@ -100,7 +93,7 @@ def _definition(raw) -> dict | None:
 
 def tools_offered(value) -> list[ToolOffered]:
     """Each tool the value lists, with its description and parameters; [] when none reads."""
-    value = _decoded(value)
+    value = json_text_decoded(value)
     if isinstance(value, dict):
         value = value.get("tools", [value])
     if not isinstance(value, list):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from core.json_text import json_text_decoded
 from judges.models import Rubric
 from judges.prompts import prompt_render
 from traces.models import Trace
@@ -41,7 +42,7 @@ class Expected:
 
 
 def _leaves(value) -> list[str]:
-    value = _decoded(value)
+    value = json_text_decoded(value)
     if isinstance(value, dict):
         return [leaf for item in value.values() for leaf in _leaves(item)]
     if isinstance(value, list | tuple):
@@ -53,18 +54,9 @@ def _leaves(value) -> list[str]:
     return [json.dumps(value)]
 
 
-def _decoded(value):
-    if isinstance(value, str) and value.strip()[:1] in ("{", "["):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 def _result_start(result) -> list[str]:
     """The start of a result: a text's first characters, a structure's first values."""
-    decoded = _decoded(result)
+    decoded = json_text_decoded(result)
     if isinstance(decoded, str):
         return [decoded[:RESULT_START_CHARS]] if decoded else []
     return [leaf[:RESULT_START_CHARS] for leaf in _leaves(decoded)[:RESULT_LEAVES]]
