@@ -136,6 +136,48 @@ def session_totals_rows_add(timed: list[list], untimed: list[list]) -> None:
             )
 
 
+# Values of one session's row, as _by_session (traces.session_totals) sums a request's traces.
+_ADDED_COLUMNS = (
+    "id bigint, trace_count integer, error_count integer, input_tokens bigint, "
+    "output_tokens bigint, cost_usd numeric, held_out_trace_count integer, "
+    "received timestamptz, started timestamptz, started_task text, latest timestamptz, "
+    "untimed_task text"
+)
+# As _ADD_TIMED and then _ADD_UNTIMED would leave the row: an untimed trace's task is the first
+# only while the session has no time, which no timed trace of the request gave it.
+_ADD_LOCKED = (
+    "WITH locked AS MATERIALIZED (SELECT id FROM {table} WHERE id = ANY(%s) "  # noqa: S608
+    "ORDER BY id FOR UPDATE) "
+    "UPDATE {table} AS s SET trace_count = s.trace_count + v.trace_count, "
+    "error_count = s.error_count + v.error_count, "
+    "input_tokens = s.input_tokens + v.input_tokens, "
+    "output_tokens = s.output_tokens + v.output_tokens, "
+    "cost_usd = s.cost_usd + v.cost_usd, "
+    "held_out_trace_count = s.held_out_trace_count + v.held_out_trace_count, "
+    "last_received_at = CASE WHEN s.last_received_at IS NULL OR s.last_received_at < v.received "
+    "THEN v.received ELSE s.last_received_at END, "
+    "first_task = CASE WHEN v.started IS NOT NULL THEN CASE WHEN s.first_started_at IS NULL "
+    "OR s.first_started_at >= v.started THEN v.started_task ELSE s.first_task END "
+    "WHEN s.first_started_at IS NULL AND s.first_task = '' THEN v.untimed_task "
+    "ELSE s.first_task END, "
+    "first_started_at = CASE WHEN v.started IS NOT NULL AND (s.first_started_at IS NULL "
+    "OR s.first_started_at > v.started) THEN v.started ELSE s.first_started_at END, "
+    "last_trace_at = CASE WHEN v.latest IS NOT NULL AND (s.last_trace_at IS NULL "
+    "OR s.last_trace_at < v.latest) THEN v.latest ELSE s.last_trace_at END "
+    f"FROM json_to_recordset(%s::json) AS v({_ADDED_COLUMNS}) "
+    "WHERE s.id = v.id AND s.id IN (SELECT id FROM locked)"
+)
+
+
+def sessions_totals_rows_add_locked(rows: list[dict], also_locked: list[int]) -> None:
+    """Lock these sessions (the rows' and `also_locked`) in id order and add each row to its
+    session, in one statement (PostgreSQL): every row its session has been locked for before
+    the update reaches it, so two requests never wait on each other crosswise."""
+    ids = sorted({row["id"] for row in rows} | set(also_locked))
+    with binding_cursor() as cursor:
+        cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(rows)])
+
+
 def spans_of_traces_delete(trace_ids: list[int]) -> None:
     """Delete the span rows of these traces in one statement (Django's cascade would load every
     span to find them)."""
