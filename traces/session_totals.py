@@ -39,7 +39,7 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Substr
 
 from traces.models import Session, Trace
-from traces.sql import session_totals_rows_add, sessions_totals_rows_add_locked
+from traces.sql import session_totals_rows_add
 
 FIRST_TASK_CHARS = 200
 
@@ -125,18 +125,12 @@ def session_totals_add(
     keyed alike (by pk, or by external id). Sessions in `made` were created with their traces'
     totals (session_totals_initial) in this transaction and are left alone.
 
-    One statement on PostgreSQL (two elsewhere) and, only when a trace left a session, one
-    recount.
+    One statement on PostgreSQL and, only when a trace left a session, one recount.
     """
     timed, untimed, left = session_totals_rows(before, after, now, made)
     if not (timed or untimed or left):
         return
-    if connection.vendor == "postgresql":
-        # One statement locks the sessions in id order and adds to them.
-        sessions_totals_rows_add_locked(_by_session(timed, untimed), sorted(left))
-    else:
-        _sessions_lock([row[-1] for row in timed + untimed] + list(left))
-        session_totals_rows_add(timed, untimed)
+    session_totals_rows_add(timed, untimed, _by_session(timed, untimed), sorted(left))
     if left:
         sessions_totals_recount(left)
 
@@ -147,8 +141,8 @@ def session_totals_rows(
     now: datetime,
     made: frozenset[int] = frozenset(),
 ) -> tuple[list[list], list[list], set[int]]:
-    """session_totals_add's rows for session_totals_rows_add (timed, untimed), and the sessions
-    traces left."""
+    """session_totals_add's rows, one a trace (timed, untimed: see traces.sql), and the
+    sessions traces left."""
     timed, untimed, left = [], [], set()
     ops = connection.ops
     received = ops.adapt_datetimefield_value(now)
@@ -183,7 +177,7 @@ def session_totals_rows(
 
 def _by_session(timed: list[list], untimed: list[list]) -> list[dict]:
     """The rows session_totals_add made, one a session: what applying them one after another
-    (the timed ones first, as session_totals_rows_add does) adds, as one row's values.
+    (the timed ones first, as session_totals_rows_add_each does) adds, as one row's values.
 
     Sums add up; the earliest start and the latest time are the extremes. The first task is
     that of the last timed row with the earliest start (a later equal start replaces it, as

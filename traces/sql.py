@@ -121,21 +121,6 @@ _ADD_UNTIMED = (
 )
 
 
-def session_totals_rows_add(timed: list[list], untimed: list[list]) -> None:
-    """Add traces' differences to their sessions' totals, one UPDATE a row (session_totals_add
-    builds the rows; the session id is last in each)."""
-    with connection.cursor() as cursor:
-        # Sorted by session id, so the row locks are taken in the same order everywhere.
-        if timed:
-            cursor.executemany(
-                _ADD_TIMED.format(table=_table()), sorted(timed, key=lambda r: r[-1])
-            )
-        if untimed:
-            cursor.executemany(
-                _ADD_UNTIMED.format(table=_table()), sorted(untimed, key=lambda r: r[-1])
-            )
-
-
 # Values of one session's row, as _by_session (traces.session_totals) sums a request's traces.
 _ADDED_COLUMNS = (
     "id bigint, trace_count integer, error_count integer, input_tokens bigint, "
@@ -169,13 +154,35 @@ _ADD_LOCKED = (
 )
 
 
-def sessions_totals_rows_add_locked(rows: list[dict], also_locked: list[int]) -> None:
-    """Lock these sessions (the rows' and `also_locked`) in id order and add each row to its
-    session, in one statement (PostgreSQL): every row its session has been locked for before
-    the update reaches it, so two requests never wait on each other crosswise."""
-    ids = sorted({row["id"] for row in rows} | set(also_locked))
+def session_totals_rows_add(
+    timed: list[list], untimed: list[list], summed: list[dict], lock_also: list[int]
+) -> None:
+    """Add traces' differences to their sessions' totals (session_totals_add builds the rows, a
+    trace's and the same `summed`, one a session). On PostgreSQL one statement locks the
+    sessions (theirs and `lock_also`) in id order and adds to each: every session is locked
+    before the update reaches it, so two requests never wait on each other crosswise. SQLite,
+    one writer, takes no lock and the rows one by one."""
+    if connection.vendor != "postgresql":
+        session_totals_rows_add_each(timed, untimed)
+        return
+    ids = sorted({row["id"] for row in summed} | set(lock_also))
     with binding_cursor() as cursor:
-        cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(rows)])
+        cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(summed)])
+
+
+def session_totals_rows_add_each(timed: list[list], untimed: list[list]) -> None:
+    """Add traces' differences to their sessions' totals, one UPDATE a row (the session id last
+    in each), the sessions locked by the caller."""
+    with connection.cursor() as cursor:
+        # Sorted by session id, so the row locks are taken in the same order everywhere.
+        if timed:
+            cursor.executemany(
+                _ADD_TIMED.format(table=_table()), sorted(timed, key=lambda r: r[-1])
+            )
+        if untimed:
+            cursor.executemany(
+                _ADD_UNTIMED.format(table=_table()), sorted(untimed, key=lambda r: r[-1])
+            )
 
 
 def spans_of_traces_delete(trace_ids: list[int]) -> None:

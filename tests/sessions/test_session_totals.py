@@ -211,7 +211,7 @@ def test_one_statement_adds_what_the_rows_one_by_one_add(start, timed):
     # given two sessions alike, and a request's traces of each: timed ones with a tie for the
     # earliest start, untimed ones with and without a task, a stored trace that grew
     from traces.session_totals import TraceTotals, session_totals_add, session_totals_rows
-    from traces.sql import session_totals_rows_add
+    from traces.sql import session_totals_rows_add_each
 
     project = Project.objects.create(slug="p", name="P")
     one, other = (
@@ -257,7 +257,7 @@ def test_one_statement_adds_what_the_rows_one_by_one_add(start, timed):
     # when one session's are added by one statement, the other's a row at a time
     session_totals_add(*traces(one), now)
     timed_rows, untimed_rows, _ = session_totals_rows(*traces(other), now)
-    session_totals_rows_add(timed_rows, untimed_rows)
+    session_totals_rows_add_each(timed_rows, untimed_rows)
     # then both sessions hold the same totals
     one.refresh_from_db()
     other.refresh_from_db()

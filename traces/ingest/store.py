@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from operator import attrgetter
 
@@ -161,10 +161,9 @@ def _store_once(
 ) -> dict[str, StoredTrace]:
     now = timezone.now()
     with transaction.atomic(savepoint=savepoint):
-        today = now.astimezone(UTC).date()
-        # Nearly every trace a request extends began today or yesterday.
+        # Nearly every trace a request extends began today (UTC): only its spans are planned.
         stored_rows, earlier = traces_lock_with_spans(
-            project.pk, external_ids, [today, today - timedelta(days=1)]
+            project.pk, external_ids, [now.astimezone(UTC).date()]
         )
         traces = {row["external_id"]: StoredTrace(**row) for row in stored_rows}
         before = {ext: trace_totals(trace) for ext, trace in traces.items()}

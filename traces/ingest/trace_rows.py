@@ -74,7 +74,7 @@ def traces_lock_with_spans(
     """traces_lock's rows, and the spans earlier requests stored for them by trace pk.
 
     On PostgreSQL one statement locks and reads both when the traces' spans lie on one of
-    `days` (the partitions the plan reads; ingest names today and yesterday). Its spans are
+    `days` (the partitions the plan reads; ingest names today). Its spans are
     those of the snapshot the statement began with, which misses spans committed while it
     waited for a lock: a trace row locked in a later version than that snapshot holds had
     spans stored meanwhile, and its spans are read again, as are those of a trace on another
