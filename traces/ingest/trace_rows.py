@@ -230,6 +230,7 @@ def trace_rows_write(
         params += [[pk for pk, _, _ in moved_now], [p for _, p, _ in moved_now], days[0]]
     if stored:
         params.append(_rows_json(stored, (_PK_FIELD, *_update_fields()), {}))
+        params.append([trace.pk for trace in stored])
     if fresh:
         params.append(_rows_json(fresh, _insert_fields(), given))
     with binding_cursor() as cursor:
@@ -281,9 +282,11 @@ def _write_sql(update: bool, insert: bool, move: bool = False) -> str:
         assignments = ", ".join(
             f"{quote(f.column)} = v.{quote(f.column)}" for f in _update_fields()
         )
+        # The keys again as an array, whose length the planner knows: it takes the JSON for a
+        # hundred rows, and would join them by scanning the whole table.
         parts.append(
             f"UPDATE {table} AS t SET {assignments} FROM {source} "  # noqa: S608
-            f"WHERE t.id = v.{quote(_PK_FIELD.column)}"
+            f"WHERE t.id = v.{quote(_PK_FIELD.column)} AND t.id = ANY(%s)"
         )
     if insert:
         names = ", ".join(quote(f.column) for f in _insert_fields())
