@@ -125,8 +125,24 @@ def session_totals_add(
     keyed alike (by pk, or by external id). Sessions in `made` were created with their traces'
     totals (session_totals_initial) in this transaction and are left alone.
 
-    Two statements and, only when a trace left a session, one recount.
+    One statement on PostgreSQL and, only when a trace left a session, one recount.
     """
+    timed, untimed, left = session_totals_rows(before, after, now, made)
+    if not (timed or untimed or left):
+        return
+    session_totals_rows_add(timed, untimed, _by_session(timed, untimed), sorted(left))
+    if left:
+        sessions_totals_recount(left)
+
+
+def session_totals_rows(
+    before: dict[int, TraceTotals],
+    after: dict[int, TraceTotals],
+    now: datetime,
+    made: frozenset[int] = frozenset(),
+) -> tuple[list[list], list[list], set[int]]:
+    """session_totals_add's rows, one a trace (timed, untimed: see traces.sql), and the
+    sessions traces left."""
     timed, untimed, left = [], [], set()
     ops = connection.ops
     received = ops.adapt_datetimefield_value(now)
@@ -156,12 +172,53 @@ def session_totals_add(
         started = ops.adapt_datetimefield_value(new.started_at)
         latest = ops.adapt_datetimefield_value(new.ended_at or new.started_at)
         timed.append([*row, started, task, started, started, latest, latest, new.session_id])
-    if not (timed or untimed or left):
-        return
-    _sessions_lock([row[-1] for row in timed + untimed] + list(left))
-    session_totals_rows_add(timed, untimed)
-    if left:
-        sessions_totals_recount(left)
+    return timed, untimed, left
+
+
+def _by_session(timed: list[list], untimed: list[list]) -> list[dict]:
+    """The rows session_totals_add made, one a session: what applying them one after another
+    (the timed ones first, as session_totals_rows_add_each does) adds, as one row's values.
+
+    Sums add up; the earliest start and the latest time are the extremes. The first task is
+    that of the last timed row with the earliest start (a later equal start replaces it, as
+    `>=` does), or, with no timed row, the first untimed row's task that is not empty."""
+    sessions: dict[int, dict] = {}
+    for row in timed + untimed:
+        session = sessions.setdefault(
+            row[-1],
+            {
+                "id": row[-1],
+                "trace_count": 0,
+                "error_count": 0,
+                "input_tokens": 0,
+                "output_tokens": 0,
+                "cost_usd": Decimal(0),
+                "held_out_trace_count": 0,
+                "received": row[6],
+                "started": None,
+                "started_task": "",
+                "latest": None,
+                "untimed_task": "",
+            },
+        )
+        for index, name in enumerate(
+            ("trace_count", "error_count", "input_tokens", "output_tokens")
+        ):
+            session[name] += row[index]
+        session["cost_usd"] += Decimal(row[4])
+        session["held_out_trace_count"] += row[5]
+    for row in timed:
+        session = sessions[row[-1]]
+        started, task, latest = row[8], row[9], row[12]
+        if session["started"] is None or started <= session["started"]:
+            session["started"], session["started_task"] = started, task
+        if session["latest"] is None or latest > session["latest"]:
+            session["latest"] = latest
+    for row in untimed:
+        session = sessions[row[-1]]
+        if not session["untimed_task"]:
+            session["untimed_task"] = row[8]
+    return sorted(sessions.values(), key=lambda session: session["id"])
 
 
 def _aggregate(trace_model, expression, default=None):

@@ -121,9 +121,58 @@ _ADD_UNTIMED = (
 )
 
 
-def session_totals_rows_add(timed: list[list], untimed: list[list]) -> None:
-    """Add traces' differences to their sessions' totals, one UPDATE a row (session_totals_add
-    builds the rows; the session id is last in each)."""
+# Values of one session's row, as _by_session (traces.session_totals) sums a request's traces.
+_ADDED_COLUMNS = (
+    "id bigint, trace_count integer, error_count integer, input_tokens bigint, "
+    "output_tokens bigint, cost_usd numeric, held_out_trace_count integer, "
+    "received timestamptz, started timestamptz, started_task text, latest timestamptz, "
+    "untimed_task text"
+)
+# As _ADD_TIMED and then _ADD_UNTIMED would leave the row: an untimed trace's task is the first
+# only while the session has no time, which no timed trace of the request gave it.
+_ADD_LOCKED = (
+    "WITH locked AS MATERIALIZED (SELECT id FROM {table} WHERE id = ANY(%s) "  # noqa: S608
+    "ORDER BY id FOR UPDATE) "
+    "UPDATE {table} AS s SET trace_count = s.trace_count + v.trace_count, "
+    "error_count = s.error_count + v.error_count, "
+    "input_tokens = s.input_tokens + v.input_tokens, "
+    "output_tokens = s.output_tokens + v.output_tokens, "
+    "cost_usd = s.cost_usd + v.cost_usd, "
+    "held_out_trace_count = s.held_out_trace_count + v.held_out_trace_count, "
+    "last_received_at = CASE WHEN s.last_received_at IS NULL OR s.last_received_at < v.received "
+    "THEN v.received ELSE s.last_received_at END, "
+    "first_task = CASE WHEN v.started IS NOT NULL THEN CASE WHEN s.first_started_at IS NULL "
+    "OR s.first_started_at >= v.started THEN v.started_task ELSE s.first_task END "
+    "WHEN s.first_started_at IS NULL AND s.first_task = '' THEN v.untimed_task "
+    "ELSE s.first_task END, "
+    "first_started_at = CASE WHEN v.started IS NOT NULL AND (s.first_started_at IS NULL "
+    "OR s.first_started_at > v.started) THEN v.started ELSE s.first_started_at END, "
+    "last_trace_at = CASE WHEN v.latest IS NOT NULL AND (s.last_trace_at IS NULL "
+    "OR s.last_trace_at < v.latest) THEN v.latest ELSE s.last_trace_at END "
+    f"FROM json_to_recordset(%s::json) AS v({_ADDED_COLUMNS}) "
+    "WHERE s.id = v.id AND s.id IN (SELECT id FROM locked)"
+)
+
+
+def session_totals_rows_add(
+    timed: list[list], untimed: list[list], summed: list[dict], lock_also: list[int]
+) -> None:
+    """Add traces' differences to their sessions' totals (session_totals_add builds the rows, a
+    trace's and the same `summed`, one a session). On PostgreSQL one statement locks the
+    sessions (theirs and `lock_also`) in id order and adds to each: every session is locked
+    before the update reaches it, so two requests never wait on each other crosswise. SQLite,
+    one writer, takes no lock and the rows one by one."""
+    if connection.vendor != "postgresql":
+        session_totals_rows_add_each(timed, untimed)
+        return
+    ids = sorted({row["id"] for row in summed} | set(lock_also))
+    with binding_cursor() as cursor:
+        cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(summed)])
+
+
+def session_totals_rows_add_each(timed: list[list], untimed: list[list]) -> None:
+    """Add traces' differences to their sessions' totals, one UPDATE a row (the session id last
+    in each), the sessions locked by the caller."""
     with connection.cursor() as cursor:
         # Sorted by session id, so the row locks are taken in the same order everywhere.
         if timed:

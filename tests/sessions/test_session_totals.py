@@ -195,3 +195,72 @@ def test_a_session_made_by_one_request_of_several_traces_agrees_with_a_recount(p
     assert made["first_task"] == "first"
     assert made["first_started_at"] == at(5) and made["last_trace_at"] == at(9, 30)
     assert made == recounted(session)
+
+
+SESSION_STARTS = [
+    {},
+    {"first_started_at": datetime(2026, 11, 20, 9, 0, tzinfo=UTC), "first_task": "kept"},
+    {"first_started_at": datetime(2026, 11, 20, 11, 0, tzinfo=UTC), "first_task": "later"},
+    {"first_task": "untimed before"},
+]
+
+
+@pytest.mark.parametrize("start", SESSION_STARTS)
+@pytest.mark.parametrize("timed", [True, False])
+def test_one_statement_adds_what_the_rows_one_by_one_add(start, timed):
+    # given two sessions alike, and a request's traces of each: timed ones with a tie for the
+    # earliest start, untimed ones with and without a task, a stored trace that grew
+    from traces.session_totals import TraceTotals, session_totals_add, session_totals_rows
+    from traces.sql import session_totals_rows_add_each
+
+    project = Project.objects.create(slug="p", name="P")
+    one, other = (
+        Session.objects.create(project=project, external_id=name, trace_count=1, **start)
+        for name in ("one", "other")
+    )
+    at = datetime(2026, 11, 20, 10, 0, tzinfo=UTC)
+
+    def traces(session):
+        made = {
+            "late": TraceTotals(session.pk, 1, 10, 1, Decimal("0.5"), at, at, "late"),
+            "tie-1": TraceTotals(
+                session.pk,
+                0,
+                5,
+                5,
+                Decimal("0.1"),
+                at - timedelta(hours=1),
+                None,
+                "first of the tie",
+            ),
+            "tie-2": TraceTotals(
+                session.pk,
+                2,
+                5,
+                5,
+                Decimal("0.1"),
+                at - timedelta(hours=1),
+                at + timedelta(hours=2),
+                "second of the tie",
+                held_out=True,
+            ),
+            "blank": TraceTotals(session.pk, 0, 1, 1, Decimal(0), task=""),
+            "untimed": TraceTotals(session.pk, 1, 1, 1, Decimal(0), task="untimed task"),
+            "grown": TraceTotals(session.pk, 3, 20, 2, Decimal("1.25"), at, at, "grown"),
+        }
+        if not timed:
+            made = {key: value for key, value in made.items() if value.started_at is None}
+        before = {"grown": made["grown"]._replace(error_count=1, input_tokens=5)} if timed else {}
+        return before, made
+
+    now = timezone.now()
+    # when one session's are added by one statement, the other's a row at a time
+    session_totals_add(*traces(one), now)
+    timed_rows, untimed_rows, _ = session_totals_rows(*traces(other), now)
+    session_totals_rows_add_each(timed_rows, untimed_rows)
+    # then both sessions hold the same totals
+    one.refresh_from_db()
+    other.refresh_from_db()
+    for name in (*TOTALS, "last_received_at"):
+        assert getattr(one, name) == getattr(other, name), name
+    assert one.trace_count > 1

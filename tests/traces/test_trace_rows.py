@@ -1,7 +1,12 @@
 """A new trace is inserted once, whole; one created by another request meanwhile is extended."""
 
+import threading
+import time
+from datetime import timedelta
+
+import psycopg
 import pytest
-from django.db import connection
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from tests.traces import otel_agents
@@ -45,14 +50,14 @@ def test_a_trace_created_meanwhile_is_locked_and_extended(project, monkeypatch):
     # another request inserts it between our lookup and our insert
     spans = recorded_spans()
     send(spans[:4])
-    real_lock = store.traces_lock
+    real_lock = store.traces_lock_with_spans
     calls = []
 
-    def lock_missing_once(project_pk, external_ids):
+    def lock_missing_once(project_pk, external_ids, days):
         calls.append(external_ids)
-        return [] if len(calls) == 1 else real_lock(project_pk, external_ids)
+        return ([], {}) if len(calls) == 1 else real_lock(project_pk, external_ids, days)
 
-    monkeypatch.setattr(store, "traces_lock", lock_missing_once)
+    monkeypatch.setattr(store, "traces_lock_with_spans", lock_missing_once)
     # when the rest of its spans come
     result = send(spans[2:])
     # then the insert gave way, the second attempt extended the stored trace
@@ -86,8 +91,10 @@ def test_the_rows_read_back_in_binary_hold_what_the_orm_reads(project):
     send(spans[:6])
     trace = Trace.objects.get()
     # when ingest locks it and reads its stored spans (rows in PostgreSQL's binary form)
-    (locked,) = store.traces_lock(project.pk, [trace.external_id])
-    stored = store.spans_stored({trace.pk: trace.spans_day})[trace.pk]
+    (locked,), spans = store.traces_lock_with_spans(
+        project.pk, [trace.external_id], [trace.spans_day]
+    )
+    stored = spans[trace.pk]
     # then every value is the ORM's, times in the same zone and JSON decoded
     for name, value in locked.items():
         expected = getattr(trace, "pk" if name == "pk" else name)
@@ -103,3 +110,76 @@ def test_the_rows_read_back_in_binary_hold_what_the_orm_reads(project):
             assert getattr(span, name) == getattr(orm, name), name
             assert type(getattr(span, name)) is type(getattr(orm, name)), name
         assert span.started_at.tzinfo == orm.started_at.tzinfo
+
+
+def test_spans_of_a_trace_on_a_day_not_named_are_read_all_the_same(project):
+    # given a stored trace whose spans lie on its own day
+    send(recorded_spans()[:6])
+    trace = Trace.objects.get()
+    # when ingest locks it naming other days only
+    other_day = trace.spans_day - timedelta(days=3)
+    _, spans = store.traces_lock_with_spans(project.pk, [trace.external_id], [other_day])
+    # then its stored spans are read from its day
+    assert sorted(span.pk for span in spans[trace.pk]) == sorted(
+        Span.objects.filter(trace=trace).values_list("pk", flat=True)
+    )
+
+
+def _other_connection():
+    settings = connection.settings_dict
+    return psycopg.connect(
+        dbname=settings["NAME"],
+        user=settings["USER"],
+        password=settings["PASSWORD"],
+        host=settings["HOST"],
+        port=settings["PORT"],
+    )
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite has one writer")
+@pytest.mark.django_db(transaction=True)
+def test_spans_stored_while_the_lock_waited_are_read():
+    # given a stored trace, locked by another request that has written a new version of it
+    Project.objects.create(slug="default", name="Default")
+    send(recorded_spans()[:4])
+    trace = Trace.objects.get()
+    other = _other_connection()
+    other.execute("UPDATE traces_trace SET span_count = span_count WHERE id = %s", [trace.pk])
+    found = {}
+
+    def lock_and_read():
+        try:
+            with transaction.atomic():
+                found["spans"] = store.traces_lock_with_spans(
+                    trace.project_id, [trace.external_id], [trace.spans_day]
+                )[1]
+        finally:
+            connection.close()
+
+    reader = threading.Thread(target=lock_and_read)
+    reader.start()
+    # when the other request stores a span and commits while ingest waits for the lock
+    for _ in range(100):
+        waiting = other.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND datname = current_database()"
+        ).fetchone()[0]
+        if waiting:
+            break
+        time.sleep(0.05)
+    columns = [f.column for f in Span._meta.concrete_fields if not f.primary_key]
+    copied = ", ".join("'late'" if column == "span_id" else column for column in columns)
+    other.execute(
+        f"INSERT INTO traces_span ({', '.join(columns)}) "  # noqa: S608 - the model's names
+        f"SELECT {copied} FROM traces_span WHERE trace_id = %s LIMIT 1",
+        [trace.pk],
+    )
+    other.commit()
+    other.close()
+    reader.join(timeout=30)
+    # then ingest, locking the trace after that commit, read the span too
+    assert waiting
+    assert sorted(span.span_id for span in found["spans"][trace.pk]) == sorted(
+        Span.objects.filter(trace=trace).values_list("span_id", flat=True)
+    )
+    assert len(found["spans"][trace.pk]) == 5

@@ -181,17 +181,22 @@ def positions_update(moved: list[tuple[int, int, date]]) -> None:
         pks, positions = by_day.setdefault(day, ([], []))
         pks.append(pk)
         positions.append(position)
-    # One statement a day (nearly always one), the day a constant so only its partition is
-    # planned; a statement a span cost a parse, plan and round trip each.
-    sql = (
-        f"UPDATE {table} AS s SET position = m.position "  # noqa: S608 - model's names
-        "FROM unnest(%b::bigint[], %b::integer[]) AS m(id, position) "
-        "WHERE s.trace_day = %s AND s.id = m.id"
-    )
     # Bound, the arrays in binary: quoting them into the statement's text cost more Python.
     with binding_cursor() as cursor:
         for day, (pks, positions) in by_day.items():
-            cursor.execute(sql, [pks, positions, day])
+            cursor.execute(positions_update_sql(), [pks, positions, day])
+
+
+@functools.cache
+def positions_update_sql() -> str:
+    """Set the positions of spans of one day: (span pks, positions, day) as parameters. One
+    statement a day (nearly always one), the day a constant so only its partition is planned;
+    a statement a span cost a parse, plan and round trip each."""
+    return (
+        f"UPDATE {quote(Span._meta.db_table)} AS s SET position = m.position "  # noqa: S608
+        "FROM unnest(%b::bigint[], %b::integer[]) AS m(id, position) "
+        "WHERE s.trace_day = %s AND s.id = m.id"
+    )
 
 
 def spans_fields_update(changes: list[tuple[int, date, dict[str, dict]]]) -> None:

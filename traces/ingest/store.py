@@ -20,11 +20,9 @@ from django.utils import timezone
 
 from traces.components import records_components_assign
 from traces.ingest.bulk_sql import (
-    positions_update,
     span_rows,
     spans_fields_update,
     spans_insert,
-    spans_stored,
 )
 from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
 from traces.ingest.dialects import langgraph_tool_calls_resolve
@@ -36,7 +34,7 @@ from traces.ingest.trace_rows import (
     TraceCreatedMeanwhile,
     trace_new_row,
     trace_rows_write,
-    traces_lock,
+    traces_lock_with_spans,
 )
 from traces.ingest.usage import REPEATED_KEY, usage_totals
 from traces.masking.records import extras_mask, records_mask
@@ -163,15 +161,15 @@ def _store_once(
 ) -> dict[str, StoredTrace]:
     now = timezone.now()
     with transaction.atomic(savepoint=savepoint):
-        stored_rows = traces_lock(project.pk, external_ids)
+        # Nearly every trace a request extends began today (UTC): only its spans are planned.
+        stored_rows, earlier = traces_lock_with_spans(
+            project.pk, external_ids, [now.astimezone(UTC).date()]
+        )
         traces = {row["external_id"]: StoredTrace(**row) for row in stored_rows}
         before = {ext: trace_totals(trace) for ext, trace in traces.items()}
         traces = {
             ext: traces.get(ext) or StoredTrace(**trace_new_row(ext, now)) for ext in external_ids
         }
-        earlier = spans_stored(
-            {traces[ext].pk: traces[ext].spans_day for ext in by_trace if ext in before}
-        )
         placed, moved, stored_changes, logs_done = [], [], [], []
         for ext, trace_records in by_trace.items():
             trace = traces[ext]
@@ -195,7 +193,9 @@ def _store_once(
                 trace.last_span_received_at = now
         made = traces_sessions_assign(project, list(traces.values()), now)
         fresh = [trace for ext, trace in traces.items() if ext not in before]
-        trace_rows_write(project.pk, fresh, [traces[ext] for ext in before], source_format, now)
+        trace_rows_write(
+            project.pk, fresh, [traces[ext] for ext in before], source_format, now, moved
+        )
         spans_insert(
             [
                 row
@@ -203,7 +203,6 @@ def _store_once(
                 for row in span_rows(new, trace.pk, positions, trace.spans_day)
             ]
         )
-        positions_update(moved)
         spans_fields_update(stored_changes)
         pending_logs_taken_delete(logs_done)
         session_totals_add(
