@@ -7,13 +7,9 @@ correct but costs a thread each, so there the passes per task stay few (docs/jud
 """
 
 import sys
-import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any
-
-from django.db import connection
 
 
 def green_threads() -> bool:
@@ -34,28 +30,3 @@ def each_at_once(function: Callable[[Any], Any], items: Iterable) -> list:
         return Group().map(function, items)
     with ThreadPoolExecutor(max_workers=len(items), thread_name_prefix="judge-pass") as pool:
         return list(pool.map(function, items))
-
-
-_starting: list[threading.BoundedSemaphore] = []
-
-
-def passes_starting_at_once() -> int:
-    """Half the process's database pool (at least one); four without a process pool."""
-    pool = connection.settings_dict.get("OPTIONS", {}).get("pool")
-    if not isinstance(pool, dict):
-        return 4
-    return max(1, pool.get("max_size", 8) // 2)
-
-
-@contextmanager
-def pass_starting() -> Iterator[None]:
-    """A place among the passes of this process that are starting (claim, render, request
-    lease), which hold a database connection from the claim on. Without it a worker holding
-    thousands of passes let them all claim first, and every pass whose answer had come then
-    queued for a connection behind them: nothing was stored until the last pass had started.
-    The other half of the pool stores answers."""
-    if not _starting:
-        # Made at first use, after gevent (if any) has patched threading.
-        _starting.append(threading.BoundedSemaphore(passes_starting_at_once()))
-    with _starting[0]:
-        yield

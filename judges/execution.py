@@ -15,7 +15,6 @@ from django.db.models import Q
 from django.utils import timezone
 
 from judges.citations import citations_resolve
-from judges.concurrency import pass_starting
 from judges.costs import call_cost_usd
 from judges.models import (
     JudgeRunStatus,
@@ -280,12 +279,20 @@ def judgment_request(judgment: Judgment) -> PassRequest:
 
 def judgment_execute(judgment_id: int) -> PassOutcome:
     """Run one pass. Returns what happened; `retry` carries the delay before the next try."""
-    with pass_starting():
-        started = _pass_start(judgment_id)
-    if isinstance(started, PassOutcome):
-        return started
-    judgment, request = started
+    judgment = judgment_claim_and_load(judgment_id)
+    if judgment is None:
+        return PassOutcome("skipped")
+    judgment.rubric_version = rubric_version_of(judgment.rubric_version_id)
+    try:
+        request = judgment_request(judgment)
+    except TemplateBoundExceeded as exc:
+        return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
+        return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
     digest = request.digest
+    if not request_lease_take(digest, judgment.pk):
+        # An identical request is being asked right now: wait for its answer, reused below.
+        return _pass_wait(judgment, REQUEST_SHARE_WAIT_SECONDS + random.uniform(0, 1))
     try:
         # Looked up under the lease: a holder stores its answer before it releases the lease,
         # so an answer stored between a look-up and taking the lease is not asked for again.
@@ -302,25 +309,6 @@ def judgment_execute(judgment_id: int) -> PassOutcome:
         return _provider_ask(judgment, request)
     finally:
         request_lease_release(digest, judgment.pk)
-
-
-def _pass_start(judgment_id: int) -> PassOutcome | tuple[Judgment, PassRequest]:
-    """Claim a pass, render its request and take its request's lease; or what happened
-    instead."""
-    judgment = judgment_claim_and_load(judgment_id)
-    if judgment is None:
-        return PassOutcome("skipped")
-    judgment.rubric_version = rubric_version_of(judgment.rubric_version_id)
-    try:
-        request = judgment_request(judgment)
-    except TemplateBoundExceeded as exc:
-        return judgment_fail(judgment, f"The rubric template hit its bound on this trace: {exc}")
-    except Exception as exc:  # noqa: BLE001 - a template that fails here fails on every retry
-        return judgment_fail(judgment, f"The rubric template failed on this trace: {exc}")
-    if not request_lease_take(request.digest, judgment.pk):
-        # An identical request is being asked right now: wait for its answer, reused later.
-        return _pass_wait(judgment, REQUEST_SHARE_WAIT_SECONDS + random.uniform(0, 1))
-    return judgment, request
 
 
 def _pass_wait(judgment: Judgment, seconds: float) -> PassOutcome:
