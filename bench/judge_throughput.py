@@ -81,6 +81,9 @@ def _args():
     )
     parser.add_argument("--before-concurrency", type=int, default=96)
     parser.add_argument("--before-pool", default="threads", choices=["gevent", "threads"])
+    parser.add_argument(
+        "--before-passes-per-task", type=int, default=1, help="JUDGE_PASSES_PER_TASK, before"
+    )
     parser.add_argument("--latency-ms", type=int, default=1000)
     parser.add_argument(
         "--db-pool",
@@ -327,7 +330,8 @@ def main() -> None:
     trees = [("now", ROOT, args.pool, args.concurrency, args.passes_per_task)]
     if args.before:
         before_tree = tree_at(args.before)
-        trees.insert(0, ("before", before_tree, args.before_pool, args.before_concurrency, 1))
+        before = (args.before_pool, args.before_concurrency, args.before_passes_per_task)
+        trees.insert(0, ("before", before_tree, *before))
     simulator = subprocess.Popen(
         [sys.executable, "-m", "demo.simulator", "--port", str(args.port)]
         + ["--latency-ms", str(args.latency_ms), "--flip-rate", str(args.flip_rate)],

@@ -13,11 +13,29 @@ FRAMES = 12
 TOP = 25
 
 
-def _report(signum, frame) -> None:
-    snapshot = tracemalloc.take_snapshot().filter_traces(
+_ready: list[tracemalloc.Snapshot] = []
+
+
+def _snapshot() -> tracemalloc.Snapshot:
+    return tracemalloc.take_snapshot().filter_traces(
         [tracemalloc.Filter(False, tracemalloc.__file__)]
     )
+
+
+def _ready_snapshot(**kwargs) -> None:
+    _ready.append(_snapshot())
+
+
+def _report(signum, frame) -> None:
+    snapshot = _snapshot()
     lines = [f"tracemalloc: {tracemalloc.get_traced_memory()[0] / 2**20:.1f} MiB traced now"]
+    if _ready:
+        # What the calls in flight added since the worker was ready, by line.
+        lines.append("-- grown since ready, by line")
+        for stat in snapshot.compare_to(_ready[0], "lineno")[:TOP]:
+            lines.append(
+                f"{stat.size_diff / 2**10:9.0f} KiB {stat.count_diff:7d}  {stat.traceback[0]}"
+            )
     lines.append("-- by line")
     for stat in snapshot.statistics("lineno")[:TOP]:
         lines.append(f"{stat.size / 2**10:9.0f} KiB {stat.count:7d}  {stat.traceback[0]}")
@@ -37,6 +55,9 @@ if __name__ == "__main__":
     signal.signal(signal.SIGUSR2, _report)
     sys.path.insert(0, os.getcwd())
     from celery.__main__ import main
+    from celery.signals import worker_ready
+
+    worker_ready.connect(_ready_snapshot, weak=False)
 
     sys.argv = ["celery", *sys.argv[1:]]
     main()

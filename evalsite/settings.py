@@ -259,7 +259,9 @@ else:
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
-CELERY_WORKER_PREFETCH_MULTIPLIER = envint("CELERY_PREFETCH_MULTIPLIER", 4)
+# A worker reserves only the messages it can run now: a judge message holds its slot for a call
+# of seconds, and one reserved beyond that waited behind it while another worker sat idle.
+CELERY_WORKER_PREFETCH_MULTIPLIER = envint("CELERY_PREFETCH_MULTIPLIER", 1)
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TIMEZONE = "UTC"

@@ -209,3 +209,11 @@ def test_calls_in_flight_are_bounded_by_the_provider_connections(
     # Six passes at once, two connections: the others waited for one, none failed.
     assert outcomes == ["done"] * 6
     assert simulator.stats()["max_in_flight"] == 2
+
+
+def test_a_worker_reserves_only_the_messages_it_runs():
+    # A message of passes reserved beyond the worker's slots waits a whole round of calls
+    # while another worker may sit idle.
+    from evalsite.celery import app
+
+    assert app.conf.worker_prefetch_multiplier == 1
