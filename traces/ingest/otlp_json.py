@@ -275,11 +275,8 @@ def _span_quick(node) -> tuple[JsonSpan, dict, list[dict]] | None:
     kind = node.get("kind", 0)
     if type(name) is not str:
         return None
-    if type(kind) is str:
-        kind = _SPAN_KINDS.get(kind)
-        if kind is None:
-            return None
-    elif type(kind) is not int or not _INT32_MIN <= kind <= _INT32_MAX:
+    kind = _enum_quick(kind, _SPAN_KINDS)
+    if kind is None:
         return None
     start = _fixed64_quick(node.get("startTimeUnixNano"))
     end = _fixed64_quick(node.get("endTimeUnixNano"))
@@ -326,18 +323,22 @@ def _fixed64_quick(value) -> int | None:
     return value if 0 <= value <= _FIXED64_MAX else None
 
 
+def _enum_quick(value, numbers: dict[str, int]) -> int | None:
+    """An enum by its name or number, as _enum reads it; None for anything else."""
+    if type(value) is str:
+        return numbers.get(value)
+    if type(value) is int and _INT32_MIN <= value <= _INT32_MAX:
+        return value
+    return None
+
+
 def _status_quick(node) -> _Status | None:
     if type(node) is not dict or not node.keys() <= {"code", "message"}:
         return None
     code = node.get("code", 0)
     message = node.get("message", "")
-    if type(code) is str:
-        code = _STATUS_CODES.get(code)
-        if code is None:
-            return None
-    elif type(code) is not int or not _INT32_MIN <= code <= _INT32_MAX:
-        return None
-    if type(message) is not str:
+    code = _enum_quick(code, _STATUS_CODES)
+    if code is None or type(message) is not str:
         return None
     return _Status(code, message)
 
