@@ -250,7 +250,9 @@ def span_content_from(
                     break
     if value_out is None and any(attributes[name] == "" for name in plan.output_attributes):
         value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
-    value_in = _with_system_instructions(attributes, json_maybe(value_in))
+    value_in = json_maybe(value_in)
+    if "gen_ai.system_instructions" in attributes:  # rarely sent: no call without it
+        value_in = _with_system_instructions(attributes, value_in)
     value_out = json_maybe(value_out)
     if events and (value_in is None or value_out is None):
         from_events: dict[str, list] = {"input": [], "output": []}
