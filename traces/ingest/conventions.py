@@ -95,6 +95,8 @@ class SpanPlan(NamedTuple):
     span_picks: tuple[tuple[str, tuple[str, ...]], ...]
     trace_picks: tuple[tuple[str, tuple[str, ...]], ...]
     content_picks: tuple[tuple[str, tuple[str, ...]], ...]
+    # The OUTPUT_ATTRIBUTES among the names: one set to "" is an output that was empty.
+    output_attributes: tuple[str, ...]
     # The KIND_BY_ATTRIBUTE entries whose attribute is among the names, in table order.
     kind_attributes: tuple[tuple[str, dict[str, str]], ...]
     # The kind the marker names give when no kind attribute decides.
@@ -141,6 +143,7 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
             if field.startswith("trace.")
         ),
         content_picks=tuple(pick for pick in picks if pick[0] in ("input", "output")),
+        output_attributes=tuple(name for name in OUTPUT_ATTRIBUTES if name in present),
         kind_attributes=tuple(entry for entry in KIND_BY_ATTRIBUTE if entry[0] in present),
         marker_kind=marker_kind,
         flattened=any(name.startswith(FLATTENED_STARTS) for name in names),
@@ -245,9 +248,11 @@ def span_content_from(
             for prefix in FLATTENED_OUTPUT_PREFIXES:
                 if (value_out := unflatten(attributes, prefix)) is not None:
                     break
-    if value_out is None and any(attributes.get(name) == "" for name in OUTPUT_ATTRIBUTES):
+    if value_out is None and any(attributes[name] == "" for name in plan.output_attributes):
         value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
-    value_in = _with_system_instructions(attributes, json_maybe(value_in))
+    value_in = json_maybe(value_in)
+    if "gen_ai.system_instructions" in attributes:  # rarely sent: no call without it
+        value_in = _with_system_instructions(attributes, value_in)
     value_out = json_maybe(value_out)
     if events and (value_in is None or value_out is None):
         from_events: dict[str, list] = {"input": [], "output": []}

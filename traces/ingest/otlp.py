@@ -27,6 +27,7 @@ from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record
 from traces.projects import PROJECT_ATTRIBUTE
 
 STATUS_ERROR = trace_pb2.Status.STATUS_CODE_ERROR
+_ZERO_TRACE_ID, _ZERO_SPAN_ID = bytes(16), bytes(8)
 SPAN_KIND_NAMES = {
     value.number: value.name.removeprefix("SPAN_KIND_").lower()
     for value in trace_pb2.Span.SpanKind.DESCRIPTOR.values
@@ -165,9 +166,10 @@ def span_record_from(
     `where` names the span in errors (span_path)."""
     # Each read of a protobuf bytes field makes a new bytes object: read each once.
     trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
-    if len(trace_id) != 16 or not trace_id.strip(b"\0"):
+    # Compared with the all-zero ids: a strip would make a new bytes object each.
+    if len(trace_id) != 16 or trace_id == _ZERO_TRACE_ID:
         raise InvalidInput(f"{span_path(where)}.trace_id", "Must be 16 bytes and not all zero.")
-    if len(span_id) != 8 or not span_id.strip(b"\0"):
+    if len(span_id) != 8 or span_id == _ZERO_SPAN_ID:
         raise InvalidInput(f"{span_path(where)}.span_id", "Must be 8 bytes and not all zero.")
     if parent_id and len(parent_id) != 8:
         raise InvalidInput(f"{span_path(where)}.parent_span_id", "Must be 8 bytes or empty.")
@@ -196,7 +198,7 @@ def span_record_from(
         error_message = nul_free(error_message)
     if not error_message and is_error:
         error_message = _exception_message(events)
-    parent = parent_id.hex() if parent_id.strip(b"\0") else ""
+    parent = parent_id.hex() if parent_id and parent_id != _ZERO_SPAN_ID else ""
     return span_record_build(
         trace_external_id=trace_id.hex(),
         span_id=span_id.hex(),

@@ -140,7 +140,8 @@ def span_record_build(
         fields["output_tokens"],
         cost,
         component[:200],
-        conventions.trace_fields_from(attributes, plan),
+        # Most spans carry no trace-level value: no call for them.
+        conventions.trace_fields_from(attributes, plan) if plan.trace_picks else {},
     )
 
 
@@ -153,11 +154,12 @@ AGGREGATE_TOKENS = frozenset(("llm.token_count.prompt", "llm.token_count.complet
 def tool_arguments(value):
     """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`,
     strands sends them as a `gen_ai.tool.message` event."""
-    if isinstance(value, dict) and value.get("event") == "gen_ai.tool.message":
+    if not isinstance(value, dict):
+        return value
+    if value.get("event") == "gen_ai.tool.message":
         return conventions.json_maybe(value.get("content"))
     if (
-        isinstance(value, dict)
-        and isinstance(value.get("kwargs"), dict)
+        isinstance(value.get("kwargs"), dict)
         and not value.get("args")
         and set(value) <= {"args", "kwargs", "sanitize_inputs_outputs"}
     ):
@@ -182,18 +184,16 @@ def model_input(value: dict):
 def tool_result(value):
     """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`;
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`."""
-    if isinstance(value, dict) and len(value) == 1 and "result" in value:
+    if not isinstance(value, dict):
+        return value
+    if len(value) == 1 and "result" in value:
         return conventions.json_maybe(value["result"])  # google-adk wraps plain returns
-    if isinstance(value, dict) and value.get("event") == "gen_ai.choice":
+    if value.get("event") == "gen_ai.choice":
         blocks = conventions.json_maybe(value.get("message"))
         if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict):
             return conventions.json_maybe(blocks[0].get("text", blocks[0]))
         return blocks
-    if (
-        isinstance(value, dict)
-        and value.get("type") == "tool"
-        and isinstance(value.get("data"), dict)
-    ):
+    if value.get("type") == "tool" and isinstance(value.get("data"), dict):
         data = value["data"]
         content = conventions.json_maybe(data.get("content"))
         if data.get("status") == "error":

@@ -32,8 +32,10 @@ class _Batch(NamedTuple):
 
 def trace_fields_apply(trace, records: list[SpanRecord], extra: TraceExtras | None):
     """Task, answer, agent and model: the payload's word first, then the root, then any span."""
-    root = next((r for r in records if r.is_root), None)
-    batch = _Batch(records, root, sorted(records, key=lambda r: not r.is_root), extra)
+    # Roots first, each part in arrival order; parent_span_id read directly (no call a span).
+    roots = [r for r in records if not r.parent_span_id]
+    ranked = roots + [r for r in records if r.parent_span_id] if roots else records
+    batch = _Batch(records, roots[0] if roots else None, ranked, extra)
     for step in _STEPS:
         step(trace, batch)
 
