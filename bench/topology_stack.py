@@ -52,7 +52,12 @@ def pgbouncer_config(database_url: str, port: int, folder: Path) -> Path:
     config = configparser.ConfigParser(interpolation=None)
     config.read(PGBOUNCER_INI)
     name = database_url.rsplit("/", 1)[1]
-    config["databases"] = {name: f"host=127.0.0.1 port=5432 dbname={name}"}
+    entry = config["databases"]["evalsite"]
+    config["databases"] = {
+        name: entry.replace("host=postgres", "host=127.0.0.1").replace(
+            "dbname=evalsite", f"dbname={name}"
+        )
+    }
     user = database_url.split("://", 1)[1].split("@", 1)[0].split(":")[0]
     (folder / "userlist.txt").write_text(f'"{user}" ""\n')
     config["pgbouncer"].update(

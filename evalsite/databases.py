@@ -24,6 +24,11 @@ def databases_from_environment(database_url: str, var_dir: Path) -> dict:
                 "max_size": envint("DB_POOL_MAX_SIZE", 8),
                 "timeout": envfloat("DB_POOL_TIMEOUT", 30.0),
             }
+        if databases["default"]["ENGINE"] == "django.db.backends.postgresql":
+            # Every statement here is short: JIT compiling one whose estimate passed
+            # jit_above_cost (ingest's trace lock, on an estimate of spans per trace) took 30-40
+            # ms, many times the statement itself.
+            databases["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
         if envbool("DB_TRANSACTION_POOLING", False):
             _transaction_pooling(databases["default"])
         if databases["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -60,3 +65,5 @@ def _transaction_pooling(default: dict) -> None:
     if default.get("OPTIONS", {}).get("prepare_threshold") is not None:
         raise ImproperlyConfigured("DB_TRANSACTION_POOLING cannot use prepared statements")
     default["DISABLE_SERVER_SIDE_CURSORS"] = True
+    # PgBouncer does not pass a client's startup options on; its connect_query turns JIT off.
+    default["OPTIONS"].pop("options", None)

@@ -125,7 +125,7 @@ def test_the_bench_pgbouncer_keeps_the_deploy_pool_settings(pgbouncer, tmp_path)
             assert written["pgbouncer"][key] == value, key
     assert written["pgbouncer"]["listen_port"] == "6439"
     assert dict(written["databases"]) == {
-        "evalsite_x": "host=127.0.0.1 port=5432 dbname=evalsite_x"
+        "evalsite_x": "host=127.0.0.1 port=5432 dbname=evalsite_x connect_query='SET jit = off'"
     }
     assert (tmp_path / "userlist.txt").read_text() == '"postgres" ""\n'
 

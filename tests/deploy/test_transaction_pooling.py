@@ -1,10 +1,12 @@
 """Behind PgBouncer in transaction mode a connection may change server between transactions:
 no server-side cursors, no prepared statements (deploy/, docs/deploy.md)."""
 
+import configparser
 from pathlib import Path
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 
 from evalsite.databases import databases_from_environment
 
@@ -44,3 +46,24 @@ def test_transaction_pooling_needs_postgresql(monkeypatch):
     monkeypatch.setenv("DB_TRANSACTION_POOLING", "1")
     with pytest.raises(ImproperlyConfigured, match="DB_TRANSACTION_POOLING"):
         databases_from_environment("sqlite:////tmp/x.sqlite3", Path("/nonexistent"))
+
+
+def test_direct_connections_start_with_jit_off(monkeypatch):
+    assert _default(monkeypatch)["OPTIONS"]["options"] == "-c jit=off"
+
+
+def test_pgbouncer_turns_jit_off_for_the_connections_it_opens(monkeypatch):
+    # PgBouncer does not pass startup options on, so the client sends none and its
+    # connect_query does the same.
+    default = _default(monkeypatch, DB_TRANSACTION_POOLING="1", DB_POOL="0")
+    assert "options" not in default.get("OPTIONS", {})
+    config = configparser.ConfigParser(interpolation=None)
+    config.read(Path(__file__).resolve().parents[2] / "deploy/pgbouncer/pgbouncer.ini")
+    assert "connect_query='SET jit = off'" in config["databases"]["evalsite"]
+
+
+@pytest.mark.django_db
+def test_the_running_connection_has_jit_off():
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW jit")
+        assert cursor.fetchone()[0] == "off"
