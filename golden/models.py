@@ -1,8 +1,8 @@
 import uuid
 
-from django.conf import settings
 from django.db import models
 
+from core.created_by import CreatedBy
 from judges.models import Rubric
 from reviews.models import ReviewItem
 from traces.models import Trace
@@ -28,7 +28,7 @@ class AdversarialKind(models.TextChoices):
     TOOL_TIMEOUT = "tool_timeout", "Tool timeout"
 
 
-class GoldenExample(models.Model):
+class GoldenExample(CreatedBy):
     # Stable across versions, exports and imports; diffs match examples by it.
     key = models.CharField(max_length=64, unique=True, default=example_key_new)
     origin = models.CharField(
@@ -62,10 +62,6 @@ class GoldenExample(models.Model):
     tool_world = models.JSONField(default=dict, blank=True)
     # Drafted from a trace and not yet checked by a curator: dataset versions leave it out.
     draft = models.BooleanField(default=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -102,7 +98,7 @@ class _ImmutableModel(models.Model):
         super().save(*args, **kwargs)
 
 
-class DatasetVersion(_ImmutableModel):
+class DatasetVersion(_ImmutableModel, CreatedBy):
     """An immutable snapshot of the examples; eval runs point at one."""
 
     name = models.CharField(max_length=200, unique=True)
@@ -111,10 +107,6 @@ class DatasetVersion(_ImmutableModel):
     example_count = models.PositiveIntegerField(default=0)
     # Lets pages show people without the curator role the open count only.
     held_out_count = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return self.name
@@ -135,7 +127,7 @@ class DatasetVersionEntry(_ImmutableModel):
         ]
 
 
-class EvalRun(models.Model):
+class EvalRun(CreatedBy):
     name = models.CharField(max_length=200)
     agent_name = models.CharField(max_length=200, blank=True)
     agent_version = models.CharField(max_length=100)
@@ -147,10 +139,6 @@ class EvalRun(models.Model):
     # Set when the run's tool worlds were handed out: its tasks are then (example, variant).
     tool_worlds_started_at = models.DateTimeField(null=True, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         # The eval-run list and the compare page's choices: newest first.

@@ -2,13 +2,13 @@
 metrics' (`metrics.models.GuardrailPolicy`); the table keeps the name it was created under in
 the judges app."""
 
-from django.conf import settings
 from django.db import models
 
+from core.created_by import CreatedBy
 from traces.models import Project
 
 
-class GuardrailDecision(models.Model):
+class GuardrailDecision(CreatedBy):
     """A runtime guardrail answer the agent asked to keep (`record: true`)."""
 
     class Decision(models.TextChoices):
@@ -27,10 +27,6 @@ class GuardrailDecision(models.Model):
     steps = models.PositiveIntegerField(default=0)
     # [{"check", "span_id", "detail", "fallback", "blocking"}] as answered.
     checks = models.JSONField(default=list, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         db_table = "judges_guardraildecision"

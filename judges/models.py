@@ -1,7 +1,7 @@
-from django.conf import settings
 from django.core.validators import MinValueValidator
 from django.db import models
 
+from core.created_by import CreatedBy
 from traces.models import Project, Session, Trace
 
 
@@ -28,7 +28,7 @@ class TraceFormat(models.TextChoices):
     TRANSCRIPT = "transcript", "Transcript"
 
 
-class Rubric(models.Model):
+class Rubric(CreatedBy):
     name = models.CharField(max_length=200, unique=True)
     description = models.TextField(blank=True)
     task_type = models.CharField(max_length=100, blank=True)
@@ -44,10 +44,6 @@ class Rubric(models.Model):
     sessions_swept_through = models.DateTimeField(null=True, blank=True)
     sessions_swept_through_id = models.BigIntegerField(default=0)
     project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return self.name
@@ -61,7 +57,7 @@ class RubricVersionStatus(models.TextChoices):
     APPROVED = "approved"
 
 
-class RubricVersion(models.Model):
+class RubricVersion(CreatedBy):
     """Immutable once saved: editing a rubric creates the next version."""
 
     rubric = models.ForeignKey(Rubric, on_delete=models.CASCADE, related_name="versions")
@@ -84,10 +80,6 @@ class RubricVersion(models.Model):
         max_length=20, choices=RubricVersionStatus.choices, default=RubricVersionStatus.APPROVED
     )
     note = models.CharField(max_length=500, blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
@@ -146,7 +138,7 @@ class JudgeRunScope(models.TextChoices):
     PAIR = "pair", "Each pair of trajectories, compared"
 
 
-class JudgeRun(models.Model):
+class JudgeRun(CreatedBy):
     rubric_version = models.ForeignKey(RubricVersion, on_delete=models.PROTECT, related_name="runs")
     config = models.ForeignKey(JudgeConfig, on_delete=models.PROTECT, related_name="runs")
     status = models.CharField(
@@ -160,10 +152,6 @@ class JudgeRun(models.Model):
         max_length=10, choices=JudgeRunScope.choices, default=JudgeRunScope.TRACE
     )
     trace_count = models.PositiveIntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:

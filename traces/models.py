@@ -7,6 +7,7 @@ from django.core.validators import MinValueValidator
 from django.db import models
 from django.utils import timezone
 
+from core.created_by import CreatedBy
 from core.fields import JSONTextField
 from core.indexes import NullsLastIndex
 
@@ -284,7 +285,7 @@ class FeedbackKind(models.TextChoices):
     CATEGORY = "category", "A category"
 
 
-class Feedback(models.Model):
+class Feedback(CreatedBy):
     """A score sent from outside (an end user's thumbs, a rating), about a trace or one span."""
 
     trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="feedback")
@@ -300,10 +301,6 @@ class Feedback(models.Model):
     metadata = models.JSONField(default=dict, blank=True)
     # The sender's key for this piece of feedback: a retry with the same key is the same row.
     key = models.CharField(max_length=200)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         verbose_name_plural = "feedback"

@@ -1,8 +1,8 @@
 import secrets
 
-from django.conf import settings
 from django.db import models
 
+from core.created_by import CreatedBy
 from webhooks.events import EVENT_CHOICES
 
 
@@ -10,7 +10,7 @@ def new_secret() -> str:
     return "whsec_" + secrets.token_urlsafe(32)
 
 
-class Webhook(models.Model):
+class Webhook(CreatedBy):
     url = models.URLField(max_length=2000)
     events = models.JSONField(default=list, help_text="Event names this URL receives.")
     secret = models.CharField(max_length=100, default=new_secret, editable=False)
@@ -20,10 +20,6 @@ class Webhook(models.Model):
     )
     # Set while the backlog is over the threshold, so the event fires once per crossing.
     backlog_alerted = models.BooleanField(default=False, editable=False)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
         return self.url

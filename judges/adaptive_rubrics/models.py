@@ -4,6 +4,7 @@ of the judges app (judges/models.py imports this module so the app registers the
 from django.conf import settings
 from django.db import models
 
+from core.created_by import CreatedBy
 from traces.models import Trace
 
 
@@ -14,7 +15,7 @@ class TaskTypeSource(models.TextChoices):
     PERSON = "person", "Corrected by a person"
 
 
-class TaskTypeRule(models.Model):
+class TaskTypeRule(CreatedBy):
     """A curator's rule: a trace whose task text matches and that called these tools is a type."""
 
     task_type = models.CharField(max_length=100)
@@ -23,10 +24,6 @@ class TaskTypeRule(models.Model):
     )
     tools = models.JSONField(default=list, blank=True, help_text="Every one of these was called.")
     priority = models.IntegerField(default=0)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-priority", "pk"]

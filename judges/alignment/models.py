@@ -2,8 +2,9 @@
 disagreed, with the judge's agreement before and after. Models of the judges app
 (judges/models.py imports this module so the app registers them)."""
 
-from django.conf import settings
 from django.db import models
+
+from core.created_by import CreatedBy
 
 
 class AlignmentStatus(models.TextChoices):
@@ -12,7 +13,7 @@ class AlignmentStatus(models.TextChoices):
     FAILED = "failed", "Failed"
 
 
-class AlignmentProposal(models.Model):
+class AlignmentProposal(CreatedBy):
     source_version = models.ForeignKey(
         "judges.RubricVersion", on_delete=models.CASCADE, related_name="alignment_proposals"
     )
@@ -36,10 +37,6 @@ class AlignmentProposal(models.Model):
     kappa_before_all = models.FloatField(null=True, blank=True)
     kappa_after_all = models.FloatField(null=True, blank=True)
     error = models.TextField(blank=True)
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
