@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from golden.example_schema import CONTENT_FIELDS
 from golden.models import AdversarialKind, DatasetVersion, GoldenExample
 from golden.selectors import version_visible_count
 
@@ -19,22 +20,11 @@ class GoldenExampleOutSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = GoldenExample
+        # The dataset content, then where the example came from and who keeps it.
         fields = (
             "id",
-            "key",
+            *CONTENT_FIELDS,
             "origin",
-            "adversarial_kind",
-            "task",
-            "task_type",
-            "context",
-            "reference_trajectory",
-            "expected_outcome",
-            "outcome_rubric",
-            "expected_behavior",
-            "failure_tags",
-            "red_flags",
-            "held_out",
-            "tool_world",
             "draft",
             "source_trace",
             "source_review_item",
