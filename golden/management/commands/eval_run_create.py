@@ -1,8 +1,8 @@
 """`manage.py eval_run_create NAME --agent-version V --dataset-version D`: record a run."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from core.errors import ApplicationError
+from core.command_errors import application_errors_as_command_errors
 from golden.evals.services import eval_run_create
 
 
@@ -22,7 +22,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
-        try:
+        with application_errors_as_command_errors():
             run = eval_run_create(
                 name=opts["name"],
                 agent_version=opts["agent_version"],
@@ -31,8 +31,6 @@ class Command(BaseCommand):
                 trials_per_task=opts["trials"],
                 is_noop=opts["noop"],
             )
-        except ApplicationError as exc:
-            raise CommandError(f"{exc.field}: {exc.message}") from exc
         self.stdout.write(
             f"eval run {run.pk} {run.name!r}: tag traces with evalsite.eval_run={run.name}"
         )

@@ -1,8 +1,8 @@
 """`manage.py eval_run_judge RUN`: judge the run's traces with their examples' outcome rubrics."""
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from core.errors import ApplicationError
+from core.command_errors import application_errors_as_command_errors
 from golden.evals.services import eval_run_lookup, eval_run_outcomes_judge
 
 
@@ -14,12 +14,10 @@ class Command(BaseCommand):
         parser.add_argument("--config", default="default", help="Judge config name.")
 
     def handle(self, *args, **opts):
-        try:
+        with application_errors_as_command_errors():
             runs = eval_run_outcomes_judge(
                 eval_run_lookup(opts["run"], field="run"), config_name=opts["config"]
             )
-        except ApplicationError as exc:
-            raise CommandError(f"{exc.field}: {exc.message}") from exc
         for judge_run in runs:
             self.stdout.write(
                 f"judge run {judge_run.pk}: {judge_run.rubric_version} on {judge_run.trace_count} "

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 from evalsite_checks.matchers import AUTO, TRAJECTORY_MATCHERS
 
-from core.errors import ApplicationError
+from core.command_errors import application_errors_as_command_errors
 from golden.evals.metrics import GATED_METRICS
 from golden.evals.scoring import ScoringOptions, eval_run_score, parameter_judge_safe
 from golden.evals.services import eval_run_lookup
@@ -23,10 +23,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
-        try:
+        with application_errors_as_command_errors():
             run = eval_run_lookup(opts["run"], field="run")
-        except ApplicationError as exc:
-            raise CommandError(exc.message) from exc
         options = ScoringOptions(
             matcher=opts["matcher"],
             path_judge=None if opts["no_llm"] else path_judge_llm,

@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from core.errors import ApplicationError
+from core.command_errors import application_errors_as_command_errors
 from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
 from golden.evals.metrics import GATED_METRICS
 from golden.evals.reports import gate_reports_write, trial_label
@@ -59,7 +59,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args, **opts):
-        try:
+        with application_errors_as_command_errors():
             report = gate_evaluate(
                 eval_run_lookup(opts["baseline"], field="baseline"),
                 eval_run_lookup(opts["candidate"], field="candidate"),
@@ -74,8 +74,6 @@ class Command(BaseCommand):
                     confirmation_share=opts["confirmation_share"],
                 ),
             )
-        except ApplicationError as exc:
-            raise CommandError(f"{exc.field}: {exc.message}") from exc
         gate_decided.send(sender=Command, report=report)
         gate_reports_write(report, opts["json_path"], opts["junit_path"])
         for row in report["metrics"]:

@@ -3,7 +3,7 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
-from core.errors import ApplicationError
+from core.command_errors import application_errors_as_command_errors
 from traces.ingest.jsonl import traces_import_jsonl
 from traces.projects import project_resolve
 
@@ -20,10 +20,8 @@ class Command(BaseCommand):
         parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
 
     def handle(self, *args, files, project, no_progress, **options):
-        try:
+        with application_errors_as_command_errors():
             target = project_resolve(named=project)
-        except ApplicationError as exc:
-            raise CommandError(exc.message) from exc
         failed = 0
         for path in files:
             if not path.is_file():
