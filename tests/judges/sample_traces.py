@@ -93,10 +93,12 @@ def travel_search_loop(**kw):
     )
 
 
-def coding_hallucinated_path(**kw):
+def _bug_fix(answer, read_path, read_content, **kw):
+    """The coding agent runs the failing test, reads one file and answers; the file it reads
+    (one the test output named, or one nothing named) decides whether the judge passes it."""
     return _trace(
         "The test tests/test_api.py::test_create_order fails; find and fix the bug.",
-        "Fixed the missing await in the order handler; the test passes now.",
+        answer,
         [
             (
                 "run_tests",
@@ -104,7 +106,7 @@ def coding_hallucinated_path(**kw):
                 {"failed": ["test_create_order"], "trace": "src/api/views.py line 88"},
                 None,
             ),
-            ("read_file", {"path": "src/orders/handlers.py"}, {"content": "def create()"}, None),
+            ("read_file", {"path": read_path}, {"content": read_content}, None),
         ],
         agent="coding-agent",
         task_type="bug_fix",
@@ -112,21 +114,20 @@ def coding_hallucinated_path(**kw):
     )
 
 
+def coding_hallucinated_path(**kw):
+    return _bug_fix(
+        "Fixed the missing await in the order handler; the test passes now.",
+        "src/orders/handlers.py",
+        "def create()",
+        **kw,
+    )
+
+
 def coding_fix_ok(**kw):
-    return _trace(
-        "The test tests/test_api.py::test_create_order fails; find and fix the bug.",
+    return _bug_fix(
         "Fixed the missing await in src/api/views.py; test_create_order passes.",
-        [
-            (
-                "run_tests",
-                {"path": "tests/test_api.py"},
-                {"failed": ["test_create_order"], "trace": "src/api/views.py line 88"},
-                None,
-            ),
-            ("read_file", {"path": "src/api/views.py"}, {"content": "def create(): save()"}, None),
-        ],
-        agent="coding-agent",
-        task_type="bug_fix",
+        "src/api/views.py",
+        "def create(): save()",
         **kw,
     )
 
