@@ -22,6 +22,9 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    # First: the busiest routes, tried before every other pattern on each request.
+    path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
+    path("v1/logs", OtlpLogExportApi.as_view(), name="otlp-logs"),
     path("", insights_views.overview, name="overview"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
@@ -32,8 +35,6 @@ urlpatterns = [
     # pages of a trace's own data (traces:). Their paths do not overlap.
     path("traces/", include("explorer.urls")),
     path("traces/", include("traces.urls")),
-    path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
-    path("v1/logs", OtlpLogExportApi.as_view(), name="otlp-logs"),
     # The guardrails page keeps its place and name among the judges pages.
     path(
         "judges/",
