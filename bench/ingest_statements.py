@@ -4,7 +4,8 @@ bench/ingest.py gives PostgreSQL's CPU a span as a whole; this says which statem
 request spends it. The request bodies are bench/ingest.py's (travel-agent traces recorded with
 the OpenTelemetry SDK, split into exports of --batch spans, so most requests finish traces the
 one before began), stored in this process through traces.ingest.services.ingest_otlp after the
-same warm-up and ANALYZE. Each statement's cost is the CPU its backend was charged while it ran
+same warm-up and ANALYZE (with --analyze growing, also as the session table grows, as in
+bench/ingest.py). Each statement's cost is the CPU its backend was charged while it ran
 (/proc/<backend pid>/schedstat: PostgreSQL must run on this machine); the span COPY and COMMIT
 are timed around their calls. With --phases, PostgreSQL's own log_*_stats split the backend's
 CPU over some requests into parsing, planning and execution.
@@ -20,10 +21,19 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import psycopg
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.benchdb import django_setup  # noqa: E402
-from bench.ingest import WARM_UP_REQUESTS, bodies_encode, record_spans  # noqa: E402
+from bench.ingest import (  # noqa: E402
+    ANALYZE_SCALE_FACTOR,
+    ANALYZE_THRESHOLD_ROWS,
+    GROWN,
+    WARM_UP_REQUESTS,
+    bodies_encode,
+    record_spans,
+)
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_statements"
 SENDERS = 2  # bench/ingest.py's default: its warm-up stores this many senders' traces
@@ -75,6 +85,7 @@ def main():
     parser.add_argument("--batch", type=int, default=64, help="spans a request")
     parser.add_argument("--padding", type=int, default=600, help="chars of tool output a span")
     parser.add_argument("--phases", action="store_true", help="split by parse, plan, execute")
+    parser.add_argument("--analyze", choices=["once", "growing"], default="once")
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default="/tmp/evalsite-t-statements")
     args = parser.parse_args()
@@ -109,10 +120,13 @@ def main():
     by_statement: dict[str, list[int]] = defaultdict(list)
     totals = []
     phase_start = len(bodies) // 2
+    autovacuum = psycopg.connect(args.database_url, autocommit=True)
     with connection.execute_wrapper(charged):
         for index, body in enumerate(bodies):
             if args.phases and index in (phase_start, phase_start + PHASE_REQUESTS):
                 _phase_logging(connection, on=index == phase_start)
+            if args.analyze == "growing":
+                _grown_analyze(autovacuum)
             clock.spent.clear()
             began = clock.now()
             ingest_otlp(body=body, content_type="application/x-protobuf")
@@ -122,6 +136,15 @@ def main():
     _report(args, bodies, totals, by_statement)
     if args.phases:
         _phases_report(clock.phases)
+
+
+def _grown_analyze(conn) -> None:
+    """ANALYZE the session table when grown past autovacuum's threshold, from another
+    connection (its CPU is not the request's)."""
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    grown = conn.execute(GROWN, [ANALYZE_THRESHOLD_ROWS, ANALYZE_SCALE_FACTOR]).fetchall()
+    if grown:
+        conn.execute("ANALYZE " + ", ".join(name for (name,) in grown))
 
 
 def _phase_logging(connection, on: bool) -> None:
