@@ -10,7 +10,8 @@ and COPY in one process); evalsite's figure is printed as a share of it. With --
 the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
 alternating with this one, and prints the ratio between them. With --masking builtin this
 tree's project masks with every built-in detector (traces.masking); `--compare .` then measures
-masking's cost against the same code without it.
+masking's cost against the same code without it. With --analyze growing the session table is
+analyzed as it grows, as a server's autovacuum would (results_wait says why).
 
     .venv/bin/python bench/ingest.py --repeat 3 --compare ../evalsite-base
     .venv/bin/python bench/ingest.py --repeat 3 --masking builtin --compare .
