@@ -10,7 +10,8 @@ and COPY in one process); evalsite's figure is printed as a share of it. With --
 the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
 alternating with this one, and prints the ratio between them. With --masking builtin this
 tree's project masks with every built-in detector (traces.masking); `--compare .` then measures
-masking's cost against the same code without it.
+masking's cost against the same code without it. With --analyze growing the session table is
+analyzed as it grows, as a server's autovacuum would (results_wait says why).
 
     .venv/bin/python bench/ingest.py --repeat 3 --compare ../evalsite-base
     .venv/bin/python bench/ingest.py --repeat 3 --masking builtin --compare .
@@ -21,6 +22,7 @@ import http.client
 import json
 import multiprocessing
 import os
+import queue
 import signal
 import statistics
 import subprocess
@@ -278,7 +280,7 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
             backends_before = cpu_by_pid(database_backends(conn))
             began = time.perf_counter()
             start.set()
-            failed = sum(results.get() for _ in procs)
+            failed, analyze_cpu = results_wait(conn, results, len(procs), args.analyze == "growing")
             elapsed = time.perf_counter() - began
             for proc in procs:
                 proc.join()
@@ -297,6 +299,7 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
     }
     gunicorn = sum(cpu - gunicorn_before.get(pid, 0) for pid, cpu in gunicorn_after.items())
     database = sum(cpu - backends_before.get(pid, 0) for pid, cpu in backends_after.items())
+    database += analyze_cpu  # autovacuum's work, done here by the bench's own backend
     return {
         "label": label,
         "format": fmt,
@@ -309,6 +312,48 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
         "rss_mib": rss / 1024,
         "writes": writes,
     }
+
+
+# How often the bench looks for tables grown past autovacuum's analyze threshold: a run lasts
+# seconds, where a server's tables grow for months.
+ANALYZE_CHECK_SECONDS = 0.25
+# autovacuum_analyze_threshold and autovacuum_analyze_scale_factor, PostgreSQL's defaults.
+ANALYZE_THRESHOLD_ROWS = 50
+ANALYZE_SCALE_FACTOR = 0.1
+GROWN = """
+SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+WHERE s.relname = 'traces_session'
+AND s.n_mod_since_analyze > %s + %s * greatest(c.reltuples, 0)
+"""
+
+
+def results_wait(conn, results, senders: int, analyze: bool) -> tuple[int, float]:
+    """The requests the senders saw fail, once all have reported; and, with `analyze`, the CPU
+    seconds spent meanwhile analyzing the session table each time it grows past autovacuum's
+    threshold, as a server's autovacuum would (this machine's PostgreSQL runs without it).
+    Without it the plans the server's backends keep for the foreign key checks stay those made
+    from the few warm-up rows: each new trace's check of its session reads every session (a
+    sequential scan), a cost that grows with the run. The statements ingest sends are planned
+    afresh each time, from the tables' current size; the session table is the one a cached plan
+    reads (analyzing the trace table too, a few times a second, cost more than it saved)."""
+    failed = reported = 0
+    own = [conn.info.backend_pid]
+    analyze_cpu = 0.0
+    while reported < senders:
+        try:
+            failed += results.get(timeout=ANALYZE_CHECK_SECONDS)
+            reported += 1
+        except queue.Empty:
+            pass
+        if not analyze:
+            continue
+        conn.execute("SELECT pg_stat_clear_snapshot()")
+        grown = conn.execute(GROWN, [ANALYZE_THRESHOLD_ROWS, ANALYZE_SCALE_FACTOR]).fetchall()
+        if grown:
+            before = cpu_by_pid(own)[own[0]]
+            conn.execute("ANALYZE " + ", ".join(name for (name,) in grown))
+            analyze_cpu += cpu_by_pid(own)[own[0]] - before
+    return failed, analyze_cpu
 
 
 def payload_build(args) -> dict:
@@ -395,6 +440,12 @@ def main():
     parser.add_argument("--compare", help="a checkout of earlier code to measure alternately")
     parser.add_argument(
         "--masking", choices=["off", "builtin"], default="off", help="this tree's project masks"
+    )
+    parser.add_argument(
+        "--analyze",
+        choices=["once", "growing"],
+        default="once",
+        help="analyze the tables once after warm-up, or also as they grow (as autovacuum would)",
     )
     parser.add_argument("--port", type=int, default=8617)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
