@@ -10,8 +10,8 @@ and COPY in one process); evalsite's figure is printed as a share of it. With --
 the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
 alternating with this one, and prints the ratio between them. With --masking builtin this
 tree's project masks with every built-in detector (traces.masking); `--compare .` then measures
-masking's cost against the same code without it. With --analyze growing the session table is
-analyzed as it grows, as a server's autovacuum would (results_wait says why).
+masking's cost against the same code without it. The session table is analyzed as it grows,
+as a server's autovacuum would (results_wait says why); --analyze once only after warm-up.
 
     .venv/bin/python bench/ingest.py --repeat 3 --compare ../evalsite-base
     .venv/bin/python bench/ingest.py --repeat 3 --masking builtin --compare .
@@ -444,8 +444,9 @@ def main():
     parser.add_argument(
         "--analyze",
         choices=["once", "growing"],
-        default="once",
-        help="analyze the tables once after warm-up, or also as they grow (as autovacuum would)",
+        default="growing",
+        help="analyze the tables as they grow, as a server's autovacuum would (the default), or "
+        "only once after warm-up (figures recorded before 2026-12-06's afternoon)",
     )
     parser.add_argument("--port", type=int, default=8617)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))

@@ -4,7 +4,7 @@ bench/ingest.py gives PostgreSQL's CPU a span as a whole; this says which statem
 request spends it. The request bodies are bench/ingest.py's (travel-agent traces recorded with
 the OpenTelemetry SDK, split into exports of --batch spans, so most requests finish traces the
 one before began), stored in this process through traces.ingest.services.ingest_otlp after the
-same warm-up and ANALYZE (with --analyze growing, also as the session table grows, as in
+same warm-up and ANALYZE (also as the session table grows, as in
 bench/ingest.py). Each statement's cost is the CPU its backend was charged while it ran
 (/proc/<backend pid>/schedstat: PostgreSQL must run on this machine); the span COPY and COMMIT
 are timed around their calls. With --phases, PostgreSQL's own log_*_stats split the backend's
@@ -85,7 +85,7 @@ def main():
     parser.add_argument("--batch", type=int, default=64, help="spans a request")
     parser.add_argument("--padding", type=int, default=600, help="chars of tool output a span")
     parser.add_argument("--phases", action="store_true", help="split by parse, plan, execute")
-    parser.add_argument("--analyze", choices=["once", "growing"], default="once")
+    parser.add_argument("--analyze", choices=["once", "growing"], default="growing")
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default="/tmp/evalsite-t-statements")
     args = parser.parse_args()
