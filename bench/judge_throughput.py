@@ -6,9 +6,10 @@ processes from one tree: `before` (a commit, `main` by default, unpacked with `g
 its workers at 96 threads) and `now` (this tree, a gevent pool of 100 tasks of 20 passes
 each, as docs/judging.md recommends). Each phase judges a fresh set of traces twice each and prints
 judgments/s over the whole run and while the pipeline is full (the middle 80% of completions),
-the workers' CPU per judgment and largest resident memory, the passes in flight at most and
-the load average. Use PostgreSQL and Redis of your own (the defaults are evalsite_bench and
-db 9):
+the workers' CPU per judgment and largest resident memory (with `--rss-every N`, also in each
+stretch of N judgments stored: whether memory grows with a run's length), the passes in flight
+at most and the load average. Use PostgreSQL and Redis of your own (the defaults are
+evalsite_bench and db 9):
 
     .venv/bin/python bench/judge_throughput.py --traces 1000 --runs 3
     .venv/bin/python bench/judge_throughput.py --latency-ms 10000 --traces 4000 --before ''
@@ -99,6 +100,13 @@ def _args():
         help="JUDGE_RATE_LIMIT_RPM for the workers (the default never binds)",
     )
     stack_arguments(parser)
+    parser.add_argument(
+        "--rss-every",
+        type=int,
+        default=0,
+        help="print the workers' largest RSS in each stretch of this many judgments stored "
+        "(memory over a run's length); 0 prints none",
+    )
     parser.add_argument(
         "--calibrating",
         action="store_true",
@@ -258,6 +266,8 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
     workers = _workers_start(tree, label, pool, concurrency, env, var_dir, app)
     rss_idle = max(rss_mib(w.pid) for w in workers)
     rss_most, running_most = rss_idle, 0
+    # The largest RSS while the judgments stored were in each stretch of args.rss_every.
+    rss_by_stretch: dict[int, float] = {}
     try:
         cpu_before = [_cpu_seconds(w.pid) for w in workers]
         delay_before = [_run_delay_seconds(w.pid) for w in workers]
@@ -274,7 +284,12 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
                 # found no database connection in time, runs again once its lease is over.
                 judgment_requeue_stale_task()
                 last_sweep = time.monotonic()
-            rss_most = max(rss_most, *(rss_mib(w.pid) for w in workers))
+            rss_now = max(rss_mib(w.pid) for w in workers)
+            rss_most = max(rss_most, rss_now)
+            if args.rss_every:
+                stored = run.judgments.filter(status__in=("done", "failed")).count()
+                stretch = stored // args.rss_every
+                rss_by_stretch[stretch] = max(rss_by_stretch.get(stretch, 0.0), rss_now)
             running_most = max(running_most, run.judgments.filter(status="running").count())
             time.sleep(0.5)
         elapsed = time.monotonic() - started
@@ -298,6 +313,7 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
         "rss_idle": rss_idle,
         "rss_most": rss_most,
         "running_most": running_most,
+        "rss_by_stretch": [rss_by_stretch[k] for k in sorted(rss_by_stretch)],
         "load": (load_before + os.getloadavg()[0]) / 2,
         "disputed": verdicts.filter(status=VerdictStatus.DISPUTED).count(),
         "verdicts": verdicts.count(),
@@ -375,6 +391,12 @@ def main() -> None:
                     f"load {figures['load']:.2f}",
                     flush=True,
                 )
+                if args.rss_every:
+                    print(
+                        f"  worker RSS at most per {args.rss_every} judgments stored: "
+                        + " ".join(f"{rss:.0f}" for rss in figures["rss_by_stretch"]),
+                        flush=True,
+                    )
         stats = json.loads(urlopen(f"http://127.0.0.1:{args.port}/_simulator/stats").read())
     finally:
         processes_stop([simulator])

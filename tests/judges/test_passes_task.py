@@ -3,16 +3,20 @@ through the real SDK against the simulated judge, each stored once; a retried pa
 a message of its own. Here the passes of a message run on OS threads (the pool a test process
 has); tests/integration/test_judging_green_threads.py runs them on a gevent worker."""
 
+import threading
 import time
+from functools import partial
 
 import pytest
+from django.db import connections
 
-from judges import tasks
+from judges import concurrency, tasks
 from judges.concurrency import each_at_once, green_threads
 from judges.models import Judgment, JudgmentStatus, Verdict
 from judges.services import judge_run_start
 from tests.built_in_rows import built_in_rubrics_seed
 from tests.judges import sample_traces
+from traces.models import Project
 
 
 @pytest.fixture(autouse=True)
@@ -193,6 +197,57 @@ def test_outside_a_gevent_worker_the_passes_run_on_threads():
     names = each_at_once(lambda _: threading.current_thread().name, range(3))
     assert all(name.startswith("judge-pass") for name in names)
     assert each_at_once(lambda item: item * 2, []) == []
+
+
+@pytest.fixture
+def no_idle_wrappers(monkeypatch):
+    monkeypatch.setattr(concurrency, "_idle_wrappers", {})
+
+
+def _in_new_threads(function, count: int) -> list:
+    """`function()` in `count` threads made for it, one after the other, as a worker makes a
+    green thread per pass; what each returned."""
+    results = []
+    for _ in range(count):
+        thread = threading.Thread(target=lambda: results.append(function()))
+        thread.start()
+        thread.join()
+    return results
+
+
+def _wrapper_after_a_query():
+    Project.objects.count()
+    return connections["default"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_passes_one_after_another_reuse_one_connection_object(no_idle_wrappers):
+    wrappers = _in_new_threads(
+        lambda: concurrency.call_with_reused_wrappers(lambda _: _wrapper_after_a_query(), None),
+        20,
+    )
+
+    # Without reuse each thread made its own (a reference cycle left to the collector).
+    assert len({id(wrapper) for wrapper in wrappers}) == 1
+    assert wrappers[0].connection is None  # closed: the database connection is not kept
+
+
+@pytest.mark.django_db(transaction=True)
+def test_passes_at_the_same_time_never_share_a_connection_object(no_idle_wrappers):
+    both_in = threading.Barrier(2, timeout=10)
+
+    def pass_in_flight(_):
+        wrapper = _wrapper_after_a_query()
+        both_in.wait()
+        return wrapper
+
+    run_two_at_once = partial(concurrency.call_with_reused_wrappers, pass_in_flight)
+
+    first = each_at_once(run_two_at_once, [1, 2])
+    second = each_at_once(run_two_at_once, [1, 2])
+
+    assert first[0] is not first[1]
+    assert set(map(id, second)) == set(map(id, first))  # the next two take them over
 
 
 @pytest.mark.django_db(transaction=True)
