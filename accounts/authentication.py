@@ -1,3 +1,4 @@
+import copy
 import threading
 import time
 from dataclasses import dataclass
@@ -9,7 +10,6 @@ from accounts.client_address import client_address
 from accounts.models import ApiToken, hash_token
 from accounts.roles import user_roles
 from accounts.token_failures import lockout_seconds, token_failure_add, token_failures_over_limit
-from core.model_copy import model_copy
 
 # Tokens remembered per process, at most this many (agents in a loop reuse a handful), each
 # for this long: a revoke made elsewhere counts within it.
@@ -100,7 +100,7 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
             token.last_used_at = now
         # Each request gets its own copy: a view may set attributes on its user.
-        return model_copy(token.user), token
+        return copy.copy(token.user), token
 
     def authenticate_header(self, request):
         return self.keyword

@@ -15,13 +15,13 @@ project on first use; none decides it again (tests/traces/test_project_resolve.p
 
 from __future__ import annotations
 
+import copy
 import re
 from dataclasses import dataclass
 
 from django.db import transaction
 
 from core.errors import ApplicationError
-from core.model_copy import model_copy
 from traces.models import Project
 from traces.project_cache import projects_by_slug
 
@@ -78,9 +78,7 @@ def project_resolve(
 
     # A remembered project is copied for each caller: one may cache related rows (its
     # guardrail policy) on it.
-    project = projects_by_slug.get(slug, read) if remembered else read()
-    if remembered and project is not None:
-        project = model_copy(project)
+    project = copy.copy(projects_by_slug.get(slug, read)) if remembered else read()
     if project is not None:
         return project
     name = "Default" if slug == DEFAULT_PROJECT_SLUG else slug.replace("-", " ").replace("_", " ")
