@@ -445,8 +445,8 @@ def main():
         "--analyze",
         choices=["once", "growing"],
         default="growing",
-        help="analyze the tables as they grow, as a server's autovacuum would (the default), or "
-        "only once after warm-up (figures recorded before 2026-12-06's afternoon)",
+        help="analyze the session table as it grows, as a server's autovacuum would (the default), "
+        "or the tables only once after warm-up (figures recorded before 2026-12-06's afternoon)",
     )
     parser.add_argument("--port", type=int, default=8617)
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))

@@ -6,7 +6,7 @@ from contextlib import contextmanager
 
 from django.core.management.base import CommandError
 
-from core.errors import NON_FIELD, ApplicationError
+from core.errors import ApplicationError
 
 
 @contextmanager
@@ -14,5 +14,4 @@ def application_errors_as_command_errors() -> Iterator[None]:
     try:
         yield
     except ApplicationError as exc:
-        named = exc.field and exc.field != NON_FIELD
-        raise CommandError(f"{exc.field}: {exc.message}" if named else exc.message) from exc
+        raise CommandError(exc.field_message()) from exc

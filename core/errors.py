@@ -41,6 +41,12 @@ class ApplicationError(Exception):
         """The `message` of the JSON error."""
         return self.message
 
+    def field_message(self) -> str:
+        """The message led by the field it names (`baseline: No eval run named v9.`); a
+        refusal of no field, or of the whole input, is its message alone."""
+        named = self.field and self.field != NON_FIELD
+        return f"{self.field}: {self.message}" if named else self.message
+
 
 NON_FIELD = "non_field_errors"
 
@@ -55,7 +61,7 @@ class InvalidInput(ApplicationError):
         super().__init__(message, field=field)
 
     def answer_message(self) -> str:
-        return self.message if self.field == NON_FIELD else f"{self.field}: {self.message}"
+        return self.field_message()
 
 
 def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
