@@ -14,7 +14,7 @@ from judges.models import Judgment, Verdict
 from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem
 from traces.api import SpanOut, TraceDetailOut
-from traces.models import Feedback, Span, Trace
+from traces.models import TRACE_SPAN_TOTALS, Feedback, Span, Trace
 
 CHUNK = 200
 # The same fields the trace API answers with: an export line is the API's trace and spans,
@@ -34,13 +34,7 @@ CSV_COLUMNS = [
     "agent_name",
     "agent_version",
     "task_type",
-    "started_at",
-    "ended_at",
-    "span_count",
-    "error_count",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
+    *TRACE_SPAN_TOTALS,
     "verdicts",
     "resolved_scores",
     "red_flags",

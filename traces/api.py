@@ -35,7 +35,7 @@ from traces.ingest.services import (
     ingest_otlp_logs,
     ingest_payload,
 )
-from traces.models import Span, Trace
+from traces.models import TRACE_SPAN_TOTALS, Span, Trace
 from traces.projects import PROJECT_HEADER, PROJECT_HEADER_META, project_resolve
 from traces.span_pages import (
     SPAN_PAGE_DEFAULT,
@@ -123,13 +123,7 @@ class TraceOut(serializers.ModelSerializer):
             "model",
             "source_format",
             "root_span_id",
-            "started_at",
-            "ended_at",
-            "span_count",
-            "error_count",
-            "input_tokens",
-            "output_tokens",
-            "cost_usd",
+            *TRACE_SPAN_TOTALS,
             "completed_at",
         ]
 

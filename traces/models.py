@@ -111,6 +111,19 @@ class SourceFormat(models.TextChoices):
     JAEGER = "jaeger", "Jaeger export"
 
 
+# What a trace sums up from its spans: its time span, counts, tokens and cost. The trace API
+# and the CSV export show them side by side, in this order.
+TRACE_SPAN_TOTALS = (
+    "started_at",
+    "ended_at",
+    "span_count",
+    "error_count",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+)
+
+
 class Trace(models.Model):
     # No index of its own (each costs every trace write): the unique (project, external_id)
     # key starts with it, as trace_session_started does with the session.
