@@ -2,60 +2,30 @@
 
 import pytest
 
-from metrics.models import RedFlag
-from reviews.models import ReviewReason
 from tests.e2e.conftest import login_as, wait_for_focus
-from tests.factories import (
-    JudgmentFactory,
-    QueueFactory,
-    ToolSpanFactory,
-    TraceFactory,
-    VerdictFactory,
-    VerdictItemFactory,
+from tests.reviews.blind_items import (
+    EXPLANATIONS,
+    FLAG_DETAIL,
+    JUDGE_TEXTS,
+    REASON_TEXT,
+    blind_red_flag_item,
 )
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
-EXPLANATIONS = ("The refund went to a card the customer never gave.", "Refund matches the order.")
-VERDICT_DETAIL = "pass scores 1, 0 on Refund policy"
-FLAG_DETAIL = "card_id 4242-XX appears nowhere in the task or earlier outputs"
-REASON_TEXT = "Outcome passes but a trajectory red flag fired"
 JUDGE_SELECTORS = ("#judge-passes", ".pass .score", "#red-flags", "#item-detail", "#trace-judging")
-
-
-def _blind_item():
-    trace = TraceFactory(task="Refund order A1042 to the card it was paid with, please.")
-    ToolSpanFactory(trace=trace, name="get_order", position=0)
-    refund = ToolSpanFactory(trace=trace, name="issue_refund", input={"card_id": "4242-XX"})
-    verdict = VerdictFactory(trace=trace, reason=VERDICT_DETAIL)
-    for index, (score, text) in enumerate(zip((0, 1), EXPLANATIONS, strict=True)):
-        JudgmentFactory(
-            trace=trace, run=verdict.run, pass_index=index, score=score, explanation=text,
-            cited_spans=[refund.span_id],
-        )  # fmt: skip
-    RedFlag.objects.create(
-        trace=trace, span=refund, kind=RedFlag.Kind.HALLUCINATED_PARAMETER, detail=FLAG_DETAIL
-    )
-    return VerdictItemFactory(
-        verdict=verdict,
-        queue=QueueFactory(name="Blind refunds", blind=True),
-        reason=ReviewReason.RED_FLAG,
-        detail=VERDICT_DETAIL,
-    )
 
 
 def _judge_traces_in(page) -> list[str]:
     html = page.content()
-    found = [
-        text for text in (*EXPLANATIONS, VERDICT_DETAIL, FLAG_DETAIL, REASON_TEXT) if text in html
-    ]
+    found = [text for text in JUDGE_TEXTS if text in html]
     found += [selector for selector in JUDGE_SELECTORS if page.locator(selector).count()]
     found += ["highlighted span"] * page.locator(".is-highlighted").count()
     return found
 
 
 def test_blind_item_hides_the_judge_on_the_page_and_the_linked_trace(new_page, annotator):
-    item = _blind_item()
+    item = blind_red_flag_item()
     page = new_page()
     page.set_viewport_size({"width": 1400, "height": 900})
     login_as(page, annotator)

@@ -3,45 +3,26 @@
 import pytest
 from django.urls import reverse
 
-from metrics.models import RedFlag
 from reviews.claims import review_item_claim_next
-from reviews.models import ReviewReason
-from tests.factories import (
-    JudgmentFactory,
-    QueueFactory,
-    ToolSpanFactory,
-    TraceFactory,
-    VerdictFactory,
-    VerdictItemFactory,
+from tests.reviews.blind_items import (
+    EXPLANATIONS,
+    FLAG_DETAIL,
+    JUDGE_TEXTS,
+    REASON_TEXT,
+    VERDICT_DETAIL,
+    blind_red_flag_item,
 )
 
 pytestmark = pytest.mark.django_db
 
-JUDGE_TEXTS = ("pass scores 10, 0", "Refund went to the wrong card.", "Outcome passes but")
-FLAG_TEXT = "issue_refund called with card_id found nowhere in the task"
-
 
 @pytest.fixture
 def blind_item():
-    trace = TraceFactory(task="Refund order A1042 to the card it was paid with.")
-    span = ToolSpanFactory(trace=trace, name="issue_refund")
-    verdict = VerdictFactory(trace=trace, reason="pass scores 10, 0")
-    JudgmentFactory(
-        trace=trace, run=verdict.run, score=1, explanation="Refund went to the wrong card."
-    )
-    RedFlag.objects.create(
-        trace=trace, span=span, kind=RedFlag.Kind.HALLUCINATED_PARAMETER, detail=FLAG_TEXT
-    )
-    return VerdictItemFactory(
-        verdict=verdict,
-        queue=QueueFactory(name="Blind", blind=True),
-        reason=ReviewReason.RED_FLAG,
-        detail="pass scores 10, 0",
-    )
+    return blind_red_flag_item()
 
 
 def _hidden(html: str) -> list[str]:
-    return [text for text in (*JUDGE_TEXTS, FLAG_TEXT, "red-flags") if text in html]
+    return [text for text in (*JUDGE_TEXTS, "red-flags") if text in html]
 
 
 def test_blind_item_and_its_trace_show_no_judge_until_answered(client, annotator, blind_item):
@@ -62,15 +43,15 @@ def test_blind_item_and_its_trace_show_no_judge_until_answered(client, annotator
 
     client.post(reverse("reviews:item_resolve", args=[blind_item.pk]), {"score": "0"})
     item_html = client.get(item_url).content.decode()
-    assert "Refund went to the wrong card." in item_html and FLAG_TEXT in item_html
-    assert "pass scores 10, 0" in item_html and "Outcome passes but" in item_html
-    assert FLAG_TEXT in client.get(trace_url).content.decode()
+    assert all(text in item_html for text in (*EXPLANATIONS, FLAG_DETAIL, REASON_TEXT))
+    assert VERDICT_DETAIL in item_html
+    assert FLAG_DETAIL in client.get(trace_url).content.decode()
 
 
 def test_curators_see_the_judge_on_a_blind_item(client, curator, blind_item):
     client.force_login(curator)
     html = client.get(reverse("reviews:item_detail", args=[blind_item.pk])).content.decode()
-    assert "Refund went to the wrong card." in html and FLAG_TEXT in html
+    assert EXPLANATIONS[0] in html and FLAG_DETAIL in html
 
 
 def _verdict_badges(html: str) -> int:
@@ -87,13 +68,13 @@ def test_other_pages_list_no_verdict_of_a_trace_labelled_blind(client, annotator
     assert (
         _verdict_badges(client.get(trace_list, {"q": "Refund order A1042"}).content.decode()) == 0
     )
-    assert "pass scores 10, 0" not in client.get(run_page).content.decode()
+    assert VERDICT_DETAIL not in client.get(run_page).content.decode()
     # and once answered, both show it
     client.post(reverse("reviews:item_resolve", args=[blind_item.pk]), {"score": "0"})
     assert (
         _verdict_badges(client.get(trace_list, {"q": "Refund order A1042"}).content.decode()) == 1
     )
-    assert "pass scores 10, 0" in client.get(run_page).content.decode()
+    assert VERDICT_DETAIL in client.get(run_page).content.decode()
 
 
 def test_the_api_hides_reason_and_detail_of_a_blind_queue_from_annotators(
@@ -114,7 +95,7 @@ def test_the_api_hides_reason_and_detail_of_a_blind_queue_from_annotators(
     seen = api_client_for(curator).get(
         reverse("api-review-queue-items", args=[blind_item.queue_id]), {"status": "all"}
     )
-    assert seen.json()["results"][0]["detail"] == "pass scores 10, 0"
+    assert seen.json()["results"][0]["detail"] == VERDICT_DETAIL
 
 
 def test_spans_loaded_later_stay_blind_for_the_holder(client, annotator, blind_item):
@@ -122,8 +103,8 @@ def test_spans_loaded_later_stay_blind_for_the_holder(client, annotator, blind_i
     review_item_claim_next(user=annotator, queue=blind_item.queue)
     client.force_login(annotator)
     rows_url = reverse("explorer:tree_rows", args=[blind_item.trace_id])
-    span = blind_item.trace.spans.get()
-    params = {"parent": "", "from": "0", "to": "1"}
+    span = blind_item.trace.spans.get(name="issue_refund")
+    params = {"parent": "", "from": "1", "to": "2"}
     # when the tree's later spans load, then nothing marks the flagged span
     rows = client.get(rows_url, params).content.decode()
     assert f'id="span-{span.span_id}"' in rows and "is-highlighted" not in rows
