@@ -1,5 +1,6 @@
 import gc
 import os
+import sys
 
 from celery import Celery
 from celery.signals import worker_ready
@@ -13,6 +14,26 @@ os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 app = Celery("evalsite")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
+
+
+def worker_command(pool: str, concurrency: int, *options: str) -> list[str]:
+    """The command line of a worker of this app in a process of its own: `serve` starts one,
+    the integration suite starts its own with more options."""
+    return [
+        sys.executable,
+        "-m",
+        "celery",
+        "-A",
+        "evalsite",
+        "worker",
+        "--pool",
+        pool,
+        "--concurrency",
+        str(concurrency),
+        "--loglevel",
+        "INFO",
+        *options,
+    ]
 
 
 @worker_ready.connect(weak=False, dispatch_uid="evalsite.worker_gc")

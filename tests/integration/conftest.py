@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -19,6 +18,7 @@ from django.conf import settings
 from django.db import connection, connections
 
 from demo.simulator.server import start_simulator
+from evalsite.celery import worker_command
 
 ROOT = Path(__file__).resolve().parents[2]
 # Short waits so injected failures resolve within a test's time budget.
@@ -157,25 +157,15 @@ class WorkerProcess:
         self.process: subprocess.Popen | None = None
 
     def start(self, ready_timeout: float = 60.0) -> "WorkerProcess":
-        command = [
-            sys.executable,
-            "-m",
-            "celery",
-            "-A",
-            "evalsite",
-            "worker",
-            "--pool",
+        command = worker_command(
             self.pool,
-            "--concurrency",
-            str(self.concurrency),
-            "--loglevel",
-            "INFO",
+            self.concurrency,
             "--without-gossip",
             "--without-mingle",
             "--without-heartbeat",
             "-n",
             f"{self.name}-{os.getpid()}@%h",
-        ]
+        )
         self._log = open(self.log_path, "ab")  # noqa: SIM115 - closed in stop()
         self._offset = self.log_path.stat().st_size
         self.process = subprocess.Popen(

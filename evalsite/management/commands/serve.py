@@ -12,6 +12,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 
 from evalsite.celery import app as celery_app
+from evalsite.celery import worker_command
 
 
 def _behind_the_web() -> None:
@@ -111,25 +112,7 @@ class Command(BaseCommand):
                     ],
                 )
             )
-        commands.append(
-            (
-                "worker",
-                [
-                    python,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "evalsite",
-                    "worker",
-                    "--pool",
-                    "threads",
-                    "--concurrency",
-                    str(concurrency),
-                    "--loglevel",
-                    "INFO",
-                ],
-            )
-        )
+        commands.append(("worker", worker_command("threads", concurrency)))
         if demo:
             # First, in this process: it compiles the byte code the worker and the simulator
             # then find ready (on a fresh install, starting them alongside compiled it thrice).
