@@ -125,6 +125,22 @@ def _paired_required(pairs, optional: set[int] | None) -> int:
     return sum(1 for r, _a in pairs if r not in (optional or ()))
 
 
+def _every_required_step(
+    matcher: str, pairs, reference: Sequence[str], actual: Sequence[str], optional: set[int] | None
+) -> MatchResult:
+    """The path matches when every required reference step is paired with a call (how they
+    pair is the matcher's own); extra calls lower only the precision."""
+    found, required = _paired_required(pairs, optional), _required(reference, optional)
+    return MatchResult(
+        matcher,
+        found == required,
+        _ratio(found, required),
+        pairs,
+        _ratio(len(pairs), len(actual)),
+        _ratio(found, required),
+    )
+
+
 def match_exact(reference: Sequence[str], actual: Sequence[str]) -> MatchResult:
     """The same tools in the same order, nothing extra."""
     pairs = [(i, i) for i, (r, a) in enumerate(zip(reference, actual, strict=False)) if r == a]
@@ -147,15 +163,7 @@ def match_in_order(
     """Every reference tool (but the optional steps), in reference order; extra calls in
     between are allowed."""
     pairs = _lcs_pairs(reference, actual, similarity)
-    found, required = _paired_required(pairs, optional), _required(reference, optional)
-    return MatchResult(
-        IN_ORDER,
-        found == required,
-        _ratio(found, required),
-        pairs,
-        _ratio(len(pairs), len(actual)),
-        _ratio(found, required),
-    )
+    return _every_required_step(IN_ORDER, pairs, reference, actual, optional)
 
 
 def match_any_order(
@@ -166,15 +174,7 @@ def match_any_order(
 ) -> MatchResult:
     """Every reference tool (but the optional steps), in any order; extra calls are allowed."""
     pairs = _multiset_pairs(reference, actual, similarity)
-    found, required = _paired_required(pairs, optional), _required(reference, optional)
-    return MatchResult(
-        ANY_ORDER,
-        found == required,
-        _ratio(found, required),
-        pairs,
-        _ratio(len(pairs), len(actual)),
-        _ratio(found, required),
-    )
+    return _every_required_step(ANY_ORDER, pairs, reference, actual, optional)
 
 
 def match_precision_recall(
