@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from decimal import Decimal
 
 from core.csv_cells import SafeCsvWriter
@@ -30,15 +30,8 @@ class Chart:
         legend_room(self.figure)
 
     def as_dict(self) -> dict:
-        return {
-            "key": self.key,
-            "title": self.title,
-            "columns": self.columns,
-            "rows": self.rows,
-            "figure": self.figure,
-            "note": self.note,
-            "tables": self.tables,
-        }
+        # Every field, as from_dict reads them back (not asdict: it would copy the figure).
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     @classmethod
     def from_dict(cls, data: dict) -> Chart:

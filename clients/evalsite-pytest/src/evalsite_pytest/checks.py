@@ -101,13 +101,9 @@ def trajectory_check(
     content = variant_content(example, variant)
     reference = content.get("reference_trajectory") or []
     tool_effects = example_effects(content, [s.tool for s in steps], effects)
+    task, context = content.get("task") or "", content.get("context") or {}
     score = trajectory_score(
-        reference,
-        steps,
-        task=content.get("task") or "",
-        context=content.get("context") or {},
-        matcher=matcher,
-        effects=tool_effects,
+        reference, steps, task=task, context=context, matcher=matcher, effects=tool_effects
     )
     flags = golden_rules_check(content.get("red_flags") or [], steps)
     world_calls = getattr(calls, "calls", None)
@@ -115,8 +111,8 @@ def trajectory_check(
         flags += world_red_flags(
             world_calls,
             steps,
-            task=content.get("task") or "",
-            context=content.get("context") or {},
+            task=task,
+            context=context,
             final_answer=final_answer,
             effects=tool_effects,
         )
