@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.benchdb import django_setup  # noqa: E402
 from core.json_text import json_text_decoded  # noqa: E402
+from tests.otlp_ids import ids_to_hex  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_fidelity"
 from bench.fidelity_conversation import (  # noqa: E402
@@ -167,21 +168,6 @@ def send_all(client) -> dict:
     sent["Jaeger export, nested"] = latest(project)
     expected_tokens["Jaeger export, nested"] = once
     return sent, expected_tokens
-
-
-def ids_to_hex(node):
-    """OTLP/JSON writes ids as hex, where protobuf's JSON mapping gives base64."""
-    import base64
-
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
-                node[key] = base64.b64decode(value).hex()
-            else:
-                ids_to_hex(value)
-    elif isinstance(node, list):
-        for item in node:
-            ids_to_hex(item)
 
 
 def fidelity(trace, tokens: tuple[int, int]) -> dict:

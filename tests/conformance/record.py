@@ -171,31 +171,18 @@ def record_inside(framework: str) -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+    from tests.otlp_ids import ids_to_hex
+
     memory = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "support"}))
     provider.add_span_processor(SimpleSpanProcessor(memory))
     RUNS[framework](provider)
     request = json_format.MessageToDict(encode_spans(memory.get_finished_spans()))
-    _ids_to_hex(request)
+    ids_to_hex(request)
     versions = {pin.split("==")[0]: pin.split("==")[1] for pin in PINS[framework]}
     fixture = {"recorded_with": versions, "request": request}
     RECORDED.mkdir(exist_ok=True)
     (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
-
-
-def _ids_to_hex(node) -> None:
-    """OTLP/JSON writes ids as hex, where protobuf's JSON mapping gives base64."""
-    import base64
-
-    if isinstance(node, dict):
-        for key, value in node.items():
-            if key in ("traceId", "spanId", "parentSpanId") and isinstance(value, str):
-                node[key] = base64.b64decode(value).hex()
-            else:
-                _ids_to_hex(value)
-    elif isinstance(node, list):
-        for item in node:
-            _ids_to_hex(item)
 
 
 def record(framework: str) -> None:

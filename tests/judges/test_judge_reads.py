@@ -16,11 +16,11 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from accounts.models import ApiToken
 from accounts.roles import ANNOTATOR
 from bench import fidelity_conversation as conversation
-from bench.fidelity import ids_to_hex
 from tests.built_in_rows import built_in_rubrics_seed
 from tests.factories import ProjectFactory, UserFactory
 from tests.judges import seed_article_agent
 from tests.judges.judge_reads import Expected, assert_judge_reads
+from tests.otlp_ids import ids_to_hex
 from tests.traces import otel_agents
 from tests.traces.test_ingest_span_tree import refund_tree
 from tests.traces.test_ingest_transcripts import ANTHROPIC, OPENAI

@@ -10,7 +10,7 @@ from opentelemetry.sdk.trace import TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-from bench.fidelity import ids_to_hex
+from tests.otlp_ids import ids_to_hex
 from traces.ingest.services import ingest_otlp, ingest_payload
 from traces.models import Session, Trace
 from traces.projects import project_resolve

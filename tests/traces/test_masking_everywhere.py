@@ -12,9 +12,9 @@ from django.test import Client
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
-from bench.fidelity import ids_to_hex
 from bench.fidelity_shapes import jaeger_export
 from tests.judges.judge_reads import judge_prompts
+from tests.otlp_ids import ids_to_hex
 from tests.traces.shape_spans import LogRecorder, Recorder
 from traces.masking.detectors import DETECTORS
 from traces.masking.rules import builtin_rules_enable, rule_create

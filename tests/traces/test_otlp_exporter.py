@@ -15,8 +15,8 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 from accounts.models import ApiToken
 from accounts.roles import ANNOTATOR
-from bench.fidelity import ids_to_hex
 from tests.factories import ProjectFactory, UserFactory
+from tests.otlp_ids import ids_to_hex
 from tests.traces import otel_agents
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
