@@ -4,6 +4,7 @@ import pytest
 
 from golden.models import DatasetVersion, GoldenExample
 from tests.e2e.conftest import login_as
+from tests.golden.builders import reference_step
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -11,12 +12,7 @@ GOOD = {
     "task": "Cancel my most recent order, customer C-77",
     "task_type": "order_cancellation",
     "reference_trajectory": [
-        {
-            "step": 1,
-            "tool": "get_recent_orders",
-            "inputs": {"customer_id": "<from_context>"},
-            "acceptable_output_fields": ["orders"],
-        },
+        reference_step(1, "get_recent_orders", {"customer_id": "<from_context>"}, ["orders"]),
     ],
 }
 

@@ -4,7 +4,7 @@ import pytest
 
 from golden.models import GoldenExample
 from tests.e2e.conftest import login_as
-from tests.golden.builders import resolved_item
+from tests.golden.builders import reference_step, resolved_item
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 
@@ -42,12 +42,9 @@ def test_curator_promotes_a_resolved_item_and_edits_its_reference_trajectory(new
     # and when the curator inserts a confirmation step and saves
     edited = [
         draft[0],
-        {
-            "step": 2,
-            "tool": "confirm_with_customer",
-            "inputs": {"order_id": "<from_step_1_output>"},
-            "acceptable_output_fields": ["confirmed"],
-        },
+        reference_step(
+            2, "confirm_with_customer", {"order_id": "<from_step_1_output>"}, ["confirmed"]
+        ),
         {**draft[1], "step": 3},
     ]
     textarea.fill(json.dumps(edited, indent=2))
@@ -78,16 +75,7 @@ def test_a_broken_step_is_refused_with_the_field_named(new_page, curator):
     page.wait_for_url(f"**/golden/promote/{item.pk}/")
     page.fill(
         "#id_reference_trajectory",
-        json.dumps(
-            [
-                {
-                    "step": 1,
-                    "tool": "cancel_order",
-                    "inputs": {"order_id": "<from_step_4_output>"},
-                    "acceptable_output_fields": [],
-                }
-            ]
-        ),
+        json.dumps([reference_step(1, "cancel_order", {"order_id": "<from_step_4_output>"}, [])]),
     )
     page.click("button[type=submit].primary")
     error = page.locator(".field-reference_trajectory .field-error").first.inner_text()

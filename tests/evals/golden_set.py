@@ -15,7 +15,7 @@ from golden.evals.services import eval_run_create
 from golden.models import EvalRun, GoldenExample
 from golden.services import dataset_version_create
 from tests.factories import GoldenExampleFactory, SpanFactory, ToolSpanFactory, TraceFactory
-from tests.golden.builders import cancel_reference
+from tests.golden.builders import cancel_reference, reference_step
 from traces.models import SpanKind, SpanStatus
 
 EXAMPLES = [
@@ -44,18 +44,18 @@ EXAMPLES = [
         "task_type": "flight_booking",
         "context": {"passenger": "Dana Reyes", "loyalty_id": "BA-55120"},
         "reference_trajectory": [
-            {
-                "step": 1,
-                "tool": "search_flights",
-                "inputs": {"origin": "LHR", "destination": "JFK", "date": "2026-03-14"},
-                "acceptable_output_fields": ["flights"],
-            },
-            {
-                "step": 2,
-                "tool": "book_flight",
-                "inputs": {"flight_id": "<from_step_1_output>", "passenger": "<from_context>"},
-                "acceptable_output_fields": ["booking_ref"],
-            },
+            reference_step(
+                1,
+                "search_flights",
+                {"origin": "LHR", "destination": "JFK", "date": "2026-03-14"},
+                ["flights"],
+            ),
+            reference_step(
+                2,
+                "book_flight",
+                {"flight_id": "<from_step_1_output>", "passenger": "<from_context>"},
+                ["booking_ref"],
+            ),
         ],
         "expected_outcome": "Booked flight BA117, booking reference QX7P2L.",
         "red_flags": [],
@@ -66,18 +66,13 @@ EXAMPLES = [
         "task_type": "refund",
         "context": {"customer_id": "C-77"},
         "reference_trajectory": [
-            {
-                "step": 1,
-                "tool": "get_order",
-                "inputs": {"order_id": "<from_context>"},
-                "acceptable_output_fields": ["total", "status"],
-            },
-            {
-                "step": 2,
-                "tool": "issue_refund",
-                "inputs": {"order_id": "<from_step_1_output>", "amount": "<from_step_1_output>"},
-                "acceptable_output_fields": ["refund_id"],
-            },
+            reference_step(1, "get_order", {"order_id": "<from_context>"}, ["total", "status"]),
+            reference_step(
+                2,
+                "issue_refund",
+                {"order_id": "<from_step_1_output>", "amount": "<from_step_1_output>"},
+                ["refund_id"],
+            ),
         ],
         "expected_outcome": "Refund R-5521 of 49.90 issued for order A0999.",
         "red_flags": [

@@ -13,6 +13,7 @@ from golden.evals.services import eval_run_create
 from golden.models import GoldenExample
 from golden.services import dataset_version_create
 from tests.factories import GoldenExampleFactory, UserFactory
+from tests.golden.builders import reference_step
 from tests.traces import otel_agents
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,18 +26,18 @@ def test_resource_attributes_tag_the_trace_for_the_run(live_server):
         task=otel_agents.TRAVEL_TASK,
         task_type="flight_booking",
         reference_trajectory=[
-            {
-                "step": 1,
-                "tool": "search_flights",
-                "inputs": {"origin": "LIS", "destination": "BER", "date": "2026-05-14"},
-                "acceptable_output_fields": ["flights"],
-            },
-            {
-                "step": 2,
-                "tool": "book_flight",
-                "inputs": {"flight_id": "<from_step_1_output>", "fare_class": "economy"},
-                "acceptable_output_fields": ["confirmation"],
-            },
+            reference_step(
+                1,
+                "search_flights",
+                {"origin": "LIS", "destination": "BER", "date": "2026-05-14"},
+                ["flights"],
+            ),
+            reference_step(
+                2,
+                "book_flight",
+                {"flight_id": "<from_step_1_output>", "fare_class": "economy"},
+                ["confirmation"],
+            ),
         ],
         expected_outcome="Booked TP 542, confirmation QX7P2L.",
     )

@@ -13,22 +13,24 @@ from tests.factories import (
 from traces.models import SpanKind, SpanStatus
 
 
+def reference_step(number: int, tool: str, inputs: dict, output_fields: list[str]) -> dict:
+    """One step of a golden example's reference trajectory, as the API and the JSONL take it."""
+    return {
+        "step": number,
+        "tool": tool,
+        "inputs": inputs,
+        "acceptable_output_fields": output_fields,
+    }
+
+
 def cancel_reference(confirmation_field: str) -> list[dict]:
     """The cancel-order task's reference trajectory: look the customer's orders up, then cancel
     the one the lookup returned; the cancel step's output must carry `confirmation_field`."""
     return [
-        {
-            "step": 1,
-            "tool": "get_recent_orders",
-            "inputs": {"customer_id": "<from_context>"},
-            "acceptable_output_fields": ["orders"],
-        },
-        {
-            "step": 2,
-            "tool": "cancel_order",
-            "inputs": {"order_id": "<from_step_1_output>"},
-            "acceptable_output_fields": [confirmation_field],
-        },
+        reference_step(1, "get_recent_orders", {"customer_id": "<from_context>"}, ["orders"]),
+        reference_step(
+            2, "cancel_order", {"order_id": "<from_step_1_output>"}, [confirmation_field]
+        ),
     ]
 
 

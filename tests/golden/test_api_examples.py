@@ -1,23 +1,13 @@
 from golden.models import GoldenExample
-from tests.golden.builders import example, resolved_item
+from tests.golden.builders import example, reference_step, resolved_item
 
 EXAMPLE = {
     "task": "My flight TP538 was cancelled, rebook me on the next one to BER.",
     "task_type": "flight_rebooking",
     "adversarial_kind": "contradictory_outputs",
     "reference_trajectory": [
-        {
-            "step": 1,
-            "tool": "get_booking",
-            "inputs": {"flight_id": "<from_context>"},
-            "acceptable_output_fields": ["status"],
-        },
-        {
-            "step": 2,
-            "tool": "search_flights",
-            "inputs": {"destination": "BER"},
-            "acceptable_output_fields": ["flights"],
-        },
+        reference_step(1, "get_booking", {"flight_id": "<from_context>"}, ["status"]),
+        reference_step(2, "search_flights", {"destination": "BER"}, ["flights"]),
     ],
     "expected_behavior": "get_booking says confirmed while the airline says cancelled: ask.",
     "red_flags": [
@@ -66,14 +56,7 @@ def test_a_near_duplicate_is_a_conflict_until_allowed(api_client_for, curator):
 
 def test_curator_patches_the_reference_trajectory(api_client_for, curator):
     target = example(task="Cancel order A1")
-    steps = [
-        {
-            "step": 1,
-            "tool": "get_recent_orders",
-            "inputs": {"customer_id": "<from_context>"},
-            "acceptable_output_fields": ["orders"],
-        }
-    ]
+    steps = [reference_step(1, "get_recent_orders", {"customer_id": "<from_context>"}, ["orders"])]
     response = api_client_for(curator).patch(
         f"/api/golden/examples/{target.pk}/", {"reference_trajectory": steps}, format="json"
     )

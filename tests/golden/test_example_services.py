@@ -5,7 +5,7 @@ from golden.models import AdversarialKind, ExampleOrigin
 from golden.services import NearDuplicateFound, golden_example_create, golden_example_update
 from reviews.models import AuditEvent
 from tests.factories import RubricFactory
-from tests.golden.builders import example
+from tests.golden.builders import example, reference_step
 
 AMBIGUOUS = {
     "task": "Cancel my order.",
@@ -13,12 +13,7 @@ AMBIGUOUS = {
     "adversarial_kind": AdversarialKind.AMBIGUOUS_PARAMETERS,
     "expected_behavior": "The customer has two open orders: ask which one before cancelling.",
     "reference_trajectory": [
-        {
-            "step": 1,
-            "tool": "get_recent_orders",
-            "inputs": {"customer_id": "<from_context>"},
-            "acceptable_output_fields": ["orders"],
-        },
+        reference_step(1, "get_recent_orders", {"customer_id": "<from_context>"}, ["orders"]),
     ],
     "red_flags": [
         {
@@ -48,30 +43,13 @@ def test_a_handwritten_adversarial_example_is_saved_with_its_rules(curator):
     [
         (
             AdversarialKind.EMPTY_TOOL_RESULT,
-            [
-                {
-                    "step": 1,
-                    "tool": "search_flights",
-                    "inputs": {"origin": "<from_context>"},
-                    "acceptable_output_fields": ["flights"],
-                }
-            ],
+            [reference_step(1, "search_flights", {"origin": "<from_context>"}, ["flights"])],
         ),
         (
             AdversarialKind.CONTRADICTORY_OUTPUTS,
             [
-                {
-                    "step": 1,
-                    "tool": "get_order",
-                    "inputs": {"order_id": "<from_context>"},
-                    "acceptable_output_fields": ["status"],
-                },
-                {
-                    "step": 2,
-                    "tool": "get_shipment",
-                    "inputs": {"order_id": "<from_context>"},
-                    "acceptable_output_fields": ["status"],
-                },
+                reference_step(1, "get_order", {"order_id": "<from_context>"}, ["status"]),
+                reference_step(2, "get_shipment", {"order_id": "<from_context>"}, ["status"]),
             ],
         ),
         (
@@ -80,14 +58,7 @@ def test_a_handwritten_adversarial_example_is_saved_with_its_rules(curator):
         ),
         (
             AdversarialKind.TOOL_TIMEOUT,
-            [
-                {
-                    "step": 1,
-                    "tool": "book_hotel",
-                    "inputs": {"hotel_id": "<from_context>"},
-                    "acceptable_output_fields": [],
-                }
-            ],
+            [reference_step(1, "book_hotel", {"hotel_id": "<from_context>"}, [])],
         ),
     ],
 )
@@ -108,12 +79,7 @@ def test_an_invalid_trajectory_is_refused_with_the_field(curator):
     data = {
         **AMBIGUOUS,
         "reference_trajectory": [
-            {
-                "step": 1,
-                "tool": "get_recent_orders",
-                "inputs": {"id": "<from_step_3_output>"},
-                "acceptable_output_fields": [],
-            }
+            reference_step(1, "get_recent_orders", {"id": "<from_step_3_output>"}, [])
         ],
     }
     with pytest.raises(ExampleInvalid) as caught:

@@ -3,15 +3,15 @@ import json
 from django.urls import reverse
 
 from golden.models import GoldenExample
-from tests.golden.builders import example
+from tests.golden.builders import example, reference_step
 
 STEPS = [
-    {
-        "step": 1,
-        "tool": "search_flights",
-        "inputs": {"origin": "<from_context>", "destination": "<from_context>"},
-        "acceptable_output_fields": ["flights"],
-    },
+    reference_step(
+        1,
+        "search_flights",
+        {"origin": "<from_context>", "destination": "<from_context>"},
+        ["flights"],
+    ),
 ]
 
 

@@ -11,17 +11,17 @@ from golden.evals.gate import gate_evaluate
 from golden.jsonl import ImportInvalid, dataset_import_jsonl, dataset_version_export_lines
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.reference_trajectory import reference_from_answer_key, reference_trajectory_errors
-from tests.golden.builders import example
+from tests.golden.builders import example, reference_step
 
 pytestmark = pytest.mark.django_db
 
 WEATHER = [
-    {
-        "step": 1,
-        "tool": "get_weather",
-        "inputs": {"city": {"any_of": ["San Francisco", "SF"]}, "unit": {"optional": True}},
-        "acceptable_output_fields": [],
-    }
+    reference_step(
+        1,
+        "get_weather",
+        {"city": {"any_of": ["San Francisco", "SF"]}, "unit": {"optional": True}},
+        [],
+    )
 ]
 
 

@@ -4,6 +4,7 @@ from tests.golden.builders import (
     cancel_order_trace,
     coding_agent_timeout_trace,
     flight_booking_trace,
+    reference_step,
 )
 
 
@@ -55,12 +56,7 @@ def test_a_failed_tool_call_is_still_a_step_with_no_output_fields(db):
     # when the draft is made
     steps = reference_trajectory_draft(trace)
     # then the failed call stays, and its path is from the task
-    assert steps[1] == {
-        "step": 2,
-        "tool": "run_tests",
-        "inputs": {"path": "<from_context>"},
-        "acceptable_output_fields": [],
-    }
+    assert steps[1] == reference_step(2, "run_tests", {"path": "<from_context>"}, [])
 
 
 def test_the_latest_earlier_output_wins_when_two_steps_returned_the_value(db):
