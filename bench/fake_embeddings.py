@@ -13,7 +13,9 @@ import hashlib
 import json
 import re
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
+
+from tests.json_http import JsonHandler
 
 DIMENSIONS = 256
 WORD = re.compile(r"[a-z0-9_]+")
@@ -28,19 +30,8 @@ def text_vector(text: str) -> list[float]:
     return vector
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     server: _Server
-
-    def log_message(self, format, *args):  # noqa: A002 - quiet
-        pass
-
-    def _send(self, status: int, payload: dict) -> None:
-        body = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
 
     def do_POST(self):  # noqa: N802 - the http.server name
         length = int(self.headers.get("Content-Length") or 0)
@@ -51,17 +42,21 @@ class _Handler(BaseHTTPRequestHandler):
             owner.batch_sizes.append(len(body.get("input") or []))
             fail = owner.fail_status
         if not self.path.endswith("/embeddings"):
-            self._send(404, {"error": {"message": "not found", "type": "invalid_request_error"}})
+            self.send_json(
+                404, {"error": {"message": "not found", "type": "invalid_request_error"}}
+            )
             return
         if fail:
-            self._send(fail, {"error": {"message": "embeddings unavailable", "type": "api_error"}})
+            self.send_json(
+                fail, {"error": {"message": "embeddings unavailable", "type": "api_error"}}
+            )
             return
         texts = body.get("input") or []
         if isinstance(texts, str):
             texts = [texts]
         with owner.lock:
             owner.texts += len(texts)
-        self._send(
+        self.send_json(
             200,
             {
                 "object": "list",

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 from tests.conformance import support_task
+from tests.json_http import JsonHandler
 
 MODEL = "gpt-4o-mini"
 PROMPT_TOKENS = 120
@@ -113,18 +114,18 @@ def completion_for(messages: list[dict], tools: list | None = None) -> dict:
     }
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(JsonHandler):
     def do_POST(self):  # noqa: N802 (http.server's naming)
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
         if not self.path.rstrip("/").endswith("/chat/completions"):
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         self.server.requests.append(body)
         completion = completion_for(body.get("messages", []), body.get("tools"))
         if body.get("stream"):
             self._stream(completion)
         else:
-            self._send(200, completion)
+            self.send_json(200, completion)
 
     def _stream(self, completion: dict) -> None:
         """The same reply as server-sent chunks: the message, the finish, then usage."""
@@ -148,17 +149,6 @@ class _Handler(BaseHTTPRequestHandler):
         for chunk in chunks:
             self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
         self.wfile.write(b"data: [DONE]\n\n")
-
-    def _send(self, status: int, payload: dict) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):  # keep test output quiet
-        pass
 
 
 class FakeOpenAI:

@@ -6,7 +6,7 @@ one is read by the judge's own parser, and a reply nobody can read goes to a per
 import copy
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 
 import pytest
 
@@ -18,11 +18,12 @@ from judges.trajectory_llm import behavior_judge_llm, parameter_judge_llm, path_
 from reviews.models import ReviewItem, ReviewReason
 from tests.evals.golden_set import EXAMPLES, agent_payload, trace_from_payload
 from tests.factories import GoldenExampleFactory, TraceFactory
+from tests.json_http import JsonHandler
 
 pytestmark = pytest.mark.django_db
 
 
-class _Scripted(BaseHTTPRequestHandler):
+class _Scripted(JsonHandler):
     """Answers every Messages request with the next scripted text."""
 
     replies: list[str] = []
@@ -42,15 +43,7 @@ class _Scripted(BaseHTTPRequestHandler):
             "stop_sequence": None,
             "usage": {"input_tokens": 40, "output_tokens": 3},
         }
-        data = json.dumps(payload).encode()
-        self.send_response(200)
-        self.send_header("content-type", "application/json")
-        self.send_header("content-length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def log_message(self, *args):
-        pass
+        self.send_json(200, payload)
 
 
 @pytest.fixture
