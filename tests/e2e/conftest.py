@@ -4,6 +4,8 @@ import os
 
 import pytest
 
+from tests.insights.caches import LOCMEM, insights_cache_set, snapshots_forget
+
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
@@ -87,3 +89,12 @@ def page_holding(new_page, user, item):
     page.click("#claim-button")
     page.wait_for_url(f"**/reviews/items/{item.pk}/")
     return page
+
+
+@pytest.fixture
+def process_local_insights_cache(settings):
+    # The live server thread shares this process's memory cache, never another run's files.
+    insights_cache_set(settings, LOCMEM, "insights-e2e")
+    snapshots_forget()
+    yield
+    snapshots_forget()

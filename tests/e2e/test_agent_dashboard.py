@@ -13,21 +13,6 @@ pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
 XSS = "<img src=x onerror=alert(1)>"
 
 
-@pytest.fixture
-def process_local_insights_cache(settings):
-    # The live server thread shares this process's memory cache, never another run's files.
-    settings.CACHES = {
-        **settings.CACHES,
-        "insights": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "insights-agent-e2e",
-        },
-    }
-    AGENT_DASHBOARD.clear()
-    yield
-    AGENT_DASHBOARD.clear()
-
-
 def test_every_chart_is_drawn_and_agent_names_never_run(
     new_page, annotator, process_local_insights_cache
 ):

@@ -2,26 +2,11 @@
 
 import pytest
 
-from insights.overview import CHART_BUILDERS, overview_snapshot_clear
+from insights.overview import CHART_BUILDERS
 from tests.e2e.conftest import login_as
 from tests.insights.world import insights_world
 
 pytestmark = [pytest.mark.e2e, pytest.mark.django_db(transaction=True)]
-
-
-@pytest.fixture
-def process_local_insights_cache(settings):
-    # The live server thread shares this process's memory cache, never another run's files.
-    settings.CACHES = {
-        **settings.CACHES,
-        "insights": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "insights-e2e",
-        },
-    }
-    overview_snapshot_clear()
-    yield
-    overview_snapshot_clear()
 
 
 def test_overview_draws_every_chart_without_console_errors(

@@ -1,29 +1,15 @@
 import pytest
 from django.db import transaction
 
-from insights.agent_dashboard import AGENT_DASHBOARD
-from insights.overview import overview_snapshot_clear
-from insights.topics import placer
+from tests.insights.caches import LOCMEM, insights_cache_set, snapshots_forget
 from tests.insights.world import insights_world
-
-
-def snapshots_forget() -> None:
-    overview_snapshot_clear()
-    AGENT_DASHBOARD.clear()
-    placer.forget()
 
 
 @pytest.fixture(autouse=True)
 def fresh_snapshots(settings):
     """Each test sees the overview, the agent dashboard and the topics computed from its own
     rows, in a cache of its own process."""
-    settings.CACHES = {
-        **settings.CACHES,
-        "insights": {
-            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
-            "LOCATION": "insights-tests",
-        },
-    }
+    insights_cache_set(settings, LOCMEM, "insights-tests")
     snapshots_forget()
     yield
     snapshots_forget()

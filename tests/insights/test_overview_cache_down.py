@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from insights.overview import CHART_BUILDERS
+from tests.insights.caches import insights_cache_set
 from tests.insights.test_overview_view import figures_of
 from tests.insights.world import insights_world
 
@@ -15,13 +16,7 @@ UNREACHABLE_REDIS = "redis://127.0.0.1:8199/0"
 
 @pytest.fixture
 def insights_cache_down(settings):
-    settings.CACHES = {
-        **settings.CACHES,
-        "insights": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": UNREACHABLE_REDIS,
-        },
-    }
+    insights_cache_set(settings, "django.core.cache.backends.redis.RedisCache", UNREACHABLE_REDIS)
 
 
 def test_the_overview_and_its_csvs_are_served_without_the_cache(
