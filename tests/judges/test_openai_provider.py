@@ -25,6 +25,14 @@ def _start(version, config, trace, capture):
     return run, list(run.judgments.order_by("pass_index"))
 
 
+def _judged(version, config, trace, capture):
+    """The run with every pass of it executed."""
+    run, judgments = _start(version, config, trace, capture)
+    for judgment in judgments:
+        judgment_execute(judgment.pk)
+    return run
+
+
 def test_two_chat_completion_passes_agree_and_are_priced(
     simulator, tool_rubric, gpt_config, capture
 ):
@@ -51,10 +59,8 @@ def test_a_failing_trace_scores_zero_through_chat_completions(
     simulator, tool_rubric, gpt_config, capture
 ):
     trace = sample_traces.support_confident_after_error()
-    run, judgments = _start(tool_rubric, gpt_config, trace, capture)
 
-    for judgment in judgments:
-        judgment_execute(judgment.pk)
+    run = _judged(tool_rubric, gpt_config, trace, capture)
 
     assert Verdict.objects.get(run=run).score == 0.0
 
@@ -94,18 +100,14 @@ def test_the_same_prompt_to_another_server_is_not_served_from_cache(
     simulator, tool_rubric, gpt_config, capture
 ):
     trace = sample_traces.travel_book_ok()
-    _, first = _start(tool_rubric, gpt_config, trace, capture)
-    for judgment in first:
-        judgment_execute(judgment.pk)
+    _judged(tool_rubric, gpt_config, trace, capture)
     elsewhere = judge_config_create(
         name="gpt-self-hosted",
         provider="openai",
         model="gpt-4.1-mini",
         base_url=simulator.base_url + "/v1",
     )
-    _, second = _start(tool_rubric, elsewhere, trace, capture)
-    for judgment in second:
-        judgment_execute(judgment.pk)
+    _judged(tool_rubric, elsewhere, trace, capture)
 
     assert simulator.stats()["answers"] == 4
     assert not Judgment.objects.filter(served_from_cache=True).exists()
