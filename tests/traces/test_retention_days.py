@@ -24,6 +24,7 @@ from tests.factories import (
     SpanFactory,
     TraceFactory,
 )
+from tests.traces.partitions import POSTGRESQL_ONLY
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import retention_days, span_partitions, tasks
 from traces.models import Feedback, Project, Session, Span, Trace, utc_today
@@ -31,11 +32,7 @@ from traces.partition_sql import partition_name
 from traces.retention_days import spans_day_expire, spans_days_expirable
 from traces.span_partitions import span_partitions_ensure
 
-pytestmark = [
-    pytest.mark.django_db,
-    # SQLite (embedded mode) keeps one plain spans table: there is nothing here to test.
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="spans partitioned on PostgreSQL"),
-]
+pytestmark = [pytest.mark.django_db, POSTGRESQL_ONLY]
 OLD = utc_today() - timedelta(days=40)
 
 

@@ -9,6 +9,7 @@ from django.db import connection
 from django.utils import timezone
 
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
+from tests.traces.partitions import POSTGRESQL_ONLY
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import partition_sql, span_partitions
 from traces.ingest.bulk_sql import binding_cursor
@@ -21,11 +22,7 @@ from traces.partition_sql import (
 )
 from traces.span_partitions import span_partitions_create_ahead, spans_day_move
 
-pytestmark = [
-    pytest.mark.django_db,
-    # SQLite (embedded mode) keeps one plain spans table: there is nothing here to test.
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="spans partitioned on PostgreSQL"),
-]
+pytestmark = [pytest.mark.django_db, POSTGRESQL_ONLY]
 
 
 def _partitions_of(trace: Trace) -> set[str]:
