@@ -9,6 +9,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import NOT_PROVIDED
 
+from core.prepared_sql import prepared_cursor
 from traces.ingest.bulk_sql import binding_cursor, rows_json
 from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
@@ -42,7 +43,8 @@ def sessions_for_ids(
                 for column, attname, default in _session_insert_columns()
             }
         )
-    with binding_cursor() as cursor:
+    # Prepared: every request that names sessions sends it, and its plan suits any values.
+    with prepared_cursor() as cursor:
         cursor.execute(_sessions_upsert_sql(), [rows_json(rows), project_pk, external_ids])
         fetched = cursor.fetchall()
     found = {ext: pk for ext, pk, _ in fetched}
