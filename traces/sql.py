@@ -10,7 +10,7 @@ from django.db import connection
 from django.db.models import NOT_PROVIDED
 
 from core.prepared_sql import prepared_cursor
-from traces.ingest.bulk_sql import binding_cursor, rows_json
+from traces.ingest.bulk_sql import rows_json
 from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
 
@@ -168,7 +168,8 @@ def session_totals_rows_add(
         session_totals_rows_add_each(timed, untimed)
         return
     ids = sorted({row["id"] for row in summed} | set(lock_also))
-    with binding_cursor() as cursor:
+    # Prepared: sent by every request that adds traces to stored sessions.
+    with prepared_cursor() as cursor:
         cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(summed)])
 
 
