@@ -25,14 +25,15 @@ def prepared_cursor():
     if connection.vendor != "postgresql":
         return connection.cursor()
     connection.ensure_connection()
-    cursor = _preparing_cursor_class()(connection.connection)
+    cursor = preparing_cursor_class()(connection.connection)
     if connection.queries_logged:
         return connection.make_debug_cursor(cursor)
     return connection.make_cursor(cursor)
 
 
 @functools.cache
-def _preparing_cursor_class():
+def preparing_cursor_class():
+    """psycopg's server-binding cursor as Django makes it, asking to prepare each statement."""
     from django.db.backends.postgresql.base import ServerBindingCursor
 
     class PreparingCursor(ServerBindingCursor):
