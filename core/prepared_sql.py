@@ -2,7 +2,7 @@
 
 A statement PostgreSQL keeps prepared on a connection is parsed once and, after five runs, may
 be planned once (its generic plan, when that costs no more than planning each run). For a
-64-span OTLP request that spared 40-220 us of the server's CPU on each of the trace rows, the
+64-span OTLP request that spared 50-160 us of the server's CPU on each of the trace rows, the
 session upsert, the judges' stale verdicts and golden's held-out keys (bench/RESULTS.md).
 Not prepared: the trace lock, whose generic plan reads the project's traces by project alone
 and filters the external ids (bench/RESULTS.md, "PostgreSQL's CPU a OTLP ingest request").
