@@ -86,6 +86,12 @@ def main():
     parser.add_argument("--padding", type=int, default=600, help="chars of tool output a span")
     parser.add_argument("--phases", action="store_true", help="split by parse, plan, execute")
     parser.add_argument("--analyze", choices=["once", "growing"], default="growing")
+    parser.add_argument(
+        "--alternate-unprepared",
+        action="store_true",
+        help="every other request sends core/prepared_sql.py's statements unprepared; each half"
+        " reported apart (the same machine's load for both)",
+    )
     parser.add_argument("--database-url", default=DEFAULT_DB)
     parser.add_argument("--var-dir", default="/tmp/evalsite-t-statements")
     args = parser.parse_args()
@@ -117,8 +123,10 @@ def main():
     def charged(execute, sql, params, many, context):
         return clock.charge(statement_label(sql), lambda: execute(sql, params, many, context))
 
-    by_statement: dict[str, list[int]] = defaultdict(list)
-    totals = []
+    unprepared = [False]
+    if args.alternate_unprepared:
+        _unprepared_switch(unprepared)
+    halves = {False: (defaultdict(list), []), True: (defaultdict(list), [])}
     phase_start = len(bodies) // 2
     autovacuum = psycopg.connect(args.database_url, autocommit=True)
     with connection.execute_wrapper(charged):
@@ -127,15 +135,35 @@ def main():
                 _phase_logging(connection, on=index == phase_start)
             if args.analyze == "growing":
                 _grown_analyze(autovacuum)
+            unprepared[0] = args.alternate_unprepared and index % 2 == 1
+            by_statement, totals = halves[unprepared[0]]
             clock.spent.clear()
             began = clock.now()
             ingest_otlp(body=body, content_type="application/x-protobuf")
             totals.append(clock.now() - began)
             for label, spent in clock.spent.items():
                 by_statement[label].append(spent)
-    _report(args, bodies, totals, by_statement)
+    for half, (by_statement, totals) in halves.items():
+        if totals:
+            if args.alternate_unprepared:
+                print("unprepared (every other request):" if half else "prepared:")
+            _report(args, len(bodies), totals, by_statement)
     if args.phases:
         _phases_report(clock.phases)
+
+
+def _unprepared_switch(unprepared: list[bool]) -> None:
+    """Have prepared cursors send their statements unprepared while unprepared[0] is set."""
+    from core.prepared_sql import preparing_cursor_class
+
+    cursor_class = preparing_cursor_class()
+    execute = cursor_class.execute
+
+    def switched(self, query, params=None, *, prepare=None, binary=None):
+        prepare = False if unprepared[0] else prepare
+        return execute(self, query, params, prepare=prepare, binary=binary)
+
+    cursor_class.execute = switched
 
 
 def _grown_analyze(conn) -> None:
@@ -155,9 +183,9 @@ def _phase_logging(connection, on: bool) -> None:
             cursor.execute(f"SET {setting} = {value}")
 
 
-def _report(args, bodies, totals, by_statement) -> None:
-    requests = len(bodies)
-    spans = args.traces * 11
+def _report(args, all_requests, totals, by_statement) -> None:
+    requests = len(totals)
+    spans = args.traces * 11 * requests / all_requests
     print(
         f"{requests} requests of {args.batch} spans; PostgreSQL CPU a request: mean "
         f"{statistics.mean(totals) / 1e3:,.0f} us, median {statistics.median(totals) / 1e3:,.0f}"

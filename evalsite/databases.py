@@ -8,6 +8,11 @@ from django.core.exceptions import ImproperlyConfigured
 
 from core.env import envbool, envfloat, envint
 
+# psycopg's prepare_threshold: how many runs of a statement on a connection before psycopg
+# prepares it unasked, out of reach, so only the statements a cursor asks for are prepared
+# (core/prepared_sql.py). None, Django's default, turns preparing off even for those.
+PREPARE_ONLY_ASKED = 2**31 - 1
+
 
 def databases_from_environment(database_url: str, var_dir: Path) -> dict:
     if database_url:
@@ -29,6 +34,8 @@ def databases_from_environment(database_url: str, var_dir: Path) -> dict:
             # jit_above_cost (ingest's trace lock, on an estimate of spans per trace) took 30-40
             # ms, many times the statement itself.
             databases["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
+            if not envbool("DB_TRANSACTION_POOLING", False):
+                databases["default"]["OPTIONS"].setdefault("prepare_threshold", PREPARE_ONLY_ASKED)
         if envbool("DB_TRANSACTION_POOLING", False):
             _transaction_pooling(databases["default"])
         if databases["default"]["ENGINE"] == "django.db.backends.sqlite3":

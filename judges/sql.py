@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from django.db import connection
 from django.db.models import Q
 
+from core.prepared_sql import prepared_cursor
 from judges.models import (
     JudgeCalibration,
     OnlineRuleHour,
@@ -59,7 +60,8 @@ def late_verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]
     their red flags checked (metrics.redflag_store checks those again); one statement on
     PostgreSQL, whose data-modifying WITH runs whether or not the query reads it."""
     if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
+        # Prepared: ingest asks it of nearly every request with late spans.
+        with prepared_cursor() as cursor:
             cursor.execute(_STALE_AND_CHECKED_SQL, [list(trace_ids), list(session_ids), trace_ids])
             return [trace_id for (trace_id,) in cursor.fetchall()]
     verdicts_stale_set(trace_ids, session_ids)

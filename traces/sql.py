@@ -9,7 +9,8 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import NOT_PROVIDED
 
-from traces.ingest.bulk_sql import binding_cursor, rows_json
+from core.prepared_sql import prepared_cursor
+from traces.ingest.bulk_sql import rows_json
 from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
 
@@ -42,7 +43,8 @@ def sessions_for_ids(
                 for column, attname, default in _session_insert_columns()
             }
         )
-    with binding_cursor() as cursor:
+    # Prepared: every request that names sessions sends it, and its plan suits any values.
+    with prepared_cursor() as cursor:
         cursor.execute(_sessions_upsert_sql(), [rows_json(rows), project_pk, external_ids])
         fetched = cursor.fetchall()
     found = {ext: pk for ext, pk, _ in fetched}
@@ -166,7 +168,8 @@ def session_totals_rows_add(
         session_totals_rows_add_each(timed, untimed)
         return
     ids = sorted({row["id"] for row in summed} | set(lock_also))
-    with binding_cursor() as cursor:
+    # Prepared: sent by every request that adds traces to stored sessions.
+    with prepared_cursor() as cursor:
         cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(summed)])
 
 

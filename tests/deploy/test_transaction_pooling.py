@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from evalsite.databases import databases_from_environment
+from evalsite.databases import PREPARE_ONLY_ASKED, databases_from_environment
 
 URL = "postgres://evalsite@pgbouncer:6432/evalsite"
 
@@ -34,6 +34,8 @@ def test_a_direct_connection_keeps_server_side_cursors(monkeypatch):
     default = _default(monkeypatch)
     assert default.get("DISABLE_SERVER_SIDE_CURSORS", False) is False
     assert default["OPTIONS"]["pool"]["max_size"] == 8
+    # psycopg prepares only the statements a cursor asks for (core/prepared_sql.py).
+    assert default["OPTIONS"]["prepare_threshold"] == PREPARE_ONLY_ASKED
 
 
 def test_transaction_pooling_with_the_process_pool_also_works(monkeypatch):

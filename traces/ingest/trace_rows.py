@@ -17,6 +17,7 @@ from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.errors import UniqueViolation
 from psycopg.types.json import Json
 
+from core.prepared_sql import prepared_cursor
 from traces.ingest.bulk_sql import (
     StoredSpan,
     binding_cursor,
@@ -233,7 +234,9 @@ def trace_rows_write(
         params.append([trace.pk for trace in stored])
     if fresh:
         params.append(_rows_json(fresh, _insert_fields(), given))
-    with binding_cursor() as cursor:
+    # Prepared: parsed once a connection. PostgreSQL keeps planning the variant that moves
+    # spans for each run (a generic plan over the partitioned span table costs more).
+    with prepared_cursor() as cursor:
         try:
             cursor.execute(_write_sql(bool(stored), bool(fresh), bool(days)), params)
         except IntegrityError as exc:
