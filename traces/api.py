@@ -35,7 +35,7 @@ from traces.ingest.services import (
     ingest_otlp_logs,
     ingest_payload,
 )
-from traces.models import TRACE_SPAN_TOTALS, Span, Trace
+from traces.models import TRACE_DESCRIPTION, TRACE_SPAN_TOTALS, Span, Trace
 from traces.projects import PROJECT_HEADER, PROJECT_HEADER_META, project_resolve
 from traces.span_pages import (
     SPAN_PAGE_DEFAULT,
@@ -114,12 +114,7 @@ class TraceOut(serializers.ModelSerializer):
             "project",
             "external_id",
             "session",
-            "task",
-            "final_answer",
-            "stop_reason",
-            "task_type",
-            "agent_name",
-            "agent_version",
+            *TRACE_DESCRIPTION,
             "model",
             "source_format",
             "root_span_id",

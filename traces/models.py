@@ -111,6 +111,16 @@ class SourceFormat(models.TextChoices):
     JAEGER = "jaeger", "Jaeger export"
 
 
+# What a trace's sender says of its run, in the words it was sent: the trace API shows them,
+# ingest writes them, and a span tree's root may carry them under the same names.
+TRACE_DESCRIPTION = (
+    "task",
+    "final_answer",
+    "stop_reason",
+    "task_type",
+    "agent_name",
+    "agent_version",
+)
 # What a trace sums up from its spans: its time span, counts, tokens and cost. The trace API
 # and the CSV export show them side by side, in this order.
 TRACE_SPAN_TOTALS = (

@@ -8,6 +8,7 @@ import json
 from core.errors import NON_FIELD, InvalidInput
 from traces.ingest.records import SpanRecord, TraceExtras, nul_free, span_record_build
 from traces.ingest.timeparse import timestamp_parse
+from traces.models import TRACE_DESCRIPTION
 
 # Keys a span node may carry, and the trace-level keys its root may add; any other is refused
 # by name rather than ignored.
@@ -37,16 +38,7 @@ NODE_KEYS = frozenset(
     }
 )
 # What a root says of its trace; a transcript passes the same keys on to its span tree.
-TRACE_KEYS = (
-    "trace_id",
-    "task",
-    "final_answer",
-    "stop_reason",
-    "task_type",
-    "agent_name",
-    "agent_version",
-    "context",
-)
+TRACE_KEYS = ("trace_id", *TRACE_DESCRIPTION, "context")
 ROOT_KEYS = NODE_KEYS | {*TRACE_KEYS, "available_tools", "format", "project"}
 MAX_SPANS = 20_000
 TRACE_ID_MAX = 64

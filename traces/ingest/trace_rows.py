@@ -27,28 +27,17 @@ from traces.ingest.bulk_sql import (
     spans_stored,
 )
 from traces.ingest.copy_rows import quote
-from traces.models import Span, Trace
+from traces.models import TRACE_DESCRIPTION, TRACE_SPAN_TOTALS, Span, Trace
 
 # The Trace columns ingestion computes and writes back.
 TRACE_FIELDS = [
-    "task",
-    "final_answer",
-    "stop_reason",
-    "task_type",
-    "agent_name",
-    "agent_version",
+    *TRACE_DESCRIPTION,
     "model",
     "context",
     "attributes",
     "session",
     "root_span_id",
-    "started_at",
-    "ended_at",
-    "span_count",
-    "error_count",
-    "input_tokens",
-    "output_tokens",
-    "cost_usd",
+    *TRACE_SPAN_TOTALS,
     "content_hash",
     "last_span_received_at",
 ]
