@@ -9,6 +9,12 @@ mapping and storing), after warm-up requests, in each tree, on a database of its
 
     .venv/bin/python bench/ingest_instructions.py --before c3585fb
 
+With --mapping-only it counts decoding and mapping alone (traces.ingest.otlp.otlp_batch over
+the same bodies, no request and no database): the per-span Python of ingest, whose count does
+not move with the waits on PostgreSQL that move the whole request's by a few percent.
+
+    .venv/bin/python bench/ingest_instructions.py --before c3585fb --mapping-only --format json
+
 Needs valgrind (`callgrind_control` toggles counting around the measured requests only).
 """
 
@@ -27,6 +33,7 @@ sys.path.insert(0, str(ROOT))
 from bench.benchdb import database_ensure  # noqa: E402
 from bench.ingest import (  # noqa: E402
     DEFAULT_DB,
+    MEDIA,
     SETUP,
     bodies_encode,
     env_for,
@@ -73,8 +80,35 @@ counting(False)
 """
 )
 
+# Run inside a tree: decode and map each body as the OTLP view does, nothing stored.
+MAPPING_DRIVER = """
+import django
+django.setup()
+import gc, os, pickle, subprocess, sys
+from traces.ingest.otlp import otlp_batch
+payload = pickle.load(open(sys.argv[1], "rb"))
+media = payload["media"]
 
-def instructions(tree: Path, database_url: str, payload_file: str, out_dir: str) -> int:
+def counting(on):
+    flag = "on" if on else "off"
+    subprocess.run(["callgrind_control", "-i", flag, str(os.getpid())], check=True,
+                   capture_output=True)
+
+gc.set_threshold(50_000, 20, 20)  # as gunicorn.conf.py sets it in each web worker
+for body in payload["warm"]:
+    otlp_batch(body, media)
+gc.collect()
+gc.freeze()
+counting(True)
+for body in payload["bodies"]:
+    otlp_batch(body, media)
+counting(False)
+"""
+
+
+def instructions(
+    tree: Path, database_url: str, payload_file: str, out_dir: str, driver: str = DRIVER
+) -> int:
     """Instructions callgrind counted over the measured requests in `tree`."""
     database_ensure(database_url)
     env = env_for(database_url, tempfile.mkdtemp(prefix="evalsite-instructions-"))
@@ -86,7 +120,7 @@ def instructions(tree: Path, database_url: str, payload_file: str, out_dir: str)
         f"--callgrind-out-file={out_dir}/callgrind.%p",
         sys.executable,
         "-c",
-        DRIVER,
+        driver,
         payload_file,
     ]
     done = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True)
@@ -104,14 +138,24 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=400, help="of 11 spans each")
     parser.add_argument("--batch", type=int, default=512, help="spans per export request")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument(
+        "--mapping-only", action="store_true", help="count decoding and mapping, no requests"
+    )
+    parser.add_argument(
+        "--format", choices=["protobuf", "json"], default="protobuf", help="with --mapping-only"
+    )
     args = parser.parse_args()
+    if args.format != "protobuf" and not args.mapping_only:
+        parser.error("--format json counts the mapping only: add --mapping-only")
     if shutil.which("callgrind_control") is None:
         raise SystemExit("valgrind is not installed: apt-get install valgrind")
     spans = record_spans(args.traces, 600, 0)
     payload = {
-        "bodies": bodies_encode(spans, args.batch, "protobuf"),
-        "warm": bodies_encode(record_spans(40, 600, 10**6), args.batch, "protobuf"),
+        "bodies": bodies_encode(spans, args.batch, args.format),
+        "warm": bodies_encode(record_spans(40, 600, 10**6), args.batch, args.format),
+        "media": MEDIA[args.format],
     }
+    driver = MAPPING_DRIVER if args.mapping_only else DRIVER
     with tempfile.TemporaryDirectory(prefix="evalsite-instructions-") as work:
         payload_file = f"{work}/payload.pickle"
         Path(payload_file).write_bytes(pickle.dumps(payload))
@@ -121,7 +165,8 @@ def main() -> None:
             trees.append(("before", tree_at(args.before), args.database_url + "_before"))
         counts = {}
         for name, tree, database_url in trees:
-            counts[name] = instructions(tree, database_url, payload_file, work) / len(spans)
+            counted = instructions(tree, database_url, payload_file, work, driver)
+            counts[name] = counted / len(spans)
             print(f"{name:>6}: {counts[name]:,.0f} instructions a span ({len(spans)} spans)")
     if args.before:
         print(f"now/before: {counts['now'] / counts['before']:.3f}x (before = {args.before})")

@@ -212,6 +212,9 @@ PROVIDER_ALIASES = {
     "xai": "x_ai",
 }
 # A framework's own cost figures: a total, else input and output parts that add up to it.
+# OpenInference agent and chain spans repeat their model calls' token sums under these.
+AGGREGATE_TOKENS = frozenset(("llm.token_count.prompt", "llm.token_count.completion"))
+
 COST_PART_ATTRIBUTES = (
     ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
     ("llm.cost.prompt", "llm.cost.completion"),

@@ -16,6 +16,7 @@ from typing import NamedTuple
 import orjson
 
 from traces.ingest.convention_tables import (
+    AGGREGATE_TOKENS,
     CONTENT_EVENTS,
     COST_PART_ATTRIBUTES,
     FLATTENED_INPUT_PREFIXES,
@@ -105,6 +106,12 @@ class SpanPlan(NamedTuple):
     flattened: bool
     # Some name is a cost part (COST_PART_ATTRIBUTES).
     cost_parts: bool
+    # Some name is an OpenInference token sum (AGGREGATE_TOKENS).
+    aggregate_tokens: bool
+    # Names read by name on some spans only; absent from most.
+    openinference_kind: bool
+    system_instructions: bool
+    tool_status: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -148,6 +155,10 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         marker_kind=marker_kind,
         flattened=any(name.startswith(FLATTENED_STARTS) for name in names),
         cost_parts=not present.isdisjoint(_COST_PARTS),
+        aggregate_tokens=not present.isdisjoint(AGGREGATE_TOKENS),
+        openinference_kind="openinference.span.kind" in present,
+        system_instructions="gen_ai.system_instructions" in present,
+        tool_status="gen_ai.tool.status" in present,
     )
 
 
@@ -231,7 +242,7 @@ def span_content_from(
     picks = _picked(attributes, plan.content_picks)
     value_in = picks.get("input")
     value_out = picks.get("output")
-    if attributes.get("openinference.span.kind") == "LLM":
+    if plan.openinference_kind and attributes["openinference.span.kind"] == "LLM":
         # The structured messages are exact where `input.value` may be a text dump
         # (smolagents writes Python reprs there).
         if "llm.input_messages.0.message.role" in attributes:
@@ -251,7 +262,7 @@ def span_content_from(
     if value_out is None and any(attributes[name] == "" for name in plan.output_attributes):
         value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
     value_in = json_maybe(value_in)
-    if "gen_ai.system_instructions" in attributes:  # rarely sent: no call without it
+    if plan.system_instructions:  # rarely sent: no call without it
         value_in = _with_system_instructions(attributes, value_in)
     value_out = json_maybe(value_out)
     if events and (value_in is None or value_out is None):

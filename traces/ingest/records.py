@@ -92,12 +92,15 @@ def span_record_build(
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
     elif kind == _LLM and type(input_value) is dict:
         input_value = model_input(input_value)
-    elif kind != _LLM and not AGGREGATE_TOKENS.isdisjoint(attributes):
+    elif kind != _LLM and plan.aggregate_tokens:
         # OpenInference agent and chain spans repeat their model calls' token sums.
         fields["input_tokens"] = fields["output_tokens"] = 0
     model = str(fields.get("model") or "")[:200]
+    declared = fields.get("cost_usd")
+    if declared is None and plan.cost_parts:  # cost_declared's sum of parts: no call without
+        declared = conventions.cost_declared(attributes, fields, plan)
     cost = _cost(
-        conventions.cost_declared(attributes, fields, plan),
+        declared,
         model,
         fields["input_tokens"],
         fields["output_tokens"],
@@ -109,7 +112,7 @@ def span_record_build(
         tool_name = tool_name_from_span_name(name)
     if not error_message and is_error:
         error_message = str(fields.get("error_type") or "")
-    if not is_error and attributes.get("gen_ai.tool.status") == "error":  # strands
+    if not is_error and plan.tool_status and attributes["gen_ai.tool.status"] == "error":  # strands
         is_error, error_message = True, error_message or "tool status error"
     if not is_error and fields.get("error_type"):
         is_error = True
@@ -148,7 +151,6 @@ def span_record_build(
 # Module constants: each read of an enum member through its class is an attribute lookup.
 _TOOL, _LLM = SpanKind.TOOL, SpanKind.LLM
 _ERROR, _OK = SpanStatus.ERROR, SpanStatus.OK
-AGGREGATE_TOKENS = frozenset(("llm.token_count.prompt", "llm.token_count.completion"))
 
 
 def tool_arguments(value):
@@ -220,7 +222,7 @@ def _cost(
         except ArithmeticError:
             cost = None
     if cost is None or not cost.is_finite():
-        cost = prices.cost_estimate(model, input_tokens, output_tokens, provider)
+        return prices.cost_estimate_stored(model, input_tokens, output_tokens, provider)
     cost = min(max(cost, _NO_COST), prices.MAX_COST)
     return cost.quantize(_NO_COST)
 
