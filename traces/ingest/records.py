@@ -222,7 +222,7 @@ def _cost(
         except ArithmeticError:
             cost = None
     if cost is None or not cost.is_finite():
-        return prices.cost_estimate_stored(model, input_tokens, output_tokens, provider)
+        cost = prices.cost_estimate(model, input_tokens, output_tokens, provider)
     cost = min(max(cost, _NO_COST), prices.MAX_COST)
     return cost.quantize(_NO_COST)
 
