@@ -41,6 +41,24 @@ from bench.ingest import (  # noqa: E402
 )
 from bench.trees import bytecode_compile, tree_at  # noqa: E402
 
+# The end of a driver: warm up with CALL over each warm-up body, then count CALL over the rest.
+COUNTED = """
+def counting(on):
+    flag = "on" if on else "off"
+    subprocess.run(["callgrind_control", "-i", flag, str(os.getpid())], check=True,
+                   capture_output=True)
+
+gc.set_threshold(50_000, 20, 20)  # as gunicorn.conf.py sets it in each web worker
+for body in payload["warm"]:
+    CALL
+gc.collect()
+gc.freeze()
+counting(True)
+for body in payload["bodies"]:
+    CALL
+counting(False)
+"""
+
 # Run inside a tree: empty its database (bench.ingest's SETUP), warm up, count the rest.
 DRIVER = (
     SETUP
@@ -62,22 +80,8 @@ def post(body):
     status = []
     b"".join(app(environ, lambda code, headers, exc_info=None: status.append(code)))
     assert status[0].startswith("200"), status
-
-def counting(on):
-    flag = "on" if on else "off"
-    subprocess.run(["callgrind_control", "-i", flag, str(os.getpid())], check=True,
-                   capture_output=True)
-
-gc.set_threshold(50_000, 20, 20)  # as gunicorn.conf.py sets it in each web worker
-for body in payload["warm"]:
-    post(body)
-gc.collect()
-gc.freeze()
-counting(True)
-for body in payload["bodies"]:
-    post(body)
-counting(False)
 """
+    + COUNTED.replace("CALL", "post(body)")
 )
 
 # Run inside a tree: decode and map each body as the OTLP view does, nothing stored.
@@ -88,22 +92,7 @@ import gc, os, pickle, subprocess, sys
 from traces.ingest.otlp import otlp_batch
 payload = pickle.load(open(sys.argv[1], "rb"))
 media = payload["media"]
-
-def counting(on):
-    flag = "on" if on else "off"
-    subprocess.run(["callgrind_control", "-i", flag, str(os.getpid())], check=True,
-                   capture_output=True)
-
-gc.set_threshold(50_000, 20, 20)  # as gunicorn.conf.py sets it in each web worker
-for body in payload["warm"]:
-    otlp_batch(body, media)
-gc.collect()
-gc.freeze()
-counting(True)
-for body in payload["bodies"]:
-    otlp_batch(body, media)
-counting(False)
-"""
+""" + COUNTED.replace("CALL", "otlp_batch(body, media)")
 
 
 def instructions(
