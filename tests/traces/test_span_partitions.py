@@ -8,11 +8,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from core.prepared_sql import binding_cursor
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.partitions import POSTGRESQL_ONLY
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import partition_sql, span_partitions
-from traces.ingest.bulk_sql import binding_cursor
 from traces.models import Span, Trace, utc_today
 from traces.partition_sql import (
     PARTITION_DAYS_AHEAD,

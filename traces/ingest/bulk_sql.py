@@ -18,9 +18,9 @@ from typing import NamedTuple
 
 import orjson
 from django.db import connection
-from psycopg.pq import Format
 from psycopg.types.json import Json
 
+from core.prepared_sql import binding_cursor
 from traces.ingest.copy_rows import quote, rows_copy
 from traces.ingest.records import SpanRecord
 from traces.models import Span
@@ -63,28 +63,6 @@ class StoredSpan(NamedTuple):
 def column_type(field) -> str:
     """A model field's column type on this process's database, for casts in plain SQL."""
     return field.db_type(connection)
-
-
-def binding_cursor(binary_results: bool = False):
-    """A cursor that sends parameters apart from the statement (PostgreSQL). Django's default
-    cursor quotes every value into the SQL text, which costs more than the UPDATE itself for
-    the repeated statements here; queries are still logged like any other.
-
-    With binary_results, rows come in PostgreSQL's binary form: psycopg reads timestamps and
-    numbers in C, where Django's text loader parses each timestamp in Python (about a tenth of
-    a small request's CPU went to the times of the rows ingest reads back). The connection's
-    time zone is Django's, so the values are the ones the text form gives."""
-    if connection.vendor != "postgresql":
-        return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor
-
-    connection.ensure_connection()
-    cursor = ServerBindingCursor(connection.connection)
-    if binary_results:
-        cursor.format = Format.BINARY
-    if connection.queries_logged:
-        return connection.make_debug_cursor(cursor)
-    return connection.make_cursor(cursor)
 
 
 def rows_json(rows: list[dict]) -> Json:

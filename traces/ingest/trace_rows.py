@@ -17,10 +17,9 @@ from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.errors import UniqueViolation
 from psycopg.types.json import Json
 
-from core.prepared_sql import prepared_cursor
+from core.prepared_sql import binding_cursor, prepared_cursor
 from traces.ingest.bulk_sql import (
     StoredSpan,
-    binding_cursor,
     positions_update,
     positions_update_sql,
     rows_json,
