@@ -10,17 +10,23 @@ golden's held-out keys (bench/RESULTS.md). Not prepared: the trace lock, whose g
 the project's traces by project alone and filters the external ids (bench/RESULTS.md,
 "PostgreSQL's CPU a OTLP ingest request").
 
-psycopg prepares only what a cursor asks for (evalsite/databases.py sets its threshold out of
-reach), and nothing when prepared statements are off (DB_TRANSACTION_POOLING: PgBouncer may
-hand the next transaction another server connection).
+psycopg prepares only what this cursor asks for, and nothing when prepared statements are off
+(DB_TRANSACTION_POOLING: PgBouncer may hand the next transaction another server connection).
+A connection's prepare_threshold stays None, psycopg's "off", except while this cursor sends:
+with it set, psycopg counts every statement the connection runs, keeping each one's SQL text
+(up to 100 a connection), which cost a judge worker's pool 4 MiB (bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 import functools
 
+from django.conf import settings
 from django.db import connection
 from psycopg.pq import Format
+
+# Any threshold but None lets psycopg prepare; the cursor asks for its statement explicitly.
+_PREPARING = 0
 
 
 def binding_cursor(binary_results: bool = False, *, prepared: bool = False):
@@ -58,8 +64,13 @@ def preparing_cursor_class():
 
     class PreparingCursor(ServerBindingCursor):
         def execute(self, query, params=None, *, prepare=None, binary=None):
-            prepare = True if prepare is None else prepare
-            return super().execute(query, params, prepare=prepare, binary=binary)
+            if not settings.DB_PREPARED_STATEMENTS or prepare is False:
+                return super().execute(query, params, prepare=False, binary=binary)
+            self.connection.prepare_threshold = _PREPARING
+            try:
+                return super().execute(query, params, prepare=True, binary=binary)
+            finally:
+                self.connection.prepare_threshold = None
 
         def _convert_query(self, query, params=None):
             # psycopg keeps the statement sent (what Django logs) only when it sends it whole.

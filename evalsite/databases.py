@@ -8,11 +8,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from core.env import envbool, envfloat, envint
 
-# psycopg's prepare_threshold: how many runs of a statement on a connection before psycopg
-# prepares it unasked, out of reach, so only the statements a cursor asks for are prepared
-# (core/prepared_sql.py). None, Django's default, turns preparing off even for those.
-PREPARE_ONLY_ASKED = 2**31 - 1
-
 
 def databases_from_environment(database_url: str, var_dir: Path) -> dict:
     if database_url:
@@ -34,8 +29,6 @@ def databases_from_environment(database_url: str, var_dir: Path) -> dict:
             # jit_above_cost (ingest's trace lock, on an estimate of spans per trace) took 30-40
             # ms, many times the statement itself.
             databases["default"].setdefault("OPTIONS", {})["options"] = "-c jit=off"
-            if not envbool("DB_TRANSACTION_POOLING", False):
-                databases["default"]["OPTIONS"].setdefault("prepare_threshold", PREPARE_ONLY_ASKED)
         if envbool("DB_TRANSACTION_POOLING", False):
             _transaction_pooling(databases["default"])
         if databases["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -62,11 +55,17 @@ def databases_from_environment(database_url: str, var_dir: Path) -> dict:
     return databases
 
 
+def prepared_statements_allowed() -> bool:
+    """Whether a connection may keep statements prepared: not behind PgBouncer in transaction
+    mode, which may hand the next transaction another server connection."""
+    return not envbool("DB_TRANSACTION_POOLING", False)
+
+
 def _transaction_pooling(default: dict) -> None:
     """PgBouncer in transaction mode (docs/deploy.md) hands each transaction whichever server
     connection is free: a cursor declared outside a transaction (`.iterator()`) would be gone
-    by the next fetch. Prepared statements are already off: Django leaves psycopg's
-    prepare_threshold at None unless OPTIONS sets it."""
+    by the next fetch. No statement is prepared: core/prepared_sql.py asks only where
+    prepared_statements_allowed(), and psycopg's own prepare_threshold stays None."""
     if default["ENGINE"] != "django.db.backends.postgresql":
         raise ImproperlyConfigured("DB_TRANSACTION_POOLING needs a PostgreSQL DATABASE_URL")
     if default.get("OPTIONS", {}).get("prepare_threshold") is not None:

@@ -8,7 +8,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from core.env import envbool, envfloat, envint, envlist, envnetworks, envsecret, envstr
 from evalsite.caches import caches_from_environment
-from evalsite.databases import databases_from_environment
+from evalsite.databases import databases_from_environment, prepared_statements_allowed
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(envstr("EVALSITE_VAR_DIR", str(BASE_DIR / "var")))
@@ -102,6 +102,8 @@ TEMPLATES = [
 # --- Database -------------------------------------------------------------------------------
 DATABASE_URL = envstr("DATABASE_URL")
 DATABASES = databases_from_environment(DATABASE_URL, VAR_DIR)
+# Ingest's short per-request statements stay prepared on PostgreSQL (core/prepared_sql.py).
+DB_PREPARED_STATEMENTS = prepared_statements_allowed()
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- Auth -----------------------------------------------------------------------------------

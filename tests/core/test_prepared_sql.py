@@ -1,7 +1,8 @@
 """A prepared cursor's statements stay prepared on the connection and are logged like any other."""
 
 import pytest
-from django.db import connection
+from django.db import DatabaseError, connection, transaction
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 
 from core.prepared_sql import prepared_cursor
@@ -36,3 +37,25 @@ def test_other_cursors_prepare_nothing():
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1 + 1")
     assert "SELECT 1 + 1" not in _prepared()
+
+
+def test_the_connection_counts_no_other_statement():
+    # With a threshold set psycopg keeps every statement's text to count its runs (memory a
+    # pooled connection holds); None is its documented "off", restored after each prepared one.
+    with prepared_cursor() as cursor:
+        cursor.execute(STATEMENT, [["traces"]])
+    assert connection.connection.prepare_threshold is None
+
+
+def test_a_failed_prepared_statement_leaves_preparing_off():
+    with pytest.raises(DatabaseError), transaction.atomic(), prepared_cursor() as cursor:
+        cursor.execute("SELECT 1 / %s", [0])
+    assert connection.connection.prepare_threshold is None
+
+
+@override_settings(DB_PREPARED_STATEMENTS=False)
+def test_nothing_is_prepared_where_prepared_statements_are_off():
+    with prepared_cursor() as cursor:
+        cursor.execute(STATEMENT, [["traces"]])
+        assert cursor.fetchone()[0] == 1
+    assert STATEMENT.replace("%s", "$1") not in _prepared()

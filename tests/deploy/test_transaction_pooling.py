@@ -8,7 +8,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 from django.db import connection
 
-from evalsite.databases import PREPARE_ONLY_ASKED, databases_from_environment
+from evalsite.databases import databases_from_environment, prepared_statements_allowed
 
 URL = "postgres://evalsite@pgbouncer:6432/evalsite"
 
@@ -26,6 +26,7 @@ def test_transaction_pooling_turns_server_side_cursors_off(monkeypatch):
     assert default["DISABLE_SERVER_SIDE_CURSORS"] is True
     # Django leaves psycopg's prepared statements off unless OPTIONS asks for them.
     assert default.get("OPTIONS", {}).get("prepare_threshold") is None
+    assert not prepared_statements_allowed()
     assert "pool" not in default.get("OPTIONS", {})
     assert default["CONN_MAX_AGE"] == 60  # a client connection to PgBouncer is cheap to keep
 
@@ -34,8 +35,10 @@ def test_a_direct_connection_keeps_server_side_cursors(monkeypatch):
     default = _default(monkeypatch)
     assert default.get("DISABLE_SERVER_SIDE_CURSORS", False) is False
     assert default["OPTIONS"]["pool"]["max_size"] == 8
-    # psycopg prepares only the statements a cursor asks for (core/prepared_sql.py).
-    assert default["OPTIONS"]["prepare_threshold"] == PREPARE_ONLY_ASKED
+    # psycopg prepares only the statements a cursor asks for (core/prepared_sql.py), and
+    # counts no other.
+    assert "prepare_threshold" not in default["OPTIONS"]
+    assert prepared_statements_allowed()
 
 
 def test_transaction_pooling_with_the_process_pool_also_works(monkeypatch):
