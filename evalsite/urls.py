@@ -3,6 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from accounts import schema as token_schema  # noqa: F401  (describes the token in the schema)
 from guardrails import urls as guardrails_urls
 from insights import views as insights_views
 from judges import urls as judges_urls

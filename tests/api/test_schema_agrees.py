@@ -28,6 +28,11 @@ def schema(api):
     return response.json()
 
 
+def test_the_schema_describes_the_api_token(schema):
+    assert schema["components"]["securitySchemes"]["apiToken"]["scheme"] == "bearer"
+    assert {"apiToken": []} in schema["paths"]["/api/traces/"]["get"]["security"]
+
+
 def _operations(schema, method: str):
     for path, operations in schema["paths"].items():
         operation = operations.get(method)

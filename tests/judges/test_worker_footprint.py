@@ -1,6 +1,7 @@
 """What a judge worker loads at start: the tasks and judging's code, not the topics' scikit-learn
 and SciPy (about 120 MiB), nor every view through Django's system checks (about 35 MiB), nor the
-`openai` SDK (about 13 MiB) until a config speaks its API. Checked in a fresh interpreter, as
+`openai` SDK (about 13 MiB) until a config speaks its API, nor drf-spectacular's schema
+machinery with Django's test client under it (about 3 MiB). Checked in a fresh interpreter, as
 `celery -A evalsite worker` starts one."""
 
 import json
@@ -20,7 +21,9 @@ app.loader.import_default_modules()
 import judges.tasks, insights.tasks
 print(json.dumps({
     "modules": sorted(
-        m for m in ("sklearn", "scipy", "mcp", "openai", "judges.execution") if m in sys.modules
+        m
+        for m in ("sklearn", "scipy", "mcp", "openai", "django.test", "judges.execution")
+        if m in sys.modules
     ),
     "skip_checks": __import__("os").environ.get("CELERY_SKIP_CHECKS"),
     "tasks": sorted(t for t in app.tasks if t.startswith(("judges.", "insights.tasks.topics"))),
