@@ -1,14 +1,11 @@
-"""One JSON error shape for every API endpoint: {"error": {"code", "message", "fields"}}."""
+"""The errors a domain rule raises, and the one JSON error shape every API endpoint answers
+with: {"error": {"code", "message", "fields"}}. The API's handler that answers them is
+core/api_errors.py: services (and the workers that run them) need no REST framework."""
 
 from functools import cache
+from http import HTTPStatus
 
-from django.core.exceptions import PermissionDenied
-from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import InterfaceError, OperationalError
-from django.http import Http404
-from rest_framework import exceptions, status
-from rest_framework.response import Response
-from rest_framework.views import exception_handler as drf_exception_handler
 
 from core.publish import publish_errors
 
@@ -29,7 +26,7 @@ class ApplicationError(Exception):
         *,
         field: str | None = None,
         code: str = "invalid",
-        status_code: int = status.HTTP_400_BAD_REQUEST,
+        status_code: int = HTTPStatus.BAD_REQUEST,
     ):
         super().__init__(message)
         self.message = message
@@ -64,23 +61,6 @@ class InvalidInput(ApplicationError):
         return self.field_message()
 
 
-def _flatten(detail, prefix: str = "") -> dict[str, list[str]]:
-    if isinstance(detail, dict):
-        out: dict[str, list[str]] = {}
-        for key, value in detail.items():
-            name = f"{prefix}.{key}" if prefix else str(key)
-            out.update(_flatten(value, name))
-        return out
-    if isinstance(detail, list):
-        if all(not isinstance(item, (dict, list)) for item in detail):
-            return {prefix or "non_field_errors": [str(item) for item in detail]}
-        out = {}
-        for index, item in enumerate(detail):
-            out.update(_flatten(item, f"{prefix}[{index}]" if prefix else f"[{index}]"))
-        return out
-    return {prefix or "non_field_errors": [str(detail)]}
-
-
 def error_body(code: str, message: str, fields: dict | None = None) -> dict:
     return {"error": {"code": code, "message": message, "fields": fields or {}}}
 
@@ -106,35 +86,3 @@ def _database_outage_errors() -> tuple[type[Exception], ...]:
 
 def outage_headers() -> dict:
     return {"Retry-After": str(OUTAGE_RETRY_AFTER_SECONDS)}
-
-
-def exception_handler(exc, context):
-    if is_outage(exc):
-        return Response(
-            error_body("unavailable", OUTAGE_MESSAGE), status=503, headers=outage_headers()
-        )
-    if isinstance(exc, ApplicationError):
-        fields = {exc.field: [exc.message]} if exc.field else {}
-        body = error_body(exc.code, exc.answer_message(), fields)
-        return Response(body, status=exc.status_code)
-    if isinstance(exc, DjangoValidationError):
-        exc = exceptions.ValidationError(
-            exc.message_dict if hasattr(exc, "error_dict") else exc.messages
-        )
-    elif isinstance(exc, Http404):
-        exc = exceptions.NotFound()
-    elif isinstance(exc, PermissionDenied):
-        exc = exceptions.PermissionDenied()
-    response = drf_exception_handler(exc, context)
-    if response is None:
-        return None
-    if isinstance(exc, exceptions.ValidationError):
-        fields = _flatten(exc.detail)
-        first = next(iter(fields.items()), ("", ["invalid input"]))
-        message = f"{first[0]}: {first[1][0]}" if first[0] != "non_field_errors" else first[1][0]
-        response.data = error_body("invalid", message, fields)
-    else:
-        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
-        code = getattr(exc, "default_code", "error")
-        response.data = error_body(code, str(detail))
-    return response

@@ -4,7 +4,8 @@ request serializer's refusal of the same field, so clients see one error shape."
 import pytest
 from rest_framework.exceptions import ValidationError
 
-from core.errors import NON_FIELD, ApplicationError, InvalidInput, exception_handler
+from core.api_errors import exception_handler
+from core.errors import NON_FIELD, ApplicationError, InvalidInput
 
 
 def _answer(exc) -> tuple[int, dict]:
