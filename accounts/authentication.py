@@ -1,19 +1,14 @@
 import copy
-import threading
-import time
-from dataclasses import dataclass
 
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
 from accounts.client_address import client_address
 from accounts.models import ApiToken, hash_token
-from accounts.roles import user_roles
+from accounts.token_cache import token_cache
 from accounts.token_failures import lockout_seconds, token_failure_add, token_failures_over_limit
 
-# Tokens remembered per process, at most this many (agents in a loop reuse a handful), each
-# for this long: a revoke made elsewhere counts within it.
-TOKENS_KEPT = 1024
+# How long a process remembers a valid token: a revoke made elsewhere counts within it.
 TOKEN_REMEMBERED_SECONDS = 5.0
 
 
@@ -23,55 +18,6 @@ def token_from_headers(request) -> str | None:
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
     return request.META.get("HTTP_X_API_KEY") or None
-
-
-@dataclass
-class _Resolved:
-    token: ApiToken
-    user: object  # with its roles resolved
-    until: float  # time.monotonic() after which the token is looked up again
-
-
-class TokenCache:
-    """Valid tokens with their user and roles, for TOKEN_REMEMBERED_SECONDS: an agent that
-    checks every tool call, or an exporter that sends every second, pays the token and role
-    queries once per interval instead of per request. Revoking a token, or changing its
-    user or their groups, empties this process's cache at once (accounts.receivers); other
-    processes look again within the interval."""
-
-    def __init__(self):
-        self.lock = threading.Lock()
-        self.entries: dict[str, _Resolved] = {}
-
-    def get(self, token_hash: str) -> _Resolved | None:
-        entry = self.entries.get(token_hash)
-        if entry is None or entry.until < time.monotonic():
-            return None
-        return entry
-
-    def put(self, token_hash: str, token: ApiToken, seconds: float) -> None:
-        if seconds <= 0:
-            return
-        user_roles(token.user)  # resolved now, kept on the user
-        with self.lock:
-            if len(self.entries) >= TOKENS_KEPT:
-                self.entries.clear()
-            self.entries[token_hash] = _Resolved(token, token.user, time.monotonic() + seconds)
-
-    def clear(self) -> None:
-        with self.lock:
-            self.entries.clear()
-
-    def forget(self, *, user_ids=(), token_id: int | None = None) -> None:
-        """Drop the tokens of these users, or this token."""
-        users = set(user_ids)
-        with self.lock:
-            for key, entry in list(self.entries.items()):
-                if entry.token.user_id in users or entry.token.pk == token_id:
-                    del self.entries[key]
-
-
-token_cache = TokenCache()
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):

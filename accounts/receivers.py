@@ -6,8 +6,8 @@ from django.contrib.auth import get_user_model
 from django.db.models.signals import m2m_changed, post_delete, post_save
 from django.dispatch import receiver
 
-from accounts.authentication import token_cache
 from accounts.models import ApiToken
+from accounts.token_cache import token_cache
 
 User = get_user_model()
 

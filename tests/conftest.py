@@ -21,7 +21,7 @@ def judge_online_only_when_calibrated(settings):
 def process_caches_start_empty():
     """Tokens, ingest projects, guardrail policies and rubric versions are remembered per
     process; a test's rolled back rows must not be remembered into the next test."""
-    from accounts.authentication import token_cache
+    from accounts.token_cache import token_cache
     from guardrails.check import project_policies
     from judges.execution import versions_loaded as rubric_versions
     from metrics.policy_cache import policies_by_project

@@ -1,8 +1,8 @@
 """What a judge worker loads at start: the tasks and judging's code, not the topics' scikit-learn
 and SciPy (about 120 MiB), nor every view through Django's system checks (about 35 MiB), nor the
-`openai` SDK (about 13 MiB) until a config speaks its API, nor drf-spectacular's schema
-machinery with Django's test client under it (about 3 MiB). Checked in a fresh interpreter, as
-`celery -A evalsite worker` starts one."""
+`openai` SDK (about 13 MiB) until a config speaks its API, nor the REST framework's views and
+drf-spectacular's schema machinery with Django's test client under it (about 12 MiB). Checked
+in a fresh interpreter, as `celery -A evalsite worker` starts one."""
 
 import json
 import os
@@ -22,7 +22,10 @@ import judges.tasks, insights.tasks
 print(json.dumps({
     "modules": sorted(
         m
-        for m in ("sklearn", "scipy", "mcp", "openai", "django.test", "judges.execution")
+        for m in (
+            "sklearn", "scipy", "mcp", "openai", "django.test", "rest_framework.views",
+            "judges.execution",
+        )
         if m in sys.modules
     ),
     "skip_checks": __import__("os").environ.get("CELERY_SKIP_CHECKS"),

@@ -89,6 +89,8 @@ def test_held_out_traces_are_found_by_curators_only(annotator, curator, api_clie
 
 def test_search_and_attr_are_in_the_openapi_schema(annotator, api_client_for):
     schema = api_client_for(annotator).get("/api/schema/", {"format": "json"}).json()
-    names = {p["name"] for p in schema["paths"]["/api/traces/"]["get"]["parameters"]}
+    types = {
+        p["name"]: p["schema"]["type"] for p in schema["paths"]["/api/traces/"]["get"]["parameters"]
+    }
 
-    assert {"search", "attr"} <= names
+    assert types["search"] == types["attr"] == "string"

@@ -9,8 +9,6 @@ from __future__ import annotations
 import django_filters
 from django import forms
 from django.db.models import Q
-from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema_field
 
 from traces.search.matching import attribute_condition
 from traces.search.sql import content_condition
@@ -43,8 +41,8 @@ class _ParsedField(forms.CharField):
             ) from exc
 
 
-@extend_schema_field(OpenApiTypes.STR)
-class _ParsedFilter(django_filters.Filter):
+class _ParsedFilter(django_filters.CharFilter):
+    # A CharFilter, so the OpenAPI schema types it as a string (the text a client sends).
     field_class = _ParsedField
 
 
