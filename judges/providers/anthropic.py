@@ -18,17 +18,11 @@ from judges.providers.common import (
     SIMULATOR_KEY,
     ProviderReply,
     connection_limits,
+    sdk_error_classes,
     sdk_errors_translated,
 )
 
-# Rate limits, overload (529) and other 5xx, timeouts, dropped connections: worth retrying.
-SDK_TRANSIENT_ERRORS = (
-    anthropic.RateLimitError,
-    anthropic.InternalServerError,
-    anthropic.APITimeoutError,
-    anthropic.APIConnectionError,
-)
-SDK_PERMANENT_ERRORS = (anthropic.APIError,)
+SDK_TRANSIENT_ERRORS, SDK_PERMANENT_ERRORS = sdk_error_classes(anthropic)
 
 _clients: SharedClients[anthropic.Anthropic] = SharedClients()
 

@@ -5,6 +5,7 @@ import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from types import ModuleType
 
 import httpx2
 from django.conf import settings
@@ -46,6 +47,21 @@ def retry_after_seconds(exc: Exception) -> float | None:
         return float(value) if value is not None else None
     except ValueError:
         return None
+
+
+def sdk_error_classes(
+    sdk: ModuleType,
+) -> tuple[tuple[type[Exception], ...], tuple[type[Exception], ...]]:
+    """An SDK's errors as (worth retrying, not): rate limits, overload (529) and other 5xx,
+    timeouts and dropped connections are transient; any other API error is permanent. The
+    anthropic and openai SDKs name these classes alike."""
+    transient = (
+        sdk.RateLimitError,
+        sdk.InternalServerError,
+        sdk.APITimeoutError,
+        sdk.APIConnectionError,
+    )
+    return transient, (sdk.APIError,)
 
 
 @contextmanager

@@ -18,16 +18,11 @@ from judges.providers.common import (
     SIMULATOR_KEY,
     ProviderReply,
     connection_limits,
+    sdk_error_classes,
     sdk_errors_translated,
 )
 
-SDK_TRANSIENT_ERRORS = (
-    openai.RateLimitError,
-    openai.InternalServerError,
-    openai.APITimeoutError,
-    openai.APIConnectionError,
-)
-SDK_PERMANENT_ERRORS = (openai.APIError,)
+SDK_TRANSIENT_ERRORS, SDK_PERMANENT_ERRORS = sdk_error_classes(openai)
 
 _clients: SharedClients[openai.OpenAI] = SharedClients()
 
