@@ -8,9 +8,7 @@ the load average printed beside each figure. Target (issue 18): under 2 s.
 """
 
 import argparse
-import contextlib
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -18,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from served import wait_answered
+from served import serving
 from trees import bytecode_compile, trees_compared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -37,24 +35,8 @@ def launch(tree: Path, command: list[str], port: int, env: dict) -> float:
     """Seconds from launch to the first answer; the server and its children are then stopped."""
     env = {**env, "EVALSITE_VAR_DIR": tempfile.mkdtemp(prefix="evalsite-bench-var-")}
     started = time.perf_counter()
-    server = subprocess.Popen(
-        command,
-        cwd=tree,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,  # its own process group, so its children stop with it
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/login/"
-        wait_answered(server, url, started, 180, f"{command[:4]} in {tree}")
+    with serving(command, tree, env, port, 180, f"{command[:4]} in {tree}"):
         return time.perf_counter() - started
-    finally:
-        server.send_signal(signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            server.wait(timeout=30)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(server.pid, signal.SIGKILL)
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from served import wait_answered  # noqa: E402
+from served import serving  # noqa: E402
 from trees import short_commit, trees_compared  # noqa: E402
 
 
@@ -76,17 +76,8 @@ def measure(tree: Path, port: int, judge_port: int, settle: float) -> list[tuple
     subprocess.run(
         [python, "manage.py", "load_demo"], cwd=tree, env=env, check=True, stdout=subprocess.DEVNULL
     )
-    server = subprocess.Popen(
-        [python, "manage.py", "serve", "--addr", f"127.0.0.1:{port}"],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/login/"
-        wait_answered(server, url, time.perf_counter(), 120, f"embedded mode in {tree}")
+    serve = [python, "manage.py", "serve", "--addr", f"127.0.0.1:{port}"]
+    with serving(serve, tree, env, port, 120, f"embedded mode in {tree}") as server:
         time.sleep(settle)
         rows = []
         for pid in tree_pids(server.pid):
@@ -95,12 +86,6 @@ def measure(tree: Path, port: int, judge_port: int, settle: float) -> list[tuple
             except (FileNotFoundError, ProcessLookupError):
                 continue
         return rows
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, 9)
 
 
 def main() -> None:

@@ -33,6 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.benchdb import database_ensure  # noqa: E402
+from bench.judge_throughput import celery_worker_args, simulator_stats  # noqa: E402
 from bench.throwaway_postgres import ThrowawayPostgres  # noqa: E402
 
 # Short waits so faults resolve within the run's time bound (as the integration tests do).
@@ -126,10 +127,10 @@ class Stack:
     def worker_start(self, name: str) -> None:
         log = (self.var_dir / f"{name}.log").open("ab")
         self.workers[name] = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool", self.args.pool]
-            + ["--concurrency", str(self.args.concurrency), "--loglevel", "WARNING"]
-            + ["--without-gossip", "--without-mingle", "--without-heartbeat"]
-            + ["-n", f"{name}@{socket.gethostname()}"],
+            [sys.executable, "-m", "celery"]
+            + celery_worker_args(
+                self.args.pool, self.args.concurrency, f"{name}@{socket.gethostname()}"
+            ),
             cwd=ROOT,
             env=self.env,
             stdout=log,
@@ -152,10 +153,6 @@ class Stack:
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-
-
-def _simulator_stats(port: int) -> dict:
-    return json.loads(urlopen(f"http://127.0.0.1:{port}/_simulator/stats", timeout=5).read())
 
 
 def _simulator_quiet(port: int) -> None:
@@ -296,7 +293,7 @@ def _run(args, stack: Stack) -> dict:
     return {
         "elapsed": elapsed,
         "events": events,
-        "stats": _simulator_stats(args.judge_port),
+        "stats": simulator_stats(args.judge_port),
         **run_integrity_counts(run, expected),
     }
 

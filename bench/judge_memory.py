@@ -15,7 +15,6 @@ own (the defaults are evalsite_bench and db 9):
 """
 
 import argparse
-import json
 import os
 import signal
 import socket
@@ -24,13 +23,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from urllib.request import urlopen
 
 from judge_throughput import (
+    celery_worker_args,
     django_migrated,
+    median,
     processes_stop,
     request_leases_clear,
     rss_mib,
+    simulator_stats,
     stack_arguments,
     stack_env,
     worker_wait_ready,
@@ -56,13 +57,9 @@ def _args():
     return parser.parse_args()
 
 
-def _stats(port: int) -> dict:
-    return json.loads(urlopen(f"http://127.0.0.1:{port}/_simulator/stats").read())
-
-
 def _in_flight(port: int) -> int:
     """Calls the simulator holds now: asked, not yet answered or failed."""
-    stats = _stats(port)
+    stats = simulator_stats(port)
     ended = sum(v for k, v in stats.items() if k == "answers" or k.startswith("errors_"))
     return stats.get("requests", 0) - ended - stats.get("timeouts", 0)
 
@@ -75,9 +72,7 @@ def _worker_start(tree: Path, label: str, args, env: dict, var_dir: Path, app):
         command = [sys.executable, str(ROOT / "bench" / "traced_worker.py")]
     else:
         command = [sys.executable, "-m", "celery"]
-    command += ["-A", "evalsite", "worker", "--pool", "gevent"]
-    command += ["--concurrency", str(args.concurrency), "--loglevel", "WARNING"]
-    command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", name]
+    command += celery_worker_args("gevent", args.concurrency, name)
     worker = subprocess.Popen(
         command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
     )
@@ -212,10 +207,6 @@ def main() -> None:
             )
             if figures["traced"]:
                 print(figures["traced"], flush=True)
-
-    def median(values):
-        ordered = sorted(values)
-        return ordered[len(ordered) // 2]
 
     for label, runs in results.items():
         rss = median([r["rss_in_flight"] for r in runs])

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
+from benchdb import database_ensure
 from trees import tree_at
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -121,24 +122,13 @@ def _args():
     return parser.parse_args()
 
 
-def database_create(url: str) -> None:
-    if not url.startswith("postgres"):
-        return
-    import psycopg
-
-    base, name = url.rsplit("/", 1)
-    with psycopg.connect(f"{base}/postgres", autocommit=True) as conn:
-        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
-        if not exists:
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-
 def django_migrated(env: dict, database_url: str) -> None:
     """This process runs Django on the bench's database, created and migrated; no real judge."""
     env.pop("ANTHROPIC_API_KEY", None)
     os.environ.update(env)
     sys.path.insert(0, str(ROOT))
-    database_create(database_url)
+    if database_url.startswith("postgres"):
+        database_ensure(database_url)
 
     import django
 
@@ -187,14 +177,31 @@ def processes_stop(processes: list[subprocess.Popen]) -> None:
             process.kill()
 
 
+def celery_worker_args(pool: str, concurrency: int, name: str) -> list[str]:
+    """`celery`'s arguments for one bench worker named `name`: quiet (a log line per task costs
+    CPU) and without the gossip, mingle and heartbeat traffic between workers."""
+    command = ["-A", "evalsite", "worker", "--pool", pool, "--concurrency", str(concurrency)]
+    command += ["--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
+    return [*command, "--without-heartbeat", "-n", name]
+
+
+def simulator_stats(port: int) -> dict:
+    """The simulated judge's counters: requests, answers, errors_* and timeouts so far."""
+    return json.loads(urlopen(f"http://127.0.0.1:{port}/_simulator/stats", timeout=30).read())
+
+
+def median(values):
+    """The middle value; of an even count, the upper of the two middle ones."""
+    ordered = sorted(values)
+    return ordered[len(ordered) // 2]
+
+
 def _workers_start(tree: Path, label: str, pool: str, concurrency: int, env, var_dir, app):
     workers = []
     for index in range(env_workers(env)):
         name = f"bench-{label}{index}@{socket.gethostname()}"
         log = var_dir / f"{label}-worker{index}.log"
-        command = [sys.executable, "-m", "celery", "-A", "evalsite", "worker", "--pool"]
-        command += [pool, "--concurrency", str(concurrency), "--loglevel", "WARNING"]
-        command += ["--without-gossip", "--without-mingle", "--without-heartbeat", "-n", name]
+        command = [sys.executable, "-m", "celery", *celery_worker_args(pool, concurrency, name)]
         worker = subprocess.Popen(
             command, cwd=tree, env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT
         )
@@ -397,13 +404,9 @@ def main() -> None:
                         + " ".join(f"{rss:.0f}" for rss in figures["rss_by_stretch"]),
                         flush=True,
                     )
-        stats = json.loads(urlopen(f"http://127.0.0.1:{args.port}/_simulator/stats").read())
+        stats = simulator_stats(args.port)
     finally:
         processes_stop([simulator])
-
-    def median(values):
-        ordered = sorted(values)
-        return ordered[len(ordered) // 2]
 
     now_rate = median([r["rate"] for r in results["now"]])
     now_cpu = median([r["cpu_ms"] for r in results["now"]])

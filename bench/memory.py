@@ -10,13 +10,12 @@ Targets (issue 18): a worker under 150 MiB RSS, a cold start under 2 s.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from served import wait_answered
+from served import serving
 from trees import bytecode_compile, trees_compared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,23 +40,12 @@ def launch(tree: Path, port: int) -> tuple[float, float]:
         DJANGO_SETTINGS_MODULE="evalsite.settings",
     )
     command = [sys.executable, "-m", "gunicorn", "evalsite.wsgi", "-w", "1"]
+    command += ["-b", f"127.0.0.1:{port}"]
     started = time.perf_counter()
-    server = subprocess.Popen(
-        [*command, "-b", f"127.0.0.1:{port}"],
-        cwd=tree,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        url = f"http://127.0.0.1:{port}/login/"
-        wait_answered(server, url, started, 120, f"gunicorn in {tree}")
+    with serving(command, tree, env, port, 120, f"gunicorn in {tree}") as server:
         cold = time.perf_counter() - started
         (worker,) = children(server.pid)
         return cold, rss_mib(worker)
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
 
 
 def main() -> None:

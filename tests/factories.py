@@ -20,8 +20,9 @@ from judges.models import (
     Verdict,
     VerdictStatus,
 )
+from metrics.models import RedFlag
 from reviews.models import Queue, ReviewItem, ReviewReason
-from traces.models import Project, SourceFormat, Span, SpanKind, SpanStatus, Trace
+from traces.models import Feedback, Project, SourceFormat, Span, SpanKind, SpanStatus, Trace
 from traces.partition_sql import spans_partitioned
 from traces.session_totals import sessions_totals_recount
 from traces.span_partitions import span_partitions_ensure
@@ -203,6 +204,17 @@ class VerdictFactory(_JudgedInRunFactory):
     status = VerdictStatus.DISPUTED
 
 
+def verdict_disputed(trace: Trace, run: JudgeRun, scores) -> Verdict:
+    """`run`'s disputed verdict on `trace`, with no score of its own: a pass for each of
+    `scores`, in order, explained as "pass <index>"."""
+    verdict = VerdictFactory(trace=trace, run=run, status=VerdictStatus.DISPUTED, score=None)
+    for index, score in enumerate(scores):
+        JudgmentFactory(
+            trace=trace, run=run, pass_index=index, score=score, explanation=f"pass {index}"
+        )
+    return verdict
+
+
 class QueueFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Queue
@@ -227,6 +239,19 @@ class VerdictItemFactory(ReviewItemFactory):
     verdict = factory.SubFactory(VerdictFactory)
     trace = factory.SelfAttribute("verdict.trace")
     rubric_version = factory.SelfAttribute("verdict.rubric_version")
+
+
+def trace_scored_every_way(**span_fields) -> tuple[Span, ReviewItem]:
+    """A trace of one `cancel_order` span with a score from each source: the judge's passes 1.0
+    and 0.0 (disputed), a person's resolution to 0.0, a loop red flag on the span ("3 identical
+    calls") and an end user's thumbs down. The span, and the resolved item with its verdict."""
+    span = SpanFactory(name="cancel_order", **span_fields)
+    trace = span.trace
+    verdict = verdict_disputed(trace, JudgeRunFactory(), [1.0, 0.0])
+    item = ReviewItemFactory(trace=trace, verdict=verdict, status="resolved", resolved_score=0.0)
+    RedFlag.objects.create(trace=trace, span=span, kind="loop", detail="3 identical calls")
+    Feedback.objects.create(trace=trace, kind="thumbs", value=0.0, key="k")
+    return span, item
 
 
 class GoldenExampleFactory(factory.django.DjangoModelFactory):

@@ -7,16 +7,7 @@ import json
 import pytest
 from django.test import Client
 
-from metrics.models import RedFlag
-from tests.factories import (
-    JudgeRunFactory,
-    JudgmentFactory,
-    ReviewItemFactory,
-    SpanFactory,
-    TraceFactory,
-    VerdictFactory,
-)
-from traces.models import Feedback
+from tests.factories import SpanFactory, TraceFactory, trace_scored_every_way
 
 pytestmark = pytest.mark.django_db
 
@@ -26,21 +17,9 @@ def _lines(response) -> list[dict]:
     return [json.loads(line) for line in body.splitlines()]
 
 
-def _judged_trace():
-    span = SpanFactory(name="cancel_order", input={"order_id": "A1042"})
-    trace = span.trace
-    run = JudgeRunFactory()
-    VerdictFactory(trace=trace, run=run, status="disputed")
-    for index, score in enumerate([1.0, 0.0]):
-        JudgmentFactory(trace=trace, run=run, pass_index=index, score=score)
-    ReviewItemFactory(trace=trace, status="resolved", resolved_score=0.0)
-    RedFlag.objects.create(trace=trace, span=span, kind="loop", detail="twice")
-    Feedback.objects.create(trace=trace, kind="thumbs", value=0.0, key="k")
-    return trace, span
-
-
 def test_jsonl_carries_spans_both_passes_resolutions_flags_and_feedback(annotator, api_client_for):
-    trace, span = _judged_trace()
+    span, _ = trace_scored_every_way(input={"order_id": "A1042"})
+    trace = span.trace
     TraceFactory()
 
     response = api_client_for(annotator).get(
@@ -54,12 +33,15 @@ def test_jsonl_carries_spans_both_passes_resolutions_flags_and_feedback(annotato
     assert [s["input"] for s in record["spans"]] == [{"order_id": "A1042"}]
     assert [p["score"] for p in record["verdicts"][0]["passes"]] == [1.0, 0.0]
     assert record["resolutions"][0]["resolved_score"] == 0.0
-    assert record["red_flags"] == [{"kind": "loop", "span_id": span.span_id, "detail": "twice"}]
+    assert record["red_flags"] == [
+        {"kind": "loop", "span_id": span.span_id, "detail": "3 identical calls"}
+    ]
     assert record["feedback"][0]["value"] == 0.0
 
 
 def test_csv_is_a_row_per_trace_and_defuses_formulas(annotator, api_client_for):
-    trace, _ = _judged_trace()
+    span, _ = trace_scored_every_way()
+    trace = span.trace
     TraceFactory(task='=HYPERLINK("http://evil.example","click")')
 
     response = api_client_for(annotator).get("/api/export/traces/?format=csv&sort=started_at")

@@ -2,41 +2,23 @@
 
 import pytest
 
-from metrics.models import RedFlag
 from reviews.models import Annotation
 from tests.factories import (
     JudgeRunFactory,
-    JudgmentFactory,
-    ReviewItemFactory,
-    SpanFactory,
     TraceFactory,
-    VerdictFactory,
+    trace_scored_every_way,
+    verdict_disputed,
 )
-from traces.models import Feedback
 
 pytestmark = pytest.mark.django_db
-
-
-def _judged(trace, run, scores):
-    verdict = VerdictFactory(trace=trace, run=run, status="disputed", score=None)
-    for index, score in enumerate(scores):
-        JudgmentFactory(
-            trace=trace, run=run, pass_index=index, score=score, explanation=f"pass {index}"
-        )
-    return verdict
 
 
 def test_a_trace_has_both_passes_the_resolution_red_flags_and_feedback(
     curator, annotator, api_client_for
 ):
-    span = SpanFactory(name="cancel_order")
-    trace = span.trace
-    run = JudgeRunFactory()
-    verdict = _judged(trace, run, [1.0, 0.0])
-    item = ReviewItemFactory(trace=trace, verdict=verdict, status="resolved", resolved_score=0.0)
+    span, item = trace_scored_every_way()
+    trace, run = span.trace, item.verdict.run
     Annotation.objects.create(item=item, annotator=annotator, score=0.0, explanation="wrong order")
-    RedFlag.objects.create(trace=trace, span=span, kind="loop", detail="3 identical calls")
-    Feedback.objects.create(trace=trace, kind="thumbs", value=0.0, key="k")
 
     body = api_client_for(curator).get(f"/api/scores/?trace_id={trace.external_id}").json()
 
@@ -56,8 +38,8 @@ def test_scores_per_run_and_per_filter_are_paginated(curator, api_client_for):
     first, second = JudgeRunFactory(), JudgeRunFactory()
     traces = TraceFactory.create_batch(3)
     for trace in traces:
-        _judged(trace, first, [1.0, 1.0])
-    _judged(traces[0], second, [0.0, 0.0])
+        verdict_disputed(trace, first, [1.0, 1.0])
+    verdict_disputed(traces[0], second, [0.0, 0.0])
     client = api_client_for(curator)
 
     by_run = client.get(f"/api/scores/?run={second.pk}").json()
@@ -79,7 +61,7 @@ def test_the_query_count_does_not_grow_with_traces(
 ):
     run = JudgeRunFactory()
     for trace in TraceFactory.create_batch(20):
-        _judged(trace, run, [1.0, 1.0])
+        verdict_disputed(trace, run, [1.0, 1.0])
     client = api_client_for(curator)
 
     with django_assert_max_num_queries(14):

@@ -5,13 +5,9 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from golden.evals.services import eval_run_create
-from golden.models import EvalTrial, GoldenExample
-from golden.services import dataset_version_create
 from judges.models import JudgeRunStatus
 from metrics.models import RedFlag, RedFlagCheck
 from tests.factories import (
-    GoldenExampleFactory,
     JudgeRunFactory,
     JudgmentFactory,
     ProjectFactory,
@@ -19,6 +15,7 @@ from tests.factories import (
     SpanFactory,
     TraceFactory,
 )
+from tests.traces.retention_keepers import eval_trial, golden_source
 from traces import tasks
 from traces.models import Feedback, Span, Trace
 from traces.retention import project_traces_expire, traces_expire
@@ -64,7 +61,7 @@ def test_a_project_without_retention_keeps_everything():
 
 def test_a_golden_examples_source_trace_stays(project):
     source = _trace(project, 400)
-    GoldenExampleFactory(source_trace=source)
+    golden_source(source)
     assert traces_expire() == 0 and Trace.objects.filter(pk=source.pk).exists()
 
 
@@ -77,10 +74,7 @@ def test_a_trace_under_review_stays_even_once_settled(project):
 
 def test_an_eval_runs_trial_trace_stays(project):
     trial_trace = _trace(project, 400)
-    GoldenExampleFactory()
-    dataset = dataset_version_create(name="retention", examples=GoldenExample.objects.all())
-    run = eval_run_create(name="ret-1", agent_version="1.0", dataset_version=dataset)
-    EvalTrial.objects.create(eval_run=run, entry=dataset.entries.get(), trace=trial_trace)
+    eval_trial(trial_trace)
     assert traces_expire() == 0 and Trace.objects.filter(pk=trial_trace.pk).exists()
 
 

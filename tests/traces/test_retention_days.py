@@ -10,21 +10,11 @@ import pytest
 from django.db import IntegrityError, connection
 from django.utils import timezone
 
-from golden.evals.services import eval_run_create
-from golden.models import EvalTrial, GoldenExample
-from golden.services import dataset_version_create
-from judges.models import JudgeRunStatus
+from golden.models import GoldenExample
 from metrics.models import RedFlag
-from tests.factories import (
-    GoldenExampleFactory,
-    JudgeRunFactory,
-    JudgmentFactory,
-    ProjectFactory,
-    ReviewItemFactory,
-    SpanFactory,
-    TraceFactory,
-)
+from tests.factories import GoldenExampleFactory, ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.partitions import POSTGRESQL_ONLY
+from tests.traces.retention_keepers import being_judged, eval_trial, golden_source, under_review
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import retention_days, span_partitions, tasks
 from traces.models import Feedback, Project, Session, Span, Trace, utc_today
@@ -73,25 +63,6 @@ def test_an_expired_day_is_dropped_with_its_traces_and_what_they_own(project):
     assert Span.objects.filter(trace=recent).count() == 2
 
 
-def _golden_source(trace):
-    GoldenExampleFactory(source_trace=trace)
-
-
-def _under_review(trace):
-    ReviewItemFactory(trace=trace, status="resolved")
-
-
-def _eval_trial(trace):
-    GoldenExampleFactory()
-    dataset = dataset_version_create(name="days", examples=GoldenExample.objects.all())
-    run = eval_run_create(name="days-1", agent_version="1.0", dataset_version=dataset)
-    EvalTrial.objects.create(eval_run=run, entry=dataset.entries.first(), trace=trace)
-
-
-def _being_judged(trace):
-    JudgmentFactory(trace=trace, run=JudgeRunFactory(status=JudgeRunStatus.RUNNING))
-
-
 def _recent_conversation(trace):
     session = Session.objects.create(project=trace.project, external_id="conv")
     recent = _trace(trace.project, day=utc_today(), spans=1)
@@ -99,7 +70,7 @@ def _recent_conversation(trace):
 
 
 @pytest.mark.parametrize(
-    "keep", [_golden_source, _under_review, _eval_trial, _being_judged, _recent_conversation]
+    "keep", [golden_source, under_review, eval_trial, being_judged, _recent_conversation]
 )
 def test_a_kept_trace_has_its_spans_moved_out_before_the_day_is_dropped(project, keep):
     # given an old day with a trace something relies on and one nothing does
