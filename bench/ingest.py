@@ -638,11 +638,17 @@ def paired_summary(records: list[dict], served: dict, args) -> None:
     rounds = range(1, args.rounds + 1)
     labels = ["this"] + (["base"] if args.compare else [])
 
-    def rates(label, fmt):
-        return [counted[label, fmt, i]["per_cpu_second"] for i in rounds]
+    def rates(label, fmt, side=None):
+        """Spans per CPU-second of each round, of server CPU or only `side`'s."""
+        chosen = [counted[label, fmt, i] for i in rounds]
+        if side is None:
+            return [r["per_cpu_second"] for r in chosen]
+        return [r["stored"] / r[side] for r in chosen]
 
     def per_round(numerator, denominator):
         return [n / d for n, d in zip(rates(*numerator), rates(*denominator), strict=True)]
+
+    side_names = {"gunicorn": "gunicorn's CPU alone", "database": "PostgreSQL's CPU alone"}
 
     ceiling = rates("ceiling", "protobuf")
     spans = statistics.mean(counted["ceiling", "protobuf", i]["stored"] for i in rounds)
@@ -670,6 +676,9 @@ def paired_summary(records: list[dict], served: dict, args) -> None:
         if args.compare:
             ratio = rounds_summary(per_round(("this", fmt), ("base", fmt)))
             print(f"{fmt}: this / base = {summary_text(ratio, '.3f')} (base: {args.compare})")
+            for side, name in side_names.items():
+                ratio = rounds_summary(per_round(("this", fmt, side), ("base", fmt, side)))
+                print(f"{fmt}: this / base, {name}: {summary_text(ratio, '.3f')}")
     if len(args.formats) == 2:
         for label in labels:
             cost = rounds_summary(per_round((label, "protobuf"), (label, "json")))
