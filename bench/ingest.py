@@ -3,21 +3,33 @@
 Starts gunicorn on its own PostgreSQL database, records travel-agent traces (11 spans each,
 tool outputs of realistic size) with the OpenTelemetry SDK, encodes them with the SDK's own
 OTLP encoder (protobuf, or OTLP/JSON as collectors write it), POSTs them from several processes
-after one warm-up request each, and prints spans stored per CPU-second of gunicorn + PostgreSQL.
+after a few warm-up requests each, and prints spans stored per CPU-second of gunicorn +
+PostgreSQL.
 
 The same bodies also go through a ceiling of our own (bench/ingest_ceiling.py: decode, flatten
 and COPY in one process); evalsite's figure is printed as a share of it. With --compare DIR
-the same run also serves the code checked out in DIR (a git worktree of an earlier commit),
-alternating with this one, and prints the ratio between them. With --masking builtin this
-tree's project masks with every built-in detector (traces.masking); `--compare .` then measures
-masking's cost against the same code without it. The session table is analyzed as it grows,
-as a server's autovacuum would (results_wait says why); --analyze once only after warm-up.
+the same run also serves the code checked out in DIR (a git worktree of an earlier commit)
+and prints the ratio between them. With --masking builtin this tree's project masks with every
+built-in detector (traces.masking); `--compare .` then measures masking's cost against the
+same code without it. The session table is analyzed as it grows, as a server's autovacuum
+would (results_wait says why); --analyze once only after warm-up.
 
-    .venv/bin/python bench/ingest.py --repeat 3 --compare ../evalsite-base
-    .venv/bin/python bench/ingest.py --repeat 3 --masking builtin --compare .
+The measurement is paired in time (bench/paired_rounds.py): every tree is served once, and
+over many short rounds the ceiling and each tree (and format) store the round's slice of the
+bodies, one after the other in an order rotated round by round; a round's ratios (tree /
+ceiling, this / base, protobuf / OTLP/JSON) are summed up by their median over the rounds, with
+a 95% interval. On this shared machine a process's CPU a span moves by a third with other
+sessions' load, within seconds; the contenders of a round share it. --repeat N runs the design
+before it instead: N whole runs of each tree, a fresh server each, the ceiling the best of
+three passes over all bodies before each repetition.
+
+    .venv/bin/python bench/ingest.py --traces 6000 --batch 64 --compare ../evalsite-base
+    .venv/bin/python bench/ingest.py --traces 12000 --format both
+    .venv/bin/python bench/ingest.py --masking builtin --compare .
 """
 
 import argparse
+import functools
 import http.client
 import json
 import multiprocessing
@@ -36,11 +48,21 @@ import psycopg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from bench.benchdb import database_ensure  # noqa: E402
-from bench.ingest_ceiling import ceiling_measure  # noqa: E402
+from bench.ingest_ceiling import CeilingTable, ceiling_measure  # noqa: E402
+from bench.paired_rounds import (  # noqa: E402
+    cpu_seconds,
+    round_order,
+    round_slices,
+    rounds_summary,
+    summary_text,
+)
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
 CEILING_PASSES = 3
+# Paired rounds a run makes by default, after its warm-up round.
+PAIRED_ROUNDS = 60
+SIDES = ("gunicorn", "database")
 # Warm-up requests a sender makes (a trace each): a worker's first request loads code.
 WARM_UP_REQUESTS = 4
 MEDIA = {"protobuf": "application/x-protobuf", "json": "application/json"}
@@ -134,16 +156,9 @@ def tree_pids(pid: int) -> list[int]:
 
 
 def cpu_by_pid(pids) -> dict[int, float]:
-    """User + system CPU seconds of each process, from /proc (clock ticks)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    out = {}
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except FileNotFoundError:
-            continue
-        out[pid] = (int(fields[11]) + int(fields[12])) / ticks
-    return out
+    """User + system CPU seconds of each live process."""
+    seconds = {pid: cpu_seconds(pid) for pid in pids}
+    return {pid: cpu for pid, cpu in seconds.items() if cpu is not None}
 
 
 def database_backends(conn) -> list[int]:
@@ -228,8 +243,8 @@ def bodies_encode(spans, batch: int, fmt: str) -> list[bytes]:
     return bodies
 
 
-def sender(port, token, fmt, warm_up, bodies, ready, start, results):
-    """One agent process: warm up, wait for the start, then POST its export requests."""
+def export_poster(port: int, token: str, fmt: str):
+    """A function that POSTs one export request body of `fmt` and says whether it was stored."""
     connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
     headers = {"Content-Type": MEDIA[fmt], "Authorization": f"Bearer {token}"}
 
@@ -239,6 +254,12 @@ def sender(port, token, fmt, warm_up, bodies, ready, start, results):
         response.read()
         return response.status == 200
 
+    return post
+
+
+def sender(port, token, fmt, warm_up, bodies, ready, start, results):
+    """One agent process: warm up, wait for the start, then POST its export requests."""
+    post = export_poster(port, token, fmt)
     for body in warm_up:
         post(body)
     ready.put(True)
@@ -247,18 +268,99 @@ def sender(port, token, fmt, warm_up, bodies, ready, start, results):
     results.put(failed)
 
 
+def round_sender(port, token, fmt, warm_up, rounds, ready, go, results):
+    """One agent process of the paired rounds: warm up, then for each round index `go` gives,
+    POST that round's bodies and report the failures; None ends it."""
+    post = export_poster(port, token, fmt)
+    for body in warm_up:
+        post(body)
+    ready.put(True)
+    while (round_index := go.get()) is not None:
+        results.put(sum(not post(body) for body in rounds[round_index]))
+
+
+class ServedTree:
+    """A tree served from its own checkout on its own database: set up with the tree's code, its
+    gunicorn started, watched through a connection of the bench's own."""
+
+    def __init__(self, tree: Path, label: str, port: int, args):
+        self.label = label
+        self.analyze = args.analyze == "growing"
+        self.database_url = args.database_url + ("" if label == "this" else "_base")
+        database_ensure(self.database_url)
+        env = env_for(self.database_url, f"{args.var_dir}-{label}")
+        env["BENCH_MASKING"] = args.masking if label == "this" else "off"
+        self.token = tree_setup(tree, env)
+        self.counters_before = write_counters(self.database_url)
+        self.server = server_start(tree, env, port, args.workers)
+        self.conn = None
+
+    def watch(self) -> None:
+        """Connect to the tree's database once its senders have warmed it up."""
+        self.conn = psycopg.connect(self.database_url, autocommit=True)
+        # A server's autovacuum analyzes these tables after their first rows; this machine's
+        # PostgreSQL runs without it, and unanalyzed tables get plans no server would use.
+        self.conn.execute("ANALYZE traces_trace, traces_session, traces_span")
+
+    def burst(self, release, results, senders: int) -> dict:
+        """Call `release` to let the senders POST, wait for their `senders` reports, and measure
+        the spans stored and the CPU of gunicorn and of the database's backends meanwhile."""
+        count = "SELECT count(*) FROM traces_span"
+        before = self.conn.execute(count).fetchone()[0]
+        gunicorn_before = cpu_by_pid(tree_pids(self.server.pid))
+        backends_before = cpu_by_pid(database_backends(self.conn))
+        began = time.perf_counter()
+        release()
+        failed, analyze_cpu = results_wait(self.conn, results, senders, self.analyze)
+        elapsed = time.perf_counter() - began
+        gunicorn_after = cpu_by_pid(tree_pids(self.server.pid))
+        backends_after = cpu_by_pid(database_backends(self.conn))
+        stored = self.conn.execute(count).fetchone()[0] - before
+        gunicorn = sum(cpu - gunicorn_before.get(pid, 0) for pid, cpu in gunicorn_after.items())
+        database = sum(cpu - backends_before.get(pid, 0) for pid, cpu in backends_after.items())
+        database += analyze_cpu  # autovacuum's work, done here by the bench's own backend
+        return {
+            "label": self.label,
+            "stored": stored,
+            "failed": failed,
+            "wall": elapsed,
+            "gunicorn": gunicorn,
+            "database": database,
+            "per_cpu_second": stored / (gunicorn + database),
+        }
+
+    def stored_total(self) -> int:
+        """Spans in the tree's database, warm-up requests' too."""
+        return self.conn.execute("SELECT count(*) FROM traces_span").fetchone()[0]
+
+    def rss_mib(self) -> float:
+        return tree_rss_kb(self.server.pid) / 1024
+
+    def stop(self) -> dict[str, list[int]]:
+        """Stop the server; the rows written and index pages touched since the setup, per table
+        (WRITE_COUNTERS)."""
+        if self.conn is not None:
+            self.conn.close()
+        os.killpg(self.server.pid, signal.SIGTERM)
+        self.server.wait(timeout=30)
+        time.sleep(1)  # the backends' exit flushes their statistics
+        counters = write_counters(self.database_url)
+        return {
+            table: [
+                after - self.counters_before.get(table, [0] * 4)[i]
+                for i, after in enumerate(values)
+            ]
+            for table, values in counters.items()
+        }
+
+
 def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
     """Serve `tree`, send every body of `fmt`, and measure the server's CPU per stored span."""
-    database_url = args.database_url + ("" if label == "this" else "_base")
-    database_ensure(database_url)
-    env = env_for(database_url, f"{args.var_dir}-{label}")
-    env["BENCH_MASKING"] = args.masking if label == "this" else "off"
-    token = tree_setup(tree, env)
-    counters_before = write_counters(database_url)
-    server = server_start(tree, env, args.port, args.workers)
+    served = ServedTree(tree, label, args.port, args)
     try:
         context = multiprocessing.get_context("fork")
         ready, results, start = context.Queue(), context.Queue(), context.Event()
+        token = served.token
         procs = [
             context.Process(
                 target=sender,
@@ -270,48 +372,15 @@ def run_once(tree: Path, label: str, fmt: str, args, payload: dict) -> dict:
             proc.start()
         for _ in procs:
             ready.get()
-        with psycopg.connect(database_url, autocommit=True) as conn:
-            # A server's autovacuum analyzes these tables after their first rows; this machine's
-            # PostgreSQL runs without it, and unanalyzed tables get plans no server would use.
-            conn.execute("ANALYZE traces_trace, traces_session, traces_span")
-            count = "SELECT count(*) FROM traces_span"
-            before = conn.execute(count).fetchone()[0]
-            gunicorn_before = cpu_by_pid(tree_pids(server.pid))
-            backends_before = cpu_by_pid(database_backends(conn))
-            began = time.perf_counter()
-            start.set()
-            failed, analyze_cpu = results_wait(conn, results, len(procs), args.analyze == "growing")
-            elapsed = time.perf_counter() - began
-            for proc in procs:
-                proc.join()
-            stored = conn.execute(count).fetchone()[0] - before
-            gunicorn_after = cpu_by_pid(tree_pids(server.pid))
-            backends_after = cpu_by_pid(database_backends(conn))
-        rss = tree_rss_kb(server.pid)
+        served.watch()
+        run = served.burst(start.set, results, len(procs))
+        for proc in procs:
+            proc.join()
+        run.update(format=fmt, rss_mib=served.rss_mib())
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        server.wait(timeout=30)
-    time.sleep(1)  # the backends' exit flushes their statistics
-    counters = write_counters(database_url)
-    writes = {
-        table: [after - counters_before.get(table, [0] * 4)[i] for i, after in enumerate(values)]
-        for table, values in counters.items()
-    }
-    gunicorn = sum(cpu - gunicorn_before.get(pid, 0) for pid, cpu in gunicorn_after.items())
-    database = sum(cpu - backends_before.get(pid, 0) for pid, cpu in backends_after.items())
-    database += analyze_cpu  # autovacuum's work, done here by the bench's own backend
-    return {
-        "label": label,
-        "format": fmt,
-        "stored": stored,
-        "failed": failed,
-        "wall": elapsed,
-        "gunicorn": gunicorn,
-        "database": database,
-        "per_cpu_second": stored / (gunicorn + database),
-        "rss_mib": rss / 1024,
-        "writes": writes,
-    }
+        writes = served.stop()
+    run["writes"] = writes
+    return run
 
 
 # How often the bench looks for tables grown past autovacuum's analyze threshold: a run lasts
@@ -370,6 +439,34 @@ def payload_build(args) -> dict:
     return payload
 
 
+def rounds_payload_build(args) -> dict:
+    """For the paired rounds: each sender's bodies of each format cut into a warm-up round and
+    args.rounds counted ones, plus its warm-up requests. Each format has spans of its own,
+    recorded alike (both go to one database per tree, where a trace sent twice would be another
+    request's work)."""
+    share = args.traces // args.senders
+    payload = {"rounds": {}, "warm": {}}
+    for index, fmt in enumerate(args.formats):
+        first = index * 2 * 10**6  # run numbers, which name the sessions
+        spans = [record_spans(share, args.padding, first + i * share) for i in range(args.senders)]
+        warm = [
+            record_spans(WARM_UP_REQUESTS, args.padding, first + 10**6 + i)
+            for i in range(args.senders)
+        ]
+        try:
+            payload["rounds"][fmt] = [
+                round_slices(bodies_encode(s, args.batch, fmt), args.rounds + 1) for s in spans
+            ]
+        except ValueError as error:
+            raise SystemExit(f"a sender's bodies per round: {error}; raise --traces") from error
+        payload["warm"][fmt] = [bodies_encode(s, SPANS_PER_TRACE, fmt) for s in warm]
+    if "protobuf" not in args.formats:  # the ceiling reads protobuf, of the same spans
+        payload["rounds"]["protobuf"] = [
+            round_slices(bodies_encode(s, args.batch, "protobuf"), args.rounds + 1) for s in spans
+        ]
+    return payload
+
+
 def load() -> str:
     return f"{os.getloadavg()[0]:.1f}"
 
@@ -402,10 +499,7 @@ def summary(runs: list[dict], ceilings: list[float], args) -> None:
             values = figures(label, fmt)
             chosen = [r for r in runs if r["label"] == label and r["format"] == fmt]
             stored = sum(r["stored"] for r in chosen)
-            per_span = {
-                side: sum(r[side] for r in chosen) / stored * 1e6
-                for side in ("gunicorn", "database")
-            }
+            per_span = {side: sum(r[side] for r in chosen) / stored * 1e6 for side in SIDES}
             print(
                 f"{label} {fmt}: per span {per_span['gunicorn']:.0f} us of gunicorn + "
                 f"{per_span['database']:.0f} us of PostgreSQL CPU"
@@ -428,33 +522,9 @@ def summary(runs: list[dict], ceilings: list[float], args) -> None:
     print(f"load average after: {load()} on {os.cpu_count()} cores (the machine is shared)")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--traces", type=int, default=6000, help="of 11 spans; fewer vary more")
-    parser.add_argument("--senders", type=int, default=2)
-    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
-    parser.add_argument("--batch", type=int, default=512, help="spans per export (SDK default)")
-    parser.add_argument("--padding", type=int, default=600, help="chars of tool output per span")
-    parser.add_argument("--repeat", type=int, default=1, help="alternating repetitions")
-    parser.add_argument("--format", choices=["protobuf", "json", "both"], default="protobuf")
-    parser.add_argument("--compare", help="a checkout of earlier code to measure alternately")
-    parser.add_argument(
-        "--masking", choices=["off", "builtin"], default="off", help="this tree's project masks"
-    )
-    parser.add_argument(
-        "--analyze",
-        choices=["once", "growing"],
-        default="growing",
-        help="analyze the session table as it grows, as a server's autovacuum would (the default), "
-        "or the tables only once after warm-up (figures recorded before 2026-12-06's afternoon)",
-    )
-    parser.add_argument("--port", type=int, default=8617)
-    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
-    parser.add_argument("--var-dir", default="/tmp/evalsite-t-bench")
-    args = parser.parse_args()
-    args.formats = ["protobuf", "json"] if args.format == "both" else [args.format]
-    trees = [(ROOT, "this")] + ([(Path(args.compare).resolve(), "base")] if args.compare else [])
-
+def repetitions_run(trees, args) -> None:
+    """The design before paired rounds: per repetition, the ceiling's best of a few passes over
+    all bodies, then each tree served afresh for all of them."""
     payload = payload_build(args)
     all_bodies = [body for share in payload["shares"]["protobuf"] for body in share]
     database_ensure(args.database_url)
@@ -482,6 +552,191 @@ def main():
                     flush=True,
                 )
     summary(runs, ceilings, args)
+
+
+def release_round(gos, round_index: int) -> None:
+    for go in gos:
+        go.put(round_index)
+
+
+def paired_run(trees, args) -> None:
+    """Serve every tree once, then over args.rounds + 1 rounds (the first warms up) measure the
+    ceiling and each tree on the round's slice of the bodies, in an order rotated round by
+    round."""
+    payload = rounds_payload_build(args)
+    ceiling_url = args.database_url + "_ceiling"  # its connection stays open: not a tree's
+    database_ensure(ceiling_url)
+    ceiling = CeilingTable(ceiling_url)
+    context = multiprocessing.get_context("fork")
+    served, senders, records = {}, {}, []
+    try:
+        for index, (tree, label) in enumerate(trees):
+            port = args.port + index
+            served[label] = ServedTree(tree, label, port, args)
+            ready = context.Queue()
+            for fmt in args.formats:
+                results, gos, procs = context.Queue(), [], []
+                for warm, rounds in zip(payload["warm"][fmt], payload["rounds"][fmt], strict=True):
+                    gos.append(context.Queue())
+                    sender_args = (port, served[label].token, fmt, warm, rounds, ready, gos[-1])
+                    procs.append(context.Process(target=round_sender, args=(*sender_args, results)))
+                    procs[-1].start()
+                senders[label, fmt] = (procs, gos, results)
+            for _ in range(len(args.formats) * args.senders):
+                ready.get()
+            served[label].watch()
+        contenders = [("ceiling", "protobuf")]
+        contenders += [(label, fmt) for _, label in trees for fmt in args.formats]
+        for round_index in range(args.rounds + 1):
+            for label, fmt in round_order(contenders, round_index):
+                if label == "ceiling":
+                    shares = payload["rounds"]["protobuf"]
+                    measured = ceiling.measure([b for s in shares for b in s[round_index]])
+                    record = {"label": label, "stored": measured["spans"], **measured}
+                else:
+                    _, gos, results = senders[label, fmt]
+                    release = functools.partial(release_round, gos, round_index)
+                    record = served[label].burst(release, results, len(gos))
+                record.update(format=fmt, round=round_index, load=os.getloadavg()[0])
+                records.append(record)
+            round_print([r for r in records if r["round"] == round_index])
+        rss = {label: each.rss_mib() for label, each in served.items()}
+        totals = {label: each.stored_total() for label, each in served.items()}
+    finally:
+        for procs, gos, _ in senders.values():
+            for go in gos:
+                go.put(None)
+            for proc in procs:
+                proc.join(timeout=30)
+                if proc.is_alive():
+                    proc.terminate()
+        writes = {label: each.stop() for label, each in served.items()}
+        ceiling.close()
+    paired_summary(records, {"writes": writes, "totals": totals, "rss": rss}, args)
+
+
+def round_print(records: list[dict]) -> None:
+    """One line a round: each contender's spans per CPU-second, the trees' share of the
+    ceiling's, and the load."""
+    ceiling = next(r["per_cpu_second"] for r in records if r["label"] == "ceiling")
+    parts = []
+    for record in records:
+        figure = f"{record['label']} {record['format']} {record['per_cpu_second']:,.0f}"
+        if record["label"] != "ceiling":
+            figure += f" ({record['per_cpu_second'] / ceiling:.0%})"
+            figure += f", {record['failed']} failed" if record["failed"] else ""
+        parts.append(figure)
+    round_index = records[0]["round"]
+    name = "warm-up" if round_index == 0 else str(round_index)
+    print(f"[{name}] {'; '.join(parts)}; load {records[-1]['load']:.1f}", flush=True)
+
+
+def paired_summary(records: list[dict], served: dict, args) -> None:
+    """Per format: the median over rounds of each tree's share of the ceiling, of this / base
+    and of protobuf / OTLP/JSON, each with its interval; per span CPU summed over the rounds."""
+    counted = {(r["label"], r["format"], r["round"]): r for r in records if r["round"] > 0}
+    rounds = range(1, args.rounds + 1)
+    labels = ["this"] + (["base"] if args.compare else [])
+
+    def rates(label, fmt, side=None):
+        """Spans per CPU-second of each round, of server CPU or only `side`'s."""
+        chosen = [counted[label, fmt, i] for i in rounds]
+        if side is None:
+            return [r["per_cpu_second"] for r in chosen]
+        return [r["stored"] / r[side] for r in chosen]
+
+    def per_round(numerator, denominator):
+        return [n / d for n, d in zip(rates(*numerator), rates(*denominator), strict=True)]
+
+    side_names = {"gunicorn": "gunicorn's CPU alone", "database": "PostgreSQL's CPU alone"}
+
+    ceiling = rates("ceiling", "protobuf")
+    spans = statistics.mean(counted["ceiling", "protobuf", i]["stored"] for i in rounds)
+    loads = [r["load"] for r in records]
+    print(
+        f"\n{args.rounds} paired rounds after a warm-up round, {spans:,.0f} spans a contender a "
+        "round, the order rotated; medians over the rounds:"
+    )
+    print(
+        f"ceiling (decode + flatten + COPY, one process, the round's protobuf bodies): "
+        f"{summary_text(rounds_summary(ceiling), ',.0f')} spans per CPU-second"
+    )
+    for fmt in args.formats:
+        for label in labels:
+            chosen = [counted[label, fmt, i] for i in rounds]
+            stored = sum(r["stored"] for r in chosen)
+            gunicorn, database = (sum(r[side] for r in chosen) / stored * 1e6 for side in SIDES)
+            print(
+                f"{label} {fmt}: per span {gunicorn:.0f} us of gunicorn + {database:.0f} us of "
+                f"PostgreSQL CPU; {statistics.median(rates(label, fmt)):,.0f} spans per server "
+                f"CPU-second (median); RSS {served['rss'][label]:.0f} MiB"
+            )
+            share = rounds_summary(per_round((label, fmt), ("ceiling", "protobuf")))
+            print(f"{label} {fmt}: share of the ceiling {summary_text(share, '.1%')}")
+        if args.compare:
+            ratio = rounds_summary(per_round(("this", fmt), ("base", fmt)))
+            print(f"{fmt}: this / base = {summary_text(ratio, '.3f')} (base: {args.compare})")
+            for side, name in side_names.items():
+                ratio = rounds_summary(per_round(("this", fmt, side), ("base", fmt, side)))
+                print(f"{fmt}: this / base, {name}: {summary_text(ratio, '.3f')}")
+    if len(args.formats) == 2:
+        for label in labels:
+            cost = rounds_summary(per_round((label, "protobuf"), (label, "json")))
+            print(
+                f"{label}: OTLP/JSON costs {summary_text(cost, '.3f')} times the server CPU per "
+                "span of protobuf"
+            )
+    for label in labels:  # over all the tree's requests, warm-up ones too
+        runs = [{"writes": served["writes"][label]}]
+        writes_print(label, "+".join(args.formats), runs, served["totals"][label])
+    print(
+        f"load average {min(loads):.1f}-{max(loads):.1f} over the rounds, {load()} after, on "
+        f"{os.cpu_count()} cores (the machine is shared)"
+    )
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--traces", type=int, default=6000, help="of 11 spans; fewer vary more")
+    parser.add_argument("--senders", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
+    parser.add_argument("--batch", type=int, default=512, help="spans per export (SDK default)")
+    parser.add_argument("--padding", type=int, default=600, help="chars of tool output per span")
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        help="the design before paired rounds: this many whole runs per tree, alternating, "
+        "the ceiling measured before each",
+    )
+    parser.add_argument(
+        "--rounds", type=int, help=f"paired rounds (the default design, {PAIRED_ROUNDS} rounds)"
+    )
+    parser.add_argument("--format", choices=["protobuf", "json", "both"], default="protobuf")
+    parser.add_argument("--compare", help="a checkout of earlier code to measure alternately")
+    parser.add_argument(
+        "--masking", choices=["off", "builtin"], default="off", help="this tree's project masks"
+    )
+    parser.add_argument(
+        "--analyze",
+        choices=["once", "growing"],
+        default="growing",
+        help="analyze the session table as it grows, as a server's autovacuum would (the default), "
+        "or the tables only once after warm-up (figures recorded before 2026-12-06's afternoon)",
+    )
+    parser.add_argument("--port", type=int, default=8617)
+    parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
+    parser.add_argument("--var-dir", default="/tmp/evalsite-t-bench")
+    args = parser.parse_args()
+    args.formats = ["protobuf", "json"] if args.format == "both" else [args.format]
+    trees = [(ROOT, "this")] + ([(Path(args.compare).resolve(), "base")] if args.compare else [])
+
+    if args.repeat is not None and args.rounds is not None:
+        parser.error("--repeat runs the design before paired rounds; --rounds the paired one")
+    if args.repeat is not None:
+        repetitions_run(trees, args)
+    else:
+        args.rounds = args.rounds or PAIRED_ROUNDS
+        paired_run(trees, args)
 
 
 if __name__ == "__main__":

@@ -8,15 +8,15 @@ costs at the least; evalsite's figure is printed as a share of it.
 from __future__ import annotations
 
 import base64
-import os
 import time
 from datetime import UTC, datetime
-from pathlib import Path
 
 import orjson
 import psycopg
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from psycopg.types.json import Jsonb
+
+from bench.paired_rounds import cpu_seconds
 
 TABLE = "bench_ceiling_span"
 COLUMNS = (
@@ -65,36 +65,49 @@ def _rows(body: bytes):
                 )
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+class CeilingTable:
+    """The ceiling's table in a database, kept over several measurements: the paired rounds of
+    bench/ingest.py COPY a slice of the bodies in each, into a table that grows as the trees'."""
 
-
-def ceiling_measure(database_url: str, bodies: list[bytes]) -> dict:
-    """Decode, flatten and COPY every body (one transaction each, as a request would)."""
-    with psycopg.connect(database_url, autocommit=True) as conn:
-        conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
-        conn.execute(
+    def __init__(self, database_url: str):
+        self.conn = psycopg.connect(database_url, autocommit=True)
+        self.conn.execute(f"DROP TABLE IF EXISTS {TABLE}")
+        self.conn.execute(
             f"CREATE UNLOGGED TABLE {TABLE} (id bigserial PRIMARY KEY, trace_id text, "
             "span_id text, parent_span_id text, name text, kind int, started_at timestamptz, "
             "ended_at timestamptz, duration_ms bigint, attributes jsonb, status int, "
             "position int, UNIQUE (trace_id, span_id))"
         )
-        conn.execute(f"ALTER TABLE {TABLE} SET LOGGED")
-        backend = conn.info.backend_pid
+        self.conn.execute(f"ALTER TABLE {TABLE} SET LOGGED")
+        self.backend = self.conn.info.backend_pid
+
+    def measure(self, bodies: list[bytes]) -> dict:
+        """Decode, flatten and COPY every body (one transaction each, as a request would)."""
         spans = 0
-        cpu_before = time.process_time() + _cpu_seconds(backend)
+        cpu_before = time.process_time() + cpu_seconds(self.backend)
         began = time.perf_counter()
         for body in bodies:
             with (
-                conn.transaction(),
-                conn.cursor() as cursor,
+                self.conn.transaction(),
+                self.conn.cursor() as cursor,
                 cursor.copy(f"COPY {TABLE} ({COLUMNS}) FROM STDIN") as copy,
             ):
                 for row in _rows(body):
                     copy.write_row(row)
                     spans += 1
         elapsed = time.perf_counter() - began
-        cpu = time.process_time() + _cpu_seconds(backend) - cpu_before
-        conn.execute(f"DROP TABLE {TABLE}")
-    return {"spans": spans, "cpu": cpu, "wall": elapsed, "per_cpu_second": spans / cpu}
+        cpu = time.process_time() + cpu_seconds(self.backend) - cpu_before
+        return {"spans": spans, "cpu": cpu, "wall": elapsed, "per_cpu_second": spans / cpu}
+
+    def close(self) -> None:
+        self.conn.execute(f"DROP TABLE {TABLE}")
+        self.conn.close()
+
+
+def ceiling_measure(database_url: str, bodies: list[bytes]) -> dict:
+    """All of `bodies` through a fresh ceiling table."""
+    table = CeilingTable(database_url)
+    try:
+        return table.measure(bodies)
+    finally:
+        table.close()
