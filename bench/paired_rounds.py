@@ -8,10 +8,11 @@ CPU time comes from /proc's schedstat, in nanoseconds: /proc/<pid>/stat counts c
 10 ms, which is a tenth of a short round's CPU.
 """
 
-import math
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
+
+from scipy.stats import binom
 
 
 def cpu_seconds(pid: int) -> float | None:
@@ -62,14 +63,7 @@ def median_interval_ranks(count: int, confidence: float = 0.95) -> tuple[int, in
     """Ranks (1-based) of the sorted values that bound a `confidence` interval for the median,
     without assuming a distribution: each value is below the median with probability one half,
     so the number below it is binomial."""
-    tail = (1 - confidence) / 2
-    below = 0.0
-    rank = 0
-    while True:
-        below += math.comb(count, rank) / 2**count
-        if below > tail:
-            break
-        rank += 1
+    rank = int(binom.ppf((1 - confidence) / 2, count, 0.5))
     return max(rank, 1), min(count - rank + 1, count)
 
 
