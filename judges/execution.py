@@ -35,7 +35,12 @@ from judges.pass_rows import (
     trace_spans_ordered,
 )
 from judges.prompts import prompt_render
-from judges.providers import provider_call, provider_identity, request_params
+from judges.providers import (
+    provider_call,
+    provider_identity,
+    rate_limit_scope,
+    request_params,
+)
 from judges.providers.common import ProviderReply, request_hash
 from judges.providers.errors import (
     ProviderError,
@@ -329,7 +334,9 @@ def _provider_ask(judgment: Judgment, request: PassRequest) -> PassOutcome:
         # connections serves a worker with a thousand passes in flight.
         connection.close()
     try:
-        rate_limit_acquire(judgment.config.provider, estimated_tokens + judgment.config.max_tokens)
+        rate_limit_acquire(
+            rate_limit_scope(judgment.config), estimated_tokens + judgment.config.max_tokens
+        )
     except RateLimited as exc:
         # Our own limit, not a provider error: no attempt is counted.
         return _pass_wait(judgment, exc.wait_seconds + random.uniform(0, 5))

@@ -1,4 +1,5 @@
-"""Per-provider requests- and tokens-per-minute limit, shared by all workers through Redis.
+"""Per-provider requests- and tokens-per-minute limit, shared by all workers through Redis. A
+provider is a scope (judges.providers.rate_limit_scope): the server and the account asked.
 
 Fixed one-minute windows: every worker adds its request and estimated tokens to the current
 window's counters and waits for the next window when the provider's limit would be crossed.
@@ -40,6 +41,10 @@ class LocalWindow:
             counts[1] += tokens
             return True
 
+    def requests(self, provider: str, window: int) -> int:
+        with self.lock:
+            return self.counts[(provider, window)][0] if (provider, window) in self.counts else 0
+
 
 # Adds the request and tokens only if both stay within the limits; one round trip, atomic.
 REDIS_TAKE = """
@@ -65,9 +70,15 @@ class RedisWindow:
     def take(
         self, provider: str, window: int, tokens: int, rpm: int, tpm: int, requests: int = 1
     ) -> bool:
-        prefix = f"evalsite:judge-rate:{provider}:{window}"
-        keys = [f"{prefix}:requests", f"{prefix}:tokens"]
+        keys = [self._key(provider, window, "requests"), self._key(provider, window, "tokens")]
         return bool(self.script(keys=keys, args=[tokens, rpm, tpm, requests]))
+
+    def requests(self, provider: str, window: int) -> int:
+        return int(self.redis.get(self._key(provider, window, "requests")) or 0)
+
+    @staticmethod
+    def _key(provider: str, window: int, counter: str) -> str:
+        return f"evalsite:judge-rate:{provider}:{window}:{counter}"
 
 
 class Reservations:
@@ -119,6 +130,12 @@ def _window_store():
 
 def _now() -> float:
     return time.time()
+
+
+def window_requests(provider: str) -> int:
+    """Requests the current window has counted for `provider`, from every worker sharing it
+    (reserved blocks count whole)."""
+    return _window_store().requests(provider, int(_now() // WINDOW_SECONDS))
 
 
 def rate_limit_acquire(provider: str, tokens: int, max_wait: float = 5.0) -> None:

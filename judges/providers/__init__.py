@@ -6,6 +6,8 @@ raise their SDK's errors as ProviderTransientError (retryable) or ProviderPerman
 The `openai` module is imported by the first config that speaks it, not before.
 """
 
+import hashlib
+
 from django.conf import settings
 
 from judges.models import JudgeConfig
@@ -24,6 +26,14 @@ def provider_identity(config: JudgeConfig) -> str:
     if config.provider == "openai":
         return f"openai@{config.base_url}" if config.base_url else "openai"
     return config.provider
+
+
+def rate_limit_scope(config: JudgeConfig) -> str:
+    """Whose per-minute limit a call counts against: the server that answers and the account
+    (API key) it is asked with, as a provider limits each account. The key is only hashed."""
+    key = settings.OPENAI_API_KEY if config.provider == "openai" else settings.ANTHROPIC_API_KEY
+    account = hashlib.sha256((key or "").encode()).hexdigest()[:12]
+    return f"{provider_identity(config)}#{account}"
 
 
 def request_params(prompt: RenderedPrompt, config: JudgeConfig) -> dict:
@@ -73,6 +83,7 @@ __all__ = [
     "plain_call",
     "provider_call",
     "provider_identity",
+    "rate_limit_scope",
     "request_hash",
     "request_params",
 ]

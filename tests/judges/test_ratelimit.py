@@ -3,6 +3,8 @@
 import pytest
 
 from judges import ratelimit
+from judges.models import JudgeConfig
+from judges.providers import rate_limit_scope
 
 
 @pytest.fixture
@@ -18,6 +20,8 @@ def test_requests_over_the_rpm_wait_or_are_refused(fresh_local, settings, monkey
 
     for _ in range(3):
         ratelimit.rate_limit_acquire("anthropic", 100, max_wait=0)
+    assert ratelimit.window_requests("anthropic") == 3
+    assert ratelimit.window_requests("other-provider") == 0
 
     with pytest.raises(ratelimit.RateLimited) as refused:
         ratelimit.rate_limit_acquire("anthropic", 100, max_wait=0)
@@ -87,3 +91,17 @@ def test_a_worker_reserves_small_blocks_and_never_exceeds_the_shared_limit(monke
     assert counted() == 10
     with pytest.raises(ratelimit.RateLimited):
         ratelimit.rate_limit_acquire(provider, 50, max_wait=0)
+
+
+def test_a_limit_is_the_answering_servers_and_the_accounts(settings):
+    settings.ANTHROPIC_API_KEY = "key-a"
+    anthropic = JudgeConfig(provider="anthropic")
+    local = JudgeConfig(provider="openai", base_url="http://127.0.0.1:8080/v1")
+    hosted = JudgeConfig(provider="openai", base_url="https://llm.example/v1")
+    scopes = {rate_limit_scope(config) for config in (anthropic, local, hosted)}
+    before = rate_limit_scope(anthropic)
+    settings.ANTHROPIC_API_KEY = "key-b"
+
+    assert len(scopes) == 3
+    assert rate_limit_scope(anthropic) != before
+    assert "key-a" not in before
