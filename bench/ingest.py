@@ -305,8 +305,7 @@ class ServedTree:
     def burst(self, release, results, senders: int) -> dict:
         """Call `release` to let the senders POST, wait for their `senders` reports, and measure
         the spans stored and the CPU of gunicorn and of the database's backends meanwhile."""
-        count = "SELECT count(*) FROM traces_span"
-        before = self.conn.execute(count).fetchone()[0]
+        before = self.stored_total()
         gunicorn_before = cpu_by_pid(tree_pids(self.server.pid))
         backends_before = cpu_by_pid(database_backends(self.conn))
         began = time.perf_counter()
@@ -315,7 +314,7 @@ class ServedTree:
         elapsed = time.perf_counter() - began
         gunicorn_after = cpu_by_pid(tree_pids(self.server.pid))
         backends_after = cpu_by_pid(database_backends(self.conn))
-        stored = self.conn.execute(count).fetchone()[0] - before
+        stored = self.stored_total() - before
         gunicorn = sum(cpu - gunicorn_before.get(pid, 0) for pid, cpu in gunicorn_after.items())
         database = sum(cpu - backends_before.get(pid, 0) for pid, cpu in backends_after.items())
         database += analyze_cpu  # autovacuum's work, done here by the bench's own backend

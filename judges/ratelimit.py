@@ -43,7 +43,7 @@ class LocalWindow:
 
     def requests(self, provider: str, window: int) -> int:
         with self.lock:
-            return self.counts[(provider, window)][0] if (provider, window) in self.counts else 0
+            return self.counts.get((provider, window), (0, 0))[0]
 
 
 # Adds the request and tokens only if both stay within the limits; one round trip, atomic.
