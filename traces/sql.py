@@ -9,7 +9,7 @@ from datetime import datetime
 from django.db import connection
 from django.db.models import NOT_PROVIDED
 
-from core.prepared_sql import prepared_cursor
+from core.prepared_sql import int_array, prepared_cursor
 from traces.ingest.bulk_sql import rows_json
 from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
@@ -133,7 +133,7 @@ _ADDED_COLUMNS = (
 # As _ADD_TIMED and then _ADD_UNTIMED would leave the row: an untimed trace's task is the first
 # only while the session has no time, which no timed trace of the request gave it.
 _ADD_LOCKED = (
-    "WITH locked AS MATERIALIZED (SELECT id FROM {table} WHERE id = ANY(%s) "  # noqa: S608
+    "WITH locked AS MATERIALIZED (SELECT id FROM {table} WHERE id = ANY(%s::bigint[]) "  # noqa: S608
     "ORDER BY id FOR UPDATE) "
     "UPDATE {table} AS s SET trace_count = s.trace_count + v.trace_count, "
     "error_count = s.error_count + v.error_count, "
@@ -170,7 +170,7 @@ def session_totals_rows_add(
     ids = sorted({row["id"] for row in summed} | set(lock_also))
     # Prepared: sent by every request that adds traces to stored sessions.
     with prepared_cursor() as cursor:
-        cursor.execute(_ADD_LOCKED.format(table=_table()), [ids, rows_json(summed)])
+        cursor.execute(_ADD_LOCKED.format(table=_table()), [int_array(ids), rows_json(summed)])
 
 
 def session_totals_rows_add_each(timed: list[list], untimed: list[list]) -> None:
