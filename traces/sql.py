@@ -71,8 +71,9 @@ def _sessions_upsert_sql() -> str:
     # does) and reads the others; a session another request committed since the statement
     # began is in neither part, and is read after. The rows come as one JSON document read by
     # the table's row type, as the trace rows do. Names come from the model, not input.
-    # The others are looked up by the document's ids, not an array: no plan knows how many
-    # there are, and PostgreSQL keeps the generic one instead of planning each run (85 us).
+    # The others are looked up by the document's ids through ARRAY(SELECT ...): no plan knows
+    # how many there are, so PostgreSQL keeps the generic one instead of planning each run for
+    # a request's few ids (90 us), and the lookup stays an index scan whatever the statistics.
     table = quote(Session._meta.db_table)
     names = ", ".join(quote(column) for column, _, _ in _session_insert_columns())
     values = ", ".join(f"v.{quote(column)}" for column, _, _ in _session_insert_columns())
@@ -84,7 +85,8 @@ def _sessions_upsert_sql() -> str:
         f"ORDER BY v.{external_id} "
         "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id) "
         f"SELECT external_id, id, true FROM made UNION ALL SELECT external_id, id, false "
-        f"FROM {table} WHERE project_id = %s AND {external_id} IN (SELECT {external_id} FROM v)"
+        f"FROM {table} WHERE project_id = %s "
+        f"AND {external_id} = ANY(ARRAY(SELECT {external_id} FROM v))"
     )
 
 
