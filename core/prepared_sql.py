@@ -21,9 +21,10 @@ with it set, psycopg counts every statement the connection runs, keeping each on
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 
 from django.conf import settings
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connections
 from psycopg.pq import Format
 
 # Any threshold but None lets psycopg prepare; the cursor asks for its statement explicitly.
@@ -39,23 +40,31 @@ def binding_cursor(binary_results: bool = False, *, prepared: bool = False):
     a small request's CPU went to the times of the rows ingest reads back). The connection's
     time zone is Django's, so the values are the ones the text form gives. With prepared, each
     statement stays prepared on the connection."""
-    if connection.vendor != "postgresql":
-        return connection.cursor()
+    # The connection looked up once: each use of django.db.connection looks it up again.
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
+        return db.cursor()
     from django.db.backends.postgresql.base import ServerBindingCursor
 
-    connection.ensure_connection()
+    db.ensure_connection()
     cursor_class = preparing_cursor_class() if prepared else ServerBindingCursor
-    cursor = cursor_class(connection.connection)
+    cursor = cursor_class(db.connection)
     if binary_results:
         cursor.format = Format.BINARY
-    if connection.queries_logged:
-        return connection.make_debug_cursor(cursor)
-    return connection.make_cursor(cursor)
+    if db.queries_logged:
+        return db.make_debug_cursor(cursor)
+    return db.make_cursor(cursor)
 
 
 def prepared_cursor():
     """binding_cursor whose statements stay prepared on the connection."""
     return binding_cursor(prepared=True)
+
+
+def int_array(values: Iterable[int]) -> str:
+    """Integers in PostgreSQL's text form of an array, for a `%s::bigint[]` parameter: psycopg
+    dumps a list by inspecting each element, a third of the Python a small statement costs."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 @functools.cache
