@@ -34,17 +34,21 @@ def _object(value) -> dict:
 def context_from_attributes(*sources: dict | None) -> dict:
     """The context the attribute dicts carry; an earlier source wins a key a later one names."""
     context: dict = {}
-    for attributes in reversed([s for s in sources if isinstance(s, dict)]):
+    # Plain loops, no comprehension or generator a source: this runs for every trace stored.
+    for attributes in reversed(sources):
+        if not isinstance(attributes, dict):
+            continue
         found = dict(_object(attributes.get(CONTEXT_OBJECT)))
-        found.update(
-            {
-                key[len(CONTEXT_PREFIX) :]: value
-                for key, value in attributes.items()
-                if key.startswith(CONTEXT_PREFIX) and len(key) > len(CONTEXT_PREFIX)
-            }
-        )
-        user = next((attributes[k] for k in USER_ID_ATTRIBUTES if attributes.get(k)), None)
-        if user is not None:
-            found.setdefault("user_id", user)
+        for key, value in attributes.items():
+            # A slice compared, not startswith: its argument parsing cost more, once a key.
+            if key[:_PREFIX_LENGTH] == CONTEXT_PREFIX and len(key) > _PREFIX_LENGTH:
+                found[key[_PREFIX_LENGTH:]] = value
+        for name in USER_ID_ATTRIBUTES:
+            if attributes.get(name):
+                found.setdefault("user_id", attributes[name])
+                break
         context.update(found)
     return context
+
+
+_PREFIX_LENGTH = len(CONTEXT_PREFIX)

@@ -168,7 +168,8 @@ def _picked(attributes: Mapping, picks: tuple[tuple[str, tuple[str, ...]], ...])
     for field, candidates in picks:
         for name in candidates:
             value = attributes[name]
-            if value is not None and value != "":
+            # Most values are truthy: the two comparisons are for the rest (0, False, []).
+            if value or (value is not None and value != ""):
                 found[field] = value
                 break
     return found
@@ -259,7 +260,11 @@ def span_content_from(
             for prefix in FLATTENED_OUTPUT_PREFIXES:
                 if (value_out := unflatten(attributes, prefix)) is not None:
                     break
-    if value_out is None and any(attributes[name] == "" for name in plan.output_attributes):
+    if (
+        value_out is None
+        and plan.output_attributes
+        and any(attributes[name] == "" for name in plan.output_attributes)
+    ):
         value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
     value_in = json_maybe(value_in)
     if plan.system_instructions:  # rarely sent: no call without it
@@ -292,12 +297,19 @@ def _single(values: list):
 def span_fields_from(attributes: Mapping, plan: SpanPlan | None = None) -> dict:
     """Scalar span fields (tool name, model, tokens, cost, provider) from attributes."""
     out = _picked(attributes, (plan or span_plan(attributes)).span_picks)
-    if "provider" in out:
-        out["provider"] = PROVIDER_ALIASES.get(str(out["provider"]), str(out["provider"]))
-    for field in _TOKEN_FIELDS:
-        value = out.get(field)
-        # Most counts are in range already: no call for them.
-        out[field] = value if type(value) is int and 0 <= value <= MAX_TOKENS else _as_int(value)
+    provider = out.get("provider")
+    if provider is not None:
+        provider = str(provider)
+        out["provider"] = PROVIDER_ALIASES.get(provider, provider)
+    # Most counts are in range already: no call for them. Written out, not looped: a span each.
+    tokens = out.get("input_tokens")
+    out["input_tokens"] = (
+        tokens if type(tokens) is int and 0 <= tokens <= MAX_TOKENS else _as_int(tokens)
+    )
+    tokens = out.get("output_tokens")
+    out["output_tokens"] = (
+        tokens if type(tokens) is int and 0 <= tokens <= MAX_TOKENS else _as_int(tokens)
+    )
     # Reasoning tokens are part of output already; cache reads are part of input.
     return out
 
@@ -329,7 +341,6 @@ def cost_declared(attributes: Mapping, fields: dict | None = None, plan: SpanPla
 
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
-_TOKEN_FIELDS = ("input_tokens", "output_tokens")
 
 
 def _as_int(value) -> int:

@@ -119,8 +119,9 @@ def records_batch(spans) -> OtlpBatch:
             project = str(project) if project else None
             records = records_by_project.setdefault(project, [])
             extras = extras_by_project.setdefault(project, {})
+            defaults = resource_defaults(resource)
         try:
-            record = span_record_from(span, attributes, events, where, scope_name, resource)
+            record = span_record_from(span, attributes, events, where, scope_name, defaults)
         except InvalidInput as error:
             invalid.append(error)
             continue
@@ -159,11 +160,26 @@ def span_path(where: str | tuple[int, int, int]) -> str:
     return "resource_spans[{}].scope_spans[{}].spans[{}]".format(*where)
 
 
+# Resource values such as service.name/version describe the agent when spans do not.
+_RESOURCE_DEFAULTS = ("service.name", "service.version")
+
+
+def resource_defaults(resource: dict) -> tuple[tuple[str, object], ...]:
+    """The (name, value) pairs a resource gives each of its spans that lacks the name: read
+    once a resource, not once a span."""
+    return tuple((key, resource[key]) for key in _RESOURCE_DEFAULTS if key in resource)
+
+
 def span_record_from(
-    span, attributes: dict, events: list[dict], where, scope_name: str, resource: dict
+    span,
+    attributes: dict,
+    events: list[dict],
+    where,
+    scope_name: str,
+    defaults: tuple[tuple[str, object], ...],
 ) -> SpanRecord:
     """A record from a span's values (a protobuf Span, or the same fields read from JSON);
-    `where` names the span in errors (span_path)."""
+    `where` names the span in errors (span_path); `defaults` are its resource_defaults."""
     # Each read of a protobuf bytes field makes a new bytes object: read each once.
     trace_id, span_id, parent_id = span.trace_id, span.span_id, span.parent_span_id
     # Compared with the all-zero ids: a strip would make a new bytes object each.
@@ -182,10 +198,9 @@ def span_record_from(
     ended = time_from_nanos(span.end_time_unix_nano)
     if started and ended and ended < started:
         raise InvalidInput(f"{span_path(where)}.end_time_unix_nano", "Ends before it starts.")
-    # Resource values such as service.name/version describe the agent when spans do not.
-    for key in ("service.name", "service.version"):
-        if key in resource and key not in attributes:
-            attributes[key] = resource[key]
+    for key, value in defaults:
+        if key not in attributes:
+            attributes[key] = value
     attributes["otel.span_kind"] = SPAN_KIND_NAMES.get(span.kind, "unspecified")
     if scope_name:
         attributes["otel.scope.name"] = scope_name

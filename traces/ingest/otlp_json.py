@@ -351,28 +351,32 @@ def _attributes_quick(items) -> dict | None:
     if type(items) is not list:
         return None
     out = {}
-    for item in items:
-        if type(item) is not dict or len(item) != 2:
-            return None
-        key = item.get("key")
-        value = item.get("value")
-        if type(key) is not str or type(value) is not dict or len(value) != 1:
-            return None
-        text = value.get("stringValue")
-        if type(text) is str:
-            out[key] = nul_free(text) if "\x00" in text else text
-            continue
-        number = value.get("intValue")
-        if type(number) is str and len(number) <= 19 and number.isascii() and number.isdigit():
-            number = int(number)
-        if type(number) is int and _INT64_MIN <= number <= _INT64_MAX:
-            out[key] = number
-        elif type(value.get("boolValue")) is bool:
-            out[key] = value["boolValue"]
-        elif type(value.get("doubleValue")) is float:
-            out[key] = value["doubleValue"]
-        else:
-            return None
+    try:
+        for item in items:
+            # Read before the shape is checked: an item that is not an object, or lacks either
+            # key, raises here (as a value that is not an object does at value.get) and is
+            # left to _attributes.
+            key = item["key"]
+            value = item["value"]
+            if len(item) != 2 or type(key) is not str or len(value) != 1:
+                return None
+            text = value.get("stringValue")
+            if type(text) is str:
+                out[key] = nul_free(text) if "\x00" in text else text
+                continue
+            number = value.get("intValue")
+            if type(number) is str and len(number) <= 19 and number.isascii() and number.isdigit():
+                number = int(number)
+            if type(number) is int and _INT64_MIN <= number <= _INT64_MAX:
+                out[key] = number
+            elif type(value.get("boolValue")) is bool:
+                out[key] = value["boolValue"]
+            elif type(value.get("doubleValue")) is float:
+                out[key] = value["doubleValue"]
+            else:
+                return None
+    except (KeyError, TypeError, AttributeError):
+        return None
     return out
 
 

@@ -8,6 +8,7 @@ import math
 from decimal import Decimal
 
 MAX_COST = Decimal("99999.999999")
+_MILLIONTH = Decimal("1E-6")
 
 
 @functools.lru_cache(maxsize=2048)
@@ -37,7 +38,8 @@ def cost_estimate(model: str, input_tokens: int, output_tokens: int, provider: s
     if input_tokens + output_tokens < tiers_from:
         # A flat rate or a call below every tier: plain arithmetic, 100x cheaper than a full
         # calculation, which is kept for what it alone gets right (long-context tiers).
-        return (rate_in * input_tokens + rate_out * output_tokens).scaleb(-6)
+        # Times a millionth, not scaleb(-6): the same value, and no keyword parsing a call.
+        return (rate_in * input_tokens + rate_out * output_tokens) * _MILLIONTH
     from genai_prices import Usage
 
     usage = Usage(input_tokens=input_tokens, output_tokens=output_tokens)

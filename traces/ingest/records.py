@@ -223,7 +223,11 @@ def _cost(
             cost = None
     if cost is None or not cost.is_finite():
         cost = prices.cost_estimate(model, input_tokens, output_tokens, provider)
-    cost = min(max(cost, _NO_COST), prices.MAX_COST)
+    # Compared, not min(max()): the builtins' argument parsing cost more than the comparisons.
+    if cost < _NO_COST:
+        cost = _NO_COST
+    elif cost > prices.MAX_COST:
+        cost = prices.MAX_COST
     return cost.quantize(_NO_COST)
 
 

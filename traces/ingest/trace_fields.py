@@ -5,8 +5,8 @@ Works on any object with the Trace model's attribute names: the ingest path pass
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import UTC, datetime
+from operator import itemgetter
 from typing import NamedTuple
 
 from traces.context_attributes import context_from_attributes
@@ -57,9 +57,7 @@ def _named_fields_set(trace, batch: _Batch) -> None:
         value = explicit or from_root
         # Any span's value is read only when it would be used: most batches have the root's.
         if not value and not getattr(trace, field):
-            value = next(
-                (r.trace_fields[field] for r in batch.ranked if field in r.trace_fields), None
-            )
+            value = _first_trace_field(batch.ranked, field)
             if role and value:
                 value = readable_text(value, role=role)
         if value:
@@ -71,36 +69,41 @@ def _named_fields_set(trace, batch: _Batch) -> None:
 def _agent_version_set(trace, batch: _Batch) -> None:
     """The payload's version always wins; a span's only fills a trace that has none."""
     explicit = batch.extra.agent_version if batch.extra else None
-    version = explicit or next(
-        (
-            r.trace_fields["agent_version"]
-            for r in batch.ranked
-            if "agent_version" in r.trace_fields
-        ),
-        None,
-    )
+    version = explicit or _first_trace_field(batch.ranked, "agent_version")
     if version and (explicit or not trace.agent_version):
         trace.agent_version = version
+
+
+def _first_trace_field(records: list[SpanRecord], field: str):
+    """The first of the records' values of a trace field, None when none has it. A loop, not
+    a generator: this runs for every trace stored."""
+    for record in records:
+        if field in record.trace_fields:
+            return record.trace_fields[field]
+    return None
 
 
 def _model_set(trace, batch: _Batch) -> None:
     """The model most of the batch's spans name, if the trace has none yet."""
     if not trace.model:
-        models = Counter(r.model for r in batch.records if r.model)
+        # Counted in a plain dict: a Counter's construction cost more than the counting. The
+        # first of the most named wins a tie, as Counter.most_common has it.
+        models: dict[str, int] = {}
+        for record in batch.records:
+            if record.model:
+                models[record.model] = models.get(record.model, 0) + 1
         if models:
-            trace.model = models.most_common(1)[0][0]
+            trace.model = max(models.items(), key=itemgetter(1))[0]
 
 
 def _conversation_note(trace, batch: _Batch) -> None:
     """The conversation id a span names, else one its metadata carries, kept in the context."""
-    conversation = next(
-        (
-            r.trace_fields["conversation_id"]
-            for r in batch.records
-            if "conversation_id" in r.trace_fields
-        ),
-        None,
-    ) or next(filter(None, (metadata_session_id(r.attributes) for r in batch.ranked)), None)
+    conversation = _first_trace_field(batch.records, "conversation_id")
+    if not conversation:
+        for record in batch.ranked:
+            conversation = metadata_session_id(record.attributes)
+            if conversation:
+                break
     if conversation:
         trace.context = {**trace.context, "conversation_id": conversation}
 
