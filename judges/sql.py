@@ -21,9 +21,14 @@ _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
     "WHERE rubric_version_id = %s AND config_id = %s"
 )
+# The ids come through ARRAY(SELECT ...), so no plan knows how many there are: all cost the same
+# and PostgreSQL keeps the generic one, where it planned each run afresh for the few ids a
+# request has (60 us).
+_TRACES = "ARRAY(SELECT unnest(%(traces)s::bigint[]))"
 _STALE_SQL = (
     f"UPDATE {Verdict._meta.db_table} SET stale = true "  # noqa: S608 - the model's table
-    "WHERE NOT stale AND (trace_id = ANY(%s) OR session_id = ANY(%s))"
+    f"WHERE NOT stale AND (trace_id = ANY({_TRACES}) "
+    "OR session_id = ANY(ARRAY(SELECT unnest(%(sessions)s::bigint[]))))"
 )
 
 
@@ -40,7 +45,7 @@ def verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> 
     if connection.vendor == "postgresql":
         # Ingest asks this of every request with late spans: the statement is written once.
         with connection.cursor() as cursor:
-            cursor.execute(_STALE_SQL, [list(trace_ids), list(session_ids)])
+            cursor.execute(_STALE_SQL, _stale_params(trace_ids, session_ids))
             return cursor.rowcount
     return Verdict.objects.filter(
         Q(trace_id__in=trace_ids) | Q(session_id__in=session_ids), stale=False
@@ -48,16 +53,15 @@ def verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> 
 
 
 # The stale mark rides with the question ingest asks next of the same traces: a request with
-# late spans pays one round trip, one parse and one plan for both. The ids come through
-# ARRAY(SELECT ...), so no plan knows how many there are: all cost the same and PostgreSQL keeps
-# the generic one, where it planned each run afresh for the few ids a request has (60 us).
-_TRACES = "ARRAY(SELECT unnest(%(traces)s::bigint[]))"
+# late spans pays one round trip, one parse and one plan for both.
 _STALE_AND_CHECKED_SQL = (
-    f"WITH stale AS (UPDATE {Verdict._meta.db_table} SET stale = true "  # noqa: S608 - the models' tables
-    f"WHERE NOT stale AND (trace_id = ANY({_TRACES}) "
-    "OR session_id = ANY(ARRAY(SELECT unnest(%(sessions)s::bigint[]))))) "
+    f"WITH stale AS ({_STALE_SQL}) "  # noqa: S608 - the models' tables
     f"SELECT trace_id FROM {RedFlagCheck._meta.db_table} WHERE trace_id = ANY({_TRACES})"
 )
+
+
+def _stale_params(trace_ids: Sequence[int], session_ids: Sequence[int]) -> dict:
+    return {"traces": int_array(trace_ids), "sessions": int_array(session_ids)}
 
 
 def late_verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> list[int]:
@@ -67,10 +71,7 @@ def late_verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]
     if connection.vendor == "postgresql":
         # Prepared: ingest asks it of nearly every request with late spans.
         with prepared_cursor() as cursor:
-            cursor.execute(
-                _STALE_AND_CHECKED_SQL,
-                {"traces": int_array(trace_ids), "sessions": int_array(session_ids)},
-            )
+            cursor.execute(_STALE_AND_CHECKED_SQL, _stale_params(trace_ids, session_ids))
             return [trace_id for (trace_id,) in cursor.fetchall()]
     verdicts_stale_set(trace_ids, session_ids)
     return list(
