@@ -3,19 +3,16 @@
 import threading
 import time
 from datetime import timedelta
-from decimal import Decimal
-from types import SimpleNamespace
 
 import psycopg
 import pytest
-from django.db import DataError, connection, transaction
+from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
-from django.utils import timezone
 
 from tests.traces import otel_agents
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import span_partitions
-from traces.ingest import store, trace_rows
+from traces.ingest import store
 from traces.models import Project, Session, Span, Trace, utc_today
 
 pytestmark = pytest.mark.django_db
@@ -186,63 +183,6 @@ def test_spans_stored_while_the_lock_waited_are_read():
         Span.objects.filter(trace=trace).values_list("span_id", flat=True)
     )
     assert len(found["spans"][trace.pk]) == 5
-
-
-def _new_traces(count: int, now, prefix: str) -> list:
-    traces = []
-    for index in range(count):
-        row = trace_rows.trace_new_row(f"{prefix}{index:04x}", now)
-        row.update(
-            task='Book "LIS→BER" \\ on 14 May\n\ttab',
-            stop_reason="end_turn",
-            agent_name="travel-agent",
-            context={"conversation_id": "conv_1", "nested": {"a": [1, None, "é"]}},
-            attributes={"resource": {"service.name": "travel-agent"}, "n": 2**40},
-            started_at=now - timedelta(seconds=3),
-            ended_at=None,
-            span_count=11,
-            input_tokens=10_000,
-            cost_usd=Decimal("0.1234567"),  # more scale than the column's: rounded
-            last_span_received_at=now,
-        )
-        traces.append(SimpleNamespace(**row))
-    return traces
-
-
-def _stored_values(prefix: str) -> list[dict]:
-    fields = [f.attname for f in Trace._meta.concrete_fields if f.attname not in ("id",)]
-    rows = Trace.objects.filter(external_id__startswith=prefix).order_by("external_id")
-    return [
-        {name: value for name, value in row.items() if name != "external_id"}
-        for row in rows.values(*fields)
-    ]
-
-
-def test_many_new_traces_as_arrays_are_stored_as_few_as_keyed_rows(project):
-    # given as many new traces as go as arrays, and one that goes as a keyed row
-    now = timezone.now()
-    many = _new_traces(trace_rows.ARRAY_ROWS_FROM, now, "a")
-    one = _new_traces(1, now, "b")
-    # when each call writes them
-    trace_rows.trace_rows_write(project.pk, many, [], "otlp", now)
-    trace_rows.trace_rows_write(project.pk, one, [], "otlp", now)
-    # then every column holds what the keyed row's holds, and each trace learnt its key
-    (keyed,) = _stored_values("b")
-    assert keyed["cost_usd"] == Decimal("0.123457") and keyed["ended_at"] is None
-    assert _stored_values("a") == [keyed] * len(many)
-    assert {trace.pk for trace in many} == set(
-        Trace.objects.filter(external_id__startswith="a").values_list("pk", flat=True)
-    )
-
-
-def test_a_value_too_long_for_its_column_fails_as_arrays_too(project):
-    # given many new traces, one with a stop reason longer than its column
-    now = timezone.now()
-    traces = _new_traces(trace_rows.ARRAY_ROWS_FROM, now, "c")
-    traces[3].stop_reason = "x" * 101
-    # when they are written, then the insert fails instead of cutting the value
-    with pytest.raises(DataError), transaction.atomic():
-        trace_rows.trace_rows_write(project.pk, traces, [], "otlp", now)
 
 
 @pytest.mark.parametrize("prepared", [True, False])

@@ -18,7 +18,7 @@ from typing import NamedTuple
 
 import orjson
 from django.db import connection
-from psycopg.types.json import Json, Jsonb
+from psycopg.types.json import Json
 
 from core.prepared_sql import binding_cursor
 from traces.ingest.copy_rows import quote, rows_copy
@@ -69,12 +69,6 @@ def rows_json(rows: list[dict]) -> Json:
     """Rows (dicts keyed by column) as one JSON parameter, as json_populate_recordset reads it
     into a table's row type: one value to dump instead of an array a column."""
     return Json(rows, dumps=_rows_dumps)
-
-
-def rows_jsonb(rows: list) -> Jsonb:
-    """Rows as one jsonb parameter: PostgreSQL parses it once, where a json one is checked on
-    arrival and parsed again by the function that reads it."""
-    return Jsonb(rows, dumps=_rows_dumps)
 
 
 def _rows_dumps(rows: list) -> bytes | str:
