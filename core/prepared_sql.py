@@ -6,10 +6,9 @@ statement itself for ingest's repeated ones. A statement PostgreSQL keeps prepar
 connection is parsed once and, after five runs, may be planned once (its generic plan, when that
 costs no more than planning each run). For a 64-span OTLP request that spared 50-160 us of the
 server's CPU on each of the trace rows, the session upsert, the judges' stale verdicts and
-golden's held-out keys (bench/RESULTS.md). The trace lock is prepared in a form whose generic plan
-finds each external id by the unique key (traces/ingest/trace_rows.py); the plain form's generic
-plan read the project's traces by project alone (bench/RESULTS.md, "PostgreSQL's CPU a OTLP
-ingest request").
+golden's held-out keys (bench/RESULTS.md). Not prepared: the trace lock, whose generic plan reads
+the project's traces by project alone and filters the external ids (bench/RESULTS.md,
+"PostgreSQL's CPU a OTLP ingest request").
 
 psycopg prepares only what this cursor asks for, and nothing when prepared statements are off
 (DB_TRANSACTION_POOLING: PgBouncer may hand the next transaction another server connection).
