@@ -183,19 +183,3 @@ def test_spans_stored_while_the_lock_waited_are_read():
         Span.objects.filter(trace=trace).values_list("span_id", flat=True)
     )
     assert len(found["spans"][trace.pk]) == 5
-
-
-@pytest.mark.parametrize("prepared", [True, False])
-def test_the_lock_reads_the_same_prepared_or_not(project, prepared, settings):
-    # given two stored traces with spans, and ids of traces not stored
-    send(recorded_spans(runs=2)[:15])
-    stored = sorted(Trace.objects.values_list("external_id", flat=True))
-    settings.DB_PREPARED_STATEMENTS = prepared
-    # when ingest locks them among new ids, in any order
-    ids = sorted(["ffff", *stored, "0000"])
-    rows, spans_by_pk = store.traces_lock_with_spans(project.pk, ids, [utc_today()])
-    # then the stored ones come in external id order, with their spans
-    assert [row["external_id"] for row in rows] == stored
-    assert {pk: len(found) for pk, found in spans_by_pk.items()} == {
-        trace.pk: trace.spans.count() for trace in Trace.objects.all()
-    }

@@ -12,7 +12,6 @@ import functools
 from datetime import UTC, date, datetime
 
 import orjson
-from django.conf import settings
 from django.db import IntegrityError, connection, transaction
 from django.db.models import NOT_PROVIDED, JSONField
 from psycopg.errors import UniqueViolation
@@ -72,12 +71,8 @@ def traces_lock_with_spans(
     if connection.vendor != "postgresql":
         rows = _traces_lock_orm(project_pk, external_ids)
         return rows, spans_stored({row["pk"]: row["spans_day"] for row in rows})
-    # Prepared, its generic plan finds each id by the unique key, as a plan for the ids given
-    # does; unprepared, the plain lock's plan costs less.
-    prepared = settings.DB_PREPARED_STATEMENTS
-    params = [external_ids, project_pk, days] if prepared else [project_pk, external_ids, days]
-    with binding_cursor(binary_results=True, prepared=prepared) as cursor:
-        cursor.execute(_lock_with_spans_sql(prepared), params)
+    with binding_cursor(binary_results=True) as cursor:
+        cursor.execute(_lock_with_spans_sql(), [project_pk, external_ids, days])
         fetched = cursor.fetchall()
     width = len(_read_fields()) + 1
     rows, spans, again = [], {}, {}
@@ -135,24 +130,11 @@ def _lock_sql(version: bool = False) -> str:
 
 
 @functools.cache
-def _lock_by_id_sql() -> str:
-    # _lock_sql's rows, each found by the unique key and locked in external id order. Table
-    # and column names come from the model, never from input.
-    ids = "SELECT DISTINCT external_id FROM unnest(%s::varchar[]) AS k(external_id)"
-    return (
-        f"SELECT r.* FROM ({ids} ORDER BY external_id) AS k CROSS JOIN LATERAL ("  # noqa: S608
-        f"SELECT id, xmin, {_lock_columns()} FROM {quote(Trace._meta.db_table)} AS t "
-        "WHERE t.project_id = %s AND t.external_id = k.external_id FOR UPDATE) AS r"
-    )
-
-
-@functools.cache
-def _lock_with_spans_sql(by_id: bool = False) -> str:
+def _lock_with_spans_sql() -> str:
     # The lock's rows (the version locked, after any wait), whether the statement's snapshot
     # holds that same version (xmin unchanged), and the trace's spans as one array a column.
     # Names come from the model, never from input.
     table = quote(Trace._meta.db_table)
-    lock = _lock_by_id_sql() if by_id else _lock_sql(version=True)
     names = ", ".join(f"l.{quote(f.column)}" for _, f in _read_fields())
     span_field = Span._meta.get_field
     arrays = ", ".join(
@@ -160,7 +142,7 @@ def _lock_with_spans_sql(by_id: bool = False) -> str:
         for name in StoredSpan._fields
     )
     return (
-        f"WITH l AS MATERIALIZED ({lock}) "  # noqa: S608
+        f"WITH l AS MATERIALIZED ({_lock_sql(version=True)}) "  # noqa: S608
         f"SELECT l.id, {names}, "
         f"l.xmin = (SELECT t.xmin FROM {table} AS t WHERE t.id = l.id), s.* "
         f"FROM l LEFT JOIN LATERAL (SELECT {arrays} FROM {quote(Span._meta.db_table)} AS s "
