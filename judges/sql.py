@@ -21,14 +21,12 @@ _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
     "WHERE rubric_version_id = %s AND config_id = %s"
 )
-# The ids come through ARRAY(SELECT ...), so no plan knows how many there are: all cost the same
-# and PostgreSQL keeps the generic one, where it planned each run afresh for the few ids a
-# request has (60 us).
-_TRACES = "ARRAY(SELECT unnest(%(traces)s::bigint[]))"
+# Planned each run on purpose: a generic plan, made once a connection from the table's
+# statistics of the moment, keeps a sequential scan chosen while the table was small.
+_TRACES = "%(traces)s::bigint[]"
 _STALE_SQL = (
     f"UPDATE {Verdict._meta.db_table} SET stale = true "  # noqa: S608 - the model's table
-    f"WHERE NOT stale AND (trace_id = ANY({_TRACES}) "
-    "OR session_id = ANY(ARRAY(SELECT unnest(%(sessions)s::bigint[]))))"
+    f"WHERE NOT stale AND (trace_id = ANY({_TRACES}) OR session_id = ANY(%(sessions)s::bigint[]))"
 )
 
 

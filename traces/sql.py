@@ -45,7 +45,7 @@ def sessions_for_ids(
         )
     # Prepared: every request that names sessions sends it, and its plan suits any values.
     with prepared_cursor() as cursor:
-        cursor.execute(_sessions_upsert_sql(), [rows_json(rows), project_pk])
+        cursor.execute(_sessions_upsert_sql(), [rows_json(rows), project_pk, external_ids])
         fetched = cursor.fetchall()
     found = {ext: pk for ext, pk, _ in fetched}
     made = frozenset(pk for _, pk, was_made in fetched if was_made)
@@ -71,22 +71,16 @@ def _sessions_upsert_sql() -> str:
     # does) and reads the others; a session another request committed since the statement
     # began is in neither part, and is read after. The rows come as one JSON document read by
     # the table's row type, as the trace rows do. Names come from the model, not input.
-    # The others are looked up by the document's ids through ARRAY(SELECT ...): no plan knows
-    # how many there are, so PostgreSQL keeps the generic one instead of planning each run for
-    # a request's few ids (90 us), and the lookup stays an index scan whatever the statistics.
     table = quote(Session._meta.db_table)
     names = ", ".join(quote(column) for column, _, _ in _session_insert_columns())
     values = ", ".join(f"v.{quote(column)}" for column, _, _ in _session_insert_columns())
-    external_id = quote(Session._meta.get_field("external_id").column)
     return (
-        "WITH v AS MATERIALIZED "  # noqa: S608
-        f"(SELECT * FROM json_populate_recordset(NULL::{table}, %s::json)), "
-        f"made AS (INSERT INTO {table} ({names}) SELECT {values} FROM v "
-        f"ORDER BY v.{external_id} "
+        f"WITH made AS (INSERT INTO {table} ({names}) "  # noqa: S608
+        f"SELECT {values} FROM json_populate_recordset(NULL::{table}, %s::json) AS v "
+        f"ORDER BY v.{quote(Session._meta.get_field('external_id').column)} "
         "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id) "
         f"SELECT external_id, id, true FROM made UNION ALL SELECT external_id, id, false "
-        f"FROM {table} WHERE project_id = %s "
-        f"AND {external_id} = ANY(ARRAY(SELECT {external_id} FROM v))"
+        f"FROM {table} WHERE project_id = %s AND external_id = ANY(%s)"
     )
 
 
@@ -137,12 +131,10 @@ _ADDED_COLUMNS = (
     "untimed_task text"
 )
 # As _ADD_TIMED and then _ADD_UNTIMED would leave the row: an untimed trace's task is the first
-# only while the session has no time, which no timed trace of the request gave it. The ids come
-# through ARRAY(SELECT ...), so no plan knows how many there are and PostgreSQL keeps the
-# generic one, where it planned each run afresh for a request's few sessions (310 -> 165 us).
+# only while the session has no time, which no timed trace of the request gave it.
 _ADD_LOCKED = (
     "WITH locked AS MATERIALIZED (SELECT id FROM {table} "  # noqa: S608
-    "WHERE id = ANY(ARRAY(SELECT unnest(%s::bigint[]))) "
+    "WHERE id = ANY(%s::bigint[]) "
     "ORDER BY id FOR UPDATE) "
     "UPDATE {table} AS s SET trace_count = s.trace_count + v.trace_count, "
     "error_count = s.error_count + v.error_count, "
