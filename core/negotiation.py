@@ -13,7 +13,11 @@ class AnythingFirstContentNegotiation(DefaultContentNegotiation):
             and renderers
             # DRF answers `*/*` with the renderer's own type only when that names no wildcard.
             and "*" not in renderers[0].media_type
-            and self.settings.URL_FORMAT_OVERRIDE not in request.query_params
+            # A request without a query string has no format override; its QueryDict is not built.
+            and (
+                not request.META.get("QUERY_STRING")
+                or self.settings.URL_FORMAT_OVERRIDE not in request.query_params
+            )
         ):
             return renderers[0], renderers[0].media_type
         return super().select_renderer(request, renderers, format_suffix)

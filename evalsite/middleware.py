@@ -30,6 +30,9 @@ def query_nul_refusal_middleware(get_response):
     hold one, so the filter it reaches would fail with a server error."""
 
     def middleware(request):
+        # Without a query string there is nothing to check, and no QueryDict worth building.
+        if not request.META.get("QUERY_STRING"):
+            return get_response(request)
         for name, values in request.GET.lists():
             if "\x00" in name or any("\x00" in value for value in values):
                 return _nul_refused(request, name.replace("\x00", ""))
@@ -62,9 +65,10 @@ class LazyMessageMiddleware(MessageMiddleware):
         return super().process_response(request, response)
 
 
-# The policy headers built from settings alone, by report_only: the same for every response
-# that neither changes the policy (csp decorators) nor uses a nonce.
-_SETTINGS_POLICIES: dict[bool, str] = {}
+# The policy headers built from settings alone, with the URL prefixes they exclude, by
+# report_only: the same for every response that neither changes the policy (csp decorators)
+# nor uses a nonce.
+_SETTINGS_POLICIES: dict[bool, tuple[str, tuple[str, ...]]] = {}
 _POLICY_CHANGES = tuple(
     f"_csp_{part}{suffix}" for part in ("config", "update", "replace") for suffix in ("", "_ro")
 )
@@ -96,13 +100,17 @@ class SettingsPolicyCSPMiddleware(CSPMiddleware):
         ):
             return response
         for report_only, header, exempt, setting in _HEADERS:
-            policy = _SETTINGS_POLICIES.get(report_only)
-            if policy is None:
-                policy = _SETTINGS_POLICIES[report_only] = build_policy(report_only=report_only)
+            known = _SETTINGS_POLICIES.get(report_only)
+            if known is None:
+                excluded = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES")
+                known = _SETTINGS_POLICIES[report_only] = (
+                    build_policy(report_only=report_only),
+                    tuple(excluded or ()),
+                )
+            policy, excluded = known
             if not policy or header in response or getattr(response, exempt, False) is not False:
                 continue
-            excluded = (getattr(settings, setting, None) or {}).get("EXCLUDE_URL_PREFIXES") or ()
-            if not request.path_info.startswith(tuple(excluded)):
+            if not request.path_info.startswith(excluded):
                 response[header] = policy
         # As django-csp does: a nonce asked for after the header is written is an error.
         request.csp_nonce = CheckableLazyObject(self._csp_nonce_post_response)

@@ -7,7 +7,8 @@ from django.dispatch import Signal
 # before it whose traces gained spans (session_ids): a re-sent span is not news, and a trace or
 # session new to the request has no verdicts yet; and the traces held out as it found them
 # (held_out_trace_ids), so the held-out flag is read again only when it can move.
-spans_ingested = Signal()
+# Its receivers are looked up once per sender, not among all on every request.
+spans_ingested = Signal(use_caching=True)
 
 # Sent with trace=<Trace> once its root span has ended and no span arrived for
 # settings.TRACE_SETTLE_SECONDS (traces.tasks.trace_settle_sweep_task).

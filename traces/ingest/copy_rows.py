@@ -1,7 +1,8 @@
 """Binary COPY of plain rows into a model's table (PostgreSQL): how ingestion inserts spans,
 several times faster than an INSERT of the same values.
 
-COPY carries no types: psycopg is told each column's, read once a process from the catalog.
+COPY carries no types: psycopg is told each column's, read once a process from the catalog and
+given by OID (psycopg looks a type name up in Python for each column of each COPY).
 JSON values go through orjson with no wrapper object a value. The statement is logged like any
 other query when queries are (DEBUG, tests).
 """
@@ -86,10 +87,10 @@ def _copy_sql(model, fields: tuple[str, ...]) -> str:
     return f"COPY {quote(model._meta.db_table)} ({names}) FROM STDIN (FORMAT BINARY)"  # noqa: S608
 
 
-_COLUMN_TYPES: dict[tuple, list[str]] = {}
+_COLUMN_TYPES: dict[tuple, list[int]] = {}
 
 
-def _column_types(cursor, model, fields: tuple[str, ...]) -> list[str]:
+def _column_types(cursor, model, fields: tuple[str, ...]) -> list[int]:
     key = (model._meta.db_table, fields)
     if key not in _COLUMN_TYPES:
         cursor.execute(
@@ -98,8 +99,9 @@ def _column_types(cursor, model, fields: tuple[str, ...]) -> list[str]:
             [model._meta.db_table],
         )
         types = dict(cursor.fetchall())
+        registry = cursor.cursor.adapters.types
         _COLUMN_TYPES[key] = [
-            "json" if isinstance(field, JSONTextField) else types[field.column]
+            registry.get_oid("json" if isinstance(field, JSONTextField) else types[field.column])
             for field in map(model._meta.get_field, fields)
         ]
     return _COLUMN_TYPES[key]
