@@ -10,7 +10,16 @@ from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from core.stats import wilson_interval
-from insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain, table_rows
+from insights.charts import (
+    PALETTE,
+    Chart,
+    date_axis,
+    empty_figure,
+    interval_error_bars,
+    layout,
+    plain,
+    table_rows,
+)
 from insights.daily import (
     DailyPart,
     DailyStore,
@@ -122,12 +131,7 @@ def flip_rate_chart(store: DailyStore | None = None) -> Chart:
                     "name": version,
                     "x": [r["week"] for r in mine],
                     "y": [round(r["flip_rate"], 4) for r in mine],
-                    "error_y": {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [round(r["ci_high"] - r["flip_rate"], 4) for r in mine],
-                        "arrayminus": [round(r["flip_rate"] - r["ci_low"], 4) for r in mine],
-                    },
+                    "error_y": interval_error_bars(mine, "flip_rate", "ci_low", "ci_high"),
                     "customdata": [[r["flips"], r["verdicts"]] for r in mine],
                     "hovertemplate": "%{y:.1%} (%{customdata[0]} of %{customdata[1]})"
                     "<extra>%{fullData.name}</extra>",
