@@ -6,7 +6,6 @@ import datetime as dt
 from collections import defaultdict
 
 from django.db.models import Count, FloatField, Max, Min, OuterRef, Subquery
-from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from core.stats import wilson_interval
@@ -25,8 +24,8 @@ from insights.daily import (
     DailyStore,
     daily_rows,
     day_of,
-    day_range_filter,
     week_of,
+    within_days,
 )
 from judges.models import Judgment, ParseStatus, Verdict, VerdictStatus
 
@@ -56,10 +55,11 @@ def _flip_day_rows(start, end):
         .filter(scored__gte=2)
         .values("spread")
     )
+    verdicts = Verdict.objects.exclude(status=VerdictStatus.FAILED).annotate(
+        spread=Subquery(spread, output_field=FloatField())
+    )
     return (
-        Verdict.objects.filter(**day_range_filter("created_at", start, end))
-        .exclude(status=VerdictStatus.FAILED)
-        .annotate(spread=Subquery(spread, output_field=FloatField()), day=TruncDay("created_at"))
+        within_days(verdicts, "created_at", start, end)
         .values(
             "day",
             "rubric_version__rubric__name",
