@@ -21,10 +21,10 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.error
 import urllib.request
 from pathlib import Path
 
+from served import wait_answered
 from trees import trees_compared
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -116,19 +116,15 @@ def gunicorn_start(tree: Path, port: int, workers: int, log: Path, env: dict):
     server = subprocess.Popen(
         command, cwd=tree, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            urllib.request.urlopen(f"http://127.0.0.1:{port}/login/", timeout=5)  # noqa: S310
-            return server
-        except urllib.error.HTTPError:
-            return server
-        except OSError:
-            if server.poll() is not None:
-                raise SystemExit(f"gunicorn in {tree} exited") from None
-            time.sleep(0.1)
-    server.terminate()
-    raise SystemExit(f"gunicorn in {tree} did not answer")
+    url = f"http://127.0.0.1:{port}/login/"
+    try:
+        wait_answered(server, url, time.perf_counter(), 120, f"gunicorn in {tree}")
+    except RuntimeError:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn in {tree} exited") from None
+        server.terminate()
+        raise SystemExit(f"gunicorn in {tree} did not answer") from None
+    return server
 
 
 def client_loop(url: str, body: bytes, headers: dict, count: int, times: list[float]) -> None:

@@ -41,7 +41,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.request import urlopen
 
 import psycopg
 
@@ -56,6 +55,7 @@ from bench.paired_rounds import (  # noqa: E402
     rounds_summary,
     summary_text,
 )
+from bench.served import wait_answered  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_t_bench"
 SPANS_PER_TRACE = 11
@@ -127,14 +127,13 @@ def server_start(tree: Path, env: dict, port: int, workers: int) -> subprocess.P
     command = [*gunicorn, "evalsite.wsgi", "--bind", f"127.0.0.1:{port}"]
     command += ["--workers", str(workers), "--log-level", "warning", "--timeout", "120"]
     process = subprocess.Popen(command, cwd=tree, env=env, start_new_session=True)
-    for _ in range(150):
-        try:
-            urlopen(f"http://127.0.0.1:{port}/login/", timeout=1)
-            return process
-        except OSError:
-            time.sleep(0.2)
-    process.kill()
-    raise SystemExit("gunicorn did not start")
+    url = f"http://127.0.0.1:{port}/login/"
+    try:
+        wait_answered(process, url, time.perf_counter(), 30, "gunicorn")
+    except RuntimeError:
+        process.kill()
+        raise SystemExit("gunicorn did not start") from None
+    return process
 
 
 def tree_rss_kb(pid: int) -> int:

@@ -20,6 +20,7 @@ from insights.charts import (
     date_axis,
     day_stack_layout,
     empty_figure,
+    interval_error_bars,
     layout,
     money_axis,
     share_axis,
@@ -285,12 +286,7 @@ def tool_error_chart() -> Chart:
                     "y": [row["tool"] for row in shown],
                     "x": [row["error_rate"] for row in shown],
                     "error_x": {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [round(row["high_95"] - row["error_rate"], 4) for row in shown],
-                        "arrayminus": [
-                            round(row["error_rate"] - row["low_95"], 4) for row in shown
-                        ],
+                        **interval_error_bars(shown, "error_rate", "low_95", "high_95"),
                         "color": "#555",
                     },
                     "customdata": [[row["errors"], row["calls"]] for row in shown],

@@ -203,6 +203,16 @@ def share_axis(title: str) -> dict:
     return {"title": {"text": title}, "tickformat": ".0%", "rangemode": "tozero"}
 
 
+def interval_error_bars(rows: list[dict], rate: str, low: str, high: str) -> dict:
+    """Error bars from each row's rate down to its interval's low end and up to its high end."""
+    return {
+        "type": "data",
+        "symmetric": False,
+        "array": [round(row[high] - row[rate], 4) for row in rows],
+        "arrayminus": [round(row[rate] - row[low], 4) for row in rows],
+    }
+
+
 def day_stack_layout(days, title_y: str, yaxis: dict) -> dict:
     """The layout of bars stacked per day (by agent version, stop kind or cost part)."""
     return layout("day", title_y, barmode="stack", xaxis=date_axis(days, "day"), yaxis=yaxis)

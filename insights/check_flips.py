@@ -8,7 +8,15 @@ from collections import Counter
 
 from core.stats import wilson_interval
 from golden.models import EvalRun, EvalTrial
-from insights.charts import PALETTE, Chart, empty_figure, layout, share_axis, table_rows
+from insights.charts import (
+    PALETTE,
+    Chart,
+    empty_figure,
+    interval_error_bars,
+    layout,
+    share_axis,
+    table_rows,
+)
 from insights.flips import EXPECTED_BAND
 from judges.check_passes import CHECKS
 
@@ -54,12 +62,7 @@ def check_flip_chart() -> Chart:
                     "type": "bar",
                     "x": names,
                     "y": [row["flip_rate"] for row in rows],
-                    "error_y": {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [row["high_95"] - row["flip_rate"] for row in rows],
-                        "arrayminus": [row["flip_rate"] - row["low_95"] for row in rows],
-                    },
+                    "error_y": interval_error_bars(rows, "flip_rate", "low_95", "high_95"),
                     "customdata": [[row["flipped"], row["asked"]] for row in rows],
                     "hovertemplate": "%{y:.1%} (%{customdata[0]:,} of %{customdata[1]:,})"
                     "<extra></extra>",

@@ -6,7 +6,6 @@ import datetime as dt
 from collections import defaultdict
 
 from django.db.models import Count, Q, Sum
-from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from insights.charts import (
@@ -19,7 +18,7 @@ from insights.charts import (
     plain,
     table_rows,
 )
-from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
+from insights.daily import DailyPart, DailyStore, daily_rows, within_days
 from judges.costs import cache_read_saving_per_million
 from judges.models import Judgment
 
@@ -30,10 +29,7 @@ WINDOW = dt.timedelta(days=90)
 def _cost_day_rows(start, end):
     """Per day, rubric and model: calls, tokens and money of the judgments completed then."""
     return (
-        Judgment.objects.filter(
-            completed_at__isnull=False, **day_range_filter("completed_at", start, end)
-        )
-        .annotate(day=TruncDay("completed_at"))
+        within_days(Judgment.objects.filter(completed_at__isnull=False), "completed_at", start, end)
         .values("day", "rubric_version__rubric__name", "config__model")
         .annotate(
             calls=Count("id"),

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection
-from django.db.models import Max, Model
-from django.db.models.functions import TruncDate
+from django.db.models import Max, Model, QuerySet
+from django.db.models.functions import TruncDate, TruncDay
 from django.utils import timezone
 
 # Rows committed after a rebuild began, but stamped just before it, belong to these days.
@@ -214,6 +214,12 @@ def day_range_filter(lookup: str, start, end) -> dict:
     if end is not None:
         bounds[f"{lookup}__lt"] = end
     return bounds
+
+
+def within_days(queryset: QuerySet, lookup: str, start, end) -> QuerySet:
+    """The rows of `queryset` whose timestamp `lookup` lies in [start, end), each with its "day"
+    by that same timestamp, as a DailyPart's rows must be."""
+    return queryset.filter(**day_range_filter(lookup, start, end)).annotate(day=TruncDay(lookup))
 
 
 def week_of(day: dt.date) -> dt.date:

@@ -5,11 +5,10 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db.models import Avg, Count, Q
-from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from insights.charts import Chart, bar_width, date_axis, empty_figure, layout, plain, table_rows
-from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter
+from insights.daily import DailyPart, DailyStore, daily_rows, within_days
 from traces.models import Feedback, FeedbackKind
 from traces.selectors import traces_visible
 
@@ -19,10 +18,9 @@ COLUMNS = ["day", "thumbs_up", "thumbs_down", "ratings", "mean_rating", "categor
 
 def _feedback_day_rows(start, end):
     return (
-        traces_visible(
-            None, Feedback.objects.filter(**day_range_filter("created_at", start, end)), via="trace"
+        within_days(
+            traces_visible(None, Feedback.objects.all(), via="trace"), "created_at", start, end
         )
-        .annotate(day=TruncDay("created_at"))
         .values("day")
         .annotate(
             thumbs_up=Count("id", filter=Q(kind=FeedbackKind.THUMBS, value=1.0)),

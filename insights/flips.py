@@ -6,18 +6,26 @@ import datetime as dt
 from collections import defaultdict
 
 from django.db.models import Count, FloatField, Max, Min, OuterRef, Subquery
-from django.db.models.functions import TruncDay
 from django.utils import timezone
 
 from core.stats import wilson_interval
-from insights.charts import PALETTE, Chart, date_axis, empty_figure, layout, plain, table_rows
+from insights.charts import (
+    PALETTE,
+    Chart,
+    date_axis,
+    empty_figure,
+    interval_error_bars,
+    layout,
+    plain,
+    table_rows,
+)
 from insights.daily import (
     DailyPart,
     DailyStore,
     daily_rows,
     day_of,
-    day_range_filter,
     week_of,
+    within_days,
 )
 from judges.models import Judgment, ParseStatus, Verdict, VerdictStatus
 
@@ -47,10 +55,11 @@ def _flip_day_rows(start, end):
         .filter(scored__gte=2)
         .values("spread")
     )
+    verdicts = Verdict.objects.exclude(status=VerdictStatus.FAILED).annotate(
+        spread=Subquery(spread, output_field=FloatField())
+    )
     return (
-        Verdict.objects.filter(**day_range_filter("created_at", start, end))
-        .exclude(status=VerdictStatus.FAILED)
-        .annotate(spread=Subquery(spread, output_field=FloatField()), day=TruncDay("created_at"))
+        within_days(verdicts, "created_at", start, end)
         .values(
             "day",
             "rubric_version__rubric__name",
@@ -122,12 +131,7 @@ def flip_rate_chart(store: DailyStore | None = None) -> Chart:
                     "name": version,
                     "x": [r["week"] for r in mine],
                     "y": [round(r["flip_rate"], 4) for r in mine],
-                    "error_y": {
-                        "type": "data",
-                        "symmetric": False,
-                        "array": [round(r["ci_high"] - r["flip_rate"], 4) for r in mine],
-                        "arrayminus": [round(r["flip_rate"] - r["ci_low"], 4) for r in mine],
-                    },
+                    "error_y": interval_error_bars(mine, "flip_rate", "ci_low", "ci_high"),
                     "customdata": [[r["flips"], r["verdicts"]] for r in mine],
                     "hovertemplate": "%{y:.1%} (%{customdata[0]} of %{customdata[1]})"
                     "<extra>%{fullData.name}</extra>",

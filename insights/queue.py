@@ -20,7 +20,7 @@ from insights.charts import (
     readable,
     table_rows,
 )
-from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
+from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of, within_days
 from reviews.models import Annotation, ReviewItem, ReviewStatus
 
 WINDOW = dt.timedelta(days=90)
@@ -73,8 +73,7 @@ def queue_backlog_chart() -> Chart:
 
 def _arrival_day_rows(start, end):
     return (
-        ReviewItem.objects.filter(**day_range_filter("created_at", start, end))
-        .annotate(day=TruncDay("created_at"))
+        within_days(ReviewItem.objects.all(), "created_at", start, end)
         .values("day")
         .annotate(n=Count("id"))
         .order_by()
@@ -84,10 +83,8 @@ def _arrival_day_rows(start, end):
 def _resolution_day_rows(start, end):
     """Per day: items resolved, and their mean time from queued to resolved."""
     return (
-        ReviewItem.objects.filter(**day_range_filter("resolved_at", start, end))
-        .exclude(resolved_at__isnull=True)
+        within_days(ReviewItem.objects.exclude(resolved_at__isnull=True), "resolved_at", start, end)
         .annotate(
-            day=TruncDay("resolved_at"),
             wait=ExpressionWrapper(
                 F("resolved_at") - F("created_at"), output_field=DurationField()
             ),
@@ -188,10 +185,7 @@ def queue_flow_chart(store: DailyStore | None = None) -> Chart:
 def _annotation_day_rows(start, end):
     """Per day and person: live annotations made."""
     return (
-        Annotation.objects.filter(
-            undone_at__isnull=True, **day_range_filter("created_at", start, end)
-        )
-        .annotate(day=TruncDay("created_at"))
+        within_days(Annotation.objects.filter(undone_at__isnull=True), "created_at", start, end)
         .values("day", "annotator__username")
         .annotate(annotations=Count("id"))
         .order_by()

@@ -6,7 +6,6 @@ import textwrap
 from collections import defaultdict
 
 from django.db.models import Count
-from django.db.models.functions import TruncDay
 
 from core.numbers import number_label
 from guardrails.models import GuardrailDecision
@@ -20,7 +19,7 @@ from insights.charts import (
     plain,
     readable,
 )
-from insights.daily import DailyPart, DailyStore, daily_rows, day_range_filter, days_of
+from insights.daily import DailyPart, DailyStore, daily_rows, days_of, within_days
 from judges.models import Verdict
 from metrics.models import RedFlag, RedFlagCheck
 
@@ -31,8 +30,7 @@ PANEL_TITLE_CHARS = 66
 def _score_day_rows(start, end):
     """Per day, rubric and score: the scored verdicts made that day."""
     return (
-        Verdict.objects.filter(score__isnull=False, **day_range_filter("created_at", start, end))
-        .annotate(day=TruncDay("created_at"))
+        within_days(Verdict.objects.filter(score__isnull=False), "created_at", start, end)
         .values("day", "rubric_version__rubric__name", "score")
         .annotate(verdicts=Count("id"))
         .order_by()
@@ -105,8 +103,7 @@ def _red_flag_day_rows(start, end):
     """Per day the trace arrived, and kind: the trace's stored flags. A check stores a trace's
     flags in place of the earlier ones, so the day a trace's flags sit on never moves."""
     return (
-        RedFlag.objects.filter(**day_range_filter("trace__created_at", start, end))
-        .annotate(day=TruncDay("trace__created_at"))
+        within_days(RedFlag.objects.all(), "trace__created_at", start, end)
         .values("day", "kind")
         .annotate(n=Count("id"))
         .order_by()
@@ -129,11 +126,12 @@ RED_FLAG_DAYS = DailyPart(
 def _block_day_rows(start, end):
     """Per day and check: the tool calls guardrails blocked."""
     return (
-        GuardrailDecision.objects.filter(
-            decision=GuardrailDecision.Decision.BLOCK,
-            **day_range_filter("created_at", start, end),
+        within_days(
+            GuardrailDecision.objects.filter(decision=GuardrailDecision.Decision.BLOCK),
+            "created_at",
+            start,
+            end,
         )
-        .annotate(day=TruncDay("created_at"))
         .values("day", "blocked_by")
         .annotate(n=Count("id"))
         .order_by()

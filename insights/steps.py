@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db.models import Count, Exists, IntegerField, OuterRef, Q, Subquery, Value
-from django.db.models.functions import Coalesce, TruncDay
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from insights.charts import PALETTE, Chart, count_axis, empty_figure, layout, plain, table_rows
@@ -14,9 +14,9 @@ from insights.daily import (
     DailyStore,
     daily_rows,
     day_of,
-    day_range_filter,
     days_of,
     week_of,
+    within_days,
 )
 from metrics.models import RedFlag, RedFlagCheck
 from traces.models import Span, SpanKind, SpanStatus, Trace
@@ -43,12 +43,12 @@ def _red_flags_checked(since) -> set:
 def _component_day_rows(start, end):
     """Per component and day its trace started: steps and failed steps."""
     return (
-        Span.objects.filter(
-            kind__in=[SpanKind.TOOL, SpanKind.AGENT],
-            **day_range_filter("trace__started_at", start, end),
+        within_days(
+            Span.objects.filter(kind__in=[SpanKind.TOOL, SpanKind.AGENT]).exclude(component=""),
+            "trace__started_at",
+            start,
+            end,
         )
-        .exclude(component="")
-        .annotate(day=TruncDay("trace__started_at"))
         .values("component", "day")
         .annotate(
             steps=Count("id", distinct=True),
@@ -153,8 +153,7 @@ CROWDED_WEEKS = 6
 def _step_day_rows(start, end):
     """Per day its trace started: tool steps and failed tool steps."""
     return (
-        Span.objects.filter(kind=SpanKind.TOOL, **day_range_filter("trace__started_at", start, end))
-        .annotate(day=TruncDay("trace__started_at"))
+        within_days(Span.objects.filter(kind=SpanKind.TOOL), "trace__started_at", start, end)
         .values("day")
         .annotate(
             steps=Count("id", distinct=True), failed=Count("id", distinct=True, filter=STEP_FAILED)
@@ -185,9 +184,8 @@ def _length_day_rows(start, end):
         .values("n")
     )
     return (
-        Trace.objects.filter(**day_range_filter("started_at", start, end))
+        within_days(Trace.objects.all(), "started_at", start, end)
         .annotate(
-            day=TruncDay("started_at"),
             steps=Coalesce(Subquery(tool_steps, output_field=IntegerField()), Value(0)),
             flagged=Exists(RedFlag.objects.filter(trace_id=OuterRef("pk"))),
             errored=Exists(Span.objects.filter(trace_id=OuterRef("pk"), status=SpanStatus.ERROR)),

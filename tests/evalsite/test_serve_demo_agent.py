@@ -1,6 +1,7 @@
 """`serve --demo` runs the demo agent once the web server listens; when it cannot, the server
 keeps serving and its output says how to run the agent by hand."""
 
+import contextlib
 import socket
 import threading
 from io import StringIO
@@ -21,6 +22,15 @@ def _agent(addr: str, stopping: threading.Event) -> str:
     thread.join(timeout=120)
     assert not thread.is_alive()
     return out.getvalue()
+
+
+def _accept_and_close(listener: socket.socket, stopping: threading.Event) -> None:
+    """Close each connection `listener` takes at once, until `stopping` is set; the short
+    timeout lets the loop see the event before the test closes the listener."""
+    listener.settimeout(0.05)
+    while not stopping.is_set():
+        with contextlib.suppress(TimeoutError):
+            listener.accept()[0].close()
 
 
 def _closed_port() -> int:
@@ -50,11 +60,15 @@ def test_an_agent_that_fails_leaves_a_line_saying_how_to_run_it_again(settings):
         listener.bind(("127.0.0.1", 0))
         listener.listen()
         port = listener.getsockname()[1]
-        closer = threading.Thread(target=lambda: [listener.accept()[0].close() for _ in range(3)])
-        closer.daemon = True
+        stop_closing = threading.Event()
+        closer = threading.Thread(target=_accept_and_close, args=(listener, stop_closing))
         closer.start()
         # when the agent starts against it
-        text = _agent(f"0.0.0.0:{port}", threading.Event())  # noqa: S104
+        try:
+            text = _agent(f"0.0.0.0:{port}", threading.Event())  # noqa: S104
+        finally:
+            stop_closing.set()
+            closer.join()
     # then the line names the failure and the command, at the address it can reach
     assert "The demo agent stopped:" in text and "could not reach" in text
     assert f"`python manage.py demo_agent --url http://127.0.0.1:{port}`" in text

@@ -17,7 +17,7 @@ from judges.models import (
     TraceOnlineDecision,
 )
 from judges.online_health import provider_health, trace_online_decisions
-from judges.services import judge_config_default, trace_judge_online
+from judges.services import trace_judge_online
 from tests.factories import JudgmentFactory, ProjectFactory
 from tests.judges import sample_traces
 from tests.judges.online_rules import rule_live
@@ -30,6 +30,22 @@ def fresh_provider_health():
     provider_health.forget()
     yield
     provider_health.forget()
+
+
+@pytest.fixture
+def config_failing_at_three(settings, default_config):
+    """The default judge config, whose provider counts as failing after three failed calls."""
+    settings.JUDGE_PROVIDER_FAILING_CALLS = 3
+    return default_config
+
+
+def _failed_call(config, completed_at) -> None:
+    JudgmentFactory(
+        config=config,
+        status=JudgmentStatus.FAILED,
+        parse_status=ParseStatus.CALL_FAILED,
+        completed_at=completed_at,
+    )
 
 
 def _counts(rubric) -> dict:
@@ -88,22 +104,17 @@ def test_a_rule_over_its_hourly_limit_skips_and_says_so(settings, capture):
     assert _counts(rubric) == {OnlineOutcome.JUDGED: 2, OnlineOutcome.OVER_LIMIT: 1}
 
 
-def test_a_failing_provider_is_skipped_until_its_failures_age_out(settings, capture):
-    settings.JUDGE_PROVIDER_FAILING_CALLS = 3
+def test_a_failing_provider_is_skipped_until_its_failures_age_out(
+    settings, config_failing_at_three, capture
+):
     rubric = rule_live("Tool-call decision accuracy")
-    config = judge_config_default()
     recently = timezone.now() - timedelta(seconds=30)
     for _ in range(3):
-        JudgmentFactory(
-            config=config,
-            status=JudgmentStatus.FAILED,
-            parse_status=ParseStatus.CALL_FAILED,
-            completed_at=recently,
-        )
+        _failed_call(config_failing_at_three, recently)
     project = ProjectFactory()
 
     _judge(sample_traces.travel_book_ok(project=project), capture)
-    Judgment.objects.filter(config=config).update(
+    Judgment.objects.filter(config=config_failing_at_three).update(
         completed_at=timezone.now() - timedelta(seconds=settings.JUDGE_PROVIDER_FAILING_SECONDS + 1)
     )
     provider_health.forget()
@@ -112,24 +123,17 @@ def test_a_failing_provider_is_skipped_until_its_failures_age_out(settings, capt
     assert _counts(rubric) == {OnlineOutcome.PROVIDER_FAILING: 1, OnlineOutcome.JUDGED: 1}
 
 
-def test_one_good_call_among_failures_is_not_a_failing_provider(settings, capture):
-    settings.JUDGE_PROVIDER_FAILING_CALLS = 3
+def test_one_good_call_among_failures_is_not_a_failing_provider(config_failing_at_three, capture):
     rubric = rule_live("Tool-call decision accuracy")
-    config = judge_config_default()
     now = timezone.now()
     for seconds, parse in ((10, ParseStatus.CALL_FAILED), (20, ParseStatus.OK)):
         JudgmentFactory(
-            config=config,
+            config=config_failing_at_three,
             status=JudgmentStatus.DONE,
             parse_status=parse,
             completed_at=now - timedelta(seconds=seconds),
         )
-    JudgmentFactory(
-        config=config,
-        status=JudgmentStatus.FAILED,
-        parse_status=ParseStatus.CALL_FAILED,
-        completed_at=now - timedelta(seconds=5),
-    )
+    _failed_call(config_failing_at_three, now - timedelta(seconds=5))
 
     _judge(sample_traces.travel_book_ok(), capture)
 
