@@ -13,8 +13,9 @@ from datetime import datetime
 
 from django.db.models import Q
 
-from traces.models import Session, Trace
+from traces.models import Project, Session, Trace
 from traces.session_totals import session_totals_initial, trace_totals
+from traces.sql import sessions_for_ids
 
 # Keys of a trace's context (span-tree `context`, transcript `context`) naming its session,
 # best first; `conversation_id` is where the span attributes' value is kept.
@@ -63,19 +64,27 @@ def trace_session_external_id(trace: Trace) -> str:
     return found[:MAX_ID_CHARS]
 
 
-def traces_sessions_named(traces: list, now: datetime) -> tuple[dict[str, str], dict[str, dict]]:
-    """The conversation id each trace names, by the trace's external id (a trace naming none is
-    left out: it keeps its session), and the Session field values of a session made for each
-    of those ids, from its traces' totals, final by now (session_totals_initial)."""
-    named: dict[str, str] = {}
+def traces_sessions_assign(project: Project, traces: list, now: datetime) -> frozenset[int]:
+    """Point each trace at its project's session for its conversation id (made on first use).
+
+    One or two queries whatever the number of traces; the caller saves `session` with the
+    trace (a Trace, or ingest's plain StoredTrace), whose totals are final by now: a session
+    made here starts with them, and its id is in the set returned (session_totals_add).
+    """
+    wanted = [(trace, trace_session_external_id(trace)) for trace in traces]
     by_session: dict[str, list] = {}
-    for trace in traces:
-        external_id = trace_session_external_id(trace)
+    for trace, external_id in wanted:
         if external_id:
-            named[trace.external_id] = external_id
             by_session.setdefault(external_id, []).append(trace_totals(trace))
+    if not by_session:
+        return frozenset()
     initial = {ext: session_totals_initial(totals, now) for ext, totals in by_session.items()}
-    return named, initial
+    sessions, made = sessions_for_ids(project.pk, initial, now)
+    for trace, external_id in wanted:
+        # A trace keeps its session when a later batch names none.
+        if external_id:
+            trace.session_id = sessions[external_id]
+    return made
 
 
 def session_filter_q(value: str) -> Q:

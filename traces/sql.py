@@ -15,25 +15,18 @@ from traces.ingest.copy_rows import quote
 from traces.models import Session, Span
 
 
-def sessions_for_ids(project_pk: int, external_ids: list[str]) -> dict[str, int]:
-    """The project's sessions of these conversation ids by id, created blank where missing: the
-    ORM's way, for SQLite (on PostgreSQL, ingest's trace rows statement makes them with their
-    totals: sessions_upsert_sql)."""
-    Session.objects.bulk_create(
-        [Session(project_id=project_pk, external_id=ext) for ext in external_ids],
-        ignore_conflicts=True,
-    )
-    return dict(
-        Session.objects.filter(project_id=project_pk, external_id__in=external_ids).values_list(
-            "external_id", "pk"
-        )
-    )
-
-
-def sessions_upsert_params(project_pk: int, initial: dict[str, dict], now: datetime) -> list:
-    """sessions_upsert_sql's parameters: the sessions of these conversation ids, with the given
-    field values for those it creates."""
+def sessions_for_ids(
+    project_pk: int, initial: dict[str, dict], now: datetime
+) -> tuple[dict[str, int], frozenset[int]]:
+    """The project's sessions of these conversation ids by id, created where missing with the
+    given field values; and the ids of those created."""
     external_ids = sorted(initial)
+    if connection.vendor != "postgresql":
+        Session.objects.bulk_create(
+            [Session(project_id=project_pk, external_id=ext) for ext in external_ids],
+            ignore_conflicts=True,
+        )
+        return _sessions_read(project_pk, external_ids), frozenset()
     given = {"project_id": project_pk, "created_at": now}
     rows = []
     for ext in external_ids:
@@ -50,7 +43,16 @@ def sessions_upsert_params(project_pk: int, initial: dict[str, dict], now: datet
                 for column, attname, default in _session_insert_columns()
             }
         )
-    return [rows_json(rows), project_pk, external_ids]
+    # Prepared: every request that names sessions sends it, and its plan suits any values.
+    with prepared_cursor() as cursor:
+        cursor.execute(_sessions_upsert_sql(), [rows_json(rows), project_pk, external_ids])
+        fetched = cursor.fetchall()
+    found = {ext: pk for ext, pk, _ in fetched}
+    made = frozenset(pk for _, pk, was_made in fetched if was_made)
+    missing = [ext for ext in external_ids if ext not in found]
+    if missing:
+        found.update(_sessions_read(project_pk, missing))
+    return found, made
 
 
 @functools.cache
@@ -64,25 +66,29 @@ def _session_insert_columns() -> tuple:
 
 
 @functools.cache
-def sessions_upsert_sql(name: str) -> str:
-    """Queries `made` (the sessions inserted) and `name` (external_id, id, made: every session
-    of sessions_upsert_params, made or found), to go first in a WITH.
-
-    The missing sessions are inserted in conversation id order, as every writer does; a
-    session another request committed since the statement began is in neither."""
-    # The rows come as one JSON document read by the table's row type, as the trace rows
-    # do. Names come from the model, not input.
+def _sessions_upsert_sql() -> str:
+    # One statement inserts the missing sessions (in conversation id order, as every writer
+    # does) and reads the others; a session another request committed since the statement
+    # began is in neither part, and is read after. The rows come as one JSON document read by
+    # the table's row type, as the trace rows do. Names come from the model, not input.
     table = quote(Session._meta.db_table)
     names = ", ".join(quote(column) for column, _, _ in _session_insert_columns())
     values = ", ".join(f"v.{quote(column)}" for column, _, _ in _session_insert_columns())
     return (
-        f"made AS (INSERT INTO {table} ({names}) "  # noqa: S608
+        f"WITH made AS (INSERT INTO {table} ({names}) "  # noqa: S608
         f"SELECT {values} FROM json_populate_recordset(NULL::{table}, %s::json) AS v "
         f"ORDER BY v.{quote(Session._meta.get_field('external_id').column)} "
-        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id), "
-        f"{name} AS (SELECT external_id, id, true AS made FROM made UNION ALL "
-        f"SELECT external_id, id, false FROM {table} "
-        "WHERE project_id = %s AND external_id = ANY(%s))"
+        "ON CONFLICT (project_id, external_id) DO NOTHING RETURNING external_id, id) "
+        f"SELECT external_id, id, true FROM made UNION ALL SELECT external_id, id, false "
+        f"FROM {table} WHERE project_id = %s AND external_id = ANY(%s)"
+    )
+
+
+def _sessions_read(project_pk: int, external_ids: list[str]) -> dict[str, int]:
+    return dict(
+        Session.objects.filter(project_id=project_pk, external_id__in=external_ids).values_list(
+            "external_id", "pk"
+        )
     )
 
 

@@ -30,11 +30,14 @@ def test_a_new_trace_is_written_by_one_insert_and_no_update(project):
     with CaptureQueriesContext(connection) as queries:
         send(spans)
     # then its row was written once (COPY on PostgreSQL), with the values its spans gave it
-    writes = ('INSERT INTO "traces_trace"', 'COPY "traces_trace"', 'UPDATE "traces_trace"')
     trace_writes = [
-        q["sql"] for q in queries.captured_queries if any(w in q["sql"] for w in writes)
+        q["sql"]
+        for q in queries.captured_queries
+        if q["sql"]
+        .lstrip()
+        .startswith(('INSERT INTO "traces_trace"', 'COPY "traces_trace"', 'UPDATE "traces_trace"'))
     ]
-    assert len(trace_writes) == 1 and 'UPDATE "traces_trace"' not in trace_writes[0]
+    assert len(trace_writes) == 1 and trace_writes[0].startswith(("INSERT", "COPY"))
     trace = Trace.objects.get()
     assert trace.span_count == 11
     assert trace.task == otel_agents.TRAVEL_TASK
@@ -180,55 +183,3 @@ def test_spans_stored_while_the_lock_waited_are_read():
         Span.objects.filter(trace=trace).values_list("span_id", flat=True)
     )
     assert len(found["spans"][trace.pk]) == 5
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="SQLite has one writer")
-@pytest.mark.django_db(transaction=True)
-def test_a_session_made_by_another_request_while_the_trace_rows_waited_is_found(monkeypatch):
-    # given the session of a trace's conversation made by another request, not committed yet
-    project = Project.objects.create(slug="default", name="Default")
-    other = _other_connection()
-    (session_pk,) = other.execute(
-        "INSERT INTO traces_session (project_id, external_id, created_at, trace_count, "
-        "error_count, input_tokens, output_tokens, cost_usd, first_task, held_out_trace_count) "
-        "VALUES (%s, 'conv_000000', now(), 0, 0, 0, 0, 0, '', 0) RETURNING id",
-        [project.pk],
-    ).fetchone()
-    real_write = store.trace_rows_write
-    attempts = []
-
-    def counted_write(*args, **kwargs):
-        attempts.append(args[1])
-        return real_write(*args, **kwargs)
-
-    monkeypatch.setattr(store, "trace_rows_write", counted_write)
-    sent = {}
-
-    def ingest():
-        try:
-            sent["result"] = send(recorded_spans())
-        finally:
-            connection.close()
-
-    sender = threading.Thread(target=ingest)
-    sender.start()
-    # when the other request commits while the request's statement waits on that session
-    for _ in range(100):
-        waiting = other.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-            "AND datname = current_database()"
-        ).fetchone()[0]
-        if waiting:
-            break
-        time.sleep(0.05)
-    other.commit()
-    other.close()
-    sender.join(timeout=30)
-    # then the request started over and found it: one session, holding the trace once
-    assert waiting
-    assert len(attempts) == 2
-    assert sent["result"].stored_count == 11
-    session = Session.objects.get()
-    assert session.pk == session_pk
-    assert Trace.objects.get().session_id == session_pk
-    assert session.trace_count == 1

@@ -15,7 +15,7 @@ from traces.ingest.jaeger import jaeger_records
 from traces.ingest.logs_join import span_logs_join
 from traces.ingest.span_tree import span_tree_records
 from traces.ingest.store import STORE_ATTEMPTS, StoredTrace, spans_store
-from traces.ingest.trace_rows import RowCreatedMeanwhile
+from traces.ingest.trace_rows import TraceCreatedMeanwhile
 from traces.ingest.transcripts import transcript_records
 from traces.models import Project, SourceFormat, Trace
 from traces.project_cache import projects_by_slug
@@ -159,8 +159,8 @@ def ingest_otlp(
     for _ in range(STORE_ATTEMPTS - 1):
         try:
             return _otlp_store(raw, content_type, project_slug)
-        except RowCreatedMeanwhile:
-            continue  # another request made one of its new rows: the next attempt finds it
+        except TraceCreatedMeanwhile:
+            continue  # another request made one of its new traces: the next attempt extends it
         except IntegrityError:
             # A project this process remembers may have been deleted by another since: read
             # the projects afresh (a missing one is made again) and store the request again.

@@ -31,7 +31,7 @@ from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
 from traces.ingest.trace_fields import trace_fields_apply
 from traces.ingest.trace_rows import (
-    RowCreatedMeanwhile,
+    TraceCreatedMeanwhile,
     trace_new_row,
     trace_rows_write,
     traces_lock_with_spans,
@@ -41,14 +41,14 @@ from traces.masking.records import extras_mask, records_mask
 from traces.masking.rules import masker_for
 from traces.models import Project, Trace
 from traces.session_totals import session_totals_add, trace_totals
-from traces.sessions import traces_sessions_named
+from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 # The trace column holds up to a million dollars; a larger sum is a sender's error.
 MAX_TRACE_COST = Decimal("999999.999999")
-# A call whose new trace or session another request creates meanwhile starts over; a third
-# race in a row would need three requests creating the same rows one after another.
+# A call whose new trace another request creates meanwhile starts over; a third race in a
+# row would need three requests creating the same traces one after another.
 STORE_ATTEMPTS = 3
 
 
@@ -122,9 +122,9 @@ def spans_store(
 
     Returns the touched traces by external id, each with `new_span_count` (spans this call
     stored). Sends spans_ingested inside the transaction. Within a caller's transaction the
-    call is a savepoint, to start over when a new trace or session was created meanwhile; a
-    caller that starts its own transaction over instead passes savepoint=False and gets
-    RowCreatedMeanwhile (ingest_otlp: two statements fewer a request).
+    call is a savepoint, to start over when a new trace was created meanwhile; a caller that
+    starts its own transaction over instead passes savepoint=False and gets
+    TraceCreatedMeanwhile (ingest_otlp: two statements fewer a request).
     """
     extras = extras or {}
     masker = masker_for(project.pk)
@@ -151,7 +151,7 @@ def spans_store(
     for _ in range(STORE_ATTEMPTS - 1):
         try:
             return _store_once(*args)
-        except RowCreatedMeanwhile:
+        except TraceCreatedMeanwhile:
             continue  # those traces are stored now: the next attempt locks and extends them
     return _store_once(*args)
 
@@ -191,15 +191,10 @@ def _store_once(
             # A re-sent span is not news: it must not hold back a trace's completion.
             if trace.new_span_count or trace.last_span_received_at is None:
                 trace.last_span_received_at = now
+        made = traces_sessions_assign(project, list(traces.values()), now)
         fresh = [trace for ext, trace in traces.items() if ext not in before]
-        made = trace_rows_write(
-            project.pk,
-            fresh,
-            [traces[ext] for ext in before],
-            source_format,
-            now,
-            moved,
-            traces_sessions_named(traces.values(), now),
+        trace_rows_write(
+            project.pk, fresh, [traces[ext] for ext in before], source_format, now, moved
         )
         spans_insert(
             [

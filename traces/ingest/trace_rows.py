@@ -1,12 +1,9 @@
-"""The trace rows of one ingest call: locked when they exist, inserted whole when they do not,
-with the sessions they name.
+"""The trace rows of one ingest call: locked when they exist, inserted whole when they do not.
 
 A trace new to the call is written once, with the values its spans give it, instead of being
 inserted blank and updated: every write of a trace row touches each of its indexes, and most
 calls bring new traces. The insert fails on a trace another request created meanwhile; the
-caller then starts over, and the row is locked like any stored trace (RowCreatedMeanwhile).
-The sessions are made or found by the same statement, a round trip and a statement fewer a
-request; one another request committed while it ran makes the call start over too.
+caller then starts over, and the row is locked like any stored trace (TraceCreatedMeanwhile).
 """
 
 from __future__ import annotations
@@ -30,7 +27,6 @@ from traces.ingest.bulk_sql import (
 )
 from traces.ingest.copy_rows import quote
 from traces.models import TRACE_DESCRIPTION, TRACE_SPAN_TOTALS, Span, Trace
-from traces.sql import sessions_for_ids, sessions_upsert_params, sessions_upsert_sql
 
 # The Trace columns ingestion computes and writes back.
 TRACE_FIELDS = [
@@ -47,9 +43,8 @@ TRACE_FIELDS = [
 TRACE_READ = ["external_id", "completed_at", "held_out", "spans_day", *TRACE_FIELDS]
 
 
-class RowCreatedMeanwhile(Exception):
-    """Another request inserted one of the call's new traces or sessions after the call
-    looked for it."""
+class TraceCreatedMeanwhile(Exception):
+    """Another request inserted one of the call's new traces after the call looked for it."""
 
 
 def traces_lock(project_pk: int, external_ids: list[str]) -> list[dict]:
@@ -193,37 +188,29 @@ def trace_rows_write(
     source_format: str,
     now: datetime,
     moved: list[tuple[int, int, date]] = (),
-    sessions: tuple[dict[str, str], dict[str, dict]] = ({}, {}),
-) -> frozenset[int]:
+) -> None:
     """Insert the new traces (plain objects with the TRACE_READ names), setting each one's `pk`,
-    and write TRACE_FIELDS back to the stored ones; set the positions of stored spans
-    (positions_update's `moved`); and point the traces that name a conversation id at the
-    project's session for it, made where missing (`sessions`: traces.sessions.
-    traces_sessions_named's), setting each one's `session_id`. Returns the ids of the sessions
-    made. One statement on PostgreSQL, when the spans moved lie on one day (nearly always).
+    and write TRACE_FIELDS back to the stored ones; and set the positions of stored spans
+    (positions_update's `moved`): one statement on PostgreSQL, when the spans moved lie on one
+    day (nearly always).
 
-    Raises RowCreatedMeanwhile, having written nothing that stays, when a new trace or
-    session was created by another request since the call looked. On PostgreSQL the
-    transaction is then unusable until the caller's atomic block rolls it back."""
-    named, initial = sessions
+    Raises TraceCreatedMeanwhile, having written nothing that stays, when a new one was
+    created by another request since traces_lock looked. On PostgreSQL the transaction is then
+    unusable until the caller's atomic block rolls it back."""
     if not (fresh or stored):
-        return frozenset()
+        return
     fresh = sorted(fresh, key=lambda trace: trace.external_id)
     given = {"project_id": project_pk, "source_format": source_format, "created_at": now}
     if connection.vendor != "postgresql":
-        made = _sessions_assign_orm(project_pk, [*fresh, *stored], named)
         if fresh:
             _traces_insert_orm(fresh, _insert_fields(), given)
         _trace_rows_update_orm(stored)
         positions_update(moved)
-        return made
+        return
     # The rows as one JSON document, read into the table's row type by the statement: the keys
     # come back with the insert and the updates ride along, so a request pays one round trip
-    # for its traces and sessions, and psycopg sends one value instead of an array a column.
+    # for its traces, and psycopg sends one value instead of an array a column.
     params = []
-    if named:
-        params += sessions_upsert_params(project_pk, initial, now)
-        params += [list(named), list(named.values())]
     days = sorted({day for _, _, day in moved})
     if days:
         # Only stored traces' spans move, so there is an update to ride along with.
@@ -239,41 +226,17 @@ def trace_rows_write(
     # spans for each run (a generic plan over the partitioned span table costs more).
     with prepared_cursor() as cursor:
         try:
-            cursor.execute(_write_sql(bool(stored), bool(fresh), bool(days), bool(named)), params)
+            cursor.execute(_write_sql(bool(stored), bool(fresh), bool(days)), params)
         except IntegrityError as exc:
             cause = exc.__cause__
             if isinstance(cause, UniqueViolation) and (
                 cause.diag.constraint_name == _UNIQUE_EXTERNAL_ID
             ):
-                raise RowCreatedMeanwhile from exc
+                raise TraceCreatedMeanwhile from exc
             raise
-        returned = cursor.fetchall() if (fresh or named) else []
-    if not named:
-        keys = dict(returned)
-        for trace in fresh:
-            trace.pk = keys[trace.external_id]
-        return frozenset()
-    # A session's row says whether it was made; a new trace's row has no such value.
-    keys = {ext: pk for ext, pk, made in returned if made is None}
-    found = {ext: pk for ext, pk, made in returned if made is not None}
-    if not found.keys() >= set(initial):
-        raise RowCreatedMeanwhile  # a session committed since the statement began
+        keys = dict(cursor.fetchall()) if fresh else {}
     for trace in fresh:
         trace.pk = keys[trace.external_id]
-    for trace in (*fresh, *stored):
-        if trace.external_id in named:
-            trace.session_id = found[named[trace.external_id]]
-    return frozenset(pk for _, pk, made in returned if made)
-
-
-def _sessions_assign_orm(project_pk: int, traces: list, named: dict) -> frozenset[int]:
-    """SQLite's path: the sessions made blank, to which session_totals_add adds their traces."""
-    if named:
-        found = sessions_for_ids(project_pk, sorted(set(named.values())))
-        for trace in traces:
-            if trace.external_id in named:
-                trace.session_id = found[named[trace.external_id]]
-    return frozenset()
 
 
 def _rows_json(traces: list, fields: tuple, given: dict) -> Json:
@@ -300,33 +263,16 @@ def _update_fields() -> tuple:
 
 
 @functools.cache
-def _write_sql(update: bool, insert: bool, move: bool = False, sessions: bool = False) -> str:
+def _write_sql(update: bool, insert: bool, move: bool = False) -> str:
     # Table and column names come from the model, never from input. Each value is read by its
     # column's type, length and scale included, as COPY's rows were.
     table = quote(Trace._meta.db_table)
     source = f"json_populate_recordset(NULL::{table}, %s::json) AS v"
-    session_column = Trace._meta.get_field("session").column
-    prefix, parts = [], [positions_update_sql()] if move else []
-    if sessions:
-        # Every session is made before a trace row is written: a trace row's session comes
-        # from `named`, which reads them all, so two requests never wait on each other
-        # crosswise. A trace naming none keeps the session its row has.
-        prefix = [
-            sessions_upsert_sql("sessions"),
-            "named AS (SELECT jsonb_object_agg(n.trace, s.id) AS ids "
-            "FROM unnest(%s::text[], %s::text[]) AS n(trace, session) "
-            "JOIN sessions AS s ON s.external_id = n.session)",
-        ]
-        source += ", named"
-
-    def value(alias: str, field) -> str:
-        column = quote(field.column)
-        if sessions and field.column == session_column:
-            return f"COALESCE((named.ids ->> {alias}.external_id)::bigint, v.{column})"
-        return f"v.{column}"
-
+    parts = [positions_update_sql()] if move else []
     if update:
-        assignments = ", ".join(f"{quote(f.column)} = {value('t', f)}" for f in _update_fields())
+        assignments = ", ".join(
+            f"{quote(f.column)} = v.{quote(f.column)}" for f in _update_fields()
+        )
         # The keys again as an array, whose length the planner knows: it takes the JSON for a
         # hundred rows, and would join them by scanning the whole table.
         parts.append(
@@ -335,20 +281,13 @@ def _write_sql(update: bool, insert: bool, move: bool = False, sessions: bool = 
         )
     if insert:
         names = ", ".join(quote(f.column) for f in _insert_fields())
-        values = ", ".join(value("v", f) for f in _insert_fields())
+        values = ", ".join(f"v.{quote(f.column)}" for f in _insert_fields())
         # In external id order, as traces_lock locks, so two inserts never wait crosswise.
         parts.append(
             f"INSERT INTO {table} ({names}) SELECT {values} FROM {source} "  # noqa: S608
             f"ORDER BY v.{quote(Trace._meta.get_field('external_id').column)} "
             "RETURNING external_id, id"
         )
-    if sessions:
-        # The sessions, then the new traces' keys (no `made` value), as rows alike.
-        ridden = prefix + [f"w{i} AS ({part})" for i, part in enumerate(parts)]
-        last = "SELECT external_id, id, made FROM sessions"
-        if insert:
-            last += f" UNION ALL SELECT external_id, id, NULL FROM w{len(parts) - 1}"  # noqa: S608
-        return "WITH " + ", ".join(ridden) + f" {last}"
     *ridden, last = parts
     if not ridden:
         return last
@@ -389,7 +328,7 @@ def _traces_insert_orm(traces: list, fields: list, given: dict) -> None:
         with transaction.atomic():
             Trace.objects.bulk_create(models)
     except IntegrityError as exc:
-        raise RowCreatedMeanwhile from exc
+        raise TraceCreatedMeanwhile from exc
     for trace, model in zip(traces, models, strict=True):
         trace.pk = model.pk
 
