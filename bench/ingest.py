@@ -194,7 +194,7 @@ def write_counters(database_url: str) -> dict[str, list[int]]:
     return totals
 
 
-def record_spans(traces: int, padding: int, offset: int):
+def record_spans(traces: int, padding: int, offset: int, history: bool = False):
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -207,7 +207,7 @@ def record_spans(traces: int, padding: int, offset: int):
     provider.add_span_processor(SimpleSpanProcessor(memory))
     tracer = otel_agents.tracer_for(provider)
     for run in range(traces):
-        otel_agents.travel_agent_run(tracer, padding=padding, run=offset + run)
+        otel_agents.travel_agent_run(tracer, padding=padding, run=offset + run, history=history)
     return list(memory.get_finished_spans())
 
 
@@ -427,9 +427,14 @@ def payload_build(args) -> dict:
     """Each sender's recorded spans as bodies of both formats, plus its warm-up requests."""
     share = args.traces // args.senders
     payload = {"shares": {}, "warm": {}}
-    spans = [record_spans(share, args.padding, i * share) for i in range(args.senders)]
+    spans = [
+        record_spans(share, args.padding, i * share, args.history) for i in range(args.senders)
+    ]
     # A few requests each, so that every gunicorn worker has served one before the count starts.
-    warm = [record_spans(WARM_UP_REQUESTS, args.padding, 10**6 + i) for i in range(args.senders)]
+    warm = [
+        record_spans(WARM_UP_REQUESTS, args.padding, 10**6 + i, args.history)
+        for i in range(args.senders)
+    ]
     # The ceiling reads protobuf whatever is served.
     for fmt in {"protobuf", *args.formats}:
         payload["shares"][fmt] = [bodies_encode(s, args.batch, fmt) for s in spans]
@@ -446,9 +451,12 @@ def rounds_payload_build(args) -> dict:
     payload = {"rounds": {}, "warm": {}}
     for index, fmt in enumerate(args.formats):
         first = index * 2 * 10**6  # run numbers, which name the sessions
-        spans = [record_spans(share, args.padding, first + i * share) for i in range(args.senders)]
+        spans = [
+            record_spans(share, args.padding, first + i * share, args.history)
+            for i in range(args.senders)
+        ]
         warm = [
-            record_spans(WARM_UP_REQUESTS, args.padding, first + 10**6 + i)
+            record_spans(WARM_UP_REQUESTS, args.padding, first + 10**6 + i, args.history)
             for i in range(args.senders)
         ]
         try:
@@ -700,6 +708,11 @@ def main():
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers")
     parser.add_argument("--batch", type=int, default=512, help="spans per export (SDK default)")
     parser.add_argument("--padding", type=int, default=600, help="chars of tool output per span")
+    parser.add_argument(
+        "--history",
+        action="store_true",
+        help="chat spans carry the whole conversation so far (2-14 kB with --padding 2700)",
+    )
     parser.add_argument(
         "--repeat",
         type=int,

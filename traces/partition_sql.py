@@ -22,6 +22,9 @@ _DAY_FORMAT = "%Y%m%d"
 # made it compress about a third of tool spans, agent spans' JSON is mostly text, and pglz
 # on every such row cost more CPU than storing the span itself. Larger rows are still toasted.
 SPAN_STORAGE = "toast_tuple_target = 8160"
+# Rows larger than that (LLM spans carrying whole conversations) are compressed: lz4 costs about
+# a quarter of pglz's CPU a row (bench/toast_compression.py) for somewhat larger rows on disk.
+SPAN_TEXT_FIELDS = ("input", "output", "attributes", "error_message")
 
 
 def spans_partitioned() -> bool:
@@ -76,6 +79,34 @@ def partitions_create(days: Iterable[date]) -> list[date]:
             )
             created.append(day)
     return created
+
+
+def span_text_compression_set(method: str) -> bool:
+    """Compress the spans table's text columns with `method` ("lz4" or "pglz"), on the table
+    and each partition (a new partition takes the table's); returns False, changing nothing,
+    when this PostgreSQL was built without it."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT %s = ANY(enumvals) FROM pg_settings WHERE name = 'default_toast_compression'",
+            [method],
+        )
+        if not cursor.fetchone()[0]:
+            return False
+        table = Span._meta.db_table
+        cursor.execute(
+            "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid "
+            "WHERE i.inhparent = %s::regclass ORDER BY c.relname",
+            [table],
+        )
+        tables = [table, *(row[0] for row in cursor.fetchall())]
+        # The method is one of the server's own names, checked above; columns come from the model.
+        alters = ", ".join(
+            f"ALTER COLUMN {_quote(Span._meta.get_field(name).column)} SET COMPRESSION {method}"
+            for name in SPAN_TEXT_FIELDS
+        )
+        for name in tables:
+            cursor.execute(f"ALTER TABLE {_quote(name)} {alters}")
+    return True
 
 
 def partition_drop(day: date, lock_timeout_ms: int) -> None:

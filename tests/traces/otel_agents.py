@@ -18,12 +18,33 @@ def _messages(role: str, text: str) -> str:
     return json.dumps([{"role": role, "parts": [{"type": "text", "content": text}]}])
 
 
-def travel_agent_run(tracer, *, padding: int = 0, run: int = 0) -> None:
+FARES = ("economy light", "economy", "flex")
+
+
+def _flight_options(run: int, step: int, size: int) -> str:
+    """About `size` characters of flight listings, different for each run and step."""
+    options, n = [], 0
+    while sum(map(len, options)) < size:
+        n += 1
+        seed = (run * 7919 + step * 104729 + n * 31) % 100_000
+        options.append(
+            f"Flight option {n}: TP {seed % 900 + 100} LIS {seed % 24:02d}:{seed % 60:02d} → BER "
+            f"{(seed // 7) % 24:02d}:{(seed // 3) % 60:02d}, {FARES[seed % 3]}, "
+            f"€{seed % 400 + 60}, {seed % 9} seats left. "
+        )
+    return "".join(options)[:size]
+
+
+def travel_agent_run(tracer, *, padding: int = 0, run: int = 0, history: bool = False) -> None:
     """11 spans: invoke_agent > 5 x (chat, execute_tool); one tool call fails and is retried.
 
     `padding` adds that many characters of realistic tool output per tool span (bench sizes).
+    With `history` each chat span's input messages hold the whole conversation so far, tool
+    results included, as instrumentations capturing content record it, and the padding differs
+    from step to step and run to run.
     """
     filler = ("Flight option: TP 542 LIS 09:40 → BER 13:55, economy light, €118. " * 40)[:padding]
+    conversation = [{"role": "user", "parts": [{"type": "text", "content": TRAVEL_TASK}]}]
     with tracer.start_as_current_span(
         "invoke_agent travel-agent",
         attributes={
@@ -69,6 +90,13 @@ def travel_agent_run(tracer, *, padding: int = 0, run: int = 0) -> None:
             ),
         ]
         for index, (tool, args, result, error) in enumerate(steps):
+            call = {
+                "role": "assistant",
+                "finish_reason": "tool_call",
+                "parts": [
+                    {"type": "tool_call", "id": f"toolu_{index}", "name": tool, "arguments": args}
+                ],
+            }
             with tracer.start_as_current_span(
                 "chat claude-sonnet-4-5",
                 attributes={
@@ -78,23 +106,10 @@ def travel_agent_run(tracer, *, padding: int = 0, run: int = 0) -> None:
                     "gen_ai.response.model": "claude-sonnet-4-5-20250929",
                     "gen_ai.usage.input_tokens": 1400 + 300 * index,
                     "gen_ai.usage.output_tokens": 85,
-                    "gen_ai.input.messages": _messages("user", TRAVEL_TASK),
-                    "gen_ai.output.messages": json.dumps(
-                        [
-                            {
-                                "role": "assistant",
-                                "finish_reason": "tool_call",
-                                "parts": [
-                                    {
-                                        "type": "tool_call",
-                                        "id": f"toolu_{index}",
-                                        "name": tool,
-                                        "arguments": args,
-                                    }
-                                ],
-                            }
-                        ]
+                    "gen_ai.input.messages": (
+                        json.dumps(conversation) if history else _messages("user", TRAVEL_TASK)
                     ),
+                    "gen_ai.output.messages": json.dumps([call]),
                     "agent.step_index": index,
                 },
             ):
@@ -116,8 +131,11 @@ def travel_agent_run(tracer, *, padding: int = 0, run: int = 0) -> None:
                 else:
                     payload = dict(result)
                     if filler:
-                        payload["raw"] = filler
+                        payload["raw"] = _flight_options(run, index, padding) if history else filler
                     span.set_attribute("gen_ai.tool.call.result", json.dumps(payload))
+            response = {"type": "tool_call_response", "id": f"toolu_{index}"}
+            response["response"] = error or payload
+            conversation += [call, {"role": "tool", "parts": [response]}]
         root.set_attribute("agent.final_answer", TRAVEL_ANSWER)
         root.set_attribute("agent.stop_reason", "end_turn")
 

@@ -7,9 +7,14 @@ from datetime import timedelta
 import pytest
 from django.db import connection
 from django.utils import timezone
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from core.prepared_sql import binding_cursor
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
+from tests.traces import otel_agents
 from tests.traces.partitions import POSTGRESQL_ONLY
 from tests.traces.test_ingest_otlp import recorded_spans, send
 from traces import partition_sql, span_partitions
@@ -140,10 +145,10 @@ def test_a_resend_reads_and_renumbers_only_its_traces_partition():
             assert not [name for name in others if name in plan], sql
 
 
-def _compression(span: Span) -> str | None:
+def _compression(span: Span, column: str = "attributes") -> str | None:
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_column_compression(attributes) FROM traces_span WHERE id = %s", [span.pk]
+            f"SELECT pg_column_compression({column}) FROM traces_span WHERE id = %s", [span.pk]
         )
         return cursor.fetchone()[0]
 
@@ -165,10 +170,67 @@ def test_a_span_row_up_to_a_page_is_stored_whole_and_a_larger_one_compressed():
     # when a span of 3 kB and one of 40 kB are stored
     small = SpanFactory(attributes={"tool.output": "fare 412 EUR; " * 220})
     large = SpanFactory(attributes={"tool.output": "fare 412 EUR; " * 3000})
-    # then only the larger one is compressed
+    # then only the larger one is compressed, with lz4
     assert _compression(small) is None
-    assert _compression(large) == "pglz"
+    assert _compression(large) == "lz4"
     assert all(
         _storage_options(partition_name(day)) == ["toast_tuple_target=8160"]
         for day in span_partition_days()
     )
+
+
+def _text_compressions() -> set[tuple[str, str, str]]:
+    """(table, column, method) of the spans table's and its partitions' text columns."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT c.relname, a.attname, a.attcompression FROM pg_attribute a "
+            "JOIN pg_class c ON c.oid = a.attrelid WHERE a.attname = ANY(%s) "
+            "AND (c.oid = 'traces_span'::regclass OR c.oid IN "
+            "(SELECT inhrelid FROM pg_inherits WHERE inhparent = 'traces_span'::regclass))",
+            [list(partition_sql.SPAN_TEXT_FIELDS)],
+        )
+        return set(cursor.fetchall())
+
+
+def test_span_text_is_lz4_on_the_table_every_partition_and_one_made_later():
+    # given the migrated table and a partition made on demand since
+    later = utc_today() + timedelta(days=300)
+    span_partitions.span_partitions_ensure([later])
+    # then every text column of every partition compresses with lz4
+    methods = _text_compressions()
+    assert {table for table, _, _ in methods} >= {"traces_span", partition_name(later)}
+    assert len(methods) == len(partition_sql.SPAN_TEXT_FIELDS) * (1 + len(span_partition_days()))
+    assert {method for _, _, method in methods} == {"l"}
+
+
+def test_span_text_compression_goes_back_to_pglz_and_the_table_rebuild_keeps_it():
+    # when the migration is reversed, and the table rebuilt plain and back
+    assert partition_sql.span_text_compression_set("pglz")
+    spans_table_convert(partitioned=False)
+    spans_table_convert(partitioned=True)
+    # then the table and every partition, old and new, compress with pglz
+    assert {method for _, _, method in _text_compressions()} == {"p"}
+    # and a method this server lacks changes nothing
+    assert not partition_sql.span_text_compression_set("zstd")
+    assert {method for _, _, method in _text_compressions()} == {"p"}
+
+
+def test_a_whole_conversation_on_each_chat_span_is_stored_in_full_and_compressed():
+    # given a travel agent's run whose chat spans carry the conversation so far, tool results
+    # of 2,700 characters each (the ingest bench's --history --padding 2700)
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "travel"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    otel_agents.travel_agent_run(otel_agents.tracer_for(provider), padding=2700, history=True)
+    # when it is sent
+    send(list(memory.get_finished_spans()))
+    # then the last chat span read every earlier step, the failed call and its retry included
+    chats = Span.objects.filter(kind="llm").order_by("position")
+    last = chats.last()
+    text = str(last.input)
+    assert "SeatMapUnavailable: upstream 503" in text
+    assert "QX7P2L" in text and "Flight option 1:" in text
+    # and the longer conversations are stored compressed, with lz4
+    sizes = [len(str(chat.input)) for chat in chats]
+    assert sizes == sorted(sizes) and sizes[-1] > 8_000
+    assert _compression(last, "input") == "lz4"
