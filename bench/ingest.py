@@ -26,6 +26,10 @@ three passes over all bodies before each repetition.
     .venv/bin/python bench/ingest.py --traces 6000 --batch 64 --compare ../evalsite-base
     .venv/bin/python bench/ingest.py --traces 12000 --format both
     .venv/bin/python bench/ingest.py --masking builtin --compare .
+    .venv/bin/python bench/ingest.py --padding 2700 --history --compare ../evalsite-base
+
+--history puts the whole conversation so far on each chat span, as instrumentations capturing
+content do: rows past a page, which PostgreSQL compresses, where the default spans stay under it.
 """
 
 import argparse
