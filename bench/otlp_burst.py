@@ -11,11 +11,33 @@ from bench.ingest import bodies_encode, record_spans
 
 class Burst:
     """Export requests sent by several clients; a request that fails is sent again, up to five
-    times, as the OpenTelemetry exporter retries a 502/503 or a dropped connection."""
+    times, as the OpenTelemetry exporter retries a 502/503 or a dropped connection.
 
-    def __init__(self, port: int, token: str, bodies: list[tuple[bytes, list[str]]], senders: int):
+    Each client sends its own run of the bodies in order, one request at a time, as an SDK's
+    batch processor exports its process's spans. With `shared`, the clients take the next body
+    from one queue, as a collector's parallel consumers export one stream: neighbouring
+    batches, which share traces, are then in flight together and wait on each other's trace
+    rows."""
+
+    def __init__(
+        self,
+        port: int,
+        token: str,
+        bodies: list[tuple[bytes, list[str]]],
+        senders: int,
+        *,
+        shared: bool = False,
+    ):
         self.port, self.token, self.senders = port, token, senders
-        self.pending = list(reversed(bodies))
+        if shared:
+            queue = list(reversed(bodies))
+            self.pending = [queue] * senders
+        else:
+            shares = [
+                bodies[k * len(bodies) // senders : (k + 1) * len(bodies) // senders]
+                for k in range(senders)
+            ]
+            self.pending = [list(reversed(share)) for share in shares]
         self.lock = threading.Lock()
         self.acknowledged: list[str] = []
         self.given_up = 0
@@ -23,9 +45,10 @@ class Burst:
         self.requests_done = 0
         self.failures: collections.Counter[str] = collections.Counter()
 
-    def _next(self):
+    def _next(self, sender: int):
         with self.lock:
-            return self.pending.pop() if self.pending else None
+            pending = self.pending[sender]
+            return pending.pop() if pending else None
 
     def _post(self, body: bytes) -> str:
         """ "ok", or why the request failed: an HTTP status or the connection error's name."""
@@ -48,8 +71,8 @@ class Burst:
         finally:
             connection.close()
 
-    def _send(self) -> None:
-        while (item := self._next()) is not None:
+    def _send(self, sender: int) -> None:
+        while (item := self._next(sender)) is not None:
             body, span_ids = item
             for attempt in range(5):
                 outcome = self._post(body)
@@ -67,7 +90,10 @@ class Burst:
                     self.given_up += 1
 
     def run(self) -> threading.Thread:
-        threads = [threading.Thread(target=self._send, daemon=True) for _ in range(self.senders)]
+        threads = [
+            threading.Thread(target=self._send, args=(sender,), daemon=True)
+            for sender in range(self.senders)
+        ]
         for thread in threads:
             thread.start()
 

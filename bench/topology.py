@@ -4,7 +4,11 @@ Runs, each a separate process on 127.0.0.1: two web processes (the Compose file'
 command, one worker each) behind HAProxy, two Celery workers and beat (the Compose file's
 commands), PgBouncer in transaction mode (deploy/pgbouncer/pgbouncer.ini, pointed at one
 database), Redis (yours, given by URL) and the simulated judge. First it measures OTLP ingest
-through the balancer with one web process, then with two. Then it sends an OTLP burst and starts
+through the balancer with one web process, then with two, before the workers start (on machines
+of their own they would not take the web tier's cores), with the cores each kind of process
+used; each client sends its own agents' batches one at a time, as an SDK's batch processor does
+(--shared-queue: one stream's batches side by side, as a collector's consumers send them).
+Then it sends an OTLP burst and starts
 a judge run together, SIGKILLs one web process and one worker mid-way, lets the balancer and
 the stale-pass sweep route around them, and prints acknowledged / stored / lost spans and
 expected / stored / duplicated judgments. It stops everything it started, also on Ctrl-C.
@@ -26,13 +30,17 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
+import psycopg
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "bench"))  # judge_throughput imports its neighbours plainly
 
 from bench.benchdb import database_ensure  # noqa: E402
+from bench.embedded_memory import tree_pids  # noqa: E402
 from bench.faults import WORKER_SETTINGS, judgments_finished, port_free, run_integrity_counts  # noqa: E402
 from bench.otlp_burst import Burst, bodies_recorded, failure_reasons, spans_stored  # noqa: E402
+from bench.paired_rounds import cpu_seconds  # noqa: E402
 from bench.topology_stack import (  # noqa: E402
     Topology,
     compose_commands,
@@ -59,6 +67,11 @@ def _args():
     parser.add_argument("--traces", type=int, default=300, help="OTLP traces (11 spans) a phase")
     parser.add_argument("--batch", type=int, default=64, help="spans a request")
     parser.add_argument("--senders", type=int, default=4, help="concurrent OTLP clients")
+    parser.add_argument(
+        "--shared-queue",
+        action="store_true",
+        help="the clients send one stream's batches side by side, as a collector's consumers",
+    )
     parser.add_argument("--repeat", type=int, default=3, help="one/two web process pairs")
     parser.add_argument("--judge-traces", type=int, default=200, help="traces judged twice")
     parser.add_argument("--latency-ms", type=int, default=300, help="simulated judge latency")
@@ -67,21 +80,68 @@ def _args():
     return parser.parse_args()
 
 
-def _throughput(args, topology: Topology, token: str, label: str) -> float:
+def _cpu_by_role(topology: Topology, database_url: str) -> dict[str, float]:
+    """CPU seconds so far of each role's processes: the web processes, the Celery workers and
+    beat (as one), PgBouncer, HAProxy, the database's backends, and this process with its OTLP
+    clients."""
+    roles: dict[str, list[int]] = {}
+    for name, process in topology.processes.items():
+        role = {"web1": "web", "web2": "web", "worker1": "workers", "worker2": "workers"}.get(
+            name, "workers" if name == "beat" else name
+        )
+        roles.setdefault(role, []).extend(tree_pids(process.pid))
+    with psycopg.connect(database_url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid()"
+        ).fetchall()
+    roles["postgresql"] = [pid for (pid,) in rows]
+    by_role = {
+        role: {pid: cpu for pid in pids if (cpu := cpu_seconds(pid)) is not None}
+        for role, pids in roles.items()
+    }
+    # The OTLP clients are this process's children, ended and waited for by the phase's end.
+    user, system, children_user, children_system, _ = os.times()
+    by_role["clients"] = {os.getpid(): user + system + children_user + children_system}
+    return by_role
+
+
+def _cores_by_role(before: dict, after: dict, seconds: float) -> dict[str, float]:
+    """Each role's cores over a phase: CPU seconds of the processes alive at its end, less what
+    they had at its start (a backend opened meanwhile counts whole)."""
+    return {
+        role: sum(cpu - before.get(role, {}).get(pid, 0) for pid, cpu in pids.items()) / seconds
+        for role, pids in after.items()
+    }
+
+
+def _throughput(args, topology: Topology, token: str, label: str) -> tuple[float, dict]:
+    """Spans acknowledged a second through the balancer, and the cores each role used."""
     bodies = bodies_recorded(args.traces, args.batch)
     spans = sum(len(ids) for _, ids in bodies)
-    burst = Burst(args.port_base, token, bodies, args.senders)
+    burst = Burst(args.port_base, token, bodies, args.senders, shared=args.shared_queue)
+    cpu_before = _cpu_by_role(topology, args.database_url)
     started = time.monotonic()
     burst.run().join()
     elapsed = time.monotonic() - started
+    cores = _cores_by_role(cpu_before, _cpu_by_role(topology, args.database_url), elapsed)
     rate = len(burst.acknowledged) / elapsed
     print(
         f"{label}: {len(burst.acknowledged)}/{spans} spans acknowledged in {elapsed:.1f}s = "
         f"{rate:,.0f} spans/s ({burst.retries} retries{failure_reasons(burst)}; "
-        f"load {os.getloadavg()[0]:.2f})",
+        f"load {os.getloadavg()[0]:.2f}); cores: {_cores_text(cores)}",
         flush=True,
     )
-    return rate
+    return rate, cores
+
+
+def _cores_text(cores: dict[str, float]) -> str:
+    shown = sorted(cores.items(), key=lambda item: -item[1])
+    return (
+        f"{sum(cores.values()):.2f} in all ("
+        + ", ".join(f"{role} {value:.2f}" for role, value in shown if value >= 0.005)
+        + ")"
+    )
 
 
 # --- The run -----------------------------------------------------------------------------------
@@ -200,15 +260,10 @@ def _run(args, topology: Topology, token: str) -> dict:
     )
     port_wait(args.port_base, balancer, "haproxy")
     haproxy_wait_up(topology, ["web1", "web2"])
-    for index in (1, 2):
-        name = f"worker{index}@{socket.gethostname()}"
-        command = commands["worker"][:]
-        command[command.index("--concurrency") + 1] = str(args.concurrency)
-        topology.start(f"worker{index}", command + ["-n", name, "--loglevel", "WARNING"])
-    topology.start("beat", commands["beat"] + ["--loglevel", "WARNING"])
     urlopen(f"http://127.0.0.1:{args.port_base}/login/", timeout=10).read()
+    # The web tier is measured before the workers start: on machines of their own, indexing the
+    # spans for search and the minutely refreshes would not take the web processes' cores.
     _throughput(args, topology, token, "warm-up, both web processes")
-
     ones, twos = [], []
     for repetition in range(1, args.repeat + 1):
         haproxy_command(topology, "disable server web/web2")
@@ -216,9 +271,19 @@ def _run(args, topology: Topology, token: str) -> dict:
         haproxy_command(topology, "enable server web/web2")
         haproxy_wait_up(topology, ["web1", "web2"])
         twos.append(_throughput(args, topology, token, f"run {repetition}, two web processes"))
-    return {"one": statistics.median(ones), "two": statistics.median(twos)} | _faults(
-        args, topology, token
-    )
+    for index in (1, 2):
+        name = f"worker{index}@{socket.gethostname()}"
+        command = commands["worker"][:]
+        command[command.index("--concurrency") + 1] = str(args.concurrency)
+        topology.start(f"worker{index}", command + ["-n", name, "--loglevel", "WARNING"])
+    topology.start("beat", commands["beat"] + ["--loglevel", "WARNING"])
+    phases = {
+        "one": statistics.median(rate for rate, _ in ones),
+        "two": statistics.median(rate for rate, _ in twos),
+        "cores_one": ones[-1][1],
+        "cores_two": twos[-1][1],
+    }
+    return phases | _faults(args, topology, token)
 
 
 def _faults(args, topology: Topology, token: str) -> dict:
@@ -235,7 +300,7 @@ def _faults(args, topology: Topology, token: str) -> dict:
     expected = len(traces) * config.passes
 
     bodies = bodies_recorded(args.traces * 2, args.batch)
-    burst = Burst(args.port_base, token, bodies, args.senders)
+    burst = Burst(args.port_base, token, bodies, args.senders, shared=args.shared_queue)
     started = time.monotonic()
     run = judge_run_start(rubric_version=version, config=config, traces=traces)
     sending = burst.run()
@@ -303,9 +368,12 @@ def _report(args, figures: dict) -> None:
         f"throughput (medians of {args.repeat} alternating runs): two web processes "
         f"{figures['two']:,.0f} spans/s vs one "
         f"{figures['one']:,.0f} = {scaling:.2f}x (target {TARGET_SCALING}x; "
-        f"{os.cpu_count()} cores shared with PostgreSQL, PgBouncer, HAProxy, the workers and "
+        f"{os.cpu_count()} cores shared with PostgreSQL, PgBouncer, HAProxy and "
         f"these clients; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
+    # Two web processes can add only what one leaves idle of the machine's cores.
+    print(f"cores in the last one-web-process phase: {_cores_text(figures['cores_one'])}")
+    print(f"cores in the last two-web-process phase: {_cores_text(figures['cores_two'])}")
 
 
 if __name__ == "__main__":
