@@ -45,7 +45,7 @@ class Burst:
         self.requests_done = 0
         self.failures: collections.Counter[str] = collections.Counter()
 
-    def _next(self, sender: int):
+    def next_body(self, sender: int):
         with self.lock:
             pending = self.pending[sender]
             return pending.pop() if pending else None
@@ -72,7 +72,7 @@ class Burst:
             connection.close()
 
     def _send(self, sender: int) -> None:
-        while (item := self._next(sender)) is not None:
+        while (item := self.next_body(sender)) is not None:
             body, span_ids = item
             for attempt in range(5):
                 outcome = self._post(body)

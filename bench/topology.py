@@ -106,7 +106,7 @@ def _cpu_by_role(topology: Topology, database_url: str) -> dict[str, float]:
     return by_role
 
 
-def _cores_by_role(before: dict, after: dict, seconds: float) -> dict[str, float]:
+def cores_by_role(before: dict, after: dict, seconds: float) -> dict[str, float]:
     """Each role's cores over a phase: CPU seconds of the processes alive at its end, less what
     they had at its start (a backend opened meanwhile counts whole)."""
     return {
@@ -124,18 +124,18 @@ def _throughput(args, topology: Topology, token: str, label: str) -> tuple[float
     started = time.monotonic()
     burst.run().join()
     elapsed = time.monotonic() - started
-    cores = _cores_by_role(cpu_before, _cpu_by_role(topology, args.database_url), elapsed)
+    cores = cores_by_role(cpu_before, _cpu_by_role(topology, args.database_url), elapsed)
     rate = len(burst.acknowledged) / elapsed
     print(
         f"{label}: {len(burst.acknowledged)}/{spans} spans acknowledged in {elapsed:.1f}s = "
         f"{rate:,.0f} spans/s ({burst.retries} retries{failure_reasons(burst)}; "
-        f"load {os.getloadavg()[0]:.2f}); cores: {_cores_text(cores)}",
+        f"load {os.getloadavg()[0]:.2f}); cores: {cores_text(cores)}",
         flush=True,
     )
     return rate, cores
 
 
-def _cores_text(cores: dict[str, float]) -> str:
+def cores_text(cores: dict[str, float]) -> str:
     shown = sorted(cores.items(), key=lambda item: -item[1])
     return (
         f"{sum(cores.values()):.2f} in all ("
@@ -372,8 +372,8 @@ def _report(args, figures: dict) -> None:
         f"these clients; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )
     # Two web processes can add only what one leaves idle of the machine's cores.
-    print(f"cores in the last one-web-process phase: {_cores_text(figures['cores_one'])}")
-    print(f"cores in the last two-web-process phase: {_cores_text(figures['cores_two'])}")
+    print(f"cores in the last one-web-process phase: {cores_text(figures['cores_one'])}")
+    print(f"cores in the last two-web-process phase: {cores_text(figures['cores_two'])}")
 
 
 if __name__ == "__main__":
