@@ -22,8 +22,8 @@ _DAY_FORMAT = "%Y%m%d"
 # made it compress about a third of tool spans, agent spans' JSON is mostly text, and pglz
 # on every such row cost more CPU than storing the span itself. Larger rows are still toasted.
 SPAN_STORAGE = "toast_tuple_target = 8160"
-# Rows larger than that (LLM spans carrying whole conversations) are compressed: lz4 costs about
-# a quarter of pglz's CPU a row (bench/toast_compression.py) for somewhat larger rows on disk.
+# Rows larger than that (LLM spans carrying whole conversations) are compressed with lz4: a
+# quarter of pglz's CPU a row for slightly larger rows (`bench/ingest.py --history`, RESULTS.md).
 SPAN_TEXT_FIELDS = ("input", "output", "attributes", "error_message")
 
 
