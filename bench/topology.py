@@ -8,9 +8,9 @@ through the balancer with one web process, then with two, before the workers sta
 of their own they would not take the web tier's cores), with the cores each kind of process
 used; each client sends its own agents' batches one at a time, as an SDK's batch processor does
 (--shared-queue: one stream's batches side by side, as a collector's consumers send them).
-Then it sends an OTLP burst and starts
-a judge run together, SIGKILLs one web process and one worker mid-way, lets the balancer and
-the stale-pass sweep route around them, and prints acknowledged / stored / lost spans and
+Then it starts the workers and beat, sends an OTLP burst and starts a judge run together,
+SIGKILLs one web process and one worker mid-way, lets the balancer and the stale-pass sweep
+route around them, and prints acknowledged / stored / lost spans and
 expected / stored / duplicated judgments. It stops everything it started, also on Ctrl-C.
 
     .venv/bin/python bench/topology.py --database-url postgres://postgres@127.0.0.1:5432/db \\
@@ -80,16 +80,23 @@ def _args():
     return parser.parse_args()
 
 
-def _cpu_by_role(topology: Topology, database_url: str) -> dict[str, float]:
-    """CPU seconds so far of each role's processes: the web processes, the Celery workers and
-    beat (as one), PgBouncer, HAProxy, the database's backends, and this process with its OTLP
-    clients."""
+# The kind of process each of a run's processes is, for the cores a phase reports.
+ROLES = {
+    "web1": "web",
+    "web2": "web",
+    "worker1": "workers",
+    "worker2": "workers",
+    "beat": "workers",
+}
+
+
+def _cpu_by_role(topology: Topology, database_url: str) -> dict[str, dict[int, float]]:
+    """CPU seconds so far of each role's processes, by pid: the web processes, the Celery
+    workers and beat (as one), PgBouncer, HAProxy, the simulated judge, the database's backends,
+    and this process, whose threads are the OTLP clients."""
     roles: dict[str, list[int]] = {}
     for name, process in topology.processes.items():
-        role = {"web1": "web", "web2": "web", "worker1": "workers", "worker2": "workers"}.get(
-            name, "workers" if name == "beat" else name
-        )
-        roles.setdefault(role, []).extend(tree_pids(process.pid))
+        roles.setdefault(ROLES.get(name, name), []).extend(tree_pids(process.pid))
     with psycopg.connect(database_url, autocommit=True) as conn:
         rows = conn.execute(
             "SELECT pid FROM pg_stat_activity WHERE datname = current_database() "
@@ -100,9 +107,7 @@ def _cpu_by_role(topology: Topology, database_url: str) -> dict[str, float]:
         role: {pid: cpu for pid in pids if (cpu := cpu_seconds(pid)) is not None}
         for role, pids in roles.items()
     }
-    # The OTLP clients are this process's children, ended and waited for by the phase's end.
-    user, system, children_user, children_system, _ = os.times()
-    by_role["clients"] = {os.getpid(): user + system + children_user + children_system}
+    by_role["clients"] = {os.getpid(): sum(os.times()[:2])}
     return by_role
 
 

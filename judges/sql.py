@@ -21,12 +21,14 @@ _CALIBRATION_STATUS_SQL = (
     f"SELECT status FROM {JudgeCalibration._meta.db_table} "  # noqa: S608 - the model's table
     "WHERE rubric_version_id = %s AND config_id = %s"
 )
-# Planned each run on purpose: a generic plan, made once a connection from the table's
-# statistics of the moment, keeps a sequential scan chosen while the table was small.
-_TRACES = "%(traces)s::bigint[]"
+# The ids as an array the planner counts, so each custom plan costs less than the generic one
+# and PostgreSQL plans the statement each run: a generic plan, made from the statistics of its
+# moment, kept a sequential scan chosen while the table was small (bench/RESULTS.md).
+_TRACE_IDS = "%(traces)s::bigint[]"
 _STALE_SQL = (
     f"UPDATE {Verdict._meta.db_table} SET stale = true "  # noqa: S608 - the model's table
-    f"WHERE NOT stale AND (trace_id = ANY({_TRACES}) OR session_id = ANY(%(sessions)s::bigint[]))"
+    f"WHERE NOT stale AND (trace_id = ANY({_TRACE_IDS}) "
+    "OR session_id = ANY(%(sessions)s::bigint[]))"
 )
 
 
@@ -54,7 +56,7 @@ def verdicts_stale_set(trace_ids: Sequence[int], session_ids: Sequence[int]) -> 
 # late spans pays one round trip, one parse and one plan for both.
 _STALE_AND_CHECKED_SQL = (
     f"WITH stale AS ({_STALE_SQL}) "  # noqa: S608 - the models' tables
-    f"SELECT trace_id FROM {RedFlagCheck._meta.db_table} WHERE trace_id = ANY({_TRACES})"
+    f"SELECT trace_id FROM {RedFlagCheck._meta.db_table} WHERE trace_id = ANY({_TRACE_IDS})"
 )
 
 
