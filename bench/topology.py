@@ -3,7 +3,9 @@
 Runs, each a separate process on 127.0.0.1: two web processes (the Compose file's gunicorn
 command, one worker each) behind HAProxy, two Celery workers and beat (the Compose file's
 commands), PgBouncer in transaction mode (deploy/pgbouncer/pgbouncer.ini, pointed at one
-database), Redis (yours, given by URL) and the simulated judge. First it measures OTLP ingest
+database), Redis (yours, given by URL) and the simulated judge. Each process reaches the database
+as its Compose service does: the web straight, the workers and beat through PgBouncer
+(--web-through-pgbouncer sends the web's queries through it too). First it measures OTLP ingest
 through the balancer with one web process, then with two, before the workers start (on machines
 of their own they would not take the web tier's cores), with the cores each kind of process
 used; each client sends its own agents' batches one at a time, as an SDK's batch processor does
@@ -44,6 +46,7 @@ from bench.paired_rounds import cpu_seconds  # noqa: E402
 from bench.topology_stack import (  # noqa: E402
     Topology,
     compose_commands,
+    compose_database_host,
     compose_environment,
     haproxy_command,
     haproxy_config,
@@ -64,7 +67,7 @@ def _args():
     parser.add_argument("--port-base", type=int, default=8600, help="balancer; web at +1, +2")
     parser.add_argument("--pgbouncer-port", type=int, default=6439)
     parser.add_argument("--judge-port", type=int, default=20600)
-    parser.add_argument("--traces", type=int, default=300, help="OTLP traces (11 spans) a phase")
+    parser.add_argument("--traces", type=int, default=1500, help="OTLP traces (11 spans) a phase")
     parser.add_argument("--batch", type=int, default=64, help="spans a request")
     parser.add_argument("--senders", type=int, default=4, help="concurrent OTLP clients")
     parser.add_argument(
@@ -73,6 +76,11 @@ def _args():
         help="the clients send one stream's batches side by side, as a collector's consumers",
     )
     parser.add_argument("--repeat", type=int, default=3, help="one/two web process pairs")
+    parser.add_argument(
+        "--web-through-pgbouncer",
+        action="store_true",
+        help="the web processes query through PgBouncer, as the workers do, not straight",
+    )
     parser.add_argument("--judge-traces", type=int, default=200, help="traces judged twice")
     parser.add_argument("--latency-ms", type=int, default=300, help="simulated judge latency")
     parser.add_argument("--concurrency", type=int, default=32, help="threads per worker")
@@ -174,6 +182,17 @@ def _environment(args, folder: Path) -> dict:
     return env
 
 
+def web_environment(args, env: dict) -> dict:
+    """The workers' environment with the Compose web service's database settings: straight to
+    the database as the Compose file has it, or through PgBouncer as the workers."""
+    if args.web_through_pgbouncer:
+        return {**env, **compose_environment("worker"), "WEB_CONCURRENCY": "1"}
+    web = {**env, **compose_environment("web"), "WEB_CONCURRENCY": "1"}
+    if compose_database_host("web") == "postgres":
+        web["DATABASE_URL"] = args.database_url
+    return web
+
+
 def _setup(args, folder: Path) -> str:
     """Migrate straight to PostgreSQL (as the Compose file's migrate service does), empty the
     trace tables, and make an API token for the OTLP clients."""
@@ -253,7 +272,7 @@ def _run(args, topology: Topology, token: str) -> dict:
         + ["--latency-ms", str(args.latency_ms), "--flip-rate", "0.1"],
     )
     commands = compose_commands(str(folder), "127.0.0.1:0")
-    web_env = {**env, **compose_environment("web"), "WEB_CONCURRENCY": "1"}
+    web_env = web_environment(args, env)
     for index, port in enumerate(web_ports, start=1):
         command = [part.replace("127.0.0.1:0", f"127.0.0.1:{port}") for part in commands["web"]]
         # Containers each have their own; on one machine both would share ~/.gunicorn's.
@@ -372,7 +391,8 @@ def _report(args, figures: dict) -> None:
     print(
         f"throughput (medians of {args.repeat} alternating runs): two web processes "
         f"{figures['two']:,.0f} spans/s vs one "
-        f"{figures['one']:,.0f} = {scaling:.2f}x (target {TARGET_SCALING}x; "
+        f"{figures['one']:,.0f} = {scaling:.2f}x (target {TARGET_SCALING}x; web "
+        f"{'through PgBouncer' if args.web_through_pgbouncer else 'straight to PostgreSQL'}; "
         f"{os.cpu_count()} cores shared with PostgreSQL, PgBouncer, HAProxy and "
         f"these clients; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())})"
     )

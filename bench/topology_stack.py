@@ -42,8 +42,14 @@ def compose_commands(var_dir: str, bind: str) -> dict[str, list[str]]:
 def compose_environment(service: str) -> dict[str, str]:
     """The service's environment names with the values that do not point at containers."""
     environment = compose_services()[service]["environment"]
-    keep = ("DB_POOL", "DB_TRANSACTION_POOLING", "WEB_CONCURRENCY")
+    keep = ("DB_POOL", "DB_POOL_MAX_SIZE", "DB_TRANSACTION_POOLING", "WEB_CONCURRENCY")
     return {name: str(value) for name, value in environment.items() if name in keep}
+
+
+def compose_database_host(service: str) -> str:
+    """The container the service's DATABASE_URL names: "pgbouncer" or "postgres"."""
+    url = compose_services()[service]["environment"]["DATABASE_URL"]
+    return url.rsplit("@", 1)[1].split(":", 1)[0].split("/", 1)[0]
 
 
 def pgbouncer_config(database_url: str, port: int, folder: Path) -> Path:

@@ -1,7 +1,7 @@
 """deploy/compose.yaml cannot run here (no Docker); what can be checked without it is: it is
-valid YAML with the services a team runs, every process goes through PgBouncer in transaction
-mode, the names it sets are settings evalsite reads, and bench/topology.py runs the very same
-commands and pool settings."""
+valid YAML with the services a team runs, workers and beat go through PgBouncer in transaction
+mode and the web straight to PostgreSQL within the connection budget, the names it sets are
+settings evalsite reads, and bench/topology.py runs the very same commands and pool settings."""
 
 import configparser
 import re
@@ -44,20 +44,38 @@ def test_the_compose_file_has_what_a_team_runs(services):
     assert services["beat"]["command"].startswith("celery -A evalsite beat")
 
 
-def test_every_process_queries_through_pgbouncer_in_transaction_mode(services, pgbouncer):
+def test_workers_and_beat_query_through_pgbouncer_in_transaction_mode(services, pgbouncer):
     assert pgbouncer["pgbouncer"]["pool_mode"] == "transaction"
     listen_port = int(pgbouncer["pgbouncer"]["listen_port"])
-    for name in APP_SERVICES:
+    for name in ("worker", "beat"):
         environment = services[name]["environment"]
         url = _url(environment["DATABASE_URL"])
         assert (url.hostname, url.port) == ("pgbouncer", listen_port), name
         assert url.path.strip("/") in pgbouncer["databases"], name
         assert environment["DB_TRANSACTION_POOLING"] == "1", name
         assert environment["DB_POOL"] == "0", name
+        assert "pgbouncer" in services[name]["depends_on"], name
     # Migrations go straight to PostgreSQL, without the transaction-pooling setting.
     migrate = services["migrate"]["environment"]
     assert _url(migrate["DATABASE_URL"]).hostname == "postgres"
     assert migrate["DB_TRANSACTION_POOLING"] == "0"
+
+
+def test_the_web_queries_postgresql_straight_with_one_connection_a_worker(services):
+    web = services["web"]
+    environment = web["environment"]
+    url = _url(environment["DATABASE_URL"])
+    assert (url.hostname, url.port) == ("postgres", 5432)
+    assert url.path == _url(services["worker"]["environment"]["DATABASE_URL"]).path
+    # Its own pool, with prepared statements: not the settings transaction pooling needs.
+    assert environment["DB_POOL"] == "1"
+    assert environment["DB_TRANSACTION_POOLING"] == "0"
+    # gunicorn's sync workers run one request at a time: one connection each is all they use.
+    assert environment["DB_POOL_MAX_SIZE"] == "1"
+    assert "--worker-class" not in web["command"] and "--threads" not in web["command"]
+    assert "pgbouncer" not in web["depends_on"]
+    assert web["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert web["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
 
 
 def test_pgbouncer_never_opens_more_than_postgresql_allows(services, pgbouncer):
@@ -67,8 +85,11 @@ def test_pgbouncer_never_opens_more_than_postgresql_allows(services, pgbouncer):
     )
     pooled = int(settings["default_pool_size"]) + int(settings["reserve_pool_size"])
     assert pooled <= int(settings["max_db_connections"])
-    # A few left for migrate, psql and the superuser's reserved slots.
-    assert int(settings["max_db_connections"]) <= max_connections - 10
+    # The web's straight connections as docs/deploy.md counts them (two containers), and a few
+    # left for migrate, psql and the superuser's reserved slots.
+    web = services["web"]["environment"]
+    web_connections = 2 * int(web["WEB_CONCURRENCY"]) * int(web["DB_POOL_MAX_SIZE"])
+    assert int(settings["max_db_connections"]) + web_connections <= max_connections - 10
 
 
 def test_every_name_the_app_services_set_is_a_setting_evalsite_reads(services):
@@ -111,6 +132,18 @@ def test_the_bench_sets_the_compose_database_settings(services, tmp_path):
     for name in ("DB_POOL", "DB_TRANSACTION_POOLING"):
         assert env[name] == services["worker"]["environment"][name]
     assert urlsplit(env["DATABASE_URL"]).port == 6439
+
+    Args.web_through_pgbouncer = False
+    web = topology.web_environment(Args, env)
+    for name in ("DB_POOL", "DB_POOL_MAX_SIZE", "DB_TRANSACTION_POOLING"):
+        assert web[name] == services["web"]["environment"][name], name
+    assert web["DATABASE_URL"] == Args.database_url
+    assert web["WEB_CONCURRENCY"] == "1"
+
+    Args.web_through_pgbouncer = True
+    through = topology.web_environment(Args, env)
+    assert through["DATABASE_URL"] == env["DATABASE_URL"]
+    assert (through["DB_POOL"], through["DB_TRANSACTION_POOLING"]) == ("0", "1")
 
 
 def test_the_bench_pgbouncer_keeps_the_deploy_pool_settings(pgbouncer, tmp_path):
