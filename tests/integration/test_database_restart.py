@@ -1,4 +1,5 @@
-"""A database restarted under OTLP ingest (a PostgreSQL of the test's own, gunicorn in front):
+"""A database restarted under OTLP ingest (a PostgreSQL of the test's own, gunicorn in front, with
+threads or as the Compose file's web):
 every answer is the ordinary success or a JSON 503 with Retry-After, never an HTML 500; the
 exporter's retries then store every span exactly once, whether or not the first try had
 committed."""
@@ -15,6 +16,7 @@ from urllib.error import HTTPError, URLError
 from urllib.request import Request, urlopen
 
 import pytest
+import yaml
 
 from bench.throwaway_postgres import ThrowawayPostgres
 from tests.manage_py import manage_py
@@ -82,9 +84,25 @@ def _manage(env: dict, *argv: str, code: str | None = None) -> str:
     return result.stdout.strip()
 
 
-@pytest.fixture
-def stack(tmp_path):
+def _compose_web_database_settings() -> dict[str, str]:
+    environment = yaml.safe_load((ROOT / "deploy/compose.yaml").read_text())["services"]["web"][
+        "environment"
+    ]
+    return {name: value for name, value in environment.items() if name.startswith("DB_")}
+
+
+# gunicorn as the single-machine default runs it (threads sharing a process pool of 8), and as
+# deploy/compose.yaml's web does (sync workers, one pooled connection each).
+WEB_SETTINGS = {
+    "threads": ({}, ["-w", "2", "--threads", "4"]),
+    "compose-web": (_compose_web_database_settings(), ["-w", "2"]),
+}
+
+
+@pytest.fixture(params=sorted(WEB_SETTINGS))
+def stack(request, tmp_path):
     """The throwaway server, a migrated database, an admin's token and gunicorn."""
+    settings, workers = WEB_SETTINGS[request.param]
     with ThrowawayPostgres(_postgres_port()) as server:
         url = server.database_create("evalsite_outage")
         env = {
@@ -99,6 +117,7 @@ def stack(tmp_path):
             LOG_LEVEL="ERROR",
             PYTHONUNBUFFERED="1",
         )
+        env.update(settings)
         _manage(env, "migrate", "-v0")
         token = _manage(
             env,
@@ -115,10 +134,7 @@ def stack(tmp_path):
                 "-m",
                 "gunicorn",
                 "evalsite.wsgi",
-                "-w",
-                "2",
-                "--threads",
-                "4",
+                *workers,
                 "-b",
                 f"127.0.0.1:{port}",
                 "--graceful-timeout",
