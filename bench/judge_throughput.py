@@ -26,10 +26,12 @@ import time
 from pathlib import Path
 from urllib.request import urlopen
 
-from benchdb import database_ensure
-from trees import tree_at
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script, or imported as bench.judge_throughput
+
+from bench.benchdb import database_ensure  # noqa: E402
+from bench.trees import tree_at  # noqa: E402
+
 TARGET = 100.0
 
 

@@ -16,9 +16,9 @@ from urllib.error import HTTPError, URLError
 from urllib.request import Request, urlopen
 
 import pytest
-import yaml
 
 from bench.throwaway_postgres import ThrowawayPostgres
+from bench.topology_stack import compose_environment
 from tests.manage_py import manage_py
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -84,18 +84,11 @@ def _manage(env: dict, *argv: str, code: str | None = None) -> str:
     return result.stdout.strip()
 
 
-def _compose_web_database_settings() -> dict[str, str]:
-    environment = yaml.safe_load((ROOT / "deploy/compose.yaml").read_text())["services"]["web"][
-        "environment"
-    ]
-    return {name: value for name, value in environment.items() if name.startswith("DB_")}
-
-
 # gunicorn as the single-machine default runs it (threads sharing a process pool of 8), and as
 # deploy/compose.yaml's web does (sync workers, one pooled connection each).
 WEB_SETTINGS = {
     "threads": ({}, ["-w", "2", "--threads", "4"]),
-    "compose-web": (_compose_web_database_settings(), ["-w", "2"]),
+    "compose-web": (compose_environment("web"), ["-w", "2"]),
 }
 
 
