@@ -3,7 +3,7 @@ from django.urls import path
 from golden import api, collect_api
 from golden.evals import api as evals_api
 from golden.worlds import api as worlds_api
-from golden.worlds.mcp_server import tool_world_mcp
+from golden.worlds.mcp_endpoint import tool_world_mcp
 
 urlpatterns = [
     path("golden/examples/", api.GoldenExampleListView.as_view(), name="api-golden-examples"),

@@ -1,16 +1,11 @@
-"""What a judge worker loads at start: the tasks and judging's code, not the topics' scikit-learn
+"""What a judge worker loads at start: the tasks and judging's code with the default provider's
+`anthropic` SDK (so no pass waits for its import), not the topics' scikit-learn
 and SciPy (about 120 MiB), nor every view through Django's system checks (about 35 MiB), nor the
 `openai` SDK (about 13 MiB) until a config speaks its API, nor the REST framework's views and
 drf-spectacular's schema machinery with Django's test client under it (about 12 MiB). Checked
 in a fresh interpreter, as `celery -A evalsite worker` starts one."""
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.fresh_python import python_report
 
 WORKER_START = """
 import json, sys
@@ -24,7 +19,7 @@ print(json.dumps({
         m
         for m in (
             "sklearn", "scipy", "mcp", "openai", "django.test", "rest_framework.views",
-            "judges.execution",
+            "judges.execution", "anthropic",
         )
         if m in sys.modules
     ),
@@ -34,27 +29,11 @@ print(json.dumps({
 """
 
 
-def _python_report(script: str, *args: str) -> dict:
-    """Run `script` in a fresh interpreter, as a worker process starts, and read the JSON it
-    prints last."""
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "evalsite.settings"}
-    env.pop("CELERY_SKIP_CHECKS", None)
-    answer = subprocess.run(
-        [sys.executable, "-c", script, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=True,
-    )
-    return json.loads(answer.stdout.strip().splitlines()[-1])
-
-
 def test_a_worker_starts_without_topics_libraries_or_system_checks():
-    report = _python_report(WORKER_START)
+    report = python_report(WORKER_START)
 
-    assert report["modules"] == ["judges.execution"]
+    # The default provider's SDK loads at start, not inside the first pass.
+    assert report["modules"] == ["anthropic", "judges.execution"]
     assert report["skip_checks"] == "1"
     # The topics tasks are still registered; they import the topics code when they run.
     assert "insights.tasks.topics_build_task" in report["tasks"]
@@ -88,12 +67,12 @@ print(json.dumps({"raised": raised, "openai": "openai" in sys.modules}))
 
 
 def test_a_worker_judging_with_anthropic_never_loads_the_openai_sdk():
-    report = _python_report(JUDGE_CALL, "anthropic")
+    report = python_report(JUDGE_CALL, "anthropic")
 
     assert report == {"raised": "ProviderTransientError APIConnectionError", "openai": False}
 
 
 def test_a_config_on_an_openai_compatible_server_loads_it_when_it_calls():
-    report = _python_report(JUDGE_CALL, "openai")
+    report = python_report(JUDGE_CALL, "openai")
 
     assert report == {"raised": "ProviderTransientError APIConnectionError", "openai": True}

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 EXACT = "exact"
 IN_ORDER = "in_order"
@@ -59,6 +58,10 @@ def assignment_pairs(
     side has. The one rule every matcher pairs repeated calls with."""
     if not reference_indexes or not actual_indexes:
         return []
+    # Imported here: SciPy's optimizer costs every process that loads the matchers (each web
+    # worker does, through the golden dataset's import) some 70 MiB until calls are matched.
+    from scipy.optimize import linear_sum_assignment
+
     weights = np.array(
         [
             [
