@@ -7,7 +7,11 @@ import shutil
 import sys
 from pathlib import Path
 
+# pytester forgets the modules an inner run imported, and NumPy's extension cannot load twice
+# in a process: the matchers' NumPy and SciPy are loaded here, before any inner run pairs calls.
+import numpy  # noqa: F401
 import pytest
+import scipy.optimize  # noqa: F401
 
 from accounts.models import ApiToken
 from accounts.roles import CURATOR

@@ -1,12 +1,12 @@
 """What a web process loads: the site's code, not the libraries that only some requests or the
 workers need. Each of these costs every gunicorn worker tens of MiB and its start up to two
-seconds: the `anthropic` SDK (about 70 MiB), the MCP SDK (55), SciPy's optimizer (70), and the
-`openai` SDK and the topics' scikit-learn. Checked in a fresh interpreter after the WSGI
-application is made and every URL's view is loaded, as the first request does."""
+seconds: the `anthropic` SDK (about 70 MiB), the MCP SDK (55), NumPy with SciPy's optimizer
+(90), the `openai` SDK and the topics' scikit-learn. Checked in a fresh interpreter after the
+WSGI application is made and every URL's view is loaded, as the first request does."""
 
 from tests.fresh_python import python_report
 
-HEAVY = ("anthropic", "openai", "mcp", "scipy", "sklearn")
+HEAVY = ("anthropic", "openai", "mcp", "numpy", "scipy", "sklearn")
 
 WEB_START = """
 import json, sys
@@ -34,7 +34,7 @@ django.setup()
 from evalsite_checks.matchers import assignment_pairs
 
 pairs = assignment_pairs([0, 1], [0, 1], lambda r, a: 1.0 if r == a else 0.0)
-print(json.dumps({"pairs": pairs, "scipy": "scipy" in sys.modules}))
+print(json.dumps({"pairs": [list(p) for p in pairs], "scipy": "scipy" in sys.modules}))
 """
 
 

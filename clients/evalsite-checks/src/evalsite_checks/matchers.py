@@ -11,8 +11,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-import numpy as np
-
 EXACT = "exact"
 IN_ORDER = "in_order"
 ANY_ORDER = "any_order"
@@ -58,8 +56,10 @@ def assignment_pairs(
     side has. The one rule every matcher pairs repeated calls with."""
     if not reference_indexes or not actual_indexes:
         return []
-    # Imported here: SciPy's optimizer costs every process that loads the matchers (each web
-    # worker does, through the golden dataset's import) some 70 MiB until calls are matched.
+    # Imported here: NumPy and SciPy's optimizer cost every process that loads the matchers
+    # (each web worker does, through the golden dataset's import) some 90 MiB until calls are
+    # paired.
+    import numpy as np
     from scipy.optimize import linear_sum_assignment
 
     weights = np.array(
