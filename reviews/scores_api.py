@@ -26,7 +26,9 @@ class PassOut(serializers.ModelSerializer):
         fields = ["pass_index", "status", "score", "parse_status", "explanation", "cost_usd"]
 
 
-class AnnotationOut(serializers.ModelSerializer):
+class HumanAnnotationOut(serializers.ModelSerializer):
+    """An annotation as a trace's scores show it: who answered what, not its review item."""
+
     annotator = serializers.CharField(source="annotator.username")
 
     class Meta:
@@ -52,7 +54,7 @@ class HumanOut(serializers.ModelSerializer):
 
     def get_annotations(self, item) -> list[dict]:
         kept = [a for a in item.annotations.all() if a.undone_at is None]
-        return AnnotationOut(kept, many=True).data
+        return HumanAnnotationOut(kept, many=True).data
 
 
 class RedFlagOut(serializers.ModelSerializer):
