@@ -21,6 +21,7 @@ round, so it meets the schema it had (the index this code replaced stays for bot
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -37,19 +38,17 @@ from trees import short_commit, tree_at  # noqa: E402
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_lists_{size}x"
 TARGET_MS = 100.0
-# What the earlier commit's schema lacks (dropped while it is measured; --before-lacks names
-# others for another commit) and had (kept for both; the newer code's planner prefers its own).
-ADDED_INDEXES = (
-    "trace_list_newest",
-    "trace_project_newest",
-    "golden_example_newest",
-    "evalrun_newest",
-    "session_list_latest",
-    "session_project_latest",
-)
-REPLACED_INDEXES = (
-    'CREATE INDEX IF NOT EXISTS "trace_project_started" '
+# An index the earlier commit's migrations made that this code replaced: made again for both, as
+# the newer code's planner prefers its own.
+REPLACED_INDEXES = {
+    "trace_project_started": 'CREATE INDEX IF NOT EXISTS "trace_project_started" '
     'ON "traces_trace" ("project_id", "started_at" DESC)',
+}
+# An index's name in a migration: models.Index(..., name="...") or CREATE INDEX in SQL.
+INDEX_NAME = re.compile(
+    r"Index\((?:[^()]|\((?:[^()]|\([^()]*\))*\))*?(?<!\w)name=['\"](\w+)['\"]"
+    r"|CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY )?(?:IF NOT EXISTS )?\"?(?!IF\b)(\w+)",
+    re.S,
 )
 # The trace list's sorts other than the default (traces.filters.SORT_CHOICES).
 SORTS = [
@@ -94,9 +93,18 @@ PAGES = [
     ("queue items API, page 20", "/api/reviews/queues/{queue}/items/?page=20"),
     ("scores API, page 40", "/api/scores/?page=40"),
 ]
-# API lists reached at page N: by offset (limit 50) before, by the cursor of page N-1's last row
-# now; "?page=N" in PAGES above only names N.
+# API lists reached at page N: by offset (limit 50) in code from before cursor pages, else by the
+# cursor of page N-1's last row; "?page=N" in PAGES above only names N.
 API_PER_PAGE = 50
+
+
+def index_names(tree: Path) -> set[str]:
+    """The indexes a tree's migrations make, by name."""
+    names = set()
+    for path in tree.glob("*/migrations/*.py"):
+        for match in INDEX_NAME.finditer(path.read_text()):
+            names.add(match.group(1) or match.group(2))
+    return names
 
 
 def migrate(database_url: str) -> None:
@@ -142,7 +150,8 @@ def serve_rounds(
         cursor.execute("SELECT min(id) FROM reviews_queue")
         queue_id = cursor.fetchone()[0]
     pages = [(name, url.format(queue=queue_id)) for name, url in pages_chosen(chosen)]
-    if before:
+    # Code from before cursor pages (core/keyset.py) reaches page N by offset.
+    if before and not (code / "core" / "keyset.py").exists():
         pages = [(name, offset_url(url)) for name, url in pages]
     else:
         pages = [(name, cursor_url(url, annotator)) for name, url in pages]
@@ -359,12 +368,12 @@ def main() -> None:
     parser.add_argument("--as-before", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--before-lacks",
-        default=",".join(ADDED_INDEXES),
-        help="indexes the earlier commit did not have, comma-separated ('' for none)",
+        help="indexes the earlier commit did not have, comma-separated ('' for none; by default "
+        "those this tree's migrations make and its migrations do not)",
     )
     args = parser.parse_args()
     if args.serve_rounds:
-        lacks = tuple(name for name in args.before_lacks.split(",") if name)
+        lacks = tuple(name for name in (args.before_lacks or "").split(",") if name)
         serve_rounds(Path(args.serve_rounds), args.label, args.as_before, lacks, args.pages)
         return
 
@@ -372,7 +381,14 @@ def main() -> None:
 
     before_tree = tree_at(args.before)
     commit = short_commit(args.before)
+    before_indexes, now_indexes = index_names(before_tree), index_names(ROOT)
+    if args.before_lacks is None:
+        args.before_lacks = ",".join(sorted(now_indexes - before_indexes))
+    replaced = [
+        sql for name, sql in REPLACED_INDEXES.items() if name in before_indexes - now_indexes
+    ]
     print(f"before = {args.before} ({commit}); target < {TARGET_MS:.0f} ms server time per page")
+    print(f"indexes dropped while the earlier code is measured: {args.before_lacks or 'none'}")
     for size in (int(s) for s in args.sizes.split(",")):
         database_url = args.database_url.format(size=size)
         database_ensure(database_url)
@@ -380,9 +396,8 @@ def main() -> None:
         with psycopg.connect(database_url, autocommit=True) as conn:
             fixtures_ensure(conn)
             grow(conn, size * TRACES_1X)
-            if args.before_lacks:
-                for statement in REPLACED_INDEXES:
-                    conn.execute(statement)
+            for statement in replaced:
+                conn.execute(statement)
             traces = conn.execute("SELECT count(*) FROM traces_trace").fetchone()[0]
             spans = conn.execute("SELECT count(*) FROM traces_span").fetchone()[0]
         before, now = measure_both(before_tree, size, database_url, args)
