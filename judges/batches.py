@@ -12,7 +12,6 @@ from django.utils import timezone
 
 from judges.execution import cached_reply, judgment_complete, judgment_request
 from judges.models import JudgeRunStatus, Judgment, JudgmentStatus
-from judges.providers.anthropic import batch_create, batch_results
 
 BATCH_SIZE = 500
 # A batch may take up to a day; its passes must not look abandoned meanwhile.
@@ -59,6 +58,8 @@ def judge_run_batch_submit(run_id: int) -> tuple[str | None, bool]:
     ).exists()
     if not requests:
         return None, more
+    from judges.providers.anthropic import batch_create  # loads the SDK
+
     try:
         batch_id = batch_create(requests)
     except Exception:
@@ -73,6 +74,8 @@ def judge_run_batch_submit(run_id: int) -> tuple[str | None, bool]:
 
 def judge_batch_collect(batch_id: str) -> list[int] | None:
     """Store the results of an ended batch. Returns passes to retry live, or None if not ended."""
+    from judges.providers.anthropic import batch_results  # loads the SDK
+
     results = batch_results(batch_id)
     if results is None:
         return None

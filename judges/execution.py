@@ -8,7 +8,6 @@ once its lease runs out.
 import random
 from dataclasses import dataclass
 from datetime import timedelta
-from importlib import import_module
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -59,10 +58,6 @@ from judges.session_prompts import session_prompt_render, session_span_ids_and_n
 from judges.template_sandbox import TemplateBoundExceeded
 from traces.models import Span, Trace
 from traces.reading import citation_names
-
-# The default provider's SDK (about 2 s to import) loads with the worker, not inside the first
-# pass, where it would hold up every green thread's reply.
-import_module("judges.providers.anthropic")
 
 CHARS_PER_TOKEN = 4
 VERSIONS_KEPT = 256

@@ -2,8 +2,10 @@
 transient provider errors only, with the cap and the backoff decided in judges.execution."""
 
 import logging
+from importlib import import_module
 
 from celery import shared_task
+from celery.signals import worker_init
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connection
 
@@ -20,6 +22,14 @@ from traces.models import Trace
 
 DISPATCH_BATCH = 500
 logger = logging.getLogger(__name__)
+
+
+@worker_init.connect(dispatch_uid="judges.provider_sdk_load")
+def provider_sdk_load(**kwargs) -> None:
+    """The default provider's SDK (about 2 s to import) loads as a worker starts, not inside its
+    first pass, where it would hold up every green thread's reply; a web process that imports
+    these tasks to publish passes does not load it."""
+    import_module("judges.providers.anthropic")
 
 
 @shared_task(bind=True, acks_late=True, max_retries=None, ignore_result=True)

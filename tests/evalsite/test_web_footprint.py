@@ -2,7 +2,8 @@
 workers need. Each of these costs every gunicorn worker tens of MiB and its start up to two
 seconds: the `anthropic` SDK (about 70 MiB), the MCP SDK (55), NumPy with SciPy's optimizer
 (90), the `openai` SDK and the topics' scikit-learn. Checked in a fresh interpreter after the
-WSGI application is made and every URL's view is loaded, as the first request does."""
+WSGI application is made, every URL's view is loaded, as the first request does, and the task
+modules are imported, as starting a judge run does to publish its passes."""
 
 from tests.fresh_python import python_report
 
@@ -23,6 +24,8 @@ def views(patterns):
             yield pattern.callback
 
 loaded = sum(1 for _ in views(get_resolver().url_patterns))
+# What starting a judge run or a topics build imports to publish its tasks.
+import judges.tasks, insights.tasks, reviews.tasks, webhooks.tasks
 heavy = sys.argv[1:]
 print(json.dumps({"views": loaded, "heavy": sorted(m for m in heavy if m in sys.modules)}))
 """
@@ -38,7 +41,7 @@ print(json.dumps({"pairs": [list(p) for p in pairs], "scipy": "scipy" in sys.mod
 """
 
 
-def test_a_web_process_serving_every_url_loads_no_provider_sdk_mcp_or_scipy():
+def test_a_web_process_serving_every_url_and_publishing_tasks_loads_no_provider_sdk_or_scipy():
     report = python_report(WEB_START, *HEAVY)
 
     assert report["views"] > 300

@@ -14,7 +14,12 @@ django.setup()
 from evalsite.celery import app
 app.loader.import_default_modules()
 import judges.tasks, insights.tasks
+from celery import signals
+before_init = "anthropic" in sys.modules
+worker = type("Worker", (), {"app": app})()
+signals.worker_init.send(sender=worker)  # as the worker sends it next
 print(json.dumps({
+    "before_init": before_init,
     "modules": sorted(
         m
         for m in (
@@ -32,8 +37,10 @@ print(json.dumps({
 def test_a_worker_starts_without_topics_libraries_or_system_checks():
     report = python_report(WORKER_START)
 
-    # The default provider's SDK loads at start, not inside the first pass.
+    # The default provider's SDK loads as the worker starts, not inside the first pass, and
+    # not with the task modules, which a web process imports to publish passes.
     assert report["modules"] == ["anthropic", "judges.execution"]
+    assert report["before_init"] is False
     assert report["skip_checks"] == "1"
     # The topics tasks are still registered; they import the topics code when they run.
     assert "insights.tasks.topics_build_task" in report["tasks"]
