@@ -2,13 +2,17 @@
 
 from django.dispatch import receiver
 
+from insights.models import TopicBuild
 from traces.signals import trace_completed
 
 
 @receiver(trace_completed, dispatch_uid="insights.topic_assign")
 def assign_completed_trace_to_topic(sender, trace, **kwargs):
-    # Imported here: topics load scikit-learn and SciPy (about 120 MiB), which a process that
-    # never completes a trace (a judge worker, most web workers) should not carry.
+    if trace.held_out or not TopicBuild.objects.filter(project_id=trace.project_id).exists():
+        return
+    # Imported here, once the project has topics: they load scikit-learn and SciPy (about
+    # 120 MiB), which a process completing traces of projects without topics (a web worker
+    # taking span trees and transcripts, which complete as they arrive) should not carry.
     from insights.topics import trace_topic_arrive
 
     trace_topic_arrive(trace)
