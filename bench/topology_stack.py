@@ -5,12 +5,14 @@ configuration, and the process groups, started and stopped."""
 import configparser
 import contextlib
 import os
+import re
 import shlex
 import signal
 import socket
 import subprocess
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bench.faults import port_free
 
@@ -49,7 +51,8 @@ def compose_environment(service: str) -> dict[str, str]:
 def compose_database_host(service: str) -> str:
     """The container the service's DATABASE_URL names: "pgbouncer" or "postgres"."""
     url = compose_services()[service]["environment"]["DATABASE_URL"]
-    return url.rsplit("@", 1)[1].split(":", 1)[0].split("/", 1)[0]
+    # Compose's ${VARIABLE...} references (the password) filled in, as Compose would.
+    return urlsplit(re.sub(r"\$\{[^}]*\}", "secret", url)).hostname
 
 
 def pgbouncer_config(database_url: str, port: int, folder: Path) -> Path:
