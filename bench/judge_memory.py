@@ -27,9 +27,9 @@ from pathlib import Path
 from judge_throughput import (
     celery_worker_args,
     django_migrated,
+    fresh_phase_start,
     median,
     processes_stop,
-    request_leases_clear,
     rss_mib,
     simulator_stats,
     stack_arguments,
@@ -91,20 +91,9 @@ def _phase(args, label: str, tree: Path, env: dict, var_dir: Path) -> dict:
     from django.conf import settings
 
     from evalsite.celery import app
-    from judges.models import JudgeConfig, JudgeRun, Rubric
     from judges.services import judge_run_start
-    from tests.judges import sample_traces
-    from traces.models import Project, Trace
 
-    # Fresh traces each phase: an identical prompt judged before would come from the cache.
-    JudgeRun.objects.all().delete()
-    Trace.objects.all().delete()
-    app.control.purge()
-    request_leases_clear(args.redis_url)
-    project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
-    traces = sample_traces.traces_mixed(args.traces, project=project)
-    version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
-    config = JudgeConfig.objects.get(name="default")
+    traces, version, config = fresh_phase_start(args.redis_url, args.traces)
     settings.JUDGE_PASSES_PER_TASK = args.passes_per_task
     # A simulator of its own: the calls it holds end with it, not with the worker.
     simulator = subprocess.Popen(

@@ -152,6 +152,24 @@ def request_leases_clear(redis_url: str) -> None:
         client.delete(key)
 
 
+def fresh_phase_start(redis_url: str, n_traces: int):
+    """A clean slate for one phase of a judge bench, and its work: fresh traces (an identical
+    prompt judged before would come from the cache), the rubric version and the config."""
+    from evalsite.celery import app
+    from judges.models import JudgeConfig, JudgeRun, Rubric
+    from tests.judges import sample_traces
+    from traces.models import Project, Trace
+
+    JudgeRun.objects.all().delete()
+    Trace.objects.all().delete()
+    app.control.purge()
+    request_leases_clear(redis_url)
+    project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
+    traces = sample_traces.traces_mixed(n_traces, project=project)
+    version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
+    return traces, version, JudgeConfig.objects.get(name="default")
+
+
 def _cpu_seconds(pid: int) -> float:
     """User + system CPU time of a process and its threads (Linux /proc)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -250,26 +268,16 @@ def _phase(args, label: str, tree: Path, pool: str, concurrency: int, env, var_d
     from django.conf import settings
 
     from evalsite.celery import app
-    from judges.models import JudgeConfig, JudgeRun, Rubric, Verdict, VerdictStatus
+    from judges.models import Verdict, VerdictStatus
     from judges.services import judge_run_start
     from judges.tasks import judgment_requeue_stale_task
-    from tests.judges import sample_traces
-    from traces.models import Project, Trace
 
-    # A fresh set each time: identical prompts from an earlier run would come from the cache.
-    JudgeRun.objects.all().delete()
-    Trace.objects.all().delete()
-    app.control.purge()
-    request_leases_clear(env["REDIS_URL"])
-    project, _ = Project.objects.get_or_create(slug="bench", defaults={"name": "Bench"})
-    traces = sample_traces.traces_mixed(args.traces, project=project)
+    traces, version, config = fresh_phase_start(env["REDIS_URL"], args.traces)
     if args.checked:
         from metrics.redflag_store import red_flags_check
 
         for trace in traces:
             red_flags_check(trace)
-    version = Rubric.objects.get(name="Tool-call decision accuracy").versions.get(number=1)
-    config = JudgeConfig.objects.get(name="default")
     # Small runs are published from here, large ones by a worker: both group alike.
     settings.JUDGE_PASSES_PER_TASK = int(env["JUDGE_PASSES_PER_TASK"])
     workers = _workers_start(tree, label, pool, concurrency, env, var_dir, app)
