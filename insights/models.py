@@ -6,6 +6,12 @@ from judges.models import OnlineOutcome, Rubric
 from traces.models import Project, Trace
 
 
+class TopicBuildQuerySet(models.QuerySet):
+    def newest_first(self, project_id: int):
+        """The project's builds, newest first: its first is the build pages and arrivals use."""
+        return self.filter(project_id=project_id).order_by("-built_at")
+
+
 class TopicBuild(models.Model):
     """One grouping of a project's traces in a time window, with the vectorizer it fitted: its
     vocabulary and idf weights, so a new trace is placed without fitting again."""
@@ -33,6 +39,8 @@ class TopicBuild(models.Model):
     idf = models.JSONField(default=list)
     # The share of the build's traces that failed: a topic "fails more than usual" against it.
     failure_share = models.FloatField(default=0)
+
+    objects = TopicBuildQuerySet.as_manager()
 
     class Meta:
         indexes = [

@@ -8,11 +8,16 @@ from traces.signals import trace_completed
 
 @receiver(trace_completed, dispatch_uid="insights.topic_assign")
 def assign_completed_trace_to_topic(sender, trace, **kwargs):
-    if trace.held_out or not TopicBuild.objects.filter(project_id=trace.project_id).exists():
+    if trace.held_out:
+        return
+    newest_build_id = (
+        TopicBuild.objects.newest_first(trace.project_id).values_list("pk", flat=True).first()
+    )
+    if newest_build_id is None:
         return
     # Imported here, once the project has topics: they load scikit-learn and SciPy (about
     # 120 MiB), which a process completing traces of projects without topics (a web worker
     # taking span trees and transcripts, which complete as they arrive) should not carry.
     from insights.topics import trace_topic_arrive
 
-    trace_topic_arrive(trace)
+    trace_topic_arrive(trace, newest_build_id)

@@ -146,7 +146,7 @@ def topics_build(project: Project, *, now=None) -> TopicBuild | None:
     # window, which a young project fills only at its end).
     first, last = min(given.started.values()), max(given.started.values())
     midpoint = first + (last - first) / 2
-    previous = TopicBuild.objects.filter(project=project).order_by("-built_at").first()
+    previous = TopicBuild.objects.newest_first(project.pk).first()
     known = (
         list(Topic.objects.filter(build=previous).values_list("terms", "name", "name_source"))
         if previous
@@ -357,13 +357,12 @@ class Placer:
         self.lock = threading.Lock()
         self.loaded: dict[int, PlacedBuild] = {}
 
-    def get(self, project_id: int) -> PlacedBuild | None:
-        newest = (
-            TopicBuild.objects.filter(project_id=project_id)
-            .order_by("-built_at")
-            .values_list("pk", flat=True)
-            .first()
-        )
+    def get(self, project_id: int, newest: int | None = None) -> PlacedBuild | None:
+        """The project's newest build, loaded; `newest` is its id when the caller looked it up."""
+        if newest is None:
+            newest = (
+                TopicBuild.objects.newest_first(project_id).values_list("pk", flat=True).first()
+            )
         if newest is None:
             return None
         with self.lock:
@@ -401,13 +400,13 @@ class Placer:
 placer = Placer()
 
 
-def trace_topic_arrive(trace: Trace) -> TraceTopic | None:
+def trace_topic_arrive(trace: Trace, newest_build_id: int | None = None) -> TraceTopic | None:
     """A settled trace's place: at once by TF-IDF; of an embeddings build, in a task after the
     commit (an embedding is a call to a server, never made on a request or in ingest's
-    transaction)."""
+    transaction). `newest_build_id` is its project's newest build, when the caller knows it."""
     if trace.held_out:
         return None
-    loaded = placer.get(trace.project_id)
+    loaded = placer.get(trace.project_id, newest_build_id)
     if loaded is None:
         return None
     if loaded.embedded:
@@ -416,16 +415,16 @@ def trace_topic_arrive(trace: Trace) -> TraceTopic | None:
         trace_id = trace.pk
         transaction.on_commit(lambda: task_publish(topic_assign_task, trace_id))
         return None
-    return trace_topic_assign(trace)
+    return trace_topic_assign(trace, loaded)
 
 
-def trace_topic_assign(trace: Trace) -> TraceTopic | None:
-    """Place a settled trace in the nearest topic of its project's newest build, by the
-    representation the build grouped by; an embedding that fails falls back to the trace's
-    TF-IDF terms, counted on the build."""
+def trace_topic_assign(trace: Trace, loaded: PlacedBuild | None = None) -> TraceTopic | None:
+    """Place a settled trace in the nearest topic of its project's newest build (`loaded`, when
+    the caller has it), by the representation the build grouped by; an embedding that fails
+    falls back to the trace's TF-IDF terms, counted on the build."""
     if trace.held_out:
         return None
-    loaded = placer.get(trace.project_id)
+    loaded = loaded or placer.get(trace.project_id)
     if loaded is None:
         return None
     facts = traces_facts([trace.pk], judged=False).get(trace.pk)

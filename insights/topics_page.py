@@ -31,7 +31,7 @@ def topics_projects() -> list[Project]:
 def topics_newest_build(project: Project | None) -> TopicBuild | None:
     if project is None:
         return None
-    return TopicBuild.objects.filter(project=project).order_by("-built_at").first()
+    return TopicBuild.objects.newest_first(project.pk).first()
 
 
 def topics_of_build(user, build: TopicBuild) -> list[dict]:

@@ -5,6 +5,8 @@ import random
 import sys
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from insights.models import TraceTopic
@@ -24,6 +26,21 @@ def test_a_completed_trace_of_a_project_with_topics_is_placed_on_arrival():
 
     trace_completed.send(sender=Trace, trace=late)
 
+    assert TraceTopic.objects.get(trace=late).on_arrival is True
+
+
+def test_an_arrival_looks_up_its_projects_newest_build_once():
+    project, _ = topic_world()
+    topics_build(project)
+    rng, now = random.Random(7), timezone.now()
+    trace_completed.send(sender=Trace, trace=cancel_without_lookup(project, rng, now))
+    late = cancel_without_lookup(project, rng, now)
+
+    with CaptureQueriesContext(connection) as queries:
+        trace_completed.send(sender=Trace, trace=late)
+
+    build_reads = [q for q in queries if 'FROM "insights_topicbuild"' in q["sql"]]
+    assert len(build_reads) == 1
     assert TraceTopic.objects.get(trace=late).on_arrival is True
 
 
