@@ -216,6 +216,9 @@ class Trace(models.Model):
             models.Index(fields=["task_type"], name="trace_task_type"),
             # A session's traces in order, and the session list's counts and times.
             models.Index(fields=["session", "started_at"], name="trace_session_started"),
+            # The held-out rule of lists that reach traces through a relation (review items,
+            # verdicts, feedback) reads only these few (traces.selectors.traces_visible).
+            models.Index(fields=["id"], name="trace_held_out", condition=models.Q(held_out=True)),
             # The settle sweep scans traces not completed yet, oldest last span first.
             models.Index(
                 fields=["last_span_received_at"],

@@ -4,6 +4,7 @@ import pytest
 from django.urls import reverse
 
 from reviews.claims import review_item_claim_next
+from reviews.selectors import queue_items
 from tests.factories import GoldenExampleFactory, QueueFactory, ReviewItemFactory, TraceFactory
 
 pytestmark = pytest.mark.django_db
@@ -37,3 +38,13 @@ def test_a_golden_example_that_is_not_held_out_stays_claimable(annotator):
     GoldenExampleFactory(source_trace=trace, held_out=False)
     item = ReviewItemFactory(queue=QueueFactory(), trace=trace)
     assert review_item_claim_next(user=annotator, queue=item.queue).pk == item.pk
+
+
+def test_an_annotators_queue_reads_the_held_out_traces_alone(annotator, held_out_item):
+    # An anti-join with the few held-out traces (the partial index trace_held_out), not a join
+    # with every trace: a queue page walks its own ordering index and stops after a page.
+    visible = ReviewItemFactory(queue=held_out_item.queue)
+    items = queue_items(held_out_item.queue, {}, annotator)
+
+    assert 'JOIN "traces_trace"' not in str(items.query)
+    assert list(items) == [visible]
