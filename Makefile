@@ -15,7 +15,8 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet uv==$(UV_VERSION) || echo "uv could not be installed; pip will be used."
 
-$(VENV)/.installed: requirements.txt clients/evalsite-checks/pyproject.toml | $(BIN)/python
+$(VENV)/.installed: requirements.txt clients/evalsite-checks/pyproject.toml \
+		clients/evalsite-gate/pyproject.toml | $(BIN)/python
 	$(call PIP_INSTALL,-r requirements.txt)
 	touch $@
 

@@ -12,17 +12,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from evalsite_gate.reports import fault_kind_lines, trial_label
 
 from demo.evals import DEMO_EVAL_PROJECT, DEMO_MATCHER
 from demo.golden import DEMO_EXAMPLES
 from demo.world_agent import AGENT, demo_agent_trial
 from golden.evals.gate import gate_evaluate
-from golden.evals.reports import trial_label
 from golden.evals.scoring import ScoringOptions, eval_run_score
 from golden.evals.services import eval_run_create
 from golden.models import DatasetVersion, EvalRun, GoldenExample
 from golden.services import dataset_version_create
-from golden.worlds.reports import fault_kind_lines
 from golden.worlds.runs import eval_run_tool_worlds_finish, eval_run_tool_worlds_start
 from judges.trajectory_llm import behavior_judge_llm
 from traces.ingest.services import ingest_span_tree

@@ -15,18 +15,3 @@ def fault_kinds_compare(baseline: dict, candidate: dict) -> dict:
         change = None if None in rates else rates[1] - rates[0]
         rows[kind] = {"baseline": before, "candidate": after, "pass_rate_change": change}
     return rows
-
-
-def _side(side: dict | None) -> str:
-    if not side:
-        return "not met"
-    undecided = f" ({side['undecided']} undecided)" if side.get("undecided") else ""
-    return f"{side['failed']} of {side['trials']} failed{undecided}"
-
-
-def fault_kind_lines(report: dict) -> list[str]:
-    """The fault-kind table as terminal lines, as the gate client prints them."""
-    return [
-        f"  fault {kind:14s} baseline {_side(row['baseline'])}, candidate {_side(row['candidate'])}"
-        for kind, row in (report.get("fault_kinds") or {}).items()
-    ]

@@ -1,14 +1,14 @@
 """`manage.py gate --baseline RUN --candidate RUN`: pass or block a candidate, for CI."""
 
 from django.core.management.base import BaseCommand, CommandError
+from evalsite_gate.reports import fault_kind_lines, trial_label
 
 from core.command_errors import application_errors_as_command_errors
 from golden.evals.gate import AUTO, FIXED, LEARNED, GateConfig, gate_evaluate
 from golden.evals.metrics import GATED_METRICS
-from golden.evals.reports import gate_reports_write, trial_label
+from golden.evals.reports import gate_reports_write
 from golden.evals.services import eval_run_lookup
 from golden.signals import gate_decided
-from golden.worlds.reports import fault_kind_lines
 
 
 def _threshold(text: str) -> tuple[str, float]:

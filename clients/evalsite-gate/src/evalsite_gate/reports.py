@@ -95,18 +95,23 @@ def report_markdown(report: dict, run_url: str = "") -> str:
 
 
 def report_junit(report: dict) -> str:
-    """One test case per gated metric, and one per candidate trial that did not pass."""
+    """One test case per gated metric (a blocking metric is a failure with its reason, each
+    reason also its case's output), and one per candidate trial that did not pass."""
     rows = report["metrics"]
-    root = ET.Element("testsuites", name="evalsite")
-    suite = ET.SubElement(
-        root,
-        "testsuite",
-        name="evalsite.gate",
-        tests=str(len(rows)),
-        failures=str(sum(1 for r in rows if r["blocked"])),
-        errors="0",
-        skipped=str(sum(1 for r in rows if r["rule"] is None)),
+    suite = _suite(
+        "evalsite.gate",
+        tests=len(rows),
+        failures=sum(1 for r in rows if r["blocked"]),
+        skipped=sum(1 for r in rows if r["rule"] is None),
     )
+    base, cand = report["baseline"], report["candidate"]
+    props = ET.SubElement(suite, "properties")
+    for name, value in (
+        ("baseline", f"{base['name']} ({base['agent_version']})"),
+        ("candidate", f"{cand['name']} ({cand['agent_version']})"),
+        ("decision", report["decision"]),
+    ):
+        ET.SubElement(props, "property", name=name, value=str(value))
     for row in rows:
         case = ET.SubElement(suite, "testcase", classname="evalsite.gate", name=row["metric"])
         if row["rule"] is None:
@@ -114,27 +119,45 @@ def report_junit(report: dict) -> str:
         elif row["blocked"]:
             failure = ET.SubElement(case, "failure", message=row["reason"], type=row["rule"])
             failure.text = json.dumps(row, default=str)
+        ET.SubElement(case, "system-out").text = row["reason"]
+    testsuites = ET.Element("testsuites", name="evalsite")
+    testsuites.append(suite)
     trials = report.get("candidate_trials")
     if trials is not None:
-        failed, undecided = trials["failed"], trials["undecided"]
-        trial_suite = ET.SubElement(
-            root,
-            "testsuite",
-            name="evalsite.trials",
-            tests=str(trials["passed"] + len(failed) + len(undecided)),
-            failures=str(len(failed)),
-            errors="0",
-            skipped=str(len(undecided)),
-        )
-        for trial in failed:
-            case = ET.SubElement(
-                trial_suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
-            )
-            message = "; ".join(trial["reasons"]) or "failed"
-            ET.SubElement(case, "failure", message=message, type="pass_rule").text = message
-        for trial in undecided:
-            case = ET.SubElement(
-                trial_suite, "testcase", classname="evalsite.trials", name=trial_label(trial)
-            )
-            ET.SubElement(case, "skipped", message="; ".join(trial["undecided"]) or "undecided")
-    return ET.tostring(root, encoding="unicode", xml_declaration=True)
+        testsuites.append(_trials_suite(trials))
+    return ET.tostring(testsuites, encoding="unicode", xml_declaration=True)
+
+
+def _trials_suite(trials: dict) -> ET.Element:
+    """A failure says the pass rule's reasons, an undecided trial is skipped with what it waits
+    for; passed trials are counted."""
+    failed, undecided = trials["failed"], trials["undecided"]
+    suite = _suite(
+        "evalsite.trials",
+        tests=trials["passed"] + len(failed) + len(undecided),
+        failures=len(failed),
+        skipped=len(undecided),
+    )
+    for trial in failed:
+        message = "; ".join(trial["reasons"]) or "failed"
+        case = _trial_case(suite, trial)
+        ET.SubElement(case, "failure", message=message, type="pass_rule").text = message
+    for trial in undecided:
+        message = "; ".join(trial["undecided"]) or "undecided"
+        ET.SubElement(_trial_case(suite, trial), "skipped", message=message)
+    return suite
+
+
+def _trial_case(suite: ET.Element, trial: dict) -> ET.Element:
+    return ET.SubElement(suite, "testcase", classname="evalsite.trials", name=trial_label(trial))
+
+
+def _suite(name: str, *, tests: int, failures: int, skipped: int) -> ET.Element:
+    return ET.Element(
+        "testsuite",
+        name=name,
+        tests=str(tests),
+        failures=str(failures),
+        errors="0",
+        skipped=str(skipped),
+    )
