@@ -26,7 +26,6 @@ from judges.models import (
     PairwiseVerdictStatus,
     ParseStatus,
 )
-from judges.pairwise import PREFERENCE_SCORE
 from judges.signals import pairwise_verdict_written
 
 UNFINISHED = (JudgmentStatus.PENDING, JudgmentStatus.RUNNING)
@@ -173,10 +172,3 @@ def position_bias_by_version(rubric_version_ids=None) -> dict[tuple[int, int], P
         )
         for row in counted
     }
-
-
-def pairwise_verdict_preference(verdict: PairwiseVerdict) -> float | None:
-    """The agreed preference for pair_trace (0, 0.5, 1), None for an unsure or failed pair."""
-    if verdict.status != PairwiseVerdictStatus.AGREED:
-        return None
-    return verdict.score if verdict.score in PREFERENCE_SCORE.values() else None

@@ -85,30 +85,6 @@ def system_prompt_texts(trace: TraceFacts, spans: Sequence[SpanFacts]) -> list[s
     return texts
 
 
-def told_texts_before(trace: Trace, spans: list[Span], index: int) -> list[str]:
-    """Everything visible to the agent before span `index`: task, context, system prompt,
-    user and system turns of earlier or current LLM inputs, and earlier tool outputs."""
-    texts = [trace.task or ""]
-    texts.extend(_strings(trace.context or {}, skip_keys=False))
-    texts.extend(system_prompt_texts(trace, spans))
-    for span in spans[:index]:
-        if span.kind == SpanKind.LLM:
-            texts.extend(message_texts(span.input, TOLD_ROLES))
-        elif span.kind == SpanKind.TOOL:
-            texts.extend(_strings(span.output, skip_keys=False))
-        elif span.kind in (SpanKind.AGENT, SpanKind.RETRIEVER):
-            # Handed-down tasks and retrieved documents.
-            if span.kind == SpanKind.AGENT:
-                texts.extend(_strings(span.input, skip_keys=False))
-            texts.extend(_strings(span.output, skip_keys=False))
-    return texts
-
-
-def told_texts(trace: Trace, spans: list[Span]) -> list[str]:
-    """All user-visible text of the trace, whatever came when."""
-    return told_texts_before(trace, spans, len(spans))
-
-
 def said_texts(trace: Trace, spans: list[Span]) -> list[str]:
     """What the agent said across the whole conversation: every assistant turn and the answer."""
     texts: list[str] = []

@@ -59,12 +59,6 @@ class StoredSpan(NamedTuple):
     position: int
 
 
-@functools.cache
-def column_type(field) -> str:
-    """A model field's column type on this process's database, for casts in plain SQL."""
-    return field.db_type(connection)
-
-
 def rows_json(rows: list[dict]) -> Json:
     """Rows (dicts keyed by column) as one JSON parameter, as json_populate_recordset reads it
     into a table's row type: one value to dump instead of an array a column."""
