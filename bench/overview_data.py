@@ -42,6 +42,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     from judges.models import JudgeConfig, JudgeRun, Judgment, Verdict
     from metrics.models import RedFlag
     from reviews.models import Annotation, Queue, ReviewItem
+    from reviews.services import task_excerpt_of
     from tests.factories import UserFactory
     from traces.models import Project, Session, Span, Trace
 
@@ -189,6 +190,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
         )
         # Backdate verdicts and judgments to their trace so weekly charts span twelve weeks.
         items, annotations = [], []
+        trace_by_id = {trace.pk: trace for trace in traces}
         for verdict in verdicts:
             if rng.random() < 0.06:
                 human = verdict.score if verdict.score is not None else 1.0
@@ -203,6 +205,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
                         reason="passes_disagree" if verdict.score is None else "audit_sample",
                         status="resolved" if rng.random() < 0.8 else "open",
                         resolved_score=human,
+                        task_excerpt=task_excerpt_of(trace_by_id[verdict.trace_id]),
                     )
                 )
         ReviewItem.objects.bulk_create(items, batch_size=BATCH)

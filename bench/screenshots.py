@@ -220,7 +220,11 @@ def main() -> None:
     started = time.monotonic()
     _run(["manage.py", "migrate", "--noinput", "-v", "0"], env)
     if args.fill and not args.reuse:
-        fill = f"import overview_page as o; o.fill({args.fill})"
+        # Topics too, as the periodic build would have made them by now.
+        fill = (
+            f"import overview_page as o; o.fill({args.fill}); "
+            "from insights.topics import topics_build_all; topics_build_all()"
+        )
         _run(
             [
                 "-c",
