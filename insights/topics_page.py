@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import textwrap
 from collections import defaultdict
 
 from django.db.models import Count
@@ -22,6 +23,23 @@ CHART_TOPICS = len(PALETTE)
 def plot_text(text: str) -> str:
     """Trace text as a plotly label: plotly reads a few HTML tags in labels, so none may pass."""
     return html.escape(text, quote=False)
+
+
+# A treemap label's line, in characters: plotly shrinks a one-line name to its box's width,
+# and a long name in a narrow box became unreadably small.
+LABEL_LINE_CHARS = 26
+
+
+def legend_name(text: str, chars: int = 40) -> str:
+    """A legend's name, cut at a word and marked: a name cut mid-word read as another term."""
+    short = textwrap.shorten(text, chars, placeholder=" …")
+    return short if short != "…" else text[: chars - 1] + "…"
+
+
+def plot_label_lines(text: str) -> str:
+    """Trace text as a plotly label in short lines (`<br>` between escaped lines)."""
+    lines = textwrap.wrap(text, LABEL_LINE_CHARS, break_long_words=False) or [text]
+    return "<br>".join(plot_text(line) for line in lines)
 
 
 def topics_projects() -> list[Project]:
@@ -78,7 +96,7 @@ def topics_figures(build: TopicBuild, topics: list[Topic]) -> dict:
             {
                 "type": "treemap",
                 "ids": ["all", *[str(t.pk) for t in topics]],
-                "labels": ["All topics", *[plot_text(t.name) for t in topics]],
+                "labels": ["All topics", *[plot_label_lines(t.name) for t in topics]],
                 "parents": ["", *["all" for _ in topics]],
                 "values": [total, *[t.size for t in topics]],
                 "branchvalues": "total",
@@ -124,7 +142,7 @@ def topics_figures(build: TopicBuild, topics: list[Topic]) -> dict:
         bars.append(
             {
                 "type": "bar",
-                "name": plot_text(names.get(key, "other topics")[:40]),
+                "name": plot_text(legend_name(names.get(key, "other topics"))),
                 "x": [day.isoformat() for day in ordered_days],
                 "y": [series[key].get(day, 0) for day in ordered_days],
                 # The rest are grey: a palette colour would repeat the first topic's.

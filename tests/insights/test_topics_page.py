@@ -2,6 +2,7 @@
 to the golden set; trace text on the page is escaped."""
 
 import json
+from html import unescape
 
 import pytest
 
@@ -9,6 +10,7 @@ from golden.models import GoldenExample
 from insights.models import TraceTopic
 from insights.topic_actions import REVIEW_SAMPLE_SIZE
 from insights.topics import placer, topics_build
+from insights.topics_page import LABEL_LINE_CHARS, legend_name, plot_label_lines
 from reviews.models import ReviewItem, ReviewReason
 from tests.insights.topic_world import topic_world
 
@@ -53,8 +55,27 @@ def test_the_page_shows_every_topic_with_escaped_trace_text(client, annotator, b
     assert root == sum(sizes) == build.trace_count
     assert all("<script>" not in label for label in treemap["labels"])
     assert sum(sum(bar["y"]) for bar in figures["topics_over_time"]["data"]) == build.trace_count
+    assert all(len(bar["name"]) <= 40 for bar in figures["topics_over_time"]["data"])
     # Curators' actions are not offered to an annotator.
     assert 'value="golden_drafts"' not in html
+
+
+def test_a_long_topic_name_is_a_treemap_label_of_short_escaped_lines():
+    label = plot_label_lines(f"{HOSTILE} cancel_order called before get_recent_orders twice")
+
+    lines = [unescape(line) for line in label.split("<br>")]
+    assert len(lines) > 1
+    assert all(len(line) <= LABEL_LINE_CHARS or " " not in line for line in lines)
+    assert " ".join(lines) == f"{HOSTILE} cancel_order called before get_recent_orders twice"
+    assert "<script>" not in label and "<a " not in label
+
+
+def test_a_legend_name_is_cut_at_a_word_and_marked():
+    assert legend_name("get_order, type customer_support, check_refund_policy") == (
+        "get_order, type customer_support, …"
+    )
+    assert legend_name("a" * 50) == "a" * 39 + "…"
+    assert legend_name("run_tests, read_file") == "run_tests, read_file"
 
 
 def test_the_page_without_topics_says_how_they_come(client, annotator):
