@@ -139,6 +139,22 @@ def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
     assert len(cost) <= 8
 
 
+def test_an_online_runs_page_says_new_traces_keep_joining_it(annotator, client_for):
+    run = JudgeRun.objects.create(
+        rubric_version=_version(),
+        config=JudgeConfig.objects.get(name="default"),
+        status="running",
+        online=True,
+    )
+
+    page = client_for(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
+
+    assert "passes finished (100%) so far: online judging adds each new trace to this run" in page
+    JudgeRun.objects.filter(pk=run.pk).update(online=False)
+    page = client_for(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
+    assert "so far: online judging" not in page
+
+
 def test_the_run_list_lists_runs_in_constant_queries(
     annotator, capture, django_assert_max_num_queries, client_for
 ):
