@@ -139,7 +139,7 @@ def test_the_run_page_shows_progress_tokens_and_cost_and_polls_while_live(
     assert len(cost) <= 8
 
 
-def test_an_online_runs_page_says_new_traces_keep_joining_it(annotator, client_for):
+def test_an_online_runs_page_says_new_traces_keep_joining_it(annotator, curator, client_for):
     run = JudgeRun.objects.create(
         rubric_version=_version(),
         config=JudgeConfig.objects.get(name="default"),
@@ -148,11 +148,15 @@ def test_an_online_runs_page_says_new_traces_keep_joining_it(annotator, client_f
     )
 
     page = client_for(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
+    curators_page = client_for(curator).get(f"/judges/runs/{run.pk}/").content.decode()
 
     assert "passes finished (100%) so far: online judging adds each new trace to this run" in page
+    # Cancel stops this run, not online judging: the curator is told where that is turned off.
+    rubric_link = f'href="/judges/rubrics/{_version().rubric_id}/"'
+    assert 'id="online-cancel-note"' in curators_page and rubric_link in curators_page
     JudgeRun.objects.filter(pk=run.pk).update(online=False)
-    page = client_for(annotator).get(f"/judges/runs/{run.pk}/").content.decode()
-    assert "so far: online judging" not in page
+    page = client_for(curator).get(f"/judges/runs/{run.pk}/").content.decode()
+    assert "so far: online judging" not in page and 'id="online-cancel-note"' not in page
 
 
 def test_the_run_list_lists_runs_in_constant_queries(
