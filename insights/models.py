@@ -11,6 +11,9 @@ class TopicBuildQuerySet(models.QuerySet):
         """The project's builds, newest first: its first is the build pages and arrivals use."""
         return self.filter(project_id=project_id).order_by("-built_at")
 
+    def newest_id(self, project_id: int) -> int | None:
+        return self.newest_first(project_id).values_list("pk", flat=True).first()
+
 
 class TopicBuild(models.Model):
     """One grouping of a project's traces in a time window, with the vectorizer it fitted: its

@@ -10,9 +10,7 @@ from traces.signals import trace_completed
 def assign_completed_trace_to_topic(sender, trace, **kwargs):
     if trace.held_out:
         return
-    newest_build_id = (
-        TopicBuild.objects.newest_first(trace.project_id).values_list("pk", flat=True).first()
-    )
+    newest_build_id = TopicBuild.objects.newest_id(trace.project_id)
     if newest_build_id is None:
         return
     # Imported here, once the project has topics: they load scikit-learn and SciPy (about

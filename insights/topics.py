@@ -360,9 +360,7 @@ class Placer:
     def get(self, project_id: int, newest: int | None = None) -> PlacedBuild | None:
         """The project's newest build, loaded; `newest` is its id when the caller looked it up."""
         if newest is None:
-            newest = (
-                TopicBuild.objects.newest_first(project_id).values_list("pk", flat=True).first()
-            )
+            newest = TopicBuild.objects.newest_id(project_id)
         if newest is None:
             return None
         with self.lock:
