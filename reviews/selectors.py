@@ -291,28 +291,46 @@ def review_item_page(item_id: int, user) -> ItemPage:
 
 @dataclass
 class ReviewProgress:
-    position: int  # this item's place among the queue's items, counting the settled ones
-    total: int
+    left: int  # open items of the queue the person may see, this one among them while open
+    left_is_lower_bound: bool  # more than `left` are open
     answered_last_hour: int
     seconds_per_item: float | None  # None until two answers in the hour give a pace
+
+    @property
+    def left_text(self) -> str:
+        return f"{'More than ' if self.left_is_lower_bound else ''}{self.left:,} left"
 
     @property
     def pace_text(self) -> str:
         if self.seconds_per_item is None:
             return ""
-        if self.seconds_per_item < 90:
-            return f"about {self.seconds_per_item:.0f} s per item"
-        return f"about {self.seconds_per_item / 60:.1f} min per item"
+        pace = _duration_text(self.seconds_per_item)
+        if self.left_is_lower_bound or not self.left:
+            return f"about {pace} per item"
+        to_go = _duration_text(self.seconds_per_item * self.left)
+        return f"about {pace} per item, so about {to_go} to go"
+
+
+def _duration_text(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 PACE_WINDOW = timedelta(hours=1)
 
 
 def review_progress(user, item: ReviewItem) -> ReviewProgress:
-    """Where the person is in the queue ("item 4 of 32") and their pace over the last hour."""
-    counts = review_items_visible(user, item.queue.items.all()).aggregate(
-        total=Count("id"), settled=Count("id", filter=~Q(status=ReviewStatus.OPEN))
+    """How many items are left in the queue and the person's pace over the last hour.
+
+    Counts what is left rather than a place among every item the queue ever held: that place
+    grows with the queue's history, and counting it read all of it on every item page."""
+    open_items = review_items_visible(
+        user, ReviewItem.objects.filter(queue_id=item.queue_id, status=ReviewStatus.OPEN)
     )
+    left = open_items.order_by()[: QUEUE_COUNT_CAP + 1].count()
     since = timezone.now() - PACE_WINDOW
     times = list(
         Annotation.objects.filter(annotator=user, undone_at__isnull=True, created_at__gte=since)
@@ -322,10 +340,9 @@ def review_progress(user, item: ReviewItem) -> ReviewProgress:
     pace = None
     if len(times) >= 2:
         pace = (times[-1] - times[0]).total_seconds() / (len(times) - 1)
-    settled = counts["settled"] + (0 if item.status == ReviewStatus.OPEN else -1)
     return ReviewProgress(
-        position=min(settled + 1, counts["total"]),
-        total=counts["total"],
+        left=min(left, QUEUE_COUNT_CAP),
+        left_is_lower_bound=left > QUEUE_COUNT_CAP,
         answered_last_hour=len(times),
         seconds_per_item=pace,
     )

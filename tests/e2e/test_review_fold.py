@@ -31,7 +31,7 @@ def test_submit_skip_and_flag_are_visible_without_scrolling(new_page, annotator,
         page.locator("form[action$='/claim/'] button").first.click()
     for selector in ("#submit-button", "#skip-form button", "#flag-form button"):
         assert _in_view(page, selector), selector
-    assert "Item 1 of 2" in page.locator("#review-progress").inner_text()
+    assert "2 left in this queue" in page.locator("#review-progress").inner_text()
     # Pick a score and submit with the visible button
     page.locator('input[name=score][value="1"]').check()
     page.fill("#id_explanation", "Rebooked on the right day.")

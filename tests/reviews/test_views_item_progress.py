@@ -5,7 +5,8 @@ from django.urls import reverse
 
 from reviews.claims import review_item_claim_next
 from reviews.models import Annotation
-from tests.factories import QueueFactory, ReviewItemFactory
+from reviews.selectors import ReviewProgress
+from tests.factories import GoldenExampleFactory, QueueFactory, ReviewItemFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -14,22 +15,48 @@ def _answer(client, item, score="0", **extra):
     return client.post(reverse("reviews:item_resolve", args=[item.pk]), {"score": score, **extra})
 
 
-def test_item_page_shows_position_in_the_queue_and_pace(client, annotator):
-    # given a queue of four and two answers already given
+def test_item_page_shows_what_is_left_in_the_queue_and_pace(client, annotator):
+    # given a queue of four, two answers already given, and an item of another queue
     queue = QueueFactory()
     items = [ReviewItemFactory(queue=queue) for _ in range(4)]
+    ReviewItemFactory(queue=QueueFactory(name="Another queue"))
     client.force_login(annotator)
     client.post(reverse("reviews:queue_claim", args=[queue.pk]))
     _answer(client, items[0])
     _answer(client, items[1])
     # when the third item opens
     response = client.get(reverse("reviews:item_detail", args=[items[2].pk]))
-    # then
+    # then it and the fourth are left
     html = response.content.decode()
     progress = response.context["progress"]
-    assert (progress.position, progress.total, progress.answered_last_hour) == (3, 4, 2)
-    assert "Item 3 of 4 in this queue" in html
-    assert "you answered 2 in the last hour, about" in html and "per item" in html
+    assert (progress.left, progress.answered_last_hour) == (2, 2)
+    assert "2 left in this queue" in html
+    assert "you answered 2 in the last hour, about" in html and "s to go" in html
+
+
+def test_a_held_out_item_is_not_left_for_an_annotator(client, annotator, curator):
+    queue = QueueFactory()
+    mine = ReviewItemFactory(queue=queue)
+    held = ReviewItemFactory(queue=queue)
+    GoldenExampleFactory(source_trace=held.trace, held_out=True)
+    client.force_login(annotator)
+    client.post(reverse("reviews:queue_claim", args=[queue.pk]))
+    assert client.get(reverse("reviews:item_detail", args=[mine.pk])).context["progress"].left == 1
+    client.force_login(curator)
+    assert client.get(reverse("reviews:item_detail", args=[held.pk])).context["progress"].left == 2
+
+
+def test_pace_says_how_long_what_is_left_takes():
+    progress = ReviewProgress(
+        left=30, left_is_lower_bound=False, answered_last_hour=5, seconds_per_item=40.0
+    )
+    assert progress.left_text == "30 left"
+    assert progress.pace_text == "about 40 s per item, so about 20 min to go"
+    capped = ReviewProgress(
+        left=10_000, left_is_lower_bound=True, answered_last_hour=5, seconds_per_item=130.0
+    )
+    assert capped.left_text == "More than 10,000 left"
+    assert capped.pace_text == "about 2 min per item"
 
 
 def test_saved_is_said_once_on_the_next_item(client, annotator):
