@@ -3,9 +3,11 @@
 Fills its own database with support, travel and coding-agent traces, queues 20,000 of them
 as open review items (disputed passes, red flags, audit samples, flags), adds 3,000 settled
 items answered by two people each (so agreement is computed), then prints the server time of
-the queue page (default view, a filtered view, a deep page) and of claiming the next item.
+the queue page (default view, a filtered view, a deep page), of an item's page and of claiming
+the next item.
 
-    .venv/bin/python bench/queue_page.py [--traces 100000] [--items 20000] [--repeat 30] [--refill]
+    .venv/bin/python bench/queue_page.py [--traces 100000] [--items 20000] [--settled 3000]
+        [--repeat 30] [--refill]
 """
 
 import argparse
@@ -26,7 +28,7 @@ from benchdb import bench_rubric_version, django_setup  # noqa: E402
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/evalsite_r_bench"
 TARGET_MS = 100.0
 BATCH = 5000
-SETTLED = 3000
+SETTLED = 3000  # settled items, by default: a queue's history
 
 TASKS = [
     ("customer_support", "Order {n} arrived damaged; refund it to the card on file."),
@@ -39,7 +41,7 @@ TASKS = [
 REASONS = ["passes_disagree", "red_flag", "unparseable", "audit_sample", "flagged"]
 
 
-def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
+def fill(n_traces: int, n_items: int, n_settled: int = SETTLED, seed: int = 5) -> None:
     """Bulk-insert traces, open review items and settled items with two answers each."""
     from django.db import connection
 
@@ -81,7 +83,7 @@ def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
             )
         for trace in Trace.objects.bulk_create(batch, batch_size=BATCH):
             tasks_by_id[trace.pk] = trace.task
-    chosen = rng.sample(sorted(tasks_by_id), n_items + SETTLED)
+    chosen = rng.sample(sorted(tasks_by_id), n_items + n_settled)
     items = [
         ReviewItem(
             queue=queue,
@@ -109,7 +111,7 @@ def fill(n_traces: int, n_items: int, seed: int = 5) -> None:
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     print(
-        f"filled {n_traces:,} traces, {n_items:,} open and {SETTLED:,} settled items "
+        f"filled {n_traces:,} traces, {n_items:,} open and {n_settled:,} settled items "
         f"in {time.perf_counter() - started:.1f} s"
     )
 
@@ -156,12 +158,14 @@ def main() -> None:
     parser.add_argument("--traces", type=int, default=100_000)
     parser.add_argument("--items", type=int, default=20_000)
     parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--settled", type=int, default=SETTLED, help="settled items")
     parser.add_argument("--refill", action="store_true")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL", DEFAULT_DB))
     parser.add_argument("--var-dir", default="/tmp/evalsite-r-bench")
     args = parser.parse_args()
     django_setup(args.database_url, args.var_dir)
 
+    from django.db.models import Q
     from django.test import Client
 
     from core.keyset import cursor_encode
@@ -177,8 +181,9 @@ def main() -> None:
         or queue is None
         or Trace.objects.count() != args.traces
         or ReviewItem.objects.filter(queue=queue, status="open").count() != args.items
+        or ReviewItem.objects.filter(queue=queue, status="resolved").count() != args.settled
     ):
-        fill(args.traces, args.items)
+        fill(args.traces, args.items, args.settled)
         queue = Queue.objects.get(name="Bench tool calls")
     print(
         f"{Trace.objects.count():,} traces; "
@@ -194,6 +199,7 @@ def main() -> None:
     # Page 300 as the reader reaches it: the Next link of page 299 carries its last item.
     in_order = queue_items(queue, {}, annotator).order_by(*CLAIM_ORDER)
     page_300 = url + "?after=" + cursor_encode(CLAIM_ORDER, in_order[299 * 50 - 1])
+    held = review_item_claim_next(user=annotator, queue=queue)
     variants = [
         ("queue page (annotator)", client, url),
         ("queue page, reason=red_flag", client, url + "?reason=red_flag"),
@@ -201,6 +207,7 @@ def main() -> None:
         ("queue page, page 300 (cursor)", client, page_300),
         ("queue page, page 300 (old ?page= link)", client, url + "?page=300"),
         ("queue page (curator, bulk form)", curator_client, url),
+        ("item page (annotator)", client, f"/reviews/items/{held.pk}/"),
     ]
     print(f"load average before timing: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     medians = [
@@ -214,12 +221,13 @@ def main() -> None:
         assert review_item_claim_next(user=person, queue=queue) is not None
         claims.append((time.perf_counter() - started) * 1000)
     report("claim next item (service)", claims)
-    ReviewItem.objects.filter(claimed_by__username__startswith="bench-claimer-").update(
-        claimed_by=None, lock_expires_at=None
-    )
+    ReviewItem.objects.filter(
+        Q(claimed_by__username="bench-annotator")
+        | Q(claimed_by__username__startswith="bench-claimer-")
+    ).update(claimed_by=None, lock_expires_at=None)
     worst = max(medians)
     verdict = "meets" if worst < TARGET_MS else "MISSES"
-    print(f"slowest queue-page median {worst:.1f} ms {verdict} the {TARGET_MS:.0f} ms target")
+    print(f"slowest page median {worst:.1f} ms {verdict} the {TARGET_MS:.0f} ms target")
 
 
 if __name__ == "__main__":
