@@ -126,6 +126,11 @@ class Agreement:
     def as_dict(self) -> dict:
         return self.__dict__.copy()
 
+    @property
+    def rows(self) -> list[tuple[float, list[int]]]:
+        """The matrix a row a judge score: (the score, the count for each person's score)."""
+        return list(zip(self.labels, self.matrix, strict=True))
+
 
 def _finite(value: float) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)

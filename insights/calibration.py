@@ -74,13 +74,8 @@ def calibration_detail(calibration: JudgeCalibration) -> dict:
         .select_related("trace", "verdict")
         .order_by("-resolved_at")[:DISAGREEMENTS_SHOWN]
     )
-    rows = [
-        {"label": label, "cells": cells}
-        for label, cells in zip(measure.labels, measure.matrix, strict=True)
-    ]
     return {
         "measure": measure,
-        "matrix_rows": rows,
         "disagreements": list(disagreements),
         "bar": settings.CALIBRATION_KAPPA_BAR,
         "min_items": settings.CALIBRATION_MIN_ITEMS,

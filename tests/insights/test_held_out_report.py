@@ -53,4 +53,9 @@ def test_curator_sees_the_report(client, curator):
     client.force_login(curator)
     response = client.get(reverse("insights:held_out_report"))
     assert response.status_code == 200
-    assert "100%" in response.content.decode()
+    html = response.content.decode()
+    assert "100%" in html
+    # The counts read as a table a judge score a row, not as a list of lists.
+    assert "judge ↓ / person →" in html
+    assert "<tr><th>0</th><td>1</td><td>0</td></tr>" in html
+    assert "[[" not in html
