@@ -45,6 +45,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     from reviews.services import task_excerpt_of
     from tests.factories import UserFactory
     from traces.models import Project, Session, Span, Trace
+    from traces.session_totals import sessions_totals_recount
 
     rng = random.Random(seed)
     # The agent dashboard's figures draw from a stream of their own: judging data stay the same.
@@ -85,6 +86,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     ]
 
     started = time.perf_counter()
+    session_ids = []
     span_minutes = 30 if recent else 12 * 7 * 24 * 60
     for offset in range(first_index, first_index + n_traces, BATCH):
         size = min(BATCH, first_index + n_traces - offset)
@@ -122,6 +124,7 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
                 )
             )
         Trace.objects.bulk_create(traces, batch_size=BATCH)
+        session_ids += [session.pk for session in sessions]
         spans, judgments, verdicts, flagged = [], [], [], []
         for index, trace in enumerate(traces):
             i = offset + index
@@ -235,6 +238,10 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
             "FROM traces_trace t WHERE t.id = r.trace_id AND t.id > %s",
             [since_id],
         )
+    # Bulk inserts skip the totals ingest keeps; the session pages list sessions by them.
+    for start in range(0, len(session_ids), BATCH):
+        sessions_totals_recount(session_ids[start : start + BATCH])
+    with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     if first_index:
         return

@@ -1,7 +1,8 @@
 """Screenshot every page at 1400x900 in headless Chromium, on a fresh install or lots of data.
 
 Sets up its own database and var folder, loads the demo (optionally on top of `--fill N`
-traces written by bench/overview_page.py, which needs PostgreSQL), starts the whole stack with
+traces of history with their sessions, verdicts, review items, golden examples and topics,
+written by bench/screenshot_data.py, which needs PostgreSQL), starts the whole stack with
 `manage.py serve --demo` (web, worker, simulated judge, the demo agent), waits for the demo's
 judging and the demo agent's tool-world runs to finish, then visits each page as the admin and
 saves two PNGs per page: the 1400x900 view (`NAME.png`) and the whole page (`NAME.full.png`).
@@ -220,11 +221,7 @@ def main() -> None:
     started = time.monotonic()
     _run(["manage.py", "migrate", "--noinput", "-v", "0"], env)
     if args.fill and not args.reuse:
-        # Topics too, as the periodic build would have made them by now.
-        fill = (
-            f"import overview_page as o; o.fill({args.fill}); "
-            "from insights.topics import topics_build_all; topics_build_all()"
-        )
+        fill = f"from screenshot_data import history_fill; history_fill({args.fill})"
         _run(
             [
                 "-c",
