@@ -64,6 +64,10 @@ def check_flip_chart() -> Chart:
                     "y": [row["flip_rate"] for row in rows],
                     "error_y": interval_error_bars(rows, "flip_rate", "low_95", "high_95"),
                     "customdata": [[row["flipped"], row["asked"]] for row in rows],
+                    # The counts on each bar: a check that never flipped has no bar to see.
+                    "text": [f"{row['flipped']:,} of {row['asked']:,}" for row in rows],
+                    "textposition": "outside",
+                    "cliponaxis": False,
                     "hovertemplate": "%{y:.1%} (%{customdata[0]:,} of %{customdata[1]:,})"
                     "<extra></extra>",
                     "marker": {"color": PALETTE[0]},

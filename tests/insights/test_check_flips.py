@@ -46,4 +46,6 @@ def test_flips_are_counted_per_check_with_an_interval():
     assert rows["parameter_equivalence"]["flipped"] == 0
     chart = check_flip_chart()
     assert chart.figure["data"][0]["x"] == ["parameter equivalence", "path"]
+    # A check that never flipped has no bar: its counts are written where the bar would be.
+    assert chart.figure["data"][0]["text"] == ["0 of 1", "1 of 3"]
     assert chart.note.startswith("1 of 4 questions flipped")
