@@ -241,6 +241,11 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     # Bulk inserts skip the totals ingest keeps; the session pages list sessions by them.
     for start in range(0, len(session_ids), BATCH):
         sessions_totals_recount(session_ids[start : start + BATCH])
+    # The runs finished judging what they hold, as a run's last pass would have said.
+    for run in runs:
+        JudgeRun.objects.filter(pk=run.pk).update(
+            trace_count=Verdict.objects.filter(run=run).count(), status="done", finished_at=now
+        )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     if first_index:
