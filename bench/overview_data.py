@@ -28,6 +28,8 @@ TASKS = [
     ),
 ]
 FLAG_KINDS = ["prerequisite", "hallucinated_parameter", "loop", "confident_after_failure"]
+# How often the second person answers one step away from the first.
+SECOND_DISAGREES = 0.12
 
 
 def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = False) -> None:
@@ -50,6 +52,8 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
     rng = random.Random(seed)
     # The agent dashboard's figures draw from a stream of their own: judging data stay the same.
     agent_rng = random.Random(seed + 1)
+    # So do the second annotator's disagreements: about one answer in eight.
+    second_rng = random.Random(seed + 2)
     models = ["claude-sonnet-4-5", "claude-sonnet-4-5", "claude-haiku-4-5", "gpt-4o"]
     since_id = Trace.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     with connection.cursor() as cursor:
@@ -214,10 +218,13 @@ def fill(n_traces: int, seed: int = 1, first_index: int = 0, recent: bool = Fals
         ReviewItem.objects.bulk_create(items, batch_size=BATCH)
         for item in items:
             if item.status == "resolved":
-                for person in rng.sample(people, 2):
-                    annotations.append(
-                        Annotation(item=item, annotator=person, score=item.resolved_score)
-                    )
+                first, second = rng.sample(people, 2)
+                score = item.resolved_score
+                annotations.append(Annotation(item=item, annotator=first, score=score))
+                if second_rng.random() < SECOND_DISAGREES:
+                    low = 1.0 if item.rubric_version.score_type == "range" else 0.0
+                    score = score - 1 if score > low else score + 1
+                annotations.append(Annotation(item=item, annotator=second, score=score))
         Annotation.objects.bulk_create(annotations, batch_size=BATCH)
         print(f"  {offset + size:,} traces written", end="\r", flush=True)
     with connection.cursor() as cursor:
