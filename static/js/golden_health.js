@@ -33,12 +33,17 @@
       height: 140,
       margin: { l: 80, r: 20, t: 10, b: 30 },
       xaxis: { range: [0, Math.max(high * 1.1, data.size * 1.1)] },
-      shapes: [data.guidance.major, low, high].map(function (x) {
-        return { type: "line", x0: x, x1: x, y0: -0.5, y1: 0.5, line: { dash: "dot", color: "#5b6775" } };
-      }),
+      // A line where major regressions show, and the range of sizes that see a 5% shift.
+      shapes: [
+        { type: "line", x0: data.guidance.major, x1: data.guidance.major, y0: -0.5, y1: 0.5,
+          line: { dash: "dot", color: "#5b6775" } },
+        { type: "rect", x0: low, x1: high, y0: -0.5, y1: 0.5, layer: "above",
+          fillcolor: "#5b6775", opacity: 0.15, line: { dash: "dot", color: "#5b6775", width: 1 } }
+      ],
       annotations: [
         { x: data.guidance.major, y: 0.5, text: "major regressions", showarrow: false, yanchor: "bottom" },
-        { x: low, y: 0.5, text: "5% shift", showarrow: false, yanchor: "bottom" }
+        { x: (low + high) / 2, y: 0.5, text: "5% shift (" + low + "–" + high + ")", showarrow: false,
+          yanchor: "bottom" }
       ],
     }),
     config
