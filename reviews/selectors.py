@@ -88,10 +88,15 @@ def queue_items_page(items, params, per_page: int):
     page, error = keyset_page_for_view(keys, CLAIM_ORDER, params, per_page)
     ids = [item.pk for item in page.rows]
     by_id = {item.pk: item for item in queue_items_page_rows(ReviewItem.objects.filter(pk__in=ids))}
-    count = items.order_by()[: QUEUE_COUNT_CAP + 1].count()
-    lower_bound = count > QUEUE_COUNT_CAP
+    count, lower_bound = _count_capped(items)
     rows = [by_id[pk] for pk in ids if pk in by_id]
-    return QueuePage(page, rows, min(count, QUEUE_COUNT_CAP), lower_bound), error
+    return QueuePage(page, rows, count, lower_bound), error
+
+
+def _count_capped(items) -> tuple[int, bool]:
+    """Items counted up to QUEUE_COUNT_CAP, and whether there are more than that."""
+    count = items.order_by()[: QUEUE_COUNT_CAP + 1].count()
+    return min(count, QUEUE_COUNT_CAP), count > QUEUE_COUNT_CAP
 
 
 def queue_items_page_rows(items):
@@ -330,7 +335,7 @@ def review_progress(user, item: ReviewItem) -> ReviewProgress:
     open_items = review_items_visible(
         user, ReviewItem.objects.filter(queue_id=item.queue_id, status=ReviewStatus.OPEN)
     )
-    left = open_items.order_by()[: QUEUE_COUNT_CAP + 1].count()
+    left, left_is_lower_bound = _count_capped(open_items)
     since = timezone.now() - PACE_WINDOW
     times = list(
         Annotation.objects.filter(annotator=user, undone_at__isnull=True, created_at__gte=since)
@@ -341,8 +346,8 @@ def review_progress(user, item: ReviewItem) -> ReviewProgress:
     if len(times) >= 2:
         pace = (times[-1] - times[0]).total_seconds() / (len(times) - 1)
     return ReviewProgress(
-        left=min(left, QUEUE_COUNT_CAP),
-        left_is_lower_bound=left > QUEUE_COUNT_CAP,
+        left=left,
+        left_is_lower_bound=left_is_lower_bound,
         answered_last_hour=len(times),
         seconds_per_item=pace,
     )
