@@ -230,6 +230,7 @@ SPECTACULAR_SETTINGS = {
         "JudgeRunStatusEnum": "judges.models.JudgeRunStatus",
         "MaskingRuleKindEnum": "traces.models.MaskingRule.Kind",
         "MaskingRuleActionEnum": "traces.models.MaskingRule.Action",
+        "YesNoFilterEnum": "golden.serializers.YES_NO",
     },
 }
 

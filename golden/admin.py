@@ -1,6 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
+from core.errors import ApplicationError
 from core.read_only_admin import ReadOnlyAdmin
+from golden.deletion import golden_examples_delete
 from golden.models import (
     DatasetVersion,
     DatasetVersionEntry,
@@ -17,6 +19,16 @@ class GoldenExampleAdmin(admin.ModelAdmin):
     list_filter = ("held_out", "task_type", "origin", "adversarial_kind")
     search_fields = ("task",)
     raw_id_fields = ("source_trace", "source_review_item")
+
+    # Through the service: audited, versions keep their copies, held-out synced once.
+    def delete_model(self, request, obj):
+        self.delete_queryset(request, GoldenExample.objects.filter(pk=obj.pk))
+
+    def delete_queryset(self, request, queryset):
+        try:
+            golden_examples_delete(examples=queryset, user=request.user)
+        except ApplicationError as exc:
+            self.message_user(request, exc.message, level=messages.ERROR)
 
 
 @admin.register(DatasetVersion)

@@ -12,8 +12,10 @@ from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
 from core.errors import ApplicationError
 from core.pagination import ApiPagination
+from golden.deletion import golden_examples_delete
 from golden.example_schema import ExampleInvalid
 from golden.jsonl import ImportInvalid, dataset_import_jsonl
+from golden.models import GoldenExample
 from golden.selectors import (
     EXAMPLE_ORDER,
     dataset_health,
@@ -27,6 +29,7 @@ from golden.serializers import (
     DatasetImportInSerializer,
     DatasetVersionInSerializer,
     DatasetVersionOutSerializer,
+    ExampleFilterIn,
     GoldenExampleInSerializer,
     GoldenExampleOutSerializer,
     HeldOutDrawInSerializer,
@@ -77,17 +80,14 @@ class GoldenExampleListView(_ReadAnnotatorWriteCurator):
         responses=GoldenExampleOutSerializer(many=True),
     )
     def get(self, request):
-        held_out = request.query_params.get("held_out", "")
-        draft = request.query_params.get("draft", "")
-        for name, value in (("held_out", held_out), ("draft", draft)):
-            if value not in ("", "yes", "no"):
-                raise ApplicationError("Must be yes or no.", field=name)
+        given = ExampleFilterIn(data=request.query_params)
+        given.is_valid(raise_exception=True)
         examples = golden_example_list(
             request.user,
-            task_type=request.query_params.get("task_type", ""),
-            held_out=held_out,
-            draft=draft,
-            query=request.query_params.get("q", ""),
+            task_type=given.validated_data.get("task_type", ""),
+            held_out=given.validated_data.get("held_out", ""),
+            draft=given.validated_data.get("draft", ""),
+            query=given.validated_data.get("q", ""),
         ).select_related("outcome_rubric")
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(examples, request, view=self)
@@ -127,6 +127,15 @@ class GoldenExampleDetailView(_ReadAnnotatorWriteCurator):
             allow_duplicate=allow,
         )
         return Response(GoldenExampleOutSerializer(example).data)
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request, pk: int):
+        """Delete the example; dataset versions keep their copies (golden.deletion)."""
+        example = golden_example_get_for_user(request.user, pk)
+        golden_examples_delete(
+            examples=GoldenExample.objects.filter(pk=example.pk), user=request.user
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class GoldenExamplePromoteView(APIView):

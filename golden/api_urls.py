@@ -1,6 +1,6 @@
 from django.urls import path
 
-from golden import api, collect_api
+from golden import api, collect_api, deletion_api
 from golden.evals import api as evals_api
 from golden.worlds import api as worlds_api
 from golden.worlds.mcp_endpoint import tool_world_mcp
@@ -16,6 +16,11 @@ urlpatterns = [
         "golden/examples/from-traces/",
         collect_api.GoldenCollectApi.as_view(),
         name="api-golden-collect",
+    ),
+    path(
+        "golden/examples/delete/",
+        deletion_api.GoldenExamplesDeleteApi.as_view(),
+        name="api-golden-examples-delete",
     ),
     path(
         "golden/examples/<int:pk>/confirm/",

@@ -13,7 +13,9 @@ trial is never visible, judged into a queue or exported before it is held out), 
 write of examples that can move it.
 """
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from django.db.models import BooleanField, Case, Exists, OuterRef, Q, Value, When
 
@@ -22,6 +24,23 @@ from golden.models import GoldenExample
 from golden.sql import held_out_keys
 from traces.models import Trace
 from traces.session_totals import sessions_totals_recount
+
+_sync_deferred: ContextVar[bool] = ContextVar("held_out_sync_deferred", default=False)
+
+
+@contextmanager
+def held_out_sync_deferred() -> Iterator[None]:
+    """Within it, writes of single examples leave the flags alone: the caller, writing many,
+    syncs their traces once (golden.deletion)."""
+    token = _sync_deferred.set(True)
+    try:
+        yield
+    finally:
+        _sync_deferred.reset(token)
+
+
+def held_out_sync_is_deferred() -> bool:
+    return _sync_deferred.get()
 
 
 def _held_out_condition(keys: list[str]) -> Q:
@@ -38,16 +57,16 @@ def _held_out_condition(keys: list[str]) -> Q:
 
 def traces_held_out_sync(
     trace_ids: Iterable[int | None], held_out_ids: Iterable[int] | None = None
-) -> None:
+) -> int:
     """Recompute the flag of these traces, writing only the ones that change, and the
-    held-out counts of their sessions. `held_out_ids`, when given, are those of the traces
-    whose flag is set now (ingest read them under the traces' lock)."""
+    held-out counts of their sessions; returns how many changed. `held_out_ids`, when given,
+    are those of the traces whose flag is set now (ingest read them under the traces' lock)."""
     ids = {pk for pk in trace_ids if pk is not None}
     if not ids:
-        return
+        return 0
     keys = held_out_keys()
     if not keys and held_out_ids is not None and not ids.intersection(held_out_ids):
-        return  # nothing is held out and no flag is set: ingest's usual request, one query
+        return 0  # nothing is held out and no flag is set: ingest's usual request, one query
     if not keys:
         # Nothing is held out: only a flag left from before can move (ingest, most requests, is
         # spared building and planning the predicate's four subqueries).
@@ -60,6 +79,7 @@ def traces_held_out_sync(
         if moved:
             Trace.objects.filter(pk__in=moved).update(held_out=flag)
     sessions_totals_recount(sorted({s for _, _, s in changed if s is not None}))
+    return len(changed)
 
 
 def _changed_flags(ids: set[int], keys: list[str]) -> list[tuple[int, bool, int | None]]:

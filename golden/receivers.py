@@ -7,7 +7,11 @@ example exists only once a curator saves the draft.
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from golden.held_out_traces import example_traces, traces_held_out_sync
+from golden.held_out_traces import (
+    example_traces,
+    held_out_sync_is_deferred,
+    traces_held_out_sync,
+)
 from golden.models import GoldenExample
 from traces.signals import spans_ingested
 
@@ -16,7 +20,8 @@ from traces.signals import spans_ingested
 @receiver(post_save, sender=GoldenExample, dispatch_uid="golden.trace_held_out_on_save")
 @receiver(post_delete, sender=GoldenExample, dispatch_uid="golden.trace_held_out_on_delete")
 def example_trace_held_out_sync(sender, instance, **kwargs):
-    traces_held_out_sync(example_traces([instance]))
+    if not held_out_sync_is_deferred():
+        traces_held_out_sync(example_traces([instance]))
 
 
 # Inside ingest's transaction: a trial of a held-out task is held out before anyone sees it.

@@ -96,3 +96,15 @@ class DatasetImportInSerializer(serializers.Serializer):
     held_out_file = serializers.FileField(required=False)
     version_name = serializers.CharField(required=False, allow_blank=True, default="")
     note = serializers.CharField(required=False, allow_blank=True, default="")
+
+
+YES_NO = ("", "yes", "no")
+
+
+class ExampleFilterIn(serializers.Serializer):
+    """The example list's filter, as GET /api/golden/examples/ takes it."""
+
+    task_type = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    held_out = serializers.ChoiceField(YES_NO, required=False)
+    draft = serializers.ChoiceField(YES_NO, required=False)
+    q = serializers.CharField(required=False, allow_blank=True, max_length=200)

@@ -2,7 +2,7 @@ from django.urls import path
 
 from golden.evals import pairwise_views
 from golden.evals import views as eval_views
-from golden.views import collect, examples, health, versions
+from golden.views import collect, deletion, examples, health, versions
 
 app_name = "golden"
 urlpatterns = [
@@ -10,6 +10,8 @@ urlpatterns = [
     path("examples/new/", examples.example_create, name="example_create"),
     path("examples/<int:pk>/", examples.example_detail, name="example_detail"),
     path("examples/<int:pk>/edit/", examples.example_edit, name="example_edit"),
+    path("examples/<int:pk>/delete/", deletion.example_delete, name="example_delete"),
+    path("examples/delete/", deletion.examples_delete, name="examples_delete"),
     path("collect/", collect.collect_filter, name="collect_filter"),
     path("collect/<int:trace_id>/", collect.collect_trace, name="collect_trace"),
     path("promote/", examples.promote_list, name="promote_list"),

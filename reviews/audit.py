@@ -50,6 +50,21 @@ def audit_event_record(
     )
 
 
+def audit_events_record(*, actor, action: str, object_type: str, before_by_id: dict) -> None:
+    """One event per object of a bulk action, written together; each keeps its `before`."""
+    actor = actor if actor is not None and actor.is_authenticated else None
+    AuditEvent.objects.bulk_create(
+        AuditEvent(
+            actor=actor,
+            action=action,
+            object_type=object_type,
+            object_id=str(object_id),
+            before=before,
+        )
+        for object_id, before in before_by_id.items()
+    )
+
+
 def audit_events_filtered(*, person: str = "", item: int | None = None, action: str = ""):
     """Audit events newest first, filtered by the actor's username, a review item, an action."""
     events = AuditEvent.objects.select_related("actor").order_by("-created_at", "-pk")

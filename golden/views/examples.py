@@ -1,5 +1,7 @@
 """Golden example pages: list, detail, write by hand, edit, promote, held-out draw."""
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.shortcuts import get_object_or_404, redirect, render
 
@@ -36,14 +38,25 @@ from traces.selectors import sees_held_out
 EXAMPLES_PER_PAGE = 50
 
 
+def example_filters(params) -> dict:
+    """The example list's filter from a query string (the list page, its bulk delete)."""
+    return {
+        "task_type": params.get("task_type", ""),
+        "held_out": params.get("held_out", ""),
+        "query": params.get("q", "").strip(),
+        "draft": params.get("draft", ""),
+    }
+
+
+def example_filter_query(filters: dict) -> str:
+    """The filter as a query string again, without the list's page cursor."""
+    names = {"task_type": "task_type", "held_out": "held_out", "query": "q", "draft": "draft"}
+    return urlencode({names[key]: value for key, value in filters.items() if value})
+
+
 @require_role(ANNOTATOR)
 def example_list(request):
-    filters = {
-        "task_type": request.GET.get("task_type", ""),
-        "held_out": request.GET.get("held_out", ""),
-        "query": request.GET.get("q", "").strip(),
-        "draft": request.GET.get("draft", ""),
-    }
+    filters = example_filters(request.GET)
     examples = golden_example_list(request.user, **filters)
     page, error = keyset_page_for_view(examples, EXAMPLE_ORDER, request.GET, EXAMPLES_PER_PAGE)
     return render(
@@ -55,6 +68,7 @@ def example_list(request):
             # The figure above the list: a count that stops past COUNT_CAP, as it says.
             "counter": BoundedPaginator(examples, EXAMPLES_PER_PAGE),
             "filters": filters,
+            "filter_query": example_filter_query(filters),
             "task_types": golden_task_types(request.user),
             "sees_held_out": sees_held_out(request.user),
         },

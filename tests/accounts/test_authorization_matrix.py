@@ -127,6 +127,7 @@ ROUTES = {
     "golden/collect/<int:trace_id>/": A(CURATOR, "POST"),
     "api/golden/examples/from-traces/": A(CURATOR, "POST"),
     "api/golden/examples/<int:pk>/confirm/": A(CURATOR, "POST"),
+    "api/golden/examples/delete/": A(CURATOR, "POST"),
     "api/traces/<int:trace_id>/scores/": A(ANNOTATOR, "POST"),
     "reviews/traces/<int:trace_id>/score/": A(ANNOTATOR, "POST"),
     "traces/<int:trace_id>/spans/<int:span_pk>/": A(ANNOTATOR),
@@ -177,6 +178,8 @@ ROUTES = {
     "golden/examples/new/": A(CURATOR, "GET POST"),
     "golden/examples/<int:pk>/": A(ANNOTATOR),
     "golden/examples/<int:pk>/edit/": A(CURATOR, "GET POST"),
+    "golden/examples/<int:pk>/delete/": A(CURATOR, "GET POST"),
+    "golden/examples/delete/": A(CURATOR, "GET POST"),
     "golden/promote/": A(CURATOR),
     # An open item is not promotable yet: the page sends the curator back to the list.
     "golden/promote/<int:item_id>/": A(CURATOR, "GET POST", get_status=302),
