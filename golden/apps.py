@@ -10,5 +10,12 @@ class GoldenConfig(AppConfig):
         from traces.retention import trace_keeper_add
 
         # A golden example's source trace and an eval run's trial traces stay for retention.
-        trace_keeper_add("golden_examples", GoldenExample._base_manager.all, via="source_trace")
-        trace_keeper_add("evaltrial", EvalTrial._base_manager.all, via="trace")
+        trace_keeper_add(
+            "golden_examples",
+            GoldenExample._base_manager.all,
+            via="source_trace",
+            label="golden examples",
+        )
+        trace_keeper_add(
+            "evaltrial", EvalTrial._base_manager.all, via="trace", label="eval run trials"
+        )

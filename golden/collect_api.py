@@ -1,7 +1,6 @@
 """Golden API for collecting traces: drafts from trace ids or a trace-list filter, and a
 curator's confirmation of a draft."""
 
-from django.http import QueryDict
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -14,7 +13,7 @@ from core.errors import ApplicationError
 from golden.collect import MAX_TRACES_AT_ONCE, golden_drafts_from_traces, golden_example_confirm
 from golden.selectors import golden_example_get_for_user
 from golden.serializers import GoldenExampleOutSerializer
-from traces.filters import TraceFilter
+from traces.filters import traces_for_filter_fields
 from traces.models import Trace
 from traces.selectors import traces_visible
 
@@ -59,16 +58,7 @@ def _selected_traces(user, data):
             shown = ", ".join(map(str, missing[:10]))
             raise ApplicationError(f"No such traces: {shown}.", field="trace_ids")
         return traces
-    query = QueryDict(mutable=True)
-    query.update(data["filter"])
-    trace_filter = TraceFilter(query, queryset=visible)
-    unknown = sorted(set(query) - set(trace_filter.filters))
-    if unknown:
-        raise ApplicationError("Not a trace-list filter.", field=f"filter.{unknown[0]}")
-    if not trace_filter.is_valid():
-        name, errors = next(iter(trace_filter.errors.items()))
-        raise ApplicationError(f"{name}: {' '.join(errors)}", field=f"filter.{name}")
-    return trace_filter.qs
+    return traces_for_filter_fields(visible, data["filter"])
 
 
 class GoldenCollectApi(APIView):

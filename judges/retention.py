@@ -29,10 +29,17 @@ def retention_declare() -> None:
         "online_decisions",
     ):
         trace_relation_owned(relation)
-    trace_keeper_add("judgments", _judgments_at_work, via="trace")
+    trace_keeper_add(
+        "judgments", _judgments_at_work, via="trace", label="a judge run at work"
+    )
     for relation in ("judgments", "verdicts"):
         session_relation_owned(relation)
-    session_keeper_add("judgments", _judgments_at_work, via="session")
+    session_keeper_add(
+        "judgments",
+        _judgments_at_work,
+        via="session",
+        label="a judge run at work on its session",
+    )
     span_dependents_add(
         "red_flags", lambda trace_ids: RedFlag._base_manager.filter(span__trace_id__in=trace_ids)
     )

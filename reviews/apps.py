@@ -21,5 +21,15 @@ class ReviewsConfig(AppConfig):
         trace_filter_add("has_review_item", review_item_filter(), after="started_before")
         trace_blind_rule_set(trace_ids_blind_for)
         # A review item, open or settled, keeps its trace and conversation: it holds labels.
-        trace_keeper_add("review_items", ReviewItem._base_manager.all, via="trace")
-        session_keeper_add("review_items", ReviewItem._base_manager.all, via="session")
+        trace_keeper_add(
+            "review_items",
+            ReviewItem._base_manager.all,
+            via="trace",
+            label="review items (people's labels)",
+        )
+        session_keeper_add(
+            "review_items",
+            ReviewItem._base_manager.all,
+            via="session",
+            label="review items on its session",
+        )

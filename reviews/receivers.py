@@ -7,12 +7,12 @@ from django.dispatch import receiver
 from judges.models import VerdictStatus
 from judges.signals import criteria_answers_wanted, verdict_needs_review, verdict_written
 from metrics.signals import guardrail_policy_changed, tool_effect_changed
-from reviews.audit import audit_event_record
+from reviews.audit import audit_event_record, audit_events_record
 from reviews.models import ReviewReason
 from reviews.selectors import criteria_answers_by_people
 from reviews.services import queue_for_rubric, review_item_enqueue, verdict_item_enqueue
 from traces.models import FeedbackKind
-from traces.signals import feedback_received
+from traces.signals import feedback_received, traces_deleted
 
 
 @receiver(verdict_needs_review, dispatch_uid="reviews.enqueue_verdict")
@@ -61,6 +61,25 @@ def audit_guardrail_policy_change(sender, policy, user, before, **kwargs):
             "loop_repeats": policy.loop_repeats,
             "max_steps": policy.max_steps,
             "tool_prerequisites": policy.tool_prerequisites,
+        },
+    )
+
+
+@receiver(traces_deleted, dispatch_uid="reviews.audit_trace_delete")
+def audit_traces_deleted(sender, user, rows, **kwargs):
+    """What identified each deleted trace, not its content: a deletion may be an erasure."""
+    audit_events_record(
+        actor=user,
+        action="trace_delete",
+        object_type="traces.trace",
+        before_by_id={
+            row["pk"]: {
+                "external_id": row["external_id"],
+                "project": row["project__slug"],
+                "span_count": row["span_count"],
+                "received_at": row["created_at"].isoformat(),
+            }
+            for row in rows
         },
     )
 

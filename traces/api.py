@@ -20,10 +20,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
-from accounts.permissions import IsAnnotator
+from accounts.permissions import IsAnnotator, IsCurator
 from core.errors import ApplicationError
 from core.pagination import ApiPagination
 from traces import selectors
+from traces.deletion import traces_delete_requested
 from traces.filters import TraceFilter, trace_list_ordering
 from traces.ingest import otlp, otlp_logs, otlp_wire
 from traces.ingest.bulk_sql import SPAN_FIELDS_FROM_RECORD
@@ -229,7 +230,8 @@ class TraceDetailApi(APIView):
     """One trace with its spans in display order: all of them up to span_limit, else the
     first span_limit and `spans_next`, the URL of the rest (traces/span_pages.py)."""
 
-    permission_classes = [IsAnnotator]
+    def get_permissions(self):
+        return [IsCurator()] if self.request.method == "DELETE" else [IsAnnotator()]
 
     @extend_schema(
         parameters=[
@@ -253,6 +255,18 @@ class TraceDetailApi(APIView):
         )
         context = {"spans": shown, "spans_next": more}
         return Response(TracePagedDetailOut(trace, context=context).data)
+
+    @extend_schema(request=None, responses={204: None})
+    def delete(self, request, trace_id: int):
+        """Delete the trace and what it owns; 409 naming what keeps it (traces.deletion)."""
+        trace = selectors.trace_get(request.user, trace_id)
+        traces_delete_requested(
+            traces=Trace.objects.filter(pk=trace.pk),
+            user=request.user,
+            all_or_nothing=True,
+            field_name="trace_id",
+        )
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class TraceSpansApi(ListAPIView):

@@ -13,8 +13,10 @@ from django import forms
 from django.db.models import Exists, F, OuterRef, Q
 from django.db.models.functions import Lower
 from django.forms.models import ModelChoiceIterator
+from django.http import QueryDict
 from django_filters.fields import ModelChoiceField
 
+from core.errors import ApplicationError
 from traces.models import Feedback, FeedbackKind, Project, Trace
 from traces.search.filters import ContentSearchFilters
 from traces.sessions import session_filter_q
@@ -188,6 +190,21 @@ class TraceFilter(ContentSearchFilters):
         """The keyset ordering of `qs` (call after is_valid)."""
         cleaned = getattr(self.form, "cleaned_data", None) or {}
         return trace_list_ordering(cleaned.get("sort") or "")
+
+
+def traces_for_filter_fields(visible, given: dict, field: str = "filter"):
+    """The traces of `visible` a trace-list filter sent as a JSON object selects (the API's
+    bulk endpoints); an unknown or invalid parameter is refused naming `field.<name>`."""
+    query = QueryDict(mutable=True)
+    query.update(given)
+    trace_filter = TraceFilter(query, queryset=visible)
+    unknown = sorted(set(query) - set(trace_filter.filters))
+    if unknown:
+        raise ApplicationError("Not a trace-list filter.", field=f"{field}.{unknown[0]}")
+    if not trace_filter.is_valid():
+        name, errors = next(iter(trace_filter.errors.items()))
+        raise ApplicationError(f"{name}: {' '.join(errors)}", field=f"{field}.{name}")
+    return trace_filter.qs
 
 
 def trace_filter_add(name: str, trace_filter: django_filters.Filter, *, after: str) -> None:

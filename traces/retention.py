@@ -31,11 +31,13 @@ RETENTION_BATCH = 200
 
 @dataclass(frozen=True)
 class Keeper:
-    """Rows of an app's own model that keep what they point at through its field `via`."""
+    """Rows of an app's own model that keep what they point at through its field `via`;
+    `label` says why, to a person whose deletion of a trace it refuses."""
 
     relation: str
     rows: Callable[[], QuerySet]
     via: str
+    label: str
 
 
 # Apps to the right say on load what their rows pointing at a trace, a session or a span mean
@@ -53,16 +55,16 @@ def trace_relation_owned(relation: str) -> None:
     TRACE_OWNS.add(relation)
 
 
-def trace_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str) -> None:
-    _TRACE_KEEPERS[relation] = Keeper(relation, rows, via)
+def trace_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str, label: str) -> None:
+    _TRACE_KEEPERS[relation] = Keeper(relation, rows, via, label)
 
 
 def session_relation_owned(relation: str) -> None:
     SESSION_OWNS.add(relation)
 
 
-def session_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str) -> None:
-    _SESSION_KEEPERS[relation] = Keeper(relation, rows, via)
+def session_keeper_add(relation: str, rows: Callable[[], QuerySet], via: str, label: str) -> None:
+    _SESSION_KEEPERS[relation] = Keeper(relation, rows, via, label)
 
 
 def span_dependents_add(relation: str, rows_of_traces: Callable[[list[int]], QuerySet]) -> None:
@@ -89,22 +91,48 @@ def undeclared_relations() -> list[str]:
     ]
 
 
-def traces_expirable(project: Project, cutoff) -> QuerySet:
-    """The project's traces received before `cutoff` that nothing keeps."""
+def _keepers_known() -> None:
     if undeclared := undeclared_relations():
         raise ImproperlyConfigured(f"Retention does not know what keeps {', '.join(undeclared)}.")
-    queryset = Trace.objects.filter(project=project, created_at__lt=cutoff)
-    for keeper in _TRACE_KEEPERS.values():
-        queryset = queryset.exclude(Exists(keeper.rows().filter(**{keeper.via: OuterRef("pk")})))
+
+
+def _keeping(keeper: Keeper, of: str) -> Exists:
+    return Exists(keeper.rows().filter(**{keeper.via: OuterRef(of)}))
+
+
+def _keepers_with_their_reference() -> list[tuple[Keeper, str]]:
+    """Every keeper with the trace field it points at: the trace, or the trace's session."""
+    return [(keeper, "pk") for keeper in _TRACE_KEEPERS.values()] + [
+        (keeper, "session") for keeper in _SESSION_KEEPERS.values()
+    ]
+
+
+def traces_unkept(queryset: QuerySet) -> QuerySet:
+    """These traces, less the ones something keeps (theirs or their session's rows)."""
+    _keepers_known()
+    for keeper, of in _keepers_with_their_reference():
+        queryset = queryset.exclude(_keeping(keeper, of))
+    return queryset
+
+
+def traces_kept_by(ids: list[int]) -> dict[int, list[str]]:
+    """The traces among these that something keeps, each with its keepers' labels."""
+    _keepers_known()
+    kept: dict[int, list[str]] = {}
+    for keeper, of in _keepers_with_their_reference():
+        held = Trace.objects.filter(pk__in=ids).filter(_keeping(keeper, of))
+        for pk in held.values_list("pk", flat=True):
+            kept.setdefault(pk, []).append(keeper.label)
+    return kept
+
+
+def traces_expirable(project: Project, cutoff) -> QuerySet:
+    """The project's traces received before `cutoff` that nothing keeps."""
+    queryset = traces_unkept(Trace.objects.filter(project=project, created_at__lt=cutoff))
     # A session is a conversation: its traces stay while any of it is recent, reviewed, or
     # being judged. The session row itself stays (its traces' foreign key is set null).
     recent_in_session = Trace.objects.filter(session=OuterRef("session"), created_at__gte=cutoff)
-    queryset = queryset.exclude(Exists(recent_in_session))
-    for keeper in _SESSION_KEEPERS.values():
-        queryset = queryset.exclude(
-            Exists(keeper.rows().filter(**{keeper.via: OuterRef("session")}))
-        )
-    return queryset
+    return queryset.exclude(Exists(recent_in_session))
 
 
 def traces_delete(ids: list[int], span_rows: bool = True) -> None:

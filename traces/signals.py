@@ -17,3 +17,8 @@ trace_completed = Signal()
 # Sent with feedback=<Feedback> when an outside score (an end user's thumbs, a rating) is
 # stored for the first time; a retried post with the same key sends nothing.
 feedback_received = Signal()
+
+# Sent with user=<User> and rows=[{"pk", "external_id", "project__slug", "span_count",
+# "created_at"}, ...] once a person's deletion of those traces is written (traces.deletion);
+# retention's deletions send nothing.
+traces_deleted = Signal()

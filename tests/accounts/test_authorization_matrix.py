@@ -49,6 +49,7 @@ ROUTES = {
     "api/me/": A(LOGIN),
     "api/traces/": A(ANNOTATOR, "GET POST"),
     "api/traces/bulk/": A(ANNOTATOR, "POST"),
+    "api/traces/delete/": A(CURATOR, "POST"),
     "api/traces/<int:trace_id>/": A(ANNOTATOR),
     "api/traces/<int:trace_id>/spans/": A(ANNOTATOR),
     "api/feedback/": A(ANNOTATOR, "GET POST"),
@@ -116,6 +117,8 @@ ROUTES = {
     "traces/projects/<slug:slug>/masking/<int:rule_id>/": A(CURATOR, "POST"),
     "traces/<int:trace_id>/": A(ANNOTATOR),
     "traces/<int:trace_id>/tree/": A(ANNOTATOR, get_status=400),  # without ?from=&to=
+    "traces/<int:trace_id>/delete/": A(CURATOR, "GET POST"),
+    "traces/delete/": A(CURATOR, "GET POST"),
     "traces/sessions/": A(ANNOTATOR),
     "traces/pair/": A(ANNOTATOR, get_status=302),  # without two ?trace=: back to the list
     "traces/pair/queue/": A(CURATOR, "POST"),

@@ -1,0 +1,83 @@
+"""Trace API for deleting traces: chosen ids (all or nothing) or a trace-list filter."""
+
+from drf_spectacular.utils import extend_schema, inline_serializer
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from accounts.idempotency import idempotent_post
+from accounts.permissions import IsCurator
+from core.api_fields import RowIdField
+from core.errors import ApplicationError
+from traces.deletion import MAX_TRACES_DELETED_AT_ONCE, traces_delete_requested
+from traces.filters import traces_for_filter_fields
+from traces.models import Trace
+from traces.selectors import traces_visible
+
+
+class TracesDeleteIn(serializers.Serializer):
+    ids = serializers.ListField(
+        child=RowIdField(),
+        required=False,
+        allow_empty=False,
+        max_length=MAX_TRACES_DELETED_AT_ONCE,
+        help_text="These traces, all or nothing: one that something keeps refuses the request.",
+    )
+    filter = serializers.DictField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="Trace-list filter parameters, as GET /api/traces/ takes them; the traces "
+        "something keeps are left and reported.",
+    )
+
+    def validate(self, data):
+        if ("ids" in data) == ("filter" in data):
+            raise serializers.ValidationError({"ids": "Give exactly one of ids or filter."})
+        return data
+
+
+TracesDeleteOut = inline_serializer(
+    "TracesDeleted",
+    {
+        "deleted": serializers.IntegerField(),
+        "kept": serializers.ListField(
+            child=serializers.IntegerField(), help_text="The filter's traces left in place."
+        ),
+        "kept_by": serializers.DictField(
+            child=serializers.IntegerField(), help_text="Those, counted by what keeps them."
+        ),
+    },
+)
+
+
+class TracesDeleteApi(APIView):
+    """Delete traces with their spans, verdicts, judgments, red flags and feedback. A trace that
+    a golden example, review items, an eval run's trial or a running judge run keeps stays."""
+
+    permission_classes = [IsCurator]
+
+    @extend_schema(request=TracesDeleteIn, responses=TracesDeleteOut, operation_id="traces_delete")
+    @idempotent_post
+    def post(self, request):
+        incoming = TracesDeleteIn(data=request.data)
+        incoming.is_valid(raise_exception=True)
+        data = incoming.validated_data
+        visible = traces_visible(request.user, Trace.objects.all())
+        if "ids" in data:
+            wanted = set(data["ids"])
+            traces = visible.filter(pk__in=wanted)
+            missing = sorted(wanted - set(traces.values_list("pk", flat=True)))
+            if missing:
+                shown = ", ".join(map(str, missing[:10]))
+                raise ApplicationError(f"No such traces: {shown}.", field="ids")
+            report = traces_delete_requested(
+                traces=traces, user=request.user, all_or_nothing=True, field_name="ids"
+            )
+        else:
+            traces = traces_for_filter_fields(visible, data["filter"])
+            report = traces_delete_requested(
+                traces=traces, user=request.user, all_or_nothing=False, field_name="filter"
+            )
+        return Response(
+            {"deleted": report.deleted, "kept": list(report.kept_ids), "kept_by": report.kept_by}
+        )
