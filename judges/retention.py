@@ -29,9 +29,7 @@ def retention_declare() -> None:
         "online_decisions",
     ):
         trace_relation_owned(relation)
-    trace_keeper_add(
-        "judgments", _judgments_at_work, via="trace", label="a judge run at work"
-    )
+    trace_keeper_add("judgments", _judgments_at_work, via="trace", label="a judge run at work")
     for relation in ("judgments", "verdicts"):
         session_relation_owned(relation)
     session_keeper_add(
