@@ -139,6 +139,26 @@ class TestSessionPage:
         assert "turn-result is-error" in html
         assert f'href="/traces/{second.pk}/"' in html
 
+    def test_a_curator_deletes_its_traces_and_its_totals_follow(
+        self, client, annotator, curator, conversation
+    ):
+        client.force_login(annotator)
+        page = f"/traces/sessions/{conversation.pk}/"
+        assert 'id="session-delete"' not in client.get(page).content.decode()
+        client.force_login(curator)
+        link = f"/traces/delete/?session=%23{conversation.pk}"
+        assert f'href="{link}" id="session-delete"' in client.get(page).content.decode()
+
+        assert "Delete 2 traces?" in client.get(link).content.decode()
+        done = client.post(
+            "/traces/delete/", {"query": f"session=%23{conversation.pk}", "expected": "2"}
+        )
+
+        assert done.status_code == 302
+        assert not conversation.traces.exists()
+        conversation.refresh_from_db()
+        assert conversation.trace_count == 0
+
     def test_untrusted_text_is_escaped(self, client, annotator, conversation):
         trace = conversation.traces.first()
         trace.task = "<script>alert(1)</script>"
