@@ -8,8 +8,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsCurator
-from core.api_fields import RowIdField
-from core.errors import ApplicationError
+from core.api_fields import RowIdsField, exactly_one_given, rows_chosen
 from golden.collect import MAX_TRACES_AT_ONCE, golden_drafts_from_traces, golden_example_confirm
 from golden.selectors import golden_example_get_for_user
 from golden.serializers import GoldenExampleOutSerializer
@@ -19,12 +18,7 @@ from traces.selectors import traces_visible
 
 
 class CollectIn(serializers.Serializer):
-    trace_ids = serializers.ListField(
-        child=RowIdField(),
-        required=False,
-        allow_empty=False,
-        max_length=MAX_TRACES_AT_ONCE,
-    )
+    trace_ids = RowIdsField(max_length=MAX_TRACES_AT_ONCE)
     filter = serializers.DictField(
         child=serializers.CharField(),
         required=False,
@@ -32,10 +26,7 @@ class CollectIn(serializers.Serializer):
     )
 
     def validate(self, data):
-        if ("trace_ids" in data) == ("filter" in data):
-            raise serializers.ValidationError(
-                {"trace_ids": "Give exactly one of trace_ids or filter."}
-            )
+        exactly_one_given(data, "trace_ids", "filter")
         return data
 
 
@@ -51,13 +42,7 @@ CollectOut = inline_serializer(
 def _selected_traces(user, data):
     visible = traces_visible(user, Trace.objects.all())
     if "trace_ids" in data:
-        wanted = set(data["trace_ids"])
-        traces = visible.filter(pk__in=wanted)
-        missing = sorted(wanted - set(traces.values_list("pk", flat=True)))
-        if missing:
-            shown = ", ".join(map(str, missing[:10]))
-            raise ApplicationError(f"No such traces: {shown}.", field="trace_ids")
-        return traces
+        return rows_chosen(visible, data["trace_ids"], field="trace_ids", noun="traces")
     return traces_for_filter_fields(visible, data["filter"])
 
 

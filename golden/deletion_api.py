@@ -7,25 +7,18 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsCurator
-from core.api_fields import RowIdField
-from core.errors import ApplicationError
+from core.api_fields import RowIdsField, exactly_one_given, rows_chosen
 from golden.deletion import MAX_EXAMPLES_DELETED_AT_ONCE, golden_examples_delete
 from golden.selectors import golden_example_list, golden_examples_visible
 from golden.serializers import ExampleFilterIn
 
 
 class ExamplesDeleteIn(serializers.Serializer):
-    ids = serializers.ListField(
-        child=RowIdField(),
-        required=False,
-        allow_empty=False,
-        max_length=MAX_EXAMPLES_DELETED_AT_ONCE,
-    )
+    ids = RowIdsField(max_length=MAX_EXAMPLES_DELETED_AT_ONCE)
     filter = ExampleFilterIn(required=False)
 
     def validate(self, data):
-        if ("ids" in data) == ("filter" in data):
-            raise serializers.ValidationError({"ids": "Give exactly one of ids or filter."})
+        exactly_one_given(data, "ids", "filter")
         return data
 
 
@@ -42,13 +35,7 @@ ExamplesDeleteOut = inline_serializer(
 
 def _selected_examples(user, data):
     if "ids" in data:
-        wanted = set(data["ids"])
-        examples = golden_examples_visible(user).filter(pk__in=wanted)
-        missing = sorted(wanted - set(examples.values_list("pk", flat=True)))
-        if missing:
-            shown = ", ".join(map(str, missing[:10]))
-            raise ApplicationError(f"No such examples: {shown}.", field="ids")
-        return examples
+        return rows_chosen(golden_examples_visible(user), data["ids"], field="ids", noun="examples")
     given = data["filter"]
     return golden_example_list(
         user,

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
-from core.api_fields import RowIdField
+from core.api_fields import RowIdsField, exactly_one_given, rows_chosen
 from core.errors import ApplicationError
 from core.pagination import ApiPagination
 from judges import selectors
@@ -43,31 +43,17 @@ class JudgeRunIn(serializers.Serializer):
         required=False, help_text="A rubric id or name: its newest approved version is used."
     )
     config = serializers.CharField(default="default", help_text="A judge config id or name.")
-    trace_ids = serializers.ListField(
-        child=RowIdField(),
-        required=False,
-        max_length=MAX_TRACE_IDS,
-        allow_empty=False,
-    )
+    trace_ids = RowIdsField(max_length=MAX_TRACE_IDS)
     filter = TraceFilterIn(required=False)
-    session_ids = serializers.ListField(
-        child=RowIdField(),
-        required=False,
+    session_ids = RowIdsField(
         max_length=MAX_TRACE_IDS,
-        allow_empty=False,
         help_text="Sessions to judge, each as one conversation with one verdict.",
     )
     sample_rate = serializers.FloatField(default=1.0, min_value=0.0, max_value=1.0)
 
     def validate(self, data):
-        if ("rubric_version" in data) == ("rubric" in data):
-            raise serializers.ValidationError(
-                {"rubric_version": "Give exactly one of rubric_version or rubric."}
-            )
-        if sum(key in data for key in ("trace_ids", "filter", "session_ids")) != 1:
-            raise serializers.ValidationError(
-                {"trace_ids": "Give exactly one of trace_ids, filter or session_ids."}
-            )
+        exactly_one_given(data, "rubric_version", "rubric")
+        exactly_one_given(data, "trace_ids", "filter", "session_ids")
         if data["sample_rate"] <= 0:
             raise serializers.ValidationError({"sample_rate": "Must be above 0."})
         data["rubric_version"] = self._version(data)
@@ -79,7 +65,7 @@ class JudgeRunIn(serializers.Serializer):
         return data
 
     def _sessions(self, session_ids: list[int]) -> list[int]:
-        return _pks_all_found(Session, session_ids, "session_ids", "sessions")
+        return _ids_all_found(Session, session_ids, "session_ids", "sessions")
 
     def _version(self, data) -> RubricVersion:
         if "rubric_version" in data:
@@ -108,19 +94,13 @@ class JudgeRunIn(serializers.Serializer):
 
     def _traces(self, data):
         if "trace_ids" in data:
-            return _pks_all_found(Trace, data["trace_ids"], "trace_ids", "traces")
+            return _ids_all_found(Trace, data["trace_ids"], "trace_ids", "traces")
         return selectors.traces_for_filter(data["filter"])
 
 
-def _pks_all_found(model, pks: list[int], field: str, noun: str) -> list[int]:
-    """The ids, sorted; a 400 on `field` naming the first ten that are not stored."""
-    wanted = set(pks)
-    found = set(model.objects.filter(pk__in=wanted).values_list("pk", flat=True))
-    missing = sorted(wanted - found)
-    if missing:
-        shown = ", ".join(map(str, missing[:10]))
-        raise serializers.ValidationError({field: f"No such {noun}: {shown}."})
-    return sorted(found)
+def _ids_all_found(model, ids: list[int], field: str, noun: str) -> list[int]:
+    chosen = rows_chosen(model.objects.all(), ids, field=field, noun=noun)
+    return sorted(chosen.values_list("pk", flat=True))
 
 
 class JudgeRunOut(serializers.ModelSerializer):

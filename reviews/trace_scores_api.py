@@ -7,6 +7,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator
+from core.api_fields import exactly_one_given
 from judges.models import Rubric, RubricVersion, RubricVersionStatus
 from reviews.api import AnnotationOut, ResolveIn
 from reviews.blind import trace_blind_for
@@ -22,10 +23,7 @@ class TraceScoreIn(ResolveIn):
     )
 
     def validate(self, data):
-        if ("rubric_version" in data) == ("rubric" in data):
-            raise serializers.ValidationError(
-                {"rubric_version": "Give exactly one of rubric_version or rubric."}
-            )
+        exactly_one_given(data, "rubric_version", "rubric")
         approved = RubricVersion.objects.select_related("rubric").filter(
             status=RubricVersionStatus.APPROVED
         )

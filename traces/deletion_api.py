@@ -7,8 +7,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsCurator
-from core.api_fields import RowIdField
-from core.errors import ApplicationError
+from core.api_fields import RowIdsField, exactly_one_given, rows_chosen
 from traces.deletion import MAX_TRACES_DELETED_AT_ONCE, traces_delete_requested
 from traces.filters import traces_for_filter_fields
 from traces.models import Trace
@@ -16,10 +15,7 @@ from traces.selectors import traces_visible
 
 
 class TracesDeleteIn(serializers.Serializer):
-    ids = serializers.ListField(
-        child=RowIdField(),
-        required=False,
-        allow_empty=False,
+    ids = RowIdsField(
         max_length=MAX_TRACES_DELETED_AT_ONCE,
         help_text="These traces, all or nothing: one that something keeps refuses the request.",
     )
@@ -31,8 +27,7 @@ class TracesDeleteIn(serializers.Serializer):
     )
 
     def validate(self, data):
-        if ("ids" in data) == ("filter" in data):
-            raise serializers.ValidationError({"ids": "Give exactly one of ids or filter."})
+        exactly_one_given(data, "ids", "filter")
         return data
 
 
@@ -64,12 +59,7 @@ class TracesDeleteApi(APIView):
         data = incoming.validated_data
         visible = traces_visible(request.user, Trace.objects.all())
         if "ids" in data:
-            wanted = set(data["ids"])
-            traces = visible.filter(pk__in=wanted)
-            missing = sorted(wanted - set(traces.values_list("pk", flat=True)))
-            if missing:
-                shown = ", ".join(map(str, missing[:10]))
-                raise ApplicationError(f"No such traces: {shown}.", field="ids")
+            traces = rows_chosen(visible, data["ids"], field="ids", noun="traces")
             report = traces_delete_requested(
                 traces=traces, user=request.user, all_or_nothing=True, field_name="ids"
             )
