@@ -94,6 +94,14 @@ def test_annotators_cannot_delete_through_the_pages(client, annotator):
     assert GoldenExample.objects.filter(pk=example.pk).exists()
 
 
+def test_a_filter_of_one_example_is_counted_not_called_this(client, curator):
+    GoldenExampleFactory(task="The only draft", draft=True)
+    client.force_login(curator)
+    page = client.get("/golden/examples/delete/", {"draft": "yes"}).content.decode()
+    assert "Delete 1 golden example?" in page
+    assert "Delete this golden example?" not in page
+
+
 def test_an_empty_filter_says_nothing_matches(client, curator):
     client.force_login(curator)
     page = client.get("/golden/examples/delete/", {"q": "no such task"}).content.decode()
