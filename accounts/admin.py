@@ -5,7 +5,7 @@ from accounts.models import ApiToken, IdempotencyKey
 
 @admin.register(ApiToken)
 class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
+    list_display = ("name", "user", "prefix", "scope", "created_at", "last_used_at", "revoked_at")
     readonly_fields = ("token_hash", "prefix", "created_at", "last_used_at")
     search_fields = ("name", "user__username", "prefix")
 

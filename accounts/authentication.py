@@ -4,12 +4,16 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 
 from accounts.client_address import client_address
-from accounts.models import ApiToken, hash_token
+from accounts.models import ApiToken, TokenScope, hash_token
 from accounts.token_cache import token_cache
 from accounts.token_failures import lockout_seconds, token_failure_add, token_failures_over_limit
 
 # How long a process remembers a valid token: a revoke made elsewhere counts within it.
 TOKEN_REMEMBERED_SECONDS = 5.0
+SEND_ONLY_REFUSAL = (
+    "This token may only send traces, logs and feedback (it was made send-only); "
+    "use a token made for everything your role allows."
+)
 
 
 def token_from_headers(request) -> str | None:
@@ -45,11 +49,20 @@ class ApiTokenAuthentication(authentication.BaseAuthentication):
         if token.last_used_at is None or (now - token.last_used_at).total_seconds() > 60:
             ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
             token.last_used_at = now
+        if token.scope == TokenScope.SEND and not _sending(request):
+            raise exceptions.PermissionDenied(SEND_ONLY_REFUSAL)
         # Each request gets its own copy: a view may set attributes on its user.
         return copy.copy(token.user), token
 
     def authenticate_header(self, request):
         return self.keyword
+
+
+def _sending(request) -> bool:
+    """Whether a send-only token may make this request: its view names the method in
+    `send_only_methods`. A view that says nothing is closed to such tokens."""
+    view = (getattr(request, "parser_context", None) or {}).get("view")
+    return request.method in getattr(view, "send_only_methods", ())
 
 
 def _refuse(request, raw: str):

@@ -12,6 +12,14 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
+class TokenScope(models.TextChoices):
+    """What a token may do: all its person's role allows, or only send (an agent's token,
+    which should not read back judgments, people's labels or the golden dataset)."""
+
+    FULL = "full", "Everything its person's role allows"
+    SEND = "send", "Send traces, logs and feedback only"
+
+
 class ApiToken(models.Model):
     """A per-user API token; only its SHA-256 is stored, the raw value is shown once."""
 
@@ -25,15 +33,16 @@ class ApiToken(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     last_used_at = models.DateTimeField(null=True, blank=True)
     revoked_at = models.DateTimeField(null=True, blank=True)
+    scope = models.CharField(max_length=8, choices=TokenScope.choices, default=TokenScope.FULL)
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…)"
 
     @classmethod
-    def generate(cls, user, name: str) -> tuple["ApiToken", str]:
+    def generate(cls, user, name: str, scope: str = TokenScope.FULL) -> tuple["ApiToken", str]:
         raw = TOKEN_PREFIX + secrets.token_urlsafe(32)
         token = cls.objects.create(
-            user=user, name=name, prefix=raw[:10], token_hash=hash_token(raw)
+            user=user, name=name, prefix=raw[:10], token_hash=hash_token(raw), scope=scope
         )
         return token, raw
 

@@ -177,6 +177,8 @@ class GuardrailCheckApi(APIView):
     tool call; nothing is written unless `record` is true. 200 for allow and block alike."""
 
     permission_classes = [IsAnnotator]
+    # The agent asks before each tool call, with the token it sends traces with.
+    send_only_methods = ("POST",)
     parser_classes = [GuardrailJSONParser]
 
     def dispatch(self, request, *args, **kwargs):

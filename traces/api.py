@@ -160,6 +160,8 @@ class TraceListCreateApi(GenericAPIView):
     as the trace list page's does: a full count of a broad search reads every match."""
 
     permission_classes = [IsAnnotator]
+    # An agent's send-only token posts traces; reading the list needs a full token.
+    send_only_methods = ("POST",)
     pagination_class = ApiPagination
     parser_classes = [TraceJSONParser]
     serializer_class = TraceOut
@@ -285,6 +287,7 @@ class TraceBulkImportApi(APIView):
     """JSONL, one trace per line (raw body or a multipart `file`). Bad lines are reported."""
 
     permission_classes = [IsAnnotator]
+    send_only_methods = ("POST",)
     parser_classes = [MultiPartParser]
 
     @extend_schema(
@@ -360,6 +363,7 @@ class OtlpTraceExportApi(APIView):
     """OTLP/HTTP trace export (protobuf or JSON, gzip allowed) at /v1/traces."""
 
     permission_classes = [IsAnnotator]
+    send_only_methods = ("POST",)
     parser_classes: list = []
 
     @_otlp_export_schema(
@@ -381,6 +385,7 @@ class OtlpLogExportApi(APIView):
     to their spans by trace and span id, whichever comes first."""
 
     permission_classes = [IsAnnotator]
+    send_only_methods = ("POST",)
     parser_classes: list = []
 
     @_otlp_export_schema(

@@ -42,6 +42,8 @@ class FeedbackPagination(ApiPagination):
 
 class FeedbackApi(GenericAPIView):
     permission_classes = [IsAnnotator]
+    # An end user's score comes from the agent's send-only token; reading needs a full one.
+    send_only_methods = ("POST",)
     parser_classes = [JSONParser]
     serializer_class = FeedbackOut
     filter_backends = [DjangoFilterBackend]

@@ -1,10 +1,10 @@
 """A newcomer follows the README's first hour in Chromium, from a fresh database to the gate.
 
-Fresh database, `load_demo`, log in as the curator, make a token on the API tokens page, send
-a trace with the README's exporter snippet exactly as printed (only the address changed to this
-test's server), find it judged on its trace page, and open the gate comparison of the demo's
-runs. The worker's part (settle sweep, judge passes) is done by calling the same functions its
-tasks call; the judge is the simulator, over HTTP through the real SDK.
+Fresh database, `load_demo`, log in as the curator, make a send-only token on the API tokens
+page, send a trace with the README's exporter snippet exactly as printed (only the address
+changed to this test's server), find it judged on its trace page, and open the gate comparison
+of the demo's runs. The worker's part (settle sweep, judge passes) is done by calling the same
+functions its tasks call; the judge is the simulator, over HTTP through the real SDK.
 """
 
 import re
@@ -99,9 +99,10 @@ def test_a_newcomer_gets_a_trace_of_their_own_judged_and_sees_the_gate(new_page,
     page.click("button[type=submit]")
     page.wait_for_url(lambda url: "/login/" not in url)
     assert "simulated judge" in page.locator(".banner").inner_text()
-    # A token from the navigation's API tokens page
+    # A send-only token from the navigation's API tokens page, as the README advises
     page.click("header >> text=API tokens")
     page.fill("#token-name", "my agent")
+    page.check("input[name=scope][value=send]")
     page.click("main button[type=submit]")
     token = page.locator("#new-token").inner_text().strip()
     # The README's exporter snippet sends the agent's trace
