@@ -49,6 +49,7 @@ FIXED_PAGES = [
     ("judge-runs", "/judges/runs/"),
     ("judge-run-new", "/judges/runs/new/"),
     ("review-queues", "/reviews/"),
+    ("audit-log", "/reviews/audit/"),
     ("golden", "/golden/"),
     ("golden-new", "/golden/examples/new/"),
     ("golden-promote", "/golden/promote/"),

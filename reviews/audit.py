@@ -1,6 +1,7 @@
 """AuditEvent rows: who did what to which object, with the state before and after; and reads."""
 
 from reviews.models import Annotation, AuditEvent, ReviewItem
+from reviews.sql import audit_actions_distinct
 
 
 def review_item_snapshot(item: ReviewItem) -> dict:
@@ -65,9 +66,13 @@ def audit_events_record(*, actor, action: str, object_type: str, before_by_id: d
     )
 
 
+# Newest first; audit_newest (and its per-action and per-person forms) serve it.
+AUDIT_ORDER = ("-created_at", "-id")
+
+
 def audit_events_filtered(*, person: str = "", item: int | None = None, action: str = ""):
     """Audit events newest first, filtered by the actor's username, a review item, an action."""
-    events = AuditEvent.objects.select_related("actor").order_by("-created_at", "-pk")
+    events = AuditEvent.objects.select_related("actor").order_by(*AUDIT_ORDER)
     if person:
         events = events.filter(actor__username=person)
     if item is not None:
@@ -79,4 +84,4 @@ def audit_events_filtered(*, person: str = "", item: int | None = None, action: 
 
 def audit_actions() -> list[str]:
     """Every action written so far, for the filter's choices."""
-    return list(AuditEvent.objects.order_by("action").values_list("action", flat=True).distinct())
+    return audit_actions_distinct()

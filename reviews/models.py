@@ -298,7 +298,14 @@ class AuditEvent(models.Model):
     objects = AuditEventQuerySet.as_manager()
 
     class Meta:
-        indexes = [models.Index(fields=["object_type", "object_id"], name="audit_object")]
+        indexes = [
+            models.Index(fields=["object_type", "object_id"], name="audit_object"),
+            # The audit page, newest first, whole or by action or by person: a page reads one
+            # page of the index, however long the log has grown.
+            models.Index(fields=["-created_at", "-id"], name="audit_newest"),
+            models.Index(fields=["action", "-created_at", "-id"], name="audit_action_newest"),
+            models.Index(fields=["actor", "-created_at", "-id"], name="audit_actor_newest"),
+        ]
 
     def save(self, *args, **kwargs):
         if not self._state.adding:

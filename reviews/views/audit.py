@@ -1,12 +1,15 @@
 """The audit page: curators read the append-only log, filtered by person, item and action."""
 
 from django import forms
-from django.core.paginator import Paginator
 from django.shortcuts import render
 from django.views.decorators.http import require_safe
 
 from accounts.roles import CURATOR, require_role
-from reviews.audit import audit_actions, audit_events_filtered
+from core.bounded_paginator import BoundedPaginator
+from core.keyset import keyset_page_for_view
+from reviews.audit import AUDIT_ORDER, audit_actions, audit_events_filtered
+
+EVENTS_PER_PAGE = 50
 
 
 class AuditFilterForm(forms.Form):
@@ -29,12 +32,16 @@ def audit_list(request):
         item=filters.get("item"),
         action=filters.get("action") or "",
     )
-    page = Paginator(events, 50).get_page(request.GET.get("page"))
-    query = request.GET.copy()
-    query.pop("page", None)
+    page, error = keyset_page_for_view(events, AUDIT_ORDER, request.GET, EVENTS_PER_PAGE)
     return render(
         request,
         "reviews/audit_list.html",
-        {"form": form, "page": page, "query": query.urlencode()},
-        status=400 if form.is_bound and form.errors else 200,
+        {
+            "form": form,
+            "page": page,
+            "page_error": error,
+            # A count that stops past COUNT_CAP, as it says: the log only grows.
+            "counter": BoundedPaginator(events, EVENTS_PER_PAGE),
+        },
+        status=400 if (form.is_bound and form.errors) or error else 200,
     )

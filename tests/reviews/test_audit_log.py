@@ -1,9 +1,11 @@
 """The audit log is append-only everywhere, and curators read it on one page."""
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from reviews.audit import audit_event_record
+from reviews.audit import audit_actions, audit_event_record
 from reviews.models import AuditEvent, AuditLogAppendOnly
 from tests.factories import ReviewItemFactory, UserFactory
 
@@ -71,3 +73,47 @@ def test_the_audit_page_is_read_only_and_for_curators(client, curator, annotator
     client.force_login(curator)
     assert client.post(reverse("reviews:audit_list"), {"action": "x"}).status_code == 405
     assert client.get(reverse("reviews:audit_list"), {"item": "abc"}).status_code == 400
+
+
+def _events_written(count: int, actor, action: str = "review_item.resolve") -> None:
+    AuditEvent.objects.bulk_create(
+        AuditEvent(actor=actor, action=action, object_type="golden_example", object_id=str(n))
+        for n in range(count)
+    )
+
+
+def test_the_log_pages_by_cursor_newest_first_and_its_count_stops(client, curator):
+    _events_written(1_060, curator)
+    client.force_login(curator)
+
+    first = client.get(reverse("reviews:audit_list"))
+    body = first.content.decode()
+    assert "More than 1,000 events" in body
+    newest = AuditEvent.objects.order_by("-created_at", "-id")
+    assert f'id="event-{newest[0].pk}"' in body and f'id="event-{newest[49].pk}"' in body
+    assert f'id="event-{newest[50].pk}"' not in body
+
+    older = first.context["page"].older_cursor
+    second = client.get(reverse("reviews:audit_list"), {"after": older}).content.decode()
+    assert f'id="event-{newest[50].pk}"' in second
+    assert f'id="event-{newest[49].pk}"' not in second
+    refused = client.get(reverse("reviews:audit_list"), {"after": "not-a-cursor"})
+    assert refused.status_code == 400
+
+
+def test_a_page_costs_the_same_queries_however_long_the_log(client, curator):
+    client.force_login(curator)
+    _events_written(3, curator)
+    client.get(reverse("reviews:audit_list"))
+    with CaptureQueriesContext(connection) as short:
+        client.get(reverse("reviews:audit_list"), {"action": "review_item.resolve"})
+    _events_written(400, curator, action="trace_delete")
+    with CaptureQueriesContext(connection) as long:
+        client.get(reverse("reviews:audit_list"), {"action": "review_item.resolve"})
+    assert len(long) == len(short)
+
+
+def test_the_action_choices_are_every_action_once_sorted(curator):
+    for action in ("trace_delete", "annotation.undo", "trace_delete", "review_item.resolve"):
+        _events_written(2, curator, action=action)
+    assert audit_actions() == ["annotation.undo", "review_item.resolve", "trace_delete"]
