@@ -258,7 +258,15 @@ class TraceDetailApi(APIView):
         context = {"spans": shown, "spans_next": more}
         return Response(TracePagedDetailOut(trace, context=context).data)
 
-    @extend_schema(request=None, responses={204: None})
+    @extend_schema(
+        request=None,
+        responses={
+            204: None,
+            409: OpenApiResponse(
+                ERROR_OUT, description="Kept: the message names what keeps the trace."
+            ),
+        },
+    )
     def delete(self, request, trace_id: int):
         """Delete the trace and what it owns; 409 naming what keeps it (traces.deletion)."""
         trace = selectors.trace_get(request.user, trace_id)

@@ -1,6 +1,6 @@
 """Trace API for deleting traces: chosen ids (all or nothing) or a trace-list filter."""
 
-from drf_spectacular.utils import extend_schema, inline_serializer
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -8,6 +8,7 @@ from rest_framework.views import APIView
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsCurator
 from core.api_fields import RowIdsField, exactly_one_given, rows_chosen
+from traces.api import ERROR_OUT
 from traces.deletion import MAX_TRACES_DELETED_AT_ONCE, traces_delete_requested
 from traces.filters import traces_for_filter_fields
 from traces.models import Trace
@@ -51,7 +52,16 @@ class TracesDeleteApi(APIView):
 
     permission_classes = [IsCurator]
 
-    @extend_schema(request=TracesDeleteIn, responses=TracesDeleteOut, operation_id="traces_delete")
+    @extend_schema(
+        request=TracesDeleteIn,
+        responses={
+            200: TracesDeleteOut,
+            409: OpenApiResponse(
+                ERROR_OUT, description="Chosen ids of which some are kept: nothing deleted."
+            ),
+        },
+        operation_id="traces_delete",
+    )
     @idempotent_post
     def post(self, request):
         incoming = TracesDeleteIn(data=request.data)
