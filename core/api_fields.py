@@ -35,13 +35,18 @@ def exactly_one_given(data: dict, *names: str) -> None:
         raise serializers.ValidationError({names[0]: f"Give exactly one of {listed}."})
 
 
-def rows_chosen(queryset, ids, *, field: str, noun: str):
-    """The rows of `queryset` with these ids; an id it does not hold (not stored, or hidden
-    from the reader) refuses the request, naming `field` and the first ten such ids."""
+def ids_chosen(queryset, ids, *, field: str, noun: str) -> list[int]:
+    """These ids, sorted, once `queryset` is found to hold each; an id it does not hold (not
+    stored, or hidden from the reader) refuses the request, naming `field` and the first ten."""
     wanted = set(ids)
-    rows = queryset.filter(pk__in=wanted)
-    missing = sorted(wanted - set(rows.values_list("pk", flat=True)))
+    found = set(queryset.filter(pk__in=wanted).values_list("pk", flat=True))
+    missing = sorted(wanted - found)
     if missing:
         shown = ", ".join(map(str, missing[:10]))
         raise ApplicationError(f"No such {noun}: {shown}.", field=field)
-    return rows
+    return sorted(found)
+
+
+def rows_chosen(queryset, ids, *, field: str, noun: str):
+    """The rows of `queryset` with these ids, refused as ids_chosen refuses."""
+    return queryset.filter(pk__in=ids_chosen(queryset, ids, field=field, noun=noun))

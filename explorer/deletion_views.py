@@ -13,6 +13,7 @@ from explorer.views import PAGE_POSITION_PARAMS
 from traces import selectors
 from traces.deletion import (
     MAX_TRACES_DELETED_AT_ONCE,
+    traces_counted,
     traces_delete_requested,
     traces_deletion_preview,
 )
@@ -54,10 +55,9 @@ def traces_delete(request):
     traces = trace_filter.qs
     if request.method != "POST":
         return _confirm(request, traces, cancel=back, query=query)
-    preview = traces_deletion_preview(traces)
-    shown = request.POST.get("expected", "")
-    if shown != str(preview.count):
-        notice = f"The filter matches {preview.count} traces now, not {shown}: check them again."
+    shown, now = request.POST.get("expected", ""), traces_counted(traces)
+    if shown != str(now):
+        notice = f"The filter matches {now} traces now, not {shown}: check them again."
         return _confirm(request, traces, cancel=back, query=query, notice=notice)
     try:
         report = traces_delete_requested(traces=traces, user=request.user, all_or_nothing=False)

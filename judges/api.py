@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from accounts.idempotency import idempotent_post
 from accounts.permissions import IsAnnotator, IsCurator
-from core.api_fields import RowIdsField, exactly_one_given, rows_chosen
+from core.api_fields import RowIdsField, exactly_one_given, ids_chosen
 from core.errors import ApplicationError
 from core.pagination import ApiPagination
 from judges import selectors
@@ -65,7 +65,7 @@ class JudgeRunIn(serializers.Serializer):
         return data
 
     def _sessions(self, session_ids: list[int]) -> list[int]:
-        return _ids_all_found(Session, session_ids, "session_ids", "sessions")
+        return ids_chosen(Session.objects.all(), session_ids, field="session_ids", noun="sessions")
 
     def _version(self, data) -> RubricVersion:
         if "rubric_version" in data:
@@ -94,13 +94,10 @@ class JudgeRunIn(serializers.Serializer):
 
     def _traces(self, data):
         if "trace_ids" in data:
-            return _ids_all_found(Trace, data["trace_ids"], "trace_ids", "traces")
+            return ids_chosen(
+                Trace.objects.all(), data["trace_ids"], field="trace_ids", noun="traces"
+            )
         return selectors.traces_for_filter(data["filter"])
-
-
-def _ids_all_found(model, ids: list[int], field: str, noun: str) -> list[int]:
-    chosen = rows_chosen(model.objects.all(), ids, field=field, noun=noun)
-    return sorted(chosen.values_list("pk", flat=True))
 
 
 class JudgeRunOut(serializers.ModelSerializer):

@@ -52,9 +52,18 @@ def _counted(kept: dict[int, list[str]]) -> dict[str, int]:
     return dict(Counter(label for labels in kept.values() for label in labels).most_common())
 
 
+def _ids_at_most(traces) -> list[int]:
+    """Up to MAX_TRACES_DELETED_AT_ONCE + 1 of these traces' ids: a larger set is only too many."""
+    return list(traces.order_by().values_list("pk", flat=True)[: MAX_TRACES_DELETED_AT_ONCE + 1])
+
+
+def traces_counted(traces) -> int:
+    """How many traces a deletion of these would choose, as its preview counts them."""
+    return len(_ids_at_most(traces))
+
+
 def traces_deletion_preview(traces) -> TraceDeletionPreview:
-    """Reads at most MAX_TRACES_DELETED_AT_ONCE + 1 ids: a larger set is only too many."""
-    ids = list(traces.order_by().values_list("pk", flat=True)[: MAX_TRACES_DELETED_AT_ONCE + 1])
+    ids = _ids_at_most(traces)
     kept = traces_kept_by(ids) if len(ids) <= MAX_TRACES_DELETED_AT_ONCE else {}
     return TraceDeletionPreview(len(ids), _counted(kept), frozenset(kept))
 
@@ -70,10 +79,9 @@ def traces_delete_requested(
     with transaction.atomic():
         # Locked in id order: a review item or trial made meanwhile waits for the deletion,
         # then fails its foreign key instead of being deleted with the trace.
-        chosen = traces.order_by().values_list("pk", flat=True)[: MAX_TRACES_DELETED_AT_ONCE + 1]
         ids = list(
             Trace.objects.select_for_update(of=("self",))
-            .filter(pk__in=list(chosen))
+            .filter(pk__in=_ids_at_most(traces))
             .order_by("pk")
             .values_list("pk", flat=True)
         )
