@@ -286,6 +286,11 @@ CELERY_BEAT_SCHEDULE = {
     },
     # Traces past their project's retention time go, a batch at a time (traces/retention.py).
     "trace-retention": {"task": "traces.tasks.trace_retention_task", "schedule": 3600.0},
+    # Background trace deletions whose message was lost go on (traces/deletion_jobs.py).
+    "trace-deletions-resume": {
+        "task": "traces.tasks.trace_deletions_resume_task",
+        "schedule": 60.0,
+    },
     # Sessions quiet for their rubric's idle time are judged whole (judges/session_online.py).
     "sessions-judge-idle": {"task": "judges.tasks.sessions_judge_idle_task", "schedule": 60.0},
     # Judge passes whose worker died (or whose message was lost) are enqueued again.

@@ -11,6 +11,7 @@ from traces.models import (
     Span,
     Trace,
     TraceAttributeValue,
+    TraceDeletion,
     TraceSearchDocument,
 )
 
@@ -102,3 +103,12 @@ class MaskingRuleChangeAdmin(MaskingRuleAdmin):
 
     list_display = ("at", "project", "username", "action", "rule_id")
     list_filter = ("project", "action")
+
+
+@admin.register(TraceDeletion)
+class TraceDeletionAdmin(ReadOnlyAdmin):
+    """Read-only: started and stopped from the trace list and its deletion page."""
+
+    list_display = ("pk", "status", "matched", "deleted", "kept", "created_by", "created_at")
+    list_filter = ("status",)
+    list_select_related = ("created_by",)

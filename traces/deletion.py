@@ -48,7 +48,7 @@ class TraceDeletionReport:
     kept_by: dict[str, int] = field(default_factory=dict)  # those, counted by reason
 
 
-def _counted(kept: dict[int, list[str]]) -> dict[str, int]:
+def kept_counted(kept: dict[int, list[str]]) -> dict[str, int]:
     return dict(Counter(label for labels in kept.values() for label in labels).most_common())
 
 
@@ -65,7 +65,7 @@ def traces_counted(traces) -> int:
 def traces_deletion_preview(traces) -> TraceDeletionPreview:
     ids = _ids_at_most(traces)
     kept = traces_kept_by(ids) if len(ids) <= MAX_TRACES_DELETED_AT_ONCE else {}
-    return TraceDeletionPreview(len(ids), _counted(kept), frozenset(kept))
+    return TraceDeletionPreview(len(ids), kept_counted(kept), frozenset(kept))
 
 
 def traces_delete_requested(
@@ -77,35 +77,53 @@ def traces_delete_requested(
     if not has_role(user, CURATOR):
         raise ApplicationError("Deleting traces needs the curator role.", status_code=403)
     with transaction.atomic():
-        # Locked in id order: a review item or trial made meanwhile waits for the deletion,
-        # then fails its foreign key instead of being deleted with the trace.
-        ids = list(
-            Trace.objects.select_for_update(of=("self",))
-            .filter(pk__in=_ids_at_most(traces))
-            .order_by("pk")
-            .values_list("pk", flat=True)
-        )
+        ids = _locked(_ids_at_most(traces))
         if not ids:
             raise ApplicationError("No traces to delete: the selection is empty.", field=field_name)
         if len(ids) > MAX_TRACES_DELETED_AT_ONCE:
             raise ApplicationError(
                 f"More than {MAX_TRACES_DELETED_AT_ONCE} traces match; delete at most "
-                f"{MAX_TRACES_DELETED_AT_ONCE} at once (narrow the filter).",
+                f"{MAX_TRACES_DELETED_AT_ONCE} at once, or all of them in the background "
+                "(POST /api/traces/deletions/, or the trace list's Delete them...).",
                 field=field_name,
             )
         kept = traces_kept_by(ids)
         if kept and all_or_nothing:
             raise ApplicationError(_kept_text(kept), code="kept", field=field_name, status_code=409)
-        doomed = [pk for pk in ids if pk not in kept]
-        if doomed:
-            rows = list(
-                Trace.objects.filter(pk__in=doomed)
-                .order_by("pk")
-                .values("pk", "external_id", "project__slug", "span_count", "created_at")
-            )
-            traces_delete(doomed)
-            traces_deleted.send(sender=Trace, user=user, rows=rows)
-    return TraceDeletionReport(len(doomed), tuple(sorted(kept)), _counted(kept))
+        deleted = _unkept_delete(ids, kept, user)
+    return TraceDeletionReport(deleted, tuple(sorted(kept)), kept_counted(kept))
+
+
+def traces_chunk_delete(ids: list[int], user) -> tuple[int, dict[int, list[str]]]:
+    """In the caller's transaction: lock these traces and delete the ones nothing keeps.
+    Returns how many went and, by trace, the labels of what keeps the rest."""
+    locked = _locked(ids)
+    kept = traces_kept_by(locked)
+    return _unkept_delete(locked, kept, user), kept
+
+
+def _locked(ids: list[int]) -> list[int]:
+    # Locked in id order: a review item or trial made meanwhile waits for the deletion, then
+    # fails its foreign key instead of being deleted with the trace.
+    return list(
+        Trace.objects.select_for_update(of=("self",))
+        .filter(pk__in=ids)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+
+
+def _unkept_delete(ids: list[int], kept: dict[int, list[str]], user) -> int:
+    doomed = [pk for pk in ids if pk not in kept]
+    if doomed:
+        rows = list(
+            Trace.objects.filter(pk__in=doomed)
+            .order_by("pk")
+            .values("pk", "external_id", "project__slug", "span_count", "created_at")
+        )
+        traces_delete(doomed)
+        traces_deleted.send(sender=Trace, user=user, rows=rows)
+    return len(doomed)
 
 
 def _kept_text(kept: dict[int, list[str]]) -> str:

@@ -197,6 +197,11 @@ def traces_for_filter_fields(visible, given: dict, field: str = "filter"):
     bulk endpoints); an unknown or invalid parameter is refused naming `field.<name>`."""
     query = QueryDict(mutable=True)
     query.update(given)
+    return traces_for_query(visible, query, field)
+
+
+def traces_for_query(visible, query: QueryDict, field: str = "filter"):
+    """The traces of `visible` a trace-list filter's parameters select, refused as above."""
     trace_filter = TraceFilter(query, queryset=visible)
     unknown = sorted(set(query) - set(trace_filter.filters))
     if unknown:

@@ -456,3 +456,49 @@ class MaskingRuleChange(models.Model):
     class Meta:
         ordering = ["-at", "-id"]
         indexes = [models.Index(fields=["project", "-at"], name="masking_change_project_at")]
+
+
+class TraceDeletion(CreatedBy):
+    """A trace-list filter's traces deleted by a worker, a chunk a transaction, for more traces
+    than one request deletes (traces.deletion_jobs). Traces newer than the request stay."""
+
+    class Status(models.TextChoices):
+        WAITING = "waiting", "Waiting for a worker"
+        RUNNING = "running", "Deleting"
+        DONE = "done", "Done"
+        STOPPED = "stopped", "Stopped"
+        FAILED = "failed", "Failed"
+
+    query = models.TextField(blank=True, help_text="The trace-list filter, as a query string.")
+    up_to_trace_id = models.BigIntegerField(help_text="The newest trace it may delete.")
+    matched = models.PositiveIntegerField(help_text="Traces the filter matched when asked.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    # Traces up to this id are done: a worker that dies resumes after it.
+    after_trace_id = models.BigIntegerField(default=0)
+    deleted = models.PositiveIntegerField(default=0)
+    kept = models.PositiveIntegerField(default=0)
+    kept_by = models.JSONField(default=dict, blank=True)  # keeper's label -> traces it kept
+    kept_sample = models.JSONField(default=list, blank=True)  # the first kept traces' ids
+    error = models.TextField(blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"Deletion #{self.pk}: {self.get_status_display()}"
+
+    @property
+    def live(self) -> bool:
+        return self.status in (self.Status.WAITING, self.Status.RUNNING)
+
+    @property
+    def done_count(self) -> int:
+        return self.deleted + self.kept
+
+    @property
+    def percent(self) -> int:
+        if self.status == self.Status.DONE or not self.matched:
+            return 100
+        return min(99, self.done_count * 100 // self.matched)

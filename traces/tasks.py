@@ -4,7 +4,9 @@ from datetime import timedelta
 
 from celery import shared_task
 
+from core.publish import task_publish, tasks_publish_each
 from traces.completion import trace_complete, traces_settled_ids
+from traces.deletion_jobs import trace_deletion_run, trace_deletions_stale_ids
 from traces.ingest.logs_join import pending_logs_join_late
 from traces.ingest.span_logs import pending_logs_expire
 from traces.retention import RETENTION_BATCH, traces_expire
@@ -71,3 +73,16 @@ def trace_retention_task() -> int:
     if removed == RETENTION_BATCH:
         trace_retention_task.delay()
     return removed
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def trace_deletion_task(deletion_id: int) -> None:
+    """Delete a background deletion's traces for a while; a new message takes over after."""
+    if trace_deletion_run(deletion_id):
+        task_publish(trace_deletion_task, deletion_id)
+
+
+@shared_task(acks_late=True, ignore_result=True)
+def trace_deletions_resume_task() -> int:
+    """Publish again the live deletions no worker has touched lately."""
+    return tasks_publish_each(trace_deletion_task, trace_deletions_stale_ids())

@@ -16,7 +16,7 @@ from judges.rubrics import rubric_version_create, rubric_version_fields
 from reviews.models import Annotation, ReviewItem, ReviewStatus, SavedView
 from tests.factories import GoldenExampleFactory
 from tests.insights.world import insights_world
-from traces.models import MaskingRule, Session, Trace
+from traces.models import MaskingRule, Session, Trace, TraceDeletion
 from traces.session_totals import sessions_totals_recount
 from webhooks.models import Webhook
 
@@ -79,8 +79,12 @@ def route_world(owner, curator) -> dict:
     masking_rule = MaskingRule.objects.create(
         project=trace.project, kind="pattern", pattern="ACME-[0-9]{6}", label="account"
     )
+    deletion = TraceDeletion.objects.create(
+        created_by=curator, query="", up_to_trace_id=trace.pk, matched=1
+    )
     return {
         "trace_id": trace.pk,
+        "deletion_id": deletion.pk,
         "item_id": item.pk,
         "queue_id": queue.pk,
         "run_id": JudgeRun.objects.first().pk,

@@ -50,6 +50,9 @@ ROUTES = {
     "api/traces/": A(ANNOTATOR, "GET POST"),
     "api/traces/bulk/": A(ANNOTATOR, "POST"),
     "api/traces/delete/": A(CURATOR, "POST"),
+    "api/traces/deletions/": A(CURATOR, "GET POST"),
+    "api/traces/deletions/<int:deletion_id>/": A(CURATOR),
+    "api/traces/deletions/<int:deletion_id>/stop/": A(CURATOR, "POST"),
     "api/traces/<int:trace_id>/": A(ANNOTATOR),
     "api/traces/<int:trace_id>/spans/": A(ANNOTATOR),
     "api/feedback/": A(ANNOTATOR, "GET POST"),
@@ -119,6 +122,11 @@ ROUTES = {
     "traces/<int:trace_id>/tree/": A(ANNOTATOR, get_status=400),  # without ?from=&to=
     "traces/<int:trace_id>/delete/": A(CURATOR, "GET POST"),
     "traces/delete/": A(CURATOR, "GET POST"),
+    "traces/delete/background/": A(CURATOR, "POST"),
+    "traces/deletions/": A(CURATOR),
+    "traces/deletions/<int:deletion_id>/": A(CURATOR),
+    "traces/deletions/<int:deletion_id>/progress/": A(CURATOR),
+    "traces/deletions/<int:deletion_id>/stop/": A(CURATOR, "POST"),
     "traces/sessions/": A(ANNOTATOR),
     "traces/pair/": A(ANNOTATOR, get_status=302),  # without two ?trace=: back to the list
     "traces/pair/queue/": A(CURATOR, "POST"),

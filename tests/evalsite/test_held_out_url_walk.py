@@ -21,7 +21,7 @@ from reviews.models import Annotation, Queue, ReviewItem, SavedView
 from tests.accounts.route_world import endpoints
 from tests.factories import GoldenExampleFactory, SpanFactory
 from tests.insights.world import insights_world
-from traces.models import MaskingRule, Project, Session, Trace
+from traces.models import MaskingRule, Project, Session, Trace, TraceDeletion
 from traces.session_totals import sessions_totals_recount
 
 HELD_OUT_ID = "feedfacecafebeef0123456789abcdef"
@@ -43,6 +43,7 @@ def _candidates(world) -> dict[str, list[str]]:
     golden_pks = pks(GoldenExample) + pks(DatasetVersion) + pks(EvalRun)
     return {
         "trace_id": pks(Trace),
+        "deletion_id": pks(TraceDeletion),
         "session_id": pks(Session),
         "item_id": pks(ReviewItem),
         "queue_id": pks(Queue),
