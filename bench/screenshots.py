@@ -39,6 +39,8 @@ FIXED_PAGES = [
     ("judging-health", "/insights/judging/"),
     ("traces", "/traces/"),
     ("traces-delete", "/traces/delete/?status=error"),
+    ("traces-delete-all", "/traces/delete/"),
+    ("trace-deletions", "/traces/deletions/"),
     ("sessions", "/traces/sessions/"),
     ("projects", "/traces/projects/"),
     ("rubrics", "/judges/rubrics/"),

@@ -43,3 +43,33 @@ def test_curator_deletes_drafts_then_a_trace(new_page, curator):
     assert f"Deleted trace {junk.external_id}." in page.locator(".messages").inner_text()
     assert list(Trace.objects.values_list("pk", flat=True)) == [promoted.pk]
     assert page.console_errors == []
+
+
+def test_past_the_cap_a_curator_deletes_in_the_background_and_watches_it_finish(
+    new_page, curator, monkeypatch
+):
+    from traces import deletion
+    from traces.deletion_jobs import trace_deletion_run
+    from traces.models import TraceDeletion
+
+    monkeypatch.setattr(deletion, "MAX_TRACES_DELETED_AT_ONCE", 2)
+    doomed = [TraceFactory(agent_version="2.0.0", task=f"Load test {n}") for n in range(5)]
+    GoldenExampleFactory(source_trace=doomed[0])
+    page = new_page()
+    page.set_viewport_size({"width": 1400, "height": 900})
+    login_as(page, curator)
+
+    page.goto("/traces/?agent_version=2.0.0")
+    page.click("#delete-listed")
+    assert page.locator("h1").inner_text() == "Delete 5 traces in the background?"
+    page.click("#delete-background-form button[type=submit]")
+    page.wait_for_url("**/traces/deletions/*/")
+    assert page.locator("[data-testid=deletion-status]").inner_text() == "Waiting for a worker"
+
+    trace_deletion_run(TraceDeletion.objects.get().pk)  # what the worker does
+
+    page.locator("[data-testid=deletion-status]", has_text="Done").wait_for(timeout=10_000)
+    assert page.locator("[data-testid=deletion-deleted]").inner_text() == "4"
+    assert "Kept by golden examples: 1 trace" in page.locator("#deletion-kept-by").inner_text()
+    assert list(Trace.objects.values_list("pk", flat=True)) == [doomed[0].pk]
+    assert page.console_errors == []
