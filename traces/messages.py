@@ -4,8 +4,9 @@ Forms read: OpenAI chat (`content`, `tool_calls`, role `tool`), Anthropic Messag
 `tool_use`, `tool_result` blocks), OpenTelemetry GenAI parts (`parts` with `text`,
 `tool_call`, `tool_call_response`), LangChain (`type: human|ai|tool`, or its serialized
 `kwargs` form), OpenInference (`message.role`, `message.content`, `message.tool_calls`),
-Gemini/ADK (`role: model`, `parts` with `text`, `function_call`, `function_response`) and the
-pre-1.37 GenAI message events. Containers are a list, `{"messages": [...]}` or
+Gemini/ADK (`role: model`, `parts` with `text`, `function_call`, `function_response`), the
+AI SDK's and BeeAI's `tool-call` and `tool-result` parts, and the pre-1.37 GenAI message
+events. Containers are a list, `{"messages": [...]}` or
 `{"contents": [...]}`. Nothing here changes what is stored: it is a reading of it.
 """
 
@@ -114,16 +115,18 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         text = block.get("text", block.get("content"))
         if isinstance(text, str):
             texts.append(text)
-    elif kind in ("tool_use", "tool_call", "function_call") or "function_call" in block:
+    elif (
+        kind in ("tool_use", "tool_call", "function_call", "tool-call") or "function_call" in block
+    ):
         call = block.get("function_call") if isinstance(block.get("function_call"), dict) else block
         message.tool_calls.append(
             ToolCall(
-                id=str(call.get("id") or call.get("call_id") or ""),
-                name=str(call.get("name") or ""),
+                id=str(call.get("id") or call.get("call_id") or call.get("toolCallId") or ""),
+                name=str(call.get("name") or call.get("tool_name") or call.get("toolName") or ""),
                 arguments=_arguments(call.get("input", call.get("arguments", call.get("args")))),
             )
         )
-    elif kind in ("tool_result", "tool_call_response", "function_call_output") or (
+    elif kind in ("tool_result", "tool_call_response", "function_call_output", "tool-result") or (
         "function_response" in block
     ):
         response = block.get("function_response")
@@ -131,7 +134,12 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         message.tool_results.append(
             ToolResult(
                 id=str(
-                    source.get("tool_use_id") or source.get("id") or source.get("call_id") or ""
+                    source.get("tool_use_id")
+                    or source.get("id")
+                    or source.get("call_id")
+                    or source.get("tool_call_id")
+                    or source.get("toolCallId")
+                    or ""
                 ),
                 content=json_text_decoded(
                     next(

@@ -20,6 +20,7 @@ from tests.conformance.test_frameworks import (
 )
 from tests.factories import UserFactory
 from tests.judges.judge_reads import assert_judge_reads
+from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
 
 pytestmark = pytest.mark.django_db
@@ -88,3 +89,9 @@ def test_beeai_lifecycle_event_spans(api_client_for):
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
     assert trace.model.startswith("gpt-4o-mini") and trace.cost_usd > Decimal(0)
     assert trace.error_count == 0
+    # its flattened messages come out empty where a call was decided: read from the JSON
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")
+    decided = [[c.name for m in messages_read(s.output) or [] for c in m.tool_calls] for s in calls]
+    assert [names for names in decided if names] == [["lookup_order"], ["refund"], ["final_answer"]]
+    second_input = messages_read(calls.get(name="backend.openai.chat.start-2").input)
+    assert [(r.id, r.content) for m in second_input for r in m.tool_results] == [("call_1", ORDER)]

@@ -8,7 +8,7 @@ import pytest
 
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.records import span_record_build
-from traces.messages import readable_text
+from traces.messages import messages_read, readable_text
 from traces.models import SpanKind
 
 
@@ -220,3 +220,48 @@ def test_untimed_model_calls_give_the_last_reply_as_final_answer():
     }
     trace = ingest_span_tree(ProjectFactory(), tree)
     assert (trace.task, trace.final_answer) == ("Hi", "Last.")
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        # BeeAI
+        {"type": "tool-call", "id": "c1", "tool_name": "refund", "args": '{"amount": 42.5}'},
+        # the AI SDK, v4 and v5
+        {"type": "tool-call", "toolCallId": "c1", "toolName": "refund", "args": {"amount": 42.5}},
+        {"type": "tool-call", "toolCallId": "c1", "toolName": "refund", "input": {"amount": 42.5}},
+    ],
+)
+def test_tool_call_parts_of_the_ai_sdk_and_beeai_are_calls(part):
+    (message,) = messages_read([{"role": "assistant", "content": [part]}])
+    assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == [
+        ("c1", "refund", {"amount": 42.5})
+    ]
+
+
+@pytest.mark.parametrize(
+    "part",
+    [
+        {"type": "tool-result", "tool_call_id": "c1", "tool_name": "refund", "result": '{"ok": 1}'},
+        {"type": "tool-result", "toolCallId": "c1", "toolName": "refund", "output": {"ok": 1}},
+    ],
+)
+def test_tool_result_parts_of_the_ai_sdk_and_beeai_are_results(part):
+    (message,) = messages_read([{"role": "tool", "content": [part]}])
+    assert [(r.id, r.content) for r in message.tool_results] == [("c1", {"ok": 1})]
+
+
+def test_flattened_openinference_messages_that_lost_their_parts_give_way_to_the_json():
+    part = {"type": "tool-call", "id": "c1", "tool_name": "refund", "args": "{}"}
+    calls = json.dumps([{"role": "assistant", "content": [part]}])
+    lossy = {
+        "openinference.span.kind": "LLM",
+        "output.value": calls,
+        "llm.output_messages.0.message.role": "assistant",
+        "llm.output_messages.0.message.content": "",
+    }
+    assert build(lossy).output == json.loads(calls)
+    whole = {**lossy, "llm.output_messages.0.message.content": "Refunded."}
+    assert build(whole).output == [{"message": {"role": "assistant", "content": "Refunded."}}]
+    python_repr = {**lossy, "output.value": "[ChatMessage(role='assistant')]"}
+    assert build(python_repr).output == [{"message": {"role": "assistant", "content": ""}}]

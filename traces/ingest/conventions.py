@@ -235,6 +235,19 @@ def _with_system_instructions(attributes: Mapping, messages):
     return messages
 
 
+def _flattened_or_value(flattened: list, value):
+    """OpenInference's flattened messages, unless one came out empty (parts it could not
+    flatten: BeeAI's tool calls and tool results) while the `.value` holds them as JSON."""
+    for item in flattened:
+        message = item.get("message", item) if isinstance(item, dict) else item
+        if isinstance(message, dict) and not any(
+            message.get(key) for key in ("content", "contents", "tool_calls")
+        ):
+            decoded = json_maybe(value)
+            return decoded if isinstance(decoded, list | dict) else flattened
+    return flattened
+
+
 def span_content_from(
     attributes: Mapping, events: list[dict] | None = None, plan: SpanPlan | None = None
 ) -> tuple:
@@ -247,9 +260,9 @@ def span_content_from(
         # The structured messages are exact where `input.value` may be a text dump
         # (smolagents writes Python reprs there).
         if "llm.input_messages.0.message.role" in attributes:
-            value_in = unflatten(attributes, "llm.input_messages")
+            value_in = _flattened_or_value(unflatten(attributes, "llm.input_messages"), value_in)
         if "llm.output_messages.0.message.role" in attributes:
-            value_out = unflatten(attributes, "llm.output_messages")
+            value_out = _flattened_or_value(unflatten(attributes, "llm.output_messages"), value_out)
     # The names decide whether any flattened message list is there at all (rarely).
     if (value_in is None or value_out is None) and plan.flattened:
         if value_in is None:
