@@ -195,6 +195,9 @@ def message_read(raw) -> Message | None:
         if "role" not in inner_raw and raw.get("event") in EVENT_ROLES:
             # A gen_ai.choice event's message need not repeat its role.
             inner_raw = {**inner_raw, "role": EVENT_ROLES[raw["event"]]}
+        if raw.get("tool_calls") and not inner_raw.get("tool_calls"):
+            # The event's calls beside its message, as the 1.28 conventions and Koog write them.
+            inner_raw = {**inner_raw, "tool_calls": raw["tool_calls"]}
         inner = message_read(inner_raw)  # OpenInference and gen_ai.choice wrap it
         if inner is not None:
             return inner

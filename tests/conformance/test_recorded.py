@@ -95,3 +95,4 @@ def test_beeai_lifecycle_event_spans(api_client_for):
     assert [names for names in decided if names] == [["lookup_order"], ["refund"], ["final_answer"]]
     second_input = messages_read(calls.get(name="backend.openai.chat.start-2").input)
     assert [(r.id, r.content) for m in second_input for r in m.tool_results] == [("call_1", ORDER)]
+    assert_judge_reads(trace, JUDGE_READS)

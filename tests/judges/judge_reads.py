@@ -104,6 +104,12 @@ def judge_reads_missing(trace: Trace, expected: Expected) -> dict[str, list[str]
     return missing
 
 
+# A model call's reply rendered with neither text nor tool calls: its content was lost.
+EMPTY_REPLY = '{"role": "assistant"}'
+
+
 def assert_judge_reads(trace: Trace, expected: Expected) -> None:
     missing = judge_reads_missing(trace, expected)
     assert not missing, f"judge prompts lack what the trace holds: {missing}"
+    emptied = [name for name, prompt in judge_prompts(trace).items() if EMPTY_REPLY in prompt]
+    assert not emptied, f"a model call reads as an empty reply in {emptied}"

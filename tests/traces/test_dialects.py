@@ -265,3 +265,12 @@ def test_flattened_openinference_messages_that_lost_their_parts_give_way_to_the_
     assert build(whole).output == [{"message": {"role": "assistant", "content": "Refunded."}}]
     python_repr = {**lossy, "output.value": "[ChatMessage(role='assistant')]"}
     assert build(python_repr).output == [{"message": {"role": "assistant", "content": ""}}]
+
+
+def test_a_choice_events_calls_beside_its_message_are_its_calls():
+    call = {"id": "c1", "type": "function", "function": {"name": "refund", "arguments": "{}"}}
+    beside = {"event": "gen_ai.choice", "index": 0, "message": {}, "tool_calls": [call]}
+    within = {"event": "gen_ai.choice", "index": 0, "message": {"tool_calls": [call]}}
+    for body in (beside, within):
+        (message,) = messages_read([body])
+        assert (message.role, [c.name for c in message.tool_calls]) == ("assistant", ["refund"])
