@@ -12,7 +12,7 @@ from judges.models import Verdict
 from reviews.blind import trace_ids_blind_for
 from reviews.models import ReviewItem
 from traces.filters import TraceFilter
-from traces.models import Span, Trace
+from traces.models import Span, Trace, TraceTag
 from traces.selectors import span_citations, trace_rows, traces_visible
 
 
@@ -28,6 +28,7 @@ def trace_list_rows(user=None):
     would run for every matching trace before the sort could stop at one page.
     A trace the user is labelling blind lists no verdict (see `trace_ids_blind_for`)."""
     return trace_rows().prefetch_related(
+        Prefetch("tags", queryset=TraceTag.objects.only("trace_id", "name"), to_attr="tag_list"),
         Prefetch(
             "review_items",
             queryset=ReviewItem.objects.filter(status="open").only("pk", "trace_id"),

@@ -96,6 +96,7 @@ def trace_detail(request, trace_id: int):
         "explorer/trace_detail.html",
         {
             "trace": trace,
+            "tags": list(trace.tags.all()),
             "nodes": nodes,
             "spans_shown": len(spans),
             "spans_cut": len(spans) == TRACE_PAGE_MAX_SPANS and trace.span_count > len(spans),

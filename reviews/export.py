@@ -14,14 +14,16 @@ from judges.models import Judgment, Verdict
 from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem
 from traces.api import SpanOut, TraceDetailOut
-from traces.models import TRACE_SPAN_TOTALS, Feedback, Span, Trace
+from traces.models import TRACE_SPAN_TOTALS, Feedback, Span, Trace, TraceTag
 
 CHUNK = 200
 # The same fields the trace API answers with: an export line is the API's trace and spans,
 # plus what judges, people and end users said of it.
 RELATED_NAMES = {"project": "project__slug", "session": "session__external_id"}
 TRACE_FIELDS = [
-    RELATED_NAMES.get(name, name) for name in TraceDetailOut.Meta.fields if name != "spans"
+    RELATED_NAMES.get(name, name)
+    for name in TraceDetailOut.Meta.fields
+    if name not in ("spans", "tags")  # many a trace: read on their own, as the spans are
 ]
 SPAN_FIELDS = list(SpanOut.Meta.fields)
 CSV_COLUMNS = [
@@ -34,6 +36,7 @@ CSV_COLUMNS = [
     "agent_name",
     "agent_version",
     "task_type",
+    "tags",
     *TRACE_SPAN_TOTALS,
     "verdicts",
     "resolved_scores",
@@ -59,6 +62,7 @@ def _grouped(rows: Iterable[dict], key: str = "trace_id") -> dict[int, list[dict
 def _chunk_records(ids: list[int]) -> Iterator[dict]:
     """Every trace of one chunk with what belongs to it, in the order of `ids`."""
     traces = {row["id"]: row for row in Trace.objects.filter(pk__in=ids).values(*TRACE_FIELDS)}
+    tags = _grouped(TraceTag.objects.filter(trace_id__in=ids).values("trace_id", "name"))
     spans = _grouped(
         Span.objects.filter(trace_id__in=ids)
         .order_by("trace_id", "position", "pk")
@@ -115,6 +119,7 @@ def _chunk_records(ids: list[int]) -> Iterator[dict]:
         trace["project"] = trace.pop("project__slug")
         trace["session"] = trace.pop("session__external_id")
         trace["trace_id"] = trace.pop("external_id")
+        trace["tags"] = [tag["name"] for tag in tags.get(trace_id, [])]
         trace["spans"] = spans.get(trace_id, [])
         trace["verdicts"] = [
             {
@@ -176,6 +181,7 @@ def _csv_row(record: dict) -> list:
         "verdicts": verdicts,
         "resolved_scores": resolved,
         "red_flags": "; ".join(sorted({f["kind"] for f in record["red_flags"]})),
+        "tags": "; ".join(record["tags"]),
         "thumbs_up": thumbs.count(1.0),
         "thumbs_down": thumbs.count(0.0),
     }

@@ -101,6 +101,9 @@ class SpanOut(serializers.ModelSerializer):
 
 class TraceOut(serializers.ModelSerializer):
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    tags = serializers.SlugRelatedField(
+        slug_field="name", many=True, read_only=True, help_text="The tags the agent gave it."
+    )
     session = serializers.SlugRelatedField(
         slug_field="external_id",
         read_only=True,
@@ -116,6 +119,7 @@ class TraceOut(serializers.ModelSerializer):
             "external_id",
             "session",
             *TRACE_DESCRIPTION,
+            "tags",
             "model",
             "source_format",
             "root_span_id",
@@ -169,7 +173,8 @@ class TraceListCreateApi(GenericAPIView):
     filterset_class = TraceFilter
 
     def get_queryset(self):
-        return selectors.traces_visible(self.request.user, selectors.trace_rows())
+        rows = selectors.trace_rows().prefetch_related("tags")
+        return selectors.traces_visible(self.request.user, rows)
 
     @property
     def page_ordering(self) -> tuple[str, ...]:

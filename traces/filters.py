@@ -1,4 +1,4 @@
-"""Trace list filters (page and API): project, agent, version, task type, status, dates,
+"""Trace list filters (page and API): project, agent, version, task type, tag, status, dates,
 end-user feedback, session, trace id, task search, content search (traces/search/) and sort.
 
 Apps to the right filter traces by their own data through `trace_filter_add` (judges: verdict;
@@ -17,7 +17,7 @@ from django.http import QueryDict
 from django_filters.fields import ModelChoiceField
 
 from core.errors import ApplicationError
-from traces.models import Feedback, FeedbackKind, Project, Trace
+from traces.models import Feedback, FeedbackKind, Project, Trace, TraceTag
 from traces.search.filters import ContentSearchFilters
 from traces.sessions import session_filter_q
 from traces.stop_reasons import STOP_SPELLINGS, UNCLEAN_KINDS, StopKind, stop_spellings
@@ -102,6 +102,9 @@ class TraceFilter(ContentSearchFilters):
     agent_name = django_filters.CharFilter(label="Agent")
     agent_version = django_filters.CharFilter(label="Version")
     task_type = django_filters.CharFilter(label="Task type")
+    tag = django_filters.CharFilter(
+        method="filter_tag", label="Tag", help_text="A tag the agent gave its traces."
+    )
     status = django_filters.ChoiceFilter(
         choices=STATUS_CHOICES, method="filter_status", empty_label="Any", label="Status"
     )
@@ -169,6 +172,10 @@ class TraceFilter(ContentSearchFilters):
         # Both spellings through the (project, external_id) index: hex may be pasted in capitals.
         value = value.strip()
         return queryset.filter(external_id__in={value, value.lower()})
+
+    def filter_tag(self, queryset, name, value):
+        tagged = TraceTag.objects.filter(trace=OuterRef("pk"), name=value.strip())
+        return queryset.filter(Exists(tagged))
 
     def filter_session(self, queryset, name, value):
         return queryset.filter(session_filter_q(value))

@@ -502,3 +502,21 @@ class TraceDeletion(CreatedBy):
         if self.status == self.Status.DONE or not self.matched:
             return 100
         return min(99, self.done_count * 100 // self.matched)
+
+
+class TraceTag(models.Model):
+    """A tag the agent gave its trace: OpenInference's `tag.tags`, Langfuse's
+    `langfuse.trace.tags` or a span tree's `tags`, gathered over all its spans (traces.tags)."""
+
+    # No index of its own: the unique key starts with the trace.
+    trace = models.ForeignKey(Trace, on_delete=models.CASCADE, related_name="tags", db_index=False)
+    name = models.CharField(max_length=200)
+
+    class Meta:
+        ordering = ["name"]
+        constraints = [models.UniqueConstraint(fields=["trace", "name"], name="trace_tag_unique")]
+        # The trace list's tag filter finds a tag's traces.
+        indexes = [models.Index(fields=["name", "trace"], name="trace_tag_name")]
+
+    def __str__(self) -> str:
+        return self.name

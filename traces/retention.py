@@ -43,7 +43,7 @@ class Keeper:
 # Apps to the right say on load what their rows pointing at a trace, a session or a span mean
 # (judges/retention.py, reviews/apps.py, golden/apps.py): owned rows go with it, keepers keep
 # it. A relation nobody declared stops retention (undeclared_relations) rather than lose rows.
-TRACE_OWNS = {"spans", "feedback", "search_document", "attribute_values"}
+TRACE_OWNS = {"spans", "feedback", "search_document", "attribute_values", "tags"}
 SESSION_OWNS = {"traces"}
 _TRACE_KEEPERS: dict[str, Keeper] = {}
 _SESSION_KEEPERS: dict[str, Keeper] = {}

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from tests.factories import SpanFactory, TraceFactory, trace_scored_every_way
+from traces.models import TraceTag
 
 pytestmark = pytest.mark.django_db
 
@@ -20,6 +21,8 @@ def _lines(response) -> list[dict]:
 def test_jsonl_carries_spans_both_passes_resolutions_flags_and_feedback(annotator, api_client_for):
     span, _ = trace_scored_every_way(input={"order_id": "A1042"})
     trace = span.trace
+    for name in ("checkout", "beta"):
+        TraceTag.objects.create(trace=trace, name=name)
     TraceFactory()
 
     response = api_client_for(annotator).get(
@@ -37,11 +40,13 @@ def test_jsonl_carries_spans_both_passes_resolutions_flags_and_feedback(annotato
         {"kind": "loop", "span_id": span.span_id, "detail": "3 identical calls"}
     ]
     assert record["feedback"][0]["value"] == 0.0
+    assert record["tags"] == ["beta", "checkout"]
 
 
 def test_csv_is_a_row_per_trace_and_defuses_formulas(annotator, api_client_for):
     span, _ = trace_scored_every_way()
     trace = span.trace
+    TraceTag.objects.create(trace=trace, name="checkout")
     TraceFactory(task='=HYPERLINK("http://evil.example","click")')
 
     response = api_client_for(annotator).get("/api/export/traces/?format=csv&sort=started_at")
@@ -50,7 +55,7 @@ def test_csv_is_a_row_per_trace_and_defuses_formulas(annotator, api_client_for):
     assert [r["trace_id"] for r in rows][0] == trace.external_id and len(rows) == 2
     first = rows[0]
     assert "disputed" in first["verdicts"] and first["resolved_scores"] == "0"
-    assert (first["red_flags"], first["thumbs_down"]) == ("loop", "1")
+    assert (first["red_flags"], first["thumbs_down"], first["tags"]) == ("loop", "1", "checkout")
     assert rows[1]["task"].startswith("'=HYPERLINK")
 
 

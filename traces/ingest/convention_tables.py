@@ -155,6 +155,7 @@ TRACE_FIELDS: dict[str, tuple[str, ...]] = {
         "langfuse.session.id",
         "ai.telemetry.metadata.sessionId",
     ),
+    "tags": ("tag.tags", "langfuse.trace.tags"),
 }
 # Structured values: first present wins; a JSON string is decoded.
 # Framework dialects: pydantic-ai (`tool_arguments`, `tool_response`, `pydantic_ai.all_messages`,

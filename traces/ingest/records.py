@@ -62,6 +62,7 @@ class TraceExtras:
     context: dict = field(default_factory=dict)
     attributes: dict = field(default_factory=dict)
     content_hash: str = ""
+    tags: list = field(default_factory=list)
 
 
 def span_record_build(

@@ -38,7 +38,7 @@ NODE_KEYS = frozenset(
     }
 )
 # What a root says of its trace; a transcript passes the same keys on to its span tree.
-TRACE_KEYS = ("trace_id", *TRACE_DESCRIPTION, "context")
+TRACE_KEYS = ("trace_id", *TRACE_DESCRIPTION, "context", "tags")
 ROOT_KEYS = NODE_KEYS | {*TRACE_KEYS, "available_tools", "format", "project"}
 MAX_SPANS = 20_000
 TRACE_ID_MAX = 64
@@ -92,6 +92,9 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
         raise InvalidInput("context", "Expected an object.")
     if tools is not None:
         context = {**context, "available_tools": tools}
+    tags = payload.get("tags") or []
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise InvalidInput("tags", "Expected a list of strings.")
     extras = TraceExtras(
         task=optional_str(payload, "task", ""),
         final_answer=optional_str(payload, "final_answer", ""),
@@ -101,6 +104,7 @@ def span_tree_records(payload: dict) -> tuple[list[SpanRecord], TraceExtras, str
         agent_version=optional_str(payload, "agent_version", "", 100),
         context=context,
         content_hash=content_hash,
+        tags=tags,
     )
     records = span_tree_spans(payload, external_id)
     return records, extras, external_id

@@ -10,7 +10,7 @@ inserted once, whole (traces.ingest.trace_rows).
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from operator import attrgetter
@@ -43,6 +43,7 @@ from traces.models import Project, Trace
 from traces.session_totals import session_totals_add, trace_totals
 from traces.sessions import traces_sessions_assign
 from traces.signals import spans_ingested
+from traces.tags import trace_tags_add
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 # The trace column holds up to a million dollars; a larger sum is a sender's error.
@@ -82,6 +83,7 @@ class StoredTrace:
     last_span_received_at: datetime | None
     spans_day: date
     new_span_count: int = 0  # spans this call stored
+    tags: list = field(default_factory=list)  # tags this call's spans or payload gave
 
 
 def _dedupe(records: list[SpanRecord]) -> list[SpanRecord]:
@@ -196,6 +198,7 @@ def _store_once(
         trace_rows_write(
             project.pk, fresh, [traces[ext] for ext in before], source_format, now, moved
         )
+        trace_tags_add([(trace.pk, tag) for trace in traces.values() for tag in trace.tags])
         spans_insert(
             [
                 row

@@ -16,6 +16,7 @@ from traces.messages import readable_text
 from traces.models import SpanKind, SpanStatus
 from traces.sessions import metadata_session_id
 from traces.stop_reasons import finish_reason_of
+from traces.tags import tags_read, tags_union
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
@@ -130,6 +131,17 @@ def _extras_merge(trace, batch: _Batch) -> None:
         trace.attributes = {**trace.attributes, **extra.attributes}
     if extra.content_hash:
         trace.content_hash = extra.content_hash
+
+
+def _tags_gather(trace, batch: _Batch) -> None:
+    """Every tag a span of the batch or its payload gives (traces.tags)."""
+    found = [tags_read(batch.extra.tags)] if batch.extra and batch.extra.tags else []
+    for record in batch.records:
+        value = record.trace_fields.get("tags")
+        if value:
+            found.append(tags_read(value))
+    if found:
+        trace.tags = tags_union(*found)
 
 
 def _lengths_cap(trace, batch: _Batch) -> None:
@@ -256,5 +268,6 @@ _STEPS = (
     _conversation_note,
     _attribute_context_merge,
     _extras_merge,
+    _tags_gather,
     _lengths_cap,
 )

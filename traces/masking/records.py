@@ -53,7 +53,7 @@ def extras_mask(masker: Masker, extras: dict[str, TraceExtras]) -> None:
     request carries its resource's attributes for every trace in it)."""
     for extra in extras.values():
         values = [getattr(extra, name) for name in _EXTRA_TEXTS]
-        here = masker.for_texts(_json((*values, extra.context, extra.attributes)))
+        here = masker.for_texts(_json((*values, extra.context, extra.attributes, extra.tags)))
         if here is None:
             continue
         for name, value in zip(_EXTRA_TEXTS, values, strict=True):
@@ -61,6 +61,7 @@ def extras_mask(masker: Masker, extras: dict[str, TraceExtras]) -> None:
                 setattr(extra, name, here.value(value, name))
         extra.context = here.value(extra.context)
         extra.attributes = here.attributes(extra.attributes)
+        extra.tags = here.value(extra.tags)
 
 
 def events_mask(masker: Masker, events_by_span: dict) -> dict:
