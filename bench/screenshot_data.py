@@ -11,13 +11,15 @@ from overview_data import fill as overview_fill
 EXAMPLE_EVERY = 50
 HELD_OUT_EVERY = 5
 FAILURE_TAGS = ["wrong_tool", "hallucinated_parameter", "premature_termination", "wrong_date"]
+# Tags a trace of the history carries (none, one or two), as agents label their runs.
+RUN_TAGS = ["production", "canary", "experiment-b", "eu-west", "batch-import"]
 
 
 def history_fill(n_traces: int, seed: int = 3) -> None:
     from golden.held_out_traces import example_traces, traces_held_out_sync
     from golden.models import ExampleOrigin, GoldenExample
     from insights.topics import topics_build_all
-    from traces.models import Trace
+    from traces.models import Trace, TraceTag
 
     overview_fill(n_traces)
     rng = random.Random(seed)
@@ -44,4 +46,11 @@ def history_fill(n_traces: int, seed: int = 3) -> None:
     # Bulk inserts send no signals: hold out the traces the held-out examples stand for.
     traces_held_out_sync(example_traces(examples))
     print(f"{len(examples):,} golden examples")
+    tags = [
+        TraceTag(trace_id=trace_id, name=name)
+        for trace_id in Trace.objects.filter(project__slug="bench").values_list("pk", flat=True)
+        for name in rng.sample(RUN_TAGS, rng.randint(0, 2))
+    ]
+    TraceTag.objects.bulk_create(tags, batch_size=5000)
+    print(f"{len(tags):,} trace tags")
     topics_build_all()

@@ -116,6 +116,8 @@ def _trace(
             "agent.stop_reason": stop_reason,
         },
         "children": children,
+        # Where the run came from, as teams tag theirs; a conversation's turns say so too.
+        "tags": ["production", "multi-turn"] if session else ["production"],
         # Traces of one conversation share a session id, as agents send it.
         **({"context": {"session_id": session}} if session else {}),
     }
