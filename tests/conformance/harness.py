@@ -26,7 +26,14 @@ def capturing_provider(service: str) -> tuple[TracerProvider, InMemorySpanExport
 
 def export_to_evalsite(api_client, exporter: InMemorySpanExporter) -> Trace:
     """POST the captured spans as one protobuf export request; the one trace they make."""
+    spans_export(api_client, exporter)
+    return Trace.objects.get(project__slug=PROJECT)
+
+
+def spans_export(api_client, exporter: InMemorySpanExporter) -> None:
+    """POST the spans finished so far as one protobuf export request, and forget them."""
     body = encode_spans(exporter.get_finished_spans()).SerializePartialToString()
+    exporter.clear()
     response = api_client.generic(
         "POST",
         "/v1/traces",
@@ -35,7 +42,6 @@ def export_to_evalsite(api_client, exporter: InMemorySpanExporter) -> Trace:
         HTTP_X_EVALSITE_PROJECT=PROJECT,
     )
     assert response.status_code == 200, response.content
-    return Trace.objects.get(project__slug=PROJECT)
 
 
 def tool_calls(trace: Trace) -> list[tuple[str, object, object]]:

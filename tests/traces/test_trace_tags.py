@@ -2,10 +2,14 @@
 requests, filtered on and shown on the list, the trace page and the API."""
 
 import pytest
-from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 
 from accounts.roles import ANNOTATOR
-from tests.conformance.harness import PROJECT, capturing_provider, export_to_evalsite
+from tests.conformance.harness import (
+    PROJECT,
+    capturing_provider,
+    export_to_evalsite,
+    spans_export,
+)
 from tests.factories import TraceFactory, UserFactory
 from traces.ingest.span_tree import span_tree_records
 from traces.models import Trace, TraceTag
@@ -37,28 +41,15 @@ def test_openinference_using_tags_tags_the_trace(agent_api):
     assert any("tag.tags" in span.attributes for span in trace.spans.all())
 
 
-def _post(api, exporter) -> None:
-    body = encode_spans(exporter.get_finished_spans()).SerializePartialToString()
-    exporter.clear()
-    response = api.generic(
-        "POST",
-        "/v1/traces",
-        body,
-        content_type="application/x-protobuf",
-        HTTP_X_EVALSITE_PROJECT=PROJECT,
-    )
-    assert response.status_code == 200, response.content
-
-
 def test_langfuse_tags_on_any_span_gather_over_requests(agent_api):
     provider, exporter = capturing_provider("support")
     tracer = provider.get_tracer("app")
     with tracer.start_as_current_span("invoke_agent support") as root:
         with tracer.start_as_current_span("chat", attributes={"langfuse.trace.tags": ["eu"]}):
             pass
-        _post(agent_api, exporter)  # the child arrives first, alone
+        spans_export(agent_api, exporter)  # the child arrives first, alone
         root.set_attribute("langfuse.trace.tags", ["prod", "eu", " ", "x" * (MAX_TAG_CHARS + 1)])
-    _post(agent_api, exporter)
+    spans_export(agent_api, exporter)
 
     trace = Trace.objects.get(project__slug=PROJECT)
     assert tags_of(trace) == ["eu", "prod"]
