@@ -29,8 +29,9 @@ CHUNK = 500
 # A task deletes chunks this long, then hands over to a new message, so one deletion does not
 # hold a worker thread for minutes.
 RUN_SECONDS = 20.0
-# A live deletion untouched this long lost its message; the sweep publishes it again.
-STALE_AFTER = timedelta(minutes=2)
+# A live deletion untouched this long lost its message (or waits behind a long queue); the
+# sweep publishes it again, at most once in this long.
+STALE_AFTER = timedelta(minutes=5)
 KEPT_SAMPLE = 20
 
 Status = TraceDeletion.Status
@@ -128,10 +129,13 @@ def trace_deletion_stop(*, deletion: TraceDeletion, user) -> TraceDeletion:
 
 
 def trace_deletions_stale_ids(now=None) -> list[int]:
-    """Live deletions no worker touched lately: their message was lost or never published."""
-    before = (now or timezone.now()) - STALE_AFTER
-    return list(
-        TraceDeletion.objects.filter(
-            status__in=(Status.WAITING, Status.RUNNING), updated_at__lt=before
-        ).values_list("pk", flat=True)
+    """Live deletions no worker touched lately: their message was lost or never published.
+    Each is marked touched, so a deletion waiting behind a long queue is not published again
+    every minute."""
+    now = now or timezone.now()
+    stale = TraceDeletion.objects.filter(
+        status__in=(Status.WAITING, Status.RUNNING), updated_at__lt=now - STALE_AFTER
     )
+    ids = list(stale.values_list("pk", flat=True))
+    TraceDeletion.objects.filter(pk__in=ids).update(updated_at=now)
+    return ids

@@ -164,6 +164,8 @@ def test_it_is_published_on_commit_and_again_by_the_sweep_once_stale(
     old = timezone.now() - deletion_jobs.STALE_AFTER - timedelta(seconds=1)
     TraceDeletion.objects.filter(pk=deletion.pk).update(updated_at=old)
     assert trace_deletions_stale_ids() == [deletion.pk]
+    assert trace_deletions_stale_ids() == []  # published again once a STALE_AFTER, not a sweep
+    TraceDeletion.objects.filter(pk=deletion.pk).update(updated_at=old)
     resumed = []
     monkeypatch.setattr(tasks, "tasks_publish_each", lambda task, ids: resumed.append(ids))
     tasks.trace_deletions_resume_task()
