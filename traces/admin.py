@@ -13,6 +13,7 @@ from traces.models import (
     TraceAttributeValue,
     TraceDeletion,
     TraceSearchDocument,
+    TraceTag,
 )
 
 
@@ -112,3 +113,12 @@ class TraceDeletionAdmin(ReadOnlyAdmin):
     list_display = ("pk", "status", "matched", "deleted", "kept", "created_by", "created_at")
     list_filter = ("status",)
     list_select_related = ("created_by",)
+
+
+@admin.register(TraceTag)
+class TraceTagAdmin(ReadOnlyAdmin):
+    """Read-only: tags come with the spans that carry them."""
+
+    list_display = ("name", "trace")
+    search_fields = ("name",)
+    raw_id_fields = ("trace",)
