@@ -99,7 +99,10 @@ def traces_delete_background(request):
     traces, query = trace_filter.qs, params.urlencode()
     up_to = request.POST.get("up_to", "")
     shown = request.POST.get("expected", "")
-    now = traces.filter(pk__lte=int(up_to)).order_by().count() if up_to.isdigit() else 0
+    if not up_to.isdigit():
+        notice = "The form did not say up to which trace to delete: check them again."
+        return _confirm(request, traces, cancel=back, query=query, notice=notice)
+    now = traces.filter(pk__lte=int(up_to)).order_by().count()
     if shown != str(now):
         notice = f"The filter matches {now} of those traces now, not {shown}: check them again."
         return _confirm(request, traces, cancel=back, query=query, notice=notice)

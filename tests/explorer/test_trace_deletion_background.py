@@ -63,6 +63,9 @@ def test_a_filter_matching_another_count_by_now_is_shown_again(client, curator, 
 
     assert again.status_code == 409
     assert "The filter matches 5 of those traces now, not 7" in again.content.decode()
+    unsaid = client.post("/traces/delete/background/", {**form, "up_to": "", "expected": "0"})
+    assert unsaid.status_code == 409
+    assert "did not say up to which trace" in unsaid.content.decode()
     assert not TraceDeletion.objects.exists()
 
 
