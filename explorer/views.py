@@ -17,6 +17,7 @@ from reviews.blind import trace_blind_for
 from traces import selectors
 from traces.span_html import CUT_CHARS, span_window_html
 from traces.span_window import window_plan
+from traces.tags import tags_known
 from traces.tool_definitions import tools_offered
 
 PAGE_SIZES = (25, 50, 100, 200)
@@ -60,6 +61,7 @@ def trace_list(request):
             "sort": request.GET.get("sort", ""),
             "page_sizes": PAGE_SIZES,
             "per_page": per_page,
+            "known_tags": tags_known(),
         },
         status=200 if valid and not error else 400,
     )

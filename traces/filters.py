@@ -103,7 +103,10 @@ class TraceFilter(ContentSearchFilters):
     agent_version = django_filters.CharFilter(label="Version")
     task_type = django_filters.CharFilter(label="Task type")
     tag = django_filters.CharFilter(
-        method="filter_tag", label="Tag", help_text="A tag the agent gave its traces."
+        method="filter_tag",
+        label="Tag",
+        help_text="A tag the agent gave its traces.",
+        widget=forms.TextInput(attrs={"list": "known-tags", "autocomplete": "off"}),
     )
     status = django_filters.ChoiceFilter(
         choices=STATUS_CHOICES, method="filter_status", empty_label="Any", label="Status"

@@ -93,6 +93,9 @@ def test_the_list_page_and_api_filter_by_tag_and_show_the_tags(client, annotator
 
     page = client.get("/traces/", {"tag": "checkout"}).content.decode()
     assert "Tagged run" in page and "Untagged run" not in page
+    # the tag field offers every tag the traces carry, once each, in order
+    assert 'list="known-tags"' in page
+    assert '<option value="beta"><option value="checkout"></datalist>' in page
     assert 'class="tag" href="?tag=beta"' in page
     detail = client.get(f"/traces/{tagged.pk}/").content.decode()
     assert 'id="trace-tags"' in detail and "?tag=checkout" in detail
@@ -113,3 +116,13 @@ def test_a_tag_is_masked_like_any_text(agent_api, curator):
     assert agent_api.post("/api/traces/", tree, format="json").status_code == 201
     (tag,) = tags_of(Trace.objects.get(project=project))
     assert "ann@example.com" not in tag and tag.startswith("for ")
+
+
+def test_known_tags_are_each_tag_once_in_order_up_to_the_offer(monkeypatch):
+    from traces import tags
+
+    for name in ("b", "a", "c", "a"):
+        TraceTag.objects.create(trace=TraceFactory(), name=name)
+    assert tags.tags_known() == ["a", "b", "c"]
+    monkeypatch.setattr(tags, "KNOWN_TAGS_OFFERED", 2)
+    assert tags.tags_known() == ["a", "b"]
