@@ -13,7 +13,7 @@ from django.views.decorators.http import require_POST
 from accounts.roles import CURATOR, require_role
 from core.errors import ApplicationError
 from explorer import selectors as explorer_selectors
-from explorer.views import PAGE_POSITION_PARAMS
+from explorer.views import PAGE_POSITION_PARAMS, trace_list_url
 from traces import selectors
 from traces.deletion import (
     MAX_TRACES_DELETED_AT_ONCE,
@@ -54,8 +54,7 @@ def _list_filter(request):
     for name in (*PAGE_POSITION_PARAMS, "sort", "per_page"):
         params.pop(name, None)
     query = params.urlencode()
-    back = f"{reverse('explorer:list')}{'?' if query else ''}{query}"
-    return params, back, explorer_selectors.trace_list(request.user, params)
+    return params, trace_list_url(query), explorer_selectors.trace_list(request.user, params)
 
 
 @require_role(CURATOR)
@@ -154,7 +153,7 @@ def _deletion_context(deletion_id: int) -> dict:
     deletion = get_object_or_404(TraceDeletion.objects.select_related("created_by"), pk=deletion_id)
     return {
         "deletion": deletion,
-        "list_url": f"{reverse('explorer:list')}{'?' if deletion.query else ''}{deletion.query}",
+        "list_url": trace_list_url(deletion.query),
     }
 
 

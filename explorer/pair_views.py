@@ -13,6 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from accounts.roles import ANNOTATOR, CURATOR, require_role
 from core.errors import ApplicationError
+from explorer.views import trace_list_url
 from reviews.models import PairwiseSource, Queue, QueueKind
 from reviews.pairwise import pairwise_item_create
 from traces import selectors
@@ -42,7 +43,7 @@ def _back_to_list(request):
     back = request.POST.get("next") or request.GET.get("next") or ""
     # Only a query string of the trace list itself: never an address elsewhere.
     query = back.split("?", 1)[1] if back.startswith(reverse("explorer:list") + "?") else ""
-    return redirect(reverse("explorer:list") + (f"?{query}" if query else ""))
+    return redirect(trace_list_url(query))
 
 
 @require_GET

@@ -6,6 +6,7 @@ own data (a span's body and raw values, uploads, projects).
 
 from django.http import Http404, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
+from django.urls import reverse
 
 from accounts.roles import ANNOTATOR, require_role
 from core.bounded_paginator import BoundedPaginator
@@ -23,6 +24,13 @@ from traces.tool_definitions import tools_offered
 PAGE_SIZES = (25, 50, 100, 200)
 # A page's position: what a link that filters, sorts or exports the list leaves out.
 PAGE_POSITION_PARAMS = ("page", "after", "before")
+
+
+def trace_list_url(query: str) -> str:
+    """The trace list's address with this query string (none when empty)."""
+    return reverse("explorer:list") + (f"?{query}" if query else "")
+
+
 # The tree and timeline of a trace past this many spans would slow every reader of the page;
 # the API returns every span.
 TRACE_PAGE_MAX_SPANS = 20_000

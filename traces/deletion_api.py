@@ -16,7 +16,7 @@ from core.pagination import ApiPagination
 from traces.api import ERROR_OUT
 from traces.deletion import MAX_TRACES_DELETED_AT_ONCE, traces_delete_requested
 from traces.deletion_jobs import trace_deletion_start, trace_deletion_stop
-from traces.filters import traces_for_filter_fields, traces_for_query
+from traces.filters import filter_query, traces_for_filter_fields, traces_for_query
 from traces.models import Trace, TraceDeletion
 from traces.selectors import traces_visible
 
@@ -156,8 +156,7 @@ class TraceDeletionListCreateApi(APIView):
     def post(self, request):
         incoming = TraceDeletionIn(data=request.data)
         incoming.is_valid(raise_exception=True)
-        query = QueryDict(mutable=True)
-        query.update(incoming.validated_data["filter"])
+        query = filter_query(incoming.validated_data["filter"])
         visible = traces_visible(request.user, Trace.objects.all())
         with transaction.atomic():
             deletion = trace_deletion_start(

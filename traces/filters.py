@@ -205,9 +205,14 @@ class TraceFilter(ContentSearchFilters):
 def traces_for_filter_fields(visible, given: dict, field: str = "filter"):
     """The traces of `visible` a trace-list filter sent as a JSON object selects (the API's
     bulk endpoints); an unknown or invalid parameter is refused naming `field.<name>`."""
+    return traces_for_query(visible, filter_query(given), field)
+
+
+def filter_query(given: dict) -> QueryDict:
+    """A trace-list filter sent as a JSON object, as the list's query parameters."""
     query = QueryDict(mutable=True)
     query.update(given)
-    return traces_for_query(visible, query, field)
+    return query
 
 
 def traces_for_query(visible, query: QueryDict, field: str = "filter"):
