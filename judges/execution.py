@@ -57,7 +57,7 @@ from judges.request_leases import (
 from judges.session_prompts import session_prompt_render, session_span_ids_and_names
 from judges.template_sandbox import TemplateBoundExceeded
 from traces.models import Span, Trace
-from traces.reading import citation_names
+from traces.reading import citation_names, traces_merged_members
 
 CHARS_PER_TOKEN = 4
 VERSIONS_KEPT = 256
@@ -179,12 +179,13 @@ def judgment_complete(
             **usage,
         )
         return PassOutcome("done" if stored else "skipped")
-    if spans is not None:
-        span_refs = citation_names(spans)
-    elif judgment.session_id:
+    if spans is None and judgment.session_id:
         span_refs = session_span_ids_and_names(judgment.session_id)
     else:
-        span_refs = citation_names(list(judgment.trace.spans.order_by("position", "pk")))
+        loaded = (
+            spans if spans is not None else list(judgment.trace.spans.order_by("position", "pk"))
+        )
+        span_refs = citation_names(loaded, traces_merged_members([judgment.trace]))
     if span_names is None:
         span_names = [name for _, name in span_refs]
     parsed = reply_parse(reply.text, judgment.rubric_version, span_names)

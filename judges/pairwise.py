@@ -23,7 +23,7 @@ from judges.prompts import (
     trace_text_budgeted,
 )
 from traces.models import Trace
-from traces.reading import citation_names
+from traces.reading import citation_names, traces_merged_members
 
 LETTERS = ("A", "B", "equal")
 TRACE, PAIR_TRACE, EQUAL = "trace", "pair_trace", "equal"
@@ -74,7 +74,9 @@ def pairwise_prompt_render(
         system=render_template(version.system_prompt, context),
         user=render_template(version.user_template, context),
         truncated=cut,
-        span_names=tuple(name for _, name in citation_names(shown_spans)),
+        span_names=tuple(
+            name for _, name in citation_names(shown_spans, traces_merged_members((first, second)))
+        ),
     )
 
 

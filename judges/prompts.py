@@ -17,7 +17,7 @@ from jinja2 import StrictUndefined, meta
 from judges.models import RubricVersion, ScoreType, TraceFormat
 from judges.template_sandbox import BoundedSandbox, render_bounded
 from traces.models import Trace
-from traces.reading import citation_names
+from traces.reading import citation_names, traces_merged_members
 from traces.serialize import CITE_NOTE, trace_span_tree, trace_transcript, tree_json
 
 TRACE_OPEN = "<untrusted_trace>"
@@ -184,7 +184,14 @@ def prompt_render(version: RubricVersion, trace: Trace, spans=None, **extra) -> 
         spans = list(trace.spans.order_by("position", "pk"))
     text, truncated = trace_text_budgeted(trace, version.trace_format, spans=spans)
     return prompt_from_text(
-        version, text, truncated, trace.task, trace.final_answer, spans, **extra
+        version,
+        text,
+        truncated,
+        trace.task,
+        trace.final_answer,
+        spans,
+        carried=traces_merged_members([trace]),
+        **extra,
     )
 
 
@@ -197,15 +204,23 @@ def prompt_preview(version: RubricVersion, trace: Trace) -> tuple[RenderedPrompt
 
 
 def prompt_from_text(
-    version: RubricVersion, text: str, truncated: bool, task, final_answer, spans, **extra
+    version: RubricVersion,
+    text: str,
+    truncated: bool,
+    task,
+    final_answer,
+    spans,
+    carried: dict[int, dict[str, str]] | None = None,
+    **extra,
 ) -> RenderedPrompt:
-    """The prompt around an already serialized trace (or session)."""
+    """The prompt around an already serialized trace (or session); `carried`, its traces'
+    merged members (traces.reading.traces_merged_members), numbers the steps as it does."""
     context = prompt_context(version, text, task=task, final_answer=final_answer, **extra)
     return RenderedPrompt(
         system=render_template(version.system_prompt, context),
         user=render_template(version.user_template, context),
         truncated=truncated,
-        span_names=tuple(name for _, name in citation_names(spans)),
+        span_names=tuple(name for _, name in citation_names(spans, carried)),
     )
 
 

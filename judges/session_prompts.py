@@ -17,7 +17,7 @@ from judges.prompts import (
     text_cut_to_budget,
 )
 from traces.models import Session, Span, Trace
-from traces.reading import citation_names
+from traces.reading import citation_names, traces_merged_members
 from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 
@@ -77,6 +77,7 @@ def session_prompt_render(version: RubricVersion, session: Session) -> RenderedP
         traces[0].task if traces else "",
         traces[-1].final_answer if traces else "",
         all_spans,
+        carried=traces_merged_members(traces),
     )
 
 
@@ -88,5 +89,6 @@ def session_span_ids_and_names(session_id: int) -> list[tuple[str, str]]:
             Span.objects.filter(trace__session_id=session_id)
             .order_by("trace__started_at", "trace_id", "position", "pk")
             .only("span_id", "name", "kind", "tool_name", "trace_id")
-        )
+        ),
+        traces_merged_members(Trace.objects.filter(session_id=session_id).only("attributes")),
     )

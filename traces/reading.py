@@ -13,6 +13,8 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
+from traces.ingest.calls import MERGED_KEY
+from traces.ingest.task_choice import python_literal_maybe
 from traces.messages import Message, messages_read, readable_text
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.stop_reasons import finish_reason_of, stop_reason_normalize
@@ -32,8 +34,18 @@ def span_base_name(span: Span) -> str:
     return span.name or span.kind
 
 
-def step_labels(spans: list[Span]) -> dict[str, StepLabel]:
-    """Step number and citation label of each span of one trace, `spans` in trace order."""
+def step_labels(spans: list[Span], carried: dict[str, str] | None = None) -> dict[str, StepLabel]:
+    """Step number and citation label of each span of one trace that the reading shows, `spans`
+    in trace order. A merged call (`carried`, merged_members) is one step, its carrier's, in the
+    place of its first span."""
+    carried = carried_present(carried, spans)
+    if carried:
+        slot: dict[str, int] = {}
+        for index, span in enumerate(spans):
+            slot.setdefault(carried.get(span.span_id, span.span_id), index)
+        spans = sorted(
+            (span for span in spans if span.span_id not in carried), key=lambda s: slot[s.span_id]
+        )
     totals = Counter(span_base_name(span) for span in spans)
     seen: Counter = Counter()
     labels = {}
@@ -45,19 +57,53 @@ def step_labels(spans: list[Span]) -> dict[str, StepLabel]:
     return labels
 
 
-def citation_names(spans: list[Span]) -> list[tuple[str, str]]:
-    """(span id, a name a judge may cite it by) for every span: its label, its tool or span
-    name (a bare name shared by several spans cites them all) and `step N`."""
+def carried_present(carried: dict[str, str] | None, spans: list[Span]) -> dict[str, str]:
+    """The merged members whose carrier is among `spans`: only those give their place to it."""
+    if not carried:
+        return {}
+    ids = {span.span_id for span in spans}
+    return {member: carrier for member, carrier in carried.items() if carrier in ids}
+
+
+def traces_merged_members(traces) -> dict[int, dict[str, str]]:
+    """merged_members of each trace, by its pk, for readings and citations of several."""
+    return {trace.pk: merged_members(trace) for trace in traces}
+
+
+def merged_members(trace: Trace) -> dict[str, str]:
+    """Each span whose call another span carries (merged at ingest, traces.ingest.calls), to
+    that carrier: the reading shows the carrier alone, numbered as the judge cites it."""
+    merged = (trace.attributes or {}).get(MERGED_KEY)
+    if not isinstance(merged, dict):
+        return {}
+    return {
+        member: carrier
+        for carrier, members in merged.items()
+        if isinstance(members, list)
+        for member in members
+        if isinstance(member, str) and member != carrier
+    }
+
+
+def citation_names(
+    spans: list[Span], carried: dict[int, dict[str, str]] | None = None
+) -> list[tuple[str, str]]:
+    """(span id, a name a judge may cite it by) for every step the reading shows: its label,
+    its tool or span name (a bare name shared by several spans cites them all) and `step N`.
+    `carried` holds each trace's merged members by trace pk (traces_merged_members)."""
     by_trace: dict[int, list[Span]] = {}
     for span in spans:  # a session's spans: each trace numbers its own steps
         by_trace.setdefault(span.trace_id, []).append(span)
     pairs = []
-    for trace_spans in by_trace.values():
-        for span_id, label in step_labels(trace_spans).items():
+    shown: set[str] = set()
+    for trace_id, trace_spans in by_trace.items():
+        labels = step_labels(trace_spans, (carried or {}).get(trace_id))
+        shown |= labels.keys()
+        for span_id, label in labels.items():
             pairs += [(span_id, label.label), (span_id, label.base)]
             pairs += [(span_id, f"step {label.step}"), (span_id, f"Step {label.step}")]
     for span in spans:
-        if span.name and span.name != span_base_name(span):
+        if span.name and span.span_id in shown and span.name != span_base_name(span):
             pairs.append((span.span_id, span.name))
     return list(dict.fromkeys(pairs))
 
@@ -148,6 +194,10 @@ def _value(value, state: ReadingState, *, always: bool = False):
     """A span value as read: messages compacted (only the new ones unless `always`), else the
     value itself."""
     messages = messages_read(value) if isinstance(value, list | dict | str) else None
+    if not messages and isinstance(value, str):
+        # A Python repr some frameworks log (`{'role': 'assistant', 'text': ...}`) reads as data.
+        value = python_literal_maybe(value)
+        messages = messages_read(value) if value.__class__ is not str else None
     if not messages:
         return value
     if always:
@@ -193,7 +243,9 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             ("output", span.output, (trace.final_answer or "", "assistant")),
         ):
             text, role = said
-            if value in (None, "", []) or (text and readable_text(value, role=role) == text):
+            if value in (None, "", []) or (
+                text and readable_text(python_literal_maybe(value), role=role) == text
+            ):
                 continue  # the task or the final answer, already at the top of the reading
             read = _value(value, state)
             if read not in (None, "", []):

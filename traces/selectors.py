@@ -117,12 +117,18 @@ def span_parents(spans: list[Span]) -> dict[str, str]:
     Spans come from untrusted senders: a cycle (a under b under a) must not hide or loop.
     """
     ids = {span.span_id for span in spans}
-    parent = {
-        span.span_id: span.parent_span_id
-        if span.parent_span_id in ids and span.parent_span_id != span.span_id
-        else ""
-        for span in spans
-    }
+    return parents_acyclic(
+        {
+            span.span_id: span.parent_span_id
+            if span.parent_span_id in ids and span.parent_span_id != span.span_id
+            else ""
+            for span in spans
+        }
+    )
+
+
+def parents_acyclic(parent: dict[str, str]) -> dict[str, str]:
+    """The parent map (every parent a key or "") with each cycle cut where it closes."""
     done: set[str] = set()
     for start in parent:
         path: list[str] = []

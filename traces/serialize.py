@@ -8,8 +8,15 @@ model steps with what is new in their input and what they answered, and the stop
 import json
 
 from traces.models import Span, SpanKind, Trace
-from traces.reading import ReadingState, step_labels, step_read, tools_listed
-from traces.selectors import span_parents
+from traces.reading import (
+    ReadingState,
+    carried_present,
+    merged_members,
+    step_labels,
+    step_read,
+    tools_listed,
+)
+from traces.selectors import parents_acyclic, span_parents
 from traces.stop_reasons import StopKind, stop_reason_normalize
 
 CITE_NOTE = (
@@ -41,16 +48,20 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     """Nested steps, children in start order, under a head with task and final answer.
 
     Spans whose parent never arrived hang under the top so nothing is hidden from the judge.
+    A call several spans reported (merged at ingest) is one step, its carrier's, in the place
+    of its first span: the other spans' children hang under the carrier.
     """
     spans = _ordered(trace, spans)
-    labels = step_labels(spans)
+    carried = carried_present(merged_members(trace), spans)
+    labels = step_labels(spans, carried)
     state = ReadingState(trace)
+    shown = sorted((s for s in spans if s.span_id in labels), key=lambda s: labels[s.span_id].step)
     nodes = {}
-    for span in spans:
+    for span in shown:
         nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
-    parents = span_parents(spans)
+    parents = _shown_parents(span_parents(spans), carried, nodes)
     roots: list[dict] = []
-    for span in spans:
+    for span in shown:
         parent_id = parents[span.span_id]
         node = nodes[span.span_id]
         (nodes[parent_id].setdefault("children", []) if parent_id else roots).append(node)
@@ -61,6 +72,24 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     else:
         tree.update({"name": "trace", "type": SpanKind.AGENT, "children": roots})
     return tree
+
+
+def _shown_parents(parents: dict[str, str], carried: dict[str, str], shown) -> dict[str, str]:
+    """Each shown span's parent among the shown: a merged member's place goes to its carrier
+    (its own parent, for the carrier itself)."""
+    if not carried:
+        return parents
+    visible = {}
+    for span_id in shown:
+        parent, hops = parents[span_id], 0
+        while parent in carried and hops < len(parents):
+            carrier = carried[parent]
+            if carrier != span_id and carrier in shown:
+                parent = carrier
+                break
+            parent, hops = parents[parent], hops + 1
+        visible[span_id] = parent if parent in shown else ""
+    return parents_acyclic(visible)
 
 
 def tree_json(node: dict, depth: int = 0) -> str:

@@ -22,9 +22,16 @@ from tests.factories import UserFactory
 from tests.judges.judge_reads import assert_judge_reads
 from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
+from traces.serialize import trace_span_tree
 
 pytestmark = pytest.mark.django_db
 RECORDED = Path(__file__).resolve().parent / "recorded"
+
+
+def steps_read(node: dict) -> list[dict]:
+    """The steps of a reading, depth first."""
+    own = [node] if "step" in node else []
+    return own + [step for child in node.get("children", []) for step in steps_read(child)]
 
 
 def send_recorded(api_client, name: str) -> Trace:
@@ -69,7 +76,8 @@ def test_google_adk(api_client_for):
 def test_beeai_lifecycle_event_spans(api_client_for):
     # BeeAI's OpenInference instrumentation (the event-per-span generation) emits each tool
     # call as `tool.custom.<tool>.start-N`, `.success-N` and `.finish-N`, each model call as
-    # `backend.openai.chat.start-N` / `.success-N` / `.finish-N`
+    # `backend.openai.chat.start-N` / `.success-N` / `.finish-N`, and each agent iteration as
+    # `agent.tool_calling.start-N` (over the iteration's spans) and `.success-N` beside it
     trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "beeai")
     steps = tool_steps_from_spans(trace_spans(trace))
     # one step a call, named by the tool, with its arguments and result
@@ -79,9 +87,22 @@ def test_beeai_lifecycle_event_spans(api_client_for):
     ]
     assert [step.output for step in steps[:2]] == [ORDER, REFUND]
     assert [step.failed for step in steps] == [False, False, False]
-    lifecycle = Span.objects.filter(trace=trace, name__startswith="tool.custom.")
-    assert lifecycle.count() == 9  # every span kept as sent
-    assert sorted(len(m) for m in trace.attributes["evalsite.merged_calls"].values()) == [3] * 3
+    assert Span.objects.filter(trace=trace).count() == 25  # every span kept as sent
+    merged = trace.attributes["evalsite.merged_calls"]
+    carriers = dict(
+        Span.objects.filter(trace=trace, span_id__in=merged).values_list("span_id", "name")
+    )
+    assert sorted(f"{carriers[c]} of {len(m)}" for c, m in merged.items()) == [
+        "agent.tool_calling.success-1 of 2",
+        "agent.tool_calling.success-2 of 2",
+        "agent.tool_calling.success-3 of 2",
+        "backend.openai.chat.success-1 of 3",
+        "backend.openai.chat.success-2 of 3",
+        "backend.openai.chat.success-3 of 3",
+        "tool.custom.final_answer.success-1 of 3",
+        "tool.custom.lookup_order.success-1 of 3",
+        "tool.custom.refund.success-1 of 3",
+    ]
     assert trace.task == support_task.TASK
     # the root's output is a Python-literal dict; the answer is its text
     assert trace.final_answer == support_task.FINAL_ANSWER
@@ -89,10 +110,35 @@ def test_beeai_lifecycle_event_spans(api_client_for):
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
     assert trace.model.startswith("gpt-4o-mini") and trace.cost_usd > Decimal(0)
     assert trace.error_count == 0
+    # one model call, one LLM span: the one with the usage, the reply and the start's input
+    calls = list(Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position"))
+    assert [call.name for call in calls] == [f"backend.openai.chat.success-{n}" for n in (1, 2, 3)]
+    assert [call.input_tokens for call in calls] == [PROMPT_TOKENS] * 3
     # its flattened messages come out empty where a call was decided: read from the JSON
-    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")
     decided = [[c.name for m in messages_read(s.output) or [] for c in m.tool_calls] for s in calls]
-    assert [names for names in decided if names] == [["lookup_order"], ["refund"], ["final_answer"]]
-    second_input = messages_read(calls.get(name="backend.openai.chat.start-2").input)
+    assert decided == [["lookup_order"], ["refund"], ["final_answer"]]
+    second_input = messages_read(calls[1].input)
     assert [(r.id, r.content) for m in second_input for r in m.tool_results] == [("call_1", ORDER)]
+    # the agent's iterations are one agent, not one component an iteration
+    components = set(Span.objects.filter(trace=trace).values_list("component", flat=True))
+    assert {c for c in components if c.startswith("agent:")} == {
+        "agent:beeai-framework-main",
+        "agent:agent.tool_calling",
+    }
     assert_judge_reads(trace, JUDGE_READS)
+    # the judge reads each call once: three iterations, each a model call and a tool call
+    tree = trace_span_tree(trace)
+    assert [(node["step"], node["type"], node["name"]) for node in steps_read(tree)] == [
+        (1, "agent", "beeai-framework-main"),
+        (2, "agent", "agent.tool_calling.success-1"),
+        (3, "llm", "backend.openai.chat.success-1"),
+        (4, "tool", "lookup_order"),
+        (5, "agent", "agent.tool_calling.success-2"),
+        (6, "llm", "backend.openai.chat.success-2"),
+        (7, "tool", "refund"),
+        (8, "agent", "agent.tool_calling.success-3"),
+        (9, "llm", "backend.openai.chat.success-3"),
+        (10, "tool", "final_answer"),
+    ]
+    # the root's Python-repr output is the final answer already at the top: not repeated
+    assert "output" not in tree

@@ -1,21 +1,25 @@
-"""One tool call, one step: the spans that report the same call merged into one.
+"""One call, one step: the spans that report the same call merged into one.
 
 Two shapes report one call with several spans:
 
 - **Lifecycle events.** Frameworks that emit a span per event of a call, named
-  `tool.<name>.<event>-<N>` (`start`, `success`, `error`, `finish`, ...), each with
-  `tool.parameters`. The spans of one call (same tool, same N, same parent, or nested in each
-  other) are one call named by the tool: the outcome event carries it (`success`/`error`, else
-  `finish`/`end`, else `start`).
+  `<emitter>.<event>-<N>` (`start`, `success`, `error`, `finish`, ...). BeeAI names its tool
+  calls `tool.<namespace>.<tool>.<event>-N` (each with `tool.parameters`), its model calls
+  `backend.openai.chat.<event>-N` and its agent's iterations `agent.tool_calling.<event>-N`.
+  The spans of one call (same emitter, same N, same parent, or nested in each other) are one
+  step: the outcome event carries it (`success`/`error`, else `finish`/`end`, else `start`); a
+  model call's carrier is the member that reports its usage, so the call's tokens count once.
+  A tool call is named by the tool; any other call keeps its carrier's kind.
 - **MCP client and server.** An MCP request traced on both sides gives a CLIENT span and, under
   it, the server's SERVER span (trace context travels in `params._meta`), both with the same
   `mcp.method.name` and `jsonrpc.request.id`; an agent framework may add its own tool span
   above both. The outermost span of such a chain is the call the agent made and carries it.
 
-The carrier keeps kind tool (or retriever, for MCP `resources/read` and `prompts/get`) and
-takes the arguments, result and failure any member reported that it lacks; the other members
-stay stored as they came, with kind custom, so nothing is lost and nothing counts twice. The
-trace notes each merged call's members (MERGED_KEY) for its page.
+A tool call's carrier keeps kind tool (or retriever, for MCP `resources/read` and
+`prompts/get`). Every carrier takes the input, output and failure any member reported that it
+lacks; the other members stay stored as they came, with kind custom, so nothing is lost and
+nothing counts twice. The trace notes each merged call's members (MERGED_KEY) for its page and
+for the judge's reading, which shows the carrier alone.
 
 Decided per trace over all its spans, the stored ones too (ingest.store calls calls_merge for
 each trace a request grows): spans of one call may come in separate requests.
@@ -30,12 +34,15 @@ from traces.components import component_for
 from traces.models import Span, SpanKind, SpanStatus
 
 MERGED_KEY = "evalsite.merged_calls"
+_EVENTS = (
+    r"(?P<event>start|started|success|succeeded|error|failure|failed|finish|finished|end"
+    r"|complete|completed)-(?P<n>\d+)$"
+)
 # `tool.<name>.<event>-<N>`, or with the emitter's namespace before the name, as BeeAI's
 # `tool.custom.<name>.start-1`: the tool is the last part (tool names hold no dot).
-LIFECYCLE_NAME = re.compile(
-    r"^tool\.(?P<namespace>(?:.+\.)?)(?P<tool>[^.]+)\.(?P<event>start|started|success|succeeded"
-    r"|error|failure|failed|finish|finished|end|complete|completed)-(?P<n>\d+)$"
-)
+LIFECYCLE_NAME = re.compile(r"^tool\.(?P<namespace>(?:.+\.)?)(?P<tool>[^.]+)\." + _EVENTS)
+# Any other call's events: BeeAI's `backend.openai.chat.start-1`, `agent.tool_calling.success-2`.
+EVENT_NAME = re.compile(r"^(?P<emitter>[^\s]+)\." + _EVENTS)
 # A carrier is the member whose event says most about the outcome.
 _EVENT_RANK = {
     "success": 0,
@@ -72,8 +79,22 @@ def failed_calls_count(spans: list, merged: dict | None) -> int:
     return len({carrier_of.get(s.span_id, s.span_id) for s in spans if s.status == _ERROR})
 
 
+def lifecycle_emitter(name: str) -> str:
+    """The emitter a lifecycle event's span name gives (`agent.tool_calling` for
+    `agent.tool_calling.start-2`); "" for any other name."""
+    head, _, n = name.rpartition("-")
+    if not n.isdigit() or head.rpartition(".")[2] not in _EVENT_RANK:
+        return ""  # most names (`chat gpt-4`), told apart without the regex
+    found = EVENT_NAME.match(name)
+    return found["emitter"] if found else ""
+
+
 def stored_could_merge(name: str) -> bool:
-    return name.startswith("tool.") or _MCP_NAME.match(name) is not None
+    return (
+        name.startswith("tool.")
+        or _MCP_NAME.match(name) is not None
+        or bool(lifecycle_emitter(name))
+    )
 
 
 @dataclass
@@ -85,6 +106,11 @@ class _Member:
     tool_name: str
     record: object = None  # the new SpanRecord, or None for a stored span
     stored: object = None  # the StoredSpan, or None for a new one
+
+    @property
+    def reports_usage(self) -> bool:
+        span = self.record if self.record is not None else self.stored
+        return bool(span.input_tokens or span.output_tokens or span.cost_usd)
 
 
 def mcp_method_target(name: str, attributes: dict | None) -> tuple[str, str] | None:
@@ -118,7 +144,11 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
     New records are changed in place; returns the changes stored spans need, by span id
     (field -> value), which the caller writes. Notes the merged calls on `trace.attributes`."""
     for record in new:  # most traces: no span could be part of a merged call
-        if record.name.startswith("tool.") or "mcp.method.name" in record.attributes:
+        name = record.name
+        if name.startswith("tool.") or "mcp.method.name" in record.attributes:
+            break
+        # A lifecycle event's name holds a dot; most that end in a digit (`chat gpt-4`) do not.
+        if "." in name and name[-1:].isdigit() and lifecycle_emitter(name):
             break
     else:
         return {}
@@ -134,11 +164,11 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
     groups = _lifecycle_groups(members, by_id) + _mcp_groups(members, by_id)
     if not groups:
         return {}
-    content = _stored_content(trace, [m for group in groups for _, m in group if m.stored])
+    content = _stored_content(trace, [m for _, group in groups for _, m in group if m.stored])
     changes: dict[str, dict] = {}
     notes = dict(trace.attributes.get(MERGED_KEY) or {})
-    for group in groups:
-        _group_merge(group, content, changes)
+    for call, group in groups:
+        _group_merge(group, content, changes, call=call)
         carrier = group[0][1]
         ids = {member.span_id for _, member in group}
         for span_id in ids:  # an earlier note of a member, the carrier's own too
@@ -148,7 +178,8 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
     return changes
 
 
-def _lifecycle_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
+def _lifecycle_groups(members, by_id) -> list[tuple[bool, list[tuple[int, _Member]]]]:
+    """(is a tool call, its members by rank) for each call reported by lifecycle events."""
     keyed: dict[tuple, list[tuple[int, _Member]]] = {}
     parsed = {}
     for member in members:
@@ -156,6 +187,10 @@ def _lifecycle_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
         if found:
             emitter = found["namespace"] + found["tool"]
             parsed[member.span_id] = (emitter, found["n"], found["event"], found["tool"])
+        elif member.name[-1:].isdigit():
+            found = EVENT_NAME.match(member.name)
+            if found:
+                parsed[member.span_id] = (found["emitter"], found["n"], found["event"], "")
 
     def anchor(member: _Member, hops: int = 0) -> str:
         parent = by_id.get(member.parent_span_id)
@@ -171,16 +206,19 @@ def _lifecycle_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
             keyed.setdefault(key, []).append((_EVENT_RANK[event], member))
     groups = []
     for (*_, tool), group in keyed.items():
-        if len(group) < 2 and group[0][1].kind == _TOOL and group[0][1].tool_name == tool:
-            continue  # one span of a call, already a step of that tool
-        group.sort(key=lambda item: item[0])
-        for _, member in group:
-            member.tool_name = tool
-        groups.append([(rank, m) for rank, m in group])
+        first = group[0][1]
+        if len(group) < 2 and (not tool or first.kind == _TOOL and first.tool_name == tool):
+            continue  # one span of a call, already its step
+        if tool:
+            for _, member in group:
+                member.tool_name = tool
+        # The member reporting a model call's usage carries it: its tokens count once.
+        group.sort(key=lambda item: (bool(tool) or not item[1].reports_usage, item[0]))
+        groups.append((bool(tool), group))
     return groups
 
 
-def _mcp_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
+def _mcp_groups(members, by_id) -> list[tuple[bool, list[tuple[int, _Member]]]]:
     """Chains of spans of one MCP request: each MCP span joins its parent when the parent is
     the same request (same method and target, same JSON-RPC id when both say) or, for
     tools/call, a tool span of the same tool."""
@@ -240,7 +278,7 @@ def _mcp_groups(members, by_id) -> list[list[tuple[int, _Member]]]:
         group.sort(key=lambda item: item[0])
         if wanted == _TOOL and not carrier.tool_name:
             carrier.tool_name = target
-        groups.append(group)
+        groups.append((True, group))
     return groups
 
 
@@ -268,11 +306,13 @@ def _values(member: _Member, content: dict) -> dict:
 
 
 def _failed_event(member: _Member) -> bool:
-    found = LIFECYCLE_NAME.match(member.name)
+    found = EVENT_NAME.match(member.name)
     return bool(found and found["event"] in _FAILED_EVENTS)
 
 
-def _group_merge(group, content: dict, changes: dict) -> None:
+def _group_merge(group, content: dict, changes: dict, *, call: bool) -> None:
+    """Merge one call's members into its carrier; `call` for a tool (or MCP) call, which the
+    carrier then reports with kind tool or retriever."""
     carrier = group[0][1]
     kind = carrier.kind if carrier.kind == _RETRIEVER else _TOOL
     identity = mcp_method_target(
@@ -298,9 +338,10 @@ def _group_merge(group, content: dict, changes: dict) -> None:
         merged["error_message"] = (output if isinstance(output, str) else "") or failed.name
     if merged.get("status") != SpanStatus.ERROR:
         merged["status"] = merged.get("status") or SpanStatus.OK
-    merged["tool_name"] = carrier.tool_name if kind == _TOOL else ""
-    merged["kind"] = kind
-    merged["component"] = component_for(kind, carrier.name, merged["tool_name"], "")
+    if call:
+        merged["tool_name"] = carrier.tool_name if kind == _TOOL else ""
+        merged["kind"] = kind
+        merged["component"] = component_for(kind, carrier.name, merged["tool_name"], "")
     _apply(carrier, merged, changes)
     for _, member in group[1:]:
         _apply(member, {"kind": _CUSTOM}, changes)

@@ -7,7 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from traces.ingest import conventions, prices
-from traces.ingest.calls import tool_name_from_span_name
+from traces.ingest.calls import lifecycle_emitter, tool_name_from_span_name
 from traces.ingest.failures import structured_failure
 from traces.models import SpanKind, SpanStatus
 
@@ -123,6 +123,10 @@ def span_record_build(
         is_error = bool(error_message)
     status = _ERROR if is_error else _OK
     component = tool_name or str(fields.get("agent_name") or "") or name
+    if kind == _AGENT and component == name and name[-1:].isdigit():
+        # One agent whose iterations are lifecycle events (BeeAI's `agent.tool_calling.start-2`)
+        # is one component, not one an iteration.
+        component = lifecycle_emitter(name) or name
     # Positional, in field order: twenty keyword arguments cost twice the rest of the call.
     return SpanRecord(
         trace_external_id,
@@ -150,7 +154,7 @@ def span_record_build(
 
 
 # Module constants: each read of an enum member through its class is an attribute lookup.
-_TOOL, _LLM = SpanKind.TOOL, SpanKind.LLM
+_TOOL, _LLM, _AGENT = SpanKind.TOOL, SpanKind.LLM, SpanKind.AGENT
 _ERROR, _OK = SpanStatus.ERROR, SpanStatus.OK
 
 
