@@ -65,6 +65,8 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
         parent_id = parents[span.span_id]
         node = nodes[span.span_id]
         (nodes[parent_id].setdefault("children", []) if parent_id else roots).append(node)
+    for root in roots:
+        _echoed_outputs_dropped(root)
     tree = trace_head(trace)
     if len(roots) == 1:
         # The root step sits at the top of the reading, beside the task and the answer.
@@ -90,6 +92,33 @@ def _shown_parents(parents: dict[str, str], carried: dict[str, str], shown) -> d
             parent, hops = parents[parent], hops + 1
         visible[span_id] = parent if parent in shown else ""
     return parents_acyclic(visible)
+
+
+def _output_keys(output) -> set[str]:
+    if isinstance(output, str):
+        return {output.strip()}
+    if not isinstance(output, list):
+        return set()
+    keys = set()
+    for message in output:
+        keys.add(json.dumps(message, sort_keys=True, ensure_ascii=False, default=str))
+        if isinstance(message, dict) and isinstance(message.get("text"), str):
+            keys.add(message["text"])
+    return keys
+
+
+def _echoed_outputs_dropped(node: dict) -> set[str]:
+    """Drop the output of an agent or chain step that only repeats what steps inside it
+    answered (a loop cycle's output is its model call's reply): read twice, one decision
+    looks like two. Returns the outputs shown at and under the node."""
+    below: set[str] = set()
+    for child in node.get("children") or []:
+        below |= _echoed_outputs_dropped(child)
+    output = node.get("output")
+    own = _output_keys(output)
+    if node["type"] not in (SpanKind.LLM, SpanKind.TOOL) and own and own <= below:
+        del node["output"]
+    return below | own
 
 
 def tree_json(node: dict, depth: int = 0) -> str:

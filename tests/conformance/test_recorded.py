@@ -60,6 +60,17 @@ def test_strands_agents(api_client_for):
     first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
     assert support_task.TASK in json.dumps(first_call.input)
     assert_judge_reads(trace, JUDGE_READS)
+    # each event-loop cycle's output repeats its model call's reply: the judge reads each
+    # decision once, on the model call
+    tree = trace_span_tree(trace)
+    decided = [
+        (step["name"], call["tool"])
+        for step in steps_read(tree)
+        for message in step.get("output") or []
+        if isinstance(message, dict)
+        for call in message.get("tool_calls") or []
+    ]
+    assert decided == [("chat#1", "lookup_order"), ("chat#2", "refund")]
 
 
 def test_google_adk(api_client_for):

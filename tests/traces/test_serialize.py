@@ -97,3 +97,40 @@ def test_the_judges_json_is_one_line_a_step_and_reads_back_whole():
     assert lines[1].startswith(' "task": "Refund order A1042')
     assert any(line.startswith('  {"step": 3, "name": "lookup_order"') for line in lines)
     assert len(lines) < json.dumps(tree, indent=1).count("\n") / 3
+
+
+def test_a_steps_output_that_only_repeats_a_step_inside_it_is_read_once():
+    trace = TraceFactory(task="Check A-1", final_answer="A-1 is on its way.")
+    decided = [
+        {
+            "role": "assistant",
+            "tool_calls": [{"id": "c1", "name": "get_order_status", "arguments": {"id": "A-1"}}],
+        }
+    ]
+    said = [{"role": "assistant", "content": "Checking A-1 and A-2 next."}]
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    for index, (name, output) in enumerate((("cycle#1", decided), ("cycle#2", said)), start=1):
+        SpanFactory(
+            trace=trace,
+            span_id=f"c{index}",
+            parent_span_id="r",
+            name=name,
+            kind="custom",
+            output=output if index == 1 else [*said, {"role": "assistant", "content": "Done."}],
+            position=2 * index - 1,
+        )
+        SpanFactory(
+            trace=trace,
+            span_id=f"m{index}",
+            parent_span_id=f"c{index}",
+            name="chat",
+            kind="llm",
+            output=output,
+            position=2 * index,
+        )
+    first, second = trace_span_tree(trace)["children"]
+    # the cycle that only repeats its model call's reply shows no output of its own
+    assert "output" not in first
+    assert first["children"][0]["output"][0]["tool_calls"][0]["tool"] == "get_order_status"
+    # one that says more than the calls inside it keeps what it said
+    assert [m.get("text") for m in second["output"]] == ["Checking A-1 and A-2 next.", "Done."]
