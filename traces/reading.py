@@ -13,6 +13,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 
+from core.json_text import json_text_decoded
 from traces.ingest.calls import MERGED_KEY
 from traces.ingest.task_choice import python_literal_maybe
 from traces.messages import Message, messages_read, readable_text
@@ -136,6 +137,19 @@ def _json_key(value) -> str:
     return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
 
 
+# Keys a framework wraps a tool's return in when it hands it back to the model (Google ADK's
+# function_response: {"result": "<the tool's JSON text>"}).
+_RESULT_WRAPPERS = frozenset(("result", "output", "content"))
+
+
+def _result_key(content) -> str:
+    """A tool result as the same value whether read on its tool step or handed back wrapped."""
+    value = json_text_decoded(content)
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _RESULT_WRAPPERS:
+        value = json_text_decoded(next(iter(value.values())))
+    return _json_key(value)
+
+
 def _message_key(message: Message) -> tuple:
     calls = tuple((call.name, _json_key(call.arguments)) for call in message.tool_calls)
     results = tuple(_json_key(result.content) for result in message.tool_results)
@@ -169,6 +183,7 @@ class ReadingState:
 
     def __init__(self, trace: Trace):
         self.shown: Counter = Counter()
+        self.results_shown: set[str] = set()
         if trace.task:
             self.shown[("user", trace.task.strip(), (), ())] += 1
 
@@ -182,12 +197,22 @@ class ReadingState:
             here[key] += 1
             if here[key] > self.shown[key]:
                 self.shown[key] += 1
-                new.append(message)
+                if not self._only_results_shown(message):
+                    new.append(message)
         return new
+
+    def _only_results_shown(self, message: Message) -> bool:
+        """A message that only hands back tool results their tool steps showed already."""
+        return bool(message.tool_results) and (
+            not message.text.strip()
+            and not message.tool_calls
+            and all(_result_key(r.content) in self.results_shown for r in message.tool_results)
+        )
 
     def tool_result_shown(self, content) -> None:
         """A tool step's result: the model call that later reads it need not show it again."""
         self.shown[("tool", "", (), (_json_key(content),))] += 1
+        self.results_shown.add(_result_key(content))
 
 
 def _value(value, state: ReadingState, *, always: bool = False):

@@ -82,6 +82,9 @@ def test_google_adk(api_client_for):
     assert trace.model == "gemini-2.0-flash" and trace.cost_usd > Decimal(0)
     assert trace.error_count == 0
     assert_judge_reads(trace, JUDGE_READS)
+    # ADK hands each result back as {"result": "<the tool's JSON>"}: read once, on its tool step
+    calls = [s for s in steps_read(trace_span_tree(trace)) if s["type"] == SpanKind.LLM]
+    assert [("new_input" in call) for call in calls] == [True, False, False]
 
 
 def test_beeai_lifecycle_event_spans(api_client_for):

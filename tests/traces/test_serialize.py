@@ -134,3 +134,45 @@ def test_a_steps_output_that_only_repeats_a_step_inside_it_is_read_once():
     assert first["children"][0]["output"][0]["tool_calls"][0]["tool"] == "get_order_status"
     # one that says more than the calls inside it keeps what it said
     assert [m.get("text") for m in second["output"]] == ["Checking A-1 and A-2 next.", "Done."]
+
+
+@pytest.mark.parametrize(
+    ("handed_back", "read_again"),
+    [
+        ({"result": '{"status": "shipped"}'}, False),  # Google ADK's function_response
+        ({"status": "shipped"}, False),
+        ({"result": '{"status": "lost"}'}, True),  # not what the tool returned: the judge sees it
+    ],
+)
+def test_a_tool_result_handed_back_to_the_model_is_read_on_its_tool_step(handed_back, read_again):
+    trace = TraceFactory(task="Where is A-1?")
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    SpanFactory(
+        trace=trace,
+        span_id="t",
+        parent_span_id="r",
+        name="get_order_status",
+        kind="tool",
+        tool_name="get_order_status",
+        input={"id": "A-1"},
+        output={"status": "shipped"},
+        position=1,
+    )
+    handed = {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "c1", "content": json.dumps(handed_back)}
+        ],
+    }
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="r",
+        name="chat",
+        kind="llm",
+        input=[{"role": "user", "content": "Where is A-1?"}, handed],
+        output=[{"role": "assistant", "content": "A-1 has shipped."}],
+        position=2,
+    )
+    _, call = trace_span_tree(trace)["children"]
+    assert ("new_input" in call) is read_again
