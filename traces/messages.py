@@ -6,8 +6,9 @@ Forms read: OpenAI chat (`content`, `tool_calls`, role `tool`), Anthropic Messag
 `kwargs` form), OpenInference (`message.role`, `message.content`, `message.tool_calls`),
 Gemini/ADK (`role: model`, `parts` with `text`, `function_call`, `function_response`), the
 AI SDK's and BeeAI's `tool-call` and `tool-result` parts, and the pre-1.37 GenAI message
-events. Containers are a list, `{"messages": [...]}` or
-`{"contents": [...]}`. Nothing here changes what is stored: it is a reading of it.
+events. Containers are a list, `{"messages": [...]}`, `{"contents": [...]}` or LangGraph's
+`tool_call_with_context` (`{"tool_call": ..., "state": {"messages": [...]}}`). Nothing here
+changes what is stored: it is a reading of it.
 """
 
 from __future__ import annotations
@@ -267,6 +268,9 @@ def messages_read(value) -> list[Message] | None:
             return messages_read([g.get("message") or g for g in batch if isinstance(g, dict)])
         if isinstance(value.get("content"), dict) and "role" not in value:
             return messages_read(value["content"])  # Gemini/ADK response
+        state = value.get("state")
+        if isinstance(state, dict) and "messages" not in value and "tool_call" in value:
+            value = state  # LangGraph's tool_call_with_context: the call and the graph's state
         for key in ("messages", "contents", "input_messages", "output_messages"):
             inner = value.get(key)
             if isinstance(inner, list):

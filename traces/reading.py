@@ -10,6 +10,7 @@ whole resent history) and its answer (text and tool calls); the stop reason it g
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from dataclasses import dataclass
 
@@ -142,7 +143,7 @@ def _json_key(value) -> str:
 _RESULT_WRAPPERS = frozenset(("result", "output", "content"))
 
 
-def _result_key(content) -> str:
+def tool_result_key(content) -> str:
     """A tool result as the same value whether read on its tool step or handed back wrapped."""
     value = json_text_decoded(content)
     if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _RESULT_WRAPPERS:
@@ -201,18 +202,26 @@ class ReadingState:
                     new.append(message)
         return new
 
+    def messages_shown(self, messages: list[Message]) -> None:
+        """Messages shown whatever came before (a model call's reply): a history that later
+        holds one twice (a retried decision) has shown both."""
+        for message in messages:
+            key = _message_key(message)
+            if key != (message.role, "", (), ()):
+                self.shown[key] += 1
+
     def _only_results_shown(self, message: Message) -> bool:
         """A message that only hands back tool results their tool steps showed already."""
         return bool(message.tool_results) and (
             not message.text.strip()
             and not message.tool_calls
-            and all(_result_key(r.content) in self.results_shown for r in message.tool_results)
+            and all(tool_result_key(r.content) in self.results_shown for r in message.tool_results)
         )
 
     def tool_result_shown(self, content) -> None:
         """A tool step's result: the model call that later reads it need not show it again."""
         self.shown[("tool", "", (), (_json_key(content),))] += 1
-        self.results_shown.add(_result_key(content))
+        self.results_shown.add(tool_result_key(content))
 
 
 def _value(value, state: ReadingState, *, always: bool = False):
@@ -226,11 +235,25 @@ def _value(value, state: ReadingState, *, always: bool = False):
     if not messages:
         return value
     if always:
-        state.new_messages(messages)
+        state.messages_shown(messages)
         shown = messages
     else:
         shown = state.new_messages(messages)
     return [message_compact(m) for m in shown]
+
+
+# LangGraph's conditional edges return Send objects, logged as their repr with the whole graph
+# state inside (history that grows with every step): the node it routes to is what it says.
+_SEND_REPR = re.compile(r"^Send\(node='(?P<node>[^']*)', arg=")
+
+
+def _sends_shortened(value):
+    if isinstance(value, str):
+        found = _SEND_REPR.match(value)
+        return f"Send(node='{found['node']}')" if found else value
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return [_sends_shortened(item) for item in value]
+    return value
 
 
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
@@ -258,7 +281,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
         if span.output not in (None, "", []):
             node["output"] = _value(span.output, state, always=True)
             if isinstance(node["output"], str):  # a reply given as plain text
-                state.new_messages([Message(role="assistant", text=node["output"])])
+                state.messages_shown([Message(role="assistant", text=node["output"])])
         finish = finish_reason_of(span.attributes, span.output)
         if finish:
             node["finish_reason"] = stop_reason_normalize(finish) or finish
@@ -272,7 +295,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
                 text and readable_text(python_literal_maybe(value), role=role) == text
             ):
                 continue  # the task or the final answer, already at the top of the reading
-            read = _value(value, state)
+            read = _value(_sends_shortened(value), state)
             if read not in (None, "", []):
                 node[field] = read
     if errored:

@@ -14,6 +14,7 @@ from traces.reading import (
     merged_members,
     step_labels,
     step_read,
+    tool_result_key,
     tools_listed,
 )
 from traces.selectors import parents_acyclic, span_parents
@@ -94,28 +95,38 @@ def _shown_parents(parents: dict[str, str], carried: dict[str, str], shown) -> d
     return parents_acyclic(visible)
 
 
-def _output_keys(output) -> set[str]:
+def _shown_keys(node: dict) -> set[str]:
+    """What a step shows as its answer: a tool's result, a reply's messages and texts."""
+    if node["type"] == SpanKind.TOOL:
+        return {"result " + tool_result_key(node["result"])} if "result" in node else set()
+    output = node.get("output")
     if isinstance(output, str):
         return {output.strip()}
     if not isinstance(output, list):
         return set()
     keys = set()
     for message in output:
+        if not isinstance(message, dict):
+            keys.add(json.dumps(message, ensure_ascii=False, default=str))
+            continue
+        if set(message) == {"role", "tool_results"}:  # results handed on, as a tool node does
+            keys |= {"result " + tool_result_key(r.get("result")) for r in message["tool_results"]}
+            continue
         keys.add(json.dumps(message, sort_keys=True, ensure_ascii=False, default=str))
-        if isinstance(message, dict) and isinstance(message.get("text"), str):
+        if isinstance(message.get("text"), str):
             keys.add(message["text"])
     return keys
 
 
 def _echoed_outputs_dropped(node: dict) -> set[str]:
     """Drop the output of an agent or chain step that only repeats what steps inside it
-    answered (a loop cycle's output is its model call's reply): read twice, one decision
-    looks like two. Returns the outputs shown at and under the node."""
+    answered (a loop cycle's output is its model call's reply, a tool node's its tool's
+    result): read twice, one decision looks like two. Returns what the node and the steps
+    under it show."""
     below: set[str] = set()
     for child in node.get("children") or []:
         below |= _echoed_outputs_dropped(child)
-    output = node.get("output")
-    own = _output_keys(output)
+    own = _shown_keys(node)
     if node["type"] not in (SpanKind.LLM, SpanKind.TOOL) and own and own <= below:
         del node["output"]
     return below | own

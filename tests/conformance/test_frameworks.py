@@ -19,6 +19,7 @@ from tests.conformance.harness import (
 from tests.factories import UserFactory
 from tests.judges.judge_reads import Expected, assert_judge_reads
 from traces.models import Span, SpanKind
+from traces.serialize import trace_span_tree, tree_json
 
 pytestmark = pytest.mark.django_db
 EXPECTED_CALLS = [
@@ -146,6 +147,11 @@ def test_langgraph_with_openinference(agent_api):
         agent.invoke({"messages": [("user", support_task.TASK)]})
     trace = export_to_evalsite(agent_api, exporter)
     assert_support_run(trace)
+    # the tool node's input and the routing edge's Send carry the whole graph state, history
+    # growing with every step: the judge reads the route and the new messages only
+    reading = tree_json(trace_span_tree(trace))
+    assert "Send(node='tools')" in reading
+    assert "remaining_steps" not in reading and "HumanMessage(" not in reading
 
 
 def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):

@@ -9,12 +9,14 @@ taken from what the agent sent, not from what was stored.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 
 from core.json_text import json_text_decoded
 from judges.models import Rubric
 from judges.prompts import prompt_render
-from traces.models import Trace
+from traces.models import SpanKind, Trace
+from traces.serialize import trace_span_tree
 
 # The rubrics the migrations seed; the general judge and the tool-call judge are the ones a
 # project starts with, the others back eval-time checks.
@@ -108,8 +110,61 @@ def judge_reads_missing(trace: Trace, expected: Expected) -> dict[str, list[str]
 EMPTY_REPLY = '{"role": "assistant"}'
 
 
+def _steps(node: dict) -> list[dict]:
+    own = [node] if "step" in node else []
+    return own + [step for child in node.get("children") or [] for step in _steps(child)]
+
+
+def _messages(step: dict) -> list[dict]:
+    return [
+        message
+        for field in ("new_input", "input", "output")
+        if isinstance(step.get(field), list)
+        for message in step[field]
+        if isinstance(message, dict)
+    ]
+
+
+def _result_value(result):
+    value = json_text_decoded(result)
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in ("result", "output"):
+        value = json_text_decoded(next(iter(value.values())))
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def read_twice(trace: Trace, expected: Expected) -> list[str]:
+    """What the reading shows more often than the agent did it: a tool decided more times than
+    it was called, a tool result handed back to the model after its tool step showed it."""
+    steps = _steps(trace_span_tree(trace))
+    decided = Counter(
+        call.get("tool")
+        for step in steps
+        for message in _messages(step)
+        for call in message.get("tool_calls") or []
+    )
+    called = Counter(name for name, _ in expected.calls)
+    twice = [
+        f"{name} decided {decided[name]} times" for name in called if decided[name] > called[name]
+    ]
+    on_tool_steps = {
+        _result_value(step["result"])
+        for step in steps
+        if step["type"] == SpanKind.TOOL and "result" in step
+    }
+    twice += [
+        f"result of {result.get('call_id')} handed back again"
+        for step in steps
+        for message in _messages(step)
+        for result in message.get("tool_results") or []
+        if _result_value(result.get("result")) in on_tool_steps
+    ]
+    return twice
+
+
 def assert_judge_reads(trace: Trace, expected: Expected) -> None:
     missing = judge_reads_missing(trace, expected)
     assert not missing, f"judge prompts lack what the trace holds: {missing}"
     emptied = [name for name, prompt in judge_prompts(trace).items() if EMPTY_REPLY in prompt]
     assert not emptied, f"a model call reads as an empty reply in {emptied}"
+    twice = read_twice(trace, expected)
+    assert not twice, f"the judge reads a step twice: {twice}"
