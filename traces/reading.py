@@ -38,24 +38,23 @@ def span_base_name(span: Span) -> str:
 
 def step_labels(spans: list[Span], carried: dict[str, str] | None = None) -> dict[str, StepLabel]:
     """Step number and citation label of each span of one trace that the reading shows, `spans`
-    in trace order. A merged call (`carried`, merged_members) is one step, its carrier's, in the
-    place of its first span."""
+    in trace order: a span's step is its place in the trace, as its page numbers it. A merged
+    call (`carried`, merged_members) is one step, its carrier's, numbered by its first span."""
     carried = carried_present(carried, spans)
+    step: dict[str, int] = {}
+    for index, span in enumerate(spans, start=1):
+        step.setdefault(carried.get(span.span_id, span.span_id), index)
     if carried:
-        slot: dict[str, int] = {}
-        for index, span in enumerate(spans):
-            slot.setdefault(carried.get(span.span_id, span.span_id), index)
-        spans = sorted(
-            (span for span in spans if span.span_id not in carried), key=lambda s: slot[s.span_id]
-        )
+        shown = (span for span in spans if span.span_id not in carried)
+        spans = sorted(shown, key=lambda span: step[span.span_id])
     totals = Counter(span_base_name(span) for span in spans)
     seen: Counter = Counter()
     labels = {}
-    for index, span in enumerate(spans, start=1):
+    for span in spans:
         base = span_base_name(span)
         seen[base] += 1
         label = f"{base}#{seen[base]}" if totals[base] > 1 else base
-        labels[span.span_id] = StepLabel(index, label, base)
+        labels[span.span_id] = StepLabel(step[span.span_id], label, base)
     return labels
 
 

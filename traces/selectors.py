@@ -14,6 +14,7 @@ from accounts.roles import CURATOR, has_role
 from traces.ingest.calls import MERGED_KEY
 from traces.ingest.usage import REPEATED_KEY
 from traces.models import Project, Span, SpanKind, SpanStatus, Trace
+from traces.reading import merged_members
 
 # Values longer than this are folded behind a one-line preview on the page.
 FOLD_CHARS = 400
@@ -46,6 +47,9 @@ class FoldedText:
 @dataclass
 class SpanNode:
     span: Span
+    # The step a judge cites it by (traces.reading.step_labels): its place in the trace, or
+    # for a span of a merged call, the place of the call's first span.
+    step: int = 0
     depth: int = 0
     children: list[SpanNode] = field(default_factory=list)
 
@@ -149,7 +153,11 @@ def trace_span_nodes(trace: Trace, spans: list[Span] | None = None) -> list[Span
     """The span tree as nested nodes, roots first; a span whose parent is missing is a root."""
     if spans is None:
         spans = trace_spans_ordered(trace)
-    nodes = {span.span_id: SpanNode(span=span) for span in spans}
+    merged_steps = _merged_call_steps(trace, spans)
+    nodes = {
+        span.span_id: SpanNode(span=span, step=merged_steps.get(span.span_id, span.position + 1))
+        for span in spans
+    }
     parents = span_parents(spans)
     roots: list[SpanNode] = []
     for span in spans:
@@ -170,6 +178,28 @@ def trace_span_nodes(trace: Trace, spans: list[Span] | None = None) -> list[Span
         node.depth = depth
         stack.extend((child, depth + 1) for child in node.children)
     return roots
+
+
+def _merged_call_steps(trace: Trace, spans) -> dict[str, int]:
+    """The step of every span of a merged call: the place of the call's first span."""
+    carried = merged_members(trace)
+    if not carried:
+        return {}
+    position = {span.span_id: span.position for span in spans}
+    missing = (carried.keys() | set(carried.values())) - position.keys()
+    if missing:  # a call whose spans the page's window cut
+        position.update(
+            trace.spans.filter(trace_day=trace.spans_day, span_id__in=missing).values_list(
+                "span_id", "position"
+            )
+        )
+    first: dict[str, int] = {}
+    for member, carrier in carried.items():
+        if member in position and carrier in position:
+            first[carrier] = min(first.get(carrier, position[carrier]), position[member])
+    steps = {carrier: at + 1 for carrier, at in first.items()}
+    steps.update({m: steps[c] for m, c in carried.items() if c in steps})
+    return steps
 
 
 @dataclass

@@ -163,7 +163,7 @@ def _node_html(node: SpanNode, highlight: set, first: tuple | None) -> str:
         classes += " is-highlighted"
     # The step number and tool name are what judges read and cite (traces.reading).
     parts = [
-        f'<span class="muted span-step">step {span.position + 1}</span>',
+        f'<span class="muted span-step">step {node.step}</span>',
         f'<span class="badge kind">{esc(span.get_kind_display())}</span>',
     ]
     if span.kind == SpanKind.TOOL and span.tool_name and span.tool_name != span.name:

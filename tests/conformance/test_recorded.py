@@ -1,6 +1,7 @@
 """Frameworks too heavy to install in CI, read from spans they emitted (see record.py)."""
 
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from tests.factories import UserFactory
 from tests.judges.judge_reads import assert_judge_reads
 from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
+from traces.reading import merged_members, step_labels, traces_merged_members
 from traces.serialize import trace_span_tree
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +89,7 @@ def test_google_adk(api_client_for):
     assert [("new_input" in call) for call in calls] == [True, False, False]
 
 
-def test_beeai_lifecycle_event_spans(api_client_for):
+def test_beeai_lifecycle_event_spans(api_client_for, client):
     # BeeAI's OpenInference instrumentation (the event-per-span generation) emits each tool
     # call as `tool.custom.<tool>.start-N`, `.success-N` and `.finish-N`, each model call as
     # `backend.openai.chat.start-N` / `.success-N` / `.finish-N`, and each agent iteration as
@@ -146,13 +148,27 @@ def test_beeai_lifecycle_event_spans(api_client_for):
         (1, "agent", "beeai-framework-main"),
         (2, "agent", "agent.tool_calling.success-1"),
         (3, "llm", "backend.openai.chat.success-1"),
-        (4, "tool", "lookup_order"),
-        (5, "agent", "agent.tool_calling.success-2"),
-        (6, "llm", "backend.openai.chat.success-2"),
-        (7, "tool", "refund"),
-        (8, "agent", "agent.tool_calling.success-3"),
-        (9, "llm", "backend.openai.chat.success-3"),
-        (10, "tool", "final_answer"),
+        (6, "tool", "lookup_order"),
+        (10, "agent", "agent.tool_calling.success-2"),
+        (11, "llm", "backend.openai.chat.success-2"),
+        (14, "tool", "refund"),
+        (18, "agent", "agent.tool_calling.success-3"),
+        (19, "llm", "backend.openai.chat.success-3"),
+        (22, "tool", "final_answer"),
     ]
     # the root's Python-repr output is the final answer already at the top: not repeated
     assert "output" not in tree
+    # the trace page numbers every span by the step a judge cites: a merged call's spans all
+    # by the call's
+    client.force_login(UserFactory(roles=[ANNOTATOR]))
+    page = client.get(f"/traces/{trace.pk}/").content.decode()
+    shown = re.findall(r'id="span-([0-9a-f]+)".*?span-step">step (\d+)<', page, re.S)
+    numbered = {span_id: int(step) for span_id, step in shown}
+    spans = list(trace.spans.order_by("position", "pk"))
+    labels = step_labels(spans, traces_merged_members([trace])[trace.pk])
+    assert {span_id: label.step for span_id, label in labels.items()} == {
+        span_id: step for span_id, step in numbered.items() if span_id in labels
+    }
+    carrier_of = merged_members(trace)
+    assert all(numbered[m] == numbered[c] for m, c in carrier_of.items())
+    assert sorted(label.step for label in labels.values()) == [1, 2, 3, 6, 10, 11, 14, 18, 19, 22]

@@ -65,8 +65,8 @@ def test_a_model_calls_lifecycle_spans_are_one_model_call_counted_once():
     tree = trace_span_tree(trace)
     assert [(n["step"], n["name"]) for n in steps_read(tree)] == [
         (1, "agent run"),
-        (2, "backend.openai.chat.success-1"),
-        (3, "backend.openai.chat.success-2"),
+        (2, "backend.openai.chat.success-1"),  # numbered by its first span, as its page shows
+        (5, "backend.openai.chat.success-2"),
     ]
 
 
@@ -155,10 +155,10 @@ def test_an_agents_iterations_are_one_agent_and_one_step_each():
         (1, "beeai-framework-main"),
         (2, "agent.tool_calling.success-1"),
         (3, "backend.openai.chat.success-1"),
-        (4, "get_weather#1"),
-        (5, "agent.tool_calling.success-2"),
-        (6, "backend.openai.chat.success-2"),
-        (7, "get_weather#2"),
+        (6, "get_weather#1"),
+        (8, "agent.tool_calling.success-2"),
+        (9, "backend.openai.chat.success-2"),
+        (12, "get_weather#2"),
     ]
 
 
@@ -168,15 +168,15 @@ def test_a_citation_finds_the_step_the_judge_read_under_that_number():
     trace = _sent(recorder)
     version = Rubric.objects.get(name="General trace judge").latest_version()
     prompt = prompt_render(version, trace)
-    assert '{"step": 6, "name": "backend.openai.chat.success-2"' in prompt.user
+    assert '{"step": 9, "name": "backend.openai.chat.success-2"' in prompt.user
     assert "backend.openai.chat.start-2" not in prompt.user
     spans = list(trace.spans.order_by("position", "pk"))
     names = citation_names(spans, traces_merged_members([trace]))
     assert {name for _, name in names} == set(prompt.span_names)
-    cited = citations_resolve("step 6 answered; get_weather#2 ran", [], names)
+    cited = citations_resolve("step 9 answered; get_weather#2 ran", [], names)
     by_id = dict(Span.objects.values_list("span_id", "name"))
     assert [(c["cited"], by_id[c["span_id"]]) for c in cited] == [
-        ("step 6", "backend.openai.chat.success-2"),
+        ("step 9", "backend.openai.chat.success-2"),
         ("get_weather#2", "execute_tool get_weather"),
     ]
 
