@@ -100,6 +100,7 @@ def trace_detail(request, trace_id: int):
         highlight.add(request.GET["span"])
     feedback = [] if blind else selectors.trace_feedback(trace)
     attributes_text = selectors.value_as_text(trace.attributes)
+    merged_calls, merged_calls_total = selectors.trace_merged_calls(trace)
     offered = (trace.context or {}).get("available_tools")
     return render(
         request,
@@ -115,7 +116,8 @@ def trace_detail(request, trace_id: int):
             "shown_span_ids": {item.span_id for item in feedback if item.span_id},
             "waterfall": selectors.trace_waterfall_rows(trace, nodes),
             "usage_repeats": selectors.trace_usage_repeats(trace),
-            "merged_calls": selectors.trace_merged_calls(trace),
+            "merged_calls": merged_calls,
+            "merged_calls_total": merged_calls_total,
             "trace_attributes_text": attributes_text[:CUT_CHARS],
             "trace_attributes_cut": max(0, len(attributes_text) - CUT_CHARS),
             "tools_offered": tools_offered(offered),

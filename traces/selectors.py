@@ -362,15 +362,29 @@ def trace_usage_repeats(trace: Trace) -> list[tuple[dict, dict]]:
     return [(names[outer], names[inner]) for outer, inner in pairs]
 
 
-def trace_merged_calls(trace: Trace) -> list[tuple[dict, list[dict]]]:
-    """The calls several spans reported, merged at ingest: (the span that carries the call,
-    every raw span of it), each as {span_id, name}, for links on the page."""
+@dataclass
+class MergedCall:
+    """A call several spans reported, merged at ingest: its step, the span that carries it
+    and every raw span of it, each as {span_id, name}, for links on the page."""
+
+    step: int
+    carrier: dict
+    members: list[dict]
+
+
+def trace_merged_calls(trace: Trace) -> tuple[list[MergedCall], int]:
+    """The first of the trace's merged calls in step order, and how many there are."""
     merged = trace.attributes.get(MERGED_KEY)
     if not isinstance(merged, dict) or not merged:
-        return []
-    calls = list(merged.items())[:INGEST_NOTES_SHOWN]
+        return [], 0
+    steps = _merged_call_steps(trace, ())
+    calls = sorted(merged.items(), key=lambda call: steps.get(call[0], 0))[:INGEST_NOTES_SHOWN]
     names = _span_names(trace, {s for carrier, members in calls for s in [carrier, *members]})
-    return [(names[carrier], [names[s] for s in members]) for carrier, members in calls]
+    shown = [
+        MergedCall(steps.get(carrier, 0), names[carrier], [names[s] for s in members])
+        for carrier, members in calls
+    ]
+    return shown, len(merged)
 
 
 def _span_names(trace: Trace, span_ids: set[str]) -> dict[str, dict]:

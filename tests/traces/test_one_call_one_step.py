@@ -248,14 +248,19 @@ def test_the_trace_page_shows_the_merged_call_with_its_raw_spans(client):
     recorder = Recorder()
     with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
         _lifecycle_call(recorder, 1)
+        _lifecycle_call(recorder, 2, result='{"temp": 19}')
     send(recorder.spans())
     trace = Trace.objects.get()
     client.force_login(UserFactory(roles=[ANNOTATOR]))
     page = client.get(f"/traces/{trace.pk}/").content.decode()
-    assert 'id="merged-calls"' in page
+    notes = page[page.index('id="merged-calls"') :]
+    notes = notes[: notes.index("</dd>")]
     for span in Span.objects.filter(name__startswith="tool.get_weather."):
-        assert f"#span-{span.span_id}" in page
-    assert Span.objects.filter(kind=SpanKind.TOOL, status=SpanStatus.OK).count() == 1
+        assert f"#span-{span.span_id}" in notes
+    # listed in step order, each by the step a judge cites it by
+    assert "2 calls, each one step reported by several spans" in notes
+    assert notes.index("step 2 <a") < notes.index("step 5 <a")
+    assert Span.objects.filter(kind=SpanKind.TOOL, status=SpanStatus.OK).count() == 2
 
 
 def test_mcp_spans_of_different_sessions_are_not_merged():
