@@ -130,15 +130,34 @@ def trace_text_budgeted(
     return text_cut_to_budget(text, budget_chars)
 
 
+# Room kept for the cut's marker; what is left of the budget goes a third to the trace's start
+# and the rest to its end, where a run fails and its answer is grounded.
+CUT_MARKER_ROOM = 300
+_STEP_NUMBER = re.compile(r'"step": (\d+)|\[step (\d+)\]')
+
+
 def text_cut_to_budget(text: str, budget_chars: int) -> tuple[str, bool]:
-    """The text, or its start with the cut marked when it is over the budget."""
+    """The text, or its start and its end with the middle cut out and marked when it is over
+    the budget; cuts fall between lines (a step is a line) where a line fits."""
     if len(text) <= budget_chars:
         return text, False
+    room = max(budget_chars - CUT_MARKER_ROOM, 0)
+    head_end = text.rfind("\n", 0, room // 3)
+    head_end = head_end if head_end > 0 else room // 3
+    tail_start = len(text) - (room - head_end)
+    line_start = text.find("\n", tail_start) + 1
+    if 0 < line_start < len(text):
+        tail_start = line_start
+    tail_start = max(tail_start, head_end)
+    left_out = text[head_end:tail_start]
+    steps = [int(a or b) for a, b in _STEP_NUMBER.findall(left_out)]
+    which = f" (from step {steps[0]} to step {steps[-1]})" if steps else ""
     marker = (
-        f"\n[TRACE CUT: the trace has {len(text)} characters; only the first {budget_chars} "
-        "are shown to fit the judge's token budget. Do not guess what the cut part contains.]"
+        f"[TRACE CUT: the trace has {len(text)} characters; {len(left_out)} in the middle"
+        f"{which} are left out to fit the judge's token budget. Its start and its end are shown. "
+        "Do not guess what the cut part contains.]"
     )
-    return text[:budget_chars] + marker, True
+    return f"{text[:head_end]}\n{marker}\n{text[tail_start:].lstrip(chr(10))}", True
 
 
 def prompt_context(version: RubricVersion, trace_text: str = "", **extra) -> dict:

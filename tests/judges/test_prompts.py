@@ -1,5 +1,7 @@
 """Rubric templates: sandboxed Jinja2, legacy {trajectory}, fenced and budgeted traces."""
 
+import re
+
 import pytest
 
 from judges.models import RubricVersion, TraceFormat
@@ -73,6 +75,14 @@ def test_an_oversized_trace_is_cut_to_the_budget_and_the_cut_is_marked(settings)
     assert prompt.truncated
     assert "[TRACE CUT:" in prompt.user
     assert len(prompt.user) < 300 * 4 + 600
+    # the start and the end stay: where a run goes wrong late, and what grounds its answer
+    assert '"name": "step_39"' in prompt.user and '"name": "step_0"' not in prompt.user
+    assert re.search(r"left out .*\]", prompt.user)
+    head, tail = prompt.user.split("[TRACE CUT:")
+    assert '"task": ' in head and '"final_answer": ' in head
+    left_out = re.search(r"from step (\d+) to step (\d+)", tail)
+    first_after = int(re.search(r'"step": (\d+)', tail[tail.index("]") :]).group(1))
+    assert int(left_out.group(2)) + 1 == first_after
 
 
 def test_long_outputs_are_shortened_first_keeping_every_step(settings):
