@@ -118,9 +118,18 @@ def _trace(
         "children": children,
         # Where the run came from, as teams tag theirs; a conversation's turns say so too.
         "tags": ["production", "multi-turn"] if session else ["production"],
-        # Traces of one conversation share a session id, as agents send it.
-        **({"context": {"session_id": session}} if session else {}),
+        # The customer served (a conversation's turns, one customer); traces of one
+        # conversation share a session id, as agents send them.
+        "context": {
+            "user_id": _customer(session or key),
+            **({"session_id": session} if session else {}),
+        },
     }
+
+
+def _customer(seed: str) -> str:
+    """One of a dozen demo customers, the same for the same seed."""
+    return f"cust-{4400 + int(_hex(seed, 8), 16) % 12}"
 
 
 def scenarios() -> list[dict]:

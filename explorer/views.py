@@ -16,6 +16,7 @@ from judges.online_health import trace_online_decisions
 from reviews.access import review_item_ids_openable
 from reviews.blind import trace_blind_for
 from traces import selectors
+from traces.context_attributes import end_user_of
 from traces.span_html import CUT_CHARS, span_window_html
 from traces.span_window import window_plan
 from traces.tags import tags_known
@@ -108,6 +109,7 @@ def trace_detail(request, trace_id: int):
         {
             "trace": trace,
             "tags": list(trace.tags.all()),
+            "end_user": end_user_of(trace.context),
             "nodes": nodes,
             "spans_shown": len(spans),
             "spans_cut": len(spans) == TRACE_PAGE_MAX_SPANS and trace.span_count > len(spans),

@@ -14,6 +14,7 @@ from judges.models import Judgment, Verdict
 from metrics.models import RedFlag
 from reviews.models import Annotation, ReviewItem
 from traces.api import SpanOut, TraceDetailOut
+from traces.context_attributes import end_user_of
 from traces.models import TRACE_SPAN_TOTALS, Feedback, Span, Trace, TraceTag
 
 CHUNK = 200
@@ -23,7 +24,8 @@ RELATED_NAMES = {"project": "project__slug", "session": "session__external_id"}
 TRACE_FIELDS = [
     RELATED_NAMES.get(name, name)
     for name in TraceDetailOut.Meta.fields
-    if name not in ("spans", "tags")  # many a trace: read on their own, as the spans are
+    # many a trace (read on their own, as the spans are), or read from the context
+    if name not in ("spans", "tags", "end_user")
 ]
 SPAN_FIELDS = list(SpanOut.Meta.fields)
 CSV_COLUMNS = [
@@ -37,6 +39,7 @@ CSV_COLUMNS = [
     "agent_version",
     "task_type",
     "tags",
+    "end_user",
     *TRACE_SPAN_TOTALS,
     "verdicts",
     "resolved_scores",
@@ -120,6 +123,7 @@ def _chunk_records(ids: list[int]) -> Iterator[dict]:
         trace["session"] = trace.pop("session__external_id")
         trace["trace_id"] = trace.pop("external_id")
         trace["tags"] = [tag["name"] for tag in tags.get(trace_id, [])]
+        trace["end_user"] = end_user_of(trace["context"])
         trace["spans"] = spans.get(trace_id, [])
         trace["verdicts"] = [
             {

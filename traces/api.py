@@ -24,6 +24,7 @@ from accounts.permissions import IsAnnotator, IsCurator
 from core.errors import ApplicationError
 from core.pagination import ApiPagination
 from traces import selectors
+from traces.context_attributes import end_user_of
 from traces.deletion import traces_delete_requested
 from traces.filters import TraceFilter, trace_list_ordering
 from traces.ingest import otlp, otlp_logs, otlp_wire
@@ -110,6 +111,10 @@ class TraceOut(serializers.ModelSerializer):
         allow_null=True,
         help_text="The conversation id it was sent under.",
     )
+    end_user = serializers.SerializerMethodField(
+        help_text="The end user the agent served (user.id, enduser.id, a context's user_id); "
+        '"" when none was sent. Filter with ?end_user=.'
+    )
 
     class Meta:
         model = Trace
@@ -120,12 +125,19 @@ class TraceOut(serializers.ModelSerializer):
             "session",
             *TRACE_DESCRIPTION,
             "tags",
+            "end_user",
             "model",
             "source_format",
             "root_span_id",
             *TRACE_SPAN_TOTALS,
             "completed_at",
         ]
+
+    def get_end_user(self, trace) -> str:
+        listed = getattr(trace, "end_user", None)  # trace_rows' annotation
+        if listed is not None or "context" in trace.get_deferred_fields():
+            return listed or ""
+        return end_user_of(trace.context)
 
 
 class TraceDetailOut(TraceOut):

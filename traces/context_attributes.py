@@ -20,6 +20,17 @@ import json
 CONTEXT_PREFIX = "evalsite.context."
 CONTEXT_OBJECT = "evalsite.context"
 USER_ID_ATTRIBUTES = ("user.id", "enduser.id")
+# The context's key for the end user the agent served: the trace list filters on it.
+USER_ID_KEY = "user_id"
+
+
+def end_user_of(context) -> str:
+    """The end user a context names, as text the way the trace list filters it ("" for none):
+    a string as it is, a number or an object as JSON."""
+    value = context.get(USER_ID_KEY) if isinstance(context, dict) else None
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def _object(value) -> dict:
@@ -45,7 +56,7 @@ def context_from_attributes(*sources: dict | None) -> dict:
                 found[key[_PREFIX_LENGTH:]] = value
         for name in USER_ID_ATTRIBUTES:
             if attributes.get(name):
-                found.setdefault("user_id", attributes[name])
+                found.setdefault(USER_ID_KEY, attributes[name])
                 break
         context.update(found)
     return context

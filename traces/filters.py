@@ -11,12 +11,14 @@ from collections import OrderedDict
 import django_filters
 from django import forms
 from django.db.models import Exists, F, OuterRef, Q
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Lower
 from django.forms.models import ModelChoiceIterator
 from django.http import QueryDict
 from django_filters.fields import ModelChoiceField
 
 from core.errors import ApplicationError
+from traces.context_attributes import USER_ID_KEY
 from traces.models import Feedback, FeedbackKind, Project, Trace, TraceTag
 from traces.search.filters import ContentSearchFilters
 from traces.sessions import session_filter_q
@@ -108,6 +110,11 @@ class TraceFilter(ContentSearchFilters):
         help_text="A tag the agent gave its traces.",
         widget=forms.TextInput(attrs={"list": "known-tags", "autocomplete": "off"}),
     )
+    end_user = django_filters.CharFilter(
+        method="filter_end_user",
+        label="User",
+        help_text="The end user the agent served (user.id, enduser.id, a context's user_id).",
+    )
     status = django_filters.ChoiceFilter(
         choices=STATUS_CHOICES, method="filter_status", empty_label="Any", label="Status"
     )
@@ -179,6 +186,12 @@ class TraceFilter(ContentSearchFilters):
     def filter_tag(self, queryset, name, value):
         tagged = TraceTag.objects.filter(trace=OuterRef("pk"), name=value.strip())
         return queryset.filter(Exists(tagged))
+
+    def filter_end_user(self, queryset, name, value):
+        # Spelled as the trace_end_user index is, its condition too, so the index serves it.
+        return queryset.alias(end_user_value=KeyTextTransform(USER_ID_KEY, "context")).filter(
+            context__has_key=USER_ID_KEY, end_user_value=value.strip()
+        )
 
     def filter_session(self, queryset, name, value):
         return queryset.filter(session_filter_q(value))

@@ -5,11 +5,14 @@ from django.conf import settings
 from django.contrib.postgres.search import SearchVectorField
 from django.core.validators import MinValueValidator
 from django.db import models
+from django.db.models import F
+from django.db.models.fields.json import KeyTextTransform
 from django.utils import timezone
 
 from core.created_by import CreatedBy
 from core.fields import JSONTextField
 from core.indexes import NullsLastIndex
+from traces.context_attributes import USER_ID_KEY
 
 
 def utc_today() -> date:
@@ -219,6 +222,14 @@ class Trace(models.Model):
             # The held-out rule of lists that reach traces through a relation (review items,
             # verdicts, feedback) reads only these few (traces.selectors.traces_visible).
             models.Index(fields=["id"], name="trace_held_out", condition=models.Q(held_out=True)),
+            # The traces of one end user (the context's user_id), newest first: only traces
+            # that name one are in it, so ingest of the others writes no entry.
+            models.Index(
+                KeyTextTransform(USER_ID_KEY, "context"),
+                F("id").desc(),
+                name="trace_end_user",
+                condition=models.Q(context__has_key=USER_ID_KEY),
+            ),
             # The settle sweep scans traces not completed yet, oldest last span first.
             models.Index(
                 fields=["last_span_received_at"],

@@ -8,9 +8,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db.models import Count, Exists, OuterRef, QuerySet
+from django.db.models.fields.json import KeyTextTransform
 from django.shortcuts import get_object_or_404
 
 from accounts.roles import CURATOR, has_role
+from traces.context_attributes import USER_ID_KEY
 from traces.ingest.calls import MERGED_KEY
 from traces.ingest.usage import REPEATED_KEY
 from traces.models import Project, Span, SpanKind, SpanStatus, Trace
@@ -261,8 +263,13 @@ def trace_get(user, trace_id: int) -> Trace:
 
 
 def trace_rows() -> QuerySet:
-    """Traces with their project and session, less the columns no list shows."""
-    return Trace.objects.select_related("project", "session").defer("attributes", "context")
+    """Traces with their project and session and `end_user` (the context's user_id), less the
+    columns no list shows."""
+    return (
+        Trace.objects.select_related("project", "session")
+        .defer("attributes", "context")
+        .annotate(end_user=KeyTextTransform(USER_ID_KEY, "context"))
+    )
 
 
 # Blind labelling is reviews' rule (reviews/blind.py), set when reviews loads: judges' pages,
