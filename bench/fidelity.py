@@ -6,7 +6,9 @@ marked right, one step per tool call, tokens counted once (each model call's usa
 however many nested spans repeat it), and whether the task and final answer are present and
 readable (what is stored), then what the judge reads: of the task, final answer, tool names,
 argument values, result starts, errors and later user turns the agent sent, how many the
-prompt of every built-in rubric carries (the rubric that carries fewest counts). The sample has
+prompt of every built-in rubric carries (the rubric that carries fewest counts), and how often
+it reads a step twice (a tool decided more often than it was called, a result handed back
+after its tool step showed it: tests/judges/judge_reads.read_twice). The sample has
 three user turns, a reused tool-call id, an `Error:` text result and an empty `think` result.
 The OTLP paths cover GenAI and OpenInference spans, model calls nested three deep,
 a provider's span in each framework model-call span, lifecycle-event tool spans (plain and
@@ -233,6 +235,12 @@ def judge_reads(trace, expected) -> tuple[int, int]:
     return total - max((len(lacking) for lacking in missing.values()), default=0), total
 
 
+def judge_reads_twice(trace, expected) -> int:
+    from tests.judges.judge_reads import read_twice
+
+    return len(read_twice(trace, expected))
+
+
 def conversation_expected():
     from bench import fidelity_conversation as conversation
     from tests.judges.judge_reads import Expected
@@ -288,7 +296,11 @@ def main():
     expected = conversation_expected()
     sent, tokens = send_all(client)
     results = {
-        name: {**fidelity(trace, tokens[name]), "judge": judge_reads(trace, expected)}
+        name: {
+            **fidelity(trace, tokens[name]),
+            "judge": judge_reads(trace, expected),
+            "twice": judge_reads_twice(trace, expected),
+        }
         for name, trace in sent.items()
     }
     seed_trace, seed_expected = seed_article_sent(client)
@@ -302,8 +314,8 @@ def main():
         ("final", "final"),
     )
     titles = " ".join(title for _, title in columns)
-    print(f"{'path':28} {titles}   all   {'judge reads':>11}")
-    total, read = [0, 0], [0, 0]
+    print(f"{'path':28} {titles}   all   {'judge reads':>11} {'read twice':>10}")
+    total, read, twice = [0, 0], [0, 0], 0
     for name, row in results.items():
         cells, got_all, of_all = [], 0, 0
         for key, title in columns:
@@ -315,17 +327,24 @@ def main():
         found, of_sent = row["judge"]
         read[0] += found
         read[1] += of_sent
+        twice += row["twice"]
         print(
             f"{name:28} " + " ".join(cells) + f" {100 * got_all / of_all:5.0f}%"
-            f"   {f'{found}/{of_sent}':>11}"
+            f"   {f'{found}/{of_sent}':>11} {row['twice']:>10}"
         )
     found, of_sent = judge_reads(seed_trace, seed_expected)
     read[0] += found
     read[1] += of_sent
+    seed_twice = judge_reads_twice(seed_trace, seed_expected)
+    twice += seed_twice
     dashes = " ".join(f"{'-':>{len(title)}}" for _, title in columns)
-    print(f"{'seed article, OTLP protobuf':28} {dashes} {'-':>5}   {f'{found}/{of_sent}':>11}")
+    print(
+        f"{'seed article, OTLP protobuf':28} {dashes} {'-':>5}   {f'{found}/{of_sent}':>11}"
+        f" {seed_twice:>10}"
+    )
     print(f"stored overall: {100 * total[0] / total[1]:.1f}% of {total[1]} checks")
     print(f"judge reads overall: {100 * read[0] / read[1]:.1f}% of {read[1]} sent values")
+    print(f"judge reads a step twice: {twice} times over {len(results) + 1} paths")
 
 
 if __name__ == "__main__":
