@@ -13,10 +13,13 @@ changes what is stored: it is a reading of it.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, field
 
 from core.json_text import json_text_decoded
 
+# Python literals are read only up to this size: literal_eval of a huge text is slow.
+LITERAL_MAX_CHARS = 200_000
 ROLE_ALIASES = {
     "human": "user",
     "user": "user",
@@ -254,7 +257,53 @@ def message_read(raw) -> Message | None:
         )
         texts = []
     message.text = "\n".join(t for t in texts if t)
+    if not message.tool_calls and not message.tool_results:
+        _step_memory_read(message)
     return message
+
+
+# smolagents hands its steps back to the model as text: the calls a step made as
+# `Calling tools:\n[<Python list>]`, what came back as `Observation:\n<result>`.
+CALLS_TEXT = "Calling tools:\n"
+OBSERVATION_TEXT = "Observation:\n"
+
+
+def _step_memory_read(message: Message) -> None:
+    """A step told back as text, read as the calls and the result it is."""
+    if message.role == "assistant" and message.text.startswith(CALLS_TEXT):
+        calls = python_literal_maybe(message.text[len(CALLS_TEXT) :])
+        if isinstance(calls, list) and calls and all(isinstance(c, dict) for c in calls):
+            for call in calls:
+                function = call.get("function") if isinstance(call.get("function"), dict) else call
+                message.tool_calls.append(
+                    ToolCall(
+                        id=str(call.get("id") or ""),
+                        name=str(function.get("name") or ""),
+                        arguments=_arguments(function.get("arguments")),
+                    )
+                )
+            message.text = ""
+    elif message.role == "tool" and message.text.startswith(OBSERVATION_TEXT):
+        result = message.text[len(OBSERVATION_TEXT) :]
+        message.tool_results.append(ToolResult(id="", content=json_text_decoded(result)))
+        message.text = ""
+
+
+def python_literal_maybe(value):
+    """A Python literal dict or list written as text (`{'role': 'assistant', ...}`, a repr some
+    frameworks log) read as data by ast.literal_eval, which evaluates no code; else the value."""
+    if not isinstance(value, str) or len(value) > LITERAL_MAX_CHARS:
+        return value
+    text = value.strip()
+    if not (text[:1] in "{[" and text[-1:] in "}]") or not text:
+        return value
+    if json_text_decoded(text) is not text:
+        return value  # JSON text: readers decode it as JSON
+    try:
+        data = ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return value
+    return data if isinstance(data, dict | list) else value
 
 
 def messages_read(value) -> list[Message] | None:

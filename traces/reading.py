@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from core.json_text import json_text_decoded
 from traces.ingest.calls import MERGED_KEY
-from traces.ingest.task_choice import python_literal_maybe
-from traces.messages import Message, messages_read, readable_text
+from traces.messages import Message, messages_read, python_literal_maybe, readable_text
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.stop_reasons import finish_reason_of, stop_reason_normalize
 
@@ -241,17 +240,22 @@ def _value(value, state: ReadingState, *, always: bool = False):
     return [message_compact(m) for m in shown]
 
 
-# LangGraph's conditional edges return Send objects, logged as their repr with the whole graph
-# state inside (history that grows with every step): the node it routes to is what it says.
-_SEND_REPR = re.compile(r"^Send\(node='(?P<node>[^']*)', arg=")
+# Framework state objects logged as their repr, the run's whole state inside (history that
+# grows with every step): LangGraph's conditional edges return Send objects, smolagents' steps
+# start from a blank ActionStep. Read as their class and first field, what they say.
+_STATE_REPR = re.compile(
+    r"^(?P<cls>Send|ActionStep|PlanningStep|TaskStep)\((?P<first>\w+=(?:'[^']*'|[^,)]*))"
+)
 
 
-def _sends_shortened(value):
+def _state_reprs_shortened(value, depth: int = 0):
     if isinstance(value, str):
-        found = _SEND_REPR.match(value)
-        return f"Send(node='{found['node']}')" if found else value
-    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
-        return [_sends_shortened(item) for item in value]
+        found = _STATE_REPR.match(value)
+        return f"{found['cls']}({found['first']})" if found else value
+    if depth < 3 and isinstance(value, list):
+        return [_state_reprs_shortened(item, depth + 1) for item in value]
+    if depth < 3 and isinstance(value, dict):
+        return {key: _state_reprs_shortened(item, depth + 1) for key, item in value.items()}
     return value
 
 
@@ -294,7 +298,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
                 text and readable_text(python_literal_maybe(value), role=role) == text
             ):
                 continue  # the task or the final answer, already at the top of the reading
-            read = _value(_sends_shortened(value), state)
+            read = _value(_state_reprs_shortened(value), state)
             if read not in (None, "", []):
                 node[field] = read
     if errored:

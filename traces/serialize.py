@@ -102,6 +102,8 @@ def _shown_keys(node: dict) -> set[str]:
     output = node.get("output")
     if isinstance(output, str):
         return {output.strip()}
+    if isinstance(output, dict):  # a step that answers with its tool's result
+        return {"result " + tool_result_key(output)}
     if not isinstance(output, list):
         return set()
     keys = set()

@@ -192,6 +192,11 @@ def test_smolagents_with_openinference(agent_api):
     assert_judge_reads(trace, JUDGE_READS)
     first_call = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")[0]
     assert any(m.get("message", {}).get("role") == "user" for m in first_call.input)
+    # each step starts from a blank ActionStep's repr, and hands the last one back to the model
+    # as text: the judge reads the step's number, and each call and result once
+    reading = tree_json(trace_span_tree(trace))
+    assert '"ActionStep(step_number=2)"' in reading and "timing=" not in reading
+    assert '"text": "Calling tools:' not in reading and '"text": "Observation:' not in reading
 
 
 def test_smolagents_with_the_openai_instrumentation_nested_in_its_model_spans(agent_api):

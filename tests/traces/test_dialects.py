@@ -274,3 +274,28 @@ def test_a_choice_events_calls_beside_its_message_are_its_calls():
     for body in (beside, within):
         (message,) = messages_read([body])
         assert (message.role, [c.name for c in message.tool_calls]) == ("assistant", ["refund"])
+
+
+def test_smolagents_steps_told_back_as_text_are_calls_and_results():
+    told = [
+        {
+            "role": "tool-call",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Calling tools:\n[{'id': 'call_1', 'type': 'function', 'function': "
+                    "{'name': 'refund', 'arguments': {'order_id': 'R-1', 'amount': 42.5}}}]",
+                }
+            ],
+        },
+        {"role": "tool-response", "content": [{"type": "text", "text": 'Observation:\n{"ok": 1}'}]},
+        {"role": "tool-call", "content": "Calling tools: none, I know the answer."},
+    ]
+    calls, observed, prose = messages_read(told)
+    assert [(c.id, c.name, c.arguments) for c in calls.tool_calls] == [
+        ("call_1", "refund", {"order_id": "R-1", "amount": 42.5})
+    ]
+    assert calls.text == ""
+    assert [(r.id, r.content) for r in observed.tool_results] == [("", {"ok": 1})]
+    # text that only looks like one stays text
+    assert (prose.text, prose.tool_calls) == ("Calling tools: none, I know the answer.", [])

@@ -11,11 +11,9 @@ which always wins over anything read here (docs/trace-task.md).
 
 from __future__ import annotations
 
-import ast
 import re
 
-from traces.ingest.conventions import json_maybe
-from traces.messages import messages_read, readable_text
+from traces.messages import messages_read, python_literal_maybe, readable_text
 
 # A demonstration announces itself in its opening lines.
 DEMONSTRATION_OPENINGS = re.compile(
@@ -23,8 +21,6 @@ DEMONSTRATION_OPENINGS = re.compile(
     r"example trajectory)\b|\s*-{2,}\s*demonstration\s*-{2,}",
     re.IGNORECASE,
 )
-# Python literals are read only up to this size: literal_eval of a huge text is slow.
-LITERAL_MAX_CHARS = 200_000
 
 
 def is_demonstration(text: str) -> bool:
@@ -54,20 +50,3 @@ def task_text(value) -> str:
         if found:
             return found
     return readable_text(value, role="user")
-
-
-def python_literal_maybe(value):
-    """A Python literal dict or list written as text (`{'role': 'assistant', ...}`, a repr some
-    frameworks log) read as data by ast.literal_eval, which evaluates no code; else the value."""
-    if not isinstance(value, str) or len(value) > LITERAL_MAX_CHARS:
-        return value
-    text = value.strip()
-    if not (text[:1] in "{[" and text[-1:] in "}]") or not text:
-        return value
-    if json_maybe(text) is not text:
-        return value  # JSON text: readers decode it as JSON
-    try:
-        data = ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return value
-    return data if isinstance(data, dict | list) else value

@@ -11,8 +11,8 @@ from typing import NamedTuple
 
 from traces.context_attributes import context_from_attributes
 from traces.ingest.records import SpanRecord, TraceExtras
-from traces.ingest.task_choice import python_literal_maybe, task_text
-from traces.messages import readable_text
+from traces.ingest.task_choice import task_text
+from traces.messages import python_literal_maybe, readable_text
 from traces.models import SpanKind, SpanStatus
 from traces.sessions import metadata_session_id
 from traces.stop_reasons import finish_reason_of
