@@ -71,11 +71,16 @@ def provider_in_framework_spans():
 def lifecycle_spans(namespace: str = ""):
     """Tool calls reported as one span per lifecycle event, `tool.<name>.<event>-<N>`, each with
     `tool.parameters`; the outcome event carries the result. With a namespace, the emitter's
-    path comes before the tool's name, as BeeAI's `tool.custom.<name>.start-1`."""
+    path comes before the tool's name, as BeeAI's `tool.custom.<name>.start-1`, and the model
+    calls are lifecycle events too, as BeeAI's: `backend.openai.chat.start-N` with the input,
+    `success-N` with the reply and the usage, `finish-N` with neither."""
     tracer, memory = recording_tracer()
     with agent_span(tracer):
         for n, (history, reply, call, result) in enumerate(model_calls(), start=1):
-            _genai_call(tracer, history, reply)
+            if namespace:
+                _lifecycle_model_call(tracer, n, history, reply)
+            else:
+                _genai_call(tracer, history, reply)
             if not call:
                 continue
             name, arguments = call["function"]["name"], call["function"]["arguments"]
@@ -227,6 +232,24 @@ def _genai_call(tracer, history, reply):
     attributes = llm_attributes("genai", history, reply)
     with tracer.start_as_current_span("chat gpt-4o-mini", attributes=attributes):
         pass
+
+
+def _lifecycle_model_call(tracer, n, history, reply):
+    attributes = llm_attributes("openinference", history, reply)
+    model = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o-mini"}
+    events = {
+        "start": {k: v for k, v in attributes.items() if k.startswith("llm.input_messages.")},
+        "success": {
+            **{k: v for k, v in attributes.items() if k.startswith("llm.output_messages.")},
+            "llm.token_count.prompt": CALL_TOKENS[0],
+            "llm.token_count.completion": CALL_TOKENS[1],
+        },
+        "finish": {},
+    }
+    for event, extra in events.items():
+        name = f"backend.openai.chat.{event}-{n}"
+        with tracer.start_as_current_span(name, attributes={**model, **extra}):
+            pass
 
 
 def _genai_tool(tracer, call, result):
