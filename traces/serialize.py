@@ -68,6 +68,7 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
         (nodes[parent_id].setdefault("children", []) if parent_id else roots).append(node)
     for root in roots:
         _echoed_outputs_dropped(root)
+        _layered_calls_folded(root)
     tree = trace_head(trace)
     if len(roots) == 1:
         # The root step sits at the top of the reading, beside the task and the answer.
@@ -132,6 +133,40 @@ def _echoed_outputs_dropped(node: dict) -> set[str]:
     if node["type"] not in (SpanKind.LLM, SpanKind.TOOL) and own and own <= below:
         del node["output"]
     return below | own
+
+
+# What a model step says beyond being one: anything else is content.
+_CALL_ONLY_KEYS = frozenset(("step", "name", "type", "model", "span_name", "children"))
+
+
+def _layer_only(node: dict, under_call: bool) -> bool:
+    """A model step that says nothing of its own, inside or around another model step: the
+    same call as another instrumentation layer saw it (a framework's `call_llm` over the
+    provider SDK's `openai.chat`)."""
+    if node["type"] != SpanKind.LLM or not node.keys() <= _CALL_ONLY_KEYS:
+        return False
+    return under_call or any(c["type"] == SpanKind.LLM for c in node.get("children") or [])
+
+
+def _layered_calls_folded(root: dict) -> None:
+    """Read a call that several layers reported as one step: a layer-only model step gives
+    its place to its children. Iterative: deep agent loops must not hit the recursion limit."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        under_call = node["type"] == SpanKind.LLM
+        pending, kept = list(node.get("children") or []), []
+        while pending:
+            child = pending.pop(0)
+            if _layer_only(child, under_call):
+                pending[0:0] = child.get("children") or []
+            else:
+                kept.append(child)
+        if kept:
+            node["children"] = kept
+        else:
+            node.pop("children", None)
+        stack.extend(kept)
 
 
 def tree_json(node: dict, depth: int = 0) -> str:

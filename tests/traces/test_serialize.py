@@ -176,3 +176,37 @@ def test_a_tool_result_handed_back_to_the_model_is_read_on_its_tool_step(handed_
     )
     _, call = trace_span_tree(trace)["children"]
     assert ("new_input" in call) is read_again
+
+
+def test_a_model_call_reported_by_several_layers_reads_as_one_step():
+    trace = TraceFactory(task="Where is A-1?")
+    reply = [{"role": "assistant", "content": "A-1 has shipped."}]
+    layers = [
+        # a framework's span with the content over the provider SDK's span without it
+        ("outer", "", "call_llm", reply),
+        ("inner", "outer", "openai.chat", None),
+        # a framework's bare span over the provider SDK's span with the content
+        ("bare", "", "generate_content", None),
+        ("sdk", "bare", "openai.chat", reply),
+        # a model call that recorded no content, alone: still a step
+        ("alone", "", "chat", None),
+    ]
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    for position, (span_id, parent, name, output) in enumerate(layers, start=1):
+        SpanFactory(
+            trace=trace,
+            span_id=span_id,
+            parent_span_id=parent or "r",
+            name=name,
+            kind="llm",
+            model="gpt-4o-mini",
+            input=None,
+            output=output,
+            position=position,
+        )
+    tree = trace_span_tree(trace)
+    assert [(c["step"], c["name"], "children" in c) for c in tree["children"]] == [
+        (2, "call_llm", False),
+        (5, "openai.chat#2", False),
+        (6, "chat", False),
+    ]
