@@ -101,7 +101,7 @@ def trace_detail(request, trace_id: int):
         highlight.add(request.GET["span"])
     feedback = [] if blind else selectors.trace_feedback(trace)
     attributes_text = selectors.value_as_text(trace.attributes)
-    merged_calls, merged_calls_total = selectors.trace_merged_calls(trace)
+    merged_calls, merged_calls_total = selectors.trace_merged_calls(trace, spans)
     offered = (trace.context or {}).get("available_tools")
     return render(
         request,

@@ -379,14 +379,18 @@ class MergedCall:
     members: list[dict]
 
 
-def trace_merged_calls(trace: Trace) -> tuple[list[MergedCall], int]:
-    """The first of the trace's merged calls in step order, and how many there are."""
+def trace_merged_calls(trace: Trace, spans=()) -> tuple[list[MergedCall], int]:
+    """The first of the trace's merged calls in step order, and how many there are; `spans`,
+    those the page loaded (with name and position), are not read again."""
     merged = trace.attributes.get(MERGED_KEY)
     if not isinstance(merged, dict) or not merged:
         return [], 0
-    steps = _merged_call_steps(trace, ())
+    steps = _merged_call_steps(trace, spans)
     calls = sorted(merged.items(), key=lambda call: steps.get(call[0], 0))[:INGEST_NOTES_SHOWN]
-    names = _span_names(trace, {s for carrier, members in calls for s in [carrier, *members]})
+    loaded = {span.span_id: span.name for span in spans}
+    wanted = {s for carrier, members in calls for s in [carrier, *members]}
+    names = _span_names(trace, wanted - loaded.keys()) if wanted - loaded.keys() else {}
+    names.update({s: {"span_id": s, "name": loaded[s]} for s in wanted & loaded.keys()})
     shown = [
         MergedCall(steps.get(carrier, 0), names[carrier], [names[s] for s in members])
         for carrier, members in calls

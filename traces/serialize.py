@@ -155,11 +155,12 @@ def _layered_calls_folded(root: dict) -> None:
     while stack:
         node = stack.pop()
         under_call = node["type"] == SpanKind.LLM
-        pending, kept = list(node.get("children") or []), []
+        # Last child on top: a step's place goes to its children, in order, in O(1) each.
+        pending, kept = list(reversed(node.get("children") or [])), []
         while pending:
-            child = pending.pop(0)
+            child = pending.pop()
             if _layer_only(child, under_call):
-                pending[0:0] = child.get("children") or []
+                pending.extend(reversed(child.get("children") or []))
             else:
                 kept.append(child)
         if kept:
