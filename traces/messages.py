@@ -14,6 +14,7 @@ changes what is stored: it is a reading of it.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from core.json_text import json_text_decoded
@@ -287,6 +288,16 @@ def _step_memory_read(message: Message) -> None:
         result = message.text[len(OBSERVATION_TEXT) :]
         message.tool_results.append(ToolResult(id="", content=json_text_decoded(result)))
         message.text = ""
+
+
+# An object logged as its repr: `StopEvent(result=...)`, `<app.Context object at 0x...>`.
+OBJECT_REPR = re.compile(r"^(?:(?P<cls>[A-Z]\w*)\((?=\w+=|\))|<[\w.]+ object at 0x[0-9a-fA-F]+>$)")
+
+
+def object_repr(text: str) -> bool:
+    """Whether a text is an object's repr (`StopEvent(result=...)`), which no one wrote to be
+    read: a framework logged the object its run returned."""
+    return OBJECT_REPR.match(text) is not None
 
 
 def python_literal_maybe(value):

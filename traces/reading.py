@@ -16,7 +16,14 @@ from dataclasses import dataclass
 
 from core.json_text import json_text_decoded
 from traces.ingest.calls import MERGED_KEY
-from traces.messages import Message, messages_read, python_literal_maybe, readable_text
+from traces.messages import (
+    OBJECT_REPR,
+    Message,
+    messages_read,
+    object_repr,
+    python_literal_maybe,
+    readable_text,
+)
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.stop_reasons import finish_reason_of, stop_reason_normalize
 
@@ -246,16 +253,76 @@ def _value(value, state: ReadingState, *, always: bool = False):
 _STATE_REPR = re.compile(
     r"^(?P<cls>Send|ActionStep|PlanningStep|TaskStep)\((?P<first>\w+=(?:'[^']*'|[^,)]*))"
 )
+# Any other object's keyword repr longer than this is read as its class and plain fields:
+# LlamaIndex's workflow events (`AgentInput(input=[ChatMessage(...), ...])`) carry the history.
+REPR_SHORTEN_CHARS = 100
+_PLAIN_FIELD = re.compile(
+    r"^(?P<key>\w+)=(?:(?P<text>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|-?\d[\d.e+-]*)"
+    r"|<\w+(?:\.\w+)*: (?P<enum>'[^']*'|\d+)>)$"
+)
+_BRACKETS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+# Keys under which a framework logs its own machinery's state, not the run's: LlamaIndex
+# workflows' serialized context (every step's queue and config) at the start of a run.
+FRAMEWORK_STATE_KEYS = frozenset(("init_state",))
+
+
+def _repr_fields(body: str) -> list[str]:
+    """The top-level `key=value` parts of a repr's argument list, up to its closing bracket
+    (or the end of a repr cut short)."""
+    parts, start, closing, quote, index = [], 0, [], "", 0
+    while index < len(body):
+        char = body[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in _BRACKETS:
+            closing.append(_BRACKETS[char])
+        elif closing and char == closing[-1]:
+            closing.pop()
+        elif not closing and char in "),":
+            parts.append(body[start:index].strip())
+            if char == ")":
+                return parts
+            start = index + 1
+        index += 1
+    return parts  # cut short: the last part is unfinished
+
+
+def keyword_repr_shortened(text: str) -> str:
+    """`Cls(a='x', b=[...], c=Other(...))` as `Cls(a='x')`: its class and its text, number and
+    enum fields; None, collections and nested objects (the history a framework event carries)
+    left out."""
+    found = OBJECT_REPR.match(text)
+    if found is None or not found["cls"]:
+        return text
+    kept = []
+    for part in _repr_fields(text[found.end() :]):
+        field = _PLAIN_FIELD.match(part)
+        if field:
+            kept.append(f"{field['key']}={field['text'] or field['enum']}")
+    return f"{found['cls']}({', '.join(kept)})"
 
 
 def _state_reprs_shortened(value, depth: int = 0):
     if isinstance(value, str):
         found = _STATE_REPR.match(value)
-        return f"{found['cls']}({found['first']})" if found else value
+        if found:
+            return f"{found['cls']}({found['first']})"
+        return keyword_repr_shortened(value) if len(value) > REPR_SHORTEN_CHARS else value
     if depth < 3 and isinstance(value, list):
         return [_state_reprs_shortened(item, depth + 1) for item in value]
     if depth < 3 and isinstance(value, dict):
-        return {key: _state_reprs_shortened(item, depth + 1) for key, item in value.items()}
+        return {
+            key: _state_reprs_shortened(item, depth + 1)
+            for key, item in value.items()
+            if key not in FRAMEWORK_STATE_KEYS
+            # `<workflows.context.context.Context object at 0x7f...>`: an address, nothing to read
+            and not (isinstance(item, str) and item[:1] == "<" and object_repr(item))
+        }
     return value
 
 

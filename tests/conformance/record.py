@@ -33,6 +33,12 @@ PINS = {
         "pydantic==2.11.3",
         "opentelemetry-sdk==1.44.0",
     ],
+    "llama-index": [
+        "llama-index-core==0.14.25",
+        "llama-index-llms-openai==0.8.3",
+        "openinference-instrumentation-llama-index==4.6.1",
+        "opentelemetry-sdk==1.44.0",
+    ],
 }
 
 
@@ -159,7 +165,45 @@ def beeai_run(provider) -> None:
         instrumentor.uninstrument()
 
 
-RUNS = {"strands": strands_run, "google-adk": google_adk_run, "beeai": beeai_run}
+def llama_index_run(provider) -> None:
+    """LlamaIndex's FunctionAgent (a workflow) on the fake OpenAI server, streaming, with
+    OpenInference's LlamaIndex instrumentation."""
+    import asyncio
+
+    from llama_index.core.agent.workflow import FunctionAgent
+    from llama_index.core.tools import FunctionTool
+    from llama_index.llms.openai import OpenAI
+    from openinference.instrumentation.llama_index import LlamaIndexInstrumentor
+
+    from tests.conformance import documented_tools, support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    instrumentor = LlamaIndexInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            tools = [documented_tools.lookup_order, documented_tools.refund]
+            agent = FunctionAgent(
+                tools=[FunctionTool.from_defaults(function) for function in tools],
+                llm=OpenAI(model=MODEL, api_key="test", api_base=server.base_url),
+                system_prompt=support_task.SYSTEM_PROMPT,
+                name="support",
+            )
+
+            async def run():
+                await agent.run(support_task.TASK)
+
+            asyncio.run(run())
+    finally:
+        instrumentor.uninstrument()
+
+
+RUNS = {
+    "strands": strands_run,
+    "google-adk": google_adk_run,
+    "beeai": beeai_run,
+    "llama-index": llama_index_run,
+}
 
 
 def record_inside(framework: str) -> None:
@@ -190,7 +234,8 @@ def record(framework: str) -> None:
     with tempfile.TemporaryDirectory() as venv:
         subprocess.run([sys.executable, "-m", "venv", venv], check=True)
         python = str(Path(venv) / "bin" / "python")
-        exporter = "opentelemetry-exporter-otlp-proto-common==1.44.0"
+        sdk = next(pin for pin in PINS[framework] if pin.startswith("opentelemetry-sdk=="))
+        exporter = sdk.replace("opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-common")
         subprocess.run(
             [python, "-m", "pip", "install", "--quiet", *PINS[framework], exporter], check=True
         )

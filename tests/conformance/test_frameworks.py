@@ -170,6 +170,25 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     assert_judge_reads(trace, JUDGE_READS)
 
 
+def test_openllmetry_openai_instrumentation_under_a_silent_root(agent_api):
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    with (
+        instrumented(provider, OpenAIInstrumentor()),
+        FakeOpenAI() as server,
+        provider.get_tracer("support").start_as_current_span("support run"),
+    ):
+        support_task.openai_agent_run(server.base_url, MODEL)
+    trace = export_to_evalsite(agent_api, exporter)
+    spans = Span.objects.filter(trace=trace)
+    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+    assert_judge_reads(trace, JUDGE_READS)
+
+
 def test_smolagents_with_openinference(agent_api):
     provider, exporter = capturing_provider("support")
     smolagents_support_run(provider)

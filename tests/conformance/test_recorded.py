@@ -24,7 +24,7 @@ from tests.judges.judge_reads import assert_judge_reads
 from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
 from traces.reading import merged_members, step_labels, traces_merged_members
-from traces.serialize import trace_span_tree
+from traces.serialize import trace_span_tree, tree_json
 
 pytestmark = pytest.mark.django_db
 RECORDED = Path(__file__).resolve().parent / "recorded"
@@ -172,3 +172,31 @@ def test_beeai_lifecycle_event_spans(api_client_for, client):
     carrier_of = merged_members(trace)
     assert all(numbered[m] == numbered[c] for m, c in carrier_of.items())
     assert sorted(label.step for label in labels.values()) == [1, 2, 3, 6, 10, 11, 14, 18, 19, 22]
+
+
+def test_llama_index_function_agent(api_client_for):
+    # LlamaIndex's FunctionAgent is a workflow: each step's input is an event whose repr holds
+    # the whole history, the run's input the workflow's serialized state, and OpenInference's
+    # instrumentation reports every method of the model class as an LLM span
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "llama-index")
+    # the root's output is the StopEvent's repr, cut short: the answer is the last reply's text
+    assert_support_calls(trace)
+    assert trace.agent_name == "support" and trace.error_count == 0
+    # `_prepare_chat_with_tools` builds each request and calls no model: not a model call
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")
+    assert [call.name for call in calls] == ["OpenAI.astream_chat"] * 3
+    helpers = Span.objects.filter(trace=trace, name="OpenAI._prepare_chat_with_tools")
+    assert [helper.kind for helper in helpers] == [SpanKind.CUSTOM] * 3
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert_judge_reads(trace, JUDGE_READS)
+    reading = tree_json(trace_span_tree(trace))
+    # events read as their class and plain fields; the workflow's state and object addresses,
+    # which say nothing of the run, are left out
+    assert "AgentSetup(current_agent_name='support')" in reading
+    assert "ToolCallResult(tool_name='refund', tool_id='call_2')" in reading
+    assert "init_state" not in reading and " object at 0x" not in reading
+    assert "MessageRole" not in reading and "TextBlock" not in reading
+    # each decision once, on its model call; each result once, on its tool step
+    assert reading.count('"tool": "refund"') == 1
+    # the refund's result, the last reply, and the final answer at the top
+    assert reading.count("RF-0091") == 3

@@ -299,3 +299,70 @@ def test_smolagents_steps_told_back_as_text_are_calls_and_results():
     assert [(r.id, r.content) for r in observed.tool_results] == [("", {"ok": 1})]
     # text that only looks like one stays text
     assert (prose.text, prose.tool_calls) == ("Calling tools: none, I know the answer.", [])
+
+
+def test_llama_index_tool_outputs_are_the_tools_returns():
+    output = {
+        "blocks": [{"block_type": "text", "text": '{"ok": 1}'}],
+        "tool_name": "refund",
+        "raw_input": {"args": [], "kwargs": {"id": "R-1"}},
+        "raw_output": '{"ok": 1}',
+        "is_error": False,
+    }
+    attributes = {"openinference.span.kind": "TOOL", "tool.name": "refund"}
+    tool = build({**attributes, "output.value": json.dumps(output)})
+    assert (tool.output, tool.status) == ({"ok": 1}, "ok")
+    failed = {**output, "raw_output": None, "is_error": True}
+    failed["blocks"] = [{"block_type": "text", "text": "Error: no such order"}]
+    tool = build({**attributes, "output.value": json.dumps(failed)})
+    assert tool.output == {"error": "Error: no such order"}
+    assert (tool.status, tool.error_message) == ("error", "Error: no such order")
+
+
+HELPER = {
+    "openinference.span.kind": "LLM",
+    "llm.model_name": "gpt-4o-mini",
+    "input.value": '{"chat_history": [], "tools": []}',
+    "output.value": '{"messages": [], "tools": []}',
+}
+
+
+@pytest.mark.parametrize(
+    ("extra", "kind"),
+    [
+        ({}, SpanKind.CUSTOM),  # LlamaIndex's `_prepare_chat_with_tools`: no model called
+        ({"llm.token_count.prompt": 12}, SpanKind.LLM),
+        ({"llm.output_messages.0.message.role": "assistant"}, SpanKind.LLM),
+        ({"llm.input_messages.0.message.role": "user"}, SpanKind.LLM),
+        ({"output.value": None}, SpanKind.LLM),  # content hidden: it may have called one
+        ({"output.value": "Booked for 8pm."}, SpanKind.LLM),  # a reply in text
+        ({"output.value": '{"role": "assistant", "content": "Booked."}'}, SpanKind.LLM),
+        ({"exception.message": "timeout", "error.type": "Timeout"}, SpanKind.LLM),
+    ],
+)
+def test_an_openinference_llm_span_that_called_no_model_is_a_framework_step(extra, kind):
+    attributes = {key: value for key, value in {**HELPER, **extra}.items() if value is not None}
+    assert build(attributes, name="OpenAI._prepare_chat_with_tools").kind == kind
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "returned",
+    [
+        "StopEvent(result=AgentOutput(response=ChatMessage(role=<MessageRole.ASSISTANT: 'assi...",
+        "<app.RunResult object at 0x7f964a7e4450>",
+    ],
+)
+def test_a_root_that_returned_an_object_repr_takes_its_answer_from_the_last_reply(returned):
+    from tests.factories import ProjectFactory
+    from traces.ingest.services import ingest_span_tree
+
+    reply = {"role": "assistant", "content": "Refunded R-1."}
+    tree = {
+        "name": "FunctionAgent.run",
+        "type": "chain",
+        "output": returned,
+        "children": [{"name": "chat", "type": "llm", "input": "Refund R-1", "output": reply}],
+    }
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    assert trace.final_answer == "Refunded R-1."

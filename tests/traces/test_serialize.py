@@ -210,3 +210,43 @@ def test_a_model_call_reported_by_several_layers_reads_as_one_step():
         (5, "openai.chat#2", False),
         (6, "chat", False),
     ]
+
+
+def test_framework_objects_logged_as_reprs_read_as_their_class_and_plain_fields():
+    history = ", ".join(
+        f"ChatMessage(role=<MessageRole.USER: 'user'>, blocks=[TextBlock(text='turn {n}')])"
+        for n in range(3)
+    )
+    trace = TraceFactory(task="Refund R-1", final_answer="Done.")
+    SpanFactory(trace=trace, span_id="r", name="run", kind="agent", position=0, input=None)
+    steps = [
+        # a workflow event carrying the history, and the workflow's context object
+        (
+            "s1",
+            {"ctx": "<app.Context object at 0x7f96a1>", "ev": f"Setup(input=[{history}], n='a')"},
+        ),
+        # the run's serialized state at its start
+        ("s2", {"init_state": {"queue": [history]}, "start": "StartEvent()"}),
+        # a repr cut short by the instrumentation
+        ("s3", f"StopEvent(result=Output(response={history[:90]}..."),
+        # short reprs are read as they are
+        ("s4", "ToolCall(tool_name='refund', tool_kwargs={'id': 'R-1'})"),
+    ]
+    for position, (span_id, value) in enumerate(steps, start=1):
+        SpanFactory(
+            trace=trace,
+            span_id=span_id,
+            parent_span_id="r",
+            name=span_id,
+            kind="custom",
+            input=value,
+            output=None,
+            position=position,
+        )
+    read = {child["name"]: child["input"] for child in trace_span_tree(trace)["children"]}
+    assert read == {
+        "s1": {"ev": "Setup(n='a')"},
+        "s2": {"start": "StartEvent()"},
+        "s3": "StopEvent()",
+        "s4": "ToolCall(tool_name='refund', tool_kwargs={'id': 'R-1'})",
+    }

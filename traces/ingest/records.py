@@ -9,6 +9,7 @@ from decimal import Decimal
 from traces.ingest import conventions, prices
 from traces.ingest.calls import lifecycle_emitter, tool_name_from_span_name
 from traces.ingest.failures import structured_failure
+from traces.messages import messages_read, readable_text
 from traces.models import SpanKind, SpanStatus
 
 
@@ -121,6 +122,13 @@ def span_record_build(
     if not is_error and kind == _TOOL:
         error_message = structured_failure(output_value, events)
         is_error = bool(error_message)
+    if (
+        kind == _LLM
+        and output_value is not None
+        and not is_error
+        and _no_call_made(attributes, fields, output_value)
+    ):
+        kind = _CUSTOM  # LlamaIndex's `OpenAI._prepare_chat_with_tools`: it called no model
     status = _ERROR if is_error else _OK
     component = tool_name or str(fields.get("agent_name") or "") or name
     if kind == _AGENT and component == name and name[-1:].isdigit():
@@ -154,8 +162,28 @@ def span_record_build(
 
 
 # Module constants: each read of an enum member through its class is an attribute lookup.
-_TOOL, _LLM, _AGENT = SpanKind.TOOL, SpanKind.LLM, SpanKind.AGENT
+_TOOL, _LLM, _AGENT, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.AGENT, SpanKind.CUSTOM
 _ERROR, _OK = SpanStatus.ERROR, SpanStatus.OK
+_MODEL_MESSAGES = ("llm.input_messages.", "llm.output_messages.")
+
+
+def _no_call_made(attributes: dict, fields: dict, output) -> bool:
+    """A span OpenInference calls LLM that answered without a model: no tokens, no messages in
+    or out, and an output that is no reply. LlamaIndex instruments every method of its model
+    classes, so the helper that builds a call's request (`_prepare_chat_with_tools`, which
+    returns the history and the tool schemas) is reported as a model call beside the real one."""
+    if (
+        fields["input_tokens"]
+        or fields["output_tokens"]
+        or attributes.get("openinference.span.kind") != "LLM"
+        or any(key.startswith(_MODEL_MESSAGES) for key in attributes)
+        or isinstance(output, str)
+    ):
+        return False
+    replies = messages_read(output) or ()
+    if any(m.role == "assistant" and (m.text.strip() or m.tool_calls) for m in replies):
+        return False
+    return not readable_text(output, role="assistant")
 
 
 def tool_arguments(value):
@@ -190,9 +218,17 @@ def model_input(value: dict):
 
 def tool_result(value):
     """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`;
-    strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`."""
+    strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
+    LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`."""
     if not isinstance(value, dict):
         return value
+    if "raw_output" in value and "tool_name" in value and "raw_input" in value:
+        said = value["raw_output"]
+        if said is None:  # what the model was shown, as text blocks
+            blocks = value.get("blocks") if isinstance(value.get("blocks"), list) else []
+            said = "".join(str(b.get("text") or "") for b in blocks if isinstance(b, dict))
+        said = conventions.json_maybe(said)
+        return {"error": said} if value.get("is_error") is True else said
     if len(value) == 1 and "result" in value:
         return conventions.json_maybe(value["result"])  # google-adk wraps plain returns
     if value.get("event") == "gen_ai.choice":

@@ -12,7 +12,7 @@ from typing import NamedTuple
 from traces.context_attributes import context_from_attributes
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.task_choice import task_text
-from traces.messages import python_literal_maybe, readable_text
+from traces.messages import object_repr, python_literal_maybe, readable_text
 from traces.models import SpanKind, SpanStatus
 from traces.sessions import metadata_session_id
 from traces.stop_reasons import finish_reason_of
@@ -224,6 +224,8 @@ def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
 def _field_text(value, field: str, role: str) -> str:
     """The task a value states (traces.ingest.task_choice), or the answer text it gives; a
     Python literal written as text is read as the data it is."""
+    if isinstance(value, str) and object_repr(value.strip()):
+        return ""  # `StopEvent(result=...)`: the object a run returned, not what it said
     if field == "task":
         return task_text(value)
     value = python_literal_maybe(value)
