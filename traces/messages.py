@@ -67,6 +67,7 @@ TEXT_KEYS = (
     "output",
     "response",
     "result",
+    "raw",  # CrewAI's CrewOutput and TaskOutput
 )
 
 
@@ -360,6 +361,8 @@ def readable_text(value, *, role: str) -> str:
     messages = messages_read(value)
     if messages:
         return conversation_text(messages, role=role)
+    if isinstance(value, list) and role == "user":
+        return _task_list_text(value)
     if isinstance(value, dict):
         for key in TEXT_KEYS:
             if key in value:
@@ -370,6 +373,21 @@ def readable_text(value, *, role: str) -> str:
         if scalars and len(scalars) == len(value):
             return ", ".join(f"{k}: {v}" for k, v in scalars)
     return ""
+
+
+def _task_list_text(tasks: list) -> str:
+    """A crew's task list (CrewAI's `crew_tasks`): each task's description and the output it
+    expects, without the prompt template its model calls wrap them in."""
+    if not all(isinstance(t, dict) and isinstance(t.get("description"), str) for t in tasks):
+        return ""
+    parts = []
+    for task in tasks:
+        text = task["description"].strip()
+        expected = task.get("expected_output")
+        if isinstance(expected, str) and expected.strip():
+            text += f"\nExpected output: {expected.strip()}"
+        parts.append(text)
+    return "\n\n".join(parts)
 
 
 def conversation_text(messages: list[Message], *, role: str) -> str:

@@ -261,14 +261,15 @@ _PLAIN_FIELD = re.compile(
     r"|<\w+(?:\.\w+)*: (?P<enum>'[^']*'|\d+)>)$"
 )
 _BRACKETS = {"(": ")", "[": "]", "{": "}", "<": ">"}
+_KEY = re.compile(r"\w+=")
 # Keys under which a framework logs its own machinery's state, not the run's: LlamaIndex
 # workflows' serialized context (every step's queue and config) at the start of a run.
 FRAMEWORK_STATE_KEYS = frozenset(("init_state",))
 
 
-def _repr_fields(body: str) -> list[str]:
+def _repr_fields(body: str, spaced: bool = False) -> list[str]:
     """The top-level `key=value` parts of a repr's argument list, up to its closing bracket
-    (or the end of a repr cut short)."""
+    (or the end of a repr cut short); `spaced`: of a pydantic model's str(), `a='x' b=[...]`."""
     parts, start, closing, quote, index = [], 0, [], "", 0
     while index < len(body):
         char = body[index]
@@ -283,28 +284,44 @@ def _repr_fields(body: str) -> list[str]:
             closing.append(_BRACKETS[char])
         elif closing and char == closing[-1]:
             closing.pop()
-        elif not closing and char in "),":
+        elif closing:
+            pass
+        elif spaced and char == " " and _KEY.match(body, index + 1):
+            parts.append(body[start:index])
+            start = index + 1
+        elif not spaced and char in "),":
             parts.append(body[start:index].strip())
             if char == ")":
                 return parts
             start = index + 1
         index += 1
-    return parts  # cut short: the last part is unfinished
+    return parts + [body[start:]] if spaced else parts  # a repr cut short: last part unfinished
+
+
+def _plain_fields(parts: list[str]) -> list[str] | None:
+    """The text, number and enum fields of `key=value` parts; None if a part is no field."""
+    kept = []
+    for part in parts:
+        if not _KEY.match(part):
+            return None
+        field = _PLAIN_FIELD.match(part)
+        if field:
+            kept.append(f"{field['key']}={field['text'] or field['enum']}")
+    return kept
 
 
 def keyword_repr_shortened(text: str) -> str:
     """`Cls(a='x', b=[...], c=Other(...))` as `Cls(a='x')`: its class and its text, number and
     enum fields; None, collections and nested objects (the history a framework event carries)
-    left out."""
+    left out. A pydantic model's str(), `a='x' b=[...] f=<function f at 0x...>`, likewise."""
     found = OBJECT_REPR.match(text)
-    if found is None or not found["cls"]:
-        return text
-    kept = []
-    for part in _repr_fields(text[found.end() :]):
-        field = _PLAIN_FIELD.match(part)
-        if field:
-            kept.append(f"{field['key']}={field['text'] or field['enum']}")
-    return f"{found['cls']}({', '.join(kept)})"
+    if found is not None and found["cls"]:
+        kept = _plain_fields(_repr_fields(text[found.end() :]))
+        return text if kept is None else f"{found['cls']}({', '.join(kept)})"
+    if found is None and _KEY.match(text):
+        kept = _plain_fields(_repr_fields(text, spaced=True))
+        return text if not kept else " ".join(kept)
+    return text
 
 
 def _state_reprs_shortened(value, depth: int = 0):

@@ -3,7 +3,9 @@
 Forms read: OpenAI chat (`{"type": "function", "function": {...}}`), OpenAI responses and
 OpenTelemetry GenAI `gen_ai.tool.definitions` (`{"type", "name", "parameters"}`), Anthropic
 (`input_schema`), MCP (`inputSchema`), OpenInference (`{"tool": {"json_schema": "..."}}`, a
-JSON string), JSON text of any of these, and bare names. Nothing stored changes: it is a reading.
+JSON string), OpenLLMetry (`{name, description, parameters}`), JSON text of any of these, and
+bare names. Ingest adds the tools a trace's model calls were offered to its context's
+`available_tools` (tools_added).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass, field
 
 from core.json_text import json_text_decoded
 
+# The context key listing a trace's tools: sent in a span tree or transcript, or added at ingest.
+AVAILABLE_TOOLS = "available_tools"
 SCHEMA_KEYS = ("parameters", "input_schema", "inputSchema", "json_schema", "schema")
 DESCRIPTION_CHARS = 300
 
@@ -112,3 +116,18 @@ def tools_offered(value) -> list[ToolOffered]:
             )
         )
     return tools
+
+
+def tools_added(listed, offered: list) -> list | None:
+    """`listed` (a context's available_tools) with each tool of `offered` whose name it lacks,
+    unwrapped from its envelope but otherwise as sent (readers of effects and prerequisites
+    look at its other keys); None when `offered` adds none."""
+    listed = list(listed) if isinstance(listed, list) else []
+    names = {tool.name for tool in tools_offered(listed)}
+    size = len(listed)
+    for raw in offered:
+        definition = _definition(raw)
+        if definition is not None and str(definition["name"]) not in names:
+            names.add(str(definition["name"]))
+            listed.append(definition)
+    return listed if len(listed) > size else None

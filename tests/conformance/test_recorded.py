@@ -11,7 +11,7 @@ from accounts.roles import ANNOTATOR
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS
-from tests.conformance.harness import PROJECT
+from tests.conformance.harness import PROJECT, tool_calls
 from tests.conformance.test_frameworks import (
     EXPECTED_CALLS,
     JUDGE_READS,
@@ -188,6 +188,11 @@ def test_llama_index_function_agent(api_client_for):
     helpers = Span.objects.filter(trace=trace, name="OpenAI._prepare_chat_with_tools")
     assert [helper.kind for helper in helpers] == [SpanKind.CUSTOM] * 3
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    # the tools each call was offered (`llm.tools.N.tool.json_schema`) head the reading
+    assert [tool["name"] for tool in trace.context["available_tools"]] == [
+        "lookup_order",
+        "refund",
+    ]
     assert_judge_reads(trace, JUDGE_READS)
     reading = tree_json(trace_span_tree(trace))
     # events read as their class and plain fields; the workflow's state and object addresses,
@@ -200,3 +205,30 @@ def test_llama_index_function_agent(api_client_for):
     assert reading.count('"tool": "refund"') == 1
     # the refund's result, the last reply, and the final answer at the top
     assert reading.count("RF-0091") == 3
+
+
+def test_crewai_crew(api_client_for):
+    # a one-agent crew under OpenInference's CrewAI instrumentation, its model calls traced by
+    # OpenInference's OpenAI instrumentation
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "crewai")
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls] == EXPECTED_CALLS
+    assert [result for *_, result in calls] == [ORDER, REFUND]
+    # the task is the crew's task as written, not CrewAI's prompt around it
+    assert trace.task == f"{support_task.TASK}\nExpected output: What was done."
+    # the answer is the CrewOutput's `raw`, which the reading then does not repeat
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert [tool["name"] for tool in trace.context["available_tools"]] == [
+        "lookup_order",
+        "refund",
+    ]
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    assert "output" not in tree
+    reading = tree_json(tree)
+    # the model was told the task in CrewAI's words: the judge reads those too
+    assert "you MUST return the actual complete content" in reading
+    # the agent's tools, logged as pydantic str()s, read without functions and addresses
+    assert "name='refund' description=" in reading and " at 0x" not in reading
+    assert reading.count("RF-0091") == 3  # the refund's result, the last reply, the answer

@@ -366,3 +366,26 @@ def test_a_root_that_returned_an_object_repr_takes_its_answer_from_the_last_repl
     }
     trace = ingest_span_tree(ProjectFactory(), tree)
     assert trace.final_answer == "Refunded R-1."
+
+
+def test_a_crews_tasks_are_its_task_and_its_outputs_raw_text_its_answer():
+    tasks = [
+        {"description": "Find order R-1.", "expected_output": "The order.", "agent_role": "a"},
+        {"description": "Refund it.", "expected_output": "", "agent_role": "b"},
+    ]
+    root = build(
+        {
+            "openinference.span.kind": "CHAIN",
+            "crew_tasks": json.dumps(tasks),
+            "output.value": json.dumps({"raw": "Refunded R-1.", "tasks_output": []}),
+            "output.mime_type": "application/json",
+        },
+        name="Crew_1.kickoff",
+        parent="",
+    )
+    task = readable_text(root.trace_fields["task"], role="user")
+    assert task == "Find order R-1.\nExpected output: The order.\n\nRefund it."
+    assert readable_text(root.output, role="assistant") == "Refunded R-1."
+    # a list of anything else is no task
+    assert readable_text([{"name": "x"}], role="user") == ""
+

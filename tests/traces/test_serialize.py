@@ -250,3 +250,20 @@ def test_framework_objects_logged_as_reprs_read_as_their_class_and_plain_fields(
         "s3": "StopEvent()",
         "s4": "ToolCall(tool_name='refund', tool_kwargs={'id': 'R-1'})",
     }
+
+
+def test_a_pydantic_models_str_reads_as_its_plain_fields():
+    tool = (
+        "name='refund' description='Refund an order, in full or in part.' env_vars=[] "
+        "args_schema=<class 'tools.Refund'> cache_function=<function cache at 0x7f67259ff6a0> "
+        "result_as_answer=False max_usage_count=None func=<function refund at 0x7f6714ceb1a0>"
+    )
+    prose = "note=the customer asked twice, and the agent answered with the same refund id again"
+    trace = TraceFactory(task="Refund R-1", final_answer="Done.")
+    SpanFactory(
+        trace=trace, span_id="a", kind="agent", position=0, input={"tools": [tool], "why": prose}
+    )
+    assert trace_span_tree(trace)["input"] == {
+        "tools": ["name='refund' description='Refund an order, in full or in part.'"],
+        "why": prose,  # text that only opens like a field is read as it is
+    }

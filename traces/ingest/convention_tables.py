@@ -143,7 +143,7 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
 }
 # Values a trace takes from its spans; the root span's value is preferred.
 TRACE_FIELDS: dict[str, tuple[str, ...]] = {
-    "task": ("agent.task", "langfuse.trace.input"),
+    "task": ("agent.task", "langfuse.trace.input", "crew_tasks"),
     "final_answer": ("agent.final_answer", "langfuse.trace.output"),
     "stop_reason": ("agent.stop_reason",),
     "task_type": ("agent.task_type", "evalsite.task_type"),

@@ -112,6 +112,8 @@ class SpanPlan(NamedTuple):
     openinference_kind: bool
     system_instructions: bool
     tool_status: bool
+    # The names that list tools offered to a model call (offered_tools_from).
+    offered_tools: tuple[str, ...]
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -159,7 +161,36 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         openinference_kind="openinference.span.kind" in present,
         system_instructions="gen_ai.system_instructions" in present,
         tool_status="gen_ai.tool.status" in present,
+        offered_tools=tuple(
+            name for name in names if name == TOOL_DEFINITIONS or _OFFERED_TOOL.match(name)
+        ),
     )
+
+
+# Tools offered to a model call: the GenAI conventions' list, else OpenInference's
+# `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
+TOOL_DEFINITIONS = "gen_ai.tool.definitions"
+_OFFERED_TOOL = re.compile(
+    r"^llm\.(?:tools\.(\d+)\.tool\.json_schema|request\.functions\.(\d+)\.(\w+))$"
+)
+
+
+def offered_tools_from(attributes: Mapping, plan: SpanPlan) -> list:
+    """The tool definitions a span lists, as sent and in its order (traces.tool_definitions
+    reads every form)."""
+    if TOOL_DEFINITIONS in plan.offered_tools:
+        listed = json_maybe(attributes[TOOL_DEFINITIONS])
+        return listed if isinstance(listed, list) else []
+    by_index: dict[int, object] = {}
+    for name in plan.offered_tools:
+        found = _OFFERED_TOOL.match(name)
+        if found[1] is not None:
+            by_index[int(found[1])] = attributes[name]
+            continue
+        parts = by_index.setdefault(int(found[2]), {})
+        if isinstance(parts, dict):
+            parts[found[3]] = json_maybe(attributes[name])
+    return [by_index[index] for index in sorted(by_index)]
 
 
 def _picked(attributes: Mapping, picks: tuple[tuple[str, tuple[str, ...]], ...]) -> dict:

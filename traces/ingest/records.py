@@ -11,6 +11,7 @@ from traces.ingest.calls import lifecycle_emitter, tool_name_from_span_name
 from traces.ingest.failures import structured_failure
 from traces.messages import messages_read, readable_text
 from traces.models import SpanKind, SpanStatus
+from traces.tool_definitions import AVAILABLE_TOOLS
 
 
 @dataclass(slots=True)
@@ -135,6 +136,11 @@ def span_record_build(
         # One agent whose iterations are lifecycle events (BeeAI's `agent.tool_calling.start-2`)
         # is one component, not one an iteration.
         component = lifecycle_emitter(name) or name
+    # Most spans carry no trace-level value: no call for them.
+    trace_values = conventions.trace_fields_from(attributes, plan) if plan.trace_picks else {}
+    if plan.offered_tools:
+        offered = conventions.offered_tools_from(attributes, plan)
+        trace_values = {**trace_values, AVAILABLE_TOOLS: offered} if offered else trace_values
     # Positional, in field order: twenty keyword arguments cost twice the rest of the call.
     return SpanRecord(
         trace_external_id,
@@ -156,8 +162,7 @@ def span_record_build(
         fields["output_tokens"],
         cost,
         component[:200],
-        # Most spans carry no trace-level value: no call for them.
-        conventions.trace_fields_from(attributes, plan) if plan.trace_picks else {},
+        trace_values,
     )
 
 

@@ -17,6 +17,7 @@ from traces.models import SpanKind, SpanStatus
 from traces.sessions import metadata_session_id
 from traces.stop_reasons import finish_reason_of
 from traces.tags import tags_read, tags_union
+from traces.tool_definitions import AVAILABLE_TOOLS, tools_added
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 
@@ -118,6 +119,17 @@ def _attribute_context_merge(trace, batch: _Batch) -> None:
     found = context_from_attributes(root, resource)
     if found:
         trace.context = {**trace.context, **found}
+
+
+def _offered_tools_add(trace, batch: _Batch) -> None:
+    """The tools the batch's model calls were offered, added by name to the context's
+    available_tools: the judge reads them beside the task, the trace page lists them."""
+    offered = [tool for r in batch.records for tool in r.trace_fields.get(AVAILABLE_TOOLS, ())]
+    if not offered:
+        return
+    tools = tools_added(trace.context.get(AVAILABLE_TOOLS), offered)
+    if tools is not None:
+        trace.context = {**trace.context, AVAILABLE_TOOLS: tools}
 
 
 def _extras_merge(trace, batch: _Batch) -> None:
@@ -270,6 +282,7 @@ _STEPS = (
     _conversation_note,
     _attribute_context_merge,
     _extras_merge,
+    _offered_tools_add,
     _tags_gather,
     _lengths_cap,
 )

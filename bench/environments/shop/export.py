@@ -118,6 +118,7 @@ def otlp_request(run: Run, eval_run: str, agent_version: str, project: str) -> b
     tracer = provider.get_tracer("bench.environments.shop")
     messages, results = run.messages, _results(run.messages)
     system = json.dumps([{"type": "text", "content": system_prompt(run)}])
+    offered = json.dumps(tools.tool_definitions())  # every call is given the tools, as real ones
     answer = next(_text(m["content"]) for m in reversed(messages) if m["role"] == "assistant")
     with tracer.start_as_current_span(
         f"invoke_agent {AGENT_NAME}",
@@ -140,6 +141,7 @@ def otlp_request(run: Run, eval_run: str, agent_version: str, project: str) -> b
                     "gen_ai.provider.name": "anthropic",
                     "gen_ai.request.model": MODEL,
                     "gen_ai.system_instructions": system,
+                    "gen_ai.tool.definitions": offered,
                     "gen_ai.input.messages": history,
                     "gen_ai.output.messages": json.dumps([_parts(message)]),
                     "gen_ai.usage.input_tokens": 900 + 120 * index,
