@@ -109,6 +109,19 @@ def _role_of(raw: dict) -> str | None:
     return ROLE_ALIASES.get(role.lower())
 
 
+def _tool_call_into(message: Message, call: dict) -> None:
+    """An OpenAI-style tool call (`{id, function: {name, arguments}}`), added to the message."""
+    call = call.get("tool_call", call)  # OpenInference nests one level deeper
+    function = call.get("function") if isinstance(call.get("function"), dict) else call
+    message.tool_calls.append(
+        ToolCall(
+            id=str(call.get("id") or ""),
+            name=str(function.get("name") or ""),
+            arguments=_arguments(function.get("arguments", function.get("args"))),
+        )
+    )
+
+
 def _block_into(message: Message, block, texts: list[str]) -> None:
     """One content block or part of any form, added to the message."""
     if isinstance(block, str):
@@ -125,13 +138,13 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         kind in ("tool_use", "tool_call", "function_call", "tool-call") or "function_call" in block
     ):
         call = block.get("function_call") if isinstance(block.get("function_call"), dict) else block
-        message.tool_calls.append(
-            ToolCall(
-                id=str(call.get("id") or call.get("call_id") or call.get("toolCallId") or ""),
-                name=str(call.get("name") or call.get("tool_name") or call.get("toolName") or ""),
-                arguments=_arguments(call.get("input", call.get("arguments", call.get("args")))),
-            )
+        found = ToolCall(
+            id=str(call.get("id") or call.get("call_id") or call.get("toolCallId") or ""),
+            name=str(call.get("name") or call.get("tool_name") or call.get("toolName") or ""),
+            arguments=_arguments(call.get("input", call.get("arguments", call.get("args")))),
         )
+        if found.id or found.name:  # a bare `{"type": "tool_use"}` names no call
+            message.tool_calls.append(found)
     elif kind in ("tool_result", "tool_call_response", "function_call_output", "tool-result") or (
         "function_response" in block
     ):
@@ -235,19 +248,16 @@ def message_read(raw) -> Message | None:
     if isinstance(contents, list):  # OpenInference `message.contents.N.message_content`
         for part in contents:
             inner = part.get("message_content") if isinstance(part, dict) else None
+            if isinstance(inner, dict) and isinstance(part.get("tool_call"), dict):
+                # OpenInference's Anthropic: a `tool_use` part carries its call beside it, and
+                # the message's tool_calls list the same call again
+                if not body.get("tool_calls"):
+                    _tool_call_into(message, part)
+                continue
             _block_into(message, inner if isinstance(inner, dict) else part, texts)
     for call in body.get("tool_calls") or []:
-        if not isinstance(call, dict):
-            continue
-        call = call.get("tool_call", call)  # OpenInference nests one level deeper
-        function = call.get("function") if isinstance(call.get("function"), dict) else call
-        message.tool_calls.append(
-            ToolCall(
-                id=str(call.get("id") or ""),
-                name=str(function.get("name") or ""),
-                arguments=_arguments(function.get("arguments", function.get("args"))),
-            )
-        )
+        if isinstance(call, dict):
+            _tool_call_into(message, call)
     call_id = body.get("tool_call_id")
     if role == "tool" and call_id is not None and not message.tool_results:
         message.tool_results.append(

@@ -56,3 +56,56 @@ def openai_agent_run(base_url: str, model: str) -> str:
         for call in message.tool_calls:
             result = TOOLS[call.function.name](**json.loads(call.function.arguments))
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+
+
+# The tools as an Anthropic request declares them.
+ANTHROPIC_TOOLS = [
+    {
+        "name": "lookup_order",
+        "description": lookup_order.__doc__,
+        "input_schema": {
+            "type": "object",
+            "properties": {"order_id": {"type": "string"}},
+            "required": ["order_id"],
+        },
+    },
+    {
+        "name": "refund",
+        "description": refund.__doc__,
+        "input_schema": {
+            "type": "object",
+            "properties": {"order_id": {"type": "string"}, "amount": {"type": "number"}},
+            "required": ["order_id", "amount"],
+        },
+    },
+]
+
+
+def anthropic_agent_run(base_url: str, model: str) -> str:
+    """The task as a plain Anthropic tool loop (the SDK against `base_url`): each `tool_use`
+    is answered with a `tool_result` until the model answers in text, which is returned."""
+    import anthropic
+
+    client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0)
+    messages = [{"role": "user", "content": TASK}]
+    while True:
+        reply = client.messages.create(
+            model=model,
+            max_tokens=1024,
+            system=SYSTEM_PROMPT,
+            tools=ANTHROPIC_TOOLS,
+            messages=messages,
+        )
+        uses = [block for block in reply.content if block.type == "tool_use"]
+        if not uses:
+            return "".join(block.text for block in reply.content if block.type == "text")
+        messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
+        results = [
+            {
+                "type": "tool_result",
+                "tool_use_id": use.id,
+                "content": TOOLS[use.name](**use.input),
+            }
+            for use in uses
+        ]
+        messages.append({"role": "user", "content": results})

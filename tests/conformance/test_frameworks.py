@@ -1,6 +1,7 @@
 """Each framework's own instrumentation, run for real against the fake OpenAI server, read right:
 kinds, tool names, arguments, results, task, final answer, tokens and cost."""
 
+import importlib
 import json
 from decimal import Decimal
 
@@ -8,6 +9,8 @@ import pytest
 
 from accounts.roles import ANNOTATOR
 from tests.conformance import documented_tools, support_task
+from tests.conformance.fake_anthropic import MODEL as ANTHROPIC_MODEL
+from tests.conformance.fake_anthropic import FakeAnthropic
 from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKENS, FakeOpenAI
 from tests.conformance.harness import (
     capturing_provider,
@@ -187,6 +190,41 @@ def test_openllmetry_openai_instrumentation_under_a_silent_root(agent_api):
     assert trace.final_answer == support_task.FINAL_ANSWER
     assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
     assert_judge_reads(trace, JUDGE_READS)
+
+
+@pytest.mark.parametrize(
+    "instrumentation",
+    ["openinference.instrumentation.anthropic", "opentelemetry.instrumentation.anthropic"],
+)
+def test_anthropic_sdk_tool_loop_under_a_silent_root(agent_api, instrumentation):
+    # OpenInference's and OpenLLMetry's Anthropic instrumentations around a plain tool loop
+    instrumentor = importlib.import_module(instrumentation).AnthropicInstrumentor()
+    provider, exporter = capturing_provider("support")
+    with (
+        instrumented(provider, instrumentor),
+        FakeAnthropic() as server,
+        provider.get_tracer("support").start_as_current_span("support run"),
+    ):
+        support_task.anthropic_agent_run(server.base_url, ANTHROPIC_MODEL)
+    trace = export_to_evalsite(agent_api, exporter)
+    spans = Span.objects.filter(trace=trace)
+    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+    # the tools each request declared are the trace's available tools
+    offered = trace.context["available_tools"]
+    assert [tool["name"] for tool in offered] == ["lookup_order", "refund"]
+    assert_judge_reads(trace, JUDGE_READS)
+    # each decision once: OpenInference lists a tool_use block in the message's contents and
+    # again in its tool_calls
+    decided = [
+        call["tool"]
+        for step in trace_span_tree(trace)["children"]
+        for message in step.get("output") or []
+        for call in message.get("tool_calls") or []
+    ]
+    assert decided == ["lookup_order", "refund"]
 
 
 def test_smolagents_with_openinference(agent_api):

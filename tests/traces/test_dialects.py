@@ -389,3 +389,19 @@ def test_a_crews_tasks_are_its_task_and_its_outputs_raw_text_its_answer():
     # a list of anything else is no task
     assert readable_text([{"name": "x"}], role="user") == ""
 
+
+def test_openinference_anthropic_tool_use_parts_are_the_calls_they_name_once():
+    call = {"id": "toolu_1", "function": {"name": "refund", "arguments": '{"id": "R-1"}'}}
+    part = {"message_content": {"type": "tool_use"}, "tool_call": call}
+    both = {
+        "message": {"role": "assistant", "tool_calls": [{"tool_call": call}], "contents": [part]}
+    }
+    alone = {"message": {"role": "assistant", "contents": [part]}}
+    for value in (both, alone):
+        (message,) = messages_read([value])
+        assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == [
+            ("toolu_1", "refund", {"id": "R-1"})
+        ]
+    # a bare tool_use block names no call
+    (message,) = messages_read([{"role": "assistant", "content": [{"type": "tool_use"}]}])
+    assert message.tool_calls == []
