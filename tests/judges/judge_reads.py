@@ -161,6 +161,17 @@ def read_twice(trace: Trace, expected: Expected) -> list[str]:
     return twice
 
 
+def unnamed_calls(trace: Trace) -> list[int]:
+    """The steps whose messages show a tool call with no tool: a part misread as a call."""
+    return [
+        step["step"]
+        for step in _steps(trace_span_tree(trace))
+        for message in _messages(step)
+        for call in message.get("tool_calls") or []
+        if not call.get("tool")
+    ]
+
+
 def assert_judge_reads(trace: Trace, expected: Expected) -> None:
     missing = judge_reads_missing(trace, expected)
     assert not missing, f"judge prompts lack what the trace holds: {missing}"
@@ -168,3 +179,5 @@ def assert_judge_reads(trace: Trace, expected: Expected) -> None:
     assert not emptied, f"a model call reads as an empty reply in {emptied}"
     twice = read_twice(trace, expected)
     assert not twice, f"the judge reads a step twice: {twice}"
+    unnamed = unnamed_calls(trace)
+    assert not unnamed, f"steps {unnamed} show a tool call that names no tool"
