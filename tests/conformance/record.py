@@ -1,4 +1,4 @@
-"""Record the spans of frameworks too heavy for requirements-dev (over 150 MB installed) into
+"""Record the spans of frameworks too heavy for requirements-dev (70 MB and more installed) into
 small OTLP/JSON fixtures under tests/conformance/recorded/, which test_recorded.py ingests.
 
 Installs the pinned versions into a throwaway virtualenv, runs the two-tool support agent
@@ -32,6 +32,12 @@ PINS = {
         "openai==1.75.0",
         "pydantic==2.11.3",
         "opentelemetry-sdk==1.44.0",
+    ],
+    "agno": [
+        "agno==3.1.10",
+        "openinference-instrumentation-agno==1.0.15",
+        "openai==3.63.0",
+        "opentelemetry-sdk==1.45.2",
     ],
     "crewai": [
         "crewai==1.15.30",
@@ -205,6 +211,31 @@ def llama_index_run(provider) -> None:
         instrumentor.uninstrument()
 
 
+def agno_run(provider) -> None:
+    """An Agno agent on the fake OpenAI server, with OpenInference's Agno instrumentation."""
+    from agno.agent import Agent
+    from agno.models.openai import OpenAIChat
+    from openinference.instrumentation.agno import AgnoInstrumentor
+
+    from tests.conformance import documented_tools, support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    instrumentor = AgnoInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            agent = Agent(
+                name="support",
+                model=OpenAIChat(id=MODEL, base_url=server.base_url, api_key="test"),
+                tools=[documented_tools.lookup_order, documented_tools.refund],
+                instructions=support_task.SYSTEM_PROMPT,
+                telemetry=False,  # no call home from the recording
+            )
+            agent.run(support_task.TASK)
+    finally:
+        instrumentor.uninstrument()
+
+
 def crewai_run(provider) -> None:
     """A one-agent CrewAI crew on the fake OpenAI server, with OpenInference's CrewAI and
     OpenAI instrumentations (the pair its documentation sets up)."""
@@ -240,6 +271,7 @@ def crewai_run(provider) -> None:
 
 
 RUNS = {
+    "agno": agno_run,
     "crewai": crewai_run,
     "strands": strands_run,
     "google-adk": google_adk_run,

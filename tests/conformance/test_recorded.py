@@ -232,3 +232,16 @@ def test_crewai_crew(api_client_for):
     # the agent's tools, logged as pydantic str()s, read without functions and addresses
     assert "name='refund' description=" in reading and " at 0x" not in reading
     assert reading.count("RF-0091") == 3  # the refund's result, the last reply, the answer
+
+
+def test_agno_agent(api_client_for):
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "agno")
+    assert_support_calls(trace)
+    assert trace.agent_name == "support" and trace.error_count == 0
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert [tool["name"] for tool in trace.context["available_tools"]] == [
+        "lookup_order",
+        "refund",
+    ]
+    assert_judge_reads(trace, JUDGE_READS)
