@@ -245,3 +245,18 @@ def test_agno_agent(api_client_for):
         "refund",
     ]
     assert_judge_reads(trace, JUDGE_READS)
+
+
+def test_microsoft_agent_framework(api_client_for):
+    # its own GenAI instrumentation: the agent span repeats the calls' usage and the whole
+    # conversation, and lists the tools it offered
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "agent-framework")
+    assert_support_calls(trace)
+    assert trace.agent_name == "support" and trace.error_count == 0
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert [tool["name"] for tool in trace.context["available_tools"]] == [
+        "lookup_order",
+        "refund",
+    ]
+    assert_judge_reads(trace, JUDGE_READS)
+    assert "output" not in trace_span_tree(trace)  # the conversation, read on its steps
