@@ -343,6 +343,20 @@ def _state_reprs_shortened(value, depth: int = 0):
     return value
 
 
+TRACEBACK_OPENING = "Traceback (most recent call last):"
+
+
+def error_read(message: str) -> str:
+    """A step's error as the judge reads it: what failed, without the Python traceback some
+    instrumentations append (OpenInference's LangChain: `Down('...')Traceback ...`), whose
+    frames name files on the agent's machine; its last line when nothing precedes it."""
+    before, found, frames = (message or "").partition(TRACEBACK_OPENING)
+    if not found:
+        return message or "error"
+    lines = [line for line in frames.splitlines() if line.strip()]
+    return before.strip() or (lines[-1].strip() if lines else "") or "error"
+
+
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
     """One span as a step of the reading."""
     node: dict = {"step": label.step, "name": label.label, "type": span.kind}
@@ -356,7 +370,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
         if span.output is not None:
             node["result"] = span.output
         if errored:
-            node["error"] = span.error_message or "error"
+            node["error"] = error_read(span.error_message)
         state.tool_result_shown(span.output if span.output is not None else span.error_message)
         return node
     if span.model:
@@ -386,5 +400,5 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             if read not in (None, "", []):
                 node[field] = read
     if errored:
-        node["error"] = span.error_message or "error"
+        node["error"] = error_read(span.error_message)
     return node

@@ -2,7 +2,8 @@
 
 Each request is answered from the conversation so far: no tool result yet -> call
 `lookup_order`; an order result -> call `refund` with the amount it names; a refund result ->
-the final answer. A `lookup_order` result that is an error text makes it retry the lookup.
+the final answer. A `lookup_order` result that is no order (an error, in any framework's words)
+makes it retry the lookup.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def next_reply(
     if not tool_results:
         return _tool_call("call_1", "lookup_order", {"order_id": support_task.ORDER_ID})
     last = _text(tool_results[-1].get("content"))
-    if last.startswith("Error:"):
+    if not _order_or_refund(last):  # an error, in whatever words the framework puts it
         return _tool_call(
             f"call_{len(tool_results) + 1}", "lookup_order", {"order_id": support_task.ORDER_ID}
         )
@@ -63,6 +64,14 @@ def next_reply(
         "refund",
         {"order_id": support_task.ORDER_ID, "amount": amount},
     )
+
+
+def _order_or_refund(text: str) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, dict) and ("amount" in value or "refund_id" in value)
 
 
 def _text(content) -> str:

@@ -267,3 +267,24 @@ def test_a_pydantic_models_str_reads_as_its_plain_fields():
         "tools": ["name='refund' description='Refund an order, in full or in part.'"],
         "why": prose,  # text that only opens like a field is read as it is
     }
+
+
+@pytest.mark.parametrize(
+    ("message", "read"),
+    [
+        (
+            "Down('no stock')Traceback (most recent call last):\n  File \"a.py\"\nDown: x",
+            "Down('no stock')",
+        ),
+        (
+            "Traceback (most recent call last):\n  File \"/srv/a.py\", line 3\nKeyError: 'sku'\n",
+            "KeyError: 'sku'",
+        ),
+        ("timeout after 30 s", "timeout after 30 s"),
+        ("", "error"),
+    ],
+)
+def test_a_steps_error_reads_without_the_traceback_appended_to_it(message, read):
+    from traces.reading import error_read
+
+    assert error_read(message) == read

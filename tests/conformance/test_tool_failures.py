@@ -1,0 +1,146 @@
+"""A tool that fails once, in each framework's own way of failing, read as a failure: the
+failed call marked, its error read by the judge without a traceback, the retry and the rest
+of the run read as they went, and no red flag on a run that recovered."""
+
+import pytest
+
+from accounts.roles import ANNOTATOR
+from metrics.redflags import red_flags_detect
+from metrics.steps import tool_steps_from_spans, trace_spans
+from tests.conformance import documented_tools, support_task
+from tests.conformance.fake_openai import MODEL, FakeOpenAI
+from tests.conformance.harness import capturing_provider, export_to_evalsite, instrumented
+from tests.conformance.test_frameworks import ORDER, REFUND
+from tests.factories import UserFactory
+from tests.judges.judge_reads import Expected, assert_judge_reads
+from traces.serialize import trace_span_tree, tree_json
+
+pytestmark = pytest.mark.django_db
+OUTAGE = "order service unavailable"
+LOOKUP = ("lookup_order", {"order_id": support_task.ORDER_ID})
+REFUND_CALL = (
+    "refund",
+    {"order_id": support_task.ORDER_ID, "amount": support_task.ORDER_AMOUNT},
+)
+
+
+class OrderServiceDown(Exception):
+    pass
+
+
+def lookup_failing_once(error=OrderServiceDown):
+    """`lookup_order` (with the docstring smolagents needs) that raises `error` on its first
+    call, then answers."""
+    calls = []
+
+    def lookup_order(order_id: str) -> str:
+        """Look an order up by id; returns its amount and status as JSON.
+
+        Args:
+            order_id: The order id, such as R-7731.
+        """
+        calls.append(order_id)
+        if len(calls) == 1:
+            raise error(OUTAGE)
+        return support_task.lookup_order(order_id)
+
+    return lookup_order
+
+
+@pytest.fixture
+def agent_api(api_client_for):
+    return api_client_for(UserFactory(roles=[ANNOTATOR]))
+
+
+def assert_failure_read(trace, error: str, more_steps: tuple = ()):
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.failed) for step in steps] == [
+        ("lookup_order", True),
+        ("lookup_order", False),
+        ("refund", False),
+        *more_steps,
+    ]
+    assert trace.error_count >= 1
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    expected = Expected(
+        task=support_task.TASK,
+        final_answer=support_task.FINAL_ANSWER,
+        calls=[LOOKUP, LOOKUP, REFUND_CALL],
+        results=[ORDER, REFUND],
+        errors=[error],
+    )
+    assert_judge_reads(trace, expected)
+    assert "Traceback" not in tree_json(trace_span_tree(trace))
+    # the agent retried and then did what was asked: nothing to flag
+    assert [hit.kind for hit in red_flags_detect(trace)] == []
+
+
+def test_openai_agents(agent_api):
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI() as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test")
+        agent = Agent(
+            name="support",
+            instructions=support_task.SYSTEM_PROMPT,
+            model=OpenAIChatCompletionsModel(model=MODEL, openai_client=client),
+            tools=[function_tool(lookup_failing_once()), function_tool(support_task.refund)],
+        )
+        Runner.run_sync(agent, support_task.TASK)
+    # the SDK tells the model a tool failed and keeps the error's text out of its trace
+    assert_failure_read(export_to_evalsite(agent_api, exporter), "An error occurred")
+
+
+def test_langgraph(agent_api):
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import ToolNode, create_react_agent
+    from openinference.instrumentation.langchain import LangChainInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, LangChainInstrumentor()), FakeOpenAI() as server:
+        tools = ToolNode(
+            [tool(lookup_failing_once()), tool(support_task.refund)], handle_tool_errors=True
+        )
+        llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
+        agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
+        agent.invoke({"messages": [("user", support_task.TASK)]})
+    # the instrumentation appends the traceback to the error: the judge reads the error
+    assert_failure_read(export_to_evalsite(agent_api, exporter), f"OrderServiceDown('{OUTAGE}')")
+
+
+def test_smolagents(agent_api):
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from smolagents import OpenAIServerModel, ToolCallingAgent, tool
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, SmolagentsInstrumentor()), FakeOpenAI() as server:
+        model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
+        tools = [tool(lookup_failing_once()), tool(documented_tools.refund)]
+        agent = ToolCallingAgent(tools=tools, model=model, max_steps=6, verbosity_level=0)
+        agent.run(support_task.TASK)
+    trace = export_to_evalsite(agent_api, exporter)
+    assert_failure_read(trace, OUTAGE, more_steps=(("final_answer", False),))
+
+
+def test_pydantic_ai(agent_api):
+    from pydantic_ai import Agent, ModelRetry
+    from pydantic_ai.models.instrumented import InstrumentationSettings
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    provider, exporter = capturing_provider("support")
+    with FakeOpenAI() as server:
+        model = OpenAIChatModel(
+            MODEL, provider=OpenAIProvider(base_url=server.base_url, api_key="test")
+        )
+        agent = Agent(model, system_prompt=support_task.SYSTEM_PROMPT, name="support")
+        agent.instrument = InstrumentationSettings(tracer_provider=provider)
+        # a pydantic-ai tool fails by asking the model to retry
+        agent.tool_plain(lookup_failing_once(ModelRetry))
+        agent.tool_plain(support_task.refund)
+        agent.run_sync(support_task.TASK)
+    assert_failure_read(export_to_evalsite(agent_api, exporter), OUTAGE)
