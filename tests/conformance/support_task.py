@@ -9,7 +9,6 @@ ORDER_ID = "R-7731"
 ORDER_AMOUNT = 42.5
 REFUND_ID = "RF-0091"
 FINAL_ANSWER = f"Refunded 42.50 EUR for order {ORDER_ID} (refund {REFUND_ID})."
-LOOKUP_ERROR = "Error: order service unavailable, try again"
 SYSTEM_PROMPT = "You are a support agent. Look the order up before refunding it."
 
 
@@ -21,17 +20,6 @@ def lookup_order(order_id: str) -> str:
 def refund(order_id: str, amount: float) -> str:
     """Refund `amount` on an order; returns the refund id as JSON."""
     return json.dumps({"refund_id": REFUND_ID, "order_id": order_id, "amount": amount})
-
-
-class FlakyLookup:
-    """`lookup_order` that fails once with an error text, then answers."""
-
-    def __init__(self):
-        self.calls = 0
-
-    def __call__(self, order_id: str) -> str:
-        self.calls += 1
-        return LOOKUP_ERROR if self.calls == 1 else lookup_order(order_id)
 
 
 TOOLS = {"lookup_order": lookup_order, "refund": refund}
