@@ -22,10 +22,12 @@ COMPLETION_TOKENS = 30
 
 
 OBSERVATION = "Observation:"
+ERROR_OBSERVATION = "\nError:\n"
 
 
 def _tool_results(messages: list[dict]) -> list[dict]:
-    """Tool results: `role: tool` messages, or smolagents' user turns opening "Observation:"."""
+    """Tool results: `role: tool` messages, or smolagents' user turns opening "Observation:"
+    or telling an error."""
     results = []
     for message in messages:
         text = _text(message.get("content"))
@@ -33,11 +35,18 @@ def _tool_results(messages: list[dict]) -> list[dict]:
             results.append(message)
         elif message.get("role") == "user" and text.startswith(OBSERVATION):
             results.append({"role": "tool", "content": text.removeprefix(OBSERVATION).strip()})
+        elif message.get("role") == "user" and ERROR_OBSERVATION in f"\n{text}":
+            # smolagents tells a tool's failure in the user turn, after the task
+            error = f"\n{text}".split(ERROR_OBSERVATION, 1)[1]
+            results.append({"role": "tool", "content": f"Error: {error.strip()}"})
     return results
 
 
 def next_reply(
-    messages: list[dict], tool_names: tuple[str, ...] = (), answer_argument: str = "answer"
+    messages: list[dict],
+    tool_names: tuple[str, ...] = (),
+    answer_argument: str = "answer",
+    retry: bool = True,
 ) -> dict:
     """The assistant message that follows `messages` in the support script. An agent that
     offers a `final_answer` tool (smolagents, BeeAI) gets the answer through it, in the
@@ -46,24 +55,28 @@ def next_reply(
     if not tool_results:
         return _tool_call("call_1", "lookup_order", {"order_id": support_task.ORDER_ID})
     last = _text(tool_results[-1].get("content"))
+    if not _order_or_refund(last) and not retry:
+        # an agent gone wrong: it claims the refund it never made
+        return _answer(support_task.FINAL_ANSWER, tool_names, answer_argument, len(tool_results))
     if not _order_or_refund(last):  # an error, in whatever words the framework puts it
         return _tool_call(
             f"call_{len(tool_results) + 1}", "lookup_order", {"order_id": support_task.ORDER_ID}
         )
     if "refund_id" in last:
-        if "final_answer" in tool_names:
-            return _tool_call(
-                f"call_{len(tool_results) + 1}",
-                "final_answer",
-                {answer_argument: support_task.FINAL_ANSWER},
-            )
-        return {"role": "assistant", "content": support_task.FINAL_ANSWER}
+        return _answer(support_task.FINAL_ANSWER, tool_names, answer_argument, len(tool_results))
     amount = json.loads(last)["amount"]
     return _tool_call(
         f"call_{len(tool_results) + 1}",
         "refund",
         {"order_id": support_task.ORDER_ID, "amount": amount},
     )
+
+
+def _answer(text: str, tool_names: tuple[str, ...], answer_argument: str, results: int) -> dict:
+    """The final answer: through a `final_answer` tool where the agent offers one."""
+    if "final_answer" in tool_names:
+        return _tool_call(f"call_{results + 1}", "final_answer", {answer_argument: text})
+    return {"role": "assistant", "content": text}
 
 
 def _order_or_refund(text: str) -> bool:
@@ -94,7 +107,7 @@ def _tool_call(call_id: str, name: str, arguments: dict) -> dict:
     }
 
 
-def completion_for(messages: list[dict], tools: list | None = None) -> dict:
+def completion_for(messages: list[dict], tools: list | None = None, retry: bool = True) -> dict:
     functions = [t.get("function") or {} for t in tools or []]
     names = tuple(function.get("name", "") for function in functions)
     answer_argument = "answer"
@@ -102,7 +115,7 @@ def completion_for(messages: list[dict], tools: list | None = None) -> dict:
         required = (function.get("parameters") or {}).get("required") or []
         if function.get("name") == "final_answer" and len(required) == 1:
             answer_argument = required[0]
-    message = next_reply(messages, names, answer_argument)
+    message = next_reply(messages, names, answer_argument, retry)
     return {
         "id": f"chatcmpl-{len(messages)}",
         "object": "chat.completion",
@@ -130,7 +143,7 @@ class _Handler(JsonHandler):
             self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         self.server.requests.append(body)
-        completion = completion_for(body.get("messages", []), body.get("tools"))
+        completion = completion_for(body.get("messages", []), body.get("tools"), self.server.retry)
         if body.get("stream"):
             self._stream(completion)
         else:
@@ -161,11 +174,16 @@ class _Handler(JsonHandler):
 
 
 class FakeOpenAI:
-    """Context manager: `with FakeOpenAI() as server: server.base_url` ends in /v1."""
+    """Context manager: `with FakeOpenAI() as server: server.base_url` ends in /v1. With
+    `retry=False` the model answers as if done after a failed tool call, as a careless agent."""
+
+    def __init__(self, retry: bool = True):
+        self.retry = retry
 
     def __enter__(self):
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
         self.httpd.requests = []
+        self.httpd.retry = self.retry
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
         host, port = self.httpd.server_address

@@ -1,10 +1,12 @@
 """A tool that fails once, in each framework's own way of failing, read as a failure: the
 failed call marked, its error read by the judge without a traceback, the retry and the rest
-of the run read as they went, and no red flag on a run that recovered."""
+of the run read as they went, and no red flag on a run that recovered. The same failure with a
+careless agent, which claims the refund it never made, is flagged."""
 
 import pytest
 
 from accounts.roles import ANNOTATOR
+from metrics.models import RedFlag
 from metrics.redflags import red_flags_detect
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import documented_tools, support_task
@@ -52,36 +54,41 @@ def agent_api(api_client_for):
     return api_client_for(UserFactory(roles=[ANNOTATOR]))
 
 
-def assert_failure_read(trace, error: str, more_steps: tuple = ()):
+def assert_failure_read(trace, error: str, recovered: bool, answer_tool: bool = False):
     steps = tool_steps_from_spans(trace_spans(trace))
+    done = [("lookup_order", False), ("refund", False)] if recovered else []
+    answered = [("final_answer", False)] if answer_tool else []
     assert [(step.tool, step.failed) for step in steps] == [
         ("lookup_order", True),
-        ("lookup_order", False),
-        ("refund", False),
-        *more_steps,
+        *done,
+        *answered,
     ]
     assert trace.error_count >= 1
     assert trace.final_answer == support_task.FINAL_ANSWER
     expected = Expected(
         task=support_task.TASK,
         final_answer=support_task.FINAL_ANSWER,
-        calls=[LOOKUP, LOOKUP, REFUND_CALL],
-        results=[ORDER, REFUND],
+        calls=[LOOKUP, LOOKUP, REFUND_CALL] if recovered else [LOOKUP],
+        results=[ORDER, REFUND] if recovered else [],
         errors=[error],
     )
     assert_judge_reads(trace, expected)
     assert "Traceback" not in tree_json(trace_span_tree(trace))
-    # the agent retried and then did what was asked: nothing to flag
-    assert [hit.kind for hit in red_flags_detect(trace)] == []
+    flagged = {hit.kind for hit in red_flags_detect(trace)}
+    if recovered:  # the agent retried and then did what was asked: nothing to flag
+        assert flagged == set()
+    else:  # it answered as if the failed lookup had worked and the refund been made
+        assert RedFlag.Kind.CONFIDENT_AFTER_FAILURE in flagged
 
 
-def test_openai_agents(agent_api):
+@pytest.mark.parametrize("recovered", [True, False], ids=["retries", "careless"])
+def test_openai_agents(agent_api, recovered):
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
     from openai import AsyncOpenAI
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
     provider, exporter = capturing_provider("support")
-    with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI() as server:
+    with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI(retry=recovered) as server:
         client = AsyncOpenAI(base_url=server.base_url, api_key="test")
         agent = Agent(
             name="support",
@@ -91,17 +98,18 @@ def test_openai_agents(agent_api):
         )
         Runner.run_sync(agent, support_task.TASK)
     # the SDK tells the model a tool failed and keeps the error's text out of its trace
-    assert_failure_read(export_to_evalsite(agent_api, exporter), "An error occurred")
+    assert_failure_read(export_to_evalsite(agent_api, exporter), "An error occurred", recovered)
 
 
-def test_langgraph(agent_api):
+@pytest.mark.parametrize("recovered", [True, False], ids=["retries", "careless"])
+def test_langgraph(agent_api, recovered):
     from langchain_core.tools import tool
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import ToolNode, create_react_agent
     from openinference.instrumentation.langchain import LangChainInstrumentor
 
     provider, exporter = capturing_provider("support")
-    with instrumented(provider, LangChainInstrumentor()), FakeOpenAI() as server:
+    with instrumented(provider, LangChainInstrumentor()), FakeOpenAI(retry=recovered) as server:
         tools = ToolNode(
             [tool(lookup_failing_once()), tool(support_task.refund)], handle_tool_errors=True
         )
@@ -109,31 +117,34 @@ def test_langgraph(agent_api):
         agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
         agent.invoke({"messages": [("user", support_task.TASK)]})
     # the instrumentation appends the traceback to the error: the judge reads the error
-    assert_failure_read(export_to_evalsite(agent_api, exporter), f"OrderServiceDown('{OUTAGE}')")
+    trace = export_to_evalsite(agent_api, exporter)
+    assert_failure_read(trace, f"OrderServiceDown('{OUTAGE}')", recovered)
 
 
-def test_smolagents(agent_api):
+@pytest.mark.parametrize("recovered", [True, False], ids=["retries", "careless"])
+def test_smolagents(agent_api, recovered):
     from openinference.instrumentation.smolagents import SmolagentsInstrumentor
     from smolagents import OpenAIServerModel, ToolCallingAgent, tool
 
     provider, exporter = capturing_provider("support")
-    with instrumented(provider, SmolagentsInstrumentor()), FakeOpenAI() as server:
+    with instrumented(provider, SmolagentsInstrumentor()), FakeOpenAI(retry=recovered) as server:
         model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
         tools = [tool(lookup_failing_once()), tool(documented_tools.refund)]
         agent = ToolCallingAgent(tools=tools, model=model, max_steps=6, verbosity_level=0)
         agent.run(support_task.TASK)
     trace = export_to_evalsite(agent_api, exporter)
-    assert_failure_read(trace, OUTAGE, more_steps=(("final_answer", False),))
+    assert_failure_read(trace, OUTAGE, recovered, answer_tool=True)
 
 
-def test_pydantic_ai(agent_api):
+@pytest.mark.parametrize("recovered", [True, False], ids=["retries", "careless"])
+def test_pydantic_ai(agent_api, recovered):
     from pydantic_ai import Agent, ModelRetry
     from pydantic_ai.models.instrumented import InstrumentationSettings
     from pydantic_ai.models.openai import OpenAIChatModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
     provider, exporter = capturing_provider("support")
-    with FakeOpenAI() as server:
+    with FakeOpenAI(retry=recovered) as server:
         model = OpenAIChatModel(
             MODEL, provider=OpenAIProvider(base_url=server.base_url, api_key="test")
         )
@@ -143,4 +154,4 @@ def test_pydantic_ai(agent_api):
         agent.tool_plain(lookup_failing_once(ModelRetry))
         agent.tool_plain(support_task.refund)
         agent.run_sync(support_task.TASK)
-    assert_failure_read(export_to_evalsite(agent_api, exporter), OUTAGE)
+    assert_failure_read(export_to_evalsite(agent_api, exporter), OUTAGE, recovered)
