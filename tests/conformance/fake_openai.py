@@ -3,7 +3,7 @@
 Each request is answered from the conversation so far: no tool result yet -> call
 `lookup_order`; an order result -> call `refund` with the amount it names; a refund result ->
 the final answer. A `lookup_order` result that is no order (an error, in any framework's words)
-makes it retry the lookup.
+makes it retry the lookup. An agent offered only handoffs (`transfer_to_<agent>`) hands over.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ COMPLETION_TOKENS = 30
 
 
 OBSERVATION = "Observation:"
+HANDOFF_PREFIX = "transfer_to_"
 ERROR_OBSERVATION = "\nError:\n"
 
 
@@ -51,7 +52,11 @@ def next_reply(
     """The assistant message that follows `messages` in the support script. An agent that
     offers a `final_answer` tool (smolagents, BeeAI) gets the answer through it, in the
     argument the tool declares."""
-    tool_results = _tool_results(messages)
+    handoffs = [name for name in tool_names if name.startswith(HANDOFF_PREFIX)]
+    if handoffs and not any(name in tool_names for name in support_task.TOOLS):
+        # a triage agent that can only hand over: it hands the task to the first agent offered
+        return _tool_call("call_handoff", handoffs[0], {})
+    tool_results = [r for r in _tool_results(messages) if not _handoff_result(r)]
     if not tool_results:
         return _tool_call("call_1", "lookup_order", {"order_id": support_task.ORDER_ID})
     last = _text(tool_results[-1].get("content"))
@@ -77,6 +82,15 @@ def _answer(text: str, tool_names: tuple[str, ...], answer_argument: str, result
     if "final_answer" in tool_names:
         return _tool_call(f"call_{results + 1}", "final_answer", {answer_argument: text})
     return {"role": "assistant", "content": text}
+
+
+def _handoff_result(result: dict) -> bool:
+    """The result of a handoff (the OpenAI Agents SDK answers `{"assistant": "<agent>"}`)."""
+    try:
+        value = json.loads(_text(result.get("content")))
+    except ValueError:
+        return False
+    return isinstance(value, dict) and set(value) == {"assistant"}
 
 
 def _order_or_refund(text: str) -> bool:

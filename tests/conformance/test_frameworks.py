@@ -136,6 +136,43 @@ def test_openai_agents_with_openinference(agent_api):
     assert Span.objects.filter(trace=trace, kind=SpanKind.AGENT).exists()
 
 
+def test_openai_agents_handoff_reads_each_agents_steps_under_it(agent_api):
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI() as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test")
+        model = OpenAIChatCompletionsModel(model=MODEL, openai_client=client)
+        tools = [function_tool(support_task.lookup_order), function_tool(support_task.refund)]
+        refunds = Agent(
+            name="refunds", instructions=support_task.SYSTEM_PROMPT, model=model, tools=tools
+        )
+        triage = Agent(
+            name="triage", instructions="Hand each request on.", model=model, handoffs=[refunds]
+        )
+        Runner.run_sync(triage, support_task.TASK)
+    trace = export_to_evalsite(agent_api, exporter)
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert_judge_reads(trace, JUDGE_READS)
+    # the judge sees which agent decided what: the handoff under triage, the calls under refunds
+    agents = {
+        node["name"]: [step["name"] for step in steps_under(node)]
+        for node in steps_under(trace_span_tree(trace))
+        if node["type"] == SpanKind.AGENT and node.get("children")
+    }
+    assert "handoff to refunds" in agents["triage"]
+    assert {"lookup_order", "refund"} <= set(agents["refunds"])
+    assert "lookup_order" not in agents["triage"]
+
+
+def steps_under(node: dict) -> list[dict]:
+    """Every step below a node of the reading, depth first."""
+    return [step for child in node.get("children", []) for step in [child, *steps_under(child)]]
+
+
 def test_langgraph_with_openinference(agent_api):
     from langchain_core.tools import tool
     from langchain_openai import ChatOpenAI
