@@ -194,6 +194,29 @@ def test_langgraph_with_openinference(agent_api):
     assert "remaining_steps" not in reading and "HumanMessage(" not in reading
 
 
+def test_langgraph_with_openllmetry(agent_api):
+    from langchain_core.tools import tool
+    from langchain_openai import ChatOpenAI
+    from langgraph.prebuilt import create_react_agent
+    from opentelemetry.instrumentation.langchain import LangchainInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, LangchainInstrumentor()), FakeOpenAI() as server:
+        llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
+        tools = [tool(support_task.lookup_order), tool(support_task.refund)]
+        agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
+        agent.invoke({"messages": [("user", support_task.TASK)]})
+    trace = export_to_evalsite(agent_api, exporter)
+    # each tool's arguments and result as the tool had them, not the run's bookkeeping around
+    # them (`input_str`, tags, metadata; a serialized ToolMessage)
+    assert_support_run(trace)
+    # every chain step's `{"inputs": ..., "tags", "metadata", "kwargs"}` carries the graph's
+    # whole history: the judge reads each message once
+    reading = tree_json(trace_span_tree(trace))
+    assert '"lc": 1' not in reading and "input_str" not in reading
+    assert len(reading) < 6000
+
+
 def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")

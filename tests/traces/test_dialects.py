@@ -405,3 +405,20 @@ def test_openinference_anthropic_tool_use_parts_are_the_calls_they_name_once():
     # a bare tool_use block names no call
     (message,) = messages_read([{"role": "assistant", "content": [{"type": "tool_use"}]}])
     assert message.tool_calls == []
+
+
+def test_openllmetry_langchain_wrappers_give_the_values_inside():
+    from traces.ingest.records import chain_value, tool_arguments, tool_result
+
+    history = {"messages": [{"role": "user", "content": "Refund R-1"}]}
+    assert chain_value({"inputs": history, "tags": [], "metadata": {}, "kwargs": {}}) == history
+    assert chain_value({"outputs": history, "kwargs": {"tags": []}}) == history
+    assert chain_value({"inputs": 1, "other": 2}) == {"inputs": 1, "other": 2}
+    wrapped_input = {"input_str": "{'id': 'R-1'}", "tags": [], "inputs": {"id": "R-1"}}
+    assert tool_arguments(wrapped_input) == {"id": "R-1"}
+    message = {"lc": 1, "type": "constructor", "id": ["langchain", "ToolMessage"]}
+    ok = {**message, "kwargs": {"type": "tool", "content": '{"ok": 1}', "status": "success"}}
+    failed = {**message, "kwargs": {"type": "tool", "content": "no such order", "status": "error"}}
+    assert tool_result({"output": ok, "kwargs": {"tags": []}}) == {"ok": 1}
+    assert tool_result({"output": failed, "kwargs": {}}) == {"error": "no such order"}
+    assert tool_result({"output": "plain", "kwargs": {}}) == "plain"

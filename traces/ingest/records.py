@@ -95,9 +95,12 @@ def span_record_build(
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
     elif kind == _LLM and type(input_value) is dict:
         input_value = model_input(input_value)
-    elif kind != _LLM and plan.aggregate_tokens:
-        # OpenInference agent and chain spans repeat their model calls' token sums.
-        fields["input_tokens"] = fields["output_tokens"] = 0
+    elif kind != _LLM:
+        if plan.aggregate_tokens:
+            # OpenInference agent and chain spans repeat their model calls' token sums.
+            fields["input_tokens"] = fields["output_tokens"] = 0
+        if type(input_value) is dict or type(output_value) is dict:
+            input_value, output_value = chain_value(input_value), chain_value(output_value)
     model = str(fields.get("model") or "")[:200]
     declared = fields.get("cost_usd")
     if declared is None and plan.cost_parts:  # cost_declared's sum of parts: no call without
@@ -191,6 +194,24 @@ def _no_call_made(attributes: dict, fields: dict, output) -> bool:
     return not readable_text(output, role="assistant")
 
 
+# OpenLLMetry's LangChain instrumentation wraps a chain's values with the run's bookkeeping.
+_CHAIN_INPUT_KEYS = frozenset(("inputs", "tags", "metadata", "kwargs"))
+_CHAIN_OUTPUT_KEYS = frozenset(("outputs", "kwargs"))
+_TOOL_INPUT_KEYS = frozenset(("input_str", "inputs", "tags", "metadata", "kwargs"))
+
+
+def chain_value(value):
+    """A chain's input or output as the chain had it: OpenLLMetry's LangChain instrumentation
+    writes `{"inputs": ..., "tags", "metadata", "kwargs"}` and `{"outputs": ..., "kwargs"}`."""
+    if type(value) is not dict:
+        return value
+    if "inputs" in value and value.keys() <= _CHAIN_INPUT_KEYS:
+        return value["inputs"]
+    if "outputs" in value and value.keys() <= _CHAIN_OUTPUT_KEYS:
+        return value["outputs"]
+    return value
+
+
 def tool_arguments(value):
     """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`,
     strands sends them as a `gen_ai.tool.message` event."""
@@ -198,6 +219,8 @@ def tool_arguments(value):
         return value
     if value.get("event") == "gen_ai.tool.message":
         return conventions.json_maybe(value.get("content"))
+    if isinstance(value.get("inputs"), dict) and value.keys() <= _TOOL_INPUT_KEYS:
+        return value["inputs"]  # OpenLLMetry's LangChain tool input, `input_str` beside it
     if (
         isinstance(value.get("kwargs"), dict)
         and not value.get("args")
@@ -222,7 +245,8 @@ def model_input(value: dict):
 
 
 def tool_result(value):
-    """A tool's result: LangChain wraps it in a serialized ToolMessage `{type: tool, data}`;
+    """A tool's result: LangChain wraps it in a ToolMessage `{type: tool, data}` (or its
+    `{lc: 1, kwargs}` serialization, inside OpenLLMetry's `{output, kwargs}`);
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
     LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`."""
     if not isinstance(value, dict):
@@ -241,6 +265,12 @@ def tool_result(value):
         if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict):
             return conventions.json_maybe(blocks[0].get("text", blocks[0]))
         return blocks
+    if value.keys() == {"output", "kwargs"}:  # OpenLLMetry's LangChain tool output
+        value = conventions.json_maybe(value["output"])
+        if not isinstance(value, dict):
+            return value
+    if value.get("lc") == 1 and isinstance(value.get("kwargs"), dict):
+        value = {"type": value["kwargs"].get("type"), "data": value["kwargs"]}  # serialized
     if value.get("type") == "tool" and isinstance(value.get("data"), dict):
         data = value["data"]
         content = conventions.json_maybe(data.get("content"))
