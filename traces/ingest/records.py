@@ -99,8 +99,11 @@ def span_record_build(
         if plan.aggregate_tokens:
             # OpenInference agent and chain spans repeat their model calls' token sums.
             fields["input_tokens"] = fields["output_tokens"] = 0
-        if type(input_value) is dict or type(output_value) is dict:
-            input_value, output_value = chain_value(input_value), chain_value(output_value)
+        # A key looked up before any call: most chain values are not wrapped.
+        if type(input_value) is dict and "inputs" in input_value:
+            input_value = chain_value(input_value)
+        if type(output_value) is dict and "outputs" in output_value:
+            output_value = chain_value(output_value)
     model = str(fields.get("model") or "")[:200]
     declared = fields.get("cost_usd")
     if declared is None and plan.cost_parts:  # cost_declared's sum of parts: no call without
@@ -128,9 +131,13 @@ def span_record_build(
         is_error = bool(error_message)
     if (
         kind == _LLM
+        and plan.openinference_kind
+        and not plan.flattened  # no messages in or out
+        and not fields["input_tokens"]
+        and not fields["output_tokens"]
         and output_value is not None
         and not is_error
-        and _no_call_made(attributes, fields, output_value)
+        and _no_call_made(attributes, output_value)
     ):
         kind = _CUSTOM  # LlamaIndex's `OpenAI._prepare_chat_with_tools`: it called no model
     status = _ERROR if is_error else _OK
@@ -172,21 +179,15 @@ def span_record_build(
 # Module constants: each read of an enum member through its class is an attribute lookup.
 _TOOL, _LLM, _AGENT, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.AGENT, SpanKind.CUSTOM
 _ERROR, _OK = SpanStatus.ERROR, SpanStatus.OK
-_MODEL_MESSAGES = ("llm.input_messages.", "llm.output_messages.")
 
 
-def _no_call_made(attributes: dict, fields: dict, output) -> bool:
-    """A span OpenInference calls LLM that answered without a model: no tokens, no messages in
-    or out, and an output that is no reply. LlamaIndex instruments every method of its model
-    classes, so the helper that builds a call's request (`_prepare_chat_with_tools`, which
-    returns the history and the tool schemas) is reported as a model call beside the real one."""
-    if (
-        fields["input_tokens"]
-        or fields["output_tokens"]
-        or attributes.get("openinference.span.kind") != "LLM"
-        or any(key.startswith(_MODEL_MESSAGES) for key in attributes)
-        or isinstance(output, str)
-    ):
+def _no_call_made(attributes: dict, output) -> bool:
+    """A span OpenInference calls LLM, with no tokens and no messages in or out (the caller
+    checks those), whose output is no reply: it answered without a model. LlamaIndex
+    instruments every method of its model classes, so the helper that builds a call's request
+    (`_prepare_chat_with_tools`, which returns the history and the tool schemas) is reported
+    as a model call beside the real one."""
+    if attributes.get("openinference.span.kind") != "LLM" or isinstance(output, str):
         return False
     replies = messages_read(output) or ()
     if any(m.role == "assistant" and (m.text.strip() or m.tool_calls) for m in replies):
@@ -219,7 +220,11 @@ def tool_arguments(value):
         return value
     if value.get("event") == "gen_ai.tool.message":
         return conventions.json_maybe(value.get("content"))
-    if isinstance(value.get("inputs"), dict) and value.keys() <= _TOOL_INPUT_KEYS:
+    if (
+        "input_str" in value
+        and isinstance(value.get("inputs"), dict)
+        and value.keys() <= _TOOL_INPUT_KEYS
+    ):
         return value["inputs"]  # OpenLLMetry's LangChain tool input, `input_str` beside it
     if (
         isinstance(value.get("kwargs"), dict)
@@ -265,12 +270,13 @@ def tool_result(value):
         if isinstance(blocks, list) and len(blocks) == 1 and isinstance(blocks[0], dict):
             return conventions.json_maybe(blocks[0].get("text", blocks[0]))
         return blocks
-    if value.keys() == {"output", "kwargs"}:  # OpenLLMetry's LangChain tool output
-        value = conventions.json_maybe(value["output"])
-        if not isinstance(value, dict):
-            return value
-    if value.get("lc") == 1 and isinstance(value.get("kwargs"), dict):
-        value = {"type": value["kwargs"].get("type"), "data": value["kwargs"]}  # serialized
+    if "kwargs" in value:  # a membership test first: most results are neither form below
+        if len(value) == 2 and "output" in value:  # OpenLLMetry's LangChain tool output
+            value = conventions.json_maybe(value["output"])
+            if not isinstance(value, dict):
+                return value
+        if value.get("lc") == 1 and isinstance(value.get("kwargs"), dict):
+            value = {"type": value["kwargs"].get("type"), "data": value["kwargs"]}  # serialized
     if value.get("type") == "tool" and isinstance(value.get("data"), dict):
         data = value["data"]
         content = conventions.json_maybe(data.get("content"))
