@@ -254,7 +254,10 @@ def message_read(raw) -> Message | None:
                 if not body.get("tool_calls"):
                     _tool_call_into(message, part)
                 continue
+            said = len(texts)
             _block_into(message, inner if isinstance(inner, dict) else part, texts)
+            if len(texts) > said and texts[-1] in texts[:said]:
+                texts.pop()  # OpenInference's Responses messages say their text twice
     for call in body.get("tool_calls") or []:
         if isinstance(call, dict):
             _tool_call_into(message, call)

@@ -150,9 +150,71 @@ def completion_for(messages: list[dict], tools: list | None = None, retry: bool 
     }
 
 
+def _responses_as_chat(items) -> list[dict]:
+    """A Responses API input as next_reply reads it: `function_call_output` items are results."""
+    if isinstance(items, str):
+        return [{"role": "user", "content": items}]
+    chat = []
+    for item in items or []:
+        if item.get("type") == "function_call_output":
+            chat.append({"role": "tool", "content": item.get("output")})
+        elif item.get("role"):
+            chat.append({"role": item["role"], "content": item.get("content")})
+    return chat
+
+
+def response_for(body: dict, retry: bool = True) -> dict:
+    """The Responses API's answer (`POST /v1/responses`), as the OpenAI Agents SDK asks by
+    default: a `function_call` output item, or an assistant `message`."""
+    names = tuple(tool.get("name", "") for tool in body.get("tools") or [])
+    reply = next_reply(_responses_as_chat(body.get("input")), names, retry=retry)
+    output = [
+        {
+            "type": "function_call",
+            "id": f"fc_{call['id']}",
+            "call_id": call["id"],
+            "name": call["function"]["name"],
+            "arguments": call["function"]["arguments"],
+            "status": "completed",
+        }
+        for call in reply.get("tool_calls") or []
+    ] or [
+        {
+            "type": "message",
+            "id": "msg_1",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": reply["content"], "annotations": []}],
+        }
+    ]
+    return {
+        "id": f"resp_{len(body.get('input') or [])}",
+        "object": "response",
+        "created_at": int(time.time()),
+        "model": MODEL,
+        "status": "completed",
+        "output": output,
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": body.get("tools") or [],
+        "instructions": body.get("instructions"),  # the API echoes them
+        "usage": {
+            "input_tokens": PROMPT_TOKENS,
+            "output_tokens": COMPLETION_TOKENS,
+            "total_tokens": PROMPT_TOKENS + COMPLETION_TOKENS,
+            "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+
+
 class _Handler(JsonHandler):
     def do_POST(self):  # noqa: N802 (http.server's naming)
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+        if self.path.rstrip("/").endswith("/responses"):
+            self.server.requests.append(body)
+            self.send_json(200, response_for(body, self.server.retry))
+            return
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return

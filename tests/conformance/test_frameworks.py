@@ -109,14 +109,18 @@ def test_pydantic_ai(agent_api):
     assert trace.cost_usd == (3 * per_call).quantize(Decimal("0.000001"))
 
 
-def test_openai_agents_with_openinference(agent_api):
-    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+@pytest.mark.parametrize("api", ["OpenAIResponsesModel", "OpenAIChatCompletionsModel"])
+def test_openai_agents_with_openinference(agent_api, api):
+    # the SDK's default model speaks the Responses API, whose messages OpenInference writes
+    # with their text twice (`content` and `contents`): read once
+    import agents
+    from agents import Agent, Runner, function_tool
     from openai import AsyncOpenAI
     from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
 
     provider, exporter = capturing_provider("support")
     with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI() as server:
-        model = OpenAIChatCompletionsModel(
+        model = getattr(agents, api)(
             model=MODEL,
             openai_client=AsyncOpenAI(base_url=server.base_url, api_key="test"),
         )

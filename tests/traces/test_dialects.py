@@ -422,3 +422,16 @@ def test_openllmetry_langchain_wrappers_give_the_values_inside():
     assert tool_result({"output": ok, "kwargs": {"tags": []}}) == {"ok": 1}
     assert tool_result({"output": failed, "kwargs": {}}) == {"error": "no such order"}
     assert tool_result({"output": "plain", "kwargs": {}}) == "plain"
+
+
+def test_a_message_that_says_its_text_in_content_and_contents_reads_it_once():
+    text = "Refunded R-1."
+    part = {"message_content": {"type": "text", "text": text}}
+    (message,) = messages_read(
+        [{"message": {"role": "assistant", "content": text, "contents": [part]}}]
+    )
+    assert message.text == text
+    # two parts that say different things are both read
+    other = {"message_content": {"type": "text", "text": "Anything else?"}}
+    (message,) = messages_read([{"role": "assistant", "contents": [part, other]}])
+    assert message.text == f"{text}\nAnything else?"
