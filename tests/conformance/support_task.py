@@ -97,3 +97,42 @@ def anthropic_agent_run(base_url: str, model: str) -> str:
             for use in uses
         ]
         messages.append({"role": "user", "content": results})
+
+
+def openai_responses_agent_run(base_url: str, model: str) -> str:
+    """The task as a plain tool loop on OpenAI's Responses API (the SDK against `base_url`):
+    each `function_call` is answered with a `function_call_output` until the model answers in
+    text, which is returned."""
+    import openai
+
+    client = openai.OpenAI(base_url=base_url, api_key="test")
+    tools = [
+        {
+            "type": "function",
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["input_schema"],
+        }
+        for tool in ANTHROPIC_TOOLS
+    ]
+    items: list = [{"role": "user", "content": TASK}]
+    while True:
+        reply = client.responses.create(
+            model=model, instructions=SYSTEM_PROMPT, input=items, tools=tools
+        )
+        calls = [item for item in reply.output if item.type == "function_call"]
+        if not calls:
+            return reply.output_text
+        for call in calls:
+            items.append(
+                {
+                    "type": "function_call",
+                    "call_id": call.call_id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }
+            )
+            result = TOOLS[call.name](**json.loads(call.arguments))
+            items.append(
+                {"type": "function_call_output", "call_id": call.call_id, "output": result}
+            )

@@ -237,7 +237,9 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     assert_judge_reads(trace, JUDGE_READS)
 
 
-def test_openllmetry_openai_instrumentation_under_a_silent_root(agent_api):
+@pytest.mark.parametrize("loop", ["openai_agent_run", "openai_responses_agent_run"])
+def test_openllmetry_openai_instrumentation_under_a_silent_root(agent_api, loop):
+    # a plain tool loop on Chat Completions, and on the Responses API
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 
     provider, exporter = capturing_provider("support")
@@ -246,7 +248,7 @@ def test_openllmetry_openai_instrumentation_under_a_silent_root(agent_api):
         FakeOpenAI() as server,
         provider.get_tracer("support").start_as_current_span("support run"),
     ):
-        support_task.openai_agent_run(server.base_url, MODEL)
+        getattr(support_task, loop)(server.base_url, MODEL)
     trace = export_to_evalsite(agent_api, exporter)
     spans = Span.objects.filter(trace=trace)
     assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
