@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+import uuid
 from http.server import ThreadingHTTPServer
 
 from tests.conformance import support_task
@@ -188,7 +189,7 @@ def response_for(body: dict, retry: bool = True) -> dict:
         }
     ]
     return {
-        "id": f"resp_{len(body.get('input') or [])}",
+        "id": f"resp_{uuid.uuid4().hex}",  # unique, as the API's: instrumentations key by it
         "object": "response",
         "created_at": int(time.time()),
         "model": MODEL,

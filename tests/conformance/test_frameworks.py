@@ -237,14 +237,25 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     assert_judge_reads(trace, JUDGE_READS)
 
 
-@pytest.mark.parametrize("loop", ["openai_agent_run", "openai_responses_agent_run"])
-def test_openllmetry_openai_instrumentation_under_a_silent_root(agent_api, loop):
-    # a plain tool loop on Chat Completions, and on the Responses API
+@pytest.fixture(scope="module")
+def openllmetry_openai():
+    """OpenLLMetry's OpenAI instrumentation, on for the module: once uninstrumented, 0.62.4
+    traces no Responses API call again in the process (chat completions it does)."""
     from opentelemetry.instrumentation.openai import OpenAIInstrumentor
 
     provider, exporter = capturing_provider("support")
+    with instrumented(provider, OpenAIInstrumentor()):
+        yield provider, exporter
+
+
+@pytest.mark.parametrize("loop", ["openai_agent_run", "openai_responses_agent_run"])
+def test_openllmetry_openai_instrumentation_under_a_silent_root(
+    agent_api, loop, openllmetry_openai
+):
+    # a plain tool loop on Chat Completions, and on the Responses API
+    provider, exporter = openllmetry_openai
+    exporter.clear()
     with (
-        instrumented(provider, OpenAIInstrumentor()),
         FakeOpenAI() as server,
         provider.get_tracer("support").start_as_current_span("support run"),
     ):
