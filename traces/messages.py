@@ -342,6 +342,8 @@ def messages_read(value) -> list[Message] | None:
             return messages_read([g.get("message") or g for g in batch if isinstance(g, dict)])
         if isinstance(value.get("content"), dict) and "role" not in value:
             return messages_read(value["content"])  # Gemini/ADK response
+        if value.get("object") == "response" and isinstance(value.get("output"), list):
+            return _response_items_read(value["output"])  # OpenAI Responses API
         state = value.get("state")
         if isinstance(state, dict) and "messages" not in value and "tool_call" in value:
             value = state  # LangGraph's tool_call_with_context: the call and the graph's state
@@ -360,7 +362,48 @@ def messages_read(value) -> list[Message] | None:
         return [single] if single is not None else None
     if not isinstance(value, list) or not value:
         return None
+    if len(value) == 1 and isinstance(value[0], dict) and value[0].get("object") == "response":
+        return messages_read(value[0])  # the OpenAI Agents SDK's streamed generation output
+    if any(isinstance(item, dict) and item.get("type") in RESPONSE_CALL_ITEMS for item in value):
+        return _response_items_read(value)
     messages = [m for m in (message_read(item) for item in value) if m is not None]
+    return messages or None
+
+
+# The Responses API's items that are no message: a call the model made, and its result.
+RESPONSE_CALL_ITEMS = frozenset(("function_call", "function_call_output"))
+
+
+def _response_items_read(items: list) -> list[Message] | None:
+    """OpenAI Responses API items (a request's input, a response's output) as messages: the
+    `function_call` items of one turn are one assistant message's calls, each
+    `function_call_output` a tool message, `reasoning` and other items without a role left out."""
+    messages: list[Message] = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "function_call":
+            last = messages[-1] if messages else None
+            if last is None or last.role != "assistant" or last.tool_results:
+                last = Message(role="assistant")
+                messages.append(last)
+            last.tool_calls.append(
+                ToolCall(
+                    id=str(item.get("call_id") or item.get("id") or ""),
+                    name=str(item.get("name") or ""),
+                    arguments=_arguments(item.get("arguments")),
+                )
+            )
+        elif kind == "function_call_output":
+            result = ToolResult(
+                id=str(item.get("call_id") or ""), content=json_text_decoded(item.get("output"))
+            )
+            messages.append(Message(role="tool", tool_results=[result]))
+        else:
+            message = message_read(item)
+            if message is not None:
+                messages.append(message)
     return messages or None
 
 

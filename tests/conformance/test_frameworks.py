@@ -140,6 +140,35 @@ def test_openai_agents_with_openinference(agent_api, api):
     assert Span.objects.filter(trace=trace, kind=SpanKind.AGENT).exists()
 
 
+def test_openai_agents_streamed_run(agent_api):
+    # streamed, each generation's output is the whole Responses API object the SDK built from
+    # the chunks (no flattened messages): its items are the reply and the calls
+    import asyncio
+
+    from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
+    from openai import AsyncOpenAI
+    from openinference.instrumentation.openai_agents import OpenAIAgentsInstrumentor
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, OpenAIAgentsInstrumentor()), FakeOpenAI() as server:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="test")
+        agent = Agent(
+            name="support",
+            instructions=support_task.SYSTEM_PROMPT,
+            model=OpenAIChatCompletionsModel(model=MODEL, openai_client=client),
+            tools=[function_tool(support_task.lookup_order), function_tool(support_task.refund)],
+        )
+
+        async def run():
+            async for _ in Runner.run_streamed(agent, support_task.TASK).stream_events():
+                pass
+
+        asyncio.run(run())
+    trace = export_to_evalsite(agent_api, exporter)
+    assert_support_run(trace)
+    assert '"object": "response"' not in tree_json(trace_span_tree(trace))
+
+
 def test_openai_agents_handoff_reads_each_agents_steps_under_it(agent_api):
     from agents import Agent, OpenAIChatCompletionsModel, Runner, function_tool
     from openai import AsyncOpenAI

@@ -435,3 +435,45 @@ def test_a_message_that_says_its_text_in_content_and_contents_reads_it_once():
     other = {"message_content": {"type": "text", "text": "Anything else?"}}
     (message,) = messages_read([{"role": "assistant", "contents": [part, other]}])
     assert message.text == f"{text}\nAnything else?"
+
+
+def test_openai_responses_items_read_as_the_turns_they_are():
+    response = {
+        "object": "response",
+        "output": [
+            {"type": "reasoning", "id": "rs_1", "summary": []},
+            {
+                "type": "function_call",
+                "id": "fc_1",
+                "call_id": "call_1",
+                "name": "refund",
+                "arguments": '{"id": "R-1"}',
+            },
+            {
+                "type": "function_call",
+                "id": "fc_2",
+                "call_id": "call_2",
+                "name": "notify",
+                "arguments": "{}",
+            },
+        ],
+    }
+    (message,) = messages_read([response])
+    assert [(c.id, c.name, c.arguments) for c in message.tool_calls] == [
+        ("call_1", "refund", {"id": "R-1"}),
+        ("call_2", "notify", {}),
+    ]
+    items = [
+        {"role": "user", "content": "Refund R-1"},
+        {"type": "function_call", "call_id": "call_1", "name": "refund", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_1", "output": '{"ok": 1}'},
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "Done."}],
+        },
+    ]
+    read = messages_read(items)
+    assert [m.role for m in read] == ["user", "assistant", "tool", "assistant"]
+    assert [(r.id, r.content) for r in read[2].tool_results] == [("call_1", {"ok": 1})]
+    assert read[3].text == "Done."
