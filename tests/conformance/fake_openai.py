@@ -3,12 +3,14 @@
 Each request is answered from the conversation so far: no tool result yet -> call
 `lookup_order`; an order result -> call `refund` with the amount it names; a refund result ->
 the final answer. A `lookup_order` result that is no order (an error, in any framework's words)
-makes it retry the lookup. An agent offered only handoffs (`transfer_to_<agent>`) hands over.
+makes it retry the lookup. An agent offered only handoffs (`transfer_to_<agent>`) hands over; a
+code agent (no tools declared, a `<code>` prompt) is answered with code that calls the tools.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 import uuid
@@ -122,6 +124,37 @@ def _tool_call(call_id: str, name: str, arguments: dict) -> dict:
     }
 
 
+# smolagents' CodeAgent acts by writing Python between these tags, calling tools as functions.
+CODE_OPEN, CODE_CLOSE = "<code>", "</code>"
+RESULT_JSON = re.compile(r"\{[^{}]*\}")
+
+
+def code_reply(messages: list[dict]) -> dict:
+    """The support script as a code agent writes it: each step a thought and a code blob that
+    calls a tool and prints its result; the results come back in "Observation:" user turns."""
+    observed = [
+        json.loads(found)
+        for message in messages
+        if message.get("role") == "user" and _text(message.get("content")).startswith(OBSERVATION)
+        for found in RESULT_JSON.findall(_text(message.get("content")))
+    ]
+    if not observed:
+        thought, code = (
+            "Look the order up.",
+            f'print(lookup_order(order_id="{support_task.ORDER_ID}"))',
+        )
+    elif "refund_id" not in observed[-1]:
+        amount = observed[-1]["amount"]
+        thought = "Refund the amount the order names."
+        code = f'print(refund(order_id="{support_task.ORDER_ID}", amount={amount}))'
+    else:
+        thought, code = "Done.", f"final_answer({support_task.FINAL_ANSWER!r})"
+    return {
+        "role": "assistant",
+        "content": f"Thought: {thought}\n{CODE_OPEN}\n{code}\n{CODE_CLOSE}",
+    }
+
+
 def completion_for(messages: list[dict], tools: list | None = None, retry: bool = True) -> dict:
     functions = [t.get("function") or {} for t in tools or []]
     names = tuple(function.get("name", "") for function in functions)
@@ -130,7 +163,10 @@ def completion_for(messages: list[dict], tools: list | None = None, retry: bool 
         required = (function.get("parameters") or {}).get("required") or []
         if function.get("name") == "final_answer" and len(required) == 1:
             answer_argument = required[0]
-    message = next_reply(messages, names, answer_argument, retry)
+    code_agent = not tools and CODE_OPEN in _text((messages or [{}])[0].get("content"))
+    message = (
+        code_reply(messages) if code_agent else next_reply(messages, names, answer_argument, retry)
+    )
     return {
         "id": f"chatcmpl-{len(messages)}",
         "object": "chat.completion",

@@ -362,6 +362,29 @@ def test_smolagents_with_openinference(agent_api):
     assert '"text": "Calling tools:' not in reading and '"text": "Observation:' not in reading
 
 
+def test_smolagents_code_agent(agent_api):
+    # a CodeAgent acts by writing Python that calls the tools: each call is still a tool step
+    # with its arguments and result, and the code the model wrote is in its reply
+    from openinference.instrumentation.smolagents import SmolagentsInstrumentor
+    from smolagents import CodeAgent, OpenAIServerModel, tool
+
+    provider, exporter = capturing_provider("support")
+    with instrumented(provider, SmolagentsInstrumentor()), FakeOpenAI() as server:
+        model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
+        tools = [tool(documented_tools.lookup_order), tool(documented_tools.refund)]
+        CodeAgent(tools=tools, model=model, max_steps=4, verbosity_level=0).run(support_task.TASK)
+    trace = export_to_evalsite(agent_api, exporter)
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls[:2]] == EXPECTED_CALLS
+    assert [result for *_, result in calls[:2]] == [ORDER, REFUND]
+    assert calls[2][0] == "final_answer"
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert_judge_reads(trace, JUDGE_READS)
+    code = 'print(refund(order_id="R-7731", amount=42.5))'
+    assert json.dumps(code)[1:-1] in tree_json(trace_span_tree(trace))
+
+
 def test_smolagents_with_the_openai_instrumentation_nested_in_its_model_spans(agent_api):
     """OpenInference's smolagents LLM span with opentelemetry-instrumentation-openai-v2's span
     of the same call inside it, both carrying the call's usage, under an agent span that
