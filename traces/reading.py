@@ -156,6 +156,26 @@ def tool_result_key(content) -> str:
     return _json_key(value)
 
 
+# smolagents' CodeAgent: the model's code runs as a `python_interpreter` call, and what the
+# run printed and returned comes back as one observation text.
+CODE_BLOCK = re.compile(r"<code>\n?(.*?)\n?</code>", re.S)
+CODE_TOOL = "python_interpreter"
+EXECUTION_LOGS, LAST_OUTPUT = "Execution logs:\n", "Last output from code snippet:\n"
+
+
+def code_run_parts(text) -> list | None:
+    """A code step's observation, `Execution logs:\n<printed>\nLast output from code
+    snippet:\n<value>`, as the values it holds (each printed line, the last value unless
+    None); None for any other text."""
+    if not isinstance(text, str) or not text.startswith(EXECUTION_LOGS):
+        return None
+    logs, _, last = text[len(EXECUTION_LOGS) :].partition(LAST_OUTPUT)
+    parts = [line for line in logs.splitlines() if line.strip()]
+    if last.strip() not in ("", "None"):
+        parts.append(last.strip())
+    return parts
+
+
 def _message_key(message: Message) -> tuple:
     calls = tuple((call.name, _json_key(call.arguments)) for call in message.tool_calls)
     results = tuple(_json_key(result.content) for result in message.tool_results)
@@ -209,19 +229,30 @@ class ReadingState:
 
     def messages_shown(self, messages: list[Message]) -> None:
         """Messages shown whatever came before (a model call's reply): a history that later
-        holds one twice (a retried decision) has shown both."""
+        holds one twice (a retried decision) has shown both. A reply's code blocks count as
+        the `python_interpreter` calls a code agent's history tells them as."""
         for message in messages:
             key = _message_key(message)
             if key != (message.role, "", (), ()):
                 self.shown[key] += 1
+            if message.role == "assistant" and "<code>" in message.text:
+                for code in CODE_BLOCK.findall(message.text):
+                    call = ((CODE_TOOL, _json_key(code.strip())),)
+                    self.shown[("assistant", "", call, ())] += 1
 
     def _only_results_shown(self, message: Message) -> bool:
         """A message that only hands back tool results their tool steps showed already."""
         return bool(message.tool_results) and (
             not message.text.strip()
             and not message.tool_calls
-            and all(tool_result_key(r.content) in self.results_shown for r in message.tool_results)
+            and all(self._result_shown(r.content) for r in message.tool_results)
         )
+
+    def _result_shown(self, content) -> bool:
+        parts = code_run_parts(content)
+        if parts is not None:  # a code run's observation: every value in it shown already
+            return all(tool_result_key(part) in self.results_shown for part in parts)
+        return tool_result_key(content) in self.results_shown
 
     def tool_result_shown(self, content) -> None:
         """A tool step's result: the model call that later reads it need not show it again."""

@@ -11,6 +11,7 @@ from traces.models import Span, SpanKind, Trace
 from traces.reading import (
     ReadingState,
     carried_present,
+    code_run_parts,
     merged_members,
     step_labels,
     step_read,
@@ -101,6 +102,9 @@ def _shown_keys(node: dict) -> set[str]:
     if node["type"] == SpanKind.TOOL:
         return {"result " + tool_result_key(node["result"])} if "result" in node else set()
     output = node.get("output")
+    parts = code_run_parts(output)
+    if parts:  # a code step's observation: the values its tool calls returned
+        return {"result " + tool_result_key(part) for part in parts}
     if isinstance(output, str):
         return {output.strip()}
     if isinstance(output, dict):  # a step that answers with its tool's result

@@ -288,3 +288,18 @@ def test_a_steps_error_reads_without_the_traceback_appended_to_it(message, read)
     from traces.reading import error_read
 
     assert error_read(message) == read
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ('Execution logs:\n{"ok": 1}\nLast output from code snippet:\nNone', ['{"ok": 1}']),
+        ("Execution logs:\nLast output from code snippet:\nDone.", ["Done."]),
+        ("Execution logs:\na\nb\n\nLast output from code snippet:\n3", ["a", "b", "3"]),
+        ("Observation: 3", None),
+    ],
+)
+def test_a_code_runs_observation_reads_as_the_values_in_it(text, parts):
+    from traces.reading import code_run_parts
+
+    assert code_run_parts(text) == parts
