@@ -1,5 +1,5 @@
 """A scripted Anthropic Messages server on 127.0.0.1 for conformance runs: the support script
-of fake_openai, spoken as `tool_use` and `tool_result` content blocks."""
+of fake_openai, spoken as `tool_use` and `tool_result` content blocks, whole or streamed."""
 
 from __future__ import annotations
 
@@ -60,7 +60,43 @@ class _Handler(JsonHandler):
         if not self.path.rstrip("/").endswith("/v1/messages"):
             self.send_json(404, {"type": "error", "error": {"message": f"no route {self.path}"}})
             return
-        self.send_json(200, message_for(body.get("messages", []), body.get("tools")))
+        message = message_for(body.get("messages", []), body.get("tools"))
+        if body.get("stream"):
+            self._stream(message)
+        else:
+            self.send_json(200, message)
+
+    def _stream(self, message: dict) -> None:
+        """The same message as the Messages API streams it: start, each block, delta, stop."""
+        head = {**message, "content": [], "stop_reason": None}
+        head["usage"] = {"input_tokens": PROMPT_TOKENS, "output_tokens": 1}
+        events = [("message_start", {"message": head})]
+        for index, block in enumerate(message["content"]):
+            if block["type"] == "tool_use":
+                start = {**block, "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            else:
+                start, delta = (
+                    {"type": "text", "text": ""},
+                    {"type": "text_delta", "text": block["text"]},
+                )
+            events += [
+                ("content_block_start", {"index": index, "content_block": start}),
+                ("content_block_delta", {"index": index, "delta": delta}),
+                ("content_block_stop", {"index": index}),
+            ]
+        stop = {"stop_reason": message["stop_reason"], "stop_sequence": None}
+        events += [
+            ("message_delta", {"delta": stop, "usage": {"output_tokens": COMPLETION_TOKENS}}),
+            ("message_stop", {}),
+        ]
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        for name, data in events:
+            self.wfile.write(
+                f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n".encode()
+            )
 
 
 class FakeAnthropic:

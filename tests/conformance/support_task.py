@@ -69,21 +69,27 @@ ANTHROPIC_TOOLS = [
 ]
 
 
-def anthropic_agent_run(base_url: str, model: str) -> str:
-    """The task as a plain Anthropic tool loop (the SDK against `base_url`): each `tool_use`
-    is answered with a `tool_result` until the model answers in text, which is returned."""
+def anthropic_agent_run(base_url: str, model: str, stream: bool = False) -> str:
+    """The task as a plain Anthropic tool loop (the SDK against `base_url`, each reply whole or
+    streamed): each `tool_use` is answered with a `tool_result` until the model answers in
+    text, which is returned."""
     import anthropic
 
     client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0)
     messages = [{"role": "user", "content": TASK}]
     while True:
-        reply = client.messages.create(
-            model=model,
-            max_tokens=1024,
-            system=SYSTEM_PROMPT,
-            tools=ANTHROPIC_TOOLS,
-            messages=messages,
-        )
+        request = {
+            "model": model,
+            "max_tokens": 1024,
+            "system": SYSTEM_PROMPT,
+            "tools": ANTHROPIC_TOOLS,
+            "messages": messages,
+        }
+        if stream:
+            with client.messages.stream(**request) as streamed:
+                reply = streamed.get_final_message()
+        else:
+            reply = client.messages.create(**request)
         uses = [block for block in reply.content if block.type == "tool_use"]
         if not uses:
             return "".join(block.text for block in reply.content if block.type == "text")
