@@ -66,6 +66,19 @@ def assert_support_run(trace, *, model_calls: int = 3):
     assert_judge_reads(trace, JUDGE_READS)
 
 
+def assert_silent_root_run(trace):
+    """Three model calls under a root that says nothing: task and answer come from the calls,
+    and the tool calls, which live only in their messages, reach the judge too."""
+    spans = Span.objects.filter(trace=trace)
+    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    # output tokens are not compared: streamed, OpenLLMetry's Anthropic instrumentation adds
+    # message_start's count to the cumulative one message_delta gives
+    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+    assert_judge_reads(trace, JUDGE_READS)
+
+
 def smolagents_support_run(provider, *more_instrumentors) -> None:
     """smolagents' ToolCallingAgent on the fake OpenAI server, traced by OpenInference's
     smolagents instrumentation and any others given."""
@@ -206,46 +219,40 @@ def steps_under(node: dict) -> list[dict]:
     return [step for child in node.get("children", []) for step in [child, *steps_under(child)]]
 
 
-def test_langgraph_with_openinference(agent_api):
+def langgraph_support_run(provider, instrumentor) -> None:
+    """LangGraph's prebuilt ReAct agent on the fake OpenAI server, traced by `instrumentor`."""
     from langchain_core.tools import tool
     from langchain_openai import ChatOpenAI
     from langgraph.prebuilt import create_react_agent
-    from openinference.instrumentation.langchain import LangChainInstrumentor
 
-    provider, exporter = capturing_provider("support")
-    with instrumented(provider, LangChainInstrumentor()), FakeOpenAI() as server:
+    with instrumented(provider, instrumentor), FakeOpenAI() as server:
         llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
         tools = [tool(support_task.lookup_order), tool(support_task.refund)]
         agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
         agent.invoke({"messages": [("user", support_task.TASK)]})
+
+
+@pytest.mark.parametrize(
+    "instrumentor",
+    [
+        "openinference.instrumentation.langchain.LangChainInstrumentor",
+        "opentelemetry.instrumentation.langchain.LangchainInstrumentor",  # OpenLLMetry's
+    ],
+)
+def test_langgraph(agent_api, instrumentor):
+    module, _, name = instrumentor.rpartition(".")
+    provider, exporter = capturing_provider("support")
+    langgraph_support_run(provider, getattr(importlib.import_module(module), name)())
     trace = export_to_evalsite(agent_api, exporter)
+    # each tool's arguments and result as the tool had them, not the run's bookkeeping around
+    # them (OpenLLMetry's `input_str`, tags, metadata; a serialized ToolMessage)
     assert_support_run(trace)
-    # the tool node's input and the routing edge's Send carry the whole graph state, history
-    # growing with every step: the judge reads the route and the new messages only
+    # the tool node's input and the routing edge's Send carry the whole graph state, and
+    # OpenLLMetry wraps every chain step's in `{"inputs": ..., "tags", "metadata", "kwargs"}`:
+    # the judge reads the route and each message once
     reading = tree_json(trace_span_tree(trace))
     assert "Send(node='tools')" in reading
     assert "remaining_steps" not in reading and "HumanMessage(" not in reading
-
-
-def test_langgraph_with_openllmetry(agent_api):
-    from langchain_core.tools import tool
-    from langchain_openai import ChatOpenAI
-    from langgraph.prebuilt import create_react_agent
-    from opentelemetry.instrumentation.langchain import LangchainInstrumentor
-
-    provider, exporter = capturing_provider("support")
-    with instrumented(provider, LangchainInstrumentor()), FakeOpenAI() as server:
-        llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
-        tools = [tool(support_task.lookup_order), tool(support_task.refund)]
-        agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
-        agent.invoke({"messages": [("user", support_task.TASK)]})
-    trace = export_to_evalsite(agent_api, exporter)
-    # each tool's arguments and result as the tool had them, not the run's bookkeeping around
-    # them (`input_str`, tags, metadata; a serialized ToolMessage)
-    assert_support_run(trace)
-    # every chain step's `{"inputs": ..., "tags", "metadata", "kwargs"}` carries the graph's
-    # whole history: the judge reads each message once
-    reading = tree_json(trace_span_tree(trace))
     assert '"lc": 1' not in reading and "input_str" not in reading
     assert len(reading) < 6000
 
@@ -255,15 +262,7 @@ def test_openai_v2_instrumentation_under_a_silent_root(agent_api, monkeypatch):
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
     provider, exporter = capturing_provider("support")
     openai_v2_support_run(provider)
-    trace = export_to_evalsite(agent_api, exporter)
-    # model calls under a root that says nothing: task and answer come from the calls
-    spans = Span.objects.filter(trace=trace)
-    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
-    assert trace.task == support_task.TASK
-    assert trace.final_answer == support_task.FINAL_ANSWER
-    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
-    # the tool calls live only in the model calls' messages: the judge still reads them
-    assert_judge_reads(trace, JUDGE_READS)
+    assert_silent_root_run(export_to_evalsite(agent_api, exporter))
 
 
 @pytest.fixture(scope="module")
@@ -289,13 +288,7 @@ def test_openllmetry_openai_instrumentation_under_a_silent_root(
         provider.get_tracer("support").start_as_current_span("support run"),
     ):
         getattr(support_task, loop)(server.base_url, MODEL)
-    trace = export_to_evalsite(agent_api, exporter)
-    spans = Span.objects.filter(trace=trace)
-    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
-    assert trace.task == support_task.TASK
-    assert trace.final_answer == support_task.FINAL_ANSWER
-    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
-    assert_judge_reads(trace, JUDGE_READS)
+    assert_silent_root_run(export_to_evalsite(agent_api, exporter))
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
@@ -314,17 +307,10 @@ def test_anthropic_sdk_tool_loop_under_a_silent_root(agent_api, instrumentation,
     ):
         support_task.anthropic_agent_run(server.base_url, ANTHROPIC_MODEL, stream)
     trace = export_to_evalsite(agent_api, exporter)
-    spans = Span.objects.filter(trace=trace)
-    assert sorted(span.kind for span in spans) == [SpanKind.CUSTOM] + [SpanKind.LLM] * 3
-    assert trace.task == support_task.TASK
-    assert trace.final_answer == support_task.FINAL_ANSWER
-    # output tokens are not compared: streamed, OpenLLMetry adds message_start's count to the
-    # cumulative one message_delta gives
-    assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
+    assert_silent_root_run(trace)
     # the tools each request declared are the trace's available tools
     offered = trace.context["available_tools"]
     assert [tool["name"] for tool in offered] == ["lookup_order", "refund"]
-    assert_judge_reads(trace, JUDGE_READS)
     # each decision once: OpenInference lists a tool_use block in the message's contents and
     # again in its tool_calls
     decided = [
