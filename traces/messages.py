@@ -271,10 +271,40 @@ def message_read(raw) -> Message | None:
             )
         )
         texts = []
+    if len(message.tool_calls) > 1:
+        message.tool_calls = _calls_once(message.tool_calls)
+    if message.tool_calls and texts:
+        texts = [text for text in texts if not _call_as_text(text, message.tool_calls)]
     message.text = "\n".join(t for t in texts if t)
     if not message.tool_calls and not message.tool_results:
         _step_memory_read(message)
     return message
+
+
+def _calls_once(calls: list[ToolCall]) -> list[ToolCall]:
+    """Each call once: LangChain's AIMessage from Anthropic lists a call both as a `tool_use`
+    content block and in `tool_calls`, under the same id."""
+    seen: set[str] = set()
+    once = []
+    for call in calls:
+        if call.id and call.id in seen:
+            continue
+        seen.add(call.id)
+        once.append(call)
+    return once
+
+
+def _call_as_text(text: str, calls: list[ToolCall]) -> bool:
+    """A text that is only a call of the message written out as JSON (OpenLLMetry's LangChain
+    instrumentation writes an Anthropic `tool_use` block as a text part)."""
+    if not text.startswith("{"):
+        return False
+    block = json_text_decoded(text)
+    return (
+        isinstance(block, dict)
+        and block.get("type") in ("tool_use", "tool_call", "function_call")
+        and any(call.id and call.id == block.get("id") for call in calls)
+    )
 
 
 # smolagents hands its steps back to the model as text: the calls a step made as

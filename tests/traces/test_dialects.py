@@ -477,3 +477,18 @@ def test_openai_responses_items_read_as_the_turns_they_are():
     assert [m.role for m in read] == ["user", "assistant", "tool", "assistant"]
     assert [(r.id, r.content) for r in read[2].tool_results] == [("call_1", {"ok": 1})]
     assert read[3].text == "Done."
+
+
+def test_a_call_listed_twice_in_one_message_is_read_once():
+    # LangChain's AIMessage from Anthropic: a tool_use block and tool_calls, one id; as
+    # OpenLLMetry writes it, the block also comes as a text part of JSON
+    block = {"type": "tool_use", "id": "toolu_1", "name": "refund", "input": {"id": "R-1"}}
+    call = {"name": "refund", "args": {"id": "R-1"}, "id": "toolu_1", "type": "tool_call"}
+    (message,) = messages_read([{"type": "ai", "content": [block], "tool_calls": [call]}])
+    assert [(c.id, c.name) for c in message.tool_calls] == [("toolu_1", "refund")]
+    parts = [
+        {"type": "text", "content": json.dumps(block)},
+        {"type": "tool_call", "id": "toolu_1", "name": "refund", "arguments": {"id": "R-1"}},
+    ]
+    (message,) = messages_read([{"role": "assistant", "parts": parts}])
+    assert message.text == "" and [c.name for c in message.tool_calls] == ["refund"]
