@@ -122,6 +122,9 @@ def _tool_call_into(message: Message, call: dict) -> None:
     )
 
 
+AI_SDK_OUTPUTS = frozenset(("text", "json", "error-text", "error-json", "content"))
+
+
 def _block_into(message: Message, block, texts: list[str]) -> None:
     """One content block or part of any form, added to the message."""
     if isinstance(block, str):
@@ -150,6 +153,17 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
     ):
         response = block.get("function_response")
         source = response if isinstance(response, dict) else block
+        content = json_text_decoded(
+            next(
+                (source[k] for k in ("content", "response", "result", "output") if k in source),
+                None,
+            )
+        )
+        is_error = bool(source.get("is_error"))
+        if isinstance(content, dict) and content.get("type") in AI_SDK_OUTPUTS:
+            # the AI SDK (v5 on) types a result: `{"type": "text" | "json" | "error-text"...}`
+            is_error = content["type"].startswith("error")
+            content = json_text_decoded(content.get("value"))
         message.tool_results.append(
             ToolResult(
                 id=str(
@@ -160,17 +174,8 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
                     or source.get("toolCallId")
                     or ""
                 ),
-                content=json_text_decoded(
-                    next(
-                        (
-                            source[k]
-                            for k in ("content", "response", "result", "output")
-                            if k in source
-                        ),
-                        None,
-                    )
-                ),
-                is_error=bool(source.get("is_error")),
+                content=content,
+                is_error=is_error,
             )
         )
     elif isinstance(block.get("toolUse"), dict):  # Bedrock Converse (strands)

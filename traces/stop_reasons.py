@@ -34,7 +34,7 @@ STOP_SPELLINGS: dict[str, tuple[str, ...]] = {
         "success",
         "final_answer",
     ),
-    StopKind.TOOL_CALL: ("tool_use", "tool_calls", "tool_call", "function_call"),
+    StopKind.TOOL_CALL: ("tool_use", "tool_calls", "tool_call", "function_call", "tool-calls"),
     StopKind.TRUNCATED: (
         "max_tokens",
         "length",
@@ -49,6 +49,7 @@ STOP_SPELLINGS: dict[str, tuple[str, ...]] = {
         "refusal",
         "refused",
         "content_filter",
+        "content-filter",  # the Vercel AI SDK's
         "content_filtered",
         "safety",
         "recitation",

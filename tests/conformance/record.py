@@ -334,6 +334,38 @@ def record_inside(framework: str) -> None:
     (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
 
 
+# The Vercel AI SDK runs on Node: its packages, pinned, and the script that runs the agent.
+AI_SDK_PINS = {
+    "ai": "6.0.333",
+    "@ai-sdk/openai": "3.0.141",
+    "zod": "4.6.7",
+    "@opentelemetry/api": "1.9.1",
+    "@opentelemetry/sdk-trace-base": "2.12.1",
+    "@opentelemetry/resources": "2.12.1",
+    "@opentelemetry/context-async-hooks": "2.12.1",
+    "@opentelemetry/otlp-transformer": "0.223.1",
+}
+
+
+def record_ai_sdk() -> None:
+    """Install the pinned AI SDK into a throwaway folder and record its run there."""
+    sys.path.insert(0, str(ROOT))
+    from tests.conformance.fake_openai import FakeOpenAI
+
+    with tempfile.TemporaryDirectory() as folder:
+        package = {"type": "module", "dependencies": AI_SDK_PINS}
+        (Path(folder) / "package.json").write_text(json.dumps(package))
+        subprocess.run(["npm", "install", "--silent"], cwd=folder, check=True)
+        script = Path(folder) / "run.mjs"
+        script.write_text((Path(__file__).parent / "ai_sdk_run.mjs").read_text())
+        body = Path(folder) / "body.json"
+        with FakeOpenAI() as server:
+            node = ["node", str(script), server.base_url, str(body), "chat"]
+            subprocess.run(node, cwd=folder, check=True)
+        fixture = {"recorded_with": AI_SDK_PINS, "request": json.loads(body.read_text())}
+    (RECORDED / "ai-sdk.json").write_text(json.dumps(fixture, indent=1) + "\n")
+
+
 def record(framework: str) -> None:
     """Install the pinned framework into a throwaway venv and record there."""
     with tempfile.TemporaryDirectory() as venv:
@@ -357,6 +389,6 @@ if __name__ == "__main__":
         sys.path.insert(0, str(ROOT))
         record_inside(sys.argv[2])
     else:
-        for name in sys.argv[1:] or list(RUNS):
-            record(name)
+        for name in sys.argv[1:] or [*RUNS, "ai-sdk"]:
+            record_ai_sdk() if name == "ai-sdk" else record(name)
             print(f"recorded {RECORDED / (name + '.json')}")

@@ -260,3 +260,26 @@ def test_microsoft_agent_framework(api_client_for):
     ]
     assert_judge_reads(trace, JUDGE_READS)
     assert "output" not in trace_span_tree(trace)  # the conversation, read on its steps
+
+
+def test_vercel_ai_sdk(api_client_for):
+    # generateText with two tools and its own telemetry (`ai.*` attributes), on Node
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "ai-sdk")
+    assert_support_calls(trace)
+    root = Span.objects.get(trace=trace, parent_span_id="")
+    assert (root.name, root.kind) == ("ai.generateText", SpanKind.AGENT)
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
+    assert [call.name for call in calls] == ["ai.generateText.doGenerate"] * 3
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert [tool["name"] for tool in trace.context["available_tools"]] == [
+        "lookup_order",
+        "refund",
+    ]
+    assert_judge_reads(trace, JUDGE_READS)
+    # `tool-calls`, as the SDK spells it, is a stop to call a tool
+    steps = steps_read(trace_span_tree(trace))
+    assert [s.get("finish_reason") for s in steps if s["type"] == SpanKind.LLM] == [
+        "tool_call",
+        "tool_call",
+        "completed",
+    ]

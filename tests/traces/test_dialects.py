@@ -492,3 +492,49 @@ def test_a_call_listed_twice_in_one_message_is_read_once():
     ]
     (message,) = messages_read([{"role": "assistant", "parts": parts}])
     assert message.text == "" and [c.name for c in message.tool_calls] == ["refund"]
+
+
+def test_the_vercel_ai_sdks_spans_read_as_steps():
+    call = build(
+        {
+            "ai.operationId": "ai.generateText.doGenerate",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "ai.prompt.messages": json.dumps([{"role": "user", "content": "Refund R-1"}]),
+            "ai.response.text": "On it.",
+            "ai.response.toolCalls": json.dumps(
+                [{"toolCallId": "c1", "toolName": "refund", "input": '{"id": "R-1"}'}]
+            ),
+        }
+    )
+    assert call.kind == SpanKind.LLM
+    (reply,) = messages_read(call.output)
+    assert reply.text == "On it."
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("c1", "refund", {"id": "R-1"})
+    ]
+    tool = build(
+        {
+            "ai.operationId": "ai.toolCall",
+            "ai.toolCall.name": "refund",
+            "ai.toolCall.id": "c1",
+            "ai.toolCall.args": '{"id": "R-1"}',
+            # a tool's string return, written as JSON again
+            "ai.toolCall.result": json.dumps(json.dumps({"ok": 1})),
+        }
+    )
+    assert (tool.kind, tool.tool_name, tool.tool_call_id) == (SpanKind.TOOL, "refund", "c1")
+    assert (tool.input, tool.output) == ({"id": "R-1"}, {"ok": 1})
+
+
+@pytest.mark.parametrize(
+    ("output", "content", "is_error"),
+    [
+        ({"type": "text", "value": '{"ok": 1}'}, {"ok": 1}, False),
+        ({"type": "json", "value": {"ok": 1}}, {"ok": 1}, False),
+        ({"type": "error-text", "value": "no such order"}, "no such order", True),
+    ],
+)
+def test_ai_sdk_tool_result_parts_are_typed(output, content, is_error):
+    part = {"type": "tool-result", "toolCallId": "c1", "toolName": "refund", "output": output}
+    (message,) = messages_read([{"role": "tool", "content": [part]}])
+    assert [(r.content, r.is_error) for r in message.tool_results] == [(content, is_error)]

@@ -73,6 +73,24 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
             "task": SpanKind.CUSTOM,
         },
     ),
+    (
+        # The Vercel AI SDK: a call of generateText/streamText runs the agent's steps, each a
+        # provider call (`doGenerate`, `doStream`) and its tool calls.
+        "ai.operationId",
+        {
+            "ai.generateText": SpanKind.AGENT,
+            "ai.streamText": SpanKind.AGENT,
+            "ai.generateObject": SpanKind.AGENT,
+            "ai.streamObject": SpanKind.AGENT,
+            "ai.generateText.doGenerate": SpanKind.LLM,
+            "ai.streamText.doStream": SpanKind.LLM,
+            "ai.generateObject.doGenerate": SpanKind.LLM,
+            "ai.streamObject.doStream": SpanKind.LLM,
+            "ai.toolCall": SpanKind.TOOL,
+            "ai.embed": SpanKind.RETRIEVER,
+            "ai.embedMany": SpanKind.RETRIEVER,
+        },
+    ),
 ]
 # Any of these present means a tool span even without an operation name (e.g. Pydantic AI).
 TOOL_MARKERS = (
@@ -81,6 +99,7 @@ TOOL_MARKERS = (
     "tool.name",
     "gcp.vertex.agent.tool_call_args",
     "tool_arguments",
+    "ai.toolCall.name",
 )
 # Any of these present means a model call, also on spans with no gen_ai.* attribute at all.
 LLM_MARKERS = (
@@ -111,8 +130,14 @@ KIND_SYNONYMS = {
 
 # Scalar span fields: first attribute present wins.
 SPAN_FIELDS: dict[str, tuple[str, ...]] = {
-    "tool_name": ("gen_ai.tool.name", "tool.name", "tool_call.function.name"),
-    "tool_call_id": ("gen_ai.tool.call.id", "tool_call.id", "tool.id", "jsonrpc.request.id"),
+    "tool_name": ("gen_ai.tool.name", "tool.name", "tool_call.function.name", "ai.toolCall.name"),
+    "tool_call_id": (
+        "gen_ai.tool.call.id",
+        "tool_call.id",
+        "tool.id",
+        "jsonrpc.request.id",
+        "ai.toolCall.id",
+    ),
     "model": (
         "langfuse.observation.model.name",
         "gen_ai.response.model",
@@ -120,6 +145,7 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
         "llm.response.model_name",
         "llm.model_name",
         "llm.request.model_name",
+        "ai.model.id",
     ),
     "provider": ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
     "input_tokens": (
@@ -165,6 +191,7 @@ INPUT_ATTRIBUTES = (
     "gen_ai.tool.call.arguments",
     "gen_ai.tool.input",
     "gen_ai.tool.args",  # agent-wrapper libraries: the arguments as a JSON string
+    "ai.toolCall.args",  # the Vercel AI SDK's
     "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
     "input.value",
@@ -175,11 +202,14 @@ INPUT_ATTRIBUTES = (
     "pydantic_ai.all_messages",
     "all_messages_events",
     "gen_ai.prompt",
+    "ai.prompt.messages",  # the Vercel AI SDK's: a provider call's messages
+    "ai.prompt",  # and the whole call's `{system, prompt}` or `{system, messages}`
 )
 OUTPUT_ATTRIBUTES = (
     "langfuse.observation.output",
     "gen_ai.tool.call.result",
     "gen_ai.tool.output",
+    "ai.toolCall.result",  # the Vercel AI SDK's
     "tool_response",
     "gcp.vertex.agent.tool_response",
     "output.value",
@@ -189,6 +219,7 @@ OUTPUT_ATTRIBUTES = (
     "final_result",
     "gen_ai.completion",
     "gen_ai.output",  # agent-wrapper libraries: a tool's result, or a model call's answer
+    "ai.response.text",  # the Vercel AI SDK's (its tool calls: conventions.ai_sdk_reply)
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")

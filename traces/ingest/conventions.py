@@ -114,6 +114,8 @@ class SpanPlan(NamedTuple):
     tool_status: bool
     # The names that list tools offered to a model call (offered_tools_from).
     offered_tools: tuple[str, ...]
+    # The Vercel AI SDK's `ai.response.toolCalls`: the reply is composed (ai_sdk_reply).
+    ai_sdk_calls: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -162,25 +164,52 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         system_instructions="gen_ai.system_instructions" in present,
         tool_status="gen_ai.tool.status" in present,
         offered_tools=tuple(
-            name for name in names if name == TOOL_DEFINITIONS or _OFFERED_TOOL.match(name)
+            name for name in names if name in TOOL_DEFINITION_LISTS or _OFFERED_TOOL.match(name)
         ),
+        ai_sdk_calls=AI_SDK_CALLS in present,
     )
 
 
 # Tools offered to a model call: the GenAI conventions' list, else OpenInference's
 # `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
 TOOL_DEFINITIONS = "gen_ai.tool.definitions"
+# Lists of definitions (JSON, or arrays of JSON texts): the GenAI one, the Vercel AI SDK's.
+TOOL_DEFINITION_LISTS = (TOOL_DEFINITIONS, "ai.prompt.tools")
 _OFFERED_TOOL = re.compile(
     r"^llm\.(?:tools\.(\d+)\.tool\.json_schema|request\.functions\.(\d+)\.(\w+))$"
 )
 
 
+AI_SDK_CALLS = "ai.response.toolCalls"
+
+
+def ai_sdk_reply(attributes: Mapping) -> dict:
+    """A Vercel AI SDK provider call's reply: its text (`ai.response.text`) and its calls
+    (`ai.response.toolCalls`, `[{toolCallId, toolName, input}]`; `args` before v5) as one
+    assistant message."""
+    reply: dict = {"role": "assistant", "content": attributes.get("ai.response.text") or ""}
+    calls = json_maybe(attributes[AI_SDK_CALLS])
+    reply["tool_calls"] = [
+        {
+            "id": call.get("toolCallId", ""),
+            "function": {
+                "name": call.get("toolName", ""),
+                "arguments": call.get("input", call.get("args")),
+            },
+        }
+        for call in (calls if isinstance(calls, list) else [])
+        if isinstance(call, dict)
+    ]
+    return reply
+
+
 def offered_tools_from(attributes: Mapping, plan: SpanPlan) -> list:
     """The tool definitions a span lists, as sent and in its order (traces.tool_definitions
     reads every form)."""
-    if TOOL_DEFINITIONS in plan.offered_tools:
-        listed = json_maybe(attributes[TOOL_DEFINITIONS])
-        return listed if isinstance(listed, list) else []
+    for name in TOOL_DEFINITION_LISTS:
+        if name in plan.offered_tools:
+            listed = json_maybe(attributes[name])
+            return listed if isinstance(listed, list) else []
     by_index: dict[int, object] = {}
     for name in plan.offered_tools:
         found = _OFFERED_TOOL.match(name)
@@ -310,6 +339,8 @@ def span_content_from(
         and any(attributes[name] == "" for name in plan.output_attributes)
     ):
         value_out = ""  # a tool that returned nothing (a `think` scratchpad) did return
+    if plan.ai_sdk_calls:
+        value_out = ai_sdk_reply(attributes)
     value_in = json_maybe(value_in)
     if plan.system_instructions:  # rarely sent: no call without it
         value_in = _with_system_instructions(attributes, value_in)

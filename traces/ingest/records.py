@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -199,6 +200,7 @@ def _no_call_made(attributes: dict, output) -> bool:
 _CHAIN_INPUT_KEYS = frozenset(("inputs", "tags", "metadata", "kwargs"))
 _CHAIN_OUTPUT_KEYS = frozenset(("outputs", "kwargs"))
 _TOOL_INPUT_KEYS = frozenset(("input_str", "inputs", "tags", "metadata", "kwargs"))
+_QUOTED_JSON = ('"{', '"[')
 
 
 def chain_value(value):
@@ -253,7 +255,13 @@ def tool_result(value):
     """A tool's result: LangChain wraps it in a ToolMessage `{type: tool, data}` (or its
     `{lc: 1, kwargs}` serialization, inside OpenLLMetry's `{output, kwargs}`);
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
-    LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`."""
+    LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`; the Vercel
+    AI SDK a tool's string return as JSON text again."""
+    if type(value) is str and value[:2] in _QUOTED_JSON:
+        try:  # `"{\"id\": ...}"`: a JSON text, written as a JSON string
+            value = conventions.json_maybe(json.loads(value))
+        except ValueError:
+            return value
     if not isinstance(value, dict):
         return value
     if "raw_output" in value and "tool_name" in value and "raw_input" in value:
