@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import orjson
 
@@ -87,9 +87,11 @@ _SLOTS = _slots_by_attribute()
 _COST_PARTS = frozenset(name for names in COST_PART_ATTRIBUTES for name in names)
 
 
-class SpanPlan(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class SpanPlan:
     """What a span's attribute names decide before any value is read: worked out once for each
-    set of names (spans of one instrumentation share them), so a span only reads values."""
+    set of names (spans of one instrumentation share them), so a span only reads values. Slots,
+    not a NamedTuple: a slot is read in a few instructions, a tuple field through the type."""
 
     # For each field these names can fill, the names best first: span fields (SPAN_FIELDS),
     # trace fields (TRACE_FIELDS) and content (`input`, `output`).
