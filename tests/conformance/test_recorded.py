@@ -49,6 +49,14 @@ def send_recorded(api_client, name: str) -> Trace:
     return Trace.objects.get(project__slug=PROJECT)
 
 
+def assert_support_tools_offered(trace):
+    """The two tools the model calls were offered are the trace's available tools."""
+    assert [tool["name"] for tool in trace.context["available_tools"]] == [
+        "lookup_order",
+        "refund",
+    ]
+
+
 def test_strands_agents(api_client_for):
     trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "strands")
     assert_support_calls(trace)
@@ -189,10 +197,7 @@ def test_llama_index_function_agent(api_client_for):
     assert [helper.kind for helper in helpers] == [SpanKind.CUSTOM] * 3
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
     # the tools each call was offered (`llm.tools.N.tool.json_schema`) head the reading
-    assert [tool["name"] for tool in trace.context["available_tools"]] == [
-        "lookup_order",
-        "refund",
-    ]
+    assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
     reading = tree_json(trace_span_tree(trace))
     # events read as their class and plain fields; the workflow's state and object addresses,
@@ -219,10 +224,7 @@ def test_crewai_crew(api_client_for):
     # the answer is the CrewOutput's `raw`, which the reading then does not repeat
     assert trace.final_answer == support_task.FINAL_ANSWER
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
-    assert [tool["name"] for tool in trace.context["available_tools"]] == [
-        "lookup_order",
-        "refund",
-    ]
+    assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
     tree = trace_span_tree(trace)
     assert "output" not in tree
@@ -240,10 +242,7 @@ def test_agno_agent(api_client_for):
     assert trace.agent_name == "support" and trace.error_count == 0
     assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
-    assert [tool["name"] for tool in trace.context["available_tools"]] == [
-        "lookup_order",
-        "refund",
-    ]
+    assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
 
 
@@ -254,10 +253,7 @@ def test_microsoft_agent_framework(api_client_for):
     assert_support_calls(trace)
     assert trace.agent_name == "support" and trace.error_count == 0
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
-    assert [tool["name"] for tool in trace.context["available_tools"]] == [
-        "lookup_order",
-        "refund",
-    ]
+    assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
     assert "output" not in trace_span_tree(trace)  # the conversation, read on its steps
 
@@ -271,10 +267,7 @@ def test_vercel_ai_sdk(api_client_for):
     calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
     assert [call.name for call in calls] == ["ai.generateText.doGenerate"] * 3
     assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
-    assert [tool["name"] for tool in trace.context["available_tools"]] == [
-        "lookup_order",
-        "refund",
-    ]
+    assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
     # `tool-calls`, as the SDK spells it, is a stop to call a tool
     steps = steps_read(trace_span_tree(trace))
