@@ -254,10 +254,9 @@ def message_read(raw) -> Message | None:
         for part in contents:
             inner = part.get("message_content") if isinstance(part, dict) else None
             if isinstance(inner, dict) and isinstance(part.get("tool_call"), dict):
-                # OpenInference's Anthropic: a `tool_use` part carries its call beside it, and
-                # the message's tool_calls list the same call again
-                if not body.get("tool_calls"):
-                    _tool_call_into(message, part)
+                # OpenInference's Anthropic: a `tool_use` part carries its call beside it (the
+                # message's tool_calls list it again: read once, _calls_once)
+                _tool_call_into(message, part)
                 continue
             said = len(texts)
             _block_into(message, inner if isinstance(inner, dict) else part, texts)

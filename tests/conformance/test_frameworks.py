@@ -22,7 +22,7 @@ from tests.conformance.harness import (
     tool_calls,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads
+from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind, Trace
 from traces.serialize import trace_span_tree, tree_json
 
@@ -207,18 +207,13 @@ def test_openai_agents_handoff_reads_each_agents_steps_under_it(agent_api):
     assert_judge_reads(trace, JUDGE_READS)
     # the judge sees which agent decided what: the handoff under triage, the calls under refunds
     agents = {
-        node["name"]: [step["name"] for step in steps_under(node)]
-        for node in steps_under(trace_span_tree(trace))
+        node["name"]: [step["name"] for step in reading_steps(node)[1:]]
+        for node in reading_steps(trace_span_tree(trace))
         if node["type"] == SpanKind.AGENT and node.get("children")
     }
     assert "handoff to refunds" in agents["triage"]
     assert {"lookup_order", "refund"} <= set(agents["refunds"])
     assert "lookup_order" not in agents["triage"]
-
-
-def steps_under(node: dict) -> list[dict]:
-    """Every step below a node of the reading, depth first."""
-    return [step for child in node.get("children", []) for step in [child, *steps_under(child)]]
 
 
 def langgraph_support_run(chat_model: str) -> None:

@@ -20,7 +20,7 @@ from tests.conformance.test_frameworks import (
     assert_support_calls,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import assert_judge_reads
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.messages import messages_read
 from traces.models import Span, SpanKind, Trace
 from traces.reading import merged_members, step_labels, traces_merged_members
@@ -28,12 +28,6 @@ from traces.serialize import trace_span_tree, tree_json
 
 pytestmark = pytest.mark.django_db
 RECORDED = Path(__file__).resolve().parent / "recorded"
-
-
-def steps_read(node: dict) -> list[dict]:
-    """The steps of a reading, depth first."""
-    own = [node] if "step" in node else []
-    return own + [step for child in node.get("children", []) for step in steps_read(child)]
 
 
 def send_recorded(api_client, name: str) -> Trace:
@@ -75,7 +69,7 @@ def test_strands_agents(api_client_for):
     tree = trace_span_tree(trace)
     decided = [
         (step["name"], call["tool"])
-        for step in steps_read(tree)
+        for step in reading_steps(tree)
         for message in step.get("output") or []
         if isinstance(message, dict)
         for call in message.get("tool_calls") or []
@@ -93,7 +87,7 @@ def test_google_adk(api_client_for):
     assert trace.error_count == 0
     assert_judge_reads(trace, JUDGE_READS)
     # ADK hands each result back as {"result": "<the tool's JSON>"}: read once, on its tool step
-    calls = [s for s in steps_read(trace_span_tree(trace)) if s["type"] == SpanKind.LLM]
+    calls = [s for s in reading_steps(trace_span_tree(trace)) if s["type"] == SpanKind.LLM]
     assert [("new_input" in call) for call in calls] == [True, False, False]
 
 
@@ -152,7 +146,7 @@ def test_beeai_lifecycle_event_spans(api_client_for, client):
     assert_judge_reads(trace, JUDGE_READS)
     # the judge reads each call once: three iterations, each a model call and a tool call
     tree = trace_span_tree(trace)
-    assert [(node["step"], node["type"], node["name"]) for node in steps_read(tree)] == [
+    assert [(node["step"], node["type"], node["name"]) for node in reading_steps(tree)] == [
         (1, "agent", "beeai-framework-main"),
         (2, "agent", "agent.tool_calling.success-1"),
         (3, "llm", "backend.openai.chat.success-1"),
@@ -270,7 +264,7 @@ def test_vercel_ai_sdk(api_client_for):
     assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
     # `tool-calls`, as the SDK spells it, is a stop to call a tool
-    steps = steps_read(trace_span_tree(trace))
+    steps = reading_steps(trace_span_tree(trace))
     assert [s.get("finish_reason") for s in steps if s["type"] == SpanKind.LLM] == [
         "tool_call",
         "tool_call",

@@ -110,9 +110,10 @@ def judge_reads_missing(trace: Trace, expected: Expected) -> dict[str, list[str]
 EMPTY_REPLY = '{"role": "assistant"}'
 
 
-def _steps(node: dict) -> list[dict]:
+def reading_steps(node: dict) -> list[dict]:
+    """The steps of a reading (trace_span_tree), the node's own first, depth first."""
     own = [node] if "step" in node else []
-    return own + [step for child in node.get("children") or [] for step in _steps(child)]
+    return own + [step for child in node.get("children") or [] for step in reading_steps(child)]
 
 
 def _messages(step: dict) -> list[dict]:
@@ -135,7 +136,7 @@ def _result_value(result):
 def read_twice(trace: Trace, expected: Expected) -> list[str]:
     """What the reading shows more often than the agent did it: a tool decided more times than
     it was called, a tool result handed back to the model after its tool step showed it."""
-    steps = _steps(trace_span_tree(trace))
+    steps = reading_steps(trace_span_tree(trace))
     decided = Counter(
         call.get("tool")
         for step in steps
@@ -165,7 +166,7 @@ def unnamed_calls(trace: Trace) -> list[int]:
     """The steps whose messages show a tool call with no tool: a part misread as a call."""
     return [
         step["step"]
-        for step in _steps(trace_span_tree(trace))
+        for step in reading_steps(trace_span_tree(trace))
         for message in _messages(step)
         for call in message.get("tool_calls") or []
         if not call.get("tool")

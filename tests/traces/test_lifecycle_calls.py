@@ -9,6 +9,7 @@ import pytest
 from judges.citations import citations_resolve
 from judges.models import Rubric
 from judges.prompts import prompt_render
+from tests.judges.judge_reads import reading_steps
 from tests.traces.shape_spans import Recorder, send
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.reading import citation_names, traces_merged_members
@@ -41,11 +42,6 @@ def _sent(recorder) -> Trace:
     return Trace.objects.get()
 
 
-def steps_read(node: dict) -> list[dict]:
-    own = [node] if "step" in node else []
-    return own + [step for child in node.get("children", []) for step in steps_read(child)]
-
-
 def test_a_model_calls_lifecycle_spans_are_one_model_call_counted_once():
     recorder = Recorder()
     with recorder.span("agent run", {"gen_ai.operation.name": "invoke_agent"}):
@@ -63,7 +59,7 @@ def test_a_model_calls_lifecycle_spans_are_one_model_call_counted_once():
     assert (trace.input_tokens, trace.output_tokens) == (240, 60)
     # the judge reads two model calls, each once
     tree = trace_span_tree(trace)
-    assert [(n["step"], n["name"]) for n in steps_read(tree)] == [
+    assert [(n["step"], n["name"]) for n in reading_steps(tree)] == [
         (1, "agent run"),
         (2, "backend.openai.chat.success-1"),  # numbered by its first span, as its page shows
         (5, "backend.openai.chat.success-2"),
@@ -151,7 +147,7 @@ def test_an_agents_iterations_are_one_agent_and_one_step_each():
     }
     # each iteration is one step in the place of its start, its spans under it
     tree = trace_span_tree(trace)
-    assert [(n["step"], n["name"]) for n in steps_read(tree)] == [
+    assert [(n["step"], n["name"]) for n in reading_steps(tree)] == [
         (1, "beeai-framework-main"),
         (2, "agent.tool_calling.success-1"),
         (3, "backend.openai.chat.success-1"),

@@ -174,9 +174,8 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
 
 # Tools offered to a model call: the GenAI conventions' list, else OpenInference's
 # `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
-TOOL_DEFINITIONS = "gen_ai.tool.definitions"
 # Lists of definitions (JSON, or arrays of JSON texts): the GenAI one, the Vercel AI SDK's.
-TOOL_DEFINITION_LISTS = (TOOL_DEFINITIONS, "ai.prompt.tools")
+TOOL_DEFINITION_LISTS = ("gen_ai.tool.definitions", "ai.prompt.tools")
 _OFFERED_TOOL = re.compile(
     r"^llm\.(?:tools\.(\d+)\.tool\.json_schema|request\.functions\.(\d+)\.(\w+))$"
 )
