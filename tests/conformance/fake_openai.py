@@ -54,7 +54,26 @@ def next_reply(
 ) -> dict:
     """The assistant message that follows `messages` in the support script. An agent that
     offers a `final_answer` tool (smolagents, BeeAI) gets the answer through it, in the
-    argument the tool declares."""
+    argument the tool declares. A tool offered under a qualified name (Semantic Kernel's
+    `<plugin>-<function>`) is called by that name, as a model calls what it is offered."""
+    reply = _scripted_reply(messages, tool_names, answer_argument, retry)
+    for call in reply.get("tool_calls") or []:
+        function = call["function"]
+        function["name"] = _offered_name(function["name"], tool_names)
+    return reply
+
+
+def _offered_name(name: str, tool_names: tuple[str, ...]) -> str:
+    """`name`, or the one offered tool that qualifies it (`SupportPlugin-refund`)."""
+    if name in tool_names:
+        return name
+    qualified = [offered for offered in tool_names if offered.endswith(f"-{name}")]
+    return qualified[0] if len(qualified) == 1 else name
+
+
+def _scripted_reply(
+    messages: list[dict], tool_names: tuple[str, ...], answer_argument: str, retry: bool
+) -> dict:
     handoffs = [name for name in tool_names if name.startswith(HANDOFF_PREFIX)]
     if handoffs and not any(name in tool_names for name in support_task.TOOLS):
         # a triage agent that can only hand over: it hands the task to the first agent offered

@@ -30,3 +30,17 @@ def test_script_calls_lookup_then_refund_with_the_looked_up_amount_then_answers(
         ("refund", {"order_id": "R-7731", "amount": 42.5}),
     ]
     assert message.content == support_task.FINAL_ANSWER
+
+
+def test_a_tool_offered_under_a_qualified_name_is_called_by_it():
+    from tests.conformance.fake_openai import next_reply
+
+    offered = ("SupportPlugin-lookup_order", "SupportPlugin-refund")
+    first = next_reply([{"role": "user", "content": support_task.TASK}], offered)
+    assert first["tool_calls"][0]["function"]["name"] == "SupportPlugin-lookup_order"
+    order = support_task.lookup_order(support_task.ORDER_ID)
+    second = next_reply([{"role": "tool", "content": order}], offered)
+    assert second["tool_calls"][0]["function"]["name"] == "SupportPlugin-refund"
+    # two tools qualifying the name: the script's own name, not a guess
+    twice = ("A-lookup_order", "B-lookup_order")
+    assert next_reply([], twice)["tool_calls"][0]["function"]["name"] == "lookup_order"
