@@ -22,7 +22,13 @@ from traces.context_attributes import USER_ID_KEY
 from traces.models import Feedback, FeedbackKind, Project, Trace, TraceTag
 from traces.search.filters import ContentSearchFilters
 from traces.sessions import session_filter_q
-from traces.stop_reasons import STOP_SPELLINGS, UNCLEAN_KINDS, StopKind, stop_spellings
+from traces.stop_reasons import (
+    STOP_PREFIXES,
+    STOP_SPELLINGS,
+    UNCLEAN_KINDS,
+    StopKind,
+    stop_spellings,
+)
 
 STATUS_CHOICES = [
     ("error", "Has errors"),
@@ -74,8 +80,8 @@ def _ordering(value: str):
 
 
 def _with_prefixes(spellings: list[str]) -> list[str]:
-    # Gemini's enum names (FINISH_REASON_MAX_TOKENS) read as the plain spelling.
-    return [*spellings, *(f"finish_reason_{s}" for s in spellings)]
+    # Enum spellings (FINISH_REASON_MAX_TOKENS, FinishReason.STOP) read as the plain spelling.
+    return [*spellings, *(f"{prefix}{s}" for prefix in STOP_PREFIXES for s in spellings)]
 
 
 class _ListedChoices(ModelChoiceIterator):

@@ -81,6 +81,9 @@ FINISH_ATTRIBUTES = (
     "llm.finish_reason",
 )
 OUTPUT_FINISH_KEYS = ("finish_reason", "stop_reason", "finishReason")
+# How enums spell a reason ahead of it: Gemini's names (`FINISH_REASON_MAX_TOKENS`), a Python
+# enum member's str (`FinishReason.TOOL_CALLS`, Semantic Kernel's).
+STOP_PREFIXES = ("finish_reason_", "stop_reason_", "finishreason.")
 # Kinds after which an answer that looks right may be right only by accident.
 UNCLEAN_KINDS = (StopKind.TRUNCATED, StopKind.REFUSED, StopKind.STEP_LIMIT, StopKind.ERROR)
 
@@ -93,7 +96,8 @@ def stop_reason_normalize(raw) -> str:
     text = str(raw or "").strip().strip("[]\"' ").lower()
     if not text:
         return ""
-    text = text.removeprefix("finish_reason_").removeprefix("stop_reason_")
+    for prefix in STOP_PREFIXES:
+        text = text.removeprefix(prefix)
     return _KIND_OF.get(text, StopKind.OTHER)
 
 

@@ -35,6 +35,8 @@ pytestmark = pytest.mark.django_db
         ("end_turn", StopKind.COMPLETED),
         ("stop", StopKind.COMPLETED),
         ("tool_calls", StopKind.TOOL_CALL),
+        ("FinishReason.TOOL_CALLS", StopKind.TOOL_CALL),  # Semantic Kernel's enum, as str()
+        ("FinishReason.LENGTH", StopKind.TRUNCATED),
         ("sleepy", StopKind.OTHER),
         ("", ""),
     ],

@@ -19,6 +19,8 @@ def stopped(db):
         "max_tokens",
         "length",
         "FINISH_REASON_MAX_TOKENS",
+        "FinishReason.LENGTH",
+        "FinishReason.STOP",
         "content_filter",
         "max_steps_exceeded",
         "sleepy",
@@ -30,10 +32,18 @@ def stopped(db):
 @pytest.mark.parametrize(
     ("kind", "expected"),
     [
-        ("truncated", {"run max_tokens", "run length", "run FINISH_REASON_MAX_TOKENS"}),
+        (
+            "truncated",
+            {
+                "run max_tokens",
+                "run length",
+                "run FINISH_REASON_MAX_TOKENS",
+                "run FinishReason.LENGTH",
+            },
+        ),
         ("refused", {"run content_filter"}),
         ("step_limit", {"run max_steps_exceeded"}),
-        ("completed", {"run end_turn"}),
+        ("completed", {"run end_turn", "run FinishReason.STOP"}),
         ("other", {"run sleepy"}),
         (
             "unclean",
@@ -41,6 +51,7 @@ def stopped(db):
                 "run max_tokens",
                 "run length",
                 "run FINISH_REASON_MAX_TOKENS",
+                "run FinishReason.LENGTH",
                 "run content_filter",
                 "run max_steps_exceeded",
             },
