@@ -63,6 +63,47 @@ def test_message_events_give_the_model_call_its_content_in_either_order(logs_fir
     assert (trace.input_tokens, trace.output_tokens, trace.span_count) == (40, 8, 2)
 
 
+def test_messages_logged_as_json_text_are_read_as_messages():
+    # Python's logging handler sends the logged string as the body and the event's name, the
+    # logger's `extra` and its code location as attributes (Semantic Kernel's messages)
+    spans, logs = Recorder(), LogRecorder()
+    where = {"code.file.path": "/app/decorators.py", "code.line.number": 380}
+    with spans.span("chat gpt-4o-mini", MODEL_CALL) as call:
+        for name, message in (
+            ("gen_ai.system.message", {"role": "system", "content": "You are Acme's helper."}),
+            ("gen_ai.user.message", {"role": "user", "content": "Where is order 42?"}),
+        ):
+            logs.event(call, None, json.dumps(message), {"event.name": name, **where})
+        reply = {
+            "message": {
+                "role": "assistant",
+                "tool_calls": [
+                    {
+                        "id": "call_1",
+                        "type": "function",
+                        "function": {"name": "Orders-track", "arguments": '{"order": 42}'},
+                    }
+                ],
+            },
+            "finish_reason": "tool_calls",
+        }
+        logs.event(call, None, json.dumps(reply), {"event.name": "gen_ai.choice", **where})
+    send(spans.spans())
+    send_logs(logs.request(), media="application/json")
+    call = Span.objects.get()
+    assert [(m["event"], m["role"]) for m in call.input] == [
+        ("gen_ai.system.message", "system"),
+        ("gen_ai.user.message", "user"),
+    ]
+    assert "code.file.path" not in json.dumps(call.input)
+    assert call.output["message"]["tool_calls"][0]["function"]["name"] == "Orders-track"
+    assert Trace.objects.get().task == "Where is order 42?"
+    # the records are kept as sent
+    logged = call.attributes["otel.logs"][1]["attributes"]
+    assert logged["body"] == json.dumps({"role": "user", "content": "Where is order 42?"})
+    assert logged["code.file.path"] == "/app/decorators.py"
+
+
 QUESTION = "Hi, open on Sunday?"
 
 

@@ -356,6 +356,10 @@ def span_content_from(
             event_attrs = event.get("attributes") or {}
             if attribute:
                 body = event_attrs.get(attribute)
+            elif type(logged := json_maybe(event_attrs.get("body"))) is dict:
+                # a log record whose body is its message as JSON text (Semantic Kernel logs
+                # through Python's logging): the message, without the logger's attributes
+                body = {"event": event["name"], **logged}
             else:
                 body = {"event": event["name"], **event_attrs}
             from_events[which].append(json_maybe(body))
