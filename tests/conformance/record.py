@@ -3,7 +3,8 @@ small OTLP/JSON fixtures under tests/conformance/recorded/, which test_recorded.
 
 Installs the pinned versions into a throwaway virtualenv, runs the two-tool support agent
 there against the fake OpenAI server (streaming), and writes what the framework's own
-instrumentation emitted, exactly as the stock exporter would send it as JSON.
+instrumentation emitted, exactly as the stock exporter would send it as JSON (its spans, and
+the log records of a framework that logs its messages, under `logs`).
 
     python tests/conformance/record.py            # every framework below
     python tests/conformance/record.py strands    # one
@@ -11,6 +12,7 @@ instrumentation emitted, exactly as the stock exporter would send it as JSON.
 
 from __future__ import annotations
 
+import functools
 import json
 import subprocess
 import sys
@@ -58,6 +60,15 @@ PINS = {
         "opentelemetry-sdk==1.44.0",
     ],
 }
+
+SEMANTIC_KERNEL_PINS = ["semantic-kernel==1.45.0", "openai==3.63.0", "opentelemetry-sdk==1.45.2"]
+# its agent answered whole, streamed, and with a lookup that fails once
+PINS.update(
+    {
+        name: SEMANTIC_KERNEL_PINS
+        for name in ("semantic-kernel", "semantic-kernel-stream", "semantic-kernel-tool-error")
+    }
+)
 
 
 def strands_run(provider) -> None:
@@ -300,6 +311,84 @@ def crewai_run(provider) -> None:
             instrumentor.uninstrument()
 
 
+def semantic_kernel_run(
+    provider, logger_provider, stream: bool = False, lookup_fails: bool = False
+) -> None:
+    """Semantic Kernel's ChatCompletionAgent on the fake OpenAI server, the tools a plugin, with
+    SK's own GenAI diagnostics: spans, and the messages as Python log records the OpenTelemetry
+    logging handler sends as OTLP logs (SK's telemetry sample's setup). `lookup_fails`: the
+    first lookup raises, as a service that is down."""
+    import asyncio
+    import logging
+    import os
+
+    # read when semantic_kernel is imported
+    os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS"] = "true"
+    os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
+    import openai
+    from opentelemetry import trace
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.sdk._logs import LoggingHandler
+    from semantic_kernel.agents import ChatCompletionAgent
+    from semantic_kernel.connectors.ai import FunctionChoiceBehavior
+    from semantic_kernel.connectors.ai.open_ai import (
+        OpenAIChatCompletion,
+        OpenAIChatPromptExecutionSettings,
+    )
+    from semantic_kernel.functions import KernelArguments, kernel_function
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    trace.set_tracer_provider(provider)
+    set_logger_provider(logger_provider)
+    handler = LoggingHandler(logger_provider=logger_provider)
+    handler.addFilter(logging.Filter("semantic_kernel"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+
+    lookups = []
+
+    class SupportPlugin:
+        @kernel_function(description=support_task.lookup_order.__doc__)
+        def lookup_order(self, order_id: str) -> str:
+            lookups.append(order_id)
+            if lookup_fails and len(lookups) == 1:
+                raise ConnectionError("order service unavailable")
+            return support_task.lookup_order(order_id)
+
+        @kernel_function(description=support_task.refund.__doc__)
+        def refund(self, order_id: str, amount: float) -> str:
+            return support_task.refund(order_id, amount)
+
+    try:
+        with FakeOpenAI() as server:
+            client = openai.AsyncOpenAI(base_url=server.base_url, api_key="test")
+            settings = OpenAIChatPromptExecutionSettings(
+                function_choice_behavior=FunctionChoiceBehavior.Auto()
+            )
+            agent = ChatCompletionAgent(
+                service=OpenAIChatCompletion(ai_model_id=MODEL, async_client=client),
+                name="support",
+                instructions=support_task.SYSTEM_PROMPT,
+                plugins=[SupportPlugin()],
+                arguments=KernelArguments(settings=settings),
+            )
+
+            async def run():
+                if stream:
+                    async for _ in agent.invoke_stream(support_task.TASK):
+                        pass
+                else:
+                    await agent.get_response(support_task.TASK)
+
+            asyncio.run(run())
+    finally:
+        root.removeHandler(handler)
+        logger_provider.force_flush()
+
+
 RUNS = {
     "agent-framework": agent_framework_run,
     "agno": agno_run,
@@ -308,7 +397,12 @@ RUNS = {
     "google-adk": google_adk_run,
     "beeai": beeai_run,
     "llama-index": llama_index_run,
+    "semantic-kernel": semantic_kernel_run,
+    "semantic-kernel-stream": functools.partial(semantic_kernel_run, stream=True),
+    "semantic-kernel-tool-error": functools.partial(semantic_kernel_run, lookup_fails=True),
 }
+# Frameworks that send message content as OTLP logs too: their run takes a logger provider.
+LOGGING_RUNS = {"semantic-kernel", "semantic-kernel-stream", "semantic-kernel-tool-error"}
 
 
 def record_inside(framework: str) -> None:
@@ -325,13 +419,36 @@ def record_inside(framework: str) -> None:
     memory = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "support"}))
     provider.add_span_processor(SimpleSpanProcessor(memory))
-    RUNS[framework](provider)
+    if framework in LOGGING_RUNS:
+        logs = _run_with_logs(framework, provider)
+    else:
+        RUNS[framework](provider)
     request = json_format.MessageToDict(encode_spans(memory.get_finished_spans()))
     ids_to_hex(request)
     versions = {pin.split("==")[0]: pin.split("==")[1] for pin in PINS[framework]}
     fixture = {"recorded_with": versions, "request": request}
+    if framework in LOGGING_RUNS:
+        fixture["logs"] = logs
     RECORDED.mkdir(exist_ok=True)
     (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+
+
+def _run_with_logs(framework: str, provider) -> dict:
+    """Run a framework that logs too; its log records as an OTLP/JSON logs request."""
+    from google.protobuf import json_format
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
+
+    from tests.otlp_ids import ids_to_hex
+
+    memory = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider(resource=provider.resource)
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(memory))
+    RUNS[framework](provider, logger_provider)
+    logs = json_format.MessageToDict(encode_logs(memory.get_finished_logs()))
+    ids_to_hex(logs)
+    return logs
 
 
 # The Vercel AI SDK runs on Node: its packages, pinned, and the script that runs the agent.
