@@ -51,6 +51,16 @@ PINS = {
         "openinference-instrumentation-openai==0.1.66",
         "opentelemetry-sdk==1.45.2",
     ],
+    # boto3 against the fake Converse server, whole, streamed, and with a tool that fails once;
+    # message content comes as log records (36 MB installed, botocore's service models most)
+    **{
+        name: [
+            "boto3==1.44.18",
+            "opentelemetry-instrumentation-botocore==0.66b2",
+            "opentelemetry-sdk==1.45.2",
+        ]
+        for name in ("bedrock", "bedrock-stream", "bedrock-tool-error")
+    },
     "llama-index": [
         "llama-index-core==0.14.25",
         "llama-index-llms-openai==0.8.3",
@@ -300,7 +310,50 @@ def crewai_run(provider) -> None:
             instrumentor.uninstrument()
 
 
+def bedrock_run(provider, stream: bool = False, tools: dict | None = None) -> None:
+    """The plain Converse tool loop (boto3) on the fake Bedrock server, traced by the
+    OpenTelemetry botocore instrumentation with message content captured (as log events, to
+    the global logger provider), under a root span that says nothing about the task."""
+    import os
+
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+    from opentelemetry.instrumentation.botocore import BotocoreInstrumentor
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_bedrock import MODEL, FakeBedrock
+
+    instrumentor = BotocoreInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeBedrock() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            support_task.bedrock_agent_run(server.base_url, MODEL, stream=stream, tools=tools)
+    finally:
+        instrumentor.uninstrument()
+
+
+def bedrock_tool_error_run(provider) -> None:
+    """The Converse loop with a `lookup_order` that fails on its first call: the loop answers
+    with the error (`status: error`) and the model looks the order up again."""
+    from tests.conformance import support_task
+
+    calls = []
+
+    def lookup_order(order_id: str) -> str:
+        calls.append(order_id)
+        if len(calls) == 1:
+            raise TimeoutError("order service timed out")
+        return support_task.lookup_order(order_id)
+
+    bedrock_run(provider, tools={**support_task.TOOLS, "lookup_order": lookup_order})
+
+
 RUNS = {
+    "bedrock": bedrock_run,
+    "bedrock-stream": lambda provider: bedrock_run(provider, stream=True),
+    "bedrock-tool-error": bedrock_tool_error_run,
     "agent-framework": agent_framework_run,
     "agno": agno_run,
     "crewai": crewai_run,
@@ -312,9 +365,14 @@ RUNS = {
 
 
 def record_inside(framework: str) -> None:
-    """Run one framework in this interpreter and write its fixture."""
+    """Run one framework in this interpreter and write its fixture: its spans, and the log
+    records it emitted (GenAI events in event mode), if any."""
     from google.protobuf import json_format
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -325,11 +383,18 @@ def record_inside(framework: str) -> None:
     memory = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "support"}))
     provider.add_span_processor(SimpleSpanProcessor(memory))
+    logs = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider(resource=Resource.create({"service.name": "support"}))
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    set_logger_provider(logger_provider)
     RUNS[framework](provider)
     request = json_format.MessageToDict(encode_spans(memory.get_finished_spans()))
     ids_to_hex(request)
     versions = {pin.split("==")[0]: pin.split("==")[1] for pin in PINS[framework]}
     fixture = {"recorded_with": versions, "request": request}
+    if records := logs.get_finished_logs():
+        fixture["logs"] = json_format.MessageToDict(encode_logs(records))
+        ids_to_hex(fixture["logs"])
     RECORDED.mkdir(exist_ok=True)
     (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
 

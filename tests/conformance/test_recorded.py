@@ -40,6 +40,15 @@ def send_recorded(api_client, name: str) -> Trace:
         HTTP_X_EVALSITE_PROJECT=PROJECT,
     )
     assert response.status_code == 200, response.content
+    if "logs" in fixture:  # message content sent as log records (GenAI events)
+        response = api_client.generic(
+            "POST",
+            "/v1/logs",
+            json.dumps(fixture["logs"]),
+            content_type="application/json",
+            HTTP_X_EVALSITE_PROJECT=PROJECT,
+        )
+        assert response.status_code == 200, response.content
     return Trace.objects.get(project__slug=PROJECT)
 
 
@@ -270,3 +279,4 @@ def test_vercel_ai_sdk(api_client_for):
         "tool_call",
         "completed",
     ]
+
