@@ -266,7 +266,11 @@ def message_read(raw) -> Message | None:
         if isinstance(call, dict):
             _tool_call_into(message, call)
     call_id = body.get("tool_call_id")
+    if call_id is None and raw.get("event") == "gen_ai.tool.message":
+        call_id = body.get("id")  # the pre-1.37 tool event names its call `id`
     if role == "tool" and call_id is not None and not message.tool_results:
+        if isinstance(content, list) and texts:
+            content = "\n".join(texts)  # content blocks (Bedrock's `[{"text": ...}]`)
         message.tool_results.append(
             ToolResult(
                 id=str(call_id),
@@ -401,7 +405,32 @@ def messages_read(value) -> list[Message] | None:
     if any(isinstance(item, dict) and item.get("type") in RESPONSE_CALL_ITEMS for item in value):
         return _response_items_read(value)
     messages = [m for m in (message_read(item) for item in value) if m is not None]
-    return messages or None
+    return _results_once(messages) or None
+
+
+def _results_once(messages: list[Message]) -> list[Message]:
+    """Each tool result once: the botocore instrumentation's Bedrock events give a result as a
+    `gen_ai.tool.message` and again as the next user turn's `toolResult` block, under the same
+    call id. The later copy is dropped (its error mark kept), and a message left empty with it."""
+    first: dict[tuple[str, str], ToolResult] = {}
+    kept = []
+    for message in messages:
+        if not message.tool_results:
+            kept.append(message)
+            continue
+        results = []
+        for result in message.tool_results:
+            key = (result.id, repr(result.content))
+            earlier = first.get(key) if result.id else None
+            if earlier is None:
+                first[key] = result
+                results.append(result)
+            else:
+                earlier.is_error = earlier.is_error or result.is_error
+        message.tool_results = results
+        if results or message.text or message.tool_calls:
+            kept.append(message)
+    return kept
 
 
 # The Responses API's items that are no message: a call the model made, and its result.

@@ -53,6 +53,16 @@ PINS = {
         "openinference-instrumentation-openai==0.1.66",
         "opentelemetry-sdk==1.45.2",
     ],
+    # boto3 against the fake Converse server, whole, streamed, and with a tool that fails once;
+    # message content comes as log records (36 MB installed, botocore's service models most)
+    **{
+        name: [
+            "boto3==1.44.18",
+            "opentelemetry-instrumentation-botocore==0.66b2",
+            "opentelemetry-sdk==1.45.2",
+        ]
+        for name in ("bedrock", "bedrock-stream", "bedrock-tool-error")
+    },
     "llama-index": [
         "llama-index-core==0.14.25",
         "llama-index-llms-openai==0.8.3",
@@ -311,9 +321,7 @@ def crewai_run(provider) -> None:
             instrumentor.uninstrument()
 
 
-def semantic_kernel_run(
-    provider, logger_provider, stream: bool = False, lookup_fails: bool = False
-) -> None:
+def semantic_kernel_run(provider, stream: bool = False, lookup_fails: bool = False) -> None:
     """Semantic Kernel's ChatCompletionAgent on the fake OpenAI server, the tools a plugin, with
     SK's own GenAI diagnostics: spans, and the messages as Python log records the OpenTelemetry
     logging handler sends as OTLP logs (SK's telemetry sample's setup). `lookup_fails`: the
@@ -327,7 +335,7 @@ def semantic_kernel_run(
     os.environ["SEMANTICKERNEL_EXPERIMENTAL_GENAI_ENABLE_OTEL_DIAGNOSTICS_SENSITIVE"] = "true"
     import openai
     from opentelemetry import trace
-    from opentelemetry._logs import set_logger_provider
+    from opentelemetry._logs import get_logger_provider
     from opentelemetry.sdk._logs import LoggingHandler
     from semantic_kernel.agents import ChatCompletionAgent
     from semantic_kernel.connectors.ai import FunctionChoiceBehavior
@@ -341,7 +349,7 @@ def semantic_kernel_run(
     from tests.conformance.fake_openai import MODEL, FakeOpenAI
 
     trace.set_tracer_provider(provider)
-    set_logger_provider(logger_provider)
+    logger_provider = get_logger_provider()
     handler = LoggingHandler(logger_provider=logger_provider)
     handler.addFilter(logging.Filter("semantic_kernel"))
     root = logging.getLogger()
@@ -389,7 +397,50 @@ def semantic_kernel_run(
         logger_provider.force_flush()
 
 
+def bedrock_run(provider, stream: bool = False, tools: dict | None = None) -> None:
+    """The plain Converse tool loop (boto3) on the fake Bedrock server, traced by the
+    OpenTelemetry botocore instrumentation with message content captured (as log events, to
+    the global logger provider), under a root span that says nothing about the task."""
+    import os
+
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = "true"
+    from opentelemetry.instrumentation.botocore import BotocoreInstrumentor
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_bedrock import MODEL, FakeBedrock
+
+    instrumentor = BotocoreInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeBedrock() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            support_task.bedrock_agent_run(server.base_url, MODEL, stream=stream, tools=tools)
+    finally:
+        instrumentor.uninstrument()
+
+
+def bedrock_tool_error_run(provider) -> None:
+    """The Converse loop with a `lookup_order` that fails on its first call: the loop answers
+    with the error (`status: error`) and the model looks the order up again."""
+    from tests.conformance import support_task
+
+    calls = []
+
+    def lookup_order(order_id: str) -> str:
+        calls.append(order_id)
+        if len(calls) == 1:
+            raise TimeoutError("order service timed out")
+        return support_task.lookup_order(order_id)
+
+    bedrock_run(provider, tools={**support_task.TOOLS, "lookup_order": lookup_order})
+
+
 RUNS = {
+    "bedrock": bedrock_run,
+    "bedrock-stream": lambda provider: bedrock_run(provider, stream=True),
+    "bedrock-tool-error": bedrock_tool_error_run,
     "agent-framework": agent_framework_run,
     "agno": agno_run,
     "crewai": crewai_run,
@@ -402,13 +453,17 @@ RUNS = {
     "semantic-kernel-tool-error": functools.partial(semantic_kernel_run, lookup_fails=True),
 }
 # Frameworks that send message content as OTLP logs too: their run takes a logger provider.
-LOGGING_RUNS = {"semantic-kernel", "semantic-kernel-stream", "semantic-kernel-tool-error"}
 
 
 def record_inside(framework: str) -> None:
-    """Run one framework in this interpreter and write its fixture."""
+    """Run one framework in this interpreter and write its fixture: its spans, and the log
+    records it emitted (GenAI events, or Python logging through OpenTelemetry's handler)."""
     from google.protobuf import json_format
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -419,36 +474,20 @@ def record_inside(framework: str) -> None:
     memory = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "support"}))
     provider.add_span_processor(SimpleSpanProcessor(memory))
-    if framework in LOGGING_RUNS:
-        logs = _run_with_logs(framework, provider)
-    else:
-        RUNS[framework](provider)
+    logs = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider(resource=Resource.create({"service.name": "support"}))
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(logs))
+    set_logger_provider(logger_provider)
+    RUNS[framework](provider)
     request = json_format.MessageToDict(encode_spans(memory.get_finished_spans()))
     ids_to_hex(request)
     versions = {pin.split("==")[0]: pin.split("==")[1] for pin in PINS[framework]}
     fixture = {"recorded_with": versions, "request": request}
-    if framework in LOGGING_RUNS:
-        fixture["logs"] = logs
+    if records := logs.get_finished_logs():
+        fixture["logs"] = json_format.MessageToDict(encode_logs(records))
+        ids_to_hex(fixture["logs"])
     RECORDED.mkdir(exist_ok=True)
     (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
-
-
-def _run_with_logs(framework: str, provider) -> dict:
-    """Run a framework that logs too; its log records as an OTLP/JSON logs request."""
-    from google.protobuf import json_format
-    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
-    from opentelemetry.sdk._logs import LoggerProvider
-    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
-
-    from tests.otlp_ids import ids_to_hex
-
-    memory = InMemoryLogRecordExporter()
-    logger_provider = LoggerProvider(resource=provider.resource)
-    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(memory))
-    RUNS[framework](provider, logger_provider)
-    logs = json_format.MessageToDict(encode_logs(memory.get_finished_logs()))
-    ids_to_hex(logs)
-    return logs
 
 
 # The Vercel AI SDK runs on Node: its packages, pinned, and the script that runs the agent.

@@ -142,3 +142,79 @@ def openai_responses_agent_run(base_url: str, model: str) -> str:
             items.append(
                 {"type": "function_call_output", "call_id": call.call_id, "output": result}
             )
+
+
+# The tools as a Bedrock Converse request declares them (`toolConfig.tools`).
+BEDROCK_TOOLS = [
+    {
+        "toolSpec": {
+            "name": tool["name"],
+            "description": tool["description"],
+            "inputSchema": {"json": tool["input_schema"]},
+        }
+    }
+    for tool in ANTHROPIC_TOOLS
+]
+
+
+def bedrock_agent_run(
+    endpoint_url: str, model: str, stream: bool = False, tools: dict | None = None
+) -> str:
+    """The task as a plain tool loop on Bedrock's Converse API (boto3 against `endpoint_url`,
+    each reply whole or streamed): each `toolUse` is answered with a `toolResult` until the
+    model answers in text, which is returned. A tool that raises is answered with its error
+    and `status: error`."""
+    import boto3
+
+    tools = tools or TOOLS
+    client = boto3.client(
+        "bedrock-runtime",
+        region_name="us-east-1",
+        endpoint_url=endpoint_url,
+        aws_access_key_id="test",
+        aws_secret_access_key="test",
+    )
+    messages = [{"role": "user", "content": [{"text": TASK}]}]
+    while True:
+        request = {
+            "modelId": model,
+            "system": [{"text": SYSTEM_PROMPT}],
+            "messages": messages,
+            "toolConfig": {"tools": BEDROCK_TOOLS},
+        }
+        if stream:
+            content = _converse_stream(client, request)
+        else:
+            content = client.converse(**request)["output"]["message"]["content"]
+        uses = [block["toolUse"] for block in content if "toolUse" in block]
+        if not uses:
+            return "".join(block.get("text", "") for block in content)
+        messages.append({"role": "assistant", "content": content})
+        results = []
+        for use in uses:
+            try:
+                result = {"content": [{"text": tools[use["name"]](**use["input"])}]}
+            except Exception as exc:  # the model is told, as a failed tool result
+                result = {"content": [{"text": str(exc)}], "status": "error"}
+            results.append({"toolResult": {"toolUseId": use["toolUseId"], **result}})
+        messages.append({"role": "user", "content": results})
+
+
+def _converse_stream(client, request: dict) -> list[dict]:
+    """ConverseStream's events put back together as the content blocks Converse returns."""
+    blocks: dict[int, dict] = {}
+    arguments: dict[int, str] = {}
+    for event in client.converse_stream(**request)["stream"]:
+        if "contentBlockStart" in event:
+            start = event["contentBlockStart"]
+            blocks[start["contentBlockIndex"]] = {"toolUse": dict(start["start"]["toolUse"])}
+        elif "contentBlockDelta" in event:
+            index, delta = (event["contentBlockDelta"][k] for k in ("contentBlockIndex", "delta"))
+            if "text" in delta:
+                block = blocks.setdefault(index, {"text": ""})
+                block["text"] += delta["text"]
+            else:
+                arguments[index] = arguments.get(index, "") + delta["toolUse"]["input"]
+    for index, text in arguments.items():
+        blocks[index]["toolUse"]["input"] = json.loads(text)
+    return [blocks[index] for index in sorted(blocks)]

@@ -538,3 +538,57 @@ def test_ai_sdk_tool_result_parts_are_typed(output, content, is_error):
     part = {"type": "tool-result", "toolCallId": "c1", "toolName": "refund", "output": output}
     (message,) = messages_read([{"role": "tool", "content": [part]}])
     assert [(r.content, r.is_error) for r in message.tool_results] == [(content, is_error)]
+
+
+def test_a_pre_1_37_tool_event_names_its_call_by_id_and_its_content_blocks_are_the_result():
+    # the botocore instrumentation's Bedrock event: the call id as `id`, Converse text blocks
+    event = {
+        "event": "gen_ai.tool.message",
+        "gen_ai.system": "aws.bedrock",
+        "id": "call_1",
+        "content": [{"text": '{"amount": 42.5}'}],
+    }
+    (message,) = messages_read([event])
+    assert message.text == ""
+    assert [(r.id, r.content, r.is_error) for r in message.tool_results] == [
+        ("call_1", {"amount": 42.5}, False)
+    ]
+
+
+def test_a_tool_result_given_twice_under_one_call_id_is_read_once_with_its_error_mark():
+    # the Bedrock events: a `gen_ai.tool.message`, then the user turn's `toolResult` block
+    # with the same result (and the `status: error` the tool event leaves out)
+    told = [
+        {"event": "gen_ai.tool.message", "id": "call_1", "content": [{"text": "timed out"}]},
+        {
+            "event": "gen_ai.user.message",
+            "content": [
+                {
+                    "toolResult": {
+                        "toolUseId": "call_1",
+                        "content": [{"text": "timed out"}],
+                        "status": "error",
+                    }
+                }
+            ],
+        },
+        {"role": "user", "content": "And order 42?"},
+    ]
+    tool, user = messages_read(told)
+    assert [(r.id, r.content, r.is_error) for r in tool.tool_results] == [
+        ("call_1", "timed out", True)
+    ]
+    assert (user.role, user.text, user.tool_results) == ("user", "And order 42?", [])
+    # a different result under the same id, or results naming no call, are each kept
+    again = [
+        {"role": "tool", "tool_call_id": "call_1", "content": "first"},
+        {"role": "tool", "tool_call_id": "call_1", "content": "second"},
+        {"role": "tool", "tool_call_id": "", "content": "x"},
+        {"role": "tool", "tool_call_id": "", "content": "x"},
+    ]
+    assert [r.content for m in messages_read(again) for r in m.tool_results] == [
+        "first",
+        "second",
+        "x",
+        "x",
+    ]
