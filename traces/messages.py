@@ -491,6 +491,12 @@ def readable_text(value, *, role: str) -> str:
         scalars = [(k, v) for k, v in value.items() if isinstance(v, str | int | float)]
         if scalars and len(scalars) == len(value):
             return ", ".join(f"{k}: {v}" for k, v in scalars)
+        if len(value) == 1:
+            # A call's keyword arguments bound under its `**name` (DSPy's ReAct.forward's
+            # `{"input_args": {"question": ...}}`): what it says is inside.
+            (inner,) = value.values()
+            if isinstance(inner, dict):
+                return readable_text(inner, role=role)
     return ""
 
 

@@ -176,6 +176,25 @@ def code_run_parts(text) -> list | None:
     return parts
 
 
+# DSPy's ChatAdapter: a reply gives each output field under a `[[ ## <field> ## ]]` header,
+# ending with `[[ ## completed ## ]]`; DSPy's own steps then log the fields it parsed.
+ADAPTER_FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]\n?(.*?)(?=\n*\[\[ ## |\Z)", re.S)
+ADAPTER_OPENING, ADAPTER_END = "[[ ## ", "completed"
+
+
+def adapter_fields(text) -> dict | None:
+    """A reply in DSPy's field format as the fields it gives, JSON values decoded; None for
+    any other text."""
+    if not isinstance(text, str) or not text.startswith(ADAPTER_OPENING):
+        return None
+    fields = {
+        name: json_text_decoded(value.strip())
+        for name, value in ADAPTER_FIELD.findall(text)
+        if name != ADAPTER_END
+    }
+    return fields or None
+
+
 def _message_key(message: Message) -> tuple:
     calls = tuple((call.name, _json_key(call.arguments)) for call in message.tool_calls)
     results = tuple(_json_key(result.content) for result in message.tool_results)
@@ -186,7 +205,7 @@ def message_compact(message: Message) -> dict:
     """A message as the reading shows it: role, text, tool calls and results, nothing else."""
     out: dict = {"role": message.role}
     if message.text.strip():
-        out["text"] = message.text.strip()
+        out["text"] = tracebacks_shortened(message.text.strip())
     if message.tool_calls:
         out["tool_calls"] = [
             {"tool": call.name, "call_id": call.id, "arguments": call.arguments}
@@ -357,6 +376,7 @@ def keyword_repr_shortened(text: str) -> str:
 
 def _state_reprs_shortened(value, depth: int = 0):
     if isinstance(value, str):
+        value = tracebacks_shortened(value)
         found = _STATE_REPR.match(value)
         if found:
             return f"{found['cls']}({found['first']})"
@@ -386,6 +406,20 @@ def error_read(message: str) -> str:
         return message or "error"
     lines = [line for line in frames.splitlines() if line.strip()]
     return before.strip() or (lines[-1].strip() if lines else "") or "error"
+
+
+# A Python traceback's frames: the header and the indented lines after it, up to the line
+# that names the exception.
+TRACEBACK_FRAMES = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t].*\n|[ \t]*\n)*")
+
+
+def tracebacks_shortened(text: str) -> str:
+    """A text with each Python traceback in it read as the exception line it ends with: DSPy's
+    ReAct tells the model a tool's failure with the traceback, whose frames name files on the
+    agent's machine."""
+    if TRACEBACK_OPENING not in text:
+        return text
+    return TRACEBACK_FRAMES.sub("", text)
 
 
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:

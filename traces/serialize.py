@@ -10,6 +10,7 @@ import json
 from traces.models import Span, SpanKind, Trace
 from traces.reading import (
     ReadingState,
+    adapter_fields,
     carried_present,
     code_run_parts,
     merged_members,
@@ -119,9 +120,15 @@ def _shown_keys(node: dict) -> set[str]:
         if set(message) == {"role", "tool_results"}:  # results handed on, as a tool node does
             keys |= {"result " + tool_result_key(r.get("result")) for r in message["tool_results"]}
             continue
+        if "role" not in message:  # a value the step returned in a list, as a dict output is
+            keys.add("result " + tool_result_key(message))
+            continue
         keys.add(json.dumps(message, sort_keys=True, ensure_ascii=False, default=str))
         if isinstance(message.get("text"), str):
             keys.add(message["text"])
+            fields = adapter_fields(message["text"])
+            if fields:  # a DSPy reply: the fields its modules' steps log it parsed to
+                keys.add("result " + tool_result_key(fields))
     return keys
 
 

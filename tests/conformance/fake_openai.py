@@ -4,7 +4,8 @@ Each request is answered from the conversation so far: no tool result yet -> cal
 `lookup_order`; an order result -> call `refund` with the amount it names; a refund result ->
 the final answer. A `lookup_order` result that is no order (an error, in any framework's words)
 makes it retry the lookup. An agent offered only handoffs (`transfer_to_<agent>`) hands over; a
-code agent (no tools declared, a `<code>` prompt) is answered with code that calls the tools.
+code agent (no tools declared, a `<code>` prompt) is answered with code that calls the tools; a
+DSPy ReAct agent (no tools declared, DSPy's `[[ ## field ## ]]` prompt) in DSPy's fields.
 """
 
 from __future__ import annotations
@@ -174,6 +175,52 @@ def code_reply(messages: list[dict]) -> dict:
     }
 
 
+# DSPy's ChatAdapter asks for, and reads, each output field under a `[[ ## <field> ## ]]` header.
+DSPY_FIELD = re.compile(r"\[\[ ## (\w+) ## \]\]\n(.*?)(?=\n\n\[\[ ## |\Z)", re.S)
+DSPY_TOOL_FIELD = "[[ ## next_tool_name ## ]]"
+DSPY_RESPOND = "\n\nRespond with the corresponding output fields"  # ends the user turn
+
+
+def _dspy_fields(fields: dict[str, str]) -> str:
+    sections = [f"[[ ## {name} ## ]]\n{value}" for name, value in fields.items()]
+    return "\n\n".join([*sections, "[[ ## completed ## ]]"])
+
+
+def dspy_reply(messages: list[dict], retry: bool = True) -> dict:
+    """The support script as DSPy's ReAct asks for it, in its ChatAdapter's fields. The
+    trajectory so far comes in the last user turn (`observation_N` is each tool's result); each
+    step answers `next_thought`, `next_tool_name` and `next_tool_args`, the last one names the
+    `finish` tool, and the extract step after it (no tool fields asked) gives the `answer`."""
+    system = _text(messages[0].get("content"))
+    asked = _text(messages[-1].get("content")).split(DSPY_RESPOND)[0]
+    fields = dict(DSPY_FIELD.findall(asked))
+    if DSPY_TOOL_FIELD not in system:
+        reasoning = "The order was looked up and refunded in full."
+        return {
+            "role": "assistant",
+            "content": _dspy_fields({"reasoning": reasoning, "answer": support_task.FINAL_ANSWER}),
+        }
+    results = [
+        {"role": "tool", "content": value.strip()}
+        for name, value in fields.items()
+        if name.startswith("observation_")
+    ]
+    reply = next_reply(results, retry=retry)
+    if reply.get("tool_calls"):
+        function = reply["tool_calls"][0]["function"]
+        thought, name, arguments = (
+            f"Call {function['name']}.",
+            function["name"],
+            function["arguments"],
+        )
+    else:
+        thought, name, arguments = "The order is refunded.", "finish", "{}"
+    content = _dspy_fields(
+        {"next_thought": thought, "next_tool_name": name, "next_tool_args": arguments}
+    )
+    return {"role": "assistant", "content": content}
+
+
 def completion_for(messages: list[dict], tools: list | None = None, retry: bool = True) -> dict:
     functions = [t.get("function") or {} for t in tools or []]
     names = tuple(function.get("name", "") for function in functions)
@@ -182,10 +229,13 @@ def completion_for(messages: list[dict], tools: list | None = None, retry: bool 
         required = (function.get("parameters") or {}).get("required") or []
         if function.get("name") == "final_answer" and len(required) == 1:
             answer_argument = required[0]
-    code_agent = not tools and CODE_OPEN in _text((messages or [{}])[0].get("content"))
-    message = (
-        code_reply(messages) if code_agent else next_reply(messages, names, answer_argument, retry)
-    )
+    system = _text((messages or [{}])[0].get("content"))
+    if not tools and CODE_OPEN in system:
+        message = code_reply(messages)
+    elif not tools and "[[ ## " in system:
+        message = dspy_reply(messages, retry)
+    else:
+        message = next_reply(messages, names, answer_argument, retry)
     return {
         "id": f"chatcmpl-{len(messages)}",
         "object": "chat.completion",

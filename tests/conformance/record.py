@@ -69,16 +69,24 @@ PINS = {
         "openinference-instrumentation-llama-index==4.6.1",
         "opentelemetry-sdk==1.44.0",
     ],
-}
-
-SEMANTIC_KERNEL_PINS = ["semantic-kernel==1.45.0", "openai==3.63.0", "opentelemetry-sdk==1.45.2"]
-# its agent answered whole, streamed, and with a lookup that fails once
-PINS.update(
-    {
-        name: SEMANTIC_KERNEL_PINS
+    # DSPy calls models through LiteLLM: OpenInference's documentation sets up both; a run
+    # whole and one whose first lookup fails
+    **{
+        name: [
+            "dspy==3.4.1",
+            "openinference-instrumentation-dspy==0.1.48",
+            "openinference-instrumentation-litellm==0.1.51",
+            "litellm==1.110.2",
+            "opentelemetry-sdk==1.45.2",
+        ]
+        for name in ("dspy", "dspy-tool-error")
+    },
+    # its agent answered whole, streamed, and with a lookup that fails once
+    **{
+        name: ["semantic-kernel==1.45.0", "openai==3.63.0", "opentelemetry-sdk==1.45.2"]
         for name in ("semantic-kernel", "semantic-kernel-stream", "semantic-kernel-tool-error")
-    }
-)
+    },
+}
 
 
 def strands_run(provider) -> None:
@@ -437,7 +445,48 @@ def bedrock_tool_error_run(provider) -> None:
     bedrock_run(provider, tools={**support_task.TOOLS, "lookup_order": lookup_order})
 
 
+ORDER_SERVICE_DOWN = "order service unavailable"
+
+
+def dspy_run(provider, lookup_fails: bool = False) -> None:
+    """DSPy's ReAct agent on the fake OpenAI server (its default ChatAdapter, no native tool
+    calls, cache off), with OpenInference's DSPy and LiteLLM instrumentations. With
+    `lookup_fails` the first lookup raises; ReAct tells the model and it looks up again."""
+    import dspy
+    from openinference.instrumentation.dspy import DSPyInstrumentor
+    from openinference.instrumentation.litellm import LiteLLMInstrumentor
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    instrumentors = [DSPyInstrumentor(), LiteLLMInstrumentor()]
+    for instrumentor in instrumentors:
+        instrumentor.instrument(tracer_provider=provider)
+    try:
+        with FakeOpenAI() as server:
+            lm = dspy.LM(f"openai/{MODEL}", api_base=server.base_url, api_key="test", cache=False)
+            dspy.configure(lm=lm)
+            signature = dspy.Signature("question -> answer", support_task.SYSTEM_PROMPT)
+            lookups = []
+
+            def lookup_order(order_id: str) -> str:
+                """Look an order up by id; returns its amount and status as JSON."""
+                lookups.append(order_id)
+                if lookup_fails and len(lookups) == 1:
+                    raise ConnectionError(ORDER_SERVICE_DOWN)
+                return support_task.lookup_order(order_id)
+
+            agent = dspy.ReAct(signature, tools=[lookup_order, support_task.refund])
+            prediction = agent(question=support_task.TASK)
+            assert prediction.answer == support_task.FINAL_ANSWER, prediction
+    finally:
+        for instrumentor in instrumentors:
+            instrumentor.uninstrument()
+
+
 RUNS = {
+    "dspy": dspy_run,
+    "dspy-tool-error": lambda provider: dspy_run(provider, lookup_fails=True),
     "bedrock": bedrock_run,
     "bedrock-stream": lambda provider: bedrock_run(provider, stream=True),
     "bedrock-tool-error": bedrock_tool_error_run,

@@ -221,6 +221,22 @@ def test_unknown_attributes_are_kept_and_error_type_marks_an_error():
     assert record.status == "error" and record.error_message == "TimeoutError"
 
 
+@pytest.mark.parametrize("name", ["lookup_order.__call__", "lookup_order.acall"])
+def test_a_tool_span_named_by_its_call_method_names_the_tool(name):
+    # OpenInference's DSPy instrumentation names a tool span `<tool>.__call__` or `.acall`
+    # and sets no tool name attribute
+    record = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="p",
+        name=name,
+        attributes={"openinference.span.kind": "TOOL", "input.value": '{"order_id": "R-1"}'},
+    )
+    assert (record.kind, record.tool_name) == ("tool", "lookup_order")
+    assert record.component == "lookup_order"
+    assert record.name == name  # the span keeps its name
+
+
 def test_a_flattened_key_with_a_digit_that_is_no_number_stays_a_key():
     from traces.ingest.conventions import unflatten
 

@@ -424,6 +424,17 @@ def test_openllmetry_langchain_wrappers_give_the_values_inside():
     assert tool_result({"output": "plain", "kwargs": {}}) == "plain"
 
 
+def test_a_tool_result_written_as_a_json_string_reads_as_its_text():
+    from traces.ingest.records import tool_result
+
+    # OpenInference's DSPy instrumentation JSON-encodes a tool's string return
+    assert tool_result('"Completed."') == "Completed."
+    assert tool_result('"{\\"ok\\": 1}"') == {"ok": 1}
+    # quotes that are no JSON string are the tool's own text
+    assert tool_result('"a" and "b"') == '"a" and "b"'
+    assert tool_result('"') == '"'
+
+
 def test_a_message_that_says_its_text_in_content_and_contents_reads_it_once():
     text = "Refunded R-1."
     part = {"message_content": {"type": "text", "text": text}}

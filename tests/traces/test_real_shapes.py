@@ -188,6 +188,14 @@ def test_a_rootless_trace_takes_them_from_its_model_calls():
     assert trace.final_answer == "Gate 14, boarding 9:10."
 
 
+def test_a_root_input_of_keyword_arguments_bound_under_one_name_gives_the_task_inside():
+    # OpenInference's DSPy instrumentation logs ReAct.forward(**input_args) as bound
+    given = {"input_args": {"question": "Which gate for TP542?"}}
+    tree = {"name": "ReAct.forward", "type": "chain", "input": given, "output": {"answer": "14"}}
+    trace = ingest_span_tree(ProjectFactory(), tree)
+    assert (trace.task, trace.final_answer) == ("Which gate for TP542?", "14")
+
+
 def test_a_root_input_object_without_text_is_never_a_json_blob():
     tree = {"name": "agent", "type": "agent", "input": {"order": {"id": 7, "lines": [1, 2]}}}
     trace = ingest_span_tree(ProjectFactory(), tree)

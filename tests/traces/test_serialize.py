@@ -136,6 +136,101 @@ def test_a_steps_output_that_only_repeats_a_step_inside_it_is_read_once():
     assert [m.get("text") for m in second["output"]] == ["Checking A-1 and A-2 next.", "Done."]
 
 
+def test_steps_that_log_the_fields_a_dspy_reply_parsed_to_do_not_repeat_it():
+    trace = TraceFactory(task="Refund R-1", final_answer="Refunded R-1.")
+    reply = (
+        "[[ ## next_thought ## ]]\nLook it up.\n\n[[ ## next_tool_name ## ]]\nlookup_order\n\n"
+        '[[ ## next_tool_args ## ]]\n{"order_id": "R-1"}\n\n[[ ## completed ## ]]'
+    )
+    parsed = {
+        "next_thought": "Look it up.",
+        "next_tool_name": "lookup_order",
+        "next_tool_args": {"order_id": "R-1"},
+    }
+    SpanFactory(trace=trace, span_id="r", name="ReAct.forward", kind="custom", position=0)
+    layers = [("p", "r", "Predict(StringSignature).forward", parsed)]
+    layers += [("a", "p", "ChatAdapter.__call__", [parsed])]
+    for position, (span_id, parent, name, output) in enumerate(layers, start=1):
+        SpanFactory(
+            trace=trace,
+            span_id=span_id,
+            parent_span_id=parent,
+            name=name,
+            kind="custom",
+            output=output,
+            position=position,
+        )
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="a",
+        name="LM.__call__",
+        kind="llm",
+        output=[{"role": "assistant", "content": reply}],
+        position=3,
+    )
+    (predict,) = trace_span_tree(trace)["children"]
+    (adapter,) = predict["children"]
+    assert "output" not in predict and "output" not in adapter
+    assert adapter["children"][0]["output"] == [{"role": "assistant", "text": reply}]
+    # fields that differ from the reply's are what the step made of it: kept
+    other = TraceFactory(task="Refund R-1", final_answer="Refunded R-1.")
+    SpanFactory(
+        trace=other,
+        span_id="a",
+        name="ChatAdapter.__call__",
+        kind="custom",
+        position=0,
+        output=[{**parsed, "next_tool_name": "refund"}],
+    )
+    SpanFactory(
+        trace=other,
+        span_id="m",
+        parent_span_id="a",
+        name="LM.__call__",
+        kind="llm",
+        output=[{"role": "assistant", "content": reply}],
+        position=1,
+    )
+    assert trace_span_tree(other)["output"] == [{**parsed, "next_tool_name": "refund"}]
+
+
+def test_a_traceback_a_model_was_shown_reads_as_its_exception_line():
+    trace = TraceFactory(task="Refund R-1", final_answer="Refunded R-1.")
+    told = (
+        "[[ ## observation_0 ## ]]\nExecution error in lookup_order: \n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/venv/dspy/predict/react.py", line 113, in forward\n'
+        "    observation = tool(**args)\n"
+        "                  ^^^^^^^^^^^^\n"
+        "ConnectionError: order service unavailable\n\nRespond with the fields."
+    )
+    SpanFactory(trace=trace, span_id="r", name="ReAct.forward", kind="custom", position=0)
+    SpanFactory(
+        trace=trace,
+        span_id="c",
+        parent_span_id="r",
+        name="Predict.forward",
+        kind="custom",
+        input={"trajectory": told, "demos": []},
+        position=1,
+    )
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="c",
+        name="LM.__call__",
+        kind="llm",
+        input=[{"role": "user", "content": told}],
+        output="ok",
+        position=2,
+    )
+    reading = tree_json(trace_span_tree(trace))
+    assert "Traceback" not in reading and "/srv/venv" not in reading
+    shown = "Execution error in lookup_order: \\nConnectionError: order service unavailable"
+    assert reading.count(shown) == 2  # the chain's input and the model call's
+
+
 @pytest.mark.parametrize(
     ("handed_back", "read_again"),
     [

@@ -128,6 +128,9 @@ def mcp_method_target(name: str, attributes: dict | None) -> tuple[str, str] | N
     return method, str(target or "")
 
 
+_CALL_METHODS = (".__call__", ".acall")
+
+
 def tool_name_from_span_name(name: str) -> str:
     """The tool a tool span's name gives when no attribute does."""
     found = LIFECYCLE_NAME.match(name) or _MCP_NAME.match(name)
@@ -135,7 +138,12 @@ def tool_name_from_span_name(name: str) -> str:
         return found["tool"]
     if found and found.groupdict().get("target"):
         return found["target"]
-    return name.removeprefix("execute_tool ").strip()
+    name = name.removeprefix("execute_tool ").strip()
+    # `lookup_order.__call__`, `lookup_order.acall`: the tool's call method (DSPy's Tool).
+    for method in _CALL_METHODS:
+        if name.endswith(method) and len(name) > len(method):
+            return name[: -len(method)]
+    return name
 
 
 def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:

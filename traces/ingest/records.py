@@ -200,7 +200,6 @@ def _no_call_made(attributes: dict, output) -> bool:
 _CHAIN_INPUT_KEYS = frozenset(("inputs", "tags", "metadata", "kwargs"))
 _CHAIN_OUTPUT_KEYS = frozenset(("outputs", "kwargs"))
 _TOOL_INPUT_KEYS = frozenset(("input_str", "inputs", "tags", "metadata", "kwargs"))
-_QUOTED_JSON = ('"{', '"[')
 
 
 def chain_value(value):
@@ -257,8 +256,8 @@ def tool_result(value):
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
     LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`; the Vercel
     AI SDK a tool's string return as JSON text again."""
-    if type(value) is str and value[:2] in _QUOTED_JSON:
-        try:  # `"{\"id\": ...}"`: a JSON text, written as a JSON string
+    if type(value) is str and value[:1] == '"' and value[-1:] == '"' and len(value) > 1:
+        try:  # `"{\"id\": ...}"`, `"Completed."`: a tool's text, written as a JSON string
             value = conventions.json_maybe(json.loads(value))
         except ValueError:
             return value
