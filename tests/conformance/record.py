@@ -51,6 +51,12 @@ PINS = {
         "openinference-instrumentation-openai==0.1.66",
         "opentelemetry-sdk==1.45.2",
     ],
+    # the instrumentation's latest instruments google-genai <3, so the last 2.x
+    "google-genai": [
+        "google-genai==2.34.0",
+        "opentelemetry-instrumentation-google-genai==1.3b0",
+        "opentelemetry-sdk==1.45.2",
+    ],
     "llama-index": [
         "llama-index-core==0.14.25",
         "llama-index-llms-openai==0.8.3",
@@ -300,6 +306,70 @@ def crewai_run(provider) -> None:
             instrumentor.uninstrument()
 
 
+def google_genai_run(provider, capture: str, way: str, failing: bool = False) -> None:
+    """The Google Gen AI SDK on the fake Gemini server with the OpenTelemetry Google GenAI
+    instrumentation, content captured as `capture` says (the latest conventions), the tools
+    given as Python functions. `way`: "automatic" (generate_content runs the tools itself),
+    "automatic-stream" (the same, streamed) or "chat" (a chat session runs them). `failing`:
+    the first lookup raises."""
+    import os
+
+    os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
+    os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = capture
+    from google import genai
+    from google.genai import types
+    from opentelemetry.instrumentation.google_genai import GoogleGenAiSdkInstrumentor
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_gemini import MODEL, FakeGemini
+
+    lookups = []
+
+    def lookup_order(order_id: str) -> str:
+        """Look an order up by id; returns its amount and status as JSON."""
+        lookups.append(order_id)
+        if failing and len(lookups) == 1:
+            raise ConnectionError("order service unavailable")
+        return support_task.lookup_order(order_id)
+
+    instrumentor = GoogleGenAiSdkInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeGemini() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            client = genai.Client(
+                api_key="test", http_options=types.HttpOptions(base_url=server.base_url)
+            )
+            config = types.GenerateContentConfig(
+                tools=[lookup_order, support_task.refund],
+                system_instruction=support_task.SYSTEM_PROMPT,
+            )
+            task = {"model": MODEL, "contents": support_task.TASK, "config": config}
+            if way == "automatic":
+                client.models.generate_content(**task)
+            elif way == "automatic-stream":
+                for _ in client.models.generate_content_stream(**task):
+                    pass
+            else:
+                chat = client.chats.create(model=MODEL, config=config)
+                chat.send_message(support_task.TASK)
+    finally:
+        instrumentor.uninstrument()
+
+
+# The Google Gen AI SDK's ways of running the tools, each under a content capture users set.
+GOOGLE_GENAI_RUNS = {
+    "google-genai": ("SPAN_ONLY", "automatic", False),
+    "google-genai-stream": ("SPAN_AND_EVENT", "automatic-stream", False),
+    "google-genai-chat": ("EVENT_ONLY", "chat", False),
+    "google-genai-failing": ("SPAN_ONLY", "automatic", True),
+    "google-genai-chat-failing": ("SPAN_ONLY", "chat", True),
+}
+for _name, _args in GOOGLE_GENAI_RUNS.items():
+    PINS.setdefault(_name, PINS["google-genai"])
+
 RUNS = {
     "agent-framework": agent_framework_run,
     "agno": agno_run,
@@ -308,13 +378,21 @@ RUNS = {
     "google-adk": google_adk_run,
     "beeai": beeai_run,
     "llama-index": llama_index_run,
+    **{
+        name: lambda provider, args=args: google_genai_run(provider, *args)
+        for name, args in GOOGLE_GENAI_RUNS.items()
+    },
 }
 
 
 def record_inside(framework: str) -> None:
     """Run one framework in this interpreter and write its fixture."""
     from google.protobuf import json_format
+    from opentelemetry._logs import set_logger_provider
+    from opentelemetry.exporter.otlp.proto.common._log_encoder import encode_logs
     from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk._logs import LoggerProvider
+    from opentelemetry.sdk._logs.export import InMemoryLogRecordExporter, SimpleLogRecordProcessor
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -323,13 +401,23 @@ def record_inside(framework: str) -> None:
     from tests.otlp_ids import ids_to_hex
 
     memory = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": "support"}))
+    resource = Resource.create({"service.name": "support"})
+    provider = TracerProvider(resource=resource)
     provider.add_span_processor(SimpleSpanProcessor(memory))
+    # event-mode instrumentations send message content as log records, to the global provider
+    log_memory = InMemoryLogRecordExporter()
+    logger_provider = LoggerProvider(resource=resource)
+    logger_provider.add_log_record_processor(SimpleLogRecordProcessor(log_memory))
+    set_logger_provider(logger_provider)
     RUNS[framework](provider)
     request = json_format.MessageToDict(encode_spans(memory.get_finished_spans()))
     ids_to_hex(request)
     versions = {pin.split("==")[0]: pin.split("==")[1] for pin in PINS[framework]}
     fixture = {"recorded_with": versions, "request": request}
+    if log_memory.get_finished_logs():
+        logs = json_format.MessageToDict(encode_logs(log_memory.get_finished_logs()))
+        ids_to_hex(logs)
+        fixture["logs"] = logs
     RECORDED.mkdir(exist_ok=True)
     (RECORDED / f"{framework}.json").write_text(json.dumps(fixture, indent=1) + "\n")
 
