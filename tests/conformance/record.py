@@ -1,5 +1,6 @@
-"""Record the spans of frameworks too heavy for requirements-dev (70 MB and more installed) into
-small OTLP/JSON fixtures under tests/conformance/recorded/, which test_recorded.py ingests.
+"""Record the spans of frameworks too heavy for requirements-dev (70 MB and more installed), or
+whose pins clash with it, into small OTLP/JSON fixtures under tests/conformance/recorded/, which
+test_recorded.py ingests (with the log records an event-mode run emitted).
 
 Installs the pinned versions into a throwaway virtualenv, runs the two-tool support agent
 there against the fake OpenAI server (streaming), and writes what the framework's own
@@ -51,7 +52,9 @@ PINS = {
         "openinference-instrumentation-openai==0.1.66",
         "opentelemetry-sdk==1.45.2",
     ],
-    # the instrumentation's latest instruments google-genai <3, so the last 2.x
+    # ~10 MB, but its instrumentation needs opentelemetry-util-genai 1.3, which the OpenAI v2
+    # instrumentation of requirements-dev (2.4b0) fails to import with; and it instruments
+    # google-genai <3 only, so the last 2.x
     "google-genai": [
         "google-genai==2.34.0",
         "opentelemetry-instrumentation-google-genai==1.3b0",
