@@ -153,17 +153,15 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
     ):
         response = block.get("function_response")
         source = response if isinstance(response, dict) else block
-        content = json_text_decoded(
-            next(
-                (source[k] for k in ("content", "response", "result", "output") if k in source),
-                None,
-            )
-        )
+        key = next((k for k in ("content", "response", "result", "output") if k in source), None)
+        content = json_text_decoded(source[key]) if key else None
         is_error = bool(source.get("is_error"))
         if isinstance(content, dict) and content.get("type") in AI_SDK_OUTPUTS:
             # the AI SDK (v5 on) types a result: `{"type": "text" | "json" | "error-text"...}`
             is_error = content["type"].startswith("error")
             content = json_text_decoded(content.get("value"))
+        elif key == "response" and isinstance(content, dict) and len(content) == 1:
+            content, is_error = _function_response_read(content, is_error)
         message.tool_results.append(
             ToolResult(
                 id=str(
@@ -203,6 +201,22 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         return
     elif isinstance(block.get("content"), str) and kind in (None, "message"):
         texts.append(block["content"])
+
+
+# Gemini's FunctionResponse.response holds a function's return under `output` (the Google Gen
+# AI SDK and ADK write `result`) and a failure under `error`.
+FUNCTION_RESPONSE_RETURNS = frozenset(("result", "output"))
+FUNCTION_RESPONSE_ERROR = "error"
+
+
+def _function_response_read(response: dict, is_error: bool) -> tuple[object, bool]:
+    """A one-key Gemini function response as what the function returned, or its error."""
+    ((key, value),) = response.items()
+    if key in FUNCTION_RESPONSE_RETURNS:
+        return json_text_decoded(value), is_error
+    if key == FUNCTION_RESPONSE_ERROR:
+        return json_text_decoded(value), True
+    return response, is_error
 
 
 def message_read(raw) -> Message | None:

@@ -30,21 +30,18 @@ pytestmark = pytest.mark.django_db
 RECORDED = Path(__file__).resolve().parent / "recorded"
 
 
-def send_recorded(api_client, name: str) -> Trace:
+def send_recorded(api_client, name: str, logs_first: bool = False) -> Trace:
+    """POST a fixture's spans to /v1/traces and, where the run logged, its log records to
+    /v1/logs (after the spans, or before them with `logs_first`), each joined to its span."""
     fixture = json.loads((RECORDED / f"{name}.json").read_text())
-    response = api_client.generic(
-        "POST",
-        "/v1/traces",
-        json.dumps(fixture["request"]),
-        content_type="application/json",
-        HTTP_X_EVALSITE_PROJECT=PROJECT,
-    )
-    assert response.status_code == 200, response.content
-    if "logs" in fixture:  # what the framework logged, joined to its spans
+    sends = [("/v1/traces", fixture["request"])]
+    if "logs" in fixture:
+        sends.insert(0 if logs_first else 1, ("/v1/logs", fixture["logs"]))
+    for path, body in sends:
         response = api_client.generic(
             "POST",
-            "/v1/logs",
-            json.dumps(fixture["logs"]),
+            path,
+            json.dumps(body),
             content_type="application/json",
             HTTP_X_EVALSITE_PROJECT=PROJECT,
         )
@@ -495,3 +492,109 @@ def test_dspy_react_tool_failure(api_client_for):
     # the error line on the failed step and in what the model was told, no frames
     assert "Traceback" not in reading and "site-packages" not in reading
     assert f"Execution error in lookup_order: \\n{error}" in reading
+
+
+def _decided(tree: dict) -> list[str]:
+    """The tools the model steps of a reading decided to call, in order."""
+    return [
+        call["tool"]
+        for step in reading_steps(tree)
+        if step["type"] == SpanKind.LLM
+        for message in step.get("output") or []
+        for call in message.get("tool_calls") or []
+    ]
+
+
+def _handed_back(tree: dict) -> list[tuple[object, bool]]:
+    """The tool results the model steps of a reading were handed, and whether each failed."""
+    return [
+        (result["result"], result.get("error", False))
+        for step in reading_steps(tree)
+        for message in step.get("new_input") or []
+        for result in message.get("tool_results") or []
+    ]
+
+
+def test_google_genai_automatic_function_calling(api_client_for):
+    # generate_content with Python functions as tools runs the calls itself; the OpenTelemetry
+    # instrumentation wraps the whole loop in one model span, the tools' spans under it, and
+    # reports the last response's usage and reply (content on spans: SPAN_ONLY)
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "google-genai")
+    assert_support_calls(trace)
+    (call,) = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
+    tools = Span.objects.filter(trace=trace, kind=SpanKind.TOOL)
+    assert {tool.parent_span_id for tool in tools} == {call.span_id}
+    # its operation-details log record, sent without content, repeats the usage: counted once
+    assert (trace.input_tokens, trace.output_tokens) == (PROMPT_TOKENS, COMPLETION_TOKENS)
+    assert trace.model == "gemini-2.0-flash" and trace.cost_usd > Decimal(0)
+    assert trace.error_count == 0
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+
+
+@pytest.mark.parametrize("logs_first", [False, True])
+def test_google_genai_streamed_with_content_on_spans_and_events(api_client_for, logs_first):
+    # the same loop streamed; SPAN_AND_EVENT writes the content on the span and again in its
+    # log record, and the span's reply merges the loop's three replies
+    api = api_client_for(UserFactory(roles=[ANNOTATOR]))
+    trace = send_recorded(api, "google-genai-stream", logs_first=logs_first)
+    assert_support_calls(trace)
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 1
+    assert (trace.input_tokens, trace.output_tokens) == (PROMPT_TOKENS, COMPLETION_TOKENS)
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    assert _decided(trace_span_tree(trace)) == ["lookup_order", "refund"]
+
+
+@pytest.mark.parametrize("logs_first", [False, True])
+def test_google_genai_chat_session_with_content_in_events(api_client_for, logs_first):
+    # a chat session runs the tools itself, one generate_content a model call and no tool
+    # spans; EVENT_ONLY: the messages come only in the calls' log records
+    api = api_client_for(UserFactory(roles=[ANNOTATOR]))
+    trace = send_recorded(api, "google-genai-chat", logs_first=logs_first)
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
+    assert calls.count() == 3 and not Span.objects.filter(trace=trace, kind=SpanKind.TOOL)
+    fixture = json.loads((RECORDED / "google-genai-chat.json").read_text())
+    assert "gen_ai.input.messages" not in json.dumps(fixture["request"])
+    assert trace.task == support_task.TASK
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    assert _decided(tree) == ["lookup_order", "refund"]
+    # each function response `{"result": "<the tool's JSON>"}` reads as what the tool returned
+    assert _handed_back(tree) == [(ORDER, False), (REFUND, False)]
+
+
+def test_google_genai_failing_tool(api_client_for):
+    # the first lookup raises: the SDK hands the model the error, the model looks up again
+    from tests.conformance.test_tool_failures import OUTAGE, assert_failure_read
+
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "google-genai-failing")
+    assert_failure_read(trace, OUTAGE, recovered=True)
+    failed = Span.objects.get(trace=trace, kind=SpanKind.TOOL, status="error")
+    assert failed.error_message == OUTAGE
+
+
+def test_google_genai_chat_session_failing_tool(api_client_for):
+    # in a chat session the failure lives only in the function response, `{"error": ...}`
+    from tests.conformance.test_tool_failures import LOOKUP, OUTAGE, REFUND_CALL
+
+    trace = send_recorded(
+        api_client_for(UserFactory(roles=[ANNOTATOR])), "google-genai-chat-failing"
+    )
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
+    tree = trace_span_tree(trace)
+    (error, error_failed), *rest = _handed_back(tree)
+    assert error_failed and OUTAGE in error and "Traceback" not in tree_json(tree)
+    assert rest == [(ORDER, False), (REFUND, False)]
+    expected = Expected(
+        task=support_task.TASK,
+        final_answer=support_task.FINAL_ANSWER,
+        calls=[LOOKUP, LOOKUP, REFUND_CALL],
+        results=[ORDER, REFUND],
+        errors=[OUTAGE],
+    )
+    assert_judge_reads(trace, expected)

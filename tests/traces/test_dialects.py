@@ -603,3 +603,29 @@ def test_a_tool_result_given_twice_under_one_call_id_is_read_once_with_its_error
         "x",
         "x",
     ]
+
+
+@pytest.mark.parametrize(
+    ("response", "content", "is_error"),
+    [
+        # the Google Gen AI SDK and ADK hand a function's return back under `result`
+        ({"result": '{"ok": 1}'}, {"ok": 1}, False),
+        ({"output": {"ok": 1}}, {"ok": 1}, False),  # Gemini's documented key
+        ({"error": "no such order"}, "no such order", True),
+        # a response that is the function's own value is read as it is
+        ({"ok": 1}, {"ok": 1}, False),
+        ({"result": "done", "note": "x"}, {"result": "done", "note": "x"}, False),
+    ],
+)
+@pytest.mark.parametrize("shape", ["genai part", "gemini part"])
+def test_gemini_function_responses_read_as_the_functions_return_or_error(
+    shape, response, content, is_error
+):
+    if shape == "genai part":
+        part = {"type": "tool_call_response", "id": "c1", "response": response}
+    else:
+        part = {"function_response": {"id": "c1", "name": "refund", "response": response}}
+    (message,) = messages_read([{"role": "user", "parts": [part]}])
+    assert [(r.id, r.content, r.is_error) for r in message.tool_results] == [
+        ("c1", content, is_error)
+    ]
