@@ -58,6 +58,33 @@ def assert_support_tools_offered(trace):
     ]
 
 
+def calls_decided(tree: dict) -> list[tuple[dict, dict]]:
+    """(step, call) for each tool call a step of the reading decides, in order."""
+    return [
+        (step, call)
+        for step in reading_steps(tree)
+        for message in step.get("output") or []
+        if isinstance(message, dict)
+        for call in message.get("tool_calls") or []
+    ]
+
+
+def models_decided(tree: dict) -> list[str]:
+    """The tools the model steps of a reading decide to call, in order."""
+    return [call["tool"] for step, call in calls_decided(tree) if step["type"] == SpanKind.LLM]
+
+
+def results_handed_back(tree: dict) -> list[tuple[str, object, bool]]:
+    """(call id, result, error mark) of each tool result a step of the reading is handed."""
+    return [
+        (result["call_id"], result["result"], result.get("error", False))
+        for step in reading_steps(tree)
+        for message in step.get("new_input") or []
+        if isinstance(message, dict)
+        for result in message.get("tool_results") or []
+    ]
+
+
 def test_strands_agents(api_client_for):
     trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "strands")
     assert_support_calls(trace)
@@ -74,13 +101,7 @@ def test_strands_agents(api_client_for):
     # each event-loop cycle's output repeats its model call's reply: the judge reads each
     # decision once, on the model call
     tree = trace_span_tree(trace)
-    decided = [
-        (step["name"], call["tool"])
-        for step in reading_steps(tree)
-        for message in step.get("output") or []
-        if isinstance(message, dict)
-        for call in message.get("tool_calls") or []
-    ]
+    decided = [(step["name"], call["tool"]) for step, call in calls_decided(tree)]
     assert decided == [("chat#1", "lookup_order"), ("chat#2", "refund")]
 
 
@@ -352,27 +373,6 @@ def test_semantic_kernel_tool_that_raises(api_client_for):
     assert "Traceback" not in tree_json(trace_span_tree(trace))
 
 
-def _results_read(tree: dict) -> list[tuple[str, object, bool]]:
-    """(call id, result, error mark) of every tool result the reading's steps show."""
-    return [
-        (result["call_id"], result["result"], result.get("error", False))
-        for step in reading_steps(tree)
-        for message in step.get("new_input") or []
-        if isinstance(message, dict)
-        for result in message.get("tool_results") or []
-    ]
-
-
-def _calls_decided(tree: dict) -> list[tuple[str, object]]:
-    return [
-        (call["tool"], call["arguments"])
-        for step in reading_steps(tree)
-        for message in step.get("output") or []
-        if isinstance(message, dict)
-        for call in message.get("tool_calls") or []
-    ]
-
-
 BEDROCK_MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 
 
@@ -402,8 +402,9 @@ def test_bedrock_converse_with_botocore_instrumentation(api_client_for, name):
     # each result is given as a `gen_ai.tool.message` event and again as the next user turn's
     # `toolResult` block: read once, under its call id
     tree = trace_span_tree(trace)
-    assert _calls_decided(tree) == EXPECTED_CALLS
-    assert _results_read(tree) == [("call_1", ORDER, False), ("call_2", REFUND, False)]
+    decided = [(call["tool"], call["arguments"]) for _, call in calls_decided(tree)]
+    assert decided == EXPECTED_CALLS
+    assert results_handed_back(tree) == [("call_1", ORDER, False), ("call_2", REFUND, False)]
     assert tree_json(tree).count("RF-0091") == 3  # the refund's result, the reply, the answer
 
 
@@ -426,9 +427,10 @@ def test_bedrock_converse_tool_error(api_client_for):
         ),
     )
     tree = trace_span_tree(trace)
-    assert _calls_decided(tree) == [lookup, *EXPECTED_CALLS]
+    decided = [(call["tool"], call["arguments"]) for _, call in calls_decided(tree)]
+    assert decided == [lookup, *EXPECTED_CALLS]
     # the failed result is marked on the result the events give twice, and read once
-    assert _results_read(tree) == [
+    assert results_handed_back(tree) == [
         ("call_1", error, True),
         ("call_2", ORDER, False),
         ("call_3", REFUND, False),
@@ -494,27 +496,6 @@ def test_dspy_react_tool_failure(api_client_for):
     assert f"Execution error in lookup_order: \\n{error}" in reading
 
 
-def _decided(tree: dict) -> list[str]:
-    """The tools the model steps of a reading decided to call, in order."""
-    return [
-        call["tool"]
-        for step in reading_steps(tree)
-        if step["type"] == SpanKind.LLM
-        for message in step.get("output") or []
-        for call in message.get("tool_calls") or []
-    ]
-
-
-def _handed_back(tree: dict) -> list[tuple[object, bool]]:
-    """The tool results the model steps of a reading were handed, and whether each failed."""
-    return [
-        (result["result"], result.get("error", False))
-        for step in reading_steps(tree)
-        for message in step.get("new_input") or []
-        for result in message.get("tool_results") or []
-    ]
-
-
 def test_google_genai_automatic_function_calling(api_client_for):
     # generate_content with Python functions as tools runs the calls itself; the OpenTelemetry
     # instrumentation wraps the whole loop in one model span, the tools' spans under it, and
@@ -543,7 +524,7 @@ def test_google_genai_streamed_with_content_on_spans_and_events(api_client_for, 
     assert (trace.input_tokens, trace.output_tokens) == (PROMPT_TOKENS, COMPLETION_TOKENS)
     assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
-    assert _decided(trace_span_tree(trace)) == ["lookup_order", "refund"]
+    assert models_decided(trace_span_tree(trace)) == ["lookup_order", "refund"]
 
 
 @pytest.mark.parametrize("logs_first", [False, True])
@@ -562,9 +543,10 @@ def test_google_genai_chat_session_with_content_in_events(api_client_for, logs_f
     assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
     tree = trace_span_tree(trace)
-    assert _decided(tree) == ["lookup_order", "refund"]
+    assert models_decided(tree) == ["lookup_order", "refund"]
     # each function response `{"result": "<the tool's JSON>"}` reads as what the tool returned
-    assert _handed_back(tree) == [(ORDER, False), (REFUND, False)]
+    handed_back = [(result, failed) for _, result, failed in results_handed_back(tree)]
+    assert handed_back == [(ORDER, False), (REFUND, False)]
 
 
 def test_google_genai_failing_tool(api_client_for):
@@ -587,9 +569,9 @@ def test_google_genai_chat_session_failing_tool(api_client_for):
     assert trace.final_answer == support_task.FINAL_ANSWER
     assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
     tree = trace_span_tree(trace)
-    (error, error_failed), *rest = _handed_back(tree)
+    (_, error, error_failed), *rest = results_handed_back(tree)
     assert error_failed and OUTAGE in error and "Traceback" not in tree_json(tree)
-    assert rest == [(ORDER, False), (REFUND, False)]
+    assert [(result, failed) for _, result, failed in rest] == [(ORDER, False), (REFUND, False)]
     expected = Expected(
         task=support_task.TASK,
         final_answer=support_task.FINAL_ANSWER,
