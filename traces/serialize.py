@@ -181,12 +181,23 @@ def _layered_calls_folded(root: dict) -> None:
         stack.extend(kept)
 
 
+# What a step ends with: shown after the steps inside it, in the order it happened (a model call
+# that ran tools inside it, as the Google Gen AI SDK's automatic function calling does, answered
+# after them).
+CLOSING_KEYS = ("output", "result", "finish_reason", "error")
+
+
 def tree_json(node: dict, depth: int = 0) -> str:
     """The reading as JSON a judge reads at a glance: the top's fields one a line, then one
     line per step, indented by depth. Valid JSON in a fraction of an indented dump's lines."""
     pad = " " * depth
-    head = {key: value for key, value in node.items() if key != "children"}
     children = node.get("children") or []
+    closing = {key: node[key] for key in CLOSING_KEYS if children and key in node}
+    head = {key: value for key, value in node.items() if key != "children" and key not in closing}
+    closed = "".join(
+        f", {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, default=str)}"
+        for key, value in closing.items()
+    )
     if depth == 0:
         fields = [
             f" {json.dumps(key)}: {json.dumps(value, ensure_ascii=False, default=str)}"
@@ -194,14 +205,14 @@ def tree_json(node: dict, depth: int = 0) -> str:
         ]
         if children:
             inner = ",\n".join(tree_json(child, 2) for child in children)
-            fields.append(f' "children": [\n{inner}\n ]')
+            fields.append(f' "children": [\n{inner}\n ]' + closed.replace(", ", ",\n ", 1))
         return "{\n" + ",\n".join(fields) + "\n}"
     text = json.dumps(head, ensure_ascii=False, default=str)
     if not children:
         return pad + text
     inner = ",\n".join(tree_json(child, depth + 1) for child in children)
     opening = text[:-1] + ", " if head else "{"
-    return f'{pad}{opening}"children": [\n{inner}\n{pad}]}}'
+    return f'{pad}{opening}"children": [\n{inner}\n{pad}]{closed}}}'
 
 
 def _text(value) -> str:
@@ -210,32 +221,46 @@ def _text(value) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
-def _transcript_lines(node: dict) -> list[str]:
-    """A step's lines: tool call and result, or the model's new input and its answer."""
+def _lines_keyed(node: dict, depth: int, out: list[tuple[tuple, str]]) -> int:
+    """Append a step's lines and its inner steps', each keyed to its place in step order: what
+    a step ends with after the last step inside it. The last step number under `node`."""
+    last = node.get("step", 0)
+    opening, closing = _transcript_lines(node) if "step" in node else ([], [])
+    out += [((last, 0, 0), line) for line in opening]
+    for child in node.get("children") or []:
+        last = max(last, _lines_keyed(child, depth + 1, out))
+    out += [((last, 1, -depth), line) for line in closing]  # inner steps end first
+    return last
+
+
+def _transcript_lines(node: dict) -> tuple[list[str], list[str]]:
+    """A step's lines, as it opens and as it ends: tool call, then result; or the model's new
+    input, then its answer."""
     at = f"[step {node['step']}]"
     name = node["name"]
     if node["type"] == SpanKind.TOOL:
         call_id = f" (call_id {node['call_id']})" if node.get("call_id") else ""
-        lines = [f"{at} TOOL CALL {name}{call_id}: {_text(node.get('arguments'))}"]
+        closing = []
         if "result" in node:
-            lines.append(f"{at} TOOL RESULT {name}: {_text(node['result'])}")
+            closing.append(f"{at} TOOL RESULT {name}: {_text(node['result'])}")
         if "error" in node:
-            lines.append(f"{at} TOOL ERROR {name}: {node['error']}")
-        return lines
-    lines = []
+            closing.append(f"{at} TOOL ERROR {name}: {node['error']}")
+        return [f"{at} TOOL CALL {name}{call_id}: {_text(node.get('arguments'))}"], closing
+    opening, closing = [], []
     for field, who in (("new_input", "INPUT"), ("input", "INPUT"), ("output", "OUTPUT")):
         value = node.get(field)
         if value is None:
             continue
+        lines = opening if field != "output" else closing
         if isinstance(value, list) and all(isinstance(m, dict) and "role" in m for m in value):
             lines += [_message_line(at, name, m, output=field == "output") for m in value]
         else:
             lines.append(f"{at} {name} {who}: {_text(value)}")
     if node.get("finish_reason"):
-        lines.append(f"{at} {name} STOPPED: {node['finish_reason']}")
+        closing.append(f"{at} {name} STOPPED: {node['finish_reason']}")
     if "error" in node:
-        lines.append(f"{at} {name} ERROR: {node['error']}")
-    return lines
+        closing.append(f"{at} {name} ERROR: {node['error']}")
+    return opening, closing
 
 
 def _message_line(at: str, name: str, message: dict, *, output: bool) -> str:
@@ -253,13 +278,6 @@ def _message_line(at: str, name: str, message: dict, *, output: bool) -> str:
     return f"{at} {who}: {' | '.join(parts)}"
 
 
-def _walk(node: dict) -> list[dict]:
-    out = [node] if "step" in node else []
-    for child in node.get("children") or []:
-        out += _walk(child)
-    return out
-
-
 def trace_transcript(trace: Trace, spans: list[Span] | None = None) -> str:
     """A plain-text transcript: the task, each step in order, the final answer, the stop."""
     tree = trace_span_tree(trace, spans)
@@ -267,8 +285,9 @@ def trace_transcript(trace: Trace, spans: list[Span] | None = None) -> str:
     if tree.get("available_tools"):
         names = ", ".join(tool["name"] for tool in tree["available_tools"])
         lines.append(f"AVAILABLE TOOLS: {names}")
-    for node in sorted(_walk(tree), key=lambda n: n["step"]):
-        lines += _transcript_lines(node)
+    keyed: list[tuple[tuple, str]] = []
+    _lines_keyed(tree, 0, keyed)
+    lines += [line for _, line in sorted(keyed, key=lambda item: item[0])]
     lines.append(f"FINAL ANSWER: {trace.final_answer}")
     if tree.get("stop_reason"):
         lines.append(f"STOP REASON: {tree['stop_reason']}")

@@ -511,6 +511,10 @@ def test_google_genai_automatic_function_calling(api_client_for):
     assert trace.error_count == 0
     assert_support_tools_offered(trace)
     assert_judge_reads(trace, JUDGE_READS)
+    # the call's reply is read after the tools it ran, as it came
+    reading = tree_json(trace_span_tree(trace))
+    reply = reading.index('"output": [{"role": "assistant", "text": "Refunded')
+    assert reading.index('"name": "lookup_order"') < reading.index('"name": "refund"') < reply
 
 
 @pytest.mark.parametrize("logs_first", [False, True])

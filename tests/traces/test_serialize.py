@@ -99,6 +99,62 @@ def test_the_judges_json_is_one_line_a_step_and_reads_back_whole():
     assert len(lines) < json.dumps(tree, indent=1).count("\n") / 3
 
 
+def _model_call_running_tools_inside_it() -> dict:
+    """A model call that ran its tools inside it (the Google Gen AI SDK's automatic function
+    calling): its span wraps the loop, and its reply is the last one, given after the tools."""
+    return {
+        "name": "support run",
+        "type": "agent",
+        "input": "Refund order A1042, it arrived broken.",
+        "children": [
+            {
+                "name": "generate_content gemini-2.0-flash",
+                "type": "llm",
+                "input": [{"role": "user", "content": "Refund order A1042, it arrived broken."}],
+                "output": "Refunded 59.00 EUR for order A1042.",
+                "attributes": {"gen_ai.response.finish_reasons": ["stop"]},
+                "children": [
+                    {
+                        "name": "lookup_order",
+                        "type": "tool",
+                        "input": {"order_id": "A1042"},
+                        "output": {"total": 59.0},
+                    },
+                    {
+                        "name": "issue_refund",
+                        "type": "tool",
+                        "status": "error",
+                        "input": {"order_id": "A1042"},
+                        "error": "PaymentGatewayTimeout",
+                    },
+                ],
+            }
+        ],
+    }
+
+
+def test_a_step_ends_after_the_steps_inside_it_in_the_judges_json_and_transcript():
+    trace = ingest_span_tree(ProjectFactory(), _model_call_running_tools_inside_it())
+    tree = trace_span_tree(trace)
+    text = tree_json(tree)
+    assert json.loads(text) == tree
+    # the model's reply, and why it stopped, follow the tool steps it ran
+    call_line = next(line for line in text.splitlines() if '"step": 2' in line)
+    assert '"output"' not in call_line and '"finish_reason"' not in call_line
+    closing = text.index('], "output": "Refunded 59.00 EUR')
+    assert text.index('"name": "issue_refund"') < closing
+    assert text.index('"finish_reason": "completed"') > closing
+    transcript = trace_transcript(trace).splitlines()
+    assert [line.split(":")[0] for line in transcript[1:-2]] == [
+        "[step 3] TOOL CALL lookup_order",
+        "[step 3] TOOL RESULT lookup_order",
+        "[step 4] TOOL CALL issue_refund",
+        "[step 4] TOOL ERROR issue_refund",
+        "[step 2] generate_content gemini-2.0-flash OUTPUT",
+        "[step 2] generate_content gemini-2.0-flash STOPPED",
+    ]
+
+
 def test_a_steps_output_that_only_repeats_a_step_inside_it_is_read_once():
     trace = TraceFactory(task="Check A-1", final_answer="A-1 is on its way.")
     decided = [
