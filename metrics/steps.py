@@ -1,4 +1,6 @@
-"""A trace's tool calls as plain steps (evalsite_checks.steps), read from its spans."""
+"""A trace's tool calls as plain steps (evalsite_checks.steps), read from its spans: its tool
+spans, or, where no tool was traced (a plain SDK loop under a provider instrumentation), the
+calls its model calls decided, with the results the later calls were handed."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from typing import Any, Protocol
 
 from evalsite_checks.steps import PENDING, ToolStep
 
+from traces.ingest.failures import structured_failure, text_failure
+from traces.messages import ToolResult, messages_read
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
 
@@ -25,6 +29,7 @@ class SpanFacts(Protocol):
     """What the checks read of a span: a stored Span, or an ingest SpanRecord."""
 
     span_id: str
+    parent_span_id: str
     name: str
     kind: str
     input: Any
@@ -62,4 +67,61 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
                 component=span.component,
             )
         )
+    return steps or tool_steps_from_messages(spans)
+
+
+def tool_steps_from_messages(spans: Sequence[SpanFacts]) -> list[ToolStep]:
+    """The calls the model calls among `spans` decided, each with the result a later call was
+    handed under its id (the first such result for the first call, and so on), or else the
+    next result handed back under an id no call has (OpenLLMetry names Responses API calls by
+    item id, their results by call id); each named by the model span that decided it. A model
+    span with another inside it is a framework's layer over the same call: the innermost one
+    is read."""
+    calls = [span for span in spans if span.kind == SpanKind.LLM]
+    layers = {span.parent_span_id for span in calls}
+    results: dict[str, list[ToolResult]] = {}  # in the order first handed back
+    decided = []
+    for span in calls:
+        handed: dict[str, list[ToolResult]] = {}
+        for message in messages_read(span.input) or []:
+            for result in message.tool_results:
+                handed.setdefault(result.id, []).append(result)
+        for call_id, given in handed.items():  # each call resends the history: the longest
+            if len(given) > len(results.get(call_id, ())):
+                results[call_id] = given
+        if span.span_id not in layers:
+            decided += [
+                (span, call)
+                for message in messages_read(span.output) or []
+                for call in message.tool_calls
+            ]
+    called = {call.id for _, call in decided}
+    unclaimed = iter(
+        [r for call_id, given in results.items() if call_id not in called for r in given]
+    )
+    taken: dict[str, int] = {}
+    steps = []
+    for span, call in decided:
+        index = taken[call.id] = taken.get(call.id, -1) + 1
+        given = results.get(call.id) or ()
+        result = given[index] if index < len(given) else next(unclaimed, None)
+        steps.append(
+            ToolStep(
+                tool=call.name,
+                inputs=call.arguments if call.arguments is not None else {},
+                output=result.content if result else None,
+                failed=bool(result and _failed(result)),
+                span_id=span.span_id,
+                span_pk=span_pk(span),
+                component=span.component,
+            )
+        )
     return steps
+
+
+def _failed(result: ToolResult) -> bool:
+    """A result handed back says the call failed: flagged so, or read so by ingest's rules for
+    a tool span's result (a structured error, or text that opens with one)."""
+    return result.is_error or bool(
+        structured_failure(result.content, None) or text_failure(result.content)
+    )

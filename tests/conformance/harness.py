@@ -67,9 +67,12 @@ def instrumented(provider: TracerProvider, *instrumentors, **instrument_options)
             instrumentor.uninstrument()
 
 
-def openai_v2_support_run(provider: TracerProvider, **instrument_options) -> None:
+def openai_v2_support_run(
+    provider: TracerProvider, tools: dict | None = None, retry: bool = True, **instrument_options
+) -> None:
     """The support agent on the fake OpenAI server, instrumented by the OpenTelemetry OpenAI
-    instrumentation, under a root span that says nothing about the task."""
+    instrumentation, under a root span that says nothing about the task. `tools` and `retry`
+    as support_task.openai_agent_run and FakeOpenAI take them."""
     from opentelemetry.instrumentation.openai_v2 import OpenAIInstrumentor
 
     from tests.conformance import support_task
@@ -77,7 +80,7 @@ def openai_v2_support_run(provider: TracerProvider, **instrument_options) -> Non
 
     with (
         instrumented(provider, OpenAIInstrumentor(), **instrument_options),
-        FakeOpenAI() as server,
+        FakeOpenAI(retry=retry) as server,
         provider.get_tracer("support").start_as_current_span("support run"),
     ):
-        support_task.openai_agent_run(server.base_url, MODEL)
+        support_task.openai_agent_run(server.base_url, MODEL, tools)

@@ -25,9 +25,11 @@ def refund(order_id: str, amount: float) -> str:
 TOOLS = {"lookup_order": lookup_order, "refund": refund}
 
 
-def openai_agent_run(base_url: str, model: str) -> str:
+def openai_agent_run(base_url: str, model: str, tools: dict | None = None) -> str:
     """The task as a plain OpenAI tool loop (the SDK against `base_url`): each tool call the
-    model makes is answered by TOOLS until it answers in text, which is returned."""
+    model makes is answered by `tools` (TOOLS), a tool that raises by `Error: <what it said>`,
+    until it answers in text, which is returned."""
+    tools = tools or TOOLS
     import openai
 
     client = openai.OpenAI(base_url=base_url, api_key="test")
@@ -42,7 +44,10 @@ def openai_agent_run(base_url: str, model: str) -> str:
             return message.content
         messages.append(message.model_dump(exclude_none=True))
         for call in message.tool_calls:
-            result = TOOLS[call.function.name](**json.loads(call.function.arguments))
+            try:
+                result = tools[call.function.name](**json.loads(call.function.arguments))
+            except Exception as error:  # the model is told, as agent loops do
+                result = f"Error: {error}"
             messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
 
 

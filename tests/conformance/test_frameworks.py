@@ -8,6 +8,7 @@ from decimal import Decimal
 import pytest
 
 from accounts.roles import ANNOTATOR
+from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import documented_tools, support_task
 from tests.conformance.fake_anthropic import MODEL as ANTHROPIC_MODEL
 from tests.conformance.fake_anthropic import FakeAnthropic
@@ -79,6 +80,12 @@ def assert_silent_root_run(trace):
     # message_start's count to the cumulative one message_delta gives
     assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
     assert_judge_reads(trace, JUDGE_READS)
+    # the checks read the same calls, each with the result handed back under its id
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
+        (*EXPECTED_CALLS[0], ORDER, False),
+        (*EXPECTED_CALLS[1], REFUND, False),
+    ]
 
 
 def smolagents_support_run(provider, *more_instrumentors) -> None:

@@ -1,0 +1,111 @@
+"""Tool calls a trace made only in its model calls' messages read as the checks' steps."""
+
+from types import SimpleNamespace
+
+from metrics.steps import tool_steps_from_spans
+from traces.models import SpanKind
+
+
+def span(span_id, kind=SpanKind.LLM, parent="", input=None, output=None, **fields):
+    return SimpleNamespace(
+        span_id=span_id,
+        parent_span_id=parent,
+        name=fields.pop("name", span_id),
+        kind=kind,
+        input=input,
+        output=output,
+        attributes={},
+        status=fields.pop("status", "ok"),
+        tool_name=fields.pop("tool_name", ""),
+        component="",
+    )
+
+
+def decided(call_id, name, arguments):
+    call = {"id": call_id, "type": "function", "function": {"name": name}}
+    call["function"]["arguments"] = arguments
+    return [{"role": "assistant", "content": None, "tool_calls": [call]}]
+
+
+def handed(*results):
+    """A request resending the whole history: the task, then each (call id, result)."""
+    history = [{"role": "user", "content": "Refund order A1042."}]
+    for call_id, content in results:
+        history.append({"role": "tool", "tool_call_id": call_id, "content": content})
+    return history
+
+
+def read(spans):
+    return [(s.tool, s.inputs, s.output, s.failed, s.span_id) for s in tool_steps_from_spans(spans)]
+
+
+def test_each_call_a_model_decided_with_the_result_handed_back_under_its_id():
+    spans = [
+        span("root", SpanKind.CUSTOM),
+        span("m1", parent="root", input=handed(), output=decided("c1", "lookup", '{"id": 1}')),
+        span(
+            "m2",
+            parent="root",
+            input=handed(("c1", '{"total": 59}')),
+            output=decided("c2", "refund", '{"amount": 59}'),
+        ),
+        span(
+            "m3",
+            parent="root",
+            input=handed(("c1", '{"total": 59}'), ("c2", "Error: declined")),
+            output="Refunded.",
+        ),
+    ]
+    assert read(spans) == [
+        ("lookup", {"id": 1}, {"total": 59}, False, "m1"),
+        ("refund", {"amount": 59}, "Error: declined", True, "m2"),  # ingest's error rules
+    ]
+
+
+def test_a_call_id_used_again_takes_the_next_result_and_a_call_never_answered_has_none():
+    # Gemini chat sessions make ids up per reply (`lookup_0`): a retry reuses the id
+    spans = [
+        span("m1", input=handed(), output=decided("lookup_0", "lookup", "{}")),
+        span(
+            "m2",
+            input=handed(("lookup_0", {"error": "timed out"})),
+            output=decided("lookup_0", "lookup", "{}"),
+        ),
+        span(
+            "m3",
+            input=handed(("lookup_0", {"error": "timed out"}), ("lookup_0", "found")),
+            output=decided("c9", "refund", "{}"),
+        ),
+    ]
+    assert [(s[2], s[3]) for s in read(spans)] == [
+        ({"error": "timed out"}, True),
+        ("found", False),
+        (None, False),
+    ]
+
+
+def test_results_under_ids_no_call_has_go_to_the_calls_left_without_one_in_order():
+    # OpenLLMetry names Responses API calls by item id (fc_...), results by call id
+    spans = [
+        span("m1", input=handed(), output=decided("fc_1", "lookup", "{}")),
+        span("m2", input=handed(("call_1", "A")), output=decided("fc_2", "refund", "{}")),
+        span("m3", input=handed(("call_1", "A"), ("call_2", "B")), output="Done."),
+    ]
+    assert [s[2] for s in read(spans)] == ["A", "B"]
+
+
+def test_a_framework_model_span_over_the_providers_is_read_once():
+    reply = decided("c1", "lookup", "{}")
+    spans = [
+        span("framework", input=handed(), output=reply),
+        span("provider", parent="framework", input=handed(), output=reply),
+    ]
+    assert [s[4] for s in read(spans)] == ["provider"]
+
+
+def test_traced_tools_are_the_steps_and_the_messages_are_not_read_again():
+    spans = [
+        span("m1", input=handed(), output=decided("c1", "lookup", "{}")),
+        span("t1", SpanKind.TOOL, parent="m1", input={"id": 1}, output="found", tool_name="lookup"),
+    ]
+    assert read(spans) == [("lookup", {"id": 1}, "found", False, "t1")]
