@@ -161,24 +161,64 @@ def _layer_only(node: dict, under_call: bool) -> bool:
 
 def _layered_calls_folded(root: dict) -> None:
     """Read a call that several layers reported as one step: a layer-only model step gives
-    its place to its children. Iterative: deep agent loops must not hit the recursion limit."""
+    its place to its children, and a model step that only repeats the one call around it is
+    read into that call. Iterative: deep agent loops must not hit the recursion limit."""
     stack = [root]
     while stack:
         node = stack.pop()
         under_call = node["type"] == SpanKind.LLM
-        # Last child on top: a step's place goes to its children, in order, in O(1) each.
-        pending, kept = list(reversed(node.get("children") or [])), []
-        while pending:
-            child = pending.pop()
-            if _layer_only(child, under_call):
-                pending.extend(reversed(child.get("children") or []))
-            else:
-                kept.append(child)
+        kept = _unlayered(node.get("children") or [], under_call)
+        while under_call:
+            inner = _repeated_call(node, kept)
+            if inner is None:
+                break
+            child = kept[inner]
+            node.update({k: v for k, v in child.items() if k not in node and k not in _PLACE_KEYS})
+            kept[inner : inner + 1] = _unlayered(child.get("children") or [], True)
         if kept:
             node["children"] = kept
         else:
             node.pop("children", None)
         stack.extend(kept)
+
+
+def _unlayered(children: list[dict], under_call: bool) -> list[dict]:
+    """The children, each layer-only model step replaced by its own children, in order."""
+    # Last child on top: a step's place goes to its children, in order, in O(1) each.
+    pending, kept = list(reversed(children)), []
+    while pending:
+        child = pending.pop()
+        if _layer_only(child, under_call):
+            pending.extend(reversed(child.get("children") or []))
+        else:
+            kept.append(child)
+    return kept
+
+
+# What names a step and places it: the outer call's own, when an inner layer is read into it.
+_PLACE_KEYS = frozenset(("step", "name", "span_name", "children"))
+# What a model step reads as: the call's content, compared across the layers that report it.
+_CALL_CONTENT_KEYS = ("new_input", "output", "finish_reason", "error")
+
+
+def _repeated_call(call: dict, children: list[dict]) -> int | None:
+    """The index of the one model step inside a model call that is the same call as another
+    layer saw it (LiteLLM's `completion` inside DSPy's `LM.__call__`): the only model step
+    there, its content nothing the call says otherwise (its input shown by the call, its
+    reply the same). None when there is no such step."""
+    inner = None
+    for index, child in enumerate(children):
+        if child["type"] == SpanKind.LLM:
+            if inner is not None:
+                return None  # several calls inside one (a retry): each read as itself
+            inner = index
+    if inner is None:
+        return None
+    child = children[inner]
+    for key in _CALL_CONTENT_KEYS:
+        if key in child and key in call and child[key] != call[key]:
+            return None
+    return inner
 
 
 # What a step ends with: shown after the steps inside it, in the order it happened (a model call

@@ -104,6 +104,14 @@ PINS = {
         name: ["semantic-kernel==1.45.0", "openai==3.63.0", "opentelemetry-sdk==1.45.2"]
         for name in ("semantic-kernel", "semantic-kernel-stream", "semantic-kernel-tool-error")
     },
+    # DSPy's LiteLLM engine: LiteLLM's spans, with usage, inside DSPy's LM spans
+    "dspy-litellm": [
+        "dspy==3.4.1",
+        "openinference-instrumentation-dspy==0.1.48",
+        "openinference-instrumentation-litellm==0.1.51",
+        "litellm==1.110.2",
+        "opentelemetry-sdk==1.45.2",
+    ],
 }
 
 
@@ -466,10 +474,12 @@ def bedrock_tool_error_run(provider) -> None:
 ORDER_SERVICE_DOWN = "order service unavailable"
 
 
-def dspy_run(provider, lookup_fails: bool = False) -> None:
+def dspy_run(provider, lookup_fails: bool = False, engine: str = "auto") -> None:
     """DSPy's ReAct agent on the fake OpenAI server (its default ChatAdapter, no native tool
     calls, cache off), with OpenInference's DSPy and LiteLLM instrumentations. With
-    `lookup_fails` the first lookup raises; ReAct tells the model and it looks up again."""
+    `lookup_fails` the first lookup raises; ReAct tells the model and it looks up again.
+    `engine`: DSPy's default ("auto", its native lm15 engine for an OpenAI model) or
+    "litellm", which calls through LiteLLM so its spans nest inside DSPy's LM spans."""
     import dspy
     from openinference.instrumentation.dspy import DSPyInstrumentor
     from openinference.instrumentation.litellm import LiteLLMInstrumentor
@@ -482,7 +492,13 @@ def dspy_run(provider, lookup_fails: bool = False) -> None:
         instrumentor.instrument(tracer_provider=provider)
     try:
         with FakeOpenAI() as server:
-            lm = dspy.LM(f"openai/{MODEL}", api_base=server.base_url, api_key="test", cache=False)
+            lm = dspy.LM(
+                f"openai/{MODEL}",
+                api_base=server.base_url,
+                api_key="test",
+                cache=False,
+                engine=engine,
+            )
             dspy.configure(lm=lm)
             signature = dspy.Signature("question -> answer", support_task.SYSTEM_PROMPT)
             lookups = []
@@ -585,6 +601,7 @@ RUNS = {
     "semantic-kernel": semantic_kernel_run,
     "semantic-kernel-stream": functools.partial(semantic_kernel_run, stream=True),
     "semantic-kernel-tool-error": functools.partial(semantic_kernel_run, lookup_fails=True),
+    "dspy-litellm": functools.partial(dspy_run, engine="litellm"),
 }
 # Frameworks that send message content as OTLP logs too: their run takes a logger provider.
 

@@ -584,3 +584,33 @@ def test_google_genai_chat_session_failing_tool(api_client_for):
         errors=[OUTAGE],
     )
     assert_judge_reads(trace, expected)
+
+
+def test_dspy_react_through_litellm(api_client_for):
+    # DSPy's LiteLLM engine: each `LM.__call__` span holds LiteLLM's `completion` span for the
+    # same call, with the usage, the cost, the finish reason and the route `openai/gpt-4o-mini`
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "dspy-litellm")
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls] == [*EXPECTED_CALLS, ("finish", {})]
+    assert [result for *_, result in calls] == [ORDER, REFUND, "Completed."]
+    assert (trace.task, trace.final_answer) == (support_task.TASK, support_task.FINAL_ANSWER)
+    assert trace.error_count == 0
+    spans = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")
+    assert [span.name for span in spans] == ["LM.__call__", "completion"] * 4
+    # the route names the model the DSPy span names: one model, priced as itself
+    assert {span.model for span in spans} == {"gpt-4o-mini"} and trace.model == "gpt-4o-mini"
+    # four calls (three ReAct steps and the extract step), each counted and priced once
+    assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
+    completions = [span for span in spans if span.name == "completion"]
+    assert trace.cost_usd == sum(span.cost_usd for span in completions) > Decimal(0)
+    assert_judge_reads(trace, JUDGE_READS)
+    # each call one step, the DSPy span's, with LiteLLM's finish reason: the decision once
+    tree = trace_span_tree(trace)
+    models = [step for step in reading_steps(tree) if step["type"] == SpanKind.LLM]
+    assert [(step["name"], step.get("finish_reason")) for step in models] == [
+        (f"LM.__call__#{n}", "completed") for n in range(1, 5)
+    ]
+    assert all("new_input" in step and "output" in step for step in models)
+    reading = tree_json(tree)
+    assert reading.count("next_tool_name ## ]]\\nrefund") == 1
+    assert "openai/gpt-4o-mini" not in reading

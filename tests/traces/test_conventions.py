@@ -176,6 +176,32 @@ def test_models_the_old_table_never_knew_are_priced(model, provider):
     assert record.cost_usd > 0
 
 
+@pytest.mark.parametrize(
+    ("model", "provider", "read"),
+    [
+        # LiteLLM's route: the provider's name before the model's, the provider beside it
+        ("openai/gpt-4o-mini", "openai", "gpt-4o-mini"),
+        ("OpenAI/gpt-4o-mini", "openai", "gpt-4o-mini"),
+        ("huggingface/meta-llama/Llama-3.1-8B", "huggingface", "meta-llama/Llama-3.1-8B"),
+        # a slash that is part of the model's own name at that provider
+        ("openai/gpt-4o", "openrouter", "openai/gpt-4o"),
+        ("meta-llama/Llama-3.1-8B", "", "meta-llama/Llama-3.1-8B"),
+    ],
+)
+def test_a_model_named_by_its_route_reads_as_the_model(model, provider, read):
+    record = _chat_record(
+        {
+            "llm.model_name": model,
+            "llm.provider": provider,
+            "llm.token_count.prompt": 10_000,
+            "llm.token_count.completion": 1_000,
+        }
+    )
+    assert record.model == read
+    if read == "gpt-4o-mini":  # priced as the model it is
+        assert record.cost_usd == Decimal("0.002100")
+
+
 @pytest.mark.parametrize("input_tokens", [1_000, 199_000, 200_000, 450_000])
 def test_a_tiered_price_matches_genai_prices_on_both_sides_of_its_tier(input_tokens):
     from genai_prices import Usage, calc_price

@@ -363,6 +363,72 @@ def test_a_model_call_reported_by_several_layers_reads_as_one_step():
     ]
 
 
+@pytest.mark.parametrize(
+    ("outer_output", "inner_outputs", "folded"),
+    [
+        # the provider library's span inside the framework's, the same request and reply
+        ("A-1 has shipped.", ["A-1 has shipped."], True),
+        # the framework's span logs the request alone, the provider's the reply
+        (None, ["A-1 has shipped."], True),
+        # two calls inside one (a retry): each read as itself
+        ("A-1 has shipped.", ["A-1 is lost.", "A-1 has shipped."], False),
+        # a reply other than the one the outer span reports: not the same call
+        ("A-1 has shipped.", ["A-1 is lost."], False),
+    ],
+    ids=["same-call", "request-outside-reply-inside", "retried", "other-reply"],
+)
+def test_a_model_call_inside_a_model_call_that_repeats_it_reads_as_one_step(
+    outer_output, inner_outputs, folded
+):
+    trace = TraceFactory(task="Where is A-1?")
+    asked = [
+        {"role": "system", "content": "You answer order questions."},
+        {"role": "user", "content": "Where is A-1?"},
+    ]
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    SpanFactory(
+        trace=trace,
+        span_id="outer",
+        parent_span_id="r",
+        name="LM.__call__",
+        kind="llm",
+        model="gpt-4o-mini",
+        input=asked,
+        output=outer_output and [{"role": "assistant", "content": outer_output}],
+        position=1,
+    )
+    for position, text in enumerate(inner_outputs, start=2):
+        SpanFactory(
+            trace=trace,
+            span_id=f"inner{position}",
+            parent_span_id="outer",
+            name="completion",
+            kind="llm",
+            model="gpt-4o-mini",
+            input=asked,
+            output=[{"role": "assistant", "content": text}],
+            attributes={"llm.finish_reason": "stop"},
+            position=position,
+        )
+    (call,) = trace_span_tree(trace)["children"]
+    assert (call["name"], call["new_input"][0]["text"]) == (
+        "LM.__call__",
+        "You answer order questions.",
+    )
+    if folded:
+        # one step: the outer span's name and place, the request once, the reply once, and
+        # what only the inner span says (why the model stopped)
+        assert "children" not in call
+        assert call["output"] == [{"role": "assistant", "text": "A-1 has shipped."}]
+        assert call["finish_reason"] == "completed"
+    else:
+        assert [inner["name"] for inner in call["children"]] == [
+            "completion" if len(inner_outputs) == 1 else f"completion#{n}"
+            for n in range(1, len(inner_outputs) + 1)
+        ]
+        assert "finish_reason" not in call
+
+
 def test_framework_objects_logged_as_reprs_read_as_their_class_and_plain_fields():
     history = ", ".join(
         f"ChatMessage(role=<MessageRole.USER: 'user'>, blocks=[TextBlock(text='turn {n}')])"

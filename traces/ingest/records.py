@@ -106,6 +106,8 @@ def span_record_build(
         if type(output_value) is dict and "outputs" in output_value:
             output_value = chain_value(output_value)
     model = str(fields.get("model") or "")[:200]
+    if "/" in model:
+        model = model_unrouted(model, fields.get("provider"))
     declared = fields.get("cost_usd")
     if declared is None and plan.cost_parts:  # cost_declared's sum of parts: no call without
         declared = conventions.cost_declared(attributes, fields, plan)
@@ -234,6 +236,16 @@ def tool_arguments(value):
     ):
         return value["kwargs"]
     return value
+
+
+def model_unrouted(model: str, provider) -> str:
+    """The model a route names: LiteLLM records `openai/gpt-4o-mini`, its provider beside it,
+    for the model the framework over it names `gpt-4o-mini`. A prefix that is not the span's
+    own provider is part of the model's name (OpenRouter's `openai/gpt-4o`)."""
+    route, _, name = model.partition("/")
+    if name and provider and route.lower() == str(provider).lower():
+        return name
+    return model
 
 
 def model_input(value: dict):
