@@ -236,6 +236,11 @@ def message_read(raw) -> Message | None:
         if raw.get("tool_calls") and not inner_raw.get("tool_calls"):
             # The event's calls beside its message, as the 1.28 conventions and Koog write them.
             inner_raw = {**inner_raw, "tool_calls": raw["tool_calls"]}
+        if isinstance(raw.get("function"), list) and "content" not in inner_raw:
+            # OpenInference's AgentChat writes a FunctionExecutionResultMessage's results beside
+            # its message (`function.N`: {name, content, call_id, is_error})
+            results = [r for r in raw["function"] if isinstance(r, dict)]
+            inner_raw = {**inner_raw, "content": [{"type": "tool_result", **r} for r in results]}
         inner = message_read(inner_raw)  # OpenInference and gen_ai.choice wrap it
         if inner is not None:
             return inner

@@ -231,8 +231,16 @@ class ReadingState:
         self.results_shown: set[str] = set()
         if trace.task:
             self.shown[("user", trace.task.strip(), (), ())] += 1
+        # the arguments each call id was decided with, by the model calls read so far
+        self.decided: dict[str, object] = {}
+        # tool steps whose span recorded no result (AutoGen's `execute_tool`), by call id
+        self.awaiting_result: dict[str, dict] = {}
+        # tool steps read as succeeded, by their result
+        self.succeeded: dict[str, dict] = {}
 
     def new_messages(self, messages: list[Message]) -> list[Message]:
+        self._calls_noted(messages)
+        self._results_placed(messages)
         here: Counter = Counter()
         new = []
         for message in messages:
@@ -250,6 +258,7 @@ class ReadingState:
         """Messages shown whatever came before (a model call's reply): a history that later
         holds one twice (a retried decision) has shown both. A reply's code blocks count as
         the `python_interpreter` calls a code agent's history tells them as."""
+        self._calls_noted(messages)
         for message in messages:
             key = _message_key(message)
             if key != (message.role, "", (), ()):
@@ -277,6 +286,40 @@ class ReadingState:
         """A tool step's result: the model call that later reads it need not show it again."""
         self.shown[("tool", "", (), (_json_key(content),))] += 1
         self.results_shown.add(tool_result_key(content))
+
+    def tool_step_noted(self, node: dict, span: Span, errored: bool) -> None:
+        """A tool step a later model call's input may complete: with the result its span did
+        not record, or with the failure its span did not mark."""
+        if span.output is None and not errored and span.tool_call_id:
+            self.awaiting_result[span.tool_call_id] = node
+        elif span.output is not None and not errored:
+            self.succeeded[tool_result_key(span.output)] = node
+
+    def _calls_noted(self, messages: list[Message]) -> None:
+        for message in messages:
+            for call in message.tool_calls:
+                if call.id:
+                    self.decided.setdefault(call.id, call.arguments)
+
+    def _results_placed(self, messages: list[Message]) -> None:
+        """Each result handed back to the model, read on its tool step instead where that step
+        lacks it (a span that records only the call id), and a result handed back as an error
+        marks the step that read it as a success failed (OpenInference's AgentChat tool span
+        stays OK when the tool raised)."""
+        for message in messages:
+            for result in message.tool_results:
+                node = self.awaiting_result.pop(result.id, None) if result.id else None
+                if node is not None:
+                    node["result"] = result.content
+                    self.tool_result_shown(result.content)
+                elif result.is_error:
+                    node = self.succeeded.pop(tool_result_key(result.content), None)
+                if node is not None and result.is_error:
+                    node["error"] = error_read(_text_of(result.content))
+
+
+def _text_of(value) -> str:
+    return value if isinstance(value, str) else _json_key(value)
 
 
 def _value(value, state: ReadingState, *, always: bool = False):
@@ -431,12 +474,16 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
     if span.kind == SpanKind.TOOL:
         if span.tool_call_id:
             node["call_id"] = span.tool_call_id
-        node["arguments"] = span.input
+        if span.input is not None:
+            node["arguments"] = span.input
+        elif span.tool_call_id in state.decided:  # a span that records only the call id
+            node["arguments"] = state.decided[span.tool_call_id]
         if span.output is not None:
             node["result"] = span.output
         if errored:
             node["error"] = error_read(span.error_message)
         state.tool_result_shown(span.output if span.output is not None else span.error_message)
+        state.tool_step_noted(node, span, errored)
         return node
     if span.model:
         node["model"] = span.model

@@ -614,3 +614,88 @@ def test_dspy_react_through_litellm(api_client_for):
     reading = tree_json(tree)
     assert reading.count("next_tool_name ## ]]\\nrefund") == 1
     assert "openai/gpt-4o-mini" not in reading
+
+
+def assert_autogen_read(trace, model_calls: int):
+    """Task and answer, the model calls' usage counted once (the agent spans carry none)."""
+    assert (trace.task, trace.final_answer) == (support_task.TASK, support_task.FINAL_ANSWER)
+    assert trace.agent_name == "support" and trace.cost_usd > Decimal(0)
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == model_calls
+    assert (trace.input_tokens, trace.output_tokens) == (
+        model_calls * PROMPT_TOKENS,
+        model_calls * COMPLETION_TOKENS,
+    )
+
+
+def test_autogen_assistant_agent_with_openinference_agentchat(api_client_for):
+    # OpenInference's AgentChat instrumentation: an agent span, each model call (streamed)
+    # and each tool execution; it records no tools offered (AgentChat hands the model client
+    # tool schemas, which it lists only when they are Tool objects)
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "autogen")
+    assert_support_calls(trace)
+    assert_autogen_read(trace, model_calls=3)
+    assert trace.error_count == 0 and "available_tools" not in trace.context
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    decided = [(call["tool"], call["arguments"]) for _, call in calls_decided(tree)]
+    assert decided == EXPECTED_CALLS
+    # each result is read on its tool step, not again where the model is handed it
+    assert results_handed_back(tree) == []
+    assert tree_json(tree).count("RF-0091") == 3  # the refund's result, the reply, the answer
+
+
+def test_autogen_assistant_agent_tool_that_raises(api_client_for):
+    from tests.conformance.test_tool_failures import OUTAGE
+
+    # the first lookup raises: AgentChat hands the model the error as a result marked
+    # `is_error`, and the model looks up again; the instrumentation's tool span stays OK
+    # (its ERROR status comes after the OK it set first, which OpenTelemetry keeps)
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "autogen-tool-error")
+    assert_autogen_read(trace, model_calls=4)
+    lookup = EXPECTED_CALLS[0]
+    calls = tool_calls(trace)
+    assert [(name, args) for name, args, _ in calls] == [lookup, *EXPECTED_CALLS]
+    assert [result for *_, result in calls] == [OUTAGE, ORDER, REFUND]
+    expected = Expected(
+        task=support_task.TASK,
+        final_answer=support_task.FINAL_ANSWER,
+        calls=[lookup, *EXPECTED_CALLS],
+        results=[ORDER, REFUND],
+        errors=[OUTAGE],
+    )
+    assert_judge_reads(trace, expected)
+    tree = trace_span_tree(trace)
+    tools = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
+    # the failed lookup reads as failed, from the error mark on what the model was handed
+    assert [(step["name"], step.get("error")) for step in tools] == [
+        ("lookup_order#1", OUTAGE),
+        ("lookup_order#2", None),
+        ("refund", None),
+    ]
+    assert results_handed_back(tree) == [] and "Traceback" not in tree_json(tree)
+
+
+def test_autogen_own_telemetry_with_openinference_openai(api_client_for):
+    # AutoGen's own spans (`create_agent`, `invoke_agent`, `execute_tool` with the tool's
+    # name and call id, no arguments or result) under the user's span, the model calls
+    # traced by OpenInference's OpenAI instrumentation
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "autogen-telemetry")
+    assert_autogen_read(trace, model_calls=3)
+    assert trace.error_count == 0
+    tools = Span.objects.filter(trace=trace, kind=SpanKind.TOOL).order_by("position")
+    assert [(t.tool_name, t.tool_call_id, t.input, t.output) for t in tools] == [
+        ("lookup_order", "call_1", None, None),
+        ("refund", "call_2", None, None),
+    ]
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    # each tool step reads the arguments its call was decided with and the result the model
+    # was handed for it, which the model call then does not repeat
+    steps = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
+    assert [(s["name"], s["call_id"], s["arguments"], s["result"]) for s in steps] == [
+        ("lookup_order", "call_1", EXPECTED_CALLS[0][1], ORDER),
+        ("refund", "call_2", EXPECTED_CALLS[1][1], REFUND),
+    ]
+    assert results_handed_back(tree) == []
+    assert models_decided(tree) == ["lookup_order", "refund"]

@@ -629,3 +629,29 @@ def test_gemini_function_responses_read_as_the_functions_return_or_error(
     assert [(r.id, r.content, r.is_error) for r in message.tool_results] == [
         ("c1", content, is_error)
     ]
+
+
+def test_openinference_agentchat_function_results_beside_their_message_are_tool_results():
+    # OpenInference's AgentChat instrumentation writes a FunctionExecutionResultMessage as
+    # `message.role: function` and each result as JSON under `function.N`, beside the message
+    record = build(
+        {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "Refund R-1",
+            "llm.input_messages.1.message.role": "function",
+            "llm.input_messages.1.function.0": json.dumps(
+                {"name": "lookup", "content": "service down", "call_id": "c1", "is_error": True}
+            ),
+            "llm.input_messages.1.function.1": json.dumps(
+                {"name": "lookup", "content": '{"amount": 5}', "call_id": "c2", "is_error": False}
+            ),
+        }
+    )
+    user, results = messages_read(record.input)
+    assert (user.role, user.text) == ("user", "Refund R-1")
+    assert results.role == "tool" and results.text == ""
+    assert [(r.id, r.content, r.is_error) for r in results.tool_results] == [
+        ("c1", "service down", True),
+        ("c2", {"amount": 5}, False),
+    ]
