@@ -83,6 +83,8 @@ class ToolResult:
     id: str
     content: object = None
     is_error: bool = False
+    # The call it answers, where the result names it (Haystack's ToolCallResult `origin`).
+    origin: ToolCall | None = None
 
 
 @dataclass
@@ -133,6 +135,11 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
     if not isinstance(block, dict):
         return
     kind = block.get("type")
+    if kind is None and len(block) == 1:
+        # Haystack's ChatMessage parts: `{"tool_call": {...}}`, `{"tool_call_result": {...}}`
+        ((key, inner),) = block.items()
+        if key in HAYSTACK_PARTS and isinstance(inner, dict):
+            block, kind = {**inner, "type": key}, key
     if kind in ("text", "output_text", "input_text") or (kind is None and "text" in block):
         text = block.get("text", block.get("content"))
         if isinstance(text, str):
@@ -148,6 +155,8 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         )
         if found.id or found.name:  # a bare `{"type": "tool_use"}` names no call
             message.tool_calls.append(found)
+    elif kind == "tool_call_result":
+        message.tool_results.append(_haystack_result(block))
     elif kind in ("tool_result", "tool_call_response", "function_call_output", "tool-result") or (
         "function_response" in block
     ):
@@ -203,6 +212,27 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
         texts.append(block["content"])
 
 
+# Haystack's ChatMessage content parts other than text, each a one-key dict in its to_dict().
+HAYSTACK_PARTS = frozenset(("tool_call", "tool_call_result", "reasoning"))
+
+
+def _haystack_result(block: dict) -> ToolResult:
+    """A Haystack ToolCallResult (`{result, origin: <its ToolCall>, error}`): the result, its
+    error mark, and the call it answers."""
+    origin = block.get("origin") if isinstance(block.get("origin"), dict) else {}
+    call = ToolCall(
+        id=str(origin.get("id") or ""),
+        name=str(origin.get("tool_name") or ""),
+        arguments=_arguments(origin.get("arguments")),
+    )
+    return ToolResult(
+        id=call.id,
+        content=json_text_decoded(block.get("result")),
+        is_error=block.get("error") is True,
+        origin=call if call.name else None,
+    )
+
+
 # Gemini's FunctionResponse.response holds a function's return under `output` (the Google Gen
 # AI SDK and ADK write `result`) and a failure under `error`.
 FUNCTION_RESPONSE_RETURNS = frozenset(("result", "output"))
@@ -224,8 +254,13 @@ def message_read(raw) -> Message | None:
     if isinstance(raw, list | tuple) and len(raw) == 2 and all(isinstance(x, str) for x in raw):
         role = ROLE_ALIASES.get(raw[0].lower())  # LangChain's ("user", "text") shorthand
         return Message(role=role, text=raw[1]) if role else None
+    if isinstance(raw, str) and raw.startswith(MESSAGE_REPR_OPENING):
+        raw = keyword_repr_read(raw)  # Haystack's ChatMessage logged as its repr
     if not isinstance(raw, dict):
         return None
+    if "_role" in raw and "role" not in raw:
+        # Haystack's ChatMessage fields (`_role`, `_content`), as its older to_dict wrote them
+        raw = {key.removeprefix("_"): value for key, value in raw.items()}
     if isinstance(raw.get("data"), dict) and isinstance(raw.get("type"), str):
         raw = {**raw["data"], "type": raw["type"]}  # LangChain's messages_to_dict form
     if isinstance(raw.get("message"), dict) and "role" not in raw:
@@ -388,6 +423,92 @@ def python_literal_maybe(value):
     return data if isinstance(data, dict | list) else value
 
 
+MESSAGE_REPR_OPENING = "ChatMessage("
+# `<ChatRole.USER: 'user'>`: an enum member's repr, read as its value.
+_ENUM_REPR = re.compile(r"^<[\w.]+: (.+)>$", re.S)
+
+
+def _angle_reprs_quoted(text: str) -> str | None:
+    """The text with each `<...>` outside quotes (an enum member, `<function f at 0x...>`, an
+    object's address) written as a Python literal: the enum's value, else the repr as a string.
+    None when a bracket is left open."""
+    out, index, quote, length = [], 0, "", len(text)
+    while index < length:
+        char = text[index]
+        if quote:
+            if char == "\\":
+                out.append(text[index : index + 2])
+                index += 2
+                continue
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "<":
+            depth, end = 0, index
+            while end < length:
+                depth += {"<": 1, ">": -1}.get(text[end], 0)
+                if depth == 0:
+                    break
+                end += 1
+            if depth:
+                return None
+            inner = text[index : end + 1]
+            enum = _ENUM_REPR.match(inner)
+            out.append(enum[1] if enum else repr(inner))
+            index = end + 1
+            continue
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+
+
+def _repr_node(node):
+    """A parsed repr as data: literals as they are, `Cls(a=1)` as `{"type": "cls", "a": 1}`
+    (its fields without a leading underscore; Haystack's `TextContent` as `text`, as its
+    to_dict names the part)."""
+    if isinstance(node, ast.Call) and not node.args and isinstance(node.func, ast.Name):
+        data = {kw.arg.removeprefix("_"): _repr_node(kw.value) for kw in node.keywords if kw.arg}
+        data.setdefault("type", _snake(node.func.id).removesuffix("_content"))
+        return data
+    if isinstance(node, ast.List | ast.Tuple):
+        return [_repr_node(item) for item in node.elts]
+    if isinstance(node, ast.Dict):
+        return {_repr_node(k): _repr_node(v) for k, v in zip(node.keys, node.values, strict=True)}
+    return ast.literal_eval(node)
+
+
+def keyword_repr_read(text: str):
+    """A Python repr of objects with keyword fields (`ChatMessage(_role=<ChatRole.USER:
+    'user'>, _content=[TextContent(text='Hi')])`, a dataclass's), read as data without running
+    any code (_repr_node); the text itself when it is no such repr."""
+    if len(text) > LITERAL_MAX_CHARS:
+        return text
+    quoted = _angle_reprs_quoted(text.strip())
+    if quoted is None:
+        return text
+    try:
+        return _repr_node(ast.parse(quoted, mode="eval").body)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return text
+
+
+# Keys a container lists its messages under: Haystack's generators answer `{"replies": [...]}`
+# and its ToolInvoker `{"tool_messages": [...], "state": ...}`.
+MESSAGE_LISTS = (
+    "messages",
+    "contents",
+    "input_messages",
+    "output_messages",
+    "replies",
+    "tool_messages",
+)
+
+
 def messages_read(value) -> list[Message] | None:
     """The messages in a value (a list, or a container of one), or None when it holds none."""
     value = json_text_decoded(value)
@@ -404,7 +525,7 @@ def messages_read(value) -> list[Message] | None:
         state = value.get("state")
         if isinstance(state, dict) and "messages" not in value and "tool_call" in value:
             value = state  # LangGraph's tool_call_with_context: the call and the graph's state
-        for key in ("messages", "contents", "input_messages", "output_messages"):
+        for key in MESSAGE_LISTS:
             inner = value.get(key)
             if isinstance(inner, list):
                 # LangChain passes a batch of conversations: [[...]]

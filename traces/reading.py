@@ -144,8 +144,9 @@ def _json_key(value) -> str:
 
 
 # Keys a framework wraps a tool's return in when it hands it back to the model (Google ADK's
-# function_response: {"result": "<the tool's JSON text>"}).
-_RESULT_WRAPPERS = frozenset(("result", "output", "content"))
+# function_response: {"result": "<the tool's JSON text>"}), and a failed call's error as its
+# tool step reads it (`{"error": ...}`) while the model is handed the text.
+_RESULT_WRAPPERS = frozenset(("result", "output", "content", "error"))
 
 
 def tool_result_key(content) -> str:

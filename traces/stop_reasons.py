@@ -123,6 +123,11 @@ def finish_reason_of(attributes, output) -> str:
         for key in OUTPUT_FINISH_KEYS:
             if isinstance(output.get(key), str) and output[key]:
                 return output[key]
+        replies = output.get("replies")
+        if isinstance(replies, list) and replies and isinstance(replies[-1], dict):
+            meta = replies[-1].get("meta")  # Haystack's ChatMessage: the stop in its `meta`
+            if isinstance(meta, dict) and isinstance(meta.get("finish_reason"), str):
+                return meta["finish_reason"]
         choices = output.get("choices") or output.get("candidates")
         if isinstance(choices, list) and choices and isinstance(choices[-1], dict):
             for key in OUTPUT_FINISH_KEYS:

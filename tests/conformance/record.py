@@ -119,6 +119,22 @@ PINS = {
         ]
         for name in ("autogen", "autogen-tool-error", "autogen-telemetry")
     },
+    # Haystack's Agent, traced by its own OpenTelemetryTracer (in core up to 2.x; 3.0 moved it
+    # out) or by OpenInference's Haystack instrumentation; each whole and with a failing lookup
+    **{
+        name: [
+            "haystack-ai==2.31.0",
+            "openinference-instrumentation-haystack==0.1.46",
+            "openai==3.63.0",
+            "opentelemetry-sdk==1.45.2",
+        ]
+        for name in (
+            "haystack",
+            "haystack-tool-error",
+            "haystack-openinference",
+            "haystack-openinference-tool-error",
+        )
+    },
 }
 
 
@@ -678,6 +694,67 @@ GOOGLE_GENAI_RUNS = {
 }
 
 
+def haystack_run(provider, openinference: bool = False, lookup_fails: bool = False) -> None:
+    """Haystack's Agent (OpenAIChatGenerator on the fake OpenAI server, the tools made from
+    functions), traced by Haystack's own OpenTelemetryTracer with content tracing on, or by
+    OpenInference's Haystack instrumentation. With `lookup_fails` the first lookup raises; the
+    agent's ToolInvoker does not raise but tells the model, which looks up again."""
+    import os
+
+    # read when haystack is imported; no auto-enabled tracer, each setup enables its own
+    os.environ["HAYSTACK_AUTO_TRACE_ENABLED"] = "false"
+    os.environ["HAYSTACK_TELEMETRY_ENABLED"] = "False"  # no call home from the recording
+    from haystack import tracing
+    from haystack.components.agents import Agent
+    from haystack.components.generators.chat import OpenAIChatGenerator
+    from haystack.dataclasses import ChatMessage
+    from haystack.tools import create_tool_from_function
+    from haystack.tracing.opentelemetry import OpenTelemetryTracer
+    from haystack.utils import Secret
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    lookups = []
+
+    def lookup_order(order_id: str) -> str:
+        """Look an order up by id; returns its amount and status as JSON."""
+        lookups.append(order_id)
+        if lookup_fails and len(lookups) == 1:
+            raise ConnectionError(ORDER_SERVICE_DOWN)
+        return support_task.lookup_order(order_id)
+
+    if openinference:
+        from openinference.instrumentation.haystack import HaystackInstrumentor
+
+        instrumentor = HaystackInstrumentor()
+        instrumentor.instrument(tracer_provider=provider)
+    else:
+        tracing.enable_tracing(OpenTelemetryTracer(provider.get_tracer("haystack")))
+        tracing.tracer.is_content_tracing_enabled = True
+    try:
+        with FakeOpenAI() as server:
+            agent = Agent(
+                chat_generator=OpenAIChatGenerator(
+                    api_base_url=server.base_url, api_key=Secret.from_token("test"), model=MODEL
+                ),
+                tools=[
+                    create_tool_from_function(lookup_order),
+                    create_tool_from_function(support_task.refund),
+                ],
+                system_prompt=support_task.SYSTEM_PROMPT,
+                # a tool that raises is told to the model, which may try again
+                raise_on_tool_invocation_failure=False,
+            )
+            result = agent.run(messages=[ChatMessage.from_user(support_task.TASK)])
+            assert result["last_message"].text == support_task.FINAL_ANSWER, result
+    finally:
+        if openinference:
+            instrumentor.uninstrument()
+        else:
+            tracing.disable_tracing()
+
+
 RUNS = {
     "dspy": dspy_run,
     "dspy-tool-error": lambda provider: dspy_run(provider, lookup_fails=True),
@@ -702,8 +779,13 @@ RUNS = {
     "autogen": autogen_run,
     "autogen-tool-error": functools.partial(autogen_run, lookup_fails=True),
     "autogen-telemetry": autogen_telemetry_run,
+    "haystack": haystack_run,
+    "haystack-tool-error": functools.partial(haystack_run, lookup_fails=True),
+    "haystack-openinference": functools.partial(haystack_run, openinference=True),
+    "haystack-openinference-tool-error": functools.partial(
+        haystack_run, openinference=True, lookup_fails=True
+    ),
 }
-# Frameworks that send message content as OTLP logs too: their run takes a logger provider.
 
 
 def record_inside(framework: str) -> None:

@@ -699,3 +699,65 @@ def test_autogen_own_telemetry_with_openinference_openai(api_client_for):
     ]
     assert results_handed_back(tree) == []
     assert models_decided(tree) == ["lookup_order", "refund"]
+
+
+# Haystack's Agent under its own tracer (`haystack.component.run` spans, content as
+# `haystack.component.input`/`output`) and under OpenInference's Haystack instrumentation
+# (`OpenAIChatGenerator.run`, `ToolInvoker.run`): both write ChatMessages as reprs or dicts,
+# and run a step's tool calls inside one ToolInvoker span.
+HAYSTACK_RUNS = {"haystack": "haystack.component.run", "haystack-openinference": "ToolInvoker.run"}
+ORDER_SERVICE_DOWN = "order service unavailable"
+
+
+@pytest.mark.parametrize("name", HAYSTACK_RUNS)
+def test_haystack_agent(api_client_for, name):
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), name)
+    # each ToolInvoker span ran one call: read as that call, named, with its arguments
+    assert_support_calls(trace)
+    tools = Span.objects.filter(trace=trace, kind=SpanKind.TOOL)
+    assert {tool.name for tool in tools} == {HAYSTACK_RUNS[name]}
+    assert [tool.tool_call_id for tool in tools.order_by("position")] == ["call_1", "call_2"]
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
+    # Haystack's tracer states the usage only in each reply's `meta`: counted once a call
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert trace.model == "gpt-4o-mini" and trace.cost_usd > Decimal(0)
+    assert trace.error_count == 0
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    assert models_decided(tree) == ["lookup_order", "refund"]
+    assert results_handed_back(tree) == []  # each result read once, on its tool step
+    reading = tree_json(tree)
+    assert "ChatMessage(" not in reading and " object at 0x" not in reading
+    assert reading.count("RF-0091") == 3  # the refund's result, the last reply, the answer
+
+
+@pytest.mark.parametrize("name", [f"{run}-tool-error" for run in HAYSTACK_RUNS])
+def test_haystack_agent_tool_that_raises(api_client_for, name):
+    # the first lookup raises; the ToolInvoker (raise_on_failure off, as the Agent sets it)
+    # hands the model `Failed to invoke Tool ... Error: <the error>`, and it looks up again
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), name)
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.failed) for step in steps] == [
+        ("lookup_order", True),
+        ("lookup_order", False),
+        ("refund", False),
+    ]
+    failed = Span.objects.get(trace=trace, kind=SpanKind.TOOL, status="error")
+    assert failed.error_message.endswith(f"Error: {ORDER_SERVICE_DOWN}")
+    assert trace.error_count == 1 and trace.final_answer == support_task.FINAL_ANSWER
+    assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
+    lookup = EXPECTED_CALLS[0]
+    expected = Expected(
+        task=support_task.TASK,
+        final_answer=support_task.FINAL_ANSWER,
+        calls=[lookup, *EXPECTED_CALLS],
+        results=[ORDER, REFUND],
+        errors=[ORDER_SERVICE_DOWN],
+    )
+    assert_judge_reads(trace, expected)
+    tree = trace_span_tree(trace)
+    assert models_decided(tree) == ["lookup_order", "lookup_order", "refund"]
+    # the error the model was told is the failed step's: read there, once
+    assert results_handed_back(tree) == []
+    assert "Traceback" not in tree_json(tree)

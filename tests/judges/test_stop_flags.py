@@ -125,3 +125,11 @@ def test_a_max_tokens_run_with_a_plausible_answer_lands_in_review(
     assert verdict.status == VerdictStatus.AGREED
     assert "red flag unclean_stop" in verdict.reason
     assert ReviewItem.objects.filter(trace=trace, reason="red_flag").exists()
+
+
+def test_a_haystack_generators_stop_is_in_its_last_replys_meta():
+    from traces.stop_reasons import finish_reason_of
+
+    replies = [{"role": "assistant", "meta": {"finish_reason": "length"}, "content": []}]
+    assert finish_reason_of({}, {"replies": replies}) == "length"
+    assert finish_reason_of({}, {"replies": [{"role": "assistant", "meta": {}}]}) == ""

@@ -329,6 +329,44 @@ def test_a_tool_result_handed_back_to_the_model_is_read_on_its_tool_step(handed_
     assert ("new_input" in call) is read_again
 
 
+@pytest.mark.parametrize(("handed_back", "read_again"), [("down", False), ("up", True)])
+def test_a_failed_calls_error_handed_back_to_the_model_is_read_on_its_tool_step(
+    handed_back, read_again
+):
+    # Haystack's tool step reads its failure as `{"error": ...}`; the model is told the text
+    trace = TraceFactory(task="Where is A-1?")
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    SpanFactory(
+        trace=trace,
+        span_id="t",
+        parent_span_id="r",
+        name="lookup",
+        kind="tool",
+        tool_name="lookup",
+        input={"id": "A-1"},
+        output={"error": "down"},
+        status="error",
+        error_message="down",
+        position=1,
+    )
+    result = {"result": handed_back, "origin": {"tool_name": "lookup", "id": "c1"}, "error": True}
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="r",
+        name="chat",
+        kind="llm",
+        input=[
+            {"role": "user", "content": [{"text": "Where is A-1?"}]},
+            {"role": "tool", "content": [{"tool_call_result": result}]},
+        ],
+        output=[{"role": "assistant", "content": "A-1 cannot be looked up."}],
+        position=2,
+    )
+    _, call = trace_span_tree(trace)["children"]
+    assert ("new_input" in call) is read_again
+
+
 def test_a_model_call_reported_by_several_layers_reads_as_one_step():
     trace = TraceFactory(task="Where is A-1?")
     reply = [{"role": "assistant", "content": "A-1 has shipped."}]
@@ -527,9 +565,7 @@ def _decided_then_handed_back(trace, tool_span: dict, handed_back: dict) -> None
     that is handed `handed_back` (an OpenAI tool message) for c1."""
     decision = {
         "role": "assistant",
-        "tool_calls": [
-            {"id": "c1", "function": {"name": "lookup", "arguments": '{"id": "A-1"}'}}
-        ],
+        "tool_calls": [{"id": "c1", "function": {"name": "lookup", "arguments": '{"id": "A-1"}'}}],
     }
     task = {"role": "user", "content": "Where is A-1?"}
     SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)

@@ -92,6 +92,18 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
         },
     ),
 ]
+# Haystack's tracer names a component span's kind nowhere but in its class
+# (`haystack.component.type`): the class name's ending, tried in order, decides.
+COMPONENT_TYPE = "haystack.component.type"
+COMPONENT_TYPE_ENDINGS: tuple[tuple[str, str], ...] = (
+    ("Generator", SpanKind.LLM),  # OpenAIChatGenerator, AnthropicChatGenerator, ...
+    ("Agent", SpanKind.AGENT),
+    ("Retriever", SpanKind.RETRIEVER),
+    ("Embedder", SpanKind.RETRIEVER),
+    ("Ranker", SpanKind.RETRIEVER),
+)
+# Any of these present means an agent's run (Haystack's `haystack.agent.run`).
+AGENT_MARKERS = ("haystack.agent.max_steps",)
 # Any of these present means a tool span even without an operation name (e.g. Pydantic AI).
 TOOL_MARKERS = (
     "gen_ai.tool.name",
@@ -195,6 +207,8 @@ INPUT_ATTRIBUTES = (
     "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
     "input.value",
+    "haystack.component.input",  # Haystack's tracer, with content tracing on
+    "haystack.agent.input",
     "tool.parameters",
     "traceloop.entity.input",
     "gen_ai.input.messages",
@@ -213,6 +227,8 @@ OUTPUT_ATTRIBUTES = (
     "tool_response",
     "gcp.vertex.agent.tool_response",
     "output.value",
+    "haystack.component.output",
+    "haystack.agent.output",
     "traceloop.entity.output",
     "gen_ai.output.messages",
     "gcp.vertex.agent.llm_response",

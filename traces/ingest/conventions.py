@@ -16,7 +16,10 @@ from dataclasses import dataclass
 import orjson
 
 from traces.ingest.convention_tables import (
+    AGENT_MARKERS,
     AGGREGATE_TOKENS,
+    COMPONENT_TYPE,
+    COMPONENT_TYPE_ENDINGS,
     CONTENT_EVENTS,
     COST_PART_ATTRIBUTES,
     FLATTENED_INPUT_PREFIXES,
@@ -32,13 +35,14 @@ from traces.ingest.convention_tables import (
     TOOL_MARKERS,
     TRACE_FIELDS,
 )
+from traces.messages import keyword_repr_read
 from traces.models import SpanKind
 
 _INDEX = re.compile(r"^(\d+)\.(.+)$")
 _JSON_OPENINGS = frozenset("{[")
 _JSON_CLOSINGS = frozenset("}]")
 # Read once: each SpanKind.X is a metaclass attribute lookup, and kinds are read a span.
-_TOOL, _LLM, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.CUSTOM
+_TOOL, _LLM, _CUSTOM, _AGENT = SpanKind.TOOL, SpanKind.LLM, SpanKind.CUSTOM, SpanKind.AGENT
 
 
 def json_maybe(value):
@@ -118,6 +122,10 @@ class SpanPlan:
     offered_tools: tuple[str, ...]
     # The Vercel AI SDK's `ai.response.toolCalls`: the reply is composed (ai_sdk_reply).
     ai_sdk_calls: bool
+    # Haystack's `haystack.component.type`: the class name's ending gives the kind.
+    component_type: bool
+    # Haystack's `haystack.component.input`, a Python repr where its values are no JSON.
+    component_input: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -145,6 +153,8 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         marker_kind = _TOOL
     elif not present.isdisjoint(LLM_MARKERS):
         marker_kind = _LLM
+    elif not present.isdisjoint(AGENT_MARKERS):
+        marker_kind = _AGENT
     else:
         marker_kind = _CUSTOM
     picks = [(field, tuple(name for _, name in sorted(found))) for field, found in by_field.items()]
@@ -169,13 +179,18 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
             name for name in names if name in TOOL_DEFINITION_LISTS or _OFFERED_TOOL.match(name)
         ),
         ai_sdk_calls=AI_SDK_CALLS in present,
+        component_type=COMPONENT_TYPE in present,
+        component_input=COMPONENT_INPUT in present,
     )
 
 
 # Tools offered to a model call: the GenAI conventions' list, else OpenInference's
 # `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
 # Lists of definitions (JSON, or arrays of JSON texts): the GenAI one, the Vercel AI SDK's.
-TOOL_DEFINITION_LISTS = ("gen_ai.tool.definitions", "ai.prompt.tools")
+TOOL_DEFINITION_LISTS = ("gen_ai.tool.definitions", "ai.prompt.tools", "haystack.agent.tools")
+COMPONENT_INPUT = "haystack.component.input"
+# What of a tool read from its repr defines it (Haystack's Tool repr has its function too).
+TOOL_DEFINITION_KEYS = ("name", "description", "parameters")
 _OFFERED_TOOL = re.compile(
     r"^llm\.(?:tools\.(\d+)\.tool\.json_schema|request\.functions\.(\d+)\.(\w+))$"
 )
@@ -210,6 +225,9 @@ def offered_tools_from(attributes: Mapping, plan: SpanPlan) -> list:
     for name in TOOL_DEFINITION_LISTS:
         if name in plan.offered_tools:
             listed = json_maybe(attributes[name])
+            if isinstance(listed, str):  # Haystack's tools, which its tracer writes as a repr
+                listed = keyword_repr_read(listed)
+                listed = [tool_definition(t) for t in listed] if isinstance(listed, list) else []
             return listed if isinstance(listed, list) else []
     by_index: dict[int, object] = {}
     for name in plan.offered_tools:
@@ -221,6 +239,13 @@ def offered_tools_from(attributes: Mapping, plan: SpanPlan) -> list:
         if isinstance(parts, dict):
             parts[found[3]] = json_maybe(attributes[name])
     return [by_index[index] for index in sorted(by_index)]
+
+
+def tool_definition(tool):
+    """A tool read from its repr as its definition, without its function and settings."""
+    if not isinstance(tool, dict):
+        return tool
+    return {key: tool[key] for key in TOOL_DEFINITION_KEYS if key in tool}
 
 
 def _picked(attributes: Mapping, picks: tuple[tuple[str, tuple[str, ...]], ...]) -> dict:
@@ -250,6 +275,11 @@ def span_kind_from(
         if value is not None:
             kind = mapping.get(str(value)) or mapping.get(str(value).lower())
             if kind:
+                return kind
+    if plan.component_type:
+        name = str(attributes[COMPONENT_TYPE])
+        for ending, kind in COMPONENT_TYPE_ENDINGS:
+            if name.endswith(ending):
                 return kind
     return plan.marker_kind
 

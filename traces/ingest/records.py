@@ -10,7 +10,7 @@ from decimal import Decimal
 from traces.ingest import conventions, prices
 from traces.ingest.calls import lifecycle_emitter, tool_name_from_span_name
 from traces.ingest.failures import structured_failure
-from traces.messages import messages_read, readable_text
+from traces.messages import ToolResult, keyword_repr_read, messages_read, readable_text
 from traces.models import SpanKind, SpanStatus
 from traces.tool_definitions import AVAILABLE_TOOLS
 
@@ -92,6 +92,26 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events, plan)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
+    if plan.component_input and type(input_value) is str:
+        # Haystack writes a component's inputs as their repr when they are no JSON
+        input_value = keyword_repr_read(input_value)
+    if kind != _LLM and type(output_value) is dict and TOOL_MESSAGES in output_value:
+        invoked = one_tool_invoked(output_value[TOOL_MESSAGES])
+        if invoked is not None:
+            kind = _TOOL
+            fields["tool_name"], fields["tool_call_id"] = invoked.origin.name, invoked.id
+            input_value = invoked.origin.arguments
+            output_value = {"error": invoked.content} if invoked.is_error else invoked.content
+    # one key lookup, after the cheap checks: most model calls state their usage
+    if (
+        kind == _LLM
+        and not fields["input_tokens"]
+        and type(output_value) is dict
+        and (REPLIES in output_value)
+    ):
+        stated = replies_usage(output_value[REPLIES])
+        fields["model"] = fields.get("model") or stated.pop("model", None)
+        fields.update(stated)
     if kind == _TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
     elif kind == _LLM and type(input_value) is dict:
@@ -154,6 +174,10 @@ def span_record_build(
     if plan.offered_tools:
         offered = conventions.offered_tools_from(attributes, plan)
         trace_values = {**trace_values, AVAILABLE_TOOLS: offered} if offered else trace_values
+    elif kind == _LLM and type(input_value) is dict and "tools" in input_value:
+        # a model call's arguments that list its tools (Haystack's generators' `tools`)
+        offered = tools_in_arguments(input_value["tools"])
+        trace_values = {**trace_values, AVAILABLE_TOOLS: offered} if offered else trace_values
     # Positional, in field order: twenty keyword arguments cost twice the rest of the call.
     return SpanRecord(
         trace_external_id,
@@ -196,6 +220,52 @@ def _no_call_made(attributes: dict, output) -> bool:
     if any(m.role == "assistant" and (m.text.strip() or m.tool_calls) for m in replies):
         return False
     return not readable_text(output, role="assistant")
+
+
+# Haystack's ToolInvoker answers with `{"tool_messages": [...], "state": ...}`; its generators
+# with `{"replies": [...]}`, each reply's `meta` holding the model and the usage.
+TOOL_MESSAGES, REPLIES = "tool_messages", "replies"
+REPLY_TOKENS = (("input_tokens", "prompt_tokens"), ("output_tokens", "completion_tokens"))
+
+
+def one_tool_invoked(messages) -> ToolResult | None:
+    """The one tool result a component's tool messages hand back, when it names the call it
+    answers (Haystack's ToolInvoker, which runs a step's calls in one span): that span is the
+    call. None when it ran several or none."""
+    results = [r for m in messages_read(messages) or () for r in m.tool_results]
+    if len(results) == 1 and results[0].origin is not None:
+        return results[0]
+    return None
+
+
+def replies_usage(replies) -> dict:
+    """Model and tokens from the replies' `meta` (Haystack's ChatMessage: `{model, usage:
+    {prompt_tokens, completion_tokens}}`), for a model call whose span states none."""
+    found: dict = {}
+    for reply in replies if isinstance(replies, list) else ():
+        reply = keyword_repr_read(reply) if isinstance(reply, str) else reply
+        meta = reply.get("meta") if isinstance(reply, dict) else None
+        if not isinstance(meta, dict):
+            continue
+        usage = meta.get("usage") if isinstance(meta.get("usage"), dict) else {}
+        for name, key in REPLY_TOKENS:
+            if isinstance(usage.get(key), int):
+                found[name] = found.get(name, 0) + usage[key]
+        if meta.get("model") and "model" not in found:
+            found["model"] = meta["model"]
+    return found
+
+
+def tools_in_arguments(tools) -> list:
+    """The definitions of tools a call was given as objects, each a dict or its repr."""
+    if not isinstance(tools, list):
+        return []
+    read = (keyword_repr_read(tool) if isinstance(tool, str) else tool for tool in tools)
+    return [
+        conventions.tool_definition(tool)
+        for tool in read
+        if isinstance(tool, dict) and tool.get("name")
+    ]
 
 
 # OpenLLMetry's LangChain instrumentation wraps a chain's values with the run's bookkeeping.
