@@ -10,7 +10,7 @@ from typing import Any, Protocol
 from evalsite_checks.steps import PENDING, ToolStep
 
 from traces.ingest.failures import structured_failure, text_failure
-from traces.messages import ToolResult, messages_read
+from traces.messages import ToolCall, ToolResult, messages_read
 from traces.models import Span, SpanKind, SpanStatus, Trace
 
 
@@ -37,6 +37,7 @@ class SpanFacts(Protocol):
     attributes: dict
     status: str
     tool_name: str
+    tool_call_id: str
     component: str
 
 
@@ -51,17 +52,30 @@ def trace_spans(trace: Trace) -> list[Span]:
 
 
 def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
-    """The tool calls among `spans`, keeping span ids so flags and scores can name them."""
+    """The tool calls among `spans`, keeping span ids so flags and scores can name them. A tool
+    span that records only its call id (AutoGen's own `execute_tool`) reads the arguments the
+    call was decided with and the result handed back for it."""
+    told: dict[str, tuple[ToolCall, ToolResult | None]] | None = None
     steps = []
     for span in spans:
         if span.kind != SpanKind.TOOL:
             continue
+        inputs, output = span.input, span.output
+        failed = None if span.status == PENDING else span.status == SpanStatus.ERROR
+        if inputs is None and output is None and span.tool_call_id:
+            if told is None:
+                # the first call under an id, as a retry may reuse one
+                told = {call.id: (call, res) for _, call, res in reversed(calls_told(spans))}
+            call, result = told.get(span.tool_call_id, (None, None))
+            inputs = call.arguments if call else None
+            if result is not None:
+                output, failed = result.content, failed or _failed(result)
         steps.append(
             ToolStep(
                 tool=span.tool_name or span.name,
-                inputs=span.input if span.input is not None else {},
-                output=span.output,
-                failed=None if span.status == PENDING else span.status == SpanStatus.ERROR,
+                inputs=inputs if inputs is not None else {},
+                output=output,
+                failed=failed,
                 span_id=span.span_id,
                 span_pk=span_pk(span),
                 component=span.component,
@@ -71,12 +85,28 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
 
 
 def tool_steps_from_messages(spans: Sequence[SpanFacts]) -> list[ToolStep]:
-    """The calls the model calls among `spans` decided, each with the result a later call was
-    handed under its id (the first such result for the first call, and so on), or else the
-    next result handed back under an id no call has (OpenLLMetry names Responses API calls by
-    item id, their results by call id); each named by the model span that decided it. A model
-    span with another inside it is a framework's layer over the same call: the innermost one
-    is read."""
+    """The calls the model calls among `spans` decided (calls_told), each named by the model
+    span that decided it."""
+    return [
+        ToolStep(
+            tool=call.name,
+            inputs=call.arguments if call.arguments is not None else {},
+            output=result.content if result else None,
+            failed=bool(result and _failed(result)),
+            span_id=span.span_id,
+            span_pk=span_pk(span),
+            component=span.component,
+        )
+        for span, call, result in calls_told(spans)
+    ]
+
+
+def calls_told(spans: Sequence[SpanFacts]) -> list[tuple[SpanFacts, ToolCall, ToolResult | None]]:
+    """(model span, call, result) for each call the model calls among `spans` decided, with the
+    result a later call was handed under its id (the first such result for the first call, and
+    so on), or else the next result handed back under an id no call has (OpenLLMetry names
+    Responses API calls by item id, their results by call id). A model span with another
+    inside it is a framework's layer over the same call: the innermost one is read."""
     calls = [span for span in spans if span.kind == SpanKind.LLM]
     layers = {span.parent_span_id for span in calls}
     results: dict[str, list[ToolResult]] = {}  # in the order first handed back
@@ -100,23 +130,12 @@ def tool_steps_from_messages(spans: Sequence[SpanFacts]) -> list[ToolStep]:
         [r for call_id, given in results.items() if call_id not in called for r in given]
     )
     taken: dict[str, int] = {}
-    steps = []
+    told = []
     for span, call in decided:
         index = taken[call.id] = taken.get(call.id, -1) + 1
         given = results.get(call.id) or ()
-        result = given[index] if index < len(given) else next(unclaimed, None)
-        steps.append(
-            ToolStep(
-                tool=call.name,
-                inputs=call.arguments if call.arguments is not None else {},
-                output=result.content if result else None,
-                failed=bool(result and _failed(result)),
-                span_id=span.span_id,
-                span_pk=span_pk(span),
-                component=span.component,
-            )
-        )
-    return steps
+        told.append((span, call, given[index] if index < len(given) else next(unclaimed, None)))
+    return told
 
 
 def _failed(result: ToolResult) -> bool:

@@ -699,6 +699,12 @@ def test_autogen_own_telemetry_with_openinference_openai(api_client_for):
     ]
     assert results_handed_back(tree) == []
     assert models_decided(tree) == ["lookup_order", "refund"]
+    # and so do the checks
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.output) for step in steps] == [
+        (*EXPECTED_CALLS[0], ORDER),
+        (*EXPECTED_CALLS[1], REFUND),
+    ]
 
 
 # Haystack's Agent under its own tracer (`haystack.component.run` spans, content as

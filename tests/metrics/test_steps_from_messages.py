@@ -17,6 +17,7 @@ def span(span_id, kind=SpanKind.LLM, parent="", input=None, output=None, **field
         attributes={},
         status=fields.pop("status", "ok"),
         tool_name=fields.pop("tool_name", ""),
+        tool_call_id=fields.pop("tool_call_id", ""),
         component="",
     )
 
@@ -109,3 +110,17 @@ def test_traced_tools_are_the_steps_and_the_messages_are_not_read_again():
         span("t1", SpanKind.TOOL, parent="m1", input={"id": 1}, output="found", tool_name="lookup"),
     ]
     assert read(spans) == [("lookup", {"id": 1}, "found", False, "t1")]
+
+
+def test_a_tool_span_that_records_only_its_call_id_reads_the_call_and_its_result():
+    # AutoGen's own `execute_tool` spans: the tool's name and call id, no content
+    spans = [
+        span("m1", input=handed(), output=decided("c1", "lookup", '{"id": 1}')),
+        span("t1", SpanKind.TOOL, tool_name="lookup", tool_call_id="c1"),
+        span("m2", input=handed(("c1", "Error: timed out")), output="Sorry."),
+        span("t2", SpanKind.TOOL, tool_name="refund", tool_call_id="c9"),  # decided nowhere
+    ]
+    assert read(spans) == [
+        ("lookup", {"id": 1}, "Error: timed out", True, "t1"),
+        ("refund", {}, None, False, "t2"),
+    ]
