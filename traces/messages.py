@@ -6,9 +6,9 @@ Forms read: OpenAI chat (`content`, `tool_calls`, role `tool`), Anthropic Messag
 `kwargs` form), OpenInference (`message.role`, `message.content`, `message.tool_calls`),
 Gemini/ADK (`role: model`, `parts` with `text`, `function_call`, `function_response`), the
 AI SDK's and BeeAI's `tool-call` and `tool-result` parts, a model turn's `{text, toolCalls}`
-(Mastra), and the pre-1.37 GenAI message events. Containers are a list, `{"messages": [...]}`, `{"contents": [...]}` or LangGraph's
-`tool_call_with_context` (`{"tool_call": ..., "state": {"messages": [...]}}`). Nothing here
-changes what is stored: it is a reading of it.
+(Mastra), and the pre-1.37 GenAI message events. Containers are a list, `{"messages": [...]}`,
+`{"contents": [...]}` or LangGraph's `tool_call_with_context` (`{"tool_call": ..., "state":
+{"messages": [...]}}`). Nothing here changes what is stored: it is a reading of it.
 """
 
 from __future__ import annotations

@@ -377,9 +377,10 @@ def _group_merge(
         for field in ("input", "output", "tool_call_id"):
             mine, other = merged.get(field), theirs.get(field)
             # An empty result ("" from a `think` tool) is a result; a missing one is not.
-            if (mine is None and other is not None) or (mine == "" and other not in (None, "")):
-                merged[field] = other
-            elif field == "output" and reply_from_members and other not in (None, ""):
+            fills = other is not None if mine is None else mine == "" and other not in (None, "")
+            # a member's reply that is whole where the carrier's is part of it (a Mastra turn's)
+            whole = field == "output" and reply_from_members and other not in (None, "")
+            if fills or whole:
                 merged[field] = other
         if theirs.get("status") == SpanStatus.ERROR and merged.get("status") != SpanStatus.ERROR:
             merged["status"] = SpanStatus.ERROR
