@@ -613,6 +613,15 @@ def assert_mastra_read(trace, decided: list[str]):
         [{"role": "system", "text": support_task.SYSTEM_PROMPT}]
     ] + [None] * len(decided)
     assert "[tool" not in tree_json(tree)
+    # a turn's tools ran after its model call: beside the call, in step order, not inside it
+    assert not [c for step in steps for c in step.get("children") or [] if c["type"] != "custom"]
+    (loop,) = [
+        step for step in reading_steps(tree) if step["name"] == "model_generation gpt-4o-mini"
+    ]
+    order = [(c["type"], c.get("tool_calls") or c["name"]) for c in loop["children"]]
+    assert [kind for kind, _ in order] == [SpanKind.LLM, SpanKind.TOOL] * len(decided) + [
+        SpanKind.LLM
+    ]
 
 
 def test_mastra_agent(api_client_for):

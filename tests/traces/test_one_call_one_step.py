@@ -348,9 +348,10 @@ def test_a_mastra_turn_and_its_provider_call_are_one_model_call(split):
     turn = Span.objects.get(name="agent_step weather")
     assert turn.kind == SpanKind.CUSTOM
     assert trace.attributes["evalsite.merged_calls"] == {call.span_id: [call.span_id, turn.span_id]}
-    # the reading shows the call once, deciding the tool, with the tool step under it
+    # the reading shows the call once, deciding the tool, and the tool that ran after it
+    # beside it, not inside it
     tree = trace_span_tree(trace)
-    (step,) = tree["children"]
+    step, tool = tree["children"]
     assert step["name"] == "chat gpt-4o-mini" and step["type"] == SpanKind.LLM
     assert step["output"] == [
         {
@@ -358,7 +359,8 @@ def test_a_mastra_turn_and_its_provider_call_are_one_model_call(split):
             "tool_calls": [{"tool": "get_weather", "call_id": "c1", "arguments": {"city": "Lyon"}}],
         }
     ]
-    assert [child["name"] for child in step["children"]] == ["get_weather"]
+    assert "children" not in step
+    assert (tool["name"], tool["result"]) == ("get_weather", {"temp": 21})
 
 
 def test_a_mastra_turn_with_no_provider_call_inside_keeps_its_own_step():
