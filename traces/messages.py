@@ -5,10 +5,10 @@ Forms read: OpenAI chat (`content`, `tool_calls`, role `tool`), Anthropic Messag
 `tool_call`, `tool_call_response`), LangChain (`type: human|ai|tool`, or its serialized
 `kwargs` form), OpenInference (`message.role`, `message.content`, `message.tool_calls`),
 Gemini/ADK (`role: model`, `parts` with `text`, `function_call`, `function_response`), the
-AI SDK's and BeeAI's `tool-call` and `tool-result` parts, and the pre-1.37 GenAI message
-events. Containers are a list, `{"messages": [...]}`, `{"contents": [...]}` or LangGraph's
-`tool_call_with_context` (`{"tool_call": ..., "state": {"messages": [...]}}`). Nothing here
-changes what is stored: it is a reading of it.
+AI SDK's and BeeAI's `tool-call` and `tool-result` parts, a model turn's `{text, toolCalls}`
+(Mastra), and the pre-1.37 GenAI message events. Containers are a list, `{"messages": [...]}`,
+`{"contents": [...]}` or LangGraph's `tool_call_with_context` (`{"tool_call": ..., "state":
+{"messages": [...]}}`). Nothing here changes what is stored: it is a reading of it.
 """
 
 from __future__ import annotations
@@ -338,8 +338,27 @@ def message_read(raw) -> Message | None:
     if message.tool_calls and texts:
         texts = [text for text in texts if not _call_as_text(text, message.tool_calls)]
     message.text = "\n".join(t for t in texts if t)
+    if role in PREVIEW_ROLES and "[tool" in message.text:
+        message.text = PREVIEW_MARKER.sub("", message.text).strip()
     if not message.tool_calls and not message.tool_results:
         _step_memory_read(message)
+    return message
+
+
+# Mastra's preview of a model turn's messages writes each tool call and result as a marker
+# (`[tool: lookup_order]`, `[tool-result: lookup_order]`): it names a part, says nothing of it.
+PREVIEW_MARKER = re.compile(r"\[tool(?:-result)?: [^\]\n]*\]")
+PREVIEW_ROLES = frozenset(("assistant", "tool"))
+
+
+def _turn_result_read(value: dict) -> Message:
+    """A model turn's result as Mastra's steps give it (the AI SDK's step shape), `{text,
+    toolCalls: [{toolCallId, toolName, args | input}]}`: one assistant message."""
+    text = value.get("text")
+    message = Message(role="assistant", text=text if isinstance(text, str) else "")
+    for call in value["toolCalls"]:
+        if isinstance(call, dict):
+            _block_into(message, {**call, "type": "tool-call"}, [])
     return message
 
 
@@ -536,6 +555,8 @@ def messages_read(value) -> list[Message] | None:
                 ):
                     inner = inner[0]
                 return messages_read(inner)
+        if isinstance(value.get("toolCalls"), list) and "role" not in value:
+            return [_turn_result_read(value)]
         single = message_read(value)
         return [single] if single is not None else None
     if not isinstance(value, list) or not value:

@@ -62,7 +62,8 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     nodes = {}
     for span in shown:
         nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
-    parents = _shown_parents(span_parents(spans), carried, nodes)
+    parents = span_parents(spans)
+    parents = _shown_parents(parents, carried, nodes, _ran_beside(spans, carried, parents))
     roots: list[dict] = []
     for span in shown:
         parent_id = parents[span.span_id]
@@ -80,9 +81,26 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     return tree
 
 
-def _shown_parents(parents: dict[str, str], carried: dict[str, str], shown) -> dict[str, str]:
+def _ran_beside(spans: list[Span], carried: dict[str, str], parents: dict[str, str]) -> set[str]:
+    """The tool spans in a merged member that encloses a model-call carrier: the member's, run
+    beside the call (a Mastra turn's tools, on the reply the call streamed), not inside it."""
+    if not carried:
+        return set()
+    calls = {span.span_id for span in spans if span.kind == SpanKind.LLM}
+    return {
+        span.span_id
+        for span in spans
+        if span.kind == SpanKind.TOOL
+        and (carrier := carried.get(span.parent_span_id)) in calls
+        and parents.get(carrier) == span.parent_span_id
+    }
+
+
+def _shown_parents(
+    parents: dict[str, str], carried: dict[str, str], shown, beside: set[str]
+) -> dict[str, str]:
     """Each shown span's parent among the shown: a merged member's place goes to its carrier
-    (its own parent, for the carrier itself)."""
+    (its own parent, for the carrier itself, and for what ran `beside` the carrier)."""
     if not carried:
         return parents
     visible = {}
@@ -90,7 +108,7 @@ def _shown_parents(parents: dict[str, str], carried: dict[str, str], shown) -> d
         parent, hops = parents[span_id], 0
         while parent in carried and hops < len(parents):
             carrier = carried[parent]
-            if carrier != span_id and carrier in shown:
+            if carrier != span_id and carrier in shown and span_id not in beside:
                 parent = carrier
                 break
             parent, hops = parents[parent], hops + 1

@@ -855,6 +855,42 @@ def record_ai_sdk() -> None:
     (RECORDED / "ai-sdk.json").write_text(json.dumps(fixture, indent=1) + "\n")
 
 
+# Mastra runs on Node: an Agent with its observability exporting OTLP/JSON over HTTP
+# (`@mastra/otel-exporter`, "custom" provider); 221 MB installed, ~190 of it Mastra and
+# OpenTelemetry. Installed without lifecycle scripts: none is needed, and the @mastra scope
+# once shipped versions whose dependency ran a malicious postinstall.
+MASTRA_PINS = {
+    "@mastra/core": "1.71.0",
+    "@mastra/observability": "1.17.9",
+    "@mastra/otel-exporter": "1.4.0",
+    # the OTLP/HTTP exporter the OtelExporter loads for "http/json" (its peer range)
+    "@opentelemetry/exporter-trace-otlp-http": "0.218.0",
+    "@ai-sdk/openai": "3.0.141",
+    "zod": "4.6.7",
+}
+MASTRA_RUNS = {"mastra": "whole", "mastra-tool-error": "failing"}
+
+
+def record_mastra(names: list[str]) -> None:
+    """Install the pinned Mastra into a throwaway folder and record its runs there."""
+    sys.path.insert(0, str(ROOT))
+    from tests.conformance.fake_openai import FakeOpenAI
+
+    with tempfile.TemporaryDirectory() as folder:
+        package = {"type": "module", "dependencies": MASTRA_PINS}
+        (Path(folder) / "package.json").write_text(json.dumps(package))
+        subprocess.run(["npm", "install", "--silent", "--ignore-scripts"], cwd=folder, check=True)
+        script = Path(folder) / "run.mjs"
+        script.write_text((Path(__file__).parent / "mastra_run.mjs").read_text())
+        for name in names:
+            body = Path(folder) / "body.json"
+            with FakeOpenAI() as server:
+                node = ["node", str(script), server.base_url, str(body), MASTRA_RUNS[name]]
+                subprocess.run(node, cwd=folder, check=True)
+            fixture = {"recorded_with": MASTRA_PINS, "request": json.loads(body.read_text())}
+            (RECORDED / f"{name}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+
+
 def record(framework: str) -> None:
     """Install the pinned framework into a throwaway venv and record there."""
     with tempfile.TemporaryDirectory() as venv:
@@ -878,6 +914,10 @@ if __name__ == "__main__":
         sys.path.insert(0, str(ROOT))
         record_inside(sys.argv[2])
     else:
-        for name in sys.argv[1:] or [*RUNS, "ai-sdk"]:
-            record_ai_sdk() if name == "ai-sdk" else record(name)
+        names = sys.argv[1:] or [*RUNS, "ai-sdk", *MASTRA_RUNS]
+        if mastra := [name for name in names if name in MASTRA_RUNS]:
+            record_mastra(mastra)
+        for name in names:
+            if name not in MASTRA_RUNS:
+                record_ai_sdk() if name == "ai-sdk" else record(name)
             print(f"recorded {RECORDED / (name + '.json')}")

@@ -839,3 +839,52 @@ def test_haystack_agent_spans_and_the_agents_tools():
     # an Agent component in a pipeline, by its class
     component = _haystack_span("haystack.component.run", {"haystack.component.type": "Agent"})
     assert component.kind == SpanKind.AGENT
+
+
+def test_a_mastra_agent_run_gives_its_task_and_answer_and_a_turn_its_whole_reply():
+    run = build(
+        {
+            "gen_ai.operation.name": "invoke_agent",
+            "mastra.agent_run.input": "Refund R-1",
+            "mastra.agent_run.output": json.dumps({"text": "Refunded.", "files": []}),
+        },
+        parent="",
+    )
+    assert run.kind == SpanKind.AGENT and run.input == "Refund R-1"
+    assert readable_text(run.output, role="assistant") == "Refunded."
+    turn = build(
+        {
+            "gen_ai.operation.name": "agent_step",
+            "mastra.model_step.input": json.dumps([{"role": "user", "content": "Refund R-1"}]),
+            "mastra.model_step.output": json.dumps(
+                {
+                    "text": "",
+                    "toolCalls": [
+                        {"toolCallId": "c1", "toolName": "refund", "args": {"id": "R-1"}}
+                    ],
+                }
+            ),
+        }
+    )
+    (reply,) = messages_read(turn.output)
+    assert (reply.role, reply.text) == ("assistant", "")
+    assert [(c.id, c.name, c.arguments) for c in reply.tool_calls] == [
+        ("c1", "refund", {"id": "R-1"})
+    ]
+    assert [m.text for m in messages_read(turn.input)] == ["Refund R-1"]
+
+
+def test_mastras_preview_markers_of_tool_parts_read_as_nothing_said():
+    # Mastra's preview of a turn's input names each tool call and result part, no more
+    preview = [
+        {"role": "user", "content": "Refund R-1 [tool: refund]"},
+        {"role": "assistant", "content": "[tool: lookup_order]"},
+        {"role": "tool", "content": "[tool-result: lookup_order]"},
+        {"role": "assistant", "content": "Looking it up. [tool: lookup_order] [tool: refund]"},
+    ]
+    assert [(m.role, m.text) for m in messages_read(preview)] == [
+        ("user", "Refund R-1 [tool: refund]"),  # a person's words are theirs, brackets and all
+        ("assistant", ""),
+        ("tool", ""),
+        ("assistant", "Looking it up."),
+    ]

@@ -1,6 +1,8 @@
 """One tool call is one step, however many spans report it: lifecycle-event spans of one call,
 and the client and server sides of an MCP call."""
 
+import json
+
 import pytest
 from opentelemetry.trace import SpanKind as OtelKind
 from opentelemetry.trace import Status, StatusCode
@@ -8,6 +10,7 @@ from opentelemetry.trace import Status, StatusCode
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.traces.shape_spans import Recorder, send
 from traces.models import Span, SpanKind, SpanStatus, Trace
+from traces.serialize import trace_span_tree
 
 pytestmark = pytest.mark.django_db
 
@@ -277,3 +280,102 @@ def test_mcp_spans_of_different_sessions_are_not_merged():
     assert "evalsite.merged_calls" not in Trace.objects.get().attributes
     steps = tool_steps_from_spans(trace_spans(Trace.objects.get()))
     assert len(steps) == 2
+
+
+MASTRA_REPLY = {
+    "text": "",
+    "toolCalls": [{"toolCallId": "c1", "toolName": "get_weather", "args": {"city": "Lyon"}}],
+}
+
+
+def _mastra_turn(recorder):
+    """A turn of Mastra's model loop as its OpenTelemetry exporter writes it: the turn's span
+    with the messages (a preview) and the whole reply, the provider call inside it with the
+    usage and the reply's text alone, and the turn's tool call beside the provider call."""
+    with recorder.span(
+        "agent_step weather",
+        {
+            "gen_ai.operation.name": "agent_step",
+            "mastra.span.type": "model_step",
+            "mastra.model_step.input": '[{"role": "user", "content": "Weather in Lyon?"}]',
+            "mastra.model_step.output": json.dumps(MASTRA_REPLY),
+        },
+    ):
+        with recorder.span(
+            "chat gpt-4o-mini",
+            {
+                "gen_ai.operation.name": "chat",
+                "mastra.span.type": "model_inference",
+                "gen_ai.request.model": "gpt-4o-mini",
+                "gen_ai.usage.input_tokens": 120,
+                "gen_ai.usage.output_tokens": 30,
+                "gen_ai.output.messages": '[{"role": "assistant", "parts": '
+                '[{"type": "text", "content": ""}]}]',
+            },
+        ):
+            pass
+        with recorder.span(
+            "execute_tool get_weather",
+            {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": "get_weather",
+                "gen_ai.tool.call.id": "c1",
+                "gen_ai.tool.call.arguments": PARAMS,
+                "gen_ai.tool.call.result": '{"temp": 21}',
+            },
+        ):
+            pass
+
+
+@pytest.mark.parametrize("split", [False, True])
+def test_a_mastra_turn_and_its_provider_call_are_one_model_call(split):
+    recorder = Recorder()
+    with recorder.span("invoke_agent weather", {"gen_ai.operation.name": "invoke_agent"}):
+        _mastra_turn(recorder)
+    spans = {span.name: span for span in recorder.spans()}
+    if split:  # the provider call ends first, and may be exported before its turn
+        send([spans["chat gpt-4o-mini"]])
+        send([s for name, s in spans.items() if name != "chat gpt-4o-mini"])
+    else:
+        send(list(spans.values()))
+    trace = Trace.objects.get()
+    # one model call, the provider's, with its usage counted once and the turn's whole reply
+    call = Span.objects.get(kind=SpanKind.LLM)
+    assert call.name == "chat gpt-4o-mini"
+    assert (trace.input_tokens, trace.output_tokens) == (120, 30)
+    assert call.input == [{"role": "user", "content": "Weather in Lyon?"}]
+    assert call.output == MASTRA_REPLY
+    turn = Span.objects.get(name="agent_step weather")
+    assert turn.kind == SpanKind.CUSTOM
+    assert trace.attributes["evalsite.merged_calls"] == {call.span_id: [call.span_id, turn.span_id]}
+    # the reading shows the call once, deciding the tool, and the tool that ran after it
+    # beside it, not inside it
+    tree = trace_span_tree(trace)
+    step, tool = tree["children"]
+    assert step["name"] == "chat gpt-4o-mini" and step["type"] == SpanKind.LLM
+    assert step["output"] == [
+        {
+            "role": "assistant",
+            "tool_calls": [{"tool": "get_weather", "call_id": "c1", "arguments": {"city": "Lyon"}}],
+        }
+    ]
+    assert "children" not in step
+    assert (tool["name"], tool["result"]) == ("get_weather", {"temp": 21})
+
+
+def test_a_mastra_turn_with_no_provider_call_inside_keeps_its_own_step():
+    # an older Mastra: the model_generation span is the model call, its turns have none inside
+    recorder = Recorder()
+    with recorder.span(
+        "agent_step weather",
+        {
+            "mastra.span.type": "model_step",
+            "mastra.model_step.output": json.dumps(MASTRA_REPLY),
+        },
+    ):
+        pass
+    send(recorder.spans())
+    trace = Trace.objects.get()
+    assert "evalsite.merged_calls" not in trace.attributes
+    (reply,) = trace_span_tree(trace)["output"]
+    assert [call["tool"] for call in reply["tool_calls"]] == ["get_weather"]

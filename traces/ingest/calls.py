@@ -15,6 +15,13 @@ Two shapes report one call with several spans:
   `mcp.method.name` and `jsonrpc.request.id`; an agent framework may add its own tool span
   above both. The outermost span of such a chain is the call the agent made and carries it.
 
+- **A model loop's turn and its provider call.** Mastra reports each turn of its model loop
+  as a `model_step` span (the messages sent, as a preview, and the whole reply `{text,
+  toolCalls}`) and the provider call inside it as a `model_inference` span
+  (`mastra.span.type`), which has the model, usage and finish reason but, as its OpenTelemetry
+  exporter writes it, the reply's text alone. The two are one model call: the inference
+  carries it, with the turn's input and its whole reply; the turn's tools hang under it.
+
 A tool call's carrier keeps kind tool (or retriever, for MCP `resources/read` and
 `prompts/get`). Every carrier takes the input, output and failure any member reported that it
 lacks; the other members stay stored as they came, with kind custom, so nothing is lost and
@@ -65,7 +72,11 @@ MCP_CALL_METHODS = ("tools/call", "resources/read", "prompts/get")
 _MCP_NAME = re.compile(
     r"^(?:MCP send )?(?P<method>tools/call|resources/read|prompts/get)(?: (?P<target>.+))?$"
 )
+# Mastra's span types (`mastra.span.type`): a turn of its model loop, and the provider call
+# inside the turn.
+MASTRA_SPAN_TYPE, MODEL_STEP = "mastra.span.type", "model_step"
 _TOOL, _CUSTOM, _RETRIEVER = SpanKind.TOOL, SpanKind.CUSTOM, SpanKind.RETRIEVER
+_LLM = SpanKind.LLM
 # Read once: each SpanStatus.X is a metaclass attribute lookup, and totals read it a span.
 _ERROR = SpanStatus.ERROR
 
@@ -155,6 +166,9 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
         name = record.name
         if name.startswith("tool.") or "mcp.method.name" in record.attributes:
             break
+        # A turn ends after its provider call: it comes in the same request or a later one.
+        if record.attributes.get(MASTRA_SPAN_TYPE) == MODEL_STEP:
+            break
         # A lifecycle event's name holds a dot; most that end in a digit (`chat gpt-4`) do not.
         if "." in name and name[-1:].isdigit() and lifecycle_emitter(name):
             break
@@ -166,17 +180,20 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
     members += [
         _Member(s.span_id, s.parent_span_id, s.name, s.kind, s.tool_name, stored=s)
         for s in stored
-        if stored_could_merge(s.name) or s.kind == _TOOL
+        if stored_could_merge(s.name) or s.kind == _TOOL or s.kind == _LLM
     ]
     by_id = {m.span_id: m for m in members}
-    groups = _lifecycle_groups(members, by_id) + _mcp_groups(members, by_id)
+    turns = _model_turn_groups(members)
+    groups = _lifecycle_groups(members, by_id) + _mcp_groups(members, by_id) + turns
     if not groups:
         return {}
     content = _stored_content(trace, [m for _, group in groups for _, m in group if m.stored])
     changes: dict[str, dict] = {}
     notes = dict(trace.attributes.get(MERGED_KEY) or {})
+    turn_carriers = {group[0][1].span_id for _, group in turns}
     for call, group in groups:
-        _group_merge(group, content, changes, call=call)
+        reply = group[0][1].span_id in turn_carriers
+        _group_merge(group, content, changes, call=call, reply_from_members=reply)
         carrier = group[0][1]
         ids = {member.span_id for _, member in group}
         for span_id in ids:  # an earlier note of a member, the carrier's own too
@@ -290,6 +307,29 @@ def _mcp_groups(members, by_id) -> list[tuple[bool, list[tuple[int, _Member]]]]:
     return groups
 
 
+def _model_turn_groups(members) -> list[tuple[bool, list[tuple[int, _Member]]]]:
+    """(False, [(0, provider call), (1, turn)]) for each Mastra model-loop turn (a new span)
+    with one model call inside it, new or stored."""
+    turns = {
+        member.span_id
+        for member in members
+        if member.record is not None
+        and member.record.attributes.get(MASTRA_SPAN_TYPE) == MODEL_STEP
+    }
+    if not turns:
+        return []
+    by_turn: dict[str, list[_Member]] = {}
+    for member in members:
+        if member.kind == _LLM and member.parent_span_id in turns:
+            by_turn.setdefault(member.parent_span_id, []).append(member)
+    by_id = {member.span_id: member for member in members}
+    return [
+        (False, [(0, calls[0]), (1, by_id[turn])])
+        for turn, calls in by_turn.items()
+        if len(calls) == 1
+    ]
+
+
 def _stored_content(trace, members: list[_Member]) -> dict[str, dict]:
     """Input, output and failure of the stored spans in merged calls (few: read when needed)."""
     if not members:
@@ -318,9 +358,12 @@ def _failed_event(member: _Member) -> bool:
     return bool(found and found["event"] in _FAILED_EVENTS)
 
 
-def _group_merge(group, content: dict, changes: dict, *, call: bool) -> None:
+def _group_merge(
+    group, content: dict, changes: dict, *, call: bool, reply_from_members: bool = False
+) -> None:
     """Merge one call's members into its carrier; `call` for a tool (or MCP) call, which the
-    carrier then reports with kind tool or retriever."""
+    carrier then reports with kind tool or retriever; `reply_from_members` when a member's
+    output is the whole reply the carrier gives part of (a Mastra turn's)."""
     carrier = group[0][1]
     kind = carrier.kind if carrier.kind == _RETRIEVER else _TOOL
     identity = mcp_method_target(
@@ -334,7 +377,10 @@ def _group_merge(group, content: dict, changes: dict, *, call: bool) -> None:
         for field in ("input", "output", "tool_call_id"):
             mine, other = merged.get(field), theirs.get(field)
             # An empty result ("" from a `think` tool) is a result; a missing one is not.
-            if (mine is None and other is not None) or (mine == "" and other not in (None, "")):
+            fills = other is not None if mine is None else mine == "" and other not in (None, "")
+            # a member's reply that is whole where the carrier's is part of it (a Mastra turn's)
+            whole = field == "output" and reply_from_members and other not in (None, "")
+            if fills or whole:
                 merged[field] = other
         if theirs.get("status") == SpanStatus.ERROR and merged.get("status") != SpanStatus.ERROR:
             merged["status"] = SpanStatus.ERROR

@@ -218,6 +218,8 @@ INPUT_ATTRIBUTES = (
     "gen_ai.prompt",
     "ai.prompt.messages",  # the Vercel AI SDK's: a provider call's messages
     "ai.prompt",  # and the whole call's `{system, prompt}` or `{system, messages}`
+    "mastra.agent_run.input",  # Mastra's: what its agent was asked
+    "mastra.model_step.input",  # and a turn of its model loop's messages (a preview)
 )
 OUTPUT_ATTRIBUTES = (
     "langfuse.observation.output",
@@ -236,6 +238,8 @@ OUTPUT_ATTRIBUTES = (
     "gen_ai.completion",
     "gen_ai.output",  # agent-wrapper libraries: a tool's result, or a model call's answer
     "ai.response.text",  # the Vercel AI SDK's (its tool calls: conventions.ai_sdk_reply)
+    "mastra.agent_run.output",  # Mastra's: its agent's answer `{text, files}`
+    "mastra.model_step.output",  # and a turn's whole reply `{text, toolCalls}`
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")
