@@ -25,9 +25,12 @@ def refund(order_id: str, amount: float) -> str:
 TOOLS = {"lookup_order": lookup_order, "refund": refund}
 
 
-def openai_agent_run(base_url: str, model: str) -> str:
-    """The task as a plain OpenAI tool loop (the SDK against `base_url`): each tool call the
-    model makes is answered by TOOLS until it answers in text, which is returned."""
+def openai_agent_run(
+    base_url: str, model: str, stream: bool = False, offer_tools: bool = False
+) -> str:
+    """The task as a plain OpenAI tool loop (the SDK against `base_url`, each reply whole or
+    streamed, the tools declared in each request with `offer_tools`): each tool call the model
+    makes is answered by TOOLS until it answers in text, which is returned."""
     import openai
 
     client = openai.OpenAI(base_url=base_url, api_key="test")
@@ -35,15 +38,45 @@ def openai_agent_run(base_url: str, model: str) -> str:
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": TASK},
     ]
+    declared = {"tools": OPENAI_CHAT_TOOLS} if offer_tools else {}
     while True:
-        reply = client.chat.completions.create(model=model, messages=messages)
-        message = reply.choices[0].message
-        if not message.tool_calls:
-            return message.content
-        messages.append(message.model_dump(exclude_none=True))
-        for call in message.tool_calls:
-            result = TOOLS[call.function.name](**json.loads(call.function.arguments))
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+        request = {"model": model, "messages": messages, **declared}
+        if stream:
+            message = _chat_stream_message(client.chat.completions.create(**request, stream=True))
+        else:
+            reply = client.chat.completions.create(**request)
+            message = reply.choices[0].message.model_dump(exclude_none=True)
+        if not message.get("tool_calls"):
+            return message["content"]
+        messages.append(message)
+        for call in message["tool_calls"]:
+            function = call["function"]
+            result = TOOLS[function["name"]](**json.loads(function["arguments"]))
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+
+def _chat_stream_message(chunks) -> dict:
+    """A streamed chat completion's deltas put back together as its assistant message."""
+    message: dict = {"role": "assistant"}
+    calls: dict[int, dict] = {}
+    for chunk in chunks:
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta.content:
+                message["content"] = message.get("content", "") + delta.content
+            for part in delta.tool_calls or []:
+                call = calls.setdefault(
+                    part.index, {"type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                if part.id:
+                    call["id"] = part.id
+                if part.function and part.function.name:
+                    call["function"]["name"] += part.function.name
+                if part.function and part.function.arguments:
+                    call["function"]["arguments"] += part.function.arguments
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    return message
 
 
 # The tools as an Anthropic request declares them.
@@ -66,6 +99,20 @@ ANTHROPIC_TOOLS = [
             "required": ["order_id", "amount"],
         },
     },
+]
+
+
+# The tools as an OpenAI chat completions request declares them.
+OPENAI_CHAT_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["input_schema"],
+        },
+    }
+    for tool in ANTHROPIC_TOOLS
 ]
 
 
