@@ -204,6 +204,7 @@ INPUT_ATTRIBUTES = (
     "gen_ai.prompt",
     "ai.prompt.messages",  # the Vercel AI SDK's: a provider call's messages
     "ai.prompt",  # and the whole call's `{system, prompt}` or `{system, messages}`
+    "request_data",  # Logfire's LLM instrumentations: the request body (its former attributes)
 )
 OUTPUT_ATTRIBUTES = (
     "langfuse.observation.output",
@@ -220,6 +221,7 @@ OUTPUT_ATTRIBUTES = (
     "gen_ai.completion",
     "gen_ai.output",  # agent-wrapper libraries: a tool's result, or a model call's answer
     "ai.response.text",  # the Vercel AI SDK's (its tool calls: conventions.ai_sdk_reply)
+    "response_data",  # Logfire's: `{message, usage}` of a chat completion, whole or streamed
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")
