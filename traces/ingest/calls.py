@@ -313,16 +313,16 @@ def _streamed_reply_groups(members) -> list[tuple[bool, list[tuple[int, _Member]
     if not replies:
         return []
     taken = {m.span_id for m in replies}
+    beside: dict[str, list[_Member]] = {}  # the model calls under each parent that could open
+    for member in members:
+        if member.kind == _LLM and member.span_id not in taken and not member.reports_usage:
+            beside.setdefault(member.parent_span_id, []).append(member)
     groups = []
     for reply in sorted(replies, key=_start_key):
         openers = [
             m
-            for m in members
-            if m.kind == _LLM
-            and m.span_id not in taken
-            and m.parent_span_id == reply.parent_span_id
-            and not m.reports_usage
-            and _start_key(m) <= _start_key(reply)
+            for m in beside.get(reply.parent_span_id, ())
+            if m.span_id not in taken and _start_key(m) <= _start_key(reply)
         ]
         if openers:
             opener = max(openers, key=_start_key)
