@@ -25,10 +25,17 @@ def refund(order_id: str, amount: float) -> str:
 TOOLS = {"lookup_order": lookup_order, "refund": refund}
 
 
-def openai_agent_run(base_url: str, model: str, tools: dict | None = None) -> str:
-    """The task as a plain OpenAI tool loop (the SDK against `base_url`): each tool call the
-    model makes is answered by `tools` (TOOLS), a tool that raises by `Error: <what it said>`,
-    until it answers in text, which is returned."""
+def openai_agent_run(
+    base_url: str,
+    model: str,
+    tools: dict | None = None,
+    stream: bool = False,
+    offer_tools: bool = False,
+) -> str:
+    """The task as a plain OpenAI tool loop (the SDK against `base_url`, each reply whole or
+    streamed, the tools declared in each request with `offer_tools`): each tool call the model
+    makes is answered by `tools` (TOOLS), a tool that raises by `Error: <what it said>`, until
+    it answers in text, which is returned."""
     tools = tools or TOOLS
     import openai
 
@@ -37,18 +44,48 @@ def openai_agent_run(base_url: str, model: str, tools: dict | None = None) -> st
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": TASK},
     ]
+    declared = {"tools": OPENAI_CHAT_TOOLS} if offer_tools else {}
     while True:
-        reply = client.chat.completions.create(model=model, messages=messages)
-        message = reply.choices[0].message
-        if not message.tool_calls:
-            return message.content
-        messages.append(message.model_dump(exclude_none=True))
-        for call in message.tool_calls:
+        request = {"model": model, "messages": messages, **declared}
+        if stream:
+            message = _chat_stream_message(client.chat.completions.create(**request, stream=True))
+        else:
+            reply = client.chat.completions.create(**request)
+            message = reply.choices[0].message.model_dump(exclude_none=True)
+        if not message.get("tool_calls"):
+            return message["content"]
+        messages.append(message)
+        for call in message["tool_calls"]:
+            function = call["function"]
             try:
-                result = tools[call.function.name](**json.loads(call.function.arguments))
+                result = tools[function["name"]](**json.loads(function["arguments"]))
             except Exception as error:  # the model is told, as agent loops do
                 result = f"Error: {error}"
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": result})
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+
+def _chat_stream_message(chunks) -> dict:
+    """A streamed chat completion's deltas put back together as its assistant message."""
+    message: dict = {"role": "assistant"}
+    calls: dict[int, dict] = {}
+    for chunk in chunks:
+        for choice in chunk.choices:
+            delta = choice.delta
+            if delta.content:
+                message["content"] = message.get("content", "") + delta.content
+            for part in delta.tool_calls or []:
+                call = calls.setdefault(
+                    part.index, {"type": "function", "function": {"name": "", "arguments": ""}}
+                )
+                if part.id:
+                    call["id"] = part.id
+                if part.function and part.function.name:
+                    call["function"]["name"] += part.function.name
+                if part.function and part.function.arguments:
+                    call["function"]["arguments"] += part.function.arguments
+    if calls:
+        message["tool_calls"] = [calls[index] for index in sorted(calls)]
+    return message
 
 
 # The tools as an Anthropic request declares them.
@@ -71,6 +108,20 @@ ANTHROPIC_TOOLS = [
             "required": ["order_id", "amount"],
         },
     },
+]
+
+
+# The tools as an OpenAI chat completions request declares them.
+OPENAI_CHAT_TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": tool["name"],
+            "description": tool["description"],
+            "parameters": tool["input_schema"],
+        },
+    }
+    for tool in ANTHROPIC_TOOLS
 ]
 
 

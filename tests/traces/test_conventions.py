@@ -300,3 +300,47 @@ def test_picks_stay_right_past_the_limit_of_remembered_attribute_names(monkeypat
     # then every span got its own tool, and no more than two sets were kept
     assert picked == [f"tool_{i}" for i in range(5)] * 2
     assert len(conventions._PLANS) <= 2
+
+
+def test_a_span_logfire_named_by_its_template_is_named_by_its_message():
+    # Logfire names a span by its message template; the template stays in its attribute
+    template = "Chat Completion with {request_data[model]!r}"
+    attributes = {
+        "gen_ai.request.model": "gpt-4o-mini",
+        "logfire.msg_template": template,
+        "logfire.msg": "Chat Completion with 'gpt-4o-mini'",
+    }
+    record = span_record_build(
+        trace_external_id="t", span_id="s", parent_span_id="", name=template, attributes=attributes
+    )
+    assert record.name == "Chat Completion with 'gpt-4o-mini'"
+    assert record.attributes["logfire.msg_template"] == template
+    # a span named otherwise keeps its name (pydantic-ai's spans carry a message of their own)
+    renamed = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="",
+        name="invoke_agent support",
+        attributes={**attributes, "logfire.msg_template": "{agent_name} run"},
+    )
+    assert renamed.name == "invoke_agent support"
+
+
+def test_logfire_request_and_response_data_are_a_model_calls_messages():
+    # Logfire's former attributes: the request body and `{message, usage}` of the reply
+    request = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Where is A1?"}]}
+    reply = {"message": {"role": "assistant", "content": "In Lyon."}, "usage": {}}
+    record = _chat_record(
+        {
+            "gen_ai.request.model": "gpt-4o-mini",
+            "request_data": json.dumps(request),
+            "response_data": json.dumps(reply),
+        }
+    )
+    assert (record.kind, record.input, record.output) == (SpanKind.LLM, request, reply)
+    # the GenAI messages Logfire writes by default win over its `request_data: {model}`
+    messages = [{"role": "user", "parts": [{"type": "text", "content": "Where is A1?"}]}]
+    record = _chat_record(
+        {"request_data": '{"model": "gpt-4o-mini"}', "gen_ai.input.messages": json.dumps(messages)}
+    )
+    assert record.input == messages

@@ -379,3 +379,52 @@ def test_a_mastra_turn_with_no_provider_call_inside_keeps_its_own_step():
     assert "evalsite.merged_calls" not in trace.attributes
     (reply,) = trace_span_tree(trace)["output"]
     assert [call["tool"] for call in reply["tool_calls"]] == ["get_weather"]
+
+
+STREAMED_REPLY = "streaming response from 'gpt-4o-mini' took 0.02s"
+
+
+def _logfire_streamed_call(recorder, question: str, answer: str):
+    """Logfire's streamed chat completion: the call's span ends when the stream opens; the
+    reply, read later, is logged beside it with the request again and the usage."""
+    request = {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.request.model": "gpt-4o-mini",
+        "gen_ai.input.messages": f'[{{"role": "user", "content": "{question}"}}]',
+    }
+    with recorder.span("Chat Completion with 'gpt-4o-mini'", request, kind=OtelKind.CLIENT):
+        pass
+    reply = {
+        **request,
+        "gen_ai.output.messages": f'[{{"role": "assistant", "content": "{answer}"}}]',
+        "gen_ai.usage.input_tokens": 120,
+        "gen_ai.usage.output_tokens": 30,
+    }
+    with recorder.span(STREAMED_REPLY, reply):
+        pass
+
+
+@pytest.mark.parametrize("separately", [False, True])
+def test_a_streamed_call_and_its_logged_reply_are_one_model_step(separately):
+    recorder = Recorder()
+    with recorder.span("support run"):
+        _logfire_streamed_call(recorder, "Where is A1?", "In Lyon.")
+        _logfire_streamed_call(recorder, "And A2?", "In Nice.")
+    spans = recorder.spans()
+    if separately:  # each span in a request of its own, as a batch exporter may send them
+        for span in spans:
+            send([span])
+    else:
+        send(spans)
+    trace = Trace.objects.get()
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM).order_by("position")
+    # each reply carries its call, the request its opener had, and counts its tokens once
+    assert [(c.name, c.input[0]["content"], c.output[0]["content"]) for c in calls] == [
+        (STREAMED_REPLY, "Where is A1?", "In Lyon."),
+        (STREAMED_REPLY, "And A2?", "In Nice."),
+    ]
+    assert (trace.input_tokens, trace.output_tokens) == (240, 60)
+    openers = Span.objects.filter(trace=trace, name="Chat Completion with 'gpt-4o-mini'")
+    assert {opener.kind for opener in openers} == {SpanKind.CUSTOM}  # kept, as sent
+    merged = trace.attributes["evalsite.merged_calls"]
+    assert sorted(len(members) for members in merged.values()) == [2, 2]

@@ -10,6 +10,10 @@ Two shapes report one call with several spans:
   step: the outcome event carries it (`success`/`error`, else `finish`/`end`, else `start`); a
   model call's carrier is the member that reports its usage, so the call's tokens count once.
   A tool call is named by the tool; any other call keeps its carrier's kind.
+- **A streamed model call and its reply.** Logfire's LLM instrumentations end a streamed
+  call's span when the stream opens (the request, no reply, no usage) and log the reply when
+  it is read, as a span beside it named `streaming response from '<model>' took <s>s` with the
+  request again, the reply and the usage. That reply carries the call; the opener joins it.
 - **MCP client and server.** An MCP request traced on both sides gives a CLIENT span and, under
   it, the server's SERVER span (trace context travels in `params._meta`), both with the same
   `mcp.method.name` and `jsonrpc.request.id`; an agent framework may add its own tool span
@@ -75,8 +79,13 @@ _MCP_NAME = re.compile(
 # Mastra's span types (`mastra.span.type`): a turn of its model loop, and the provider call
 # inside the turn.
 MASTRA_SPAN_TYPE, MODEL_STEP = "mastra.span.type", "model_step"
+# Logfire's log of a streamed reply, by its message or, as a span name, its template.
+STREAMED_REPLY_START = "streaming response from "
+_STREAMED_REPLY = re.compile(r"^streaming response from .+ took \S+s$")
 _TOOL, _CUSTOM, _RETRIEVER = SpanKind.TOOL, SpanKind.CUSTOM, SpanKind.RETRIEVER
 _LLM = SpanKind.LLM
+# Names that open a span of a call reported by several: a lifecycle tool event, a streamed reply.
+_MERGING_STARTS = ("tool.", STREAMED_REPLY_START)
 # Read once: each SpanStatus.X is a metaclass attribute lookup, and totals read it a span.
 _ERROR = SpanStatus.ERROR
 
@@ -115,6 +124,7 @@ class _Member:
     name: str
     kind: str
     tool_name: str
+    started_at: object = None
     record: object = None  # the new SpanRecord, or None for a stored span
     stored: object = None  # the StoredSpan, or None for a new one
 
@@ -164,7 +174,7 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
     (field -> value), which the caller writes. Notes the merged calls on `trace.attributes`."""
     for record in new:  # most traces: no span could be part of a merged call
         name = record.name
-        if name.startswith("tool.") or "mcp.method.name" in record.attributes:
+        if name.startswith(_MERGING_STARTS) or "mcp.method.name" in record.attributes:
             break
         # A turn ends after its provider call: it comes in the same request or a later one.
         if record.attributes.get(MASTRA_SPAN_TYPE) == MODEL_STEP:
@@ -175,16 +185,22 @@ def calls_merge(trace, new: list, stored: list) -> dict[str, dict]:
     else:
         return {}
     members = [
-        _Member(r.span_id, r.parent_span_id, r.name, r.kind, r.tool_name, record=r) for r in new
+        _Member(r.span_id, r.parent_span_id, r.name, r.kind, r.tool_name, r.started_at, record=r)
+        for r in new
     ]
     members += [
-        _Member(s.span_id, s.parent_span_id, s.name, s.kind, s.tool_name, stored=s)
+        _Member(s.span_id, s.parent_span_id, s.name, s.kind, s.tool_name, s.started_at, stored=s)
         for s in stored
-        if stored_could_merge(s.name) or s.kind == _TOOL or s.kind == _LLM
+        if stored_could_merge(s.name) or s.kind in (_TOOL, _LLM)
     ]
     by_id = {m.span_id: m for m in members}
     turns = _model_turn_groups(members)
-    groups = _lifecycle_groups(members, by_id) + _mcp_groups(members, by_id) + turns
+    groups = (
+        _lifecycle_groups(members, by_id)
+        + _mcp_groups(members, by_id)
+        + _streamed_reply_groups(members)
+        + turns
+    )
     if not groups:
         return {}
     content = _stored_content(trace, [m for _, group in groups for _, m in group if m.stored])
@@ -328,6 +344,35 @@ def _model_turn_groups(members) -> list[tuple[bool, list[tuple[int, _Member]]]]:
         for turn, calls in by_turn.items()
         if len(calls) == 1
     ]
+
+
+def _streamed_reply_groups(members) -> list[tuple[bool, list[tuple[int, _Member]]]]:
+    """Each streamed reply Logfire logged (carrier) with the model-call span that opened its
+    stream: the latest model call before it, beside it (same parent), that reports no usage."""
+    replies = [m for m in members if m.kind == _LLM and _STREAMED_REPLY.match(m.name)]
+    if not replies:
+        return []
+    taken = {m.span_id for m in replies}
+    beside: dict[str, list[_Member]] = {}  # the model calls under each parent that could open
+    for member in members:
+        if member.kind == _LLM and member.span_id not in taken and not member.reports_usage:
+            beside.setdefault(member.parent_span_id, []).append(member)
+    groups = []
+    for reply in sorted(replies, key=_start_key):
+        openers = [
+            m
+            for m in beside.get(reply.parent_span_id, ())
+            if m.span_id not in taken and _start_key(m) <= _start_key(reply)
+        ]
+        if openers:
+            opener = max(openers, key=_start_key)
+            taken.add(opener.span_id)
+            groups.append((False, [(0, reply), (1, opener)]))
+    return groups
+
+
+def _start_key(member: _Member) -> tuple:
+    return (member.started_at is not None, member.started_at or 0)
 
 
 def _stored_content(trace, members: list[_Member]) -> dict[str, dict]:

@@ -220,6 +220,7 @@ INPUT_ATTRIBUTES = (
     "ai.prompt",  # and the whole call's `{system, prompt}` or `{system, messages}`
     "mastra.agent_run.input",  # Mastra's: what its agent was asked
     "mastra.model_step.input",  # and a turn of its model loop's messages (a preview)
+    "request_data",  # Logfire's LLM instrumentations: the request body (its former attributes)
 )
 OUTPUT_ATTRIBUTES = (
     "langfuse.observation.output",
@@ -240,6 +241,7 @@ OUTPUT_ATTRIBUTES = (
     "ai.response.text",  # the Vercel AI SDK's (its tool calls: conventions.ai_sdk_reply)
     "mastra.agent_run.output",  # Mastra's: its agent's answer `{text, files}`
     "mastra.model_step.output",  # and a turn's whole reply `{text, toolCalls}`
+    "response_data",  # Logfire's: `{message, usage}` of a chat completion, whole or streamed
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")

@@ -126,6 +126,9 @@ class SpanPlan:
     component_type: bool
     # Haystack's `haystack.component.input`, a Python repr where its values are no JSON.
     component_input: bool
+    # Logfire's `logfire.msg_template` and `logfire.msg`: a span named by its template is
+    # called by its message (logfire_span_name).
+    logfire_message: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -181,6 +184,7 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         ai_sdk_calls=AI_SDK_CALLS in present,
         component_type=COMPONENT_TYPE in present,
         component_input=COMPONENT_INPUT in present,
+        logfire_message=LOGFIRE_TEMPLATE in present and LOGFIRE_MESSAGE in present,
     )
 
 
@@ -197,6 +201,17 @@ _OFFERED_TOOL = re.compile(
 
 
 AI_SDK_CALLS = "ai.response.toolCalls"
+LOGFIRE_TEMPLATE, LOGFIRE_MESSAGE = "logfire.msg_template", "logfire.msg"
+
+
+def logfire_span_name(name: str, attributes: Mapping) -> str:
+    """Logfire names a span by its message template (`Chat Completion with
+    {request_data[model]!r}`); its message, the template filled in, is what it is called.
+    The template stays stored in its attribute."""
+    message = attributes[LOGFIRE_MESSAGE]
+    if name == attributes[LOGFIRE_TEMPLATE] and isinstance(message, str) and message:
+        return message
+    return name
 
 
 def ai_sdk_reply(attributes: Mapping) -> dict:

@@ -86,6 +86,8 @@ def span_record_build(
 ) -> SpanRecord:
     """A SpanRecord with kind, tool, model, tokens, content and cost read from the conventions."""
     plan = conventions.span_plan(attributes)
+    if plan.logfire_message:
+        name = conventions.logfire_span_name(name, attributes)
     kind = conventions.span_kind_from(attributes, declared_kind, plan)
     fields = conventions.span_fields_from(attributes, plan)
     if input_value is None or output_value is None:
