@@ -23,9 +23,9 @@ from golden.signals import dataset_version_created
 from golden.trajectory_draft import reference_trajectory_draft
 from golden.worlds.capture import tool_world_from_trace
 from judges.models import Rubric
+from metrics.steps import tool_steps_from_spans, trace_spans
 from reviews.audit import audit_event_record
 from reviews.models import ReviewStatus
-from traces.models import SpanKind
 
 DEFAULT_HELD_OUT_SHARE = 0.2
 MAX_HELD_OUT_SHARE = 0.5
@@ -163,12 +163,12 @@ def trace_example_draft(
     A flagged step's literal input values are what the agent got wrong (a hallucinated id, a
     call made too early): they are left blank for the curator, never copied as expected.
     """
-    tool_spans = list(trace.spans.filter(kind=SpanKind.TOOL).order_by("position", "pk"))
+    steps = tool_steps_from_spans(trace_spans(trace))
     flags = list(trace.red_flags.select_related("span").order_by("pk"))
-    trajectory = reference_trajectory_draft(trace, tool_spans)
+    trajectory = reference_trajectory_draft(trace, steps)
     flagged_steps = []
-    for step, span in zip(trajectory, tool_spans, strict=True):
-        fired = [flag for flag in flags if flag.span_id == span.pk]
+    for step, call in zip(trajectory, steps, strict=True):
+        fired = [flag for flag in flags if flag.span_id == call.span_pk]
         if not fired:
             continue
         step["inputs"] = _literals_dropped(step["inputs"])
@@ -185,7 +185,7 @@ def trace_example_draft(
         "outcome_rubric": rubric_name,
         "failure_tags": sorted(set(failure_tags or [])),
         "red_flags": _red_flags_of(flags),
-        "tool_world": tool_world_from_trace(trace, tool_spans),
+        "tool_world": tool_world_from_trace(trace, steps),
     }
     return data, flagged_steps
 

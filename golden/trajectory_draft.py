@@ -9,8 +9,11 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from evalsite_checks.steps import ToolStep
+
 from golden.reference_trajectory import FROM_CONTEXT, from_step_output
-from traces.models import Span, SpanKind, Trace
+from metrics.steps import tool_steps_from_spans, trace_spans
+from traces.models import Trace
 
 
 def _scalar_text(value: Any) -> str | None:
@@ -88,26 +91,25 @@ def _output_fields(output: Any) -> list[str]:
     return []
 
 
-def reference_trajectory_draft(trace: Trace, spans: Iterable[Span] | None = None) -> list[dict]:
-    """The trace's tool calls in order as reference steps with inferred placeholders."""
-    if spans is None:
-        spans = trace.spans.filter(kind=SpanKind.TOOL).order_by("position", "pk")
+def reference_trajectory_draft(trace: Trace, steps: Iterable[ToolStep] | None = None) -> list[dict]:
+    """The trace's tool calls in order (metrics.steps: its tool spans, or the calls its model
+    calls decided where no tool was traced) as reference steps with inferred placeholders."""
+    if steps is None:
+        steps = tool_steps_from_spans(trace_spans(trace))
     sources = _Sources(trace.task, trace.context or {})
-    steps: list[dict] = []
-    for span in spans:
-        if span.kind != SpanKind.TOOL:
-            continue
-        number = len(steps) + 1
-        raw = span.input if isinstance(span.input, dict) else {}
-        if span.input is not None and not isinstance(span.input, dict):
-            raw = {"input": span.input}
-        steps.append(
+    drafted: list[dict] = []
+    for step in steps:
+        number = len(drafted) + 1
+        raw = step.inputs if isinstance(step.inputs, dict) else {}
+        if step.inputs not in (None, {}) and not isinstance(step.inputs, dict):
+            raw = {"input": step.inputs}
+        drafted.append(
             {
                 "step": number,
-                "tool": span.tool_name or span.name,
+                "tool": step.tool,
                 "inputs": sources.placeholder_for(raw),
-                "acceptable_output_fields": _output_fields(span.output),
+                "acceptable_output_fields": _output_fields(step.output),
             }
         )
-        sources.outputs.append((number, _leaf_texts(span.output)))
-    return steps
+        sources.outputs.append((number, _leaf_texts(step.output)))
+    return drafted

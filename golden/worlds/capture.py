@@ -12,10 +12,11 @@ import json
 from typing import Any
 
 from evalsite_checks.effects import tool_definitions
+from evalsite_checks.steps import ToolStep
 from evalsite_checks.worlds.schema import DEFAULT_UNRECORDED, NAME
 
 from golden.content import canonical_json
-from traces.models import Span, SpanStatus, Trace
+from traces.models import Trace
 
 SCHEMA_KEYS = ("input_schema", "inputSchema", "parameters")
 
@@ -28,8 +29,8 @@ def _schema_of(definition: dict) -> dict:
     return {"type": "object"}
 
 
-def _arguments_of(span: Span) -> dict | None:
-    value: Any = span.input
+def _arguments_of(step: ToolStep) -> dict | None:
+    value: Any = step.inputs
     if isinstance(value, str):
         try:
             value = json.loads(value)
@@ -40,9 +41,10 @@ def _arguments_of(span: Span) -> dict | None:
     return value if isinstance(value, dict) else None
 
 
-def tool_world_from_trace(trace: Trace, tool_spans: list[Span]) -> dict:
+def tool_world_from_trace(trace: Trace, steps: list[ToolStep]) -> dict:
     """The world of the trace's tools: definitions from its `available_tools`, a bare entry for
-    a tool it called without one, and one recording per distinct successful call."""
+    a tool it called without one, and one recording per distinct successful call (its tool
+    steps, metrics.steps)."""
     definitions = tool_definitions(trace.context)
     tools: dict[str, dict] = {}
     for name, definition in definitions.items():
@@ -55,20 +57,20 @@ def tool_world_from_trace(trace: Trace, tool_spans: list[Span]) -> dict:
             }
     recordings = []
     seen: set[tuple[str, str]] = set()
-    for span in tool_spans:
-        name = span.tool_name or span.name
-        arguments = _arguments_of(span)
+    for step in steps:
+        name = step.tool
+        arguments = _arguments_of(step)
         if not NAME.match(name or "") or arguments is None:
             continue
         bare = {"name": name, "description": "", "input_schema": {"type": "object"}}
         tools.setdefault(name, bare)
-        if span.status == SpanStatus.ERROR:
+        if step.failed:
             continue
         key = (name, canonical_json(arguments))
         if key in seen:
             continue
         seen.add(key)
-        recordings.append({"tool": name, "arguments": arguments, "result": span.output})
+        recordings.append({"tool": name, "arguments": arguments, "result": step.output})
     if not tools:
         return {}
     return {

@@ -1,11 +1,13 @@
 from golden.reference_trajectory import reference_trajectory_errors
 from golden.trajectory_draft import reference_trajectory_draft
+from tests.factories import SpanFactory, TraceFactory
 from tests.golden.builders import (
     cancel_order_trace,
     coding_agent_timeout_trace,
     flight_booking_trace,
     reference_step,
 )
+from traces.models import SpanKind
 
 
 def test_tool_calls_become_steps_in_order_with_output_fields(db):
@@ -107,3 +109,48 @@ def test_a_value_inside_an_earlier_output_sentence_counts_as_from_that_step(db):
     steps = reference_trajectory_draft(trace)
     # then the id comes from step 1; a tool-schema word is not taken as context
     assert steps[1]["inputs"] == {"tracking_no": "<from_step_1_output>", "kind": "track"}
+
+
+def test_a_trace_whose_calls_live_only_in_its_model_calls_drafts_them(db):
+    # given a plain SDK loop under a provider instrumentation: no tool span, the calls and
+    # their results in the model calls' messages
+    trace = TraceFactory(task="Hi, I'm customer C-77. Cancel my latest order.")
+    task = {"role": "user", "content": trace.task}
+    lookup = {
+        "id": "c1",
+        "function": {"name": "get_recent_orders", "arguments": '{"customer_id": "C-77"}'},
+    }
+    cancel = {
+        "id": "c2",
+        "function": {"name": "cancel_order", "arguments": '{"order_id": "A1042"}'},
+    }
+    looked_up = {
+        "role": "tool",
+        "tool_call_id": "c1",
+        "content": '{"orders": [{"order_id": "A1042"}]}',
+    }
+    history = [task, {"role": "assistant", "tool_calls": [lookup]}, looked_up]
+    SpanFactory(trace=trace, name="root", kind=SpanKind.CUSTOM, position=0)
+    for position, (sent, reply) in enumerate(
+        [
+            ([task], {"role": "assistant", "tool_calls": [lookup]}),
+            (history, {"role": "assistant", "tool_calls": [cancel]}),
+        ],
+        start=1,
+    ):
+        SpanFactory(
+            trace=trace,
+            name="chat",
+            kind=SpanKind.LLM,
+            input=sent,
+            output=[reply],
+            position=position,
+        )
+    # when the draft is made
+    steps = reference_trajectory_draft(trace)
+    # then each decided call is a step, its values traced to where they came from
+    assert [(s["step"], s["tool"], s["inputs"]) for s in steps] == [
+        (1, "get_recent_orders", {"customer_id": "<from_context>"}),
+        (2, "cancel_order", {"order_id": "<from_step_1_output>"}),
+    ]
+    assert steps[0]["acceptable_output_fields"] == ["orders"]
