@@ -126,6 +126,9 @@ class SpanPlan:
     component_type: bool
     # Haystack's `haystack.component.input`, a Python repr where its values are no JSON.
     component_input: bool
+    # Haystack's own tracer or an OpenInference one: a component's values may be Haystack's
+    # (a ToolInvoker's `tool_messages`, a generator's `replies` and `tools`).
+    component_values: bool
     # Logfire's `logfire.msg_template` and `logfire.msg`: a span named by its template is
     # called by its message (logfire_span_name).
     logfire_message: bool
@@ -184,6 +187,7 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         ai_sdk_calls=AI_SDK_CALLS in present,
         component_type=COMPONENT_TYPE in present,
         component_input=COMPONENT_INPUT in present,
+        component_values=COMPONENT_TYPE in present or "openinference.span.kind" in present,
         logfire_message=LOGFIRE_TEMPLATE in present and LOGFIRE_MESSAGE in present,
     )
 

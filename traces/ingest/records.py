@@ -94,26 +94,13 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events, plan)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
-    if plan.component_input and type(input_value) is str:
-        # Haystack writes a component's inputs as their repr when they are no JSON
-        input_value = keyword_repr_read(input_value)
-    if kind != _LLM and type(output_value) is dict and TOOL_MESSAGES in output_value:
-        invoked = one_tool_invoked(output_value[TOOL_MESSAGES])
-        if invoked is not None:
-            kind = _TOOL
-            fields["tool_name"], fields["tool_call_id"] = invoked.origin.name, invoked.id
-            input_value = invoked.origin.arguments
-            output_value = {"error": invoked.content} if invoked.is_error else invoked.content
-    # one key lookup, after the cheap checks: most model calls state their usage
-    if (
-        kind == _LLM
-        and not fields["input_tokens"]
-        and type(output_value) is dict
-        and (REPLIES in output_value)
-    ):
-        stated = replies_usage(output_value[REPLIES])
-        fields["model"] = fields.get("model") or stated.pop("model", None)
-        fields.update(stated)
+    if plan.component_values:  # what a Haystack tracer may send: one flag read for the rest
+        if plan.component_input and type(input_value) is str:
+            # Haystack writes a component's inputs as their repr when they are no JSON
+            input_value = keyword_repr_read(input_value)
+        kind, input_value, output_value = _component_values_read(
+            kind, fields, input_value, output_value
+        )
     if kind == _TOOL:
         input_value, output_value = tool_arguments(input_value), tool_result(output_value)
     elif kind == _LLM and type(input_value) is dict:
@@ -128,7 +115,7 @@ def span_record_build(
         if type(output_value) is dict and "outputs" in output_value:
             output_value = chain_value(output_value)
     model = str(fields.get("model") or "")[:200]
-    if "/" in model:
+    if model and "/" in model:
         model = model_unrouted(model, fields.get("provider"))
     declared = fields.get("cost_usd")
     if declared is None and plan.cost_parts:  # cost_declared's sum of parts: no call without
@@ -176,7 +163,12 @@ def span_record_build(
     if plan.offered_tools:
         offered = conventions.offered_tools_from(attributes, plan)
         trace_values = {**trace_values, AVAILABLE_TOOLS: offered} if offered else trace_values
-    elif kind == _LLM and type(input_value) is dict and "tools" in input_value:
+    elif (
+        plan.component_values
+        and type(input_value) is dict
+        and "tools" in input_value
+        and kind == _LLM
+    ):
         # a model call's arguments that list its tools (Haystack's generators' `tools`)
         offered = tools_in_arguments(input_value["tools"])
         trace_values = {**trace_values, AVAILABLE_TOOLS: offered} if offered else trace_values
@@ -208,6 +200,25 @@ def span_record_build(
 # Module constants: each read of an enum member through its class is an attribute lookup.
 _TOOL, _LLM, _AGENT, _CUSTOM = SpanKind.TOOL, SpanKind.LLM, SpanKind.AGENT, SpanKind.CUSTOM
 _ERROR, _OK = SpanStatus.ERROR, SpanStatus.OK
+
+
+def _component_values_read(kind, fields: dict, input_value, output_value) -> tuple:
+    """(kind, input, output) of a Haystack component (its own tracer's, or OpenInference's):
+    a ToolInvoker that ran one call is that call; a generator states its model and usage only
+    in its replies' `meta`, which `fields` then takes."""
+    if type(output_value) is not dict:
+        return kind, input_value, output_value
+    if TOOL_MESSAGES in output_value and kind != _LLM:
+        invoked = one_tool_invoked(output_value[TOOL_MESSAGES])
+        if invoked is not None:
+            fields["tool_name"], fields["tool_call_id"] = invoked.origin.name, invoked.id
+            output = {"error": invoked.content} if invoked.is_error else invoked.content
+            return _TOOL, invoked.origin.arguments, output
+    elif REPLIES in output_value and kind == _LLM and not fields["input_tokens"]:
+        stated = replies_usage(output_value[REPLIES])
+        fields["model"] = fields.get("model") or stated.pop("model", None)
+        fields.update(stated)
+    return kind, input_value, output_value
 
 
 def _no_call_made(attributes: dict, output) -> bool:
