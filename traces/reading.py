@@ -290,8 +290,10 @@ class ReadingState:
 
     def tool_step_noted(self, node: dict, span: Span, errored: bool) -> None:
         """A tool step a later model call's input may complete: with the result its span did
-        not record, or with the failure its span did not mark."""
-        if span.output is None and not errored and span.tool_call_id:
+        not record (what the model was told of a failure too: AutoGen's failed `execute_tool`
+        records the exception, not the text handed back), or with the failure its span did not
+        mark."""
+        if span.output is None and span.tool_call_id:
             self.awaiting_result[span.tool_call_id] = node
         elif span.output is not None and not errored:
             self.succeeded[tool_result_key(span.output)] = node
@@ -311,11 +313,14 @@ class ReadingState:
             for result in message.tool_results:
                 node = self.awaiting_result.pop(result.id, None) if result.id else None
                 if node is not None:
+                    error = node.pop("error", None)  # read after the result, as on other steps
                     node["result"] = result.content
+                    if error is not None:
+                        node["error"] = error
                     self.tool_result_shown(result.content)
                 elif result.is_error:
                     node = self.succeeded.pop(tool_result_key(result.content), None)
-                if node is not None and result.is_error:
+                if node is not None and result.is_error and "error" not in node:
                     node["error"] = error_read(_text_of(result.content))
 
 

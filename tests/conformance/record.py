@@ -155,6 +155,18 @@ PINS = {
             "logfire-pydantic-ai-tool-error",
         )
     },
+    # AutoGen's own telemetry with OpenLLMetry's OpenAI instrumentation, the pair AutoGen's
+    # tracing guide sets up; whole, and with a lookup that fails once
+    **{
+        name: [
+            "autogen-agentchat==0.7.5",
+            "autogen-ext[openai]==0.7.5",
+            "opentelemetry-instrumentation-openai==0.62.4",
+            "openai==3.63.0",
+            "opentelemetry-sdk==1.45.2",
+        ]
+        for name in ("autogen-traceloop", "autogen-traceloop-tool-error")
+    },
 }
 
 
@@ -704,6 +716,33 @@ def autogen_telemetry_run(provider) -> None:
         instrumentor.uninstrument()
 
 
+def autogen_traceloop_run(provider, lookup_fails: bool = False) -> None:
+    """AgentChat's AssistantAgent with AutoGen's own telemetry and OpenLLMetry's OpenAI
+    instrumentation (content on, its default) for the model calls, under a span of the user's,
+    as AutoGen's tracing guide sets it up. `lookup_fails`: the first lookup raises."""
+    import asyncio
+
+    from opentelemetry import trace
+    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import FakeOpenAI
+
+    trace.set_tracer_provider(provider)
+    instrumentor = OpenAIInstrumentor()
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeOpenAI() as server,
+            trace.get_tracer("support").start_as_current_span("support run"),
+        ):
+            agent = autogen_support_agent(server.base_url, lookup_fails=lookup_fails)
+            result = asyncio.run(agent.run(task=support_task.TASK))
+            assert result.messages[-1].content == support_task.FINAL_ANSWER, result
+    finally:
+        instrumentor.uninstrument()
+
+
 # The Google Gen AI SDK's ways of running the tools, each under a content capture users set.
 GOOGLE_GENAI_RUNS = {
     "google-genai": ("SPAN_ONLY", "automatic", False),
@@ -881,6 +920,8 @@ RUNS = {
     "logfire-openai-v1-stream": functools.partial(logfire_openai_run, stream=True, version=1),
     "logfire-pydantic-ai": lambda provider: logfire_pydantic_ai_run(provider),
     "logfire-pydantic-ai-tool-error": functools.partial(logfire_pydantic_ai_run, lookup_fails=True),
+    "autogen-traceloop": autogen_traceloop_run,
+    "autogen-traceloop-tool-error": functools.partial(autogen_traceloop_run, lookup_fails=True),
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from accounts.roles import ANNOTATOR
+from metrics.redflags import red_flags_detect
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS
@@ -930,3 +931,74 @@ def test_logfire_pydantic_ai_tool_retry(api_client_for):
     )
     reading = tree_json(trace_span_tree(trace))
     assert "Traceback" not in reading and "site-packages" not in reading
+
+
+def test_autogen_own_telemetry_with_openllmetry_openai(api_client_for):
+    # AutoGen's tracing guide: its own spans (`execute_tool` with the tool's name and call id
+    # only) and OpenLLMetry's OpenAI instrumentation for the model calls, whose GenAI messages
+    # hold the calls decided and the results handed back
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "autogen-traceloop")
+    assert_autogen_read(trace, model_calls=3)
+    assert trace.error_count == 0 and trace.model == "gpt-4o-mini"
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    steps = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
+    assert [(s["name"], s["call_id"], s["arguments"], s["result"]) for s in steps] == [
+        ("lookup_order", "call_1", EXPECTED_CALLS[0][1], ORDER),
+        ("refund", "call_2", EXPECTED_CALLS[1][1], REFUND),
+    ]
+    assert models_decided(tree) == ["lookup_order", "refund"]
+    assert results_handed_back(tree) == []
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
+        (*EXPECTED_CALLS[0], ORDER, False),
+        (*EXPECTED_CALLS[1], REFUND, False),
+    ]
+    assert red_flags_detect(trace) == []
+
+
+def test_autogen_own_telemetry_with_openllmetry_openai_tool_that_raises(api_client_for):
+    from tests.conformance.test_tool_failures import OUTAGE
+
+    # the first lookup raises: AutoGen's `execute_tool` span fails with the exception, and
+    # the model is handed its text without a failure mark (AutoGen drops `is_error` when it
+    # writes OpenAI's tool message, so OpenLLMetry's messages cannot keep it); the model looks
+    # the order up again
+    trace = send_recorded(
+        api_client_for(UserFactory(roles=[ANNOTATOR])), "autogen-traceloop-tool-error"
+    )
+    assert_autogen_read(trace, model_calls=4)
+    assert trace.error_count == 1
+    failed = Span.objects.get(trace=trace, kind=SpanKind.TOOL, status="error")
+    assert (failed.tool_call_id, failed.error_message) == ("call_1", f"ConnectionError: {OUTAGE}")
+    lookup = EXPECTED_CALLS[0]
+    assert_judge_reads(
+        trace,
+        Expected(
+            task=support_task.TASK,
+            final_answer=support_task.FINAL_ANSWER,
+            calls=[lookup, *EXPECTED_CALLS],
+            results=[ORDER, REFUND],
+            errors=[OUTAGE],
+        ),
+    )
+    tree = trace_span_tree(trace)
+    # the failed lookup reads once, on its step: what the model was told, after the error line
+    tools = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
+    assert [(s["name"], s["arguments"], s.get("result"), s.get("error")) for s in tools] == [
+        ("lookup_order#1", lookup[1], OUTAGE, f"ConnectionError: {OUTAGE}"),
+        ("lookup_order#2", lookup[1], ORDER, None),
+        ("refund", EXPECTED_CALLS[1][1], REFUND, None),
+    ]
+    assert results_handed_back(tree) == [] and "Traceback" not in tree_json(tree)
+    assert models_decided(tree) == ["lookup_order", "lookup_order", "refund"]
+    # the checks: each call with its arguments and result, the first marked failed, and the
+    # recovered run raises no flag
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
+        (*lookup, OUTAGE, True),
+        (*lookup, ORDER, False),
+        (*EXPECTED_CALLS[1], REFUND, False),
+    ]
+    assert red_flags_detect(trace) == []
