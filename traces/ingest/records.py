@@ -94,7 +94,7 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events, plan)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
-    if plan.component_input and type(input_value) is str:
+    if plan.repr_input and type(input_value) is str:
         # Haystack writes a component's inputs as their repr when they are no JSON
         input_value = keyword_repr_read(input_value)
     if kind != _LLM and type(output_value) is dict and TOOL_MESSAGES in output_value:
@@ -154,6 +154,9 @@ def span_record_build(
     if not is_error and kind == _TOOL:
         error_message = structured_failure(output_value, events)
         is_error = bool(error_message)
+    if not is_error and plan.tool_error_flags:  # Haystack's `haystack.tool.error`, result untraced
+        is_error = any(attributes[name] is True for name in plan.tool_error_flags)
+        error_message = "tool error" if is_error else ""
     if (
         kind == _LLM
         and plan.openinference_kind
