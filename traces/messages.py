@@ -516,8 +516,9 @@ def keyword_repr_read(text: str):
         return text
 
 
-# Keys a container lists its messages under: Haystack's generators answer `{"replies": [...]}`
-# and its ToolInvoker `{"tool_messages": [...], "state": ...}`.
+# Keys a container lists its messages under: Haystack's generators answer `{"replies": [...]}`,
+# its ToolInvoker `{"tool_messages": [...], "state": ...}`, its ChatPromptBuilder `{"prompt":
+# [...]}`.
 MESSAGE_LISTS = (
     "messages",
     "contents",
@@ -525,6 +526,7 @@ MESSAGE_LISTS = (
     "output_messages",
     "replies",
     "tool_messages",
+    "prompt",
 )
 
 

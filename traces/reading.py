@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from core.json_text import json_text_decoded
 from traces.ingest.calls import MERGED_KEY
 from traces.messages import (
+    MESSAGE_LISTS,
     OBJECT_REPR,
     Message,
     messages_read,
@@ -434,7 +435,8 @@ def _state_reprs_shortened(value, depth: int = 0):
         return [_state_reprs_shortened(item, depth + 1) for item in value]
     if depth < 3 and isinstance(value, dict):
         return {
-            key: _state_reprs_shortened(item, depth + 1)
+            # a message list's reprs are messages, read as such (only the new ones shown)
+            key: item if key in MESSAGE_LISTS else _state_reprs_shortened(item, depth + 1)
             for key, item in value.items()
             if key not in FRAMEWORK_STATE_KEYS
             # `<workflows.context.context.Context object at 0x7f...>`: an address, nothing to read

@@ -167,6 +167,19 @@ PINS = {
         ]
         for name in ("autogen-traceloop", "autogen-traceloop-tool-error")
     },
+    # Haystack 3.x's Agent (one span per model call and per tool call), traced as its docs say
+    # now: the OpenTelemetryTracer of the opentelemetry-haystack integration with content
+    # tracing on, whole and with a failing lookup; and under OpenInference's instrumentation
+    **{
+        name: [
+            "haystack-ai==3.4.1",
+            "opentelemetry-haystack==2.0.0",
+            "openinference-instrumentation-haystack==0.1.46",
+            "openai==3.63.0",
+            "opentelemetry-sdk==1.45.2",
+        ]
+        for name in ("haystack3", "haystack3-tool-error", "haystack3-openinference")
+    },
 }
 
 
@@ -757,7 +770,8 @@ def haystack_run(provider, openinference: bool = False, lookup_fails: bool = Fal
     """Haystack's Agent (OpenAIChatGenerator on the fake OpenAI server, the tools made from
     functions), traced by Haystack's own OpenTelemetryTracer with content tracing on, or by
     OpenInference's Haystack instrumentation. With `lookup_fails` the first lookup raises; the
-    agent's ToolInvoker does not raise but tells the model, which looks up again."""
+    agent does not raise but tells the model, which looks up again. Haystack 3.x takes the
+    tracer from the opentelemetry-haystack integration, where 2.x had it in core."""
     import os
 
     # read when haystack is imported; no auto-enabled tracer, each setup enables its own
@@ -768,8 +782,12 @@ def haystack_run(provider, openinference: bool = False, lookup_fails: bool = Fal
     from haystack.components.generators.chat import OpenAIChatGenerator
     from haystack.dataclasses import ChatMessage
     from haystack.tools import create_tool_from_function
-    from haystack.tracing.opentelemetry import OpenTelemetryTracer
     from haystack.utils import Secret
+
+    try:
+        from haystack_integrations.tracing.opentelemetry import OpenTelemetryTracer
+    except ImportError:
+        from haystack.tracing.opentelemetry import OpenTelemetryTracer
 
     from tests.conformance import support_task
     from tests.conformance.fake_openai import MODEL, FakeOpenAI
@@ -922,6 +940,9 @@ RUNS = {
     "logfire-pydantic-ai-tool-error": functools.partial(logfire_pydantic_ai_run, lookup_fails=True),
     "autogen-traceloop": autogen_traceloop_run,
     "autogen-traceloop-tool-error": functools.partial(autogen_traceloop_run, lookup_fails=True),
+    "haystack3": haystack_run,
+    "haystack3-tool-error": functools.partial(haystack_run, lookup_fails=True),
+    "haystack3-openinference": functools.partial(haystack_run, openinference=True),
 }
 
 

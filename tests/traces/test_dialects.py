@@ -841,6 +841,63 @@ def test_haystack_agent_spans_and_the_agents_tools():
     assert component.kind == SpanKind.AGENT
 
 
+def test_haystack3_agent_step_spans_read_as_one_model_call_and_one_tool_call_each():
+    usage = {"prompt_tokens": 120, "completion_tokens": 30}
+    reply = {"role": "assistant", "meta": {"model": "gpt-4o-mini", "usage": usage}}
+    reply["content"] = [{"tool_call": HAYSTACK_CALL}]
+    llm = _haystack_span(
+        "haystack.agent.step.llm",
+        {
+            # the generator's arguments hold Tools, which are no JSON: written as their repr
+            "haystack.agent.step.llm.input": "{'messages': ["
+            + HAYSTACK_TURNS["repr"][0]
+            + "], 'tools': ["
+            + HAYSTACK_TOOL
+            + "]}",
+            "haystack.agent.step.llm.output": json.dumps({"replies": [reply]}),
+        },
+    )
+    assert llm.kind == SpanKind.LLM
+    assert (llm.model, llm.input_tokens, llm.output_tokens) == ("gpt-4o-mini", 120, 30)
+    assert messages_read(llm.input)[0].text == "Refund R-1"
+    assert [tool["name"] for tool in llm.trace_fields["available_tools"]] == ["refund"]
+    assert messages_read(llm.output)[0].tool_calls[0].name == "refund"
+    tool = _haystack_span(
+        "haystack.agent.step.tool",
+        {
+            "haystack.tool.name": "refund",
+            "haystack.tool.description": "Refund an order.",
+            "haystack.agent.step.tool.input": json.dumps({"order_id": "R-1"}),
+            "haystack.agent.step.tool.output": '{"ok": 1}',
+        },
+    )
+    assert (tool.kind, tool.tool_name, tool.status) == (SpanKind.TOOL, "refund", "ok")
+    assert (tool.input, tool.output) == ({"order_id": "R-1"}, {"ok": 1})
+
+
+def test_haystack3_failed_tool_call_is_marked_with_or_without_its_traced_result():
+    failed = _haystack_span(
+        "haystack.agent.step.tool",
+        {
+            "haystack.tool.name": "refund",
+            "haystack.agent.step.tool.input": json.dumps({"order_id": "R-1"}),
+            "haystack.tool.error": True,
+            "haystack.agent.step.tool.output": json.dumps({"error": "Error: service down"}),
+        },
+    )
+    assert (failed.status, failed.error_message) == ("error", "Error: service down")
+    # content tracing off: the name and the error flag are all the span says
+    untraced = _haystack_span(
+        "haystack.agent.step.tool", {"haystack.tool.name": "refund", "haystack.tool.error": True}
+    )
+    assert (untraced.kind, untraced.tool_name) == (SpanKind.TOOL, "refund")
+    assert (untraced.status, untraced.error_message) == ("error", "tool error")
+    succeeded = _haystack_span(
+        "haystack.agent.step.tool", {"haystack.tool.name": "refund", "haystack.tool.error": False}
+    )
+    assert (succeeded.status, succeeded.error_message) == ("ok", "")
+
+
 def test_a_mastra_agent_run_gives_its_task_and_answer_and_a_turn_its_whole_reply():
     run = build(
         {

@@ -507,6 +507,29 @@ def test_framework_objects_logged_as_reprs_read_as_their_class_and_plain_fields(
     }
 
 
+def test_message_reprs_under_a_message_list_key_read_as_the_messages_they_are():
+    # Haystack's ChatPromptBuilder under OpenInference: `{"prompt": [<ChatMessage repr>]}`
+    system = "You are a support agent. Look the order up before refunding it."
+    message = (
+        f"ChatMessage(_role=<ChatRole.SYSTEM: 'system'>, _content=[TextContent(text='{system}')],"
+        " _name=None, _meta={})"
+    )
+    trace = TraceFactory(task="Refund R-1", final_answer="Done.")
+    SpanFactory(trace=trace, span_id="r", name="run", kind="agent", position=0, input=None)
+    SpanFactory(
+        trace=trace,
+        span_id="b",
+        parent_span_id="r",
+        name="ChatPromptBuilder.run",
+        kind="custom",
+        input=None,
+        output={"prompt": [message]},
+        position=1,
+    )
+    (builder,) = trace_span_tree(trace)["children"]
+    assert builder["output"] == [{"role": "system", "text": system}]
+
+
 def test_a_pydantic_models_str_reads_as_its_plain_fields():
     tool = (
         "name='refund' description='Refund an order, in full or in part.' env_vars=[] "

@@ -104,6 +104,11 @@ COMPONENT_TYPE_ENDINGS: tuple[tuple[str, str], ...] = (
 )
 # Any of these present means an agent's run (Haystack's `haystack.agent.run`).
 AGENT_MARKERS = ("haystack.agent.max_steps",)
+# Inputs a tracer writes as the Python repr of their objects when they are no JSON (Haystack's
+# ChatMessages and Tools): read back by traces.messages.keyword_repr_read.
+REPR_INPUT_ATTRIBUTES = frozenset(("haystack.component.input", "haystack.agent.step.llm.input"))
+# Any of these set to true marks a failed tool call, whether or not its result was traced.
+TOOL_ERROR_FLAGS = ("haystack.tool.error",)
 # Any of these present means a tool span even without an operation name (e.g. Pydantic AI).
 TOOL_MARKERS = (
     "gen_ai.tool.name",
@@ -112,6 +117,7 @@ TOOL_MARKERS = (
     "gcp.vertex.agent.tool_call_args",
     "tool_arguments",
     "ai.toolCall.name",
+    "haystack.tool.name",  # Haystack 3's `haystack.agent.step.tool`: one span a call
 )
 # Any of these present means a model call, also on spans with no gen_ai.* attribute at all.
 LLM_MARKERS = (
@@ -121,6 +127,8 @@ LLM_MARKERS = (
     "llm.input_messages.0.message.role",
     "gcp.vertex.agent.llm_request",
     "gen_ai.input.messages",
+    "haystack.agent.step.llm.input",  # Haystack 3's `haystack.agent.step.llm`, content traced
+    "haystack.agent.step.llm.output",
 )
 # Span-tree JSON `type` values and their common synonyms.
 KIND_SYNONYMS = {
@@ -142,7 +150,13 @@ KIND_SYNONYMS = {
 
 # Scalar span fields: first attribute present wins.
 SPAN_FIELDS: dict[str, tuple[str, ...]] = {
-    "tool_name": ("gen_ai.tool.name", "tool.name", "tool_call.function.name", "ai.toolCall.name"),
+    "tool_name": (
+        "gen_ai.tool.name",
+        "tool.name",
+        "tool_call.function.name",
+        "ai.toolCall.name",
+        "haystack.tool.name",
+    ),
     "tool_call_id": (
         "gen_ai.tool.call.id",
         "tool_call.id",
@@ -209,6 +223,8 @@ INPUT_ATTRIBUTES = (
     "input.value",
     "haystack.component.input",  # Haystack's tracer, with content tracing on
     "haystack.agent.input",
+    "haystack.agent.step.llm.input",  # Haystack 3's model call: the generator's arguments
+    "haystack.agent.step.tool.input",  # and a tool call's arguments
     "tool.parameters",
     "traceloop.entity.input",
     "gen_ai.input.messages",
@@ -232,6 +248,8 @@ OUTPUT_ATTRIBUTES = (
     "output.value",
     "haystack.component.output",
     "haystack.agent.output",
+    "haystack.agent.step.llm.output",  # `{"replies": [...]}`
+    "haystack.agent.step.tool.output",  # the tool's result, or `{"error": ...}`
     "traceloop.entity.output",
     "gen_ai.output.messages",
     "gcp.vertex.agent.llm_response",

@@ -31,7 +31,9 @@ from traces.ingest.convention_tables import (
     LLM_MARKERS,
     OUTPUT_ATTRIBUTES,
     PROVIDER_ALIASES,
+    REPR_INPUT_ATTRIBUTES,
     SPAN_FIELDS,
+    TOOL_ERROR_FLAGS,
     TOOL_MARKERS,
     TRACE_FIELDS,
 )
@@ -118,14 +120,17 @@ class SpanPlan:
     openinference_kind: bool
     system_instructions: bool
     tool_status: bool
+    # The TOOL_ERROR_FLAGS among the names.
+    tool_error_flags: tuple[str, ...]
     # The names that list tools offered to a model call (offered_tools_from).
     offered_tools: tuple[str, ...]
     # The Vercel AI SDK's `ai.response.toolCalls`: the reply is composed (ai_sdk_reply).
     ai_sdk_calls: bool
     # Haystack's `haystack.component.type`: the class name's ending gives the kind.
     component_type: bool
-    # Haystack's `haystack.component.input`, a Python repr where its values are no JSON.
-    component_input: bool
+    # Some name is a REPR_INPUT_ATTRIBUTES one (Haystack's `haystack.component.input`): the
+    # input is a Python repr where its values are no JSON.
+    repr_input: bool
     # Haystack's own tracer or an OpenInference one: a component's values may be Haystack's
     # (a ToolInvoker's `tool_messages`, a generator's `replies` and `tools`).
     component_values: bool
@@ -181,13 +186,15 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         openinference_kind="openinference.span.kind" in present,
         system_instructions="gen_ai.system_instructions" in present,
         tool_status="gen_ai.tool.status" in present,
+        tool_error_flags=tuple(name for name in TOOL_ERROR_FLAGS if name in present),
         offered_tools=tuple(
             name for name in names if name in TOOL_DEFINITION_LISTS or _OFFERED_TOOL.match(name)
         ),
         ai_sdk_calls=AI_SDK_CALLS in present,
         component_type=COMPONENT_TYPE in present,
-        component_input=COMPONENT_INPUT in present,
-        component_values=COMPONENT_TYPE in present or "openinference.span.kind" in present,
+        repr_input=not present.isdisjoint(REPR_INPUT_ATTRIBUTES),
+        component_values="openinference.span.kind" in present
+        or any(name.startswith(HAYSTACK_PREFIX) for name in names),
         logfire_message=LOGFIRE_TEMPLATE in present and LOGFIRE_MESSAGE in present,
     )
 
@@ -196,7 +203,6 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
 # `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
 # Lists of definitions (JSON, or arrays of JSON texts): the GenAI one, the Vercel AI SDK's.
 TOOL_DEFINITION_LISTS = ("gen_ai.tool.definitions", "ai.prompt.tools", "haystack.agent.tools")
-COMPONENT_INPUT = "haystack.component.input"
 # What of a tool read from its repr defines it (Haystack's Tool repr has its function too).
 TOOL_DEFINITION_KEYS = ("name", "description", "parameters")
 _OFFERED_TOOL = re.compile(
@@ -206,6 +212,7 @@ _OFFERED_TOOL = re.compile(
 
 AI_SDK_CALLS = "ai.response.toolCalls"
 LOGFIRE_TEMPLATE, LOGFIRE_MESSAGE = "logfire.msg_template", "logfire.msg"
+HAYSTACK_PREFIX = "haystack."
 
 
 def logfire_span_name(name: str, attributes: Mapping) -> str:

@@ -95,7 +95,7 @@ def span_record_build(
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
     if plan.component_values:  # what a Haystack tracer may send: one flag read for the rest
-        if plan.component_input and type(input_value) is str:
+        if plan.repr_input and type(input_value) is str:
             # Haystack writes a component's inputs as their repr when they are no JSON
             input_value = keyword_repr_read(input_value)
         kind, input_value, output_value = _component_values_read(
@@ -141,6 +141,9 @@ def span_record_build(
     if not is_error and kind == _TOOL:
         error_message = structured_failure(output_value, events)
         is_error = bool(error_message)
+    if not is_error and plan.tool_error_flags:  # Haystack's `haystack.tool.error`, result untraced
+        is_error = any(attributes[name] is True for name in plan.tool_error_flags)
+        error_message = "tool error" if is_error else ""
     if (
         kind == _LLM
         and plan.openinference_kind
