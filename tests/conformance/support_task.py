@@ -10,6 +10,8 @@ ORDER_AMOUNT = 42.5
 REFUND_ID = "RF-0091"
 FINAL_ANSWER = f"Refunded 42.50 EUR for order {ORDER_ID} (refund {REFUND_ID})."
 SYSTEM_PROMPT = "You are a support agent. Look the order up before refunding it."
+# What a tool that fails says: the order service is down.
+ORDER_SERVICE_DOWN = "order service unavailable"
 
 
 def lookup_order(order_id: str) -> str:
