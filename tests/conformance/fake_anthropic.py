@@ -4,11 +4,9 @@ of fake_openai, spoken as `tool_use` and `tool_result` content blocks, whole or 
 from __future__ import annotations
 
 import json
-import threading
-from http.server import ThreadingHTTPServer
 
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS, next_reply
-from tests.json_http import JsonHandler
+from tests.json_http import JsonHandler, LocalServer
 
 MODEL = "claude-sonnet-4-5"
 
@@ -99,17 +97,7 @@ class _Handler(JsonHandler):
             )
 
 
-class FakeAnthropic:
+class FakeAnthropic(LocalServer):
     """Context manager: `with FakeAnthropic() as server: server.base_url`."""
 
-    def __enter__(self):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        host, port = self.httpd.server_address
-        self.base_url = f"http://{host}:{port}"
-        return self
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    handler = _Handler

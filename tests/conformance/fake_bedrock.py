@@ -7,12 +7,10 @@ from __future__ import annotations
 
 import json
 import struct
-import threading
 import zlib
-from http.server import ThreadingHTTPServer
 
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS, next_reply
-from tests.json_http import JsonHandler
+from tests.json_http import JsonHandler, LocalServer
 
 MODEL = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 # the header value type of a string in an event-stream message's headers
@@ -124,23 +122,8 @@ class _Handler(JsonHandler):
         self.wfile.write(frames)
 
 
-class FakeBedrock:
+class FakeBedrock(LocalServer):
     """Context manager: `with FakeBedrock() as server: server.base_url`, the endpoint URL a
     `bedrock-runtime` client is given."""
 
-    def __enter__(self):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.requests = []
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        host, port = self.httpd.server_address
-        self.base_url = f"http://{host}:{port}"
-        return self
-
-    @property
-    def requests(self) -> list[dict]:
-        return self.httpd.requests
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    handler = _Handler

@@ -5,12 +5,10 @@ fake_openai, spoken as `functionCall` and `functionResponse` parts, whole
 from __future__ import annotations
 
 import json
-import threading
 import uuid
-from http.server import ThreadingHTTPServer
 
 from tests.conformance.fake_openai import COMPLETION_TOKENS, PROMPT_TOKENS, next_reply
-from tests.json_http import JsonHandler
+from tests.json_http import JsonHandler, LocalServer
 
 MODEL = "gemini-2.0-flash"
 
@@ -119,23 +117,9 @@ class _Handler(JsonHandler):
             self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
 
 
-class FakeGemini:
+class FakeGemini(LocalServer):
     """Context manager: `with FakeGemini() as server: server.base_url` (the SDK adds the API
     version and the model's path)."""
 
-    def __enter__(self):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.requests = []
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        host, port = self.httpd.server_address
-        self.base_url = f"http://{host}:{port}/"
-        return self
-
-    @property
-    def requests(self) -> list[dict]:
-        return self.httpd.requests
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    handler = _Handler
+    path = "/"

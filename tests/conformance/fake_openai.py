@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 import uuid
-from http.server import ThreadingHTTPServer
 
 from tests.conformance import support_task
-from tests.json_http import JsonHandler
+from tests.json_http import JsonHandler, LocalServer
 
 MODEL = "gpt-4o-mini"
 PROMPT_TOKENS = 120
@@ -355,27 +353,15 @@ class _Handler(JsonHandler):
         self.wfile.write(b"data: [DONE]\n\n")
 
 
-class FakeOpenAI:
+class FakeOpenAI(LocalServer):
     """Context manager: `with FakeOpenAI() as server: server.base_url` ends in /v1. With
     `retry=False` the model answers as if done after a failed tool call, as a careless agent."""
+
+    handler = _Handler
+    path = "/v1"
 
     def __init__(self, retry: bool = True):
         self.retry = retry
 
-    def __enter__(self):
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
-        self.httpd.requests = []
-        self.httpd.retry = self.retry
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self.thread.start()
-        host, port = self.httpd.server_address
-        self.base_url = f"http://{host}:{port}/v1"
-        return self
-
-    @property
-    def requests(self) -> list[dict]:
-        return self.httpd.requests
-
-    def __exit__(self, *exc):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def serving(self, httpd) -> None:
+        httpd.retry = self.retry

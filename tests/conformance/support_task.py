@@ -27,6 +27,26 @@ def refund(order_id: str, amount: float) -> str:
 TOOLS = {"lookup_order": lookup_order, "refund": refund}
 
 
+def lookup_order_failing(fails: bool = True, error: type[Exception] = ConnectionError):
+    """`lookup_order` as a service that was down a moment: with `fails`, its first call raises
+    `error(ORDER_SERVICE_DOWN)`, later ones answer. Its docstring is what smolagents reads."""
+    calls = []
+    answer = TOOLS["lookup_order"]
+
+    def lookup_order(order_id: str) -> str:
+        """Look an order up by id; returns its amount and status as JSON.
+
+        Args:
+            order_id: The order id, such as R-7731.
+        """
+        calls.append(order_id)
+        if fails and len(calls) == 1:
+            raise error(ORDER_SERVICE_DOWN)
+        return answer(order_id)
+
+    return lookup_order
+
+
 def openai_agent_run(
     base_url: str,
     model: str,

@@ -23,7 +23,7 @@ from tests.judges.judge_reads import Expected, assert_judge_reads
 from traces.serialize import trace_span_tree, tree_json
 
 pytestmark = pytest.mark.django_db
-OUTAGE = "order service unavailable"
+OUTAGE = support_task.ORDER_SERVICE_DOWN
 LOOKUP = ("lookup_order", {"order_id": support_task.ORDER_ID})
 REFUND_CALL = (
     "refund",
@@ -33,25 +33,6 @@ REFUND_CALL = (
 
 class OrderServiceDown(Exception):
     pass
-
-
-def lookup_failing_once(error=OrderServiceDown):
-    """`lookup_order` (with the docstring smolagents needs) that raises `error` on its first
-    call, then answers."""
-    calls = []
-
-    def lookup_order(order_id: str) -> str:
-        """Look an order up by id; returns its amount and status as JSON.
-
-        Args:
-            order_id: The order id, such as R-7731.
-        """
-        calls.append(order_id)
-        if len(calls) == 1:
-            raise error(OUTAGE)
-        return support_task.lookup_order(order_id)
-
-    return lookup_order
 
 
 @pytest.fixture
@@ -102,7 +83,10 @@ def test_openai_agents(agent_api, recovered):
             name="support",
             instructions=support_task.SYSTEM_PROMPT,
             model=OpenAIChatCompletionsModel(model=MODEL, openai_client=client),
-            tools=[function_tool(lookup_failing_once()), function_tool(support_task.refund)],
+            tools=[
+                function_tool(support_task.lookup_order_failing(error=OrderServiceDown)),
+                function_tool(support_task.refund),
+            ],
         )
         Runner.run_sync(agent, support_task.TASK)
     # the SDK tells the model a tool failed and keeps the error's text out of its trace
@@ -119,7 +103,11 @@ def test_langgraph(agent_api, recovered):
     provider, exporter = capturing_provider("support")
     with instrumented(provider, LangChainInstrumentor()), FakeOpenAI(retry=recovered) as server:
         tools = ToolNode(
-            [tool(lookup_failing_once()), tool(support_task.refund)], handle_tool_errors=True
+            [
+                tool(support_task.lookup_order_failing(error=OrderServiceDown)),
+                tool(support_task.refund),
+            ],
+            handle_tool_errors=True,
         )
         llm = ChatOpenAI(model=MODEL, base_url=server.base_url, api_key="test")
         agent = create_react_agent(llm, tools, prompt=support_task.SYSTEM_PROMPT)
@@ -137,7 +125,10 @@ def test_smolagents(agent_api, recovered):
     provider, exporter = capturing_provider("support")
     with instrumented(provider, SmolagentsInstrumentor()), FakeOpenAI(retry=recovered) as server:
         model = OpenAIServerModel(model_id=MODEL, api_base=server.base_url, api_key="test")
-        tools = [tool(lookup_failing_once()), tool(documented_tools.refund)]
+        tools = [
+            tool(support_task.lookup_order_failing(error=OrderServiceDown)),
+            tool(documented_tools.refund),
+        ]
         agent = ToolCallingAgent(tools=tools, model=model, max_steps=6, verbosity_level=0)
         agent.run(support_task.TASK)
     trace = export_to_evalsite(agent_api, exporter)
@@ -159,7 +150,7 @@ def test_pydantic_ai(agent_api, recovered):
         agent = Agent(model, system_prompt=support_task.SYSTEM_PROMPT, name="support")
         agent.instrument = InstrumentationSettings(tracer_provider=provider)
         # a pydantic-ai tool fails by asking the model to retry
-        agent.tool_plain(lookup_failing_once(ModelRetry))
+        agent.tool_plain(support_task.lookup_order_failing(error=ModelRetry))
         agent.tool_plain(support_task.refund)
         agent.run_sync(support_task.TASK)
     assert_failure_read(export_to_evalsite(agent_api, exporter), OUTAGE, recovered)
@@ -172,7 +163,10 @@ def test_plain_openai_loop(agent_api, monkeypatch, recovered):
     monkeypatch.setenv("OTEL_SEMCONV_STABILITY_OPT_IN", "gen_ai_latest_experimental")
     monkeypatch.setenv("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT", "SPAN_ONLY")
     provider, exporter = capturing_provider("support")
-    tools = {**support_task.TOOLS, "lookup_order": lookup_failing_once()}
+    tools = {
+        **support_task.TOOLS,
+        "lookup_order": support_task.lookup_order_failing(error=OrderServiceDown),
+    }
     openai_v2_support_run(provider, tools, retry=recovered)
     trace = export_to_evalsite(agent_api, exporter)
     assert_failure_read(trace, f"Error: {OUTAGE}", recovered, tool_spans=False)

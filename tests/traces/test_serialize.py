@@ -287,6 +287,26 @@ def test_a_traceback_a_model_was_shown_reads_as_its_exception_line():
     assert reading.count(shown) == 2  # the chain's input and the model call's
 
 
+def _call_after_tool_step(tool: dict, handed: dict, reply: str) -> dict:
+    """The model call of a run whose tool step (its span's `tool` fields) came first, handed
+    `handed` after the task and answering `reply`."""
+    trace = TraceFactory(task="Where is A-1?")
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    SpanFactory(trace=trace, span_id="t", parent_span_id="r", kind="tool", position=1, **tool)
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="r",
+        name="chat",
+        kind="llm",
+        input=[{"role": "user", "content": "Where is A-1?"}, handed],
+        output=[{"role": "assistant", "content": reply}],
+        position=2,
+    )
+    _, call = trace_span_tree(trace)["children"]
+    return call
+
+
 @pytest.mark.parametrize(
     ("handed_back", "read_again"),
     [
@@ -296,36 +316,19 @@ def test_a_traceback_a_model_was_shown_reads_as_its_exception_line():
     ],
 )
 def test_a_tool_result_handed_back_to_the_model_is_read_on_its_tool_step(handed_back, read_again):
-    trace = TraceFactory(task="Where is A-1?")
-    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
-    SpanFactory(
-        trace=trace,
-        span_id="t",
-        parent_span_id="r",
-        name="get_order_status",
-        kind="tool",
-        tool_name="get_order_status",
-        input={"id": "A-1"},
-        output={"status": "shipped"},
-        position=1,
-    )
+    tool = {
+        "name": "get_order_status",
+        "tool_name": "get_order_status",
+        "input": {"id": "A-1"},
+        "output": {"status": "shipped"},
+    }
     handed = {
         "role": "user",
         "content": [
             {"type": "tool_result", "tool_use_id": "c1", "content": json.dumps(handed_back)}
         ],
     }
-    SpanFactory(
-        trace=trace,
-        span_id="m",
-        parent_span_id="r",
-        name="chat",
-        kind="llm",
-        input=[{"role": "user", "content": "Where is A-1?"}, handed],
-        output=[{"role": "assistant", "content": "A-1 has shipped."}],
-        position=2,
-    )
-    _, call = trace_span_tree(trace)["children"]
+    call = _call_after_tool_step(tool, handed, "A-1 has shipped.")
     assert ("new_input" in call) is read_again
 
 
@@ -334,36 +337,17 @@ def test_a_failed_calls_error_handed_back_to_the_model_is_read_on_its_tool_step(
     handed_back, read_again
 ):
     # Haystack's tool step reads its failure as `{"error": ...}`; the model is told the text
-    trace = TraceFactory(task="Where is A-1?")
-    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
-    SpanFactory(
-        trace=trace,
-        span_id="t",
-        parent_span_id="r",
-        name="lookup",
-        kind="tool",
-        tool_name="lookup",
-        input={"id": "A-1"},
-        output={"error": "down"},
-        status="error",
-        error_message="down",
-        position=1,
-    )
+    tool = {
+        "name": "lookup",
+        "tool_name": "lookup",
+        "input": {"id": "A-1"},
+        "output": {"error": "down"},
+        "status": "error",
+        "error_message": "down",
+    }
     result = {"result": handed_back, "origin": {"tool_name": "lookup", "id": "c1"}, "error": True}
-    SpanFactory(
-        trace=trace,
-        span_id="m",
-        parent_span_id="r",
-        name="chat",
-        kind="llm",
-        input=[
-            {"role": "user", "content": [{"text": "Where is A-1?"}]},
-            {"role": "tool", "content": [{"tool_call_result": result}]},
-        ],
-        output=[{"role": "assistant", "content": "A-1 cannot be looked up."}],
-        position=2,
-    )
-    _, call = trace_span_tree(trace)["children"]
+    handed = {"role": "tool", "content": [{"tool_call_result": result}]}
+    call = _call_after_tool_step(tool, handed, "A-1 cannot be looked up.")
     assert ("new_input" in call) is read_again
 
 

@@ -1,38 +1,12 @@
 """The frameworks record.py records, a module each: its pins and its runs (name -> run, which
 takes the tracer provider the recording captures)."""
 
-from tests.conformance.runs import (
-    agent_framework,
-    agno,
-    autogen,
-    bedrock,
-    beeai,
-    crewai,
-    dspy,
-    google_adk,
-    google_genai,
-    haystack,
-    llama_index,
-    logfire,
-    semantic_kernel,
-    strands,
-)
+import importlib
+import pkgutil
 
-FRAMEWORKS = (
-    agent_framework,
-    agno,
-    autogen,
-    beeai,
-    bedrock,
-    crewai,
-    dspy,
-    google_adk,
-    google_genai,
-    haystack,
-    llama_index,
-    logfire,
-    semantic_kernel,
-    strands,
-)
+FRAMEWORKS = [
+    importlib.import_module(f"{__name__}.{module.name}")
+    for module in pkgutil.iter_modules(__path__)
+]
 PINS = {name: pins for framework in FRAMEWORKS for name, pins in framework.PINS.items()}
 RUNS = {name: run for framework in FRAMEWORKS for name, run in framework.RUNS.items()}

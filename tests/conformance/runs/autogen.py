@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import functools
 
-from tests.conformance.support_task import ORDER_SERVICE_DOWN
-
 PINS = {
     # AgentChat's AssistantAgent under OpenInference's AgentChat instrumentation (streamed, as
     # its quickstart), whole and with a lookup that fails once; and under AutoGen's own
@@ -48,14 +46,7 @@ def autogen_support_agent(server_url: str, lookup_fails: bool = False, stream: b
     from tests.conformance import support_task
     from tests.conformance.fake_openai import MODEL
 
-    lookups = []
-
-    def lookup_order(order_id: str) -> str:
-        """Look an order up by id; returns its amount and status as JSON."""
-        lookups.append(order_id)
-        if lookup_fails and len(lookups) == 1:
-            raise ConnectionError(ORDER_SERVICE_DOWN)
-        return support_task.lookup_order(order_id)
+    lookup_order = support_task.lookup_order_failing(lookup_fails)
 
     model_info = {
         "vision": False,

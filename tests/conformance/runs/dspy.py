@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import functools
 
-from tests.conformance.support_task import ORDER_SERVICE_DOWN
-
 PINS = {
     # DSPy calls models through LiteLLM: OpenInference's documentation sets up both; a run
     # whole, one whose first lookup fails, and one on DSPy's LiteLLM engine (LiteLLM's spans,
@@ -51,14 +49,7 @@ def dspy_run(provider, lookup_fails: bool = False, engine: str = "auto") -> None
             )
             dspy.configure(lm=lm)
             signature = dspy.Signature("question -> answer", support_task.SYSTEM_PROMPT)
-            lookups = []
-
-            def lookup_order(order_id: str) -> str:
-                """Look an order up by id; returns its amount and status as JSON."""
-                lookups.append(order_id)
-                if lookup_fails and len(lookups) == 1:
-                    raise ConnectionError(ORDER_SERVICE_DOWN)
-                return support_task.lookup_order(order_id)
+            lookup_order = support_task.lookup_order_failing(lookup_fails)
 
             agent = dspy.ReAct(signature, tools=[lookup_order, support_task.refund])
             prediction = agent(question=support_task.TASK)

@@ -41,14 +41,7 @@ def google_genai_run(provider, capture: str, way: str, failing: bool = False) ->
     from tests.conformance import support_task
     from tests.conformance.fake_gemini import MODEL, FakeGemini
 
-    lookups = []
-
-    def lookup_order(order_id: str) -> str:
-        """Look an order up by id; returns its amount and status as JSON."""
-        lookups.append(order_id)
-        if failing and len(lookups) == 1:
-            raise ConnectionError("order service unavailable")
-        return support_task.lookup_order(order_id)
+    lookup_order = support_task.lookup_order_failing(failing)
 
     instrumentor = GoogleGenAiSdkInstrumentor()
     instrumentor.instrument(tracer_provider=provider)

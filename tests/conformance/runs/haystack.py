@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import functools
 
-from tests.conformance.support_task import ORDER_SERVICE_DOWN
-
 PINS = {
     # Haystack's Agent, traced by its own OpenTelemetryTracer (in core up to 2.x; 3.0 moved it
     # out) or by OpenInference's Haystack instrumentation; each whole and with a failing lookup
@@ -67,14 +65,7 @@ def haystack_run(provider, openinference: bool = False, lookup_fails: bool = Fal
     from tests.conformance import support_task
     from tests.conformance.fake_openai import MODEL, FakeOpenAI
 
-    lookups = []
-
-    def lookup_order(order_id: str) -> str:
-        """Look an order up by id; returns its amount and status as JSON."""
-        lookups.append(order_id)
-        if lookup_fails and len(lookups) == 1:
-            raise ConnectionError(ORDER_SERVICE_DOWN)
-        return support_task.lookup_order(order_id)
+    lookup_order = support_task.lookup_order_failing(lookup_fails)
 
     if openinference:
         from openinference.instrumentation.haystack import HaystackInstrumentor

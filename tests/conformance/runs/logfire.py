@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import functools
 
-from tests.conformance.support_task import ORDER_SERVICE_DOWN
-
 PINS = {
     # Pydantic Logfire's SDK (~3 MB with `executing`; its OpenTelemetry pins fit
     # requirements-dev), exporting to our capture only: around the plain OpenAI tool loop
@@ -80,14 +78,7 @@ def logfire_pydantic_ai_run(provider, lookup_fails: bool = False) -> None:
 
     logfire_configured(provider)
     logfire.instrument_pydantic_ai()
-    lookups = []
-
-    def lookup_order(order_id: str) -> str:
-        """Look an order up by id; returns its amount and status as JSON."""
-        lookups.append(order_id)
-        if lookup_fails and len(lookups) == 1:
-            raise ModelRetry(ORDER_SERVICE_DOWN)
-        return support_task.lookup_order(order_id)
+    lookup_order = support_task.lookup_order_failing(lookup_fails, ModelRetry)
 
     with FakeOpenAI() as server:
         model = OpenAIChatModel(

@@ -49,15 +49,12 @@ def semantic_kernel_run(provider, stream: bool = False, lookup_fails: bool = Fal
     root.addHandler(handler)
     root.setLevel(logging.INFO)
 
-    lookups = []
+    looked_up = support_task.lookup_order_failing(lookup_fails)
 
     class SupportPlugin:
         @kernel_function(description=support_task.lookup_order.__doc__)
         def lookup_order(self, order_id: str) -> str:
-            lookups.append(order_id)
-            if lookup_fails and len(lookups) == 1:
-                raise ConnectionError("order service unavailable")
-            return support_task.lookup_order(order_id)
+            return looked_up(order_id)
 
         @kernel_function(description=support_task.refund.__doc__)
         def refund(self, order_id: str, amount: float) -> str:
