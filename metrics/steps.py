@@ -12,6 +12,7 @@ from evalsite_checks.steps import PENDING, ToolStep
 from traces.ingest.failures import structured_failure, text_failure
 from traces.messages import ToolCall, ToolResult, messages_read
 from traces.models import Span, SpanKind, SpanStatus, Trace
+from traces.reading import tool_result_key
 
 
 class TraceFacts(Protocol):
@@ -57,6 +58,7 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
     call was decided with and the result handed back for it."""
     told: dict[str, tuple[ToolCall, ToolResult | None]] | None = None
     steps = []
+    said_ok = []  # (step, call id) of the calls whose span says they succeeded
     for span in spans:
         if span.kind != SpanKind.TOOL:
             continue
@@ -70,18 +72,41 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
             inputs = call.arguments if call else None
             if result is not None:
                 output, failed = result.content, failed or _failed(result)
-        steps.append(
-            ToolStep(
-                tool=span.tool_name or span.name,
-                inputs=inputs if inputs is not None else {},
-                output=output,
-                failed=failed,
-                span_id=span.span_id,
-                span_pk=span_pk(span),
-                component=span.component,
-            )
+        step = ToolStep(
+            tool=span.tool_name or span.name,
+            inputs=inputs if inputs is not None else {},
+            output=output,
+            failed=failed,
+            span_id=span.span_id,
+            span_pk=span_pk(span),
+            component=span.component,
         )
+        steps.append(step)
+        if failed is False:
+            said_ok.append((step, span.tool_call_id))
+    if said_ok:
+        flagged_ids, flagged_results = results_flagged_failed(spans)
+        for step, call_id in said_ok:
+            if call_id:
+                step.failed = call_id in flagged_ids
+            else:  # a span that names no call: the result it recorded is what was handed back
+                step.failed = tool_result_key(step.output) in flagged_results
     return steps or tool_steps_from_messages(spans)
+
+
+def results_flagged_failed(spans: Sequence[SpanFacts]) -> tuple[set[str], set[str]]:
+    """The call ids, and the results (tool_result_key), that the latest model call was handed
+    flagged as errors: a tool span may stay OK when its tool raised (OpenInference's AgentChat
+    instrumentation) while the model is told `is_error`. The latest call's history holds every
+    earlier result wherever a framework resends it: one value read a trace."""
+    latest = next((s for s in reversed(spans) if s.kind == SpanKind.LLM and s.input), None)
+    flagged = [
+        result
+        for message in (messages_read(latest.input) if latest else None) or []
+        for result in message.tool_results
+        if result.is_error
+    ]
+    return {r.id for r in flagged if r.id}, {tool_result_key(r.content) for r in flagged}
 
 
 def tool_steps_from_messages(spans: Sequence[SpanFacts]) -> list[ToolStep]:

@@ -90,6 +90,14 @@ def test_autogen_assistant_agent_tool_that_raises(api_client_for):
         ("refund", None),
     ]
     assert results_handed_back(tree) == [] and "Traceback" not in tree_json(tree)
+    # and so do the checks, which then flag no run that recovered
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.failed) for step in steps] == [
+        ("lookup_order", True),
+        ("lookup_order", False),
+        ("refund", False),
+    ]
+    assert red_flags_detect(trace) == []
 
 
 def test_autogen_own_telemetry_with_openinference_openai(api_client_for):

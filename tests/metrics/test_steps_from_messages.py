@@ -124,3 +124,33 @@ def test_a_tool_span_that_records_only_its_call_id_reads_the_call_and_its_result
         ("lookup", {"id": 1}, "Error: timed out", True, "t1"),
         ("refund", {}, None, False, "t2"),
     ]
+
+
+def test_a_tool_span_left_ok_is_failed_when_the_model_was_handed_its_result_as_an_error():
+    # OpenInference's AgentChat instrumentation leaves a raising tool's span OK; AgentChat
+    # tells the model the error with `is_error`, in the history the latest call resends
+    flagged = {
+        "role": "user",
+        "content": [
+            {
+                "type": "tool_result",
+                "tool_use_id": "c1",
+                "content": "service down",
+                "is_error": True,
+            },
+            {"type": "tool_result", "tool_use_id": "c2", "content": "found"},
+        ],
+    }
+    spans = [
+        span("t1", SpanKind.TOOL, output="service down", tool_name="lookup"),  # names no call
+        span("t2", SpanKind.TOOL, output="found", tool_name="lookup", tool_call_id="c2"),
+        span("t3", SpanKind.TOOL, output="x", tool_name="refund", tool_call_id="c1"),
+        span(
+            "m", input=[{"role": "user", "content": "Refund order A1042."}, flagged], output="Ok."
+        ),
+    ]
+    assert [(s[0], s[3]) for s in read(spans)] == [
+        ("lookup", True),  # its result is the one flagged
+        ("lookup", False),
+        ("refund", True),  # its call id is the one flagged
+    ]

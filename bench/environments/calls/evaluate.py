@@ -43,6 +43,8 @@ class _Span:
     tool_name: str = ""
     component: str = ""
     attributes: dict = field(default_factory=dict)
+    parent_span_id: str = ""
+    tool_call_id: str = ""
 
 
 @dataclass
