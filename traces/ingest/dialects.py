@@ -51,7 +51,8 @@ def langchain_bare_tool_inputs_resolve(records: list[SpanRecord]) -> None:
     bare = [
         record
         for record in records
-        if record.kind == SpanKind.TOOL and record.input is not None
+        if record.kind == SpanKind.TOOL
+        and record.input is not None
         and not isinstance(record.input, dict | list)
     ]
     if not bare:

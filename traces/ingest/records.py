@@ -381,13 +381,17 @@ def tool_result(value):
             value = conventions.json_maybe(value["output"])
             if not isinstance(value, dict):
                 return value
-    elif len(value) == 1 and "output" in value:  # OpenInference JS: `{output: <ToolMessage>}`
-        inner = value["output"]
-        if isinstance(inner, dict) and inner.get("lc") == 1 and isinstance(inner.get("kwargs"), dict):
-            if inner.get("id", [""])[-1:] == ["ToolMessage"]:  # its kwargs name no type
-                value = {"type": "tool", "data": inner["kwargs"]}
         if value.get("lc") == 1 and isinstance(value.get("kwargs"), dict):
             value = {"type": value["kwargs"].get("type"), "data": value["kwargs"]}  # serialized
+    elif len(value) == 1 and "output" in value:  # OpenInference JS: `{output: <ToolMessage>}`
+        inner = value["output"]
+        if (
+            isinstance(inner, dict)
+            and inner.get("lc") == 1
+            and isinstance(inner.get("kwargs"), dict)
+            and inner.get("id", [""])[-1:] == ["ToolMessage"]  # its kwargs name no type
+        ):
+            value = {"type": "tool", "data": inner["kwargs"]}
     if value.get("type") == "tool" and isinstance(value.get("data"), dict):
         data = value["data"]
         content = conventions.json_maybe(data.get("content"))
