@@ -546,6 +546,9 @@ def messages_read(value) -> list[Message] | None:
         state = value.get("state")
         if isinstance(state, dict) and "messages" not in value and "tool_call" in value:
             value = state  # LangGraph's tool_call_with_context: the call and the graph's state
+        output = value.get("output")
+        if isinstance(output, list) and len(value) == 1:
+            return messages_read(output)  # LangChain JS's chain span: a list return as `{output}`
         for key in MESSAGE_LISTS:
             inner = value.get(key)
             if isinstance(inner, list):

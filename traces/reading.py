@@ -271,7 +271,10 @@ class ReadingState:
                     self.shown[("assistant", "", call, ())] += 1
 
     def _only_results_shown(self, message: Message) -> bool:
-        """A message that only hands back tool results their tool steps showed already."""
+        """A message that only hands back tool results their tool steps showed already (a tool
+        message recorded without its call id reads as text: OpenInference JS's flattened ones)."""
+        if message.role == "tool" and not message.tool_results and not message.tool_calls:
+            return bool(message.text.strip()) and self._result_shown(message.text.strip())
         return bool(message.tool_results) and (
             not message.text.strip()
             and not message.tool_calls
@@ -449,16 +452,24 @@ TRACEBACK_OPENING = "Traceback (most recent call last):"
 
 
 def error_read(message: str) -> str:
-    """A step's error as the judge reads it: what failed, without the Python traceback some
-    instrumentations append (OpenInference's LangChain: `Down('...')Traceback ...`), whose
-    frames name files on the agent's machine; its last line when nothing precedes it."""
+    """A step's error as the judge reads it: what failed, without the Python traceback or
+    JavaScript stack some instrumentations append (OpenInference's LangChain: `Down('...')
+    Traceback ...`), whose frames name files on the agent's machine; its last line when
+    nothing precedes it."""
     before, found, frames = (message or "").partition(TRACEBACK_OPENING)
     if not found:
-        return message or "error"
+        stack = JS_STACK_FRAME.search(message or "")
+        if stack is None:
+            return message or "error"
+        # OpenInference JS: `<message>\n\n<stack>`, the stack's header repeating the message
+        head = message[: stack.start()].strip()
+        return head.partition("\n\n")[0].strip() or "error"
     lines = [line for line in frames.splitlines() if line.strip()]
     return before.strip() or (lines[-1].strip() if lines else "") or "error"
 
 
+# A JavaScript stack's first frame (`    at fn (file:///...:35:52)`).
+JS_STACK_FRAME = re.compile(r"\n[ \t]+at \S")
 # A Python traceback's frames: the header and the indented lines after it, up to the line
 # that names the exception.
 TRACEBACK_FRAMES = re.compile(r"Traceback \(most recent call last\):\n(?:[ \t].*\n|[ \t]*\n)*")

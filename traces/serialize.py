@@ -141,13 +141,28 @@ def _shown_keys(node: dict) -> set[str]:
         if "role" not in message:  # a value the step returned in a list, as a dict output is
             keys.add("result " + tool_result_key(message))
             continue
-        keys.add(json.dumps(message, sort_keys=True, ensure_ascii=False, default=str))
+        keys.add(
+            json.dumps(_call_ids_dropped(message), sort_keys=True, ensure_ascii=False, default=str)
+        )
         if isinstance(message.get("text"), str):
             keys.add(message["text"])
             fields = adapter_fields(message["text"])
             if fields:  # a DSPy reply: the fields its modules' steps log it parsed to
                 keys.add("result " + tool_result_key(fields))
     return keys
+
+
+def _call_ids_dropped(message: dict) -> dict:
+    """A message keyed without its calls' ids: a model call's own span may record a decision
+    without the id the step around it gives it (OpenInference JS's flattened messages)."""
+    calls = message.get("tool_calls")
+    if not isinstance(calls, list) or not calls:
+        return message
+    bare = [
+        {k: v for k, v in call.items() if k != "call_id"} if isinstance(call, dict) else call
+        for call in calls
+    ]
+    return {**message, "tool_calls": bare}
 
 
 def _echoed_outputs_dropped(node: dict) -> set[str]:

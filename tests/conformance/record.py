@@ -127,6 +127,43 @@ def record_mastra(names: list[str]) -> None:
             (RECORDED / f"{name}.json").write_text(json.dumps(fixture, indent=1) + "\n")
 
 
+# LangGraph.js runs on Node: `createReactAgent` with `ChatOpenAI`, traced by OpenInference's
+# LangChain instrumentation into an in-memory exporter; 138 MB installed. Installed without
+# lifecycle scripts: none is needed.
+LANGGRAPHJS_PINS = {
+    "@langchain/langgraph": "1.7.3",
+    "@langchain/core": "1.4.0",
+    "@langchain/openai": "1.6.0",
+    "@arizeai/openinference-instrumentation-langchain": "4.1.1",
+    "zod": "4.6.7",
+    "@opentelemetry/api": "1.9.1",
+    "@opentelemetry/sdk-trace-base": "2.12.1",
+    "@opentelemetry/resources": "2.12.1",
+    "@opentelemetry/context-async-hooks": "2.12.1",
+    "@opentelemetry/otlp-transformer": "0.223.1",
+}
+LANGGRAPHJS_RUNS = {"langgraphjs": "whole", "langgraphjs-tool-error": "failing"}
+
+
+def record_langgraphjs(names: list[str]) -> None:
+    """Install the pinned LangGraph.js into a throwaway folder and record its runs there."""
+    from tests.conformance.fake_openai import FakeOpenAI
+
+    with tempfile.TemporaryDirectory() as folder:
+        package = {"type": "module", "dependencies": LANGGRAPHJS_PINS}
+        (Path(folder) / "package.json").write_text(json.dumps(package))
+        subprocess.run(["npm", "install", "--silent", "--ignore-scripts"], cwd=folder, check=True)
+        script = Path(folder) / "run.mjs"
+        script.write_text((Path(__file__).parent / "langgraphjs_run.mjs").read_text())
+        for name in names:
+            body = Path(folder) / "body.json"
+            with FakeOpenAI() as server:
+                node = ["node", str(script), server.base_url, str(body), LANGGRAPHJS_RUNS[name]]
+                subprocess.run(node, cwd=folder, check=True)
+            fixture = {"recorded_with": LANGGRAPHJS_PINS, "request": json.loads(body.read_text())}
+            (RECORDED / f"{name}.json").write_text(json.dumps(fixture, indent=1) + "\n")
+
+
 def record(framework: str) -> None:
     """Install the pinned framework into a throwaway venv and record there."""
     with tempfile.TemporaryDirectory() as venv:
@@ -149,10 +186,12 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--inside"]:
         record_inside(sys.argv[2])
     else:
-        names = sys.argv[1:] or [*RUNS, "ai-sdk", *MASTRA_RUNS]
+        names = sys.argv[1:] or [*RUNS, "ai-sdk", *MASTRA_RUNS, *LANGGRAPHJS_RUNS]
         if mastra := [name for name in names if name in MASTRA_RUNS]:
             record_mastra(mastra)
+        if langgraphjs := [name for name in names if name in LANGGRAPHJS_RUNS]:
+            record_langgraphjs(langgraphjs)
         for name in names:
-            if name not in MASTRA_RUNS:
+            if name not in MASTRA_RUNS and name not in LANGGRAPHJS_RUNS:
                 record_ai_sdk() if name == "ai-sdk" else record(name)
             print(f"recorded {RECORDED / (name + '.json')}")

@@ -704,3 +704,71 @@ def test_mastras_preview_markers_of_tool_parts_read_as_nothing_said():
         ("tool", ""),
         ("assistant", "Looking it up."),
     ]
+
+
+def test_openinference_js_tool_message_output_reads_as_its_content():
+    from traces.ingest.records import tool_result
+
+    message = {"lc": 1, "type": "constructor", "id": ["langchain_core", "messages", "ToolMessage"]}
+    ok = {**message, "kwargs": {"status": "success", "content": '{"ok": 1}', "tool_call_id": "c"}}
+    failed = {**message, "kwargs": {"status": "error", "content": "no such order"}}
+    assert tool_result({"output": ok}) == {"ok": 1}
+    assert tool_result({"output": failed}) == {"error": "no such order"}
+    # a tool's own `{output}` return is its result as it is
+    assert tool_result({"output": {"lc": 1, "kwargs": {}}}) == {"output": {"lc": 1, "kwargs": {}}}
+    assert tool_result({"output": [1, 2]}) == {"output": [1, 2]}
+
+
+def _tool_node(calls) -> object:
+    decided = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "messages", "AIMessage"],
+        "kwargs": {"content": "", "tool_calls": calls},
+    }
+    state = {"messages": [{"role": "user", "content": "Refund R-1"}, decided]}
+    node = build({"openinference.span.kind": "CHAIN", "input.value": json.dumps(state)})
+    node.span_id = "node"
+    return node
+
+
+def test_a_bare_one_argument_tool_input_is_named_from_the_tool_nodes_messages_state():
+    from traces.ingest.dialects import langchain_bare_tool_inputs_resolve
+
+    node = _tool_node(
+        [
+            {"name": "lookup", "args": {"order_id": "R-1"}, "id": "call_1"},
+            {"name": "lookup", "args": {"order_id": "R-2"}, "id": "call_2"},
+            {"name": "refund", "args": {"order_id": "R-2", "amount": 3}, "id": "call_3"},
+        ]
+    )
+
+    def tool(name, value):
+        attributes = {"openinference.span.kind": "TOOL", "tool.name": name, "input.value": value}
+        return build(attributes, parent="node")
+
+    second, named, other = (
+        tool("lookup", "R-2"),
+        tool("lookup", '{"order_id": "R-9"}'),
+        tool("refund", "R-2"),
+    )
+    orphan = build({"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": "R-1"})
+    langchain_bare_tool_inputs_resolve([node, second, named, other, orphan])
+    assert (second.input, second.tool_call_id) == ({"order_id": "R-2"}, "call_2")
+    # arguments already named, a call of two arguments, a tool with no node: kept as sent
+    assert named.input == {"order_id": "R-9"}
+    assert (other.input, other.tool_call_id) == ("R-2", "")
+    assert orphan.input == "R-1"
+
+
+def test_a_langchain_js_chain_list_output_reads_as_its_messages():
+    system = {
+        "lc": 1,
+        "type": "constructor",
+        "id": ["langchain_core", "messages", "SystemMessage"],
+        "kwargs": {"content": "Be brief."},
+    }
+    (message,) = messages_read({"output": [system]})
+    assert (message.role, message.text) == ("system", "Be brief.")
+    assert messages_read({"output": [1, 2]}) is None
+    assert messages_read({"output": [system], "other": 1}) is None

@@ -192,6 +192,67 @@ def test_a_steps_output_that_only_repeats_a_step_inside_it_is_read_once():
     assert [m.get("text") for m in second["output"]] == ["Checking A-1 and A-2 next.", "Done."]
 
 
+def test_a_steps_output_that_repeats_a_call_its_model_call_gave_without_id_is_read_once():
+    # OpenInference JS: the model call's flattened reply names no call id, the node's does
+    trace = TraceFactory(task="Check A-1", final_answer="A-1 is on its way.")
+    call = {"name": "get_order_status", "arguments": {"id": "A-1"}}
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    SpanFactory(
+        trace=trace,
+        span_id="c",
+        parent_span_id="r",
+        name="agent",
+        kind="custom",
+        output=[{"role": "assistant", "tool_calls": [{"id": "c1", **call}]}],
+        position=1,
+    )
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="c",
+        name="chat",
+        kind="llm",
+        output=[{"role": "assistant", "tool_calls": [call]}],
+        position=2,
+    )
+    (node,) = trace_span_tree(trace)["children"]
+    assert "output" not in node
+    assert node["children"][0]["output"][0]["tool_calls"][0]["tool"] == "get_order_status"
+
+
+def test_a_tool_message_read_as_text_that_its_tool_step_showed_is_not_shown_again():
+    trace = TraceFactory(task="Check A-1", final_answer="Sorry.")
+    told = "Error: no such order\n Please fix your mistakes."
+    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
+    SpanFactory(
+        trace=trace,
+        span_id="t",
+        parent_span_id="r",
+        name="lookup",
+        kind="tool",
+        tool_name="lookup",
+        output=told,
+        position=1,
+    )
+    history = [
+        {"role": "user", "content": "Check A-1"},
+        {"role": "tool", "content": told},
+        {"role": "tool", "content": "a note no tool step gave"},
+    ]
+    SpanFactory(
+        trace=trace,
+        span_id="m",
+        parent_span_id="r",
+        name="chat",
+        kind="llm",
+        input=history,
+        output=[{"role": "assistant", "content": "Sorry."}],
+        position=2,
+    )
+    _, call = trace_span_tree(trace)["children"]
+    assert call["new_input"] == [{"role": "tool", "text": "a note no tool step gave"}]
+
+
 def test_steps_that_log_the_fields_a_dspy_reply_parsed_to_do_not_repeat_it():
     trace = TraceFactory(task="Refund R-1", final_answer="Refunded R-1.")
     reply = (
@@ -544,6 +605,14 @@ def test_a_pydantic_models_str_reads_as_its_plain_fields():
         ),
         ("timeout after 30 s", "timeout after 30 s"),
         ("", "error"),
+        # OpenInference JS: the message, then the JavaScript stack repeating it
+        (
+            "no such order\n\nError: no such order\n    at lookup (file:///srv/run.mjs:3:9)\n"
+            "    at process.processTicksAndRejections (node:internal/process/task_queues:95:5)",
+            "no such order",
+        ),
+        ("TypeError: x is undefined\n    at f (file:///srv/a.js:1:2)", "TypeError: x is undefined"),
+        ("what the agent looked at\n    atlas", "what the agent looked at\n    atlas"),
     ],
 )
 def test_a_steps_error_reads_without_the_traceback_appended_to_it(message, read):

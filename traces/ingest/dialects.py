@@ -28,3 +28,49 @@ def langgraph_tool_calls_resolve(records: list[SpanRecord]) -> None:
             record.input = call["args"]
         if call.get("id") and not record.tool_call_id:
             record.tool_call_id = str(call["id"])[:200]
+
+
+def _last_decided_calls(state) -> list[dict]:
+    """The tool calls of the last AI message in a LangChain messages state (`{messages: [...]}`,
+    each message as its `{lc: 1, kwargs}` serialization or plain), as `{name, args, id}`."""
+    messages = state.get("messages") if isinstance(state, dict) else None
+    for message in reversed(messages if isinstance(messages, list) else []):
+        if not isinstance(message, dict):
+            continue
+        fields = message.get("kwargs") if isinstance(message.get("kwargs"), dict) else message
+        calls = fields.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            return [call for call in calls if isinstance(call, dict)]
+    return []
+
+
+def langchain_bare_tool_inputs_resolve(records: list[SpanRecord]) -> None:
+    """LangChain JS hands a tool's callbacks a one-argument call as the bare value; under
+    LangGraph's tool node, whose input is the messages state, the last AI message's call of that
+    tool with that one value gives the named arguments and the call id, in place."""
+    bare = [
+        record
+        for record in records
+        if record.kind == SpanKind.TOOL
+        and record.input is not None
+        and not isinstance(record.input, dict | list)
+    ]
+    if not bare:
+        return
+    parents = {(record.trace_external_id, record.span_id): record for record in records}
+    for record in bare:
+        parent = parents.get((record.trace_external_id, record.parent_span_id))
+        if parent is None:
+            continue
+        for call in _last_decided_calls(parent.input):
+            args = call.get("args")
+            if (
+                call.get("name") == record.tool_name
+                and isinstance(args, dict)
+                and len(args) == 1
+                and str(next(iter(args.values()))) == str(record.input)
+            ):
+                record.input = args
+                if call.get("id") and not record.tool_call_id:
+                    record.tool_call_id = str(call["id"])[:200]
+                break

@@ -350,7 +350,8 @@ def model_input(value: dict):
 
 def tool_result(value):
     """A tool's result: LangChain wraps it in a ToolMessage `{type: tool, data}` (or its
-    `{lc: 1, kwargs}` serialization, inside OpenLLMetry's `{output, kwargs}`);
+    `{lc: 1, kwargs}` serialization, inside OpenLLMetry's `{output, kwargs}` or OpenInference
+    JS's `{output}`);
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
     LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`; the Vercel
     AI SDK a tool's string return as JSON text again."""
@@ -382,6 +383,15 @@ def tool_result(value):
                 return value
         if value.get("lc") == 1 and isinstance(value.get("kwargs"), dict):
             value = {"type": value["kwargs"].get("type"), "data": value["kwargs"]}  # serialized
+    elif len(value) == 1 and "output" in value:  # OpenInference JS: `{output: <ToolMessage>}`
+        inner = value["output"]
+        if (
+            isinstance(inner, dict)
+            and inner.get("lc") == 1
+            and isinstance(inner.get("kwargs"), dict)
+            and inner.get("id", [""])[-1:] == ["ToolMessage"]  # its kwargs name no type
+        ):
+            value = {"type": "tool", "data": inner["kwargs"]}
     if value.get("type") == "tool" and isinstance(value.get("data"), dict):
         data = value["data"]
         content = conventions.json_maybe(data.get("content"))
