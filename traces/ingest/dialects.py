@@ -5,6 +5,8 @@ from __future__ import annotations
 from traces.ingest.records import SpanRecord
 from traces.models import SpanKind
 
+_TOOL = SpanKind.TOOL  # read once: a metaclass attribute lookup, and this runs a span
+
 
 def langgraph_tool_calls_resolve(records: list[SpanRecord]) -> None:
     """LangGraph's tool node span holds the whole call (`tool_call_with_context`), while the
@@ -22,7 +24,7 @@ def langgraph_tool_calls_resolve(records: list[SpanRecord]) -> None:
         return
     for record in records:
         call = calls.get((record.trace_external_id, record.parent_span_id))
-        if record.kind != SpanKind.TOOL or call is None or call.get("name") != record.tool_name:
+        if record.kind != _TOOL or call is None or call.get("name") != record.tool_name:
             continue
         if isinstance(call.get("args"), dict):
             record.input = call["args"]
@@ -44,6 +46,10 @@ def _last_decided_calls(state) -> list[dict]:
     return []
 
 
+# A one-argument call's value as LangChain JS hands it over: text or a number.
+_BARE_VALUES = frozenset((str, int, float, bool))
+
+
 def langchain_bare_tool_inputs_resolve(records: list[SpanRecord]) -> None:
     """LangChain JS hands a tool's callbacks a one-argument call as the bare value; under
     LangGraph's tool node, whose input is the messages state, the last AI message's call of that
@@ -51,9 +57,7 @@ def langchain_bare_tool_inputs_resolve(records: list[SpanRecord]) -> None:
     bare = [
         record
         for record in records
-        if record.kind == SpanKind.TOOL
-        and record.input is not None
-        and not isinstance(record.input, dict | list)
+        if type(record.input) in _BARE_VALUES and record.kind == _TOOL  # types first: cheap
     ]
     if not bare:
         return
