@@ -347,3 +347,15 @@ def test_llama_index_function_agent_openllmetry_tool_error(api_client_for):
         (*lookup, False),
         (*EXPECTED_CALLS[1], False),
     ]
+
+
+def test_llama_index_openllmetry_reads_the_function_tool_layer_once(api_client_for):
+    # the FunctionTool span under the tool-calling step returns the same ToolOutput: the
+    # arguments and result are read on the call, the layer under it shows nothing again
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "llama-index-openllmetry")
+    steps = reading_steps(trace_span_tree(trace))
+    layers = [
+        step for step in steps if step.get("span_name", step["name"]).startswith("FunctionTool")
+    ]
+    assert [sorted(step) for step in layers] == [["name", "step", "type"]] * 2
+    assert tree_json(trace_span_tree(trace)).count("raw_output") == 0
