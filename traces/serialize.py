@@ -7,6 +7,7 @@ model steps with what is new in their input and what they answered, and the stop
 
 import json
 
+from traces.ingest.records import tool_arguments, tool_result
 from traces.models import Span, SpanKind, Trace
 from traces.reading import (
     ReadingState,
@@ -174,9 +175,24 @@ def _echoed_outputs_dropped(node: dict) -> set[str]:
     for child in node.get("children") or []:
         below |= _echoed_outputs_dropped(child)
     own = _shown_keys(node)
+    if own and node["type"] == SpanKind.TOOL:
+        _tool_layers_quieted(node, own)
     if node["type"] not in (SpanKind.LLM, SpanKind.TOOL) and own and own <= below:
         del node["output"]
     return below | own
+
+
+def _tool_layers_quieted(tool: dict, result_keys: set[str]) -> None:
+    """A plain step inside a tool call that returned the call's own result (LlamaIndex's
+    `FunctionTool` under its tool-calling step) is the same call one layer down: its
+    arguments and result, read on the call, are not read again."""
+    for child in tool.get("children") or ():
+        if child["type"] in (SpanKind.LLM, SpanKind.TOOL) or "output" not in child:
+            continue
+        if {"result " + tool_result_key(tool_result(child["output"]))} == result_keys:
+            del child["output"]
+            if tool_arguments(child.get("input")) == tool.get("arguments"):
+                child.pop("input", None)
 
 
 # What a model step says beyond being one: anything else is content.

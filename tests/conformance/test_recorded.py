@@ -14,6 +14,8 @@ from tests.conformance.harness import tool_calls
 from tests.conformance.recorded_reading import (
     assert_support_tools_offered,
     calls_decided,
+    models_decided,
+    results_handed_back,
     send_recorded,
 )
 from tests.conformance.test_frameworks import (
@@ -24,7 +26,7 @@ from tests.conformance.test_frameworks import (
     assert_support_calls,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import assert_judge_reads, reading_steps
+from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
 from traces.messages import messages_read
 from traces.models import Span, SpanKind
 from traces.reading import merged_members, step_labels, traces_merged_members
@@ -246,3 +248,114 @@ def test_vercel_ai_sdk(api_client_for):
         "tool_call",
         "completed",
     ]
+
+
+def test_crewai_crew_openllmetry(api_client_for):
+    # the crew under OpenLLMetry's CrewAI instrumentation (crew, task and agent spans, no tool
+    # spans), its model calls traced by OpenLLMetry's OpenAI instrumentation
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "crewai-openllmetry")
+    # the calls, their arguments and results are read from the model calls' messages
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs) for step in steps] == EXPECTED_CALLS
+    assert [step.output for step in steps] == [ORDER, REFUND]
+    # the task is the crew's task as written (`crewai.crew.tasks`), not CrewAI's prompt
+    assert trace.task == f"{support_task.TASK}\nExpected output: What was done."
+    assert trace.final_answer == support_task.FINAL_ANSWER
+    assert trace.agent_name == "support" and trace.error_count == 0
+    # the crew's `crewai.crew.token_usage` is a text, no token attribute: counted once
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    assert Span.objects.filter(trace=trace, kind=SpanKind.LLM).count() == 3
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    assert models_decided(tree) == ["lookup_order", "refund"]
+
+
+def _llama_index_openllmetry_tools(tree: dict) -> list[tuple]:
+    return [
+        (step["name"], step.get("arguments"), step.get("result"), step.get("error"))
+        for step in reading_steps(tree)
+        if step["type"] == SpanKind.TOOL
+    ]
+
+
+def test_llama_index_function_agent_openllmetry(api_client_for):
+    # OpenLLMetry's LlamaIndex instrumentation reports each workflow step as a `task` span; the
+    # step that calls a tool names it (`tool.name`, `tool.arguments`) and returns a
+    # ToolCallResult event around the tool's ToolOutput
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "llama-index-openllmetry")
+    assert_support_calls(trace)
+    assert trace.agent_name == "support" and trace.error_count == 0
+    calls = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
+    assert [call.name for call in calls] == ["openai.chat"] * 3
+    assert (trace.input_tokens, trace.output_tokens) == (3 * PROMPT_TOKENS, 3 * COMPLETION_TOKENS)
+    tool_spans = Span.objects.filter(trace=trace, kind=SpanKind.TOOL).order_by("position")
+    assert [(s.name, s.tool_name) for s in tool_spans] == [
+        ("BaseWorkflowAgent.task", "lookup_order"),
+        ("BaseWorkflowAgent.task", "refund"),
+    ]
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    # each call named, with its arguments and the tool's own result, not the event around it
+    assert _llama_index_openllmetry_tools(tree) == [
+        ("lookup_order", EXPECTED_CALLS[0][1], ORDER, None),
+        ("refund", EXPECTED_CALLS[1][1], REFUND, None),
+    ]
+    assert models_decided(tree) == ["lookup_order", "refund"]
+    assert results_handed_back(tree) == []  # read on the tool steps
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.failed) for step in steps] == [
+        (*EXPECTED_CALLS[0], False),
+        (*EXPECTED_CALLS[1], False),
+    ]
+
+
+def test_llama_index_function_agent_openllmetry_tool_error(api_client_for):
+    # the first lookup raises: the agent hands the model a ToolOutput marked `is_error`, and
+    # OpenLLMetry exports no span for the FunctionTool call that raised
+    from tests.conformance.test_tool_failures import OUTAGE
+
+    trace = send_recorded(
+        api_client_for(UserFactory(roles=[ANNOTATOR])), "llama-index-openllmetry-tool-error"
+    )
+    assert trace.error_count == 1
+    assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
+    failed = Span.objects.get(trace=trace, kind=SpanKind.TOOL, status="error")
+    assert (failed.tool_name, failed.error_message) == ("lookup_order", OUTAGE)
+    lookup = EXPECTED_CALLS[0]
+    assert_judge_reads(
+        trace,
+        Expected(
+            task=support_task.TASK,
+            final_answer=support_task.FINAL_ANSWER,
+            calls=[lookup, *EXPECTED_CALLS],
+            results=[ORDER, REFUND],
+            errors=[OUTAGE],
+        ),
+    )
+    tree = trace_span_tree(trace)
+    assert _llama_index_openllmetry_tools(tree) == [
+        ("lookup_order#1", lookup[1], {"error": OUTAGE}, OUTAGE),
+        ("lookup_order#2", lookup[1], ORDER, None),
+        ("refund", EXPECTED_CALLS[1][1], REFUND, None),
+    ]
+    assert "Traceback" not in tree_json(tree)
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.failed) for step in steps] == [
+        (*lookup, True),
+        (*lookup, False),
+        (*EXPECTED_CALLS[1], False),
+    ]
+
+
+def test_llama_index_openllmetry_reads_the_function_tool_layer_once(api_client_for):
+    # the FunctionTool span under the tool-calling step returns the same ToolOutput: the
+    # arguments and result are read on the call, the layer under it shows nothing again
+    trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "llama-index-openllmetry")
+    steps = reading_steps(trace_span_tree(trace))
+    layers = [
+        step for step in steps if step.get("span_name", step["name"]).startswith("FunctionTool")
+    ]
+    assert [sorted(step) for step in layers] == [["name", "step", "type"]] * 2
+    assert tree_json(trace_span_tree(trace)).count("raw_output") == 0

@@ -772,3 +772,46 @@ def test_a_langchain_js_chain_list_output_reads_as_its_messages():
     assert (message.role, message.text) == ("system", "Be brief.")
     assert messages_read({"output": [1, 2]}) is None
     assert messages_read({"output": [system], "other": 1}) is None
+
+
+def test_an_openllmetry_task_step_that_names_its_tool_is_that_tool_call():
+    # OpenLLMetry's LlamaIndex `call_tool` step: kind `task`, the tool named with its
+    # arguments, the ToolCallResult event around the tool's ToolOutput as its output
+    tool_output = {
+        "blocks": [{"block_type": "text", "text": "no such order"}],
+        "tool_name": "refund",
+        "raw_input": {"id": "R-1"},
+        "raw_output": "no such order",
+        "is_error": True,
+    }
+    event = {"tool_name": "refund", "tool_kwargs": {"id": "R-1"}, "tool_id": "call_1"}
+    step = {
+        "traceloop.span.kind": "task",
+        "traceloop.entity.name": "BaseWorkflowAgent.task",
+        "tool.name": "refund",
+        "tool.arguments": json.dumps({"id": "R-1"}),
+        "traceloop.entity.output": json.dumps({**event, "tool_output": tool_output}),
+    }
+    tool = build(step)
+    assert (tool.kind, tool.tool_name, tool.input) == (SpanKind.TOOL, "refund", {"id": "R-1"})
+    assert tool.output == {"error": "no such order"}
+    assert (tool.status, tool.error_message) == ("error", "no such order")
+    answered = {**tool_output, "raw_output": '{"ok": 1}', "is_error": False}
+    tool = build(
+        {**step, "traceloop.entity.output": json.dumps({**event, "tool_output": answered})}
+    )
+    assert (tool.output, tool.status) == ({"ok": 1}, "ok")
+    # a task step that names no tool stays a step
+    plain = {key: step[key] for key in ("traceloop.span.kind", "traceloop.entity.name")}
+    assert build(plain).kind == SpanKind.CUSTOM
+
+
+def test_an_openllmetry_crews_task_list_is_its_task():
+    tasks = [{"description": "Refund R-1.", "expected_output": "What was done.", "agent": "a"}]
+    root = build(
+        {"gen_ai.operation.name": "invoke_agent", "crewai.crew.tasks": json.dumps(tasks)},
+        name="crewai.workflow",
+        parent="",
+    )
+    task = readable_text(root.trace_fields["task"], role="user")
+    assert task == "Refund R-1.\nExpected output: What was done."

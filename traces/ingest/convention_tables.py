@@ -195,7 +195,8 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
 }
 # Values a trace takes from its spans; the root span's value is preferred.
 TRACE_FIELDS: dict[str, tuple[str, ...]] = {
-    "task": ("agent.task", "langfuse.trace.input", "crew_tasks"),
+    # a crew's task list: OpenInference's `crew_tasks`, OpenLLMetry's `crewai.crew.tasks`
+    "task": ("agent.task", "langfuse.trace.input", "crew_tasks", "crewai.crew.tasks"),
     "final_answer": ("agent.final_answer", "langfuse.trace.output"),
     "stop_reason": ("agent.stop_reason",),
     "task_type": ("agent.task_type", "evalsite.task_type"),
@@ -220,6 +221,7 @@ INPUT_ATTRIBUTES = (
     "ai.toolCall.args",  # the Vercel AI SDK's
     "tool_arguments",
     "gcp.vertex.agent.tool_call_args",
+    "tool.arguments",  # OpenLLMetry's LlamaIndex: a tool-calling step's arguments
     "input.value",
     "haystack.component.input",  # Haystack's tracer, with content tracing on
     "haystack.agent.input",

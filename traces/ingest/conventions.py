@@ -300,6 +300,9 @@ def span_kind_from(
         value = attributes[attribute]
         if value is not None:
             kind = mapping.get(str(value)) or mapping.get(str(value).lower())
+            if kind == _CUSTOM and plan.marker_kind == _TOOL:
+                # a generic step (OpenLLMetry's `task`) that names the tool it calls is that call
+                return _TOOL
             if kind:
                 return kind
     if plan.component_type:

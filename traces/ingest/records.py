@@ -353,7 +353,8 @@ def tool_result(value):
     `{lc: 1, kwargs}` serialization, inside OpenLLMetry's `{output, kwargs}` or OpenInference
     JS's `{output}`);
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
-    LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`; the Vercel
+    LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`, alone or in
+    a ToolCallResult event `{tool_name, tool_kwargs, tool_id, tool_output}`; the Vercel
     AI SDK a tool's string return as JSON text again."""
     if type(value) is str and value[:1] == '"' and value[-1:] == '"' and len(value) > 1:
         try:  # `"{\"id\": ...}"`, `"Completed."`: a tool's text, written as a JSON string
@@ -362,6 +363,10 @@ def tool_result(value):
             return value
     if not isinstance(value, dict):
         return value
+    if "tool_output" in value and "tool_kwargs" in value:  # LlamaIndex's ToolCallResult event
+        value = value["tool_output"]
+        if not isinstance(value, dict):
+            return conventions.json_maybe(value)
     if "raw_output" in value and "tool_name" in value and "raw_input" in value:
         said = value["raw_output"]
         if said is None:  # what the model was shown, as text blocks

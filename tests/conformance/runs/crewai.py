@@ -1,7 +1,9 @@
-"""CrewAI under OpenInference's CrewAI and OpenAI instrumentations. Runs of the support task for
-tests/conformance/record.py, each with its pins."""
+"""CrewAI under OpenInference's CrewAI and OpenAI instrumentations, and under OpenLLMetry's. Runs
+of the support task for tests/conformance/record.py, each with its pins."""
 
 from __future__ import annotations
+
+import functools
 
 PINS = {
     "crewai": [
@@ -11,24 +13,41 @@ PINS = {
         "openinference-instrumentation-openai==0.1.66",
         "opentelemetry-sdk==1.45.2",
     ],
+    # OpenLLMetry's CrewAI instrumentation with its OpenAI one for the model calls
+    "crewai-openllmetry": [
+        "crewai==1.15.30",
+        "opentelemetry-instrumentation-crewai==0.62.4",
+        "opentelemetry-instrumentation-openai==0.62.4",
+        "opentelemetry-sdk==1.45.2",
+    ],
 }
 
 
-def crewai_run(provider) -> None:
-    """A one-agent CrewAI crew on the fake OpenAI server, with OpenInference's CrewAI and
-    OpenAI instrumentations (the pair its documentation sets up)."""
+def crewai_instrumentors(instrumentation: str) -> list:
+    """The CrewAI and OpenAI instrumentors of `instrumentation` ("openinference" or
+    "openllmetry")."""
+    if instrumentation == "openllmetry":
+        from opentelemetry.instrumentation.crewai import CrewAIInstrumentor
+        from opentelemetry.instrumentation.openai import OpenAIInstrumentor
+    else:
+        from openinference.instrumentation.crewai import CrewAIInstrumentor
+        from openinference.instrumentation.openai import OpenAIInstrumentor
+    return [CrewAIInstrumentor(), OpenAIInstrumentor()]
+
+
+def crewai_run(provider, instrumentation: str = "openinference") -> None:
+    """A one-agent CrewAI crew on the fake OpenAI server, with the CrewAI and OpenAI
+    instrumentations of `instrumentation` (the pair each one's documentation sets up)."""
     import os
 
     os.environ["CREWAI_DISABLE_TELEMETRY"] = "true"  # no call home from the recording
     from crewai import LLM, Agent, Crew, Task
     from crewai.tools import tool
-    from openinference.instrumentation.crewai import CrewAIInstrumentor
-    from openinference.instrumentation.openai import OpenAIInstrumentor
 
     from tests.conformance import documented_tools, support_task
     from tests.conformance.fake_openai import MODEL, FakeOpenAI
 
-    instrumentors = [CrewAIInstrumentor(), OpenAIInstrumentor()]
+    instrumentors = crewai_instrumentors(instrumentation)
     for instrumentor in instrumentors:
         instrumentor.instrument(tracer_provider=provider)
     try:
@@ -50,4 +69,5 @@ def crewai_run(provider) -> None:
 
 RUNS = {
     "crewai": crewai_run,
+    "crewai-openllmetry": functools.partial(crewai_run, instrumentation="openllmetry"),
 }
