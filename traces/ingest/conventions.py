@@ -300,11 +300,10 @@ def span_kind_from(
         value = attributes[attribute]
         if value is not None:
             kind = mapping.get(str(value)) or mapping.get(str(value).lower())
-            if kind == _CUSTOM and plan.marker_kind == _TOOL:
-                # a generic step (OpenLLMetry's `task`) that names the tool it calls is that call
-                return _TOOL
             if kind:
-                return kind
+                # a generic step (OpenLLMetry's `task`) that names the tool it calls is that
+                # call; the plan's marker is read first, by identity: most spans name no tool
+                return _TOOL if plan.marker_kind is _TOOL and kind == _CUSTOM else kind
     if plan.component_type:
         name = str(attributes[COMPONENT_TYPE])
         for ending, kind in COMPONENT_TYPE_ENDINGS:
