@@ -130,8 +130,6 @@ def _tool_node(calls) -> object:
 
 
 def test_a_bare_one_argument_tool_input_is_named_from_the_tool_nodes_messages_state():
-    from traces.ingest.dialects import langchain_bare_tool_inputs_resolve
-
     node = _tool_node(
         [
             {"name": "lookup", "args": {"order_id": "R-1"}, "id": "call_1"},
@@ -150,7 +148,7 @@ def test_a_bare_one_argument_tool_input_is_named_from_the_tool_nodes_messages_st
         tool("refund", "R-2"),
     )
     orphan = build({"openinference.span.kind": "TOOL", "tool.name": "lookup", "input.value": "R-1"})
-    langchain_bare_tool_inputs_resolve([node, second, named, other, orphan])
+    langgraph_tool_calls_resolve([node, second, named, other, orphan])
     assert (second.input, second.tool_call_id) == ({"order_id": "R-2"}, "call_2")
     # arguments already named, a call of two arguments, a tool with no node: kept as sent
     assert named.input == {"order_id": "R-9"}

@@ -25,7 +25,7 @@ from traces.ingest.bulk_sql import (
     spans_insert,
 )
 from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
-from traces.ingest.dialects import langchain_bare_tool_inputs_resolve, langgraph_tool_calls_resolve
+from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
@@ -135,7 +135,6 @@ def spans_store(
         extras_mask(masker, extras)
     records, logs_taken = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
-    langchain_bare_tool_inputs_resolve(records)
     tool_failures_mark(
         records,
         detect_text=project.tool_error_text_detection,
