@@ -74,28 +74,10 @@ AI_SDK_PINS = {
 }
 
 
-def record_ai_sdk() -> None:
-    """Install the pinned AI SDK into a throwaway folder and record its run there."""
-    from tests.conformance.fake_openai import FakeOpenAI
-
-    with tempfile.TemporaryDirectory() as folder:
-        package = {"type": "module", "dependencies": AI_SDK_PINS}
-        (Path(folder) / "package.json").write_text(json.dumps(package))
-        subprocess.run(["npm", "install", "--silent"], cwd=folder, check=True)
-        script = Path(folder) / "run.mjs"
-        script.write_text((Path(__file__).parent / "ai_sdk_run.mjs").read_text())
-        body = Path(folder) / "body.json"
-        with FakeOpenAI() as server:
-            node = ["node", str(script), server.base_url, str(body), "chat"]
-            subprocess.run(node, cwd=folder, check=True)
-        fixture = {"recorded_with": AI_SDK_PINS, "request": json.loads(body.read_text())}
-    (RECORDED / "ai-sdk.json").write_text(json.dumps(fixture, indent=1) + "\n")
-
-
 # Mastra runs on Node: an Agent with its observability exporting OTLP/JSON over HTTP
 # (`@mastra/otel-exporter`, "custom" provider); 221 MB installed, ~190 of it Mastra and
-# OpenTelemetry. Installed without lifecycle scripts: none is needed, and the @mastra scope
-# once shipped versions whose dependency ran a malicious postinstall.
+# OpenTelemetry. The @mastra scope once shipped versions whose dependency ran a malicious
+# postinstall: record_node runs no lifecycle script.
 MASTRA_PINS = {
     "@mastra/core": "1.71.0",
     "@mastra/observability": "1.17.9",
@@ -108,28 +90,8 @@ MASTRA_PINS = {
 MASTRA_RUNS = {"mastra": "whole", "mastra-tool-error": "failing"}
 
 
-def record_mastra(names: list[str]) -> None:
-    """Install the pinned Mastra into a throwaway folder and record its runs there."""
-    from tests.conformance.fake_openai import FakeOpenAI
-
-    with tempfile.TemporaryDirectory() as folder:
-        package = {"type": "module", "dependencies": MASTRA_PINS}
-        (Path(folder) / "package.json").write_text(json.dumps(package))
-        subprocess.run(["npm", "install", "--silent", "--ignore-scripts"], cwd=folder, check=True)
-        script = Path(folder) / "run.mjs"
-        script.write_text((Path(__file__).parent / "mastra_run.mjs").read_text())
-        for name in names:
-            body = Path(folder) / "body.json"
-            with FakeOpenAI() as server:
-                node = ["node", str(script), server.base_url, str(body), MASTRA_RUNS[name]]
-                subprocess.run(node, cwd=folder, check=True)
-            fixture = {"recorded_with": MASTRA_PINS, "request": json.loads(body.read_text())}
-            (RECORDED / f"{name}.json").write_text(json.dumps(fixture, indent=1) + "\n")
-
-
 # LangGraph.js runs on Node: `createReactAgent` with `ChatOpenAI`, traced by OpenInference's
-# LangChain instrumentation into an in-memory exporter; 138 MB installed. Installed without
-# lifecycle scripts: none is needed.
+# LangChain instrumentation into an in-memory exporter; 138 MB installed.
 LANGGRAPHJS_PINS = {
     "@langchain/langgraph": "1.7.3",
     "@langchain/core": "1.4.0",
@@ -145,22 +107,34 @@ LANGGRAPHJS_PINS = {
 LANGGRAPHJS_RUNS = {"langgraphjs": "whole", "langgraphjs-tool-error": "failing"}
 
 
-def record_langgraphjs(names: list[str]) -> None:
-    """Install the pinned LangGraph.js into a throwaway folder and record its runs there."""
+# Each Node script, its pinned packages, and the runs it records (name -> the mode it is given).
+NODE_RECORDINGS = {
+    "ai_sdk_run.mjs": (AI_SDK_PINS, {"ai-sdk": "chat"}),
+    "mastra_run.mjs": (MASTRA_PINS, MASTRA_RUNS),
+    "langgraphjs_run.mjs": (LANGGRAPHJS_PINS, LANGGRAPHJS_RUNS),
+}
+NODE_RUNS = {name: script for script, (_, runs) in NODE_RECORDINGS.items() for name in runs}
+
+
+def record_node(script_name: str, names: list[str]) -> None:
+    """Install a Node script's pinned packages into a throwaway folder (without lifecycle
+    scripts: none is needed) and record its runs `names` there against the fake OpenAI
+    server, each the OTLP/JSON body the script wrote."""
     from tests.conformance.fake_openai import FakeOpenAI
 
+    pins, runs = NODE_RECORDINGS[script_name]
     with tempfile.TemporaryDirectory() as folder:
-        package = {"type": "module", "dependencies": LANGGRAPHJS_PINS}
+        package = {"type": "module", "dependencies": pins}
         (Path(folder) / "package.json").write_text(json.dumps(package))
         subprocess.run(["npm", "install", "--silent", "--ignore-scripts"], cwd=folder, check=True)
         script = Path(folder) / "run.mjs"
-        script.write_text((Path(__file__).parent / "langgraphjs_run.mjs").read_text())
+        script.write_text((Path(__file__).parent / script_name).read_text())
         for name in names:
             body = Path(folder) / "body.json"
             with FakeOpenAI() as server:
-                node = ["node", str(script), server.base_url, str(body), LANGGRAPHJS_RUNS[name]]
+                node = ["node", str(script), server.base_url, str(body), runs[name]]
                 subprocess.run(node, cwd=folder, check=True)
-            fixture = {"recorded_with": LANGGRAPHJS_PINS, "request": json.loads(body.read_text())}
+            fixture = {"recorded_with": pins, "request": json.loads(body.read_text())}
             (RECORDED / f"{name}.json").write_text(json.dumps(fixture, indent=1) + "\n")
 
 
@@ -186,12 +160,11 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--inside"]:
         record_inside(sys.argv[2])
     else:
-        names = sys.argv[1:] or [*RUNS, "ai-sdk", *MASTRA_RUNS, *LANGGRAPHJS_RUNS]
-        if mastra := [name for name in names if name in MASTRA_RUNS]:
-            record_mastra(mastra)
-        if langgraphjs := [name for name in names if name in LANGGRAPHJS_RUNS]:
-            record_langgraphjs(langgraphjs)
+        names = sys.argv[1:] or [*RUNS, *NODE_RUNS]
+        for script_name in NODE_RECORDINGS:
+            if on_node := [name for name in names if NODE_RUNS.get(name) == script_name]:
+                record_node(script_name, on_node)
         for name in names:
-            if name not in MASTRA_RUNS and name not in LANGGRAPHJS_RUNS:
-                record_ai_sdk() if name == "ai-sdk" else record(name)
+            if name not in NODE_RUNS:
+                record(name)
             print(f"recorded {RECORDED / (name + '.json')}")

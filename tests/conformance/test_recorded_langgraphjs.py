@@ -1,5 +1,5 @@
 """LangGraph.js's createReactAgent traced by OpenInference's JS LangChain instrumentation,
-recorded (record.py's record_langgraphjs)."""
+recorded (record.py's record_node)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Mastra's Agent with its OpenTelemetry exporter, recorded (record.py's record_mastra)."""
+"""Mastra's Agent with its OpenTelemetry exporter, recorded (record.py's record_node)."""
 
 from decimal import Decimal
 
