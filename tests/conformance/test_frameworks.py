@@ -1,6 +1,7 @@
 """Each framework's own instrumentation, run for real against the fake OpenAI server, read right:
 kinds, tool names, arguments, results, task, final answer, tokens and cost."""
 
+import dataclasses
 import importlib
 import json
 from decimal import Decimal
@@ -41,6 +42,12 @@ JUDGE_READS = Expected(
     calls=EXPECTED_CALLS,
     results=[ORDER, REFUND],
 )
+
+
+def judge_reads_after_failure(error: str, calls=EXPECTED_CALLS) -> Expected:
+    """What every built-in judge must read of the support run whose first lookup failed with
+    `error`: the failed lookup, its retry and the refund, with the error."""
+    return dataclasses.replace(JUDGE_READS, calls=[calls[0], *calls], errors=[error])
 
 
 @pytest.fixture

@@ -24,9 +24,10 @@ from tests.conformance.test_frameworks import (
     ORDER,
     REFUND,
     assert_support_calls,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind
 from traces.serialize import trace_span_tree, tree_json
 
@@ -73,14 +74,7 @@ def test_autogen_assistant_agent_tool_that_raises(api_client_for):
     calls = tool_calls(trace)
     assert [(name, args) for name, args, _ in calls] == [lookup, *EXPECTED_CALLS]
     assert [result for *_, result in calls] == [OUTAGE, ORDER, REFUND]
-    expected = Expected(
-        task=support_task.TASK,
-        final_answer=support_task.FINAL_ANSWER,
-        calls=[lookup, *EXPECTED_CALLS],
-        results=[ORDER, REFUND],
-        errors=[OUTAGE],
-    )
-    assert_judge_reads(trace, expected)
+    assert_judge_reads(trace, judge_reads_after_failure(OUTAGE))
     tree = trace_span_tree(trace)
     tools = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
     # the failed lookup reads as failed, from the error mark on what the model was handed
@@ -172,16 +166,7 @@ def test_autogen_own_telemetry_with_openllmetry_openai_tool_that_raises(api_clie
     failed = Span.objects.get(trace=trace, kind=SpanKind.TOOL, status="error")
     assert (failed.tool_call_id, failed.error_message) == ("call_1", f"ConnectionError: {OUTAGE}")
     lookup = EXPECTED_CALLS[0]
-    assert_judge_reads(
-        trace,
-        Expected(
-            task=support_task.TASK,
-            final_answer=support_task.FINAL_ANSWER,
-            calls=[lookup, *EXPECTED_CALLS],
-            results=[ORDER, REFUND],
-            errors=[OUTAGE],
-        ),
-    )
+    assert_judge_reads(trace, judge_reads_after_failure(OUTAGE))
     tree = trace_span_tree(trace)
     # the failed lookup reads once, on its step: what the model was told, after the error line
     tools = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]

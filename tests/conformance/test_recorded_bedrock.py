@@ -18,9 +18,10 @@ from tests.conformance.test_frameworks import (
     JUDGE_READS,
     ORDER,
     REFUND,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads
+from tests.judges.judge_reads import assert_judge_reads
 from traces.models import Span, SpanKind
 from traces.serialize import trace_span_tree, tree_json
 
@@ -70,16 +71,7 @@ def test_bedrock_converse_tool_error(api_client_for):
     assert trace.final_answer == support_task.FINAL_ANSWER
     error = "order service timed out"
     lookup = EXPECTED_CALLS[0]
-    assert_judge_reads(
-        trace,
-        Expected(
-            task=support_task.TASK,
-            final_answer=support_task.FINAL_ANSWER,
-            calls=[lookup, *EXPECTED_CALLS],
-            results=[ORDER, REFUND],
-            errors=[error],
-        ),
-    )
+    assert_judge_reads(trace, judge_reads_after_failure(error))
     tree = trace_span_tree(trace)
     decided = [(call["tool"], call["arguments"]) for _, call in calls_decided(tree)]
     assert decided == [lookup, *EXPECTED_CALLS]

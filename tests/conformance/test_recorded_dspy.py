@@ -17,9 +17,10 @@ from tests.conformance.test_frameworks import (
     JUDGE_READS,
     ORDER,
     REFUND,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind
 from traces.serialize import trace_span_tree, tree_json
 
@@ -69,15 +70,7 @@ def test_dspy_react_tool_failure(api_client_for):
     assert (trace.task, trace.final_answer) == (support_task.TASK, support_task.FINAL_ANSWER)
     assert trace.error_count == 1
     error = "ConnectionError: order service unavailable"
-    lookup = EXPECTED_CALLS[0]
-    expected = Expected(
-        task=support_task.TASK,
-        final_answer=support_task.FINAL_ANSWER,
-        calls=[lookup, *EXPECTED_CALLS],
-        results=[ORDER, REFUND],
-        errors=[error],
-    )
-    assert_judge_reads(trace, expected)
+    assert_judge_reads(trace, judge_reads_after_failure(error))
     reading = tree_json(trace_span_tree(trace))
     # the error line on the failed step and in what the model was told, no frames
     assert "Traceback" not in reading and "site-packages" not in reading

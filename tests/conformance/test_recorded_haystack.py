@@ -22,9 +22,10 @@ from tests.conformance.test_frameworks import (
     ORDER,
     REFUND,
     assert_support_calls,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads
+from tests.judges.judge_reads import assert_judge_reads
 from traces.models import Span, SpanKind
 from traces.serialize import trace_span_tree, tree_json
 
@@ -79,15 +80,7 @@ def test_haystack_agent_tool_that_raises(api_client_for, name):
     assert failed.error_message.endswith(f"Error: {ORDER_SERVICE_DOWN}")
     assert trace.error_count == 1 and trace.final_answer == support_task.FINAL_ANSWER
     assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
-    lookup = EXPECTED_CALLS[0]
-    expected = Expected(
-        task=support_task.TASK,
-        final_answer=support_task.FINAL_ANSWER,
-        calls=[lookup, *EXPECTED_CALLS],
-        results=[ORDER, REFUND],
-        errors=[ORDER_SERVICE_DOWN],
-    )
-    assert_judge_reads(trace, expected)
+    assert_judge_reads(trace, judge_reads_after_failure(ORDER_SERVICE_DOWN))
     tree = trace_span_tree(trace)
     assert models_decided(tree) == ["lookup_order", "lookup_order", "refund"]
     # the error the model was told is the failed step's: read there, once

@@ -13,14 +13,14 @@ from tests.conformance.recorded_reading import (
     send_recorded,
 )
 from tests.conformance.test_frameworks import (
-    EXPECTED_CALLS,
     JUDGE_READS,
     ORDER,
     REFUND,
     assert_support_calls,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind
 from traces.serialize import trace_span_tree, tree_json
 
@@ -88,13 +88,4 @@ def test_langgraphjs_agent_tool_that_raises(api_client_for):
     told = f"Error: {error}\n Please fix your mistakes."
     assert failed["result"] == told and tree_json(tree).count("Please fix your mistakes") == 1
     assert " at " not in tree_json(tree)
-    assert_judge_reads(
-        trace,
-        Expected(
-            task=support_task.TASK,
-            final_answer=support_task.FINAL_ANSWER,
-            calls=[EXPECTED_CALLS[0], *EXPECTED_CALLS],
-            results=[ORDER, REFUND],
-            errors=[error],
-        ),
-    )
+    assert_judge_reads(trace, judge_reads_after_failure(error))

@@ -15,14 +15,14 @@ from tests.conformance.recorded_reading import (
     send_recorded,
 )
 from tests.conformance.test_frameworks import (
-    EXPECTED_CALLS,
     JUDGE_READS,
     ORDER,
     REFUND,
     assert_support_calls,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind
 from traces.serialize import trace_span_tree, tree_json
 
@@ -99,16 +99,6 @@ def test_logfire_pydantic_ai_tool_retry(api_client_for):
     error = "order service unavailable"
     failed = Span.objects.get(trace=trace, kind=SpanKind.TOOL, status="error")
     assert failed.error_message == f"pydantic_ai.exceptions.ToolRetryError: {error}"
-    lookup = EXPECTED_CALLS[0]
-    assert_judge_reads(
-        trace,
-        Expected(
-            task=support_task.TASK,
-            final_answer=support_task.FINAL_ANSWER,
-            calls=[lookup, *EXPECTED_CALLS],
-            results=[ORDER, REFUND],
-            errors=[error],
-        ),
-    )
+    assert_judge_reads(trace, judge_reads_after_failure(error))
     reading = tree_json(trace_span_tree(trace))
     assert "Traceback" not in reading and "site-packages" not in reading

@@ -14,14 +14,12 @@ from tests.conformance.recorded_reading import (
     send_recorded,
 )
 from tests.conformance.test_frameworks import (
-    EXPECTED_CALLS,
     JUDGE_READS,
-    ORDER,
-    REFUND,
     assert_support_calls,
+    judge_reads_after_failure,
 )
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind
 from traces.reading import merged_members
 from traces.serialize import trace_span_tree, tree_json
@@ -94,14 +92,4 @@ def test_mastra_agent_tool_that_raises(api_client_for):
     error = f"order service unavailable for {support_task.ORDER_ID}"
     (failed,) = [s for s in reading_steps(trace_span_tree(trace)) if s.get("error")]
     assert (failed["name"], failed["error"]) == ("lookup_order#1", error)
-    lookup = EXPECTED_CALLS[0]
-    assert_judge_reads(
-        trace,
-        Expected(
-            task=support_task.TASK,
-            final_answer=support_task.FINAL_ANSWER,
-            calls=[lookup, *EXPECTED_CALLS],
-            results=[ORDER, REFUND],
-            errors=[error],
-        ),
-    )
+    assert_judge_reads(trace, judge_reads_after_failure(error))
