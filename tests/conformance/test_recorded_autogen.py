@@ -106,24 +106,7 @@ def test_autogen_own_telemetry_with_openinference_openai(api_client_for):
         ("lookup_order", "call_1", None, None),
         ("refund", "call_2", None, None),
     ]
-    assert_support_tools_offered(trace)
-    assert_judge_reads(trace, JUDGE_READS)
-    tree = trace_span_tree(trace)
-    # each tool step reads the arguments its call was decided with and the result the model
-    # was handed for it, which the model call then does not repeat
-    steps = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
-    assert [(s["name"], s["call_id"], s["arguments"], s["result"]) for s in steps] == [
-        ("lookup_order", "call_1", EXPECTED_CALLS[0][1], ORDER),
-        ("refund", "call_2", EXPECTED_CALLS[1][1], REFUND),
-    ]
-    assert results_handed_back(tree) == []
-    assert models_decided(tree) == ["lookup_order", "refund"]
-    # and so do the checks
-    steps = tool_steps_from_spans(trace_spans(trace))
-    assert [(step.tool, step.inputs, step.output) for step in steps] == [
-        (*EXPECTED_CALLS[0], ORDER),
-        (*EXPECTED_CALLS[1], REFUND),
-    ]
+    assert_tool_steps_read_by_call_id(trace)
 
 
 def test_autogen_own_telemetry_with_openllmetry_openai(api_client_for):
@@ -133,21 +116,7 @@ def test_autogen_own_telemetry_with_openllmetry_openai(api_client_for):
     trace = send_recorded(api_client_for(UserFactory(roles=[ANNOTATOR])), "autogen-traceloop")
     assert_autogen_read(trace, model_calls=3)
     assert trace.error_count == 0 and trace.model == "gpt-4o-mini"
-    assert_support_tools_offered(trace)
-    assert_judge_reads(trace, JUDGE_READS)
-    tree = trace_span_tree(trace)
-    steps = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
-    assert [(s["name"], s["call_id"], s["arguments"], s["result"]) for s in steps] == [
-        ("lookup_order", "call_1", EXPECTED_CALLS[0][1], ORDER),
-        ("refund", "call_2", EXPECTED_CALLS[1][1], REFUND),
-    ]
-    assert models_decided(tree) == ["lookup_order", "refund"]
-    assert results_handed_back(tree) == []
-    steps = tool_steps_from_spans(trace_spans(trace))
-    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
-        (*EXPECTED_CALLS[0], ORDER, False),
-        (*EXPECTED_CALLS[1], REFUND, False),
-    ]
+    assert_tool_steps_read_by_call_id(trace)
     assert red_flags_detect(trace) == []
 
 
@@ -186,3 +155,24 @@ def test_autogen_own_telemetry_with_openllmetry_openai_tool_that_raises(api_clie
         (*EXPECTED_CALLS[1], REFUND, False),
     ]
     assert red_flags_detect(trace) == []
+
+
+def assert_tool_steps_read_by_call_id(trace) -> None:
+    """AutoGen's `execute_tool` spans name a call id only: each tool step reads the arguments its
+    call was decided with and the result the model was handed for it, which the model call then
+    does not repeat; and so do the checks."""
+    assert_support_tools_offered(trace)
+    assert_judge_reads(trace, JUDGE_READS)
+    tree = trace_span_tree(trace)
+    steps = [step for step in reading_steps(tree) if step["type"] == SpanKind.TOOL]
+    assert [(s["name"], s["call_id"], s["arguments"], s["result"]) for s in steps] == [
+        ("lookup_order", "call_1", EXPECTED_CALLS[0][1], ORDER),
+        ("refund", "call_2", EXPECTED_CALLS[1][1], REFUND),
+    ]
+    assert results_handed_back(tree) == []
+    assert models_decided(tree) == ["lookup_order", "refund"]
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
+        (*EXPECTED_CALLS[0], ORDER, False),
+        (*EXPECTED_CALLS[1], REFUND, False),
+    ]

@@ -91,48 +91,29 @@ def autogen_run(provider, lookup_fails: bool = False) -> None:
         instrumentor.uninstrument()
 
 
-def autogen_telemetry_run(provider) -> None:
+# The OpenAI instrumentations AutoGen's tracing guide pairs with its own telemetry.
+OPENAI_INSTRUMENTATIONS = {
+    "openinference": "openinference.instrumentation.openai",
+    "openllmetry": "opentelemetry.instrumentation.openai",
+}
+
+
+def autogen_telemetry_run(provider, openai: str, lookup_fails: bool = False) -> None:
     """AgentChat's AssistantAgent with AutoGen's own telemetry (the global tracer provider:
-    `create_agent`, `invoke_agent` and `execute_tool` spans, no content) and OpenInference's
-    OpenAI instrumentation for the model calls, under a span of the user's, as AutoGen's
-    tracing guide sets it up."""
+    `create_agent`, `invoke_agent` and `execute_tool` spans, no content) and an OpenAI
+    instrumentation (`openai`: OpenInference's, or OpenLLMetry's with content on, its default)
+    for the model calls, under a span of the user's, as AutoGen's tracing guide sets it up.
+    `lookup_fails`: the first lookup raises."""
     import asyncio
+    import importlib
 
-    from openinference.instrumentation.openai import OpenAIInstrumentor
     from opentelemetry import trace
 
     from tests.conformance import support_task
     from tests.conformance.fake_openai import FakeOpenAI
 
     trace.set_tracer_provider(provider)
-    instrumentor = OpenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with (
-            FakeOpenAI() as server,
-            trace.get_tracer("support").start_as_current_span("support run"),
-        ):
-            agent = autogen_support_agent(server.base_url)
-            result = asyncio.run(agent.run(task=support_task.TASK))
-            assert result.messages[-1].content == support_task.FINAL_ANSWER, result
-    finally:
-        instrumentor.uninstrument()
-
-
-def autogen_traceloop_run(provider, lookup_fails: bool = False) -> None:
-    """AgentChat's AssistantAgent with AutoGen's own telemetry and OpenLLMetry's OpenAI
-    instrumentation (content on, its default) for the model calls, under a span of the user's,
-    as AutoGen's tracing guide sets it up. `lookup_fails`: the first lookup raises."""
-    import asyncio
-
-    from opentelemetry import trace
-    from opentelemetry.instrumentation.openai import OpenAIInstrumentor
-
-    from tests.conformance import support_task
-    from tests.conformance.fake_openai import FakeOpenAI
-
-    trace.set_tracer_provider(provider)
-    instrumentor = OpenAIInstrumentor()
+    instrumentor = importlib.import_module(OPENAI_INSTRUMENTATIONS[openai]).OpenAIInstrumentor()
     instrumentor.instrument(tracer_provider=provider)
     try:
         with (
@@ -149,7 +130,9 @@ def autogen_traceloop_run(provider, lookup_fails: bool = False) -> None:
 RUNS = {
     "autogen": autogen_run,
     "autogen-tool-error": functools.partial(autogen_run, lookup_fails=True),
-    "autogen-telemetry": autogen_telemetry_run,
-    "autogen-traceloop": autogen_traceloop_run,
-    "autogen-traceloop-tool-error": functools.partial(autogen_traceloop_run, lookup_fails=True),
+    "autogen-telemetry": functools.partial(autogen_telemetry_run, openai="openinference"),
+    "autogen-traceloop": functools.partial(autogen_telemetry_run, openai="openllmetry"),
+    "autogen-traceloop-tool-error": functools.partial(
+        autogen_telemetry_run, openai="openllmetry", lookup_fails=True
+    ),
 }
