@@ -239,6 +239,8 @@ class ReadingState:
         self.awaiting_result: dict[str, dict] = {}
         # tool steps read as succeeded, by their result
         self.succeeded: dict[str, dict] = {}
+        # what framework steps showed, by step name, field and key: (step, value), the latest
+        self.framework_shown: dict[tuple[str, str, str], list[tuple[int, object]]] = {}
 
     def new_messages(self, messages: list[Message]) -> list[Message]:
         self._calls_noted(messages)
@@ -255,6 +257,24 @@ class ReadingState:
                 if not self._only_results_shown(message):
                     new.append(message)
         return new
+
+    def repeats_referred(self, name: str, field: str, value, step: int):
+        """A framework step's value with each part (a dict's entries, or the whole) that a step
+        of the same name showed before, at length, read as a reference to that step: DSPy's
+        adapter is handed the module's whole signature every round, LlamaIndex's workflow
+        steps the same history in turn."""
+        parts = value.items() if isinstance(value, dict) else (("", value),)
+        read = {}
+        for key, part in parts:
+            earlier = self.framework_shown.setdefault((name, field, key), [])
+            shown_at = next((at for at, shown in earlier if shown == part), None)
+            if shown_at is not None and _long(part):
+                part = f"(the same as in step {shown_at})"
+            elif shown_at is None:
+                earlier.append((step, part))
+                del earlier[:-FRAMEWORK_VALUES_KEPT]
+            read[key] = part
+        return read if isinstance(value, dict) else read[""]
 
     def messages_shown(self, messages: list[Message]) -> None:
         """Messages shown whatever came before (a model call's reply): a history that later
@@ -330,6 +350,22 @@ class ReadingState:
 
 def _text_of(value) -> str:
     return value if isinstance(value, str) else _json_key(value)
+
+
+# A value a framework step repeats is referred to from this length on (shorter ones read
+# as they are: a reference would be as long).
+REPEAT_REFER_CHARS = 200
+# The distinct values compared a framework step's part with: bounded, as a long run's steps
+# each compare.
+FRAMEWORK_VALUES_KEPT = 8
+
+
+def _long(value) -> bool:
+    if isinstance(value, str):
+        return len(value) >= REPEAT_REFER_CHARS
+    if not isinstance(value, dict | list):
+        return False
+    return len(json.dumps(value, ensure_ascii=False, default=str)) >= REPEAT_REFER_CHARS
 
 
 def _value(value, state: ReadingState, *, always: bool = False):
@@ -529,7 +565,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
                 continue  # the task or the final answer, already at the top of the reading
             read = _value(_state_reprs_shortened(value), state)
             if read not in (None, "", []):
-                node[field] = read
+                node[field] = state.repeats_referred(label.base, field, read, label.step)
     if errored:
         node["error"] = error_read(span.error_message)
     return node

@@ -49,11 +49,17 @@ def test_dspy_react(api_client_for):
     # instrumentation would: there is nothing to count, and nothing is counted twice
     assert (trace.input_tokens, trace.output_tokens) == (0, 0)
     assert_judge_reads(trace, JUDGE_READS)
-    reading = tree_json(trace_span_tree(trace))
+    tree = trace_span_tree(trace)
+    reading = tree_json(tree)
     # each decision read once, in the model's words: the wrappers' parsed fields repeat it
     assert reading.count("next_tool_name ## ]]\\nrefund") == 1
     assert '"next_tool_name": "refund"' not in reading
     assert reading.count('"answer": ') == 0  # the extract step's parsed fields, not repeated
+    # the adapter is handed the module's whole signature each round: read once
+    adapters = [s for s in reading_steps(tree) if s["name"].startswith("ChatAdapter.__call__")]
+    assert len(adapters) == 4 and reading.count("StringSignature(question, trajectory -> ") == 2
+    referred = f"(the same as in step {adapters[0]['step']})"
+    assert [s["input"]["signature"] for s in adapters[1:3]] == [referred, referred]
 
 
 def test_dspy_react_tool_failure(api_client_for):
