@@ -1,0 +1,77 @@
+"""The Langfuse Python SDK (OpenTelemetry-based since v3): `@observe` around the agent loop and
+each tool, and the `langfuse.openai` drop-in around the model calls. Runs of the support task
+for tests/conformance/record.py, each with its pins."""
+
+from __future__ import annotations
+
+import functools
+
+PINS = {
+    # The Langfuse SDK (~2 MB with its OpenTelemetry exporter), its spans put on the capture's
+    # provider and exporting nowhere else: the OpenAI tool loop whole, streamed, and with a
+    # lookup that fails once
+    name: ["langfuse==5.0.4", "openai==3.57.0", "opentelemetry-sdk==1.45.2"]
+    for name in ("langfuse", "langfuse-stream", "langfuse-tool-error")
+}
+
+
+class _Nowhere:
+    """A span exporter that sends nothing: the capture's own processor records the spans."""
+
+    def export(self, spans):
+        from opentelemetry.sdk.trace.export import SpanExportResult
+
+        return SpanExportResult.SUCCESS
+
+    def shutdown(self) -> None:
+        pass
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return True
+
+
+def langfuse_run(provider, stream: bool = False, lookup_fails: bool = False) -> None:
+    """The OpenAI tool loop (the tools declared, each reply whole or streamed) as a Langfuse
+    user writes it: the loop an `@observe(as_type="agent")` function, each tool an
+    `@observe(as_type="tool")` one, and the model calls traced by the `langfuse.openai`
+    drop-in (which patches the `openai` module the loop calls). The Langfuse client is given
+    the capture's provider (`tracer_provider=`), its own exporter sending nowhere, its server
+    a closed local port."""
+    from langfuse import Langfuse, observe
+    from langfuse.openai import openai  # noqa: F401 (the drop-in: patches `openai`)
+
+    from tests.conformance import support_task
+    from tests.conformance.fake_openai import MODEL, FakeOpenAI
+
+    langfuse = Langfuse(
+        public_key="pk-lf-support",
+        secret_key="sk-lf-support",
+        base_url="http://127.0.0.1:9",
+        tracer_provider=provider,
+        span_exporter=_Nowhere(),
+    )
+    lookup_order = support_task.lookup_order_failing(lookup_fails)
+    tools = {
+        "lookup_order": observe(name="lookup_order", as_type="tool")(lookup_order),
+        "refund": observe(name="refund", as_type="tool")(support_task.refund),
+    }
+
+    @observe(name="support-agent", as_type="agent")
+    def support_agent(task: str) -> str:
+        assert task == support_task.TASK
+        return support_task.openai_agent_run(
+            server.base_url, MODEL, tools=tools, stream=stream, offer_tools=True
+        )
+
+    with FakeOpenAI() as server:
+        answer = support_agent(support_task.TASK)
+        assert answer == support_task.FINAL_ANSWER, answer
+    langfuse.flush()
+    provider.force_flush()
+
+
+RUNS = {
+    "langfuse": lambda provider: langfuse_run(provider),
+    "langfuse-stream": functools.partial(langfuse_run, stream=True),
+    "langfuse-tool-error": functools.partial(langfuse_run, lookup_fails=True),
+}
