@@ -14,6 +14,9 @@ PINS = {
     for name in ("langfuse", "langfuse-stream", "langfuse-tool-error")
 }
 
+# What the runs propagate to every observation of their trace.
+USER_ID, SESSION_ID, TAGS = "customer-118", "support-chat-7", ("support", "refunds")
+
 
 class _Nowhere:
     """A span exporter that sends nothing: the capture's own processor records the spans."""
@@ -36,8 +39,9 @@ def langfuse_run(provider, stream: bool = False, lookup_fails: bool = False) -> 
     `@observe(as_type="tool")` one, and the model calls traced by the `langfuse.openai`
     drop-in (which patches the `openai` module the loop calls). The Langfuse client is given
     the capture's provider (`tracer_provider=`), its own exporter sending nowhere, its server
-    a closed local port."""
-    from langfuse import Langfuse, observe
+    a closed local port. The run's user, session, tags and metadata are propagated to every
+    observation (`propagate_attributes`), as Langfuse asks of trace-level attributes."""
+    from langfuse import Langfuse, observe, propagate_attributes
     from langfuse.openai import openai  # noqa: F401 (the drop-in: patches `openai`)
 
     from tests.conformance import support_task
@@ -63,7 +67,14 @@ def langfuse_run(provider, stream: bool = False, lookup_fails: bool = False) -> 
             server.base_url, MODEL, tools=tools, stream=stream, offer_tools=True
         )
 
-    with FakeOpenAI() as server:
+    trace_attributes = propagate_attributes(
+        user_id=USER_ID,
+        session_id=SESSION_ID,
+        tags=list(TAGS),
+        metadata={"channel": "email"},
+        trace_name="support refund",
+    )
+    with FakeOpenAI() as server, trace_attributes:
         answer = support_agent(support_task.TASK)
         assert answer == support_task.FINAL_ANSWER, answer
     langfuse.flush()
