@@ -7,9 +7,8 @@ from __future__ import annotations
 import functools
 
 PINS = {
-    # The Langfuse SDK (~2 MB with its OpenTelemetry exporter), its spans put on the capture's
-    # provider and exporting nowhere else: the OpenAI tool loop whole, streamed, and with a
-    # lookup that fails once
+    # The Langfuse SDK (~2 MB with its OpenTelemetry exporter), its span processor exporting to
+    # the capture only: the OpenAI tool loop whole, streamed, and with a lookup that fails once
     name: ["langfuse==5.0.4", "openai==3.57.0", "opentelemetry-sdk==1.45.2"]
     for name in ("langfuse", "langfuse-stream", "langfuse-tool-error")
 }
@@ -18,41 +17,31 @@ PINS = {
 USER_ID, SESSION_ID, TAGS = "customer-118", "support-chat-7", ("support", "refunds")
 
 
-class _Nowhere:
-    """A span exporter that sends nothing: the capture's own processor records the spans."""
-
-    def export(self, spans):
-        from opentelemetry.sdk.trace.export import SpanExportResult
-
-        return SpanExportResult.SUCCESS
-
-    def shutdown(self) -> None:
-        pass
-
-    def force_flush(self, timeout_millis: int = 30000) -> bool:
-        return True
-
-
 def langfuse_run(provider, stream: bool = False, lookup_fails: bool = False) -> None:
     """The OpenAI tool loop (the tools declared, each reply whole or streamed) as a Langfuse
     user writes it: the loop an `@observe(as_type="agent")` function, each tool an
     `@observe(as_type="tool")` one, and the model calls traced by the `langfuse.openai`
-    drop-in (which patches the `openai` module the loop calls). The Langfuse client is given
-    the capture's provider (`tracer_provider=`), its own exporter sending nowhere, its server
-    a closed local port. The run's user, session, tags and metadata are propagated to every
+    drop-in (which patches the `openai` module the loop calls). The Langfuse client exports
+    through its own span processor, as it would to its server, to the capture's exporter
+    (`span_exporter=`, as an application points it at evalsite's OTLP endpoint), on a
+    provider of its own with the capture's resource; its server is a closed local port,
+    never called. The run's user, session, tags and metadata are propagated to every
     observation (`propagate_attributes`), as Langfuse asks of trace-level attributes."""
     from langfuse import Langfuse, observe, propagate_attributes
     from langfuse.openai import openai  # noqa: F401 (the drop-in: patches `openai`)
+    from opentelemetry.sdk.trace import TracerProvider
 
     from tests.conformance import support_task
     from tests.conformance.fake_openai import MODEL, FakeOpenAI
 
+    (processor,) = provider._active_span_processor._span_processors
+    capture = processor.span_exporter
     langfuse = Langfuse(
         public_key="pk-lf-support",
         secret_key="sk-lf-support",
         base_url="http://127.0.0.1:9",
-        tracer_provider=provider,
-        span_exporter=_Nowhere(),
+        tracer_provider=TracerProvider(resource=provider.resource),
+        span_exporter=capture,
     )
     lookup_order = support_task.lookup_order_failing(lookup_fails)
     tools = {
@@ -78,7 +67,6 @@ def langfuse_run(provider, stream: bool = False, lookup_fails: bool = False) -> 
         answer = support_agent(support_task.TASK)
         assert answer == support_task.FINAL_ANSWER, answer
     langfuse.flush()
-    provider.force_flush()
 
 
 RUNS = {
