@@ -197,3 +197,29 @@ def test_langfuse_observed_arguments_and_offered_functions():
     sent = json.dumps({"functions": functions, "messages": []})
     record = _generation(**{"langfuse.observation.input": sent})
     assert record.trace_fields["available_tools"] == functions
+
+
+def test_langfuse_level_error_fails_an_observation_whose_status_says_nothing():
+    # a sender that writes Langfuse's attributes alone: the level and its message
+    failed = {
+        "langfuse.observation.type": "tool",
+        "langfuse.observation.level": "ERROR",
+        "langfuse.observation.status_message": ERROR,
+    }
+    record = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="r",
+        name="lookup_order",
+        attributes=failed,
+    )
+    assert (record.status, record.error_message) == ("error", ERROR)
+    warned = {**failed, "langfuse.observation.level": "WARNING"}
+    record = span_record_build(
+        trace_external_id="t",
+        span_id="s",
+        parent_span_id="r",
+        name="lookup_order",
+        attributes=warned,
+    )
+    assert record.status == "ok"

@@ -312,4 +312,10 @@ USAGE_CACHE_INPUT_KEYS = ("cache_read_input_tokens", "cache_creation_input_token
 # legacy `functions`) beside the messages, and `@observe` records a function's arguments as
 # `{"args": [...], "kwargs": {...}}`.
 LANGFUSE_TYPE = "langfuse.observation.type"
+# An observation at level ERROR failed, its status message saying why (the Python SDK sets the
+# span's status too; a sender that writes the attributes alone may not).
+LANGFUSE_LEVEL, LANGFUSE_STATUS_MESSAGE = (
+    "langfuse.observation.level",
+    "langfuse.observation.status_message",
+)
 OFFERED_TOOL_KEYS = ("tools", "functions")

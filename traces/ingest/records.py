@@ -9,7 +9,11 @@ from decimal import Decimal
 
 from traces.ingest import conventions, prices
 from traces.ingest.calls import lifecycle_emitter, tool_name_from_span_name
-from traces.ingest.convention_tables import OFFERED_TOOL_KEYS
+from traces.ingest.convention_tables import (
+    LANGFUSE_LEVEL,
+    LANGFUSE_STATUS_MESSAGE,
+    OFFERED_TOOL_KEYS,
+)
 from traces.ingest.failures import structured_failure
 from traces.messages import ToolResult, keyword_repr_read, messages_read, readable_text
 from traces.models import SpanKind, SpanStatus
@@ -140,6 +144,9 @@ def span_record_build(
         error_message = str(fields.get("error_type") or "")
     if not is_error and plan.tool_status and attributes["gen_ai.tool.status"] == "error":  # strands
         is_error, error_message = True, error_message or "tool status error"
+    if not is_error and plan.langfuse and attributes.get(LANGFUSE_LEVEL) == "ERROR":
+        is_error = True
+        error_message = error_message or str(attributes.get(LANGFUSE_STATUS_MESSAGE) or "error")
     if not is_error and fields.get("error_type"):
         is_error = True
         error_message = error_message or str(fields["error_type"])
