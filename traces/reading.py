@@ -20,6 +20,7 @@ from traces.messages import (
     MESSAGE_LISTS,
     OBJECT_REPR,
     Message,
+    ToolResult,
     messages_read,
     object_repr,
     python_literal_maybe,
@@ -241,6 +242,10 @@ class ReadingState:
         self.succeeded: dict[str, dict] = {}
         # what framework steps showed, by step name, field and key: (step, value), the latest
         self.framework_shown: dict[tuple[str, str, str], list[tuple[int, object]]] = {}
+        # the ids of calls decided that no tool step named yet, by (tool, arguments), in order
+        self.unclaimed: dict[tuple[str, str], list[str]] = {}
+        # the error each failed tool step showed, by its call id
+        self.errors_shown: dict[str, str] = {}
 
     def new_messages(self, messages: list[Message]) -> list[Message]:
         self._calls_noted(messages)
@@ -298,8 +303,23 @@ class ReadingState:
         return bool(message.tool_results) and (
             not message.text.strip()
             and not message.tool_calls
-            and all(self._result_shown(r.content) for r in message.tool_results)
+            and all(
+                self._result_shown(r.content) or self._error_shown(r) for r in message.tool_results
+            )
         )
+
+    def _error_shown(self, result: ToolResult) -> bool:
+        """A failed call's error handed back as text (`Error: <what the tool raised>`) after
+        its tool step showed the error."""
+        error = self.errors_shown.get(result.id) if result.id else None
+        return bool(error) and error in _text_of(result.content)
+
+    def call_claimed(self, tool: str, arguments) -> str:
+        """The id of the earliest call decided with this tool and these arguments that no tool
+        step named yet, for a tool step whose span records no call id (Langfuse's `@observe`
+        tools); "" when no model call decided it."""
+        ids = self.unclaimed.get((tool, _json_key(arguments)))
+        return ids.pop(0) if ids else ""
 
     def _result_shown(self, content) -> bool:
         parts = code_run_parts(content)
@@ -325,8 +345,10 @@ class ReadingState:
     def _calls_noted(self, messages: list[Message]) -> None:
         for message in messages:
             for call in message.tool_calls:
-                if call.id:
-                    self.decided.setdefault(call.id, call.arguments)
+                if call.id and call.id not in self.decided:
+                    self.decided[call.id] = call.arguments
+                    key = (call.name, _json_key(call.arguments))
+                    self.unclaimed.setdefault(key, []).append(call.id)
 
     def _results_placed(self, messages: list[Message]) -> None:
         """Each result handed back to the model, read on its tool step instead where that step
@@ -527,8 +549,11 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
         node["span_name"] = span.name
     errored = span.status == SpanStatus.ERROR
     if span.kind == SpanKind.TOOL:
-        if span.tool_call_id:
-            node["call_id"] = span.tool_call_id
+        call_id = span.tool_call_id
+        if not call_id and span.input is not None and state.unclaimed:
+            call_id = state.call_claimed(span.tool_name or label.base, span.input)
+        if call_id:
+            node["call_id"] = call_id
         if span.input is not None:
             node["arguments"] = span.input
         elif span.tool_call_id in state.decided:  # a span that records only the call id
@@ -537,6 +562,8 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             node["result"] = span.output
         if errored:
             node["error"] = error_read(span.error_message)
+            if call_id:
+                state.errors_shown[call_id] = node["error"]
         state.tool_result_shown(span.output if span.output is not None else span.error_message)
         state.tool_step_noted(node, span, errored)
         return node

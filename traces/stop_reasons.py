@@ -79,6 +79,7 @@ FINISH_ATTRIBUTES = (
     "gen_ai.response.finish_reasons",
     "gen_ai.response.finish_reason",
     "llm.finish_reason",
+    "langfuse.observation.metadata.finish_reason",  # Langfuse's OpenAI wrapper, streamed: JSON
 )
 OUTPUT_FINISH_KEYS = ("finish_reason", "stop_reason", "finishReason")
 # How enums spell a reason ahead of it: Gemini's names (`FINISH_REASON_MAX_TOKENS`), a Python

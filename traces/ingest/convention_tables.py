@@ -18,6 +18,9 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
             "embedding": SpanKind.RETRIEVER,
             "chain": SpanKind.CUSTOM,
             "span": SpanKind.CUSTOM,
+            "evaluator": SpanKind.CUSTOM,
+            "guardrail": SpanKind.CUSTOM,
+            "event": SpanKind.CUSTOM,
         },
     ),
     (
@@ -293,3 +296,26 @@ COST_PART_ATTRIBUTES = (
     ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
     ("llm.cost.prompt", "llm.cost.completion"),
 )
+
+# Langfuse's usage and cost of a generation, each a JSON object by usage type. Usage is
+# Langfuse's own (`input`, `output`, `total`, and parts such as `input_cached_tokens`, every
+# key holding `input` an input part) or a provider's usage object as its OpenAI wrapper passes
+# it (`prompt_tokens`, `completion_tokens`; `input_tokens`, `output_tokens`). Cost is USD by
+# type, `total` else the sum of the parts.
+LANGFUSE_USAGE = "langfuse.observation.usage_details"
+LANGFUSE_COST = "langfuse.observation.cost_details"
+# A provider's own keys in a usage object, (input, output), tried in order.
+USAGE_OBJECT_KEYS = (("prompt_tokens", "completion_tokens"), ("input_tokens", "output_tokens"))
+# Anthropic's input parts beside `input_tokens`, which counts neither.
+USAGE_CACHE_INPUT_KEYS = ("cache_read_input_tokens", "cache_creation_input_tokens")
+# Langfuse's observation type: its generation's input lists the tools offered (`tools`, or the
+# legacy `functions`) beside the messages, and `@observe` records a function's arguments as
+# `{"args": [...], "kwargs": {...}}`.
+LANGFUSE_TYPE = "langfuse.observation.type"
+# An observation at level ERROR failed, its status message saying why (the Python SDK sets the
+# span's status too; a sender that writes the attributes alone may not).
+LANGFUSE_LEVEL, LANGFUSE_STATUS_MESSAGE = (
+    "langfuse.observation.level",
+    "langfuse.observation.status_message",
+)
+OFFERED_TOOL_KEYS = ("tools", "functions")

@@ -28,6 +28,9 @@ from traces.ingest.convention_tables import (
     INPUT_ATTRIBUTES,
     KIND_BY_ATTRIBUTE,
     KIND_SYNONYMS,
+    LANGFUSE_COST,
+    LANGFUSE_TYPE,
+    LANGFUSE_USAGE,
     LLM_MARKERS,
     OUTPUT_ATTRIBUTES,
     PROVIDER_ALIASES,
@@ -36,6 +39,8 @@ from traces.ingest.convention_tables import (
     TOOL_ERROR_FLAGS,
     TOOL_MARKERS,
     TRACE_FIELDS,
+    USAGE_CACHE_INPUT_KEYS,
+    USAGE_OBJECT_KEYS,
 )
 from traces.messages import keyword_repr_read
 from traces.models import SpanKind
@@ -137,6 +142,10 @@ class SpanPlan:
     # Logfire's `logfire.msg_template` and `logfire.msg`: a span named by its template is
     # called by its message (logfire_span_name).
     logfire_message: bool
+    # Langfuse's `langfuse.observation.type`: its values' shapes (langfuse_*), and its usage
+    # and cost by type (`usage_details`, `cost_details`) when either is there.
+    langfuse: bool
+    langfuse_usage: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -196,6 +205,8 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         component_values="openinference.span.kind" in present
         or any(name.startswith(HAYSTACK_PREFIX) for name in names),
         logfire_message=LOGFIRE_TEMPLATE in present and LOGFIRE_MESSAGE in present,
+        langfuse=LANGFUSE_TYPE in present,
+        langfuse_usage=LANGFUSE_USAGE in present or LANGFUSE_COST in present,
     )
 
 
@@ -475,6 +486,51 @@ def cost_declared(attributes: Mapping, fields: dict | None = None, plan: SpanPla
         if numbers:
             return sum(numbers)
     return None
+
+
+def langfuse_usage_read(attributes: Mapping, fields: dict) -> None:
+    """A Langfuse generation's tokens and cost from its usage and cost by type (`{"input":
+    120, "output": 30}`, or the provider's usage object its OpenAI wrapper passes on), into
+    `fields` where no attribute of their own gave them."""
+    usage = json_maybe(attributes.get(LANGFUSE_USAGE))
+    if type(usage) is dict and not (fields["input_tokens"] or fields["output_tokens"]):
+        counts = {key: value for key, value in usage.items() if type(value) is int}
+        for input_key, output_key in USAGE_OBJECT_KEYS:
+            if input_key in counts or output_key in counts:
+                taken = counts.get(input_key, 0)
+                if input_key == "input_tokens":
+                    taken += sum(counts.get(key, 0) for key in USAGE_CACHE_INPUT_KEYS)
+                fields["input_tokens"] = _as_int(taken)
+                fields["output_tokens"] = _as_int(counts.get(output_key, 0))
+                break
+        else:  # Langfuse's own types: every one holding `input` (or `output`) is a part of it
+            fields["input_tokens"] = _as_int(sum(v for k, v in counts.items() if "input" in k))
+            fields["output_tokens"] = _as_int(sum(v for k, v in counts.items() if "output" in k))
+    cost = json_maybe(attributes.get(LANGFUSE_COST))
+    if type(cost) is dict and fields.get("cost_usd") is None:
+        amounts = [v for v in cost.values() if type(v) in (int, float)]
+        total = cost.get("total")
+        if type(total) in (int, float):
+            fields["cost_usd"] = total
+        elif amounts:
+            fields["cost_usd"] = sum(amounts)
+
+
+def langfuse_arguments(value):
+    """A function's arguments as Langfuse's `@observe` records them, `{"args": [...],
+    "kwargs": {...}}`: the one argument given, or the keyword arguments given alone; else
+    as recorded."""
+    if type(value) is not dict or not value.keys() <= _OBSERVED_KEYS:
+        return value
+    args, kwargs = value.get("args"), value.get("kwargs")
+    if not kwargs and type(args) is list and len(args) == 1:
+        return json_maybe(args[0])
+    if not args and type(kwargs) is dict and kwargs:
+        return kwargs
+    return value
+
+
+_OBSERVED_KEYS = frozenset(("args", "kwargs"))
 
 
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.

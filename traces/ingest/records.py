@@ -9,6 +9,11 @@ from decimal import Decimal
 
 from traces.ingest import conventions, prices
 from traces.ingest.calls import lifecycle_emitter, tool_name_from_span_name
+from traces.ingest.convention_tables import (
+    LANGFUSE_LEVEL,
+    LANGFUSE_STATUS_MESSAGE,
+    OFFERED_TOOL_KEYS,
+)
 from traces.ingest.failures import structured_failure
 from traces.messages import ToolResult, keyword_repr_read, messages_read, readable_text
 from traces.models import SpanKind, SpanStatus
@@ -106,6 +111,8 @@ def span_record_build(
     elif kind == _LLM and type(input_value) is dict:
         input_value = model_input(input_value)
     elif kind != _LLM:
+        if plan.langfuse and type(input_value) is dict:  # `@observe`'s `{args, kwargs}`
+            input_value = conventions.langfuse_arguments(input_value)
         if plan.aggregate_tokens:
             # OpenInference agent and chain spans repeat their model calls' token sums.
             fields["input_tokens"] = fields["output_tokens"] = 0
@@ -114,6 +121,8 @@ def span_record_build(
             input_value = chain_value(input_value)
         if type(output_value) is dict and "outputs" in output_value:
             output_value = chain_value(output_value)
+    if plan.langfuse_usage:  # Langfuse's usage and cost by type, as JSON objects
+        conventions.langfuse_usage_read(attributes, fields)
     model = str(fields.get("model") or "")[:200]
     if model and "/" in model:
         model = model_unrouted(model, fields.get("provider"))
@@ -135,6 +144,9 @@ def span_record_build(
         error_message = str(fields.get("error_type") or "")
     if not is_error and plan.tool_status and attributes["gen_ai.tool.status"] == "error":  # strands
         is_error, error_message = True, error_message or "tool status error"
+    if not is_error and plan.langfuse and attributes.get(LANGFUSE_LEVEL) == "ERROR":
+        is_error = True
+        error_message = error_message or str(attributes.get(LANGFUSE_STATUS_MESSAGE) or "error")
     if not is_error and fields.get("error_type"):
         is_error = True
         error_message = error_message or str(fields["error_type"])
@@ -175,6 +187,11 @@ def span_record_build(
         # a model call's arguments that list its tools (Haystack's generators' `tools`)
         offered = tools_in_arguments(input_value["tools"])
         trace_values = {**trace_values, AVAILABLE_TOOLS: offered} if offered else trace_values
+    elif plan.langfuse and kind == _LLM and type(input_value) is dict:
+        # a Langfuse generation's input: the request's tools (or functions) beside its messages
+        offered = conventions.first_present(input_value, OFFERED_TOOL_KEYS)
+        if type(offered) is list and offered:
+            trace_values = {**trace_values, AVAILABLE_TOOLS: offered}
     # Positional, in field order: twenty keyword arguments cost twice the rest of the call.
     return SpanRecord(
         trace_external_id,
