@@ -37,6 +37,7 @@ from traces.ingest.convention_tables import (
     TOOL_MARKERS,
     TRACE_FIELDS,
 )
+from traces.ingest.mlflow_spans import MLFLOW_SPAN_TYPE
 from traces.messages import keyword_repr_read
 from traces.models import SpanKind
 
@@ -137,6 +138,8 @@ class SpanPlan:
     # Logfire's `logfire.msg_template` and `logfire.msg`: a span named by its template is
     # called by its message (logfire_span_name).
     logfire_message: bool
+    # MLflow's `mlflow.spanType`: its values are JSON text (traces.ingest.mlflow_spans).
+    mlflow: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -196,13 +199,19 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         component_values="openinference.span.kind" in present
         or any(name.startswith(HAYSTACK_PREFIX) for name in names),
         logfire_message=LOGFIRE_TEMPLATE in present and LOGFIRE_MESSAGE in present,
+        mlflow=MLFLOW_SPAN_TYPE in present,
     )
 
 
 # Tools offered to a model call: the GenAI conventions' list, else OpenInference's
 # `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
 # Lists of definitions (JSON, or arrays of JSON texts): the GenAI one, the Vercel AI SDK's.
-TOOL_DEFINITION_LISTS = ("gen_ai.tool.definitions", "ai.prompt.tools", "haystack.agent.tools")
+TOOL_DEFINITION_LISTS = (
+    "gen_ai.tool.definitions",
+    "ai.prompt.tools",
+    "haystack.agent.tools",
+    "mlflow.chat.tools",
+)
 # What of a tool read from its repr defines it (Haystack's Tool repr has its function too).
 TOOL_DEFINITION_KEYS = ("name", "description", "parameters")
 _OFFERED_TOOL = re.compile(
