@@ -46,9 +46,11 @@ def test_values_read_decoded_and_stored_as_sent():
     assert (record.kind, record.tool_name) == (SpanKind.TOOL, "lookup_order")
     assert (record.input, record.output) == ({"order_id": "A-1"}, "delivered")
     assert record.attributes["mlflow.spanType"] == '"TOOL"'
-    # a plain string beside them (a resource's service.name), and evalsite's own, as they are
-    values = mlflow_values({"mlflow.spanType": '"LLM"', "service.name": "x", "otel.a": "1"})
-    assert values == {"mlflow.spanType": "LLM", "service.name": "x", "otel.a": "1"}
+    # a plain string beside them (a resource's service.name), evalsite's own and a trace tag
+    # (which MLflow writes as plain text) as they are
+    sent = {"mlflow.spanType": '"LLM"', "service.name": "x", "otel.a": "1"}
+    sent["mlflow.traceTag.n"] = "2"
+    assert mlflow_values(sent) == {**sent, "mlflow.spanType": "LLM"}
 
 
 def test_model_call_usage_model_cost_and_tools():

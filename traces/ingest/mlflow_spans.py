@@ -27,8 +27,9 @@ MLFLOW_COST = "mlflow.llm.cost"
 # A streamed call's chunks, each a span event `mlflow.chunk.item.<n>` holding the chunk as JSON.
 CHUNK_EVENT_PREFIX, CHUNK_VALUE = "mlflow.chunk.item.", "mlflow.chunk.value"
 _TOOL, _LLM = SpanKind.TOOL, SpanKind.LLM
-# Attributes evalsite itself adds to a span (otlp.span_record_from): never MLflow's JSON.
-_OWN_PREFIX = "otel."
+# Never MLflow's JSON: what evalsite itself adds to a span (otlp.span_record_from), and the
+# trace's tags, which MLflow's OTLP export writes on the root as plain text.
+_PLAIN_PREFIXES = ("otel.", "mlflow.traceTag.")
 
 
 def mlflow_values(attributes: Mapping) -> dict:
@@ -36,7 +37,7 @@ def mlflow_values(attributes: Mapping) -> dict:
     read. The caller stores the attributes as sent."""
     decoded = dict(attributes)
     for name, value in attributes.items():
-        if type(value) is str and not name.startswith(_OWN_PREFIX):
+        if type(value) is str and not name.startswith(_PLAIN_PREFIXES):
             try:
                 decoded[name] = orjson.loads(value)
             except orjson.JSONDecodeError:
