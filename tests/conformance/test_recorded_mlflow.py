@@ -25,7 +25,7 @@ from tests.conformance.test_frameworks import (
 from tests.factories import UserFactory
 from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind
-from traces.serialize import trace_span_tree
+from traces.serialize import trace_span_tree, tree_json
 
 pytestmark = pytest.mark.django_db
 
@@ -118,6 +118,8 @@ def test_mlflow_tracing_tool_failure(api_client_for):
     # what the model was told of the failure is read on the failed step, not again after it
     assert tools[0]["result"] == f"Error: {error}"
     assert results_handed_back(tree) == []
+    reading = tree_json(tree)
+    assert "Traceback" not in reading and "site-packages" not in reading
 
 
 def test_mlflow_tracing_genai_conventions(api_client_for):
