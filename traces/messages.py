@@ -541,8 +541,12 @@ def messages_read(value) -> list[Message] | None:
             return messages_read([g.get("message") or g for g in batch if isinstance(g, dict)])
         if isinstance(value.get("content"), dict) and "role" not in value:
             return messages_read(value["content"])  # Gemini/ADK response
-        if value.get("object") == "response" and isinstance(value.get("output"), list):
+        kind = value.get("object")
+        if kind == "response" and isinstance(value.get("output"), list):
             return _response_items_read(value["output"])  # OpenAI Responses API
+        if kind == "chat.completion" and isinstance(value.get("choices"), list):
+            # an OpenAI chat completion as the SDK returns it (MLflow's model-call output)
+            return messages_read([c.get("message") for c in value["choices"] if type(c) is dict])
         state = value.get("state")
         if isinstance(state, dict) and "messages" not in value and "tool_call" in value:
             value = state  # LangGraph's tool_call_with_context: the call and the graph's state

@@ -39,6 +39,27 @@ KIND_BY_ATTRIBUTE: list[tuple[str, dict[str, str]]] = [
         },
     ),
     (
+        # MLflow Tracing's span types (its values decoded from JSON: traces.ingest.mlflow_spans)
+        "mlflow.spanType",
+        {
+            "CHAT_MODEL": SpanKind.LLM,
+            "LLM": SpanKind.LLM,
+            "AGENT": SpanKind.AGENT,
+            "TOOL": SpanKind.TOOL,
+            "RETRIEVER": SpanKind.RETRIEVER,
+            "RERANKER": SpanKind.RETRIEVER,
+            "EMBEDDING": SpanKind.RETRIEVER,
+            "CHAIN": SpanKind.CUSTOM,
+            "WORKFLOW": SpanKind.CUSTOM,
+            "TASK": SpanKind.CUSTOM,
+            "PARSER": SpanKind.CUSTOM,
+            "MEMORY": SpanKind.CUSTOM,
+            "GUARDRAIL": SpanKind.CUSTOM,
+            "EVALUATOR": SpanKind.CUSTOM,
+            "UNKNOWN": SpanKind.CUSTOM,
+        },
+    ),
+    (
         # An MCP request: a tool call, or a read of a resource or prompt (not a tool the agent
         # chose). Before the operation name: an MCP server span says `execute_tool` too.
         "mcp.method.name",
@@ -175,8 +196,15 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
         "llm.model_name",
         "llm.request.model_name",
         "ai.model.id",
+        "mlflow.llm.model",
     ),
-    "provider": ("gen_ai.provider.name", "gen_ai.system", "llm.provider", "llm.system"),
+    "provider": (
+        "gen_ai.provider.name",
+        "gen_ai.system",
+        "llm.provider",
+        "llm.system",
+        "mlflow.llm.provider",
+    ),
     "input_tokens": (
         "gen_ai.usage.input_tokens",
         "gen_ai.usage.prompt_tokens",
@@ -242,6 +270,7 @@ INPUT_ATTRIBUTES = (
     "mastra.agent_run.input",  # Mastra's: what its agent was asked
     "mastra.model_step.input",  # and a turn of its model loop's messages (a preview)
     "request_data",  # Logfire's LLM instrumentations: the request body (its former attributes)
+    "mlflow.spanInputs",  # MLflow's: a traced function's arguments, a model call's request
 )
 OUTPUT_ATTRIBUTES = (
     "langfuse.observation.output",
@@ -265,6 +294,7 @@ OUTPUT_ATTRIBUTES = (
     "mastra.agent_run.output",  # Mastra's: its agent's answer `{text, files}`
     "mastra.model_step.output",  # and a turn's whole reply `{text, toolCalls}`
     "response_data",  # Logfire's: `{message, usage}` of a chat completion, whole or streamed
+    "mlflow.spanOutputs",  # MLflow's: a traced function's return, a model call's response
 )
 # Flattened message lists: prefix -> what it fills.
 FLATTENED_INPUT_PREFIXES = ("llm.input_messages", "gen_ai.prompt")

@@ -42,6 +42,7 @@ from traces.ingest.convention_tables import (
     USAGE_CACHE_INPUT_KEYS,
     USAGE_OBJECT_KEYS,
 )
+from traces.ingest.mlflow_spans import MLFLOW_SPAN_TYPE
 from traces.messages import keyword_repr_read
 from traces.models import SpanKind
 
@@ -146,6 +147,8 @@ class SpanPlan:
     # and cost by type (`usage_details`, `cost_details`) when either is there.
     langfuse: bool
     langfuse_usage: bool
+    # MLflow's `mlflow.spanType`: its values are JSON text (traces.ingest.mlflow_spans).
+    mlflow: bool
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -207,13 +210,19 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         logfire_message=LOGFIRE_TEMPLATE in present and LOGFIRE_MESSAGE in present,
         langfuse=LANGFUSE_TYPE in present,
         langfuse_usage=LANGFUSE_USAGE in present or LANGFUSE_COST in present,
+        mlflow=MLFLOW_SPAN_TYPE in present,
     )
 
 
 # Tools offered to a model call: the GenAI conventions' list, else OpenInference's
 # `llm.tools.N.tool.json_schema` or OpenLLMetry's `llm.request.functions.N.<part>`.
 # Lists of definitions (JSON, or arrays of JSON texts): the GenAI one, the Vercel AI SDK's.
-TOOL_DEFINITION_LISTS = ("gen_ai.tool.definitions", "ai.prompt.tools", "haystack.agent.tools")
+TOOL_DEFINITION_LISTS = (
+    "gen_ai.tool.definitions",
+    "ai.prompt.tools",
+    "haystack.agent.tools",
+    "mlflow.chat.tools",
+)
 # What of a tool read from its repr defines it (Haystack's Tool repr has its function too).
 TOOL_DEFINITION_KEYS = ("name", "description", "parameters")
 _OFFERED_TOOL = re.compile(

@@ -15,6 +15,7 @@ from traces.ingest.convention_tables import (
     OFFERED_TOOL_KEYS,
 )
 from traces.ingest.failures import structured_failure
+from traces.ingest.mlflow_spans import mlflow_fields, mlflow_values, streamed_reply
 from traces.messages import ToolResult, keyword_repr_read, messages_read, readable_text
 from traces.models import SpanKind, SpanStatus
 from traces.tool_definitions import AVAILABLE_TOOLS
@@ -91,6 +92,9 @@ def span_record_build(
 ) -> SpanRecord:
     """A SpanRecord with kind, tool, model, tokens, content and cost read from the conventions."""
     plan = conventions.span_plan(attributes)
+    sent = attributes  # what is stored: as the sender wrote it
+    if plan.mlflow:  # MLflow writes its values as JSON text: they are read decoded
+        attributes = mlflow_values(attributes)
     if plan.logfire_message:
         name = conventions.logfire_span_name(name, attributes)
     kind = conventions.span_kind_from(attributes, declared_kind, plan)
@@ -99,6 +103,10 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events, plan)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
+    if plan.mlflow:  # its usage and cost as objects; a streamed reply's calls in its chunks
+        mlflow_fields(attributes, fields)
+        if kind == _LLM:
+            output_value = streamed_reply(output_value, events)
     if plan.component_values:  # what a Haystack tracer may send: one flag read for the rest
         if plan.repr_input and type(input_value) is str:
             # Haystack writes a component's inputs as their repr when they are no JSON
@@ -203,7 +211,7 @@ def span_record_build(
         ended_at,
         input_value,
         output_value,
-        attributes,
+        sent,
         status,
         error_message,
         tool_name[:200],

@@ -27,6 +27,7 @@ from traces.ingest.bulk_sql import (
 from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
 from traces.ingest.dialects import langgraph_tool_calls_resolve
 from traces.ingest.failures import tool_failures_mark
+from traces.ingest.mlflow_spans import mlflow_call_ids_resolve
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
 from traces.ingest.trace_fields import trace_fields_apply
@@ -135,6 +136,7 @@ def spans_store(
         extras_mask(masker, extras)
     records, logs_taken = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
+    mlflow_call_ids_resolve(records)
     tool_failures_mark(
         records,
         detect_text=project.tool_error_text_detection,
