@@ -442,6 +442,25 @@ def python_literal_maybe(value):
     return data if isinstance(data, dict | list) else value
 
 
+# A LangChain message as `str()` writes it (pydantic's fields, space-separated):
+# `content='{"id": 1}' name='lookup' tool_call_id='call_2'`, its content a Python string literal.
+_MESSAGE_STR = re.compile(r"""content=('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")(?= \w+=|$)""", re.S)
+
+
+def message_str_content(text: str):
+    """The content of a message written as its `str()` (OpenLIT's LangChain tool results), as
+    `{"error": content}` when its status says the tool failed; the text itself otherwise."""
+    found = _MESSAGE_STR.match(text) if len(text) <= LITERAL_MAX_CHARS else None
+    if found is None:
+        return text
+    try:
+        content = ast.literal_eval(found[1])
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+    content = json_text_decoded(content)
+    return {"error": content} if " status='error'" in text[found.end() :] else content
+
+
 MESSAGE_REPR_OPENING = "ChatMessage("
 # `<ChatRole.USER: 'user'>`: an enum member's repr, read as its value.
 _ENUM_REPR = re.compile(r"^<[\w.]+: (.+)>$", re.S)

@@ -143,6 +143,12 @@ TOOL_MARKERS = (
     "ai.toolCall.name",
     "haystack.tool.name",  # Haystack 3's `haystack.agent.step.tool`: one span a call
 )
+# A model call's messages; beside them, these tool call attributes name the call the model
+# decided (OpenLIT writes its first decided call so on a chat span), not a call the span ran.
+MODEL_MESSAGE_ATTRIBUTES = frozenset(("gen_ai.input.messages", "gen_ai.output.messages"))
+DECIDED_CALL_ATTRIBUTES = frozenset(
+    ("gen_ai.tool.name", "gen_ai.tool.call.id", "gen_ai.tool.args", "gen_ai.tool.call.arguments")
+)
 # Any of these present means a model call, also on spans with no gen_ai.* attribute at all.
 LLM_MARKERS = (
     "gen_ai.request.model",

@@ -22,6 +22,7 @@ from traces.ingest.convention_tables import (
     COMPONENT_TYPE_ENDINGS,
     CONTENT_EVENTS,
     COST_PART_ATTRIBUTES,
+    DECIDED_CALL_ATTRIBUTES,
     FLATTENED_INPUT_PREFIXES,
     FLATTENED_OUTPUT_PREFIXES,
     FLATTENED_STARTS,
@@ -32,6 +33,7 @@ from traces.ingest.convention_tables import (
     LANGFUSE_TYPE,
     LANGFUSE_USAGE,
     LLM_MARKERS,
+    MODEL_MESSAGE_ATTRIBUTES,
     OUTPUT_ATTRIBUTES,
     PROVIDER_ALIASES,
     REPR_INPUT_ATTRIBUTES,
@@ -149,6 +151,10 @@ class SpanPlan:
     langfuse_usage: bool
     # MLflow's `mlflow.spanType`: its values are JSON text (traces.ingest.mlflow_spans).
     mlflow: bool
+    # A model call's messages beside a tool call's attributes (OpenLIT's `gen_ai.tool.name`,
+    # `gen_ai.tool.call.id`, `gen_ai.tool.args` on a chat span: the call it decided): the plan
+    # of the same names without those, by which a span that is a model call reads.
+    decided_call: SpanPlan | None = None
 
 
 # Plans by attribute names in order. Bounded, as a sender could make every span's names new.
@@ -211,6 +217,10 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         langfuse=LANGFUSE_TYPE in present,
         langfuse_usage=LANGFUSE_USAGE in present or LANGFUSE_COST in present,
         mlflow=MLFLOW_SPAN_TYPE in present,
+        decided_call=None
+        if present.isdisjoint(DECIDED_CALL_ATTRIBUTES)
+        or present.isdisjoint(MODEL_MESSAGE_ATTRIBUTES)
+        else _plan_for(tuple(name for name in names if name not in DECIDED_CALL_ATTRIBUTES)),
     )
 
 
@@ -369,9 +379,12 @@ def _with_system_instructions(attributes: Mapping, messages):
     if system is None:
         return messages
     system = json_maybe(system)
-    if system and isinstance(messages, list):
-        return [{"role": "system", "parts": system}, *messages]
-    return messages
+    if not system or not isinstance(messages, list):
+        return messages
+    first = messages[0] if messages else None
+    if isinstance(first, dict) and first.get("role") == "system":
+        return messages  # the messages carry the instructions already (OpenLIT sends both)
+    return [{"role": "system", "parts": system}, *messages]
 
 
 def _flattened_or_value(flattened: list, value):

@@ -16,7 +16,14 @@ from traces.ingest.convention_tables import (
 )
 from traces.ingest.failures import structured_failure
 from traces.ingest.mlflow_spans import mlflow_fields, mlflow_values, streamed_reply
-from traces.messages import ToolResult, keyword_repr_read, messages_read, readable_text
+from traces.messages import (
+    ToolResult,
+    keyword_repr_read,
+    message_str_content,
+    messages_read,
+    python_literal_maybe,
+    readable_text,
+)
 from traces.models import SpanKind, SpanStatus
 from traces.tool_definitions import AVAILABLE_TOOLS
 
@@ -98,6 +105,8 @@ def span_record_build(
     if plan.logfire_message:
         name = conventions.logfire_span_name(name, attributes)
     kind = conventions.span_kind_from(attributes, declared_kind, plan)
+    if plan.decided_call is not None and kind == _LLM:
+        plan = plan.decided_call  # a model call naming the tool call it decided: read as a call
     fields = conventions.span_fields_from(attributes, plan)
     if input_value is None or output_value is None:
         found_in, found_out = conventions.span_content_from(attributes, events, plan)
@@ -329,9 +338,11 @@ def chain_value(value):
 
 def tool_arguments(value):
     """A tool's arguments as the call gave them: smolagents wraps them in `{args, kwargs}`,
-    strands sends them as a `gen_ai.tool.message` event."""
+    strands sends them as a `gen_ai.tool.message` event, OpenLIT's LangChain instrumentation as
+    the repr of their dict."""
     if not isinstance(value, dict):
-        return value
+        # a string opening a dict that is no JSON (json_maybe read that): its Python repr
+        return python_literal_maybe(value) if type(value) is str and value[:1] == "{" else value
     if value.get("event") == "gen_ai.tool.message":
         return conventions.json_maybe(value.get("content"))
     if (
@@ -380,7 +391,10 @@ def tool_result(value):
     strands sends `[{"text": ...}]` in a `gen_ai.choice` event; google-adk `{"result": ...}`;
     LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`, alone or in
     a ToolCallResult event `{tool_name, tool_kwargs, tool_id, tool_output}`; the Vercel
-    AI SDK a tool's string return as JSON text again."""
+    AI SDK a tool's string return as JSON text again; OpenLIT's LangChain instrumentation the
+    ToolMessage's `str()` (`content='…' name='…' tool_call_id='…'`)."""
+    if type(value) is str and value[:8] == "content=":
+        return message_str_content(value)
     if type(value) is str and value[:1] == '"' and value[-1:] == '"' and len(value) > 1:
         try:  # `"{\"id\": ...}"`, `"Completed."`: a tool's text, written as a JSON string
             value = conventions.json_maybe(json.loads(value))

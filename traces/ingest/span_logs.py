@@ -37,13 +37,14 @@ from django.utils import timezone
 from core.remembered import Remembered
 from traces.ingest.pending_rows import pending_logs_read
 from traces.ingest.records import SpanRecord, span_record_build
-from traces.models import PendingSpanLog, Project, SpanStatus
+from traces.models import PendingSpanLog, Project, SpanKind, SpanStatus
 
 logger = logging.getLogger(__name__)
 
 # The event that carries a whole model call in its attributes, which become the span's.
 OPERATION_DETAILS = "gen_ai.client.inference.operation.details"
 LOGS_KEY = "otel.logs"
+OFFERED_TOOLS = "gen_ai.tool.definitions"
 # How long a process trusts what it read of a project having waiting records; a record a
 # process missed meanwhile is joined by pending_logs_join_late.
 PENDING_REMEMBERED_SECONDS = 5.0
@@ -57,7 +58,15 @@ def record_with_logs(record: SpanRecord, events: list[dict]) -> SpanRecord:
     attributes = dict(record.attributes)
     kept = list(attributes.get(LOGS_KEY) or [])
     for event in events:
-        if event["name"] == OPERATION_DETAILS:
+        if event["name"] == OPERATION_DETAILS and record.kind != SpanKind.LLM:
+            # A model call's details logged where the call is not: OpenLIT logs a streamed
+            # call's once the stream is read, in its caller's span. Kept, not read as this
+            # span's call; only the tools the call was offered, which the trace was, are read.
+            offered = (event.get("attributes") or {}).get(OFFERED_TOOLS)
+            if offered is not None:
+                attributes.setdefault(OFFERED_TOOLS, offered)
+            kept.append(event)
+        elif event["name"] == OPERATION_DETAILS:
             for key, value in (event.get("attributes") or {}).items():
                 attributes.setdefault(key, value)
             # Its attributes are the span's now; the record notes only that it came.
