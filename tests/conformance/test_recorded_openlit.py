@@ -18,9 +18,15 @@ from tests.conformance.recorded_reading import (
     results_handed_back,
     send_recorded,
 )
-from tests.conformance.test_frameworks import EXPECTED_CALLS, JUDGE_READS, ORDER, REFUND
+from tests.conformance.test_frameworks import (
+    EXPECTED_CALLS,
+    JUDGE_READS,
+    ORDER,
+    REFUND,
+    judge_reads_after_failure,
+)
 from tests.factories import UserFactory
-from tests.judges.judge_reads import Expected, assert_judge_reads, reading_steps
+from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
@@ -28,13 +34,7 @@ pytestmark = pytest.mark.django_db
 
 ERROR = support_task.ORDER_SERVICE_DOWN
 # the failed lookup told to the model, then looked up again
-RETRIED = Expected(
-    task=support_task.TASK,
-    final_answer=support_task.FINAL_ANSWER,
-    calls=[EXPECTED_CALLS[0], *EXPECTED_CALLS],
-    results=[ORDER, REFUND],
-    errors=[ERROR],
-)
+RETRIED = judge_reads_after_failure(ERROR)
 
 
 @pytest.fixture
