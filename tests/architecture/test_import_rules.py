@@ -236,6 +236,7 @@ def test_the_walker_finds_the_pipeline_reading_to_its_left():
     assert "core" in {reach.target for reach in package_reaches("golden")}
 
 
+@cache  # every file's imports ask for the same few hundred modules
 def _module_path(dotted: str) -> Path | None:
     for candidate in (
         ROOT / (dotted.replace(".", "/") + ".py"),
@@ -246,6 +247,7 @@ def _module_path(dotted: str) -> Path | None:
     return None
 
 
+@cache
 def _names_defined_and_imported(path: Path) -> tuple[set[str], set[str]]:
     defined: set[str] = set()
     imported: set[str] = set()
