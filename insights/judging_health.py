@@ -23,8 +23,8 @@ from webhooks.services import event_publish
 
 SKIP_REASONS = [outcome for outcome in OnlineOutcome.values if outcome != OnlineOutcome.JUDGED]
 # Decisions of these outcomes are traffic the rule was meant to see; a trace of another task
-# type is not.
-NOT_TRAFFIC = {OnlineOutcome.OTHER_TASK_TYPE}
+# type, or one with nothing to judge, is not.
+NOT_TRAFFIC = {OnlineOutcome.OTHER_TASK_TYPE, OnlineOutcome.NOTHING_TO_JUDGE}
 
 
 def _counts_since(since) -> dict[tuple[int, int], dict[str, int]]:

@@ -386,6 +386,7 @@ class OnlineOutcome(models.TextChoices):
     PROVIDER_FAILING = "provider_failing", "Provider failing"
     OTHER_TASK_TYPE = "other_task_type", "No matching task type"
     NO_APPROVED_VERSION = "no_approved_version", "No approved version"
+    NOTHING_TO_JUDGE = "nothing_to_judge", "Nothing to judge"
 
 
 class OnlineRuleHour(models.Model):

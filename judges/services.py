@@ -34,7 +34,7 @@ from judges.online_health import (
     provider_health,
 )
 from judges.sql import late_verdicts_stale_set, verdicts_stale_set
-from traces.models import Session, Trace
+from traces.models import Session, Span, SpanKind, Trace
 
 DEFAULT_CONFIG_NAME = "default"
 CREATE_BATCH = 1000
@@ -228,8 +228,12 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
     now = timezone.now()
     config = None
     task_type = None  # decided once, for the first rubric that asks
+    nothing = _nothing_to_judge(trace)
     for rubric in rubrics:
         if rubric.project_id and rubric.project_id != trace.project_id:
+            continue
+        if nothing:
+            decisions.append(OnlineDecision(rubric, OnlineOutcome.NOTHING_TO_JUDGE, ""))
             continue
         # A task-type rubric judges only traces of its type.
         if rubric.task_type:
@@ -261,6 +265,15 @@ def trace_judge_online(trace: Trace, *, task_typed_only: bool = False) -> list[J
         runs.append(run)
     online_decisions_record(trace, decisions, now)
     return runs
+
+
+def _nothing_to_judge(trace: Trace) -> bool:
+    """A trace with no agent's work in it: no task, no answer, no model or tool call (a
+    framework's span for building its graph, a web request an app's own instrumentation
+    traced). Judging it online would pay for a verdict on nothing."""
+    if trace.task or trace.final_answer or trace.model:
+        return False
+    return not Span.objects.filter(trace=trace, kind__in=(SpanKind.LLM, SpanKind.TOOL)).exists()
 
 
 def _online_skip_reason(rubric: Rubric, version, trace: Trace, now) -> str | None:

@@ -69,6 +69,7 @@ def test_the_alert_clears_once_the_rule_judges_again(hook):
         ({OnlineOutcome.JUDGED: 1, OnlineOutcome.NOT_SAMPLED: 99}, 0.01, True),  # it judges
         ({OnlineOutcome.NOT_SAMPLED: 20}, 0.1, True),  # two expected: not enough to tell
         ({OnlineOutcome.OTHER_TASK_TYPE: 500}, 1.0, True),  # no traffic of its type
+        ({OnlineOutcome.NOTHING_TO_JUDGE: 500}, 1.0, True),  # no agent's work in the traces
         ({OnlineOutcome.NOT_CALIBRATED: 500}, 1.0, False),  # no longer live
     ],
 )

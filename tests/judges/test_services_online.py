@@ -4,12 +4,19 @@ make verdicts stale."""
 import pytest
 from django.db import transaction
 
-from judges.models import JudgeRun, Judgment, Verdict
+from judges.models import (
+    JudgeRun,
+    Judgment,
+    OnlineOutcome,
+    OnlineRuleHour,
+    TraceOnlineDecision,
+    Verdict,
+)
 from judges.services import trace_judge_online
-from tests.factories import ProjectFactory, VerdictFactory
+from tests.factories import ProjectFactory, SpanFactory, TraceFactory, VerdictFactory
 from tests.judges import sample_traces
 from tests.judges.online_rules import rule_live
-from traces.models import Trace
+from traces.models import SpanKind, Trace
 from traces.signals import spans_ingested, trace_completed
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +80,33 @@ def test_before_calibration_is_allowed_a_version_judges_live_traffic_uncalibrate
 
     assert run.online and run.rubric_version == rubric.latest_version()
     assert Judgment.objects.filter(run=run, trace=trace).count() == 2
+
+
+def test_a_trace_with_nothing_to_judge_is_not_judged_and_says_why(capture):
+    # A framework's span for building its graph (OpenLIT traces LangGraph's `create_agent`
+    # apart from the run), or a web request an app's own instrumentation traced: no task, no
+    # answer, no model or tool call. Online judging would pay two calls for a verdict on nothing.
+    rule_live("General trace judge")
+    built = TraceFactory(task="", final_answer="", model="")
+    SpanFactory(trace=built, name="create_agent default", kind=SpanKind.CUSTOM)
+
+    with capture(execute=False) as callbacks:
+        runs = trace_judge_online(built)
+
+    assert runs == [] and callbacks == [] and not Judgment.objects.exists()
+    decision = TraceOnlineDecision.objects.get(trace=built)
+    assert decision.outcome == OnlineOutcome.NOTHING_TO_JUDGE
+    assert OnlineRuleHour.objects.get().outcome == OnlineOutcome.NOTHING_TO_JUDGE
+
+
+@pytest.mark.parametrize("kind", [SpanKind.TOOL, SpanKind.LLM])
+def test_a_trace_without_task_or_answer_but_with_a_call_is_judged(capture, kind):
+    rule_live("General trace judge")
+    trace = TraceFactory(task="", final_answer="", model="")
+    SpanFactory(trace=trace, name="lookup_order", kind=kind)
+
+    with capture(execute=False):
+        [run] = trace_judge_online(trace)
+
+    assert Judgment.objects.filter(run=run, trace=trace).exists()
+    assert TraceOnlineDecision.objects.get(trace=trace).outcome == OnlineOutcome.JUDGED
