@@ -30,6 +30,7 @@ from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.ingest.records import span_record_build
 from traces.models import Span, SpanKind, SpanStatus
 from traces.serialize import trace_span_tree, trace_transcript, tree_json
+from traces.stop_reasons import reply_finish_reason
 
 pytestmark = pytest.mark.django_db
 
@@ -89,6 +90,8 @@ def test_langfuse_langchain_handler_on_a_react_agent(agent_api, run):
     first = calls.order_by("started_at")[0]
     assert [message["role"] for message in first.input] == ["system", "user"]
     assert trace.context["user_id"] == USER_ID
+    # the generations keep no finish reason: the graph's last reply, in its output, states it
+    assert trace.stop_reason == "stop"
     assert_judge_reads(trace, JUDGE_READS)
     tree = trace_span_tree(trace)
     assert models_decided(tree) == ["lookup_order", "refund"]
@@ -117,7 +120,7 @@ def test_langfuse_langchain_handler_tool_failing_once(agent_api):
         ERROR,
         None,
     )
-    assert trace.error_count == 1
+    assert (trace.error_count, trace.stop_reason) == (1, "stop")
     assert (trace.input_tokens, trace.output_tokens) == (4 * PROMPT_TOKENS, 4 * COMPLETION_TOKENS)
     assert_judge_reads(trace, judge_reads_after_failure(ERROR))
     tree = trace_span_tree(trace)
@@ -183,3 +186,11 @@ def test_langfuse_langchain_tool_message_read_as_its_content():
     plain = {"type": "tool", "content": "x"}
     record = _observation("tool", **{"langfuse.observation.output": json.dumps(plain)})
     assert record.output == plain
+
+
+def test_reply_finish_reason_of_a_langchain_run():
+    reply = {"type": "ai", "content": "", "response_metadata": {"finish_reason": "length"}}
+    assert reply_finish_reason({"messages": [{"type": "human", "content": "x"}, reply]}) == "length"
+    assert reply_finish_reason([reply]) == "length"
+    for said in ({"messages": []}, {"messages": [{"type": "ai"}]}, "stop", None):
+        assert reply_finish_reason(said) == ""
