@@ -426,6 +426,8 @@ _KEY = re.compile(r"\w+=")
 # Keys under which a framework logs its own machinery's state, not the run's: LlamaIndex
 # workflows' serialized context (every step's queue and config) at the start of a run.
 FRAMEWORK_STATE_KEYS = frozenset(("init_state",))
+# LangGraph's Send written as JSON (Langfuse's serializer): its node and its whole argument.
+_SEND_KEYS = frozenset(("node", "arg", "timeout"))
 
 
 def _repr_fields(body: str, spaced: bool = False) -> list[str]:
@@ -495,6 +497,8 @@ def _state_reprs_shortened(value, depth: int = 0):
     if depth < 3 and isinstance(value, list):
         return [_state_reprs_shortened(item, depth + 1) for item in value]
     if depth < 3 and isinstance(value, dict):
+        if "node" in value and "arg" in value and value.keys() <= _SEND_KEYS:
+            return f"Send(node={value['node']!r})"  # a Send as its fields, written as JSON
         return {
             # a message list's reprs are messages, read as such (only the new ones shown)
             key: item if key in MESSAGE_LISTS else _state_reprs_shortened(item, depth + 1)

@@ -135,3 +135,17 @@ def finish_reason_of(attributes, output) -> str:
                 if isinstance(choices[-1].get(key), str) and choices[-1][key]:
                     return choices[-1][key]
     return ""
+
+
+def reply_finish_reason(output) -> str:
+    """Why a run's last reply stopped, from the messages a LangChain run returns written as
+    their fields (`{"messages": [..., {"type": "ai", "response_metadata": {"finish_reason":
+    "stop"}}]}`): what a run tells whose model calls do not say (Langfuse's LangChain handler
+    keeps no finish reason on its generations). "" when it does not say."""
+    messages = output.get("messages") if isinstance(output, dict) else output
+    if not isinstance(messages, list) or not messages or not isinstance(messages[-1], dict):
+        return ""
+    meta = messages[-1].get("response_metadata")
+    if isinstance(meta, dict) and isinstance(meta.get("finish_reason"), str):
+        return meta["finish_reason"]
+    return ""

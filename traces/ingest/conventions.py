@@ -555,6 +555,29 @@ def langfuse_arguments(value):
 _OBSERVED_KEYS = frozenset(("args", "kwargs"))
 
 
+def langfuse_offered_split(messages: list) -> tuple[list, list]:
+    """A Langfuse generation's input messages and the tools offered among them: its LangChain
+    handler appends each tool the model was given to the messages, as `{"role": "tool",
+    "content": <the tool's definition>}` (OpenAI's function format), after the history. A
+    tool's result names the call it answers (`tool_call_id`) and holds text, not a definition."""
+    cut = len(messages)
+    while cut and _offered_tool_message(messages[cut - 1]):
+        cut -= 1
+    if cut == len(messages):
+        return messages, []
+    return messages[:cut], [message["content"] for message in messages[cut:]]
+
+
+def _offered_tool_message(item) -> bool:
+    if type(item) is not dict or item.get("role") != "tool" or "tool_call_id" in item:
+        return False
+    content = item.get("content")
+    return type(content) is dict and (
+        type(content.get("function")) is dict
+        or ("name" in content and ("parameters" in content or "input_schema" in content))
+    )
+
+
 # Token columns are 32-bit; a sender's absurd count must not fail the whole request.
 MAX_TOKENS = 2**31 - 1
 

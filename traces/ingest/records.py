@@ -209,6 +209,11 @@ def span_record_build(
         offered = conventions.first_present(input_value, OFFERED_TOOL_KEYS)
         if type(offered) is list and offered:
             trace_values = {**trace_values, AVAILABLE_TOOLS: offered}
+    elif plan.langfuse and kind == _LLM and type(input_value) is list and input_value:
+        # its LangChain handler's: the tools offered appended to the messages, read apart
+        input_value, offered = conventions.langfuse_offered_split(input_value)
+        if offered:
+            trace_values = {**trace_values, AVAILABLE_TOOLS: offered}
     # Positional, in field order: twenty keyword arguments cost twice the rest of the call.
     return SpanRecord(
         trace_external_id,
@@ -392,7 +397,8 @@ def tool_result(value):
     LlamaIndex a ToolOutput `{blocks, tool_name, raw_input, raw_output, is_error}`, alone or in
     a ToolCallResult event `{tool_name, tool_kwargs, tool_id, tool_output}`; the Vercel
     AI SDK a tool's string return as JSON text again; OpenLIT's LangChain instrumentation the
-    ToolMessage's `str()` (`content='…' name='…' tool_call_id='…'`)."""
+    ToolMessage's `str()` (`content='…' name='…' tool_call_id='…'`); Langfuse's LangChain
+    handler the ToolMessage's own fields (`{content, type: tool, tool_call_id, status, …}`)."""
     if type(value) is str and value[:8] == "content=":
         return message_str_content(value)
     if type(value) is str and value[:1] == '"' and value[-1:] == '"' and len(value) > 1:
@@ -436,8 +442,14 @@ def tool_result(value):
             and inner.get("id", [""])[-1:] == ["ToolMessage"]  # its kwargs name no type
         ):
             value = {"type": "tool", "data": inner["kwargs"]}
-    if value.get("type") == "tool" and isinstance(value.get("data"), dict):
-        data = value["data"]
+    if value.get("type") == "tool":
+        # a ToolMessage as `message_to_dict` writes it, `{type, data}`, or as its own fields
+        # (pydantic's dump: Langfuse's LangChain handler), naming the call it answers
+        data = value.get("data")
+        if not isinstance(data, dict):
+            if "tool_call_id" not in value or "content" not in value:
+                return value
+            data = value
         content = conventions.json_maybe(data.get("content"))
         if data.get("status") == "error":
             return {"error": content}

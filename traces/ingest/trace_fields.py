@@ -15,7 +15,7 @@ from traces.ingest.task_choice import task_text
 from traces.messages import object_repr, python_literal_maybe, readable_text
 from traces.models import SpanKind, SpanStatus
 from traces.sessions import metadata_session_id
-from traces.stop_reasons import finish_reason_of
+from traces.stop_reasons import finish_reason_of, reply_finish_reason
 from traces.tags import tags_read, tags_union
 from traces.tool_definitions import AVAILABLE_TOOLS, tools_added
 
@@ -248,7 +248,8 @@ def _field_text(value, field: str, role: str) -> str:
 
 def _stop_reason_derive(trace, batch: _Batch) -> None:
     """The stop reason when no field named one: why the latest model call stopped (`length`,
-    `max_tokens`, `content_filter`...), else `error` for a root that failed. Read as one kind
+    `max_tokens`, `content_filter`...), else why the root's last reply did, else `error` for a
+    root that failed. Read as one kind
     by traces.stop_reasons.stop_reason_normalize, whichever provider spelled it."""
     rank, at = _source_of(trace, "stop_reason")
     if rank >= SOURCE_ROOT:
@@ -266,6 +267,11 @@ def _stop_reason_derive(trace, batch: _Batch) -> None:
             _source_note(trace, "stop_reason", SOURCE_MODEL_CALLS, started)
         if reason:
             return
+    reason = reply_finish_reason(batch.root.output) if batch.root is not None else ""
+    if reason and not rank:  # no model call said: the root's last reply may
+        trace.stop_reason = reason
+        _source_note(trace, "stop_reason", SOURCE_MODEL_CALLS)
+        return
     if batch.root is not None and batch.root.status == SpanStatus.ERROR and not rank:
         trace.stop_reason = "error"
         _source_note(trace, "stop_reason", SOURCE_MODEL_CALLS)
