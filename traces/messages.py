@@ -323,8 +323,10 @@ def message_read(raw) -> Message | None:
     if call_id is None and raw.get("event") == "gen_ai.tool.message":
         call_id = body.get("id")  # the pre-1.37 tool event names its call `id`
     if role == "tool" and call_id is not None and not message.tool_results:
-        if isinstance(content, list) and texts:
-            content = "\n".join(texts)  # content blocks (Bedrock's `[{"text": ...}]`)
+        if (isinstance(content, list) or content is None) and texts:
+            # content blocks (Bedrock's `[{"text": ...}]`), or GenAI text parts beside the
+            # call id (LiteLLM's `{"role": "tool", "parts": [...], "tool_call_id": ...}`)
+            content = "\n".join(texts)
         message.tool_results.append(
             ToolResult(
                 id=str(call_id),

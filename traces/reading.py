@@ -246,6 +246,8 @@ class ReadingState:
         self.unclaimed: dict[tuple[str, str], list[str]] = {}
         # the error each failed tool step showed, by its call id
         self.errors_shown: dict[str, str] = {}
+        # calls a model step's reply showed without their id, by (tool, arguments), in order
+        self.idless: dict[tuple[str, str], list[dict]] = {}
 
     def new_messages(self, messages: list[Message]) -> list[Message]:
         self._calls_noted(messages)
@@ -349,6 +351,17 @@ class ReadingState:
                     self.decided[call.id] = call.arguments
                     key = (call.name, _json_key(call.arguments))
                     self.unclaimed.setdefault(key, []).append(call.id)
+                    if shown := self.idless.get(key):
+                        _call_id_given(shown.pop(0), call.id)
+
+    def idless_noted(self, compact: list[dict]) -> None:
+        """The calls a reply showed without their id (LiteLLM's flattened reply calls): the
+        history a later model call is handed names them, and gives the earliest its id."""
+        for message in compact:
+            for call in message.get("tool_calls") or ():
+                if "call_id" not in call:
+                    key = (call["tool"], _json_key(call["arguments"]))
+                    self.idless.setdefault(key, []).append(call)
 
     def _results_placed(self, messages: list[Message]) -> None:
         """Each result handed back to the model, read on its tool step instead where that step
@@ -402,10 +415,17 @@ def _value(value, state: ReadingState, *, always: bool = False):
         return value
     if always:
         state.messages_shown(messages)
-        shown = messages
-    else:
-        shown = state.new_messages(messages)
-    return [message_compact(m) for m in shown]
+        compact = [message_compact(m) for m in messages]
+        if any(not call.id for m in messages for call in m.tool_calls):
+            state.idless_noted(compact)
+        return compact
+    return [message_compact(m) for m in state.new_messages(messages)]
+
+
+def _call_id_given(call: dict, call_id: str) -> None:
+    """A call shown without its id, given it in place, before its arguments."""
+    arguments = call.pop("arguments")
+    call.update(call_id=call_id, arguments=arguments)
 
 
 # Framework state objects logged as their repr, the run's whole state inside (history that

@@ -70,14 +70,9 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
         parent_id = parents[span.span_id]
         node = nodes[span.span_id]
         (nodes[parent_id].setdefault("children", []) if parent_id else roots).append(node)
-    requests = {
-        id(nodes[span.span_id])
-        for span in shown
-        if span.kind == SpanKind.CUSTOM and not HTTP_METHODS.isdisjoint(span.attributes or ())
-    }
     for root in roots:
         _echoed_outputs_dropped(root)
-        _layered_calls_folded(root, requests)
+        _layered_calls_folded(root)
     tree = trace_head(trace)
     if len(roots) == 1:
         # The root step sits at the top of the reading, beside the task and the answer.
@@ -204,25 +199,21 @@ def _tool_layers_quieted(tool: dict, result_keys: set[str]) -> None:
 _CALL_ONLY_KEYS = frozenset(("step", "name", "type", "model", "span_name", "children"))
 
 
-# Any of these on a generic span: an HTTP client instrumentation's request (old and current
-# attribute names).
-HTTP_METHODS = frozenset(("http.method", "http.request.method"))
-
-
-def _layer_only(node: dict, under_call: bool, requests: set[int] = frozenset()) -> bool:
+def _layer_only(node: dict, under_call: bool) -> bool:
     """A model step that says nothing of its own, inside or around another model step: the
     same call as another instrumentation layer saw it (a framework's `call_llm` over the
-    provider SDK's `openai.chat`). Or an HTTP request that says nothing inside a model call
-    (`requests`, by node identity): the request the provider SDK sent for it, as an HTTP
-    client instrumentation saw it (`POST`, which `openlit.init` turns on)."""
+    provider SDK's `openai.chat`). Or a plain step that says nothing inside a model call: the
+    call's plumbing, such as the HTTP request the provider SDK sent for it, as an HTTP client
+    instrumentation saw it (`POST`, which `openlit.init` turns on), or LiteLLM's
+    `raw_gen_ai_request` (the provider's request and reply, read on the call)."""
     if node["type"] != SpanKind.LLM:
-        return under_call and id(node) in requests and node.keys() <= _CALL_ONLY_KEYS
+        return under_call and node["type"] == SpanKind.CUSTOM and node.keys() <= _CALL_ONLY_KEYS
     if not node.keys() <= _CALL_ONLY_KEYS:
         return False
     return under_call or any(c["type"] == SpanKind.LLM for c in node.get("children") or [])
 
 
-def _layered_calls_folded(root: dict, requests: set[int] = frozenset()) -> None:
+def _layered_calls_folded(root: dict) -> None:
     """Read a call that several layers reported as one step: a layer-only model step gives
     its place to its children, and a model step that only repeats the one call around it is
     read into that call. Iterative: deep agent loops must not hit the recursion limit."""
@@ -230,14 +221,14 @@ def _layered_calls_folded(root: dict, requests: set[int] = frozenset()) -> None:
     while stack:
         node = stack.pop()
         under_call = node["type"] == SpanKind.LLM
-        kept = _unlayered(node.get("children") or [], under_call, requests)
+        kept = _unlayered(node.get("children") or [], under_call)
         while under_call:
             inner = _repeated_call(node, kept)
             if inner is None:
                 break
             child = kept[inner]
             node.update({k: v for k, v in child.items() if k not in node and k not in _PLACE_KEYS})
-            kept[inner : inner + 1] = _unlayered(child.get("children") or [], True, requests)
+            kept[inner : inner + 1] = _unlayered(child.get("children") or [], True)
         if kept:
             node["children"] = kept
         else:
@@ -245,15 +236,13 @@ def _layered_calls_folded(root: dict, requests: set[int] = frozenset()) -> None:
         stack.extend(kept)
 
 
-def _unlayered(
-    children: list[dict], under_call: bool, requests: set[int] = frozenset()
-) -> list[dict]:
+def _unlayered(children: list[dict], under_call: bool) -> list[dict]:
     """The children, each layer-only step replaced by its own children, in order."""
     # Last child on top: a step's place goes to its children, in order, in O(1) each.
     pending, kept = list(reversed(children)), []
     while pending:
         child = pending.pop()
-        if _layer_only(child, under_call, requests):
+        if _layer_only(child, under_call):
             pending.extend(reversed(child.get("children") or []))
         else:
             kept.append(child)

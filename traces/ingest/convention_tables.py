@@ -226,6 +226,7 @@ SPAN_FIELDS: dict[str, tuple[str, ...]] = {
         "gen_ai.usage.total_cost",
         "llm.cost.total",
         "operation.cost",  # pydantic-ai
+        "gen_ai.cost.total_cost",  # LiteLLM's, after its discounts and margins
     ),
     "error_type": ("error.type", "exception.type"),
     "agent_name": ("gen_ai.agent.name", "agent.name", "agent_name"),
@@ -331,6 +332,7 @@ AGGREGATE_TOKENS = frozenset(("llm.token_count.prompt", "llm.token_count.complet
 COST_PART_ATTRIBUTES = (
     ("gen_ai.usage.input_cost", "gen_ai.usage.output_cost"),
     ("llm.cost.prompt", "llm.cost.completion"),
+    ("gen_ai.cost.input_cost", "gen_ai.cost.output_cost"),  # LiteLLM's
 )
 
 # Langfuse's usage and cost of a generation, each a JSON object by usage type. Usage is

@@ -151,6 +151,9 @@ class SpanPlan:
     langfuse_usage: bool
     # MLflow's `mlflow.spanType`: its values are JSON text (traces.ingest.mlflow_spans).
     mlflow: bool
+    # LiteLLM's reply tool calls, flattened one per index (`gen_ai.completion.N.function_call.
+    # name`, `.arguments`) beside messages that may leave them out (completion_calls_added).
+    completion_calls: bool
     # A model call's messages beside a tool call's attributes (OpenLIT's `gen_ai.tool.name`,
     # `gen_ai.tool.call.id`, `gen_ai.tool.args` on a chat span: the call it decided): the plan
     # of the same names without those, by which a span that is a model call reads.
@@ -217,6 +220,7 @@ def _plan_for(names: tuple[str, ...]) -> SpanPlan:
         langfuse=LANGFUSE_TYPE in present,
         langfuse_usage=LANGFUSE_USAGE in present or LANGFUSE_COST in present,
         mlflow=MLFLOW_SPAN_TYPE in present,
+        completion_calls=COMPLETION_CALL in present,
         decided_call=None
         if present.isdisjoint(DECIDED_CALL_ATTRIBUTES)
         or present.isdisjoint(MODEL_MESSAGE_ATTRIBUTES)
@@ -437,6 +441,8 @@ def span_content_from(
     if plan.system_instructions:  # rarely sent: no call without it
         value_in = _with_system_instructions(attributes, value_in)
     value_out = json_maybe(value_out)
+    if plan.completion_calls:
+        value_out = completion_calls_added(attributes, value_out)
     if events and (value_in is None or value_out is None):
         from_events: dict[str, list] = {"input": [], "output": []}
         for event in events:
@@ -459,6 +465,40 @@ def span_content_from(
         if value_out is None and from_events["output"]:
             value_out = _single(from_events["output"])
     return value_in, value_out
+
+
+# LiteLLM writes each tool call of a reply as `gen_ai.completion.<call index>.function_call.
+# <name | arguments>` (no call id), while its `gen_ai.output.messages` leaves the calls out.
+COMPLETION_CALL = "gen_ai.completion.0.function_call.name"
+
+
+def completion_calls_added(attributes: Mapping, value_out):
+    """The reply `value_out` with the tool calls flattened under `gen_ai.completion` (LiteLLM's
+    `N.function_call`), where its own assistant message lists none: added to that message, or
+    the reply when there is none."""
+    calls = [
+        {"type": "function", "function": item["function_call"]}
+        for item in unflatten(attributes, "gen_ai.completion") or ()
+        if isinstance(item, dict) and isinstance(item.get("function_call"), dict)
+    ]
+    if not calls:
+        return value_out
+    messages = value_out if isinstance(value_out, list) else [value_out]
+    replies = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+    if not replies:
+        return [{"role": "assistant", "tool_calls": calls}]
+    if any(_names_calls(reply) for reply in replies):
+        return value_out
+    reply = {**replies[-1], "tool_calls": calls}
+    return [reply if message is replies[-1] else message for message in messages]
+
+
+def _names_calls(message: dict) -> bool:
+    """The message lists a tool call, as OpenAI's `tool_calls` or as a GenAI part."""
+    parts = message.get("parts") if isinstance(message.get("parts"), list) else ()
+    return bool(message.get("tool_calls")) or any(
+        isinstance(part, dict) and part.get("type") == "tool_call" for part in parts
+    )
 
 
 def _single(values: list):
