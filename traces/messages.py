@@ -85,6 +85,8 @@ class ToolResult:
     is_error: bool = False
     # The call it answers, where the result names it (Haystack's ToolCallResult `origin`).
     origin: ToolCall | None = None
+    # The tool it answers, where a result names its tool (a Gemini function response does).
+    name: str = ""
 
 
 @dataclass
@@ -183,6 +185,7 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
                 ),
                 content=content,
                 is_error=is_error,
+                name=source.get("name") if isinstance(source.get("name"), str) else "",
             )
         )
     elif isinstance(block.get("toolUse"), dict):  # Bedrock Converse (strands)
@@ -322,17 +325,19 @@ def message_read(raw) -> Message | None:
     call_id = body.get("tool_call_id")
     if call_id is None and raw.get("event") == "gen_ai.tool.message":
         call_id = body.get("id")  # the pre-1.37 tool event names its call `id`
+    name = body.get("name") if role == "tool" and isinstance(body.get("name"), str) else ""
+    if call_id is None and name:
+        call_id = ""  # a function's response named by the function only (OpenInference's Gemini)
     if role == "tool" and call_id is not None and not message.tool_results:
         if (isinstance(content, list) or content is None) and texts:
             # content blocks (Bedrock's `[{"text": ...}]`), or GenAI text parts beside the
             # call id (LiteLLM's `{"role": "tool", "parts": [...], "tool_call_id": ...}`)
             content = "\n".join(texts)
+        content, is_error = json_text_decoded(content), bool(body.get("is_error"))
+        if name and isinstance(content, dict) and len(content) == 1:
+            content, is_error = _function_response_read(content, is_error)  # a Gemini response
         message.tool_results.append(
-            ToolResult(
-                id=str(call_id),
-                content=json_text_decoded(content),
-                is_error=bool(body.get("is_error")),
-            )
+            ToolResult(id=str(call_id), content=content, is_error=is_error, name=name)
         )
         texts = []
     if len(message.tool_calls) > 1:

@@ -218,6 +218,8 @@ def message_compact(message: Message) -> dict:
         ]
     for result in message.tool_results:
         entry = {"call_id": result.id, "result": result.content}
+        if not result.id and result.name:  # a result that names its tool, not its call
+            entry = {"call_id": "", "tool": result.name, "result": result.content}
         if result.is_error:
             entry["error"] = True
         out.setdefault("tool_results", []).append(entry)

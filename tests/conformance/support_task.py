@@ -147,11 +147,16 @@ OPENAI_CHAT_TOOLS = [
 ]
 
 
-def anthropic_agent_run(base_url: str, model: str, stream: bool = False) -> str:
+def anthropic_agent_run(
+    base_url: str, model: str, stream: bool = False, tools: dict | None = None
+) -> str:
     """The task as a plain Anthropic tool loop (the SDK against `base_url`, each reply whole or
-    streamed): each `tool_use` is answered with a `tool_result` until the model answers in
-    text, which is returned."""
+    streamed): each `tool_use` is answered with a `tool_result` by `tools` (TOOLS), a tool
+    that raises by its error with `is_error`, until the model answers in text, which is
+    returned."""
     import anthropic
+
+    tools = tools or TOOLS
 
     client = anthropic.Anthropic(base_url=base_url, api_key="test", max_retries=0)
     messages = [{"role": "user", "content": TASK}]
@@ -172,14 +177,14 @@ def anthropic_agent_run(base_url: str, model: str, stream: bool = False) -> str:
         if not uses:
             return "".join(block.text for block in reply.content if block.type == "text")
         messages.append({"role": "assistant", "content": [b.model_dump() for b in reply.content]})
-        results = [
-            {
-                "type": "tool_result",
-                "tool_use_id": use.id,
-                "content": TOOLS[use.name](**use.input),
-            }
-            for use in uses
-        ]
+        results = []
+        for use in uses:
+            result = {"type": "tool_result", "tool_use_id": use.id}
+            try:
+                result["content"] = tools[use.name](**use.input)
+            except Exception as error:  # the model is told, as a failed tool result
+                result.update(content=str(error), is_error=True)
+            results.append(result)
         messages.append({"role": "user", "content": results})
 
 

@@ -15,6 +15,7 @@ from traces.ingest.convention_tables import (
     OFFERED_TOOL_KEYS,
 )
 from traces.ingest.failures import structured_failure
+from traces.ingest.logfire_values import logfire_reply_read
 from traces.ingest.mlflow_spans import mlflow_fields, mlflow_values, streamed_reply
 from traces.messages import (
     ToolResult,
@@ -112,6 +113,8 @@ def span_record_build(
         found_in, found_out = conventions.span_content_from(attributes, events, plan)
         input_value = found_in if input_value is None else input_value
         output_value = found_out if output_value is None else output_value
+    if plan.logfire_message and kind == _LLM and type(output_value) is dict:
+        output_value = logfire_reply_read(output_value, attributes)  # Logfire's `response_data`
     if plan.mlflow:  # its usage and cost as objects; a streamed reply's calls in its chunks
         mlflow_fields(attributes, fields)
         if kind == _LLM:
