@@ -422,8 +422,12 @@ def _step_memory_read(message: Message) -> None:
         message.text = ""
 
 
-# An object logged as its repr: `StopEvent(result=...)`, `<app.Context object at 0x...>`.
-OBJECT_REPR = re.compile(r"^(?:(?P<cls>[A-Z]\w*)\((?=\w+=|\))|<[\w.]+ object at 0x[0-9a-fA-F]+>$)")
+# An object logged as its repr: `StopEvent(result=...)`, `<app.Context object at 0x...>`, a
+# coroutine or function a framework logged uncalled (`<coroutine object Flow.run at 0x...>`).
+OBJECT_REPR = re.compile(
+    r"^(?:(?P<cls>[A-Z]\w*)\((?=\w+=|\))"
+    r"|<(?:[\w.]+ object|\w+ object [\w.<>]+|function [\w.<>]+) at 0x[0-9a-fA-F]+>$)"
+)
 
 
 def object_repr(text: str) -> bool:

@@ -568,6 +568,23 @@ def tracebacks_shortened(text: str) -> str:
     return TRACEBACK_FRAMES.sub("", text)
 
 
+def _address_only(read) -> bool:
+    """A value that is only an object's address, as text or as the one text of its messages:
+    CrewAI's flow methods traced by OpenLIT answer `<coroutine object Flow._execute_method at
+    0x...>`, nothing anyone can read."""
+    if isinstance(read, str):
+        return read[:1] == "<" and object_repr(read)
+    if not isinstance(read, list) or not read:
+        return False
+    return all(
+        isinstance(m, dict)
+        and m.keys() == {"role", "text"}
+        and m["text"][:1] == "<"
+        and object_repr(m["text"])
+        for m in read
+    )
+
+
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
     """One span as a step of the reading."""
     node: dict = {"step": label.step, "name": label.label, "type": span.kind}
@@ -617,7 +634,7 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             ):
                 continue  # the task or the final answer, already at the top of the reading
             read = _value(_state_reprs_shortened(value), state)
-            if read not in (None, "", []):
+            if read not in (None, "", []) and not _address_only(read):
                 node[field] = state.repeats_referred(label.base, field, read, label.step)
     if errored:
         node["error"] = error_read(span.error_message)

@@ -222,6 +222,8 @@ def _layered_calls_folded(root: dict) -> None:
         node = stack.pop()
         under_call = node["type"] == SpanKind.LLM
         kept = _unlayered(node.get("children") or [], under_call)
+        if len(kept) > 1 and any(c["type"] in _CALL_TYPES for c in kept):
+            kept = [child for child in kept if not _bookkeeping(child)]
         while under_call:
             inner = _repeated_call(node, kept)
             if inner is None:
@@ -234,6 +236,20 @@ def _layered_calls_folded(root: dict) -> None:
         else:
             node.pop("children", None)
         stack.extend(kept)
+
+
+_CALL_TYPES = (SpanKind.LLM, SpanKind.TOOL)
+
+
+def _bookkeeping(node: dict) -> bool:
+    """An agent step beside model or tool calls that says nothing and holds nothing: a loop's
+    bookkeeping (CrewAI's agent executor flow, `check_max_iterations`, `increment_and_continue`
+    ..., each an `invoke_agent` span under OpenLIT), which only names itself."""
+    return (
+        node["type"] == SpanKind.AGENT
+        and not node.get("children")
+        and node.keys() <= _CALL_ONLY_KEYS
+    )
 
 
 def _unlayered(children: list[dict], under_call: bool) -> list[dict]:

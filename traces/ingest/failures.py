@@ -8,10 +8,12 @@ A tool span is a failure when any of these holds, checked in this order:
    `error`, or `status` of `error`/`failed`;
 4. its result is text that opens with an error marker: `Error:`, `Exception:`, a
    `SomethingError:` line, `Traceback (most recent call last)`, an HTTP 4xx/5xx status
-   line, or one of the prose errors common coding agents' tools write (CODING_AGENT_ERRORS:
-   SWE-agent's "Your proposed edit has introduced new syntax error(s)", the file editor's
-   "No replacement was performed", a shell's "command not found", ...). A project can turn
-   this rule off or add markers of its own (Project.tool_error_*).
+   line, what a framework hands the model for a tool that raised (CrewAI's
+   `Error executing tool: ...`), or one of the prose errors common coding agents' tools
+   write (CODING_AGENT_ERRORS: SWE-agent's "Your proposed edit has introduced new syntax
+   error(s)", the file editor's "No replacement was performed", a shell's "command not
+   found", ...). A project can turn this rule off or add markers of its own
+   (Project.tool_error_*).
 
 An empty result is never a failure here: tools such as a scratchpad `think` return nothing by
 design. Whether an empty result matters is the trajectory checks' call, which know the tool's
@@ -28,7 +30,9 @@ from traces.models import SpanKind
 FAILED_STATUSES = {"error", "failed", "failure"}
 TEXT_ERROR_OPENINGS = re.compile(
     r"\s*(?:(?:error|exception|fatal)\s*[:\-!]|traceback \(most recent call last\)"
-    r"|http(?:/\d(?:\.\d)?)?\s+[45]\d\d\b)",
+    r"|http(?:/\d(?:\.\d)?)?\s+[45]\d\d\b"
+    # what a framework hands the model for a tool that raised (CrewAI: `Error executing tool:`)
+    r"|error (?:while |when )?(?:executing|running|calling|invoking) (?:the )?tool\b)",
     re.IGNORECASE,
 )
 EXCEPTION_LINE = re.compile(r"\s*[A-Z][A-Za-z.]*(?:Error|Exception)\b\s*[:(]")

@@ -217,9 +217,13 @@ def _readable_fields_derive(trace, batch: _Batch) -> None:
 
 def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
     """The first user text given to the earliest model call, or the last assistant text of
-    the latest one that answered in text, with that call's start time."""
+    the latest one that answered in text, with that call's start time. An agent step given
+    the task before its model calls is earlier: its input is the task as the agent was handed
+    it, where the model calls get it inside the framework's prompt template (CrewAI's
+    `Current Task: ...` under OpenLIT's `invoke_agent`)."""
+    kinds = _TASK_KINDS if field == "task" else _ANSWER_KINDS
     calls = sorted(
-        (r for r in records if r.kind == SpanKind.LLM),
+        (r for r in records if r.kind in kinds and (r.kind == _LLM or r.input is not None)),
         key=lambda r: (r.started_at is None, r.started_at or _EPOCH),
     )
     if field == "final_answer":
@@ -231,6 +235,11 @@ def _model_call_text(records, field: str, role: str) -> tuple[str, str] | None:
         if text:
             return text, call.started_at.isoformat() if call.started_at else ""
     return None
+
+
+_LLM = SpanKind.LLM
+_TASK_KINDS = frozenset((SpanKind.LLM, SpanKind.AGENT))
+_ANSWER_KINDS = frozenset((SpanKind.LLM,))
 
 
 def _field_text(value, field: str, role: str) -> str:
