@@ -13,6 +13,7 @@ from traces.ingest.failures import structured_failure, text_failure
 from traces.messages import ToolCall, ToolResult, messages_read
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.reading import tool_result_key
+from traces.untold_replies import replies_untold, reply_missing
 
 
 class TraceFacts(Protocol):
@@ -130,12 +131,15 @@ def calls_told(spans: Sequence[SpanFacts]) -> list[tuple[SpanFacts, ToolCall, To
     """(model span, call, result) for each call the model calls among `spans` decided, with the
     result a later call was handed under its id (the first such result for the first call, and
     so on), or else the next result handed back under an id no call has (OpenLLMetry names
-    Responses API calls by item id, their results by call id). A model span with another
-    inside it is a framework's layer over the same call: the innermost one is read."""
+    Responses API calls by item id, their results by call id). A call that recorded no reply
+    decided what the next call's history holds after what it was handed (replies_untold). A
+    model span with another inside it is a framework's layer over the same call: the innermost
+    one is read."""
     calls = [span for span in spans if span.kind == SpanKind.LLM]
     layers = {span.parent_span_id for span in calls}
     results: dict[str, list[ToolResult]] = {}  # in the order first handed back
     decided = []
+    untold: dict | None = None  # read once, when a model call recorded no reply
     for span in calls:
         handed: dict[str, list[ToolResult]] = {}
         for message in messages_read(span.input) or []:
@@ -145,11 +149,12 @@ def calls_told(spans: Sequence[SpanFacts]) -> list[tuple[SpanFacts, ToolCall, To
             if len(given) > len(results.get(call_id, ())):
                 results[call_id] = given
         if span.span_id not in layers:
-            decided += [
-                (span, call)
-                for message in messages_read(span.output) or []
-                for call in message.tool_calls
-            ]
+            replies = None
+            if reply_missing(span.output):  # its reply told by the next call's history
+                untold = replies_untold(spans) if untold is None else untold
+                replies = [untold[span.span_id]] if span.span_id in untold else None
+            replies = replies or messages_read(span.output) or []
+            decided += [(span, call) for message in replies for call in message.tool_calls]
     called = {call.id for _, call in decided}
     unclaimed = iter(
         [r for call_id, given in results.items() if call_id not in called for r in given]

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass, field
 
 from core.json_text import json_text_decoded
+from traces.part_text import part_text_read
 
 # Python literals are read only up to this size: literal_eval of a huge text is slow.
 LITERAL_MAX_CHARS = 200_000
@@ -145,6 +146,9 @@ def _block_into(message: Message, block, texts: list[str]) -> None:
     if kind in ("text", "output_text", "input_text") or (kind is None and "text" in block):
         text = block.get("text", block.get("content"))
         if isinstance(text, str):
+            if (part := part_text_read(text)) is not None:  # a Gemini part as its str()
+                _block_into(message, part, texts)
+                return
             texts.append(text)
     elif (
         kind in ("tool_use", "tool_call", "function_call", "tool-call") or "function_call" in block
@@ -605,7 +609,7 @@ def messages_read(value) -> list[Message] | None:
     if any(isinstance(item, dict) and item.get("type") in RESPONSE_CALL_ITEMS for item in value):
         return _response_items_read(value)
     messages = [m for m in (message_read(item) for item in value) if m is not None]
-    return _results_once(messages) or None
+    return _results_named_in_order(_results_once(messages)) or None
 
 
 def _results_once(messages: list[Message]) -> list[Message]:
@@ -631,6 +635,20 @@ def _results_once(messages: list[Message]) -> list[Message]:
         if results or message.text or message.tool_calls:
             kept.append(message)
     return kept
+
+
+def _results_named_in_order(messages: list[Message]) -> list[Message]:
+    """Results that name neither their call nor their tool, each named by the tool of the call
+    it answers in order: the latest turn's calls that name no id either (OpenLLMetry's Gemini
+    instrumentation writes `tool_call` parts and `tool_call_response` parts with empty ids)."""
+    waiting: list[ToolCall] = []
+    for message in messages:
+        if message.tool_calls:
+            waiting = [call for call in message.tool_calls if not call.id]
+        for result in message.tool_results:
+            if not result.id and not result.name and waiting:
+                result.name = waiting.pop(0).name
+    return messages
 
 
 # The Responses API's items that are no message: a call the model made, and its result.

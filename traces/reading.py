@@ -28,6 +28,7 @@ from traces.messages import (
 )
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.stop_reasons import finish_reason_of, stop_reason_normalize
+from traces.untold_replies import replies_untold, reply_missing
 
 
 @dataclass(frozen=True)
@@ -250,6 +251,16 @@ class ReadingState:
         self.errors_shown: dict[str, str] = {}
         # calls a model step's reply showed without their id, by (tool, arguments), in order
         self.idless: dict[tuple[str, str], list[dict]] = {}
+        # the trace's spans in order (set by the reader), and the replies model calls did not
+        # record, read from them when one is first wanted
+        self.spans: list[Span] = []
+        self.untold: dict[str, Message] | None = None
+
+    def reply_untold(self, span: Span) -> Message | None:
+        """The reply a model call did not record, as the next call's history tells it."""
+        if self.untold is None:
+            self.untold = replies_untold(self.spans)
+        return self.untold.get(span.span_id)
 
     def new_messages(self, messages: list[Message]) -> list[Message]:
         self._calls_noted(messages)
@@ -616,7 +627,12 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
         new_input = _value(span.input, state)
         if new_input not in (None, "", []):
             node["new_input"] = new_input
-        if span.output not in (None, "", []):
+        reply = state.reply_untold(span) if reply_missing(span.output) else None
+        if reply is not None:  # a reply recorded as nothing, told by the next call's history
+            node["output"] = [message_compact(reply)]
+            state.messages_shown([reply])
+            state.idless_noted(node["output"])
+        elif span.output not in (None, "", []):
             node["output"] = _value(span.output, state, always=True)
             if isinstance(node["output"], str):  # a reply given as plain text
                 state.messages_shown([Message(role="assistant", text=node["output"])])

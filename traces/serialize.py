@@ -59,6 +59,7 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     carried = carried_present(merged_members(trace), spans)
     labels = step_labels(spans, carried)
     state = ReadingState(trace)
+    state.spans = spans
     shown = sorted((s for s in spans if s.span_id in labels), key=lambda s: labels[s.span_id].step)
     nodes = {}
     for span in shown:

@@ -53,6 +53,42 @@ def manual_tool_loop(send, failing: bool) -> None:
     assert text == support_task.FINAL_ANSWER, text
 
 
+def gemini_send(client, config, way: str):
+    """`send(parts)` for manual_tool_loop on `client`: "whole" (generate_content, the history
+    resent each time), "stream" (generate_content_stream) or "chat" (a chat session keeps the
+    history)."""
+    from google.genai import types
+
+    from tests.conformance.fake_gemini import MODEL
+
+    if way == "chat":
+        chat = client.chats.create(model=MODEL, config=config)
+
+        def send(parts):
+            return chat.send_message(parts).candidates[0].content.parts
+    else:
+        contents: list = []
+
+        def send(parts):
+            contents.append(types.Content(role="user", parts=parts))
+            request = {"model": MODEL, "contents": contents, "config": config}
+            if way == "stream":
+                reply = []
+                for chunk in client.models.generate_content_stream(**request):
+                    reply += chunk.candidates[0].content.parts or []
+                # the streamed text's pieces as one part, as the SDK's chat keeps it
+                text = "".join(part.text or "" for part in reply)
+                reply = [part for part in reply if not part.text]
+                reply += [types.Part.from_text(text=text)] if text else []
+            else:
+                reply = client.models.generate_content(**request)
+                reply = reply.candidates[0].content.parts
+            contents.append(types.Content(role="model", parts=reply))
+            return reply
+
+    return send
+
+
 def openinference_google_genai_run(provider, way: str, failing: bool = False) -> None:
     """The Google Gen AI SDK on the fake Gemini server under OpenInference's instrumentation,
     the tools declared as Python functions with automatic function calling off, the loop run
@@ -63,7 +99,7 @@ def openinference_google_genai_run(provider, way: str, failing: bool = False) ->
     from openinference.instrumentation.google_genai import GoogleGenAIInstrumentor
 
     from tests.conformance import support_task
-    from tests.conformance.fake_gemini import MODEL, FakeGemini
+    from tests.conformance.fake_gemini import FakeGemini
 
     instrumentor = GoogleGenAIInstrumentor()
     instrumentor.instrument(tracer_provider=provider)
@@ -80,32 +116,7 @@ def openinference_google_genai_run(provider, way: str, failing: bool = False) ->
                 system_instruction=support_task.SYSTEM_PROMPT,
                 automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
             )
-            if way == "chat":
-                chat = client.chats.create(model=MODEL, config=config)
-
-                def send(parts):
-                    return chat.send_message(parts).candidates[0].content.parts
-            else:
-                contents: list = []
-
-                def send(parts):
-                    contents.append(types.Content(role="user", parts=parts))
-                    request = {"model": MODEL, "contents": contents, "config": config}
-                    if way == "stream":
-                        reply = []
-                        for chunk in client.models.generate_content_stream(**request):
-                            reply += chunk.candidates[0].content.parts or []
-                        # the streamed text's pieces as one part, as the SDK's chat keeps it
-                        text = "".join(part.text or "" for part in reply)
-                        reply = [part for part in reply if not part.text]
-                        reply += [types.Part.from_text(text=text)] if text else []
-                    else:
-                        reply = client.models.generate_content(**request)
-                        reply = reply.candidates[0].content.parts
-                    contents.append(types.Content(role="model", parts=reply))
-                    return reply
-
-            manual_tool_loop(send, failing)
+            manual_tool_loop(gemini_send(client, config, way), failing)
     finally:
         instrumentor.uninstrument()
 
