@@ -9,12 +9,14 @@ from __future__ import annotations
 import ast
 import re
 
+from traces.repr_fields import repr_fields
+
 # A part's str() opens with a field name; the fields read, each as the block key messages read.
 _PART_OPENING = re.compile(r"[a-z_]+=")
-_PART_FIELDS = (
-    ("function_call=FunctionCall(", "function_call"),
-    ("function_response=FunctionResponse(", "function_response"),
-)
+_PART_FIELDS = {
+    "function_call": "FunctionCall(",
+    "function_response": "FunctionResponse(",
+}
 # `<FunctionResponseScheduling.SILENT: 'SILENT'>`: an enum member, read as its value.
 _ENUM_REPR = re.compile(r"<[\w.]+: ('[^'\n]*'|-?\d+)>")
 PART_TEXT_MAX_CHARS = 200_000
@@ -27,39 +29,12 @@ def part_text_read(text: str) -> dict | None:
         return None
     if len(text) > PART_TEXT_MAX_CHARS:
         return None
-    for opening, key in _PART_FIELDS:
-        at = text.find(opening)
-        if at < 0:
-            continue
-        start = at + len(key) + 1
-        end = _closing(text, at + len(opening) - 1)
-        if end is None:
-            return None
-        fields = _call_fields(text[start : end + 1])
-        if fields is not None and isinstance(fields.get("name"), str):
-            return {key: fields}
-    return None
-
-
-def _closing(text: str, opening: int) -> int | None:
-    """The index of the bracket that closes the one at `opening`, quotes skipped."""
-    depth, quote, index = 0, "", opening
-    while index < len(text):
-        char = text[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
+    for part in repr_fields(text, spaced=True):
+        key, _, value = part.partition("=")
+        if key in _PART_FIELDS and value.startswith(_PART_FIELDS[key]):
+            fields = _call_fields(value.strip())
+            if fields is not None and isinstance(fields.get("name"), str):
+                return {key: fields}
     return None
 
 

@@ -27,6 +27,7 @@ from traces.messages import (
     readable_text,
 )
 from traces.models import Span, SpanKind, SpanStatus, Trace
+from traces.repr_fields import repr_fields
 from traces.stop_reasons import finish_reason_of, stop_reason_normalize
 from traces.untold_replies import replies_untold, reply_missing
 
@@ -454,44 +455,12 @@ _PLAIN_FIELD = re.compile(
     r"^(?P<key>\w+)=(?:(?P<text>'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|-?\d[\d.e+-]*)"
     r"|<\w+(?:\.\w+)*: (?P<enum>'[^']*'|\d+)>)$"
 )
-_BRACKETS = {"(": ")", "[": "]", "{": "}", "<": ">"}
 _KEY = re.compile(r"\w+=")
 # Keys under which a framework logs its own machinery's state, not the run's: LlamaIndex
 # workflows' serialized context (every step's queue and config) at the start of a run.
 FRAMEWORK_STATE_KEYS = frozenset(("init_state",))
 # LangGraph's Send written as JSON (Langfuse's serializer): its node and its whole argument.
 _SEND_KEYS = frozenset(("node", "arg", "timeout"))
-
-
-def _repr_fields(body: str, spaced: bool = False) -> list[str]:
-    """The top-level `key=value` parts of a repr's argument list, up to its closing bracket
-    (or the end of a repr cut short); `spaced`: of a pydantic model's str(), `a='x' b=[...]`."""
-    parts, start, closing, quote, index = [], 0, [], "", 0
-    while index < len(body):
-        char = body[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in _BRACKETS:
-            closing.append(_BRACKETS[char])
-        elif closing and char == closing[-1]:
-            closing.pop()
-        elif closing:
-            pass
-        elif spaced and char == " " and _KEY.match(body, index + 1):
-            parts.append(body[start:index])
-            start = index + 1
-        elif not spaced and char in "),":
-            parts.append(body[start:index].strip())
-            if char == ")":
-                return parts
-            start = index + 1
-        index += 1
-    return parts + [body[start:]] if spaced else parts  # a repr cut short: last part unfinished
 
 
 def _plain_fields(parts: list[str]) -> list[str] | None:
@@ -512,10 +481,10 @@ def keyword_repr_shortened(text: str) -> str:
     left out. A pydantic model's str(), `a='x' b=[...] f=<function f at 0x...>`, likewise."""
     found = OBJECT_REPR.match(text)
     if found is not None and found["cls"]:
-        kept = _plain_fields(_repr_fields(text[found.end() :]))
+        kept = _plain_fields(repr_fields(text[found.end() :]))
         return text if kept is None else f"{found['cls']}({', '.join(kept)})"
     if found is None and _KEY.match(text):
-        kept = _plain_fields(_repr_fields(text, spaced=True))
+        kept = _plain_fields(repr_fields(text, spaced=True))
         return text if not kept else " ".join(kept)
     return text
 
