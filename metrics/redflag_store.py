@@ -14,7 +14,7 @@ from metrics.redflag_sql import (
 )
 from metrics.redflags import red_flags_detect
 from metrics.steps import trace_spans
-from metrics.told_failures import told_failures_count, told_failures_record
+from metrics.told_failures import told_failures_record, trace_told_failures
 from traces.models import Span, Trace
 
 LOCKED_FIELDS = ("id", "last_span_received_at", "span_count", "told_error_count", "session_id")
@@ -40,8 +40,7 @@ def _store(trace: Trace, spans: list[Span] | None, locked: Trace | None) -> list
     stored flags, as `_stored` reads them (in order, each with its span)."""
     spans = trace_spans(trace) if spans is None else spans
     if locked is not None:
-        detect_text = trace.project.tool_error_text_detection
-        told = told_failures_count(spans, detect_text=detect_text)
+        told = trace_told_failures(trace, spans)
         told_failures_record(trace.pk, told, locked.told_error_count, locked.session_id)
     span_by_pk = {span.pk: span for span in spans}
     hits = red_flags_detect(trace, spans)

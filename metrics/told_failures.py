@@ -18,11 +18,40 @@ from collections.abc import Sequence
 
 from django.db.models import F
 
+from metrics.policy_cache import policy_copy
 from metrics.steps import SpanFacts, calls_told, results_flagged_failed, tool_steps_from_spans
 from traces.ingest.failures import structured_failure, text_failure
 from traces.messages import ToolResult
-from traces.models import Session, SpanKind, SpanStatus, Trace
+from traces.models import Project, Session, SpanKind, SpanStatus, Trace
 from traces.reading import tool_result_key
+
+# Whether a project reads text errors, remembered as its guardrail policy is (forgotten when a
+# project is saved, metrics.receivers).
+_text_read_by_project = policy_copy()
+
+
+def trace_told_failures(trace: Trace, spans: Sequence[SpanFacts]) -> int:
+    """told_failures_count under the trace's project's rule for text errors. The project is
+    read only when that rule changes the count: most traces have no told failure."""
+    told = told_failures_count(spans)
+    if not told:
+        return 0
+    flagged = told_failures_count(spans, detect_text=False)
+    return told if flagged == told or _text_errors_read(trace) else flagged
+
+
+def _text_errors_read(trace: Trace) -> bool:
+    if Trace._meta.get_field("project").is_cached(trace):
+        return trace.project.tool_error_text_detection
+    return _text_read_by_project.get(
+        trace.project_id,
+        lambda: (
+            Project.objects.filter(pk=trace.project_id)
+            .values_list("tool_error_text_detection", flat=True)
+            .first()
+            is not False
+        ),
+    )
 
 
 def told_failures_count(spans: Sequence[SpanFacts], *, detect_text: bool = True) -> int:

@@ -4,6 +4,7 @@ totals follow, and the trace list's status filter finds the trace."""
 
 import pytest
 
+from metrics.redflag_store import red_flags_check
 from tests.factories import ProjectFactory
 from traces.filters import filter_query, traces_for_query
 from traces.ingest.services import ingest_span_tree
@@ -119,3 +120,15 @@ def test_a_late_failed_tool_span_for_the_told_call_is_still_one_failure():
     assert errors(trace) == (1, 0, 1)
     assert traces_usage_recount() == (1, 0)
     assert errors(trace) == (1, 0, 1)
+
+
+def test_a_check_after_text_errors_are_turned_off_lets_the_text_failure_go():
+    project = ProjectFactory()
+    trace = ingest_span_tree(project, plain_loop())
+    assert errors(trace) == (1, 1, 1)
+    project.tool_error_text_detection = False
+    project.save()
+    # checked again, read without its project: the project's rule is read for it
+    red_flags_check(Trace.objects.get(pk=trace.pk))
+    assert errors(trace) == (0, 0, 0)
+    assert listed_failed() == []
