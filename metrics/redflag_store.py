@@ -1,6 +1,7 @@
 """A trace's red flags are computed once, when the trace completes, and again when spans
 arrive after that; the check is recorded, and every other reader (reconciliation, the review
-queue, eval scoring, the pages) reads the stored rows."""
+queue, eval scoring, the pages) reads the stored rows. The same reading counts the failed calls
+the model was told of that no failed span counts into the trace's errors (told_failures)."""
 
 from django.db import transaction
 
@@ -13,9 +14,10 @@ from metrics.redflag_sql import (
 )
 from metrics.redflags import red_flags_detect
 from metrics.steps import trace_spans
+from metrics.told_failures import told_failures_record, trace_told_failures
 from traces.models import Span, Trace
 
-LOCKED_FIELDS = ("id", "last_span_received_at", "span_count")
+LOCKED_FIELDS = ("id", "last_span_received_at", "span_count", "told_error_count", "session_id")
 
 
 def _stored(trace: Trace) -> list[RedFlag]:
@@ -33,10 +35,13 @@ def _checked(trace: Trace) -> bool:
     return trace_checked(trace.pk)
 
 
-def _store(trace: Trace, spans: list[Span] | None) -> list[RedFlag]:
-    """Detect and store, under the caller's trace row lock; the stored flags, as `_stored`
-    reads them (in order, each with its span)."""
+def _store(trace: Trace, spans: list[Span] | None, locked: Trace | None) -> list[RedFlag]:
+    """Detect and store, under the caller's trace row lock (`locked`, the row as locked); the
+    stored flags, as `_stored` reads them (in order, each with its span)."""
     spans = trace_spans(trace) if spans is None else spans
+    if locked is not None:
+        told = trace_told_failures(trace, spans)
+        told_failures_record(trace.pk, told, locked.told_error_count, locked.session_id)
     span_by_pk = {span.pk: span for span in spans}
     hits = red_flags_detect(trace, spans)
     trace_flags_delete(trace.pk)
@@ -52,8 +57,7 @@ def red_flags_check(trace: Trace, spans: list[Span] | None = None) -> list[RedFl
     """Compute the trace's red flags, store them in place of any earlier ones, and record
     that the trace was checked. `spans`, in trace order, saves a query."""
     with transaction.atomic():
-        _trace_locked(trace)
-        return _store(trace, spans)
+        return _store(trace, spans, _trace_locked(trace))
 
 
 def _still_current(spans: list[Span], loaded: Trace, locked: Trace) -> bool:
@@ -80,7 +84,7 @@ def red_flags_ensure(trace: Trace, spans: list[Span] | None = None) -> list[RedF
             return _stored(trace)
         if spans is not None and not _still_current(spans, trace, locked):
             spans = None
-        return _store(trace, spans)
+        return _store(trace, spans, locked)
 
 
 def red_flags_recheck(checked: list[int]) -> int:

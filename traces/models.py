@@ -170,6 +170,11 @@ class Trace(models.Model):
     ended_at = models.DateTimeField(null=True, blank=True)
     span_count = models.PositiveIntegerField(default=0)
     error_count = models.PositiveIntegerField(default=0)
+    # Of error_count, the failed tool calls known only from what the model was handed back (an
+    # `is_error` result, an error text) that no failed span counts: set when the trace's checks
+    # read it (metrics.told_failures); ingest's recount of its spans adds it back. Left out of
+    # a new row's insert (db_default).
+    told_error_count = models.PositiveIntegerField(default=0, db_default=0)
     input_tokens = models.PositiveBigIntegerField(default=0)
     output_tokens = models.PositiveBigIntegerField(default=0)
     cost_usd = models.DecimalField(max_digits=12, decimal_places=6, default=0)

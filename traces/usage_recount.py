@@ -57,7 +57,8 @@ def _batch_recount(ids: list[int]) -> int:
         for trace in traces:
             usage = usage_totals(spans[trace.pk])
             cost = min(usage.cost_usd, MAX_TRACE_COST)
-            errors = failed_calls_count(spans[trace.pk], trace.attributes.get(MERGED_KEY))
+            merged = trace.attributes.get(MERGED_KEY)
+            errors = failed_calls_count(spans[trace.pk], merged) + trace.told_error_count
             note = trace.attributes.get(REPEATED_KEY)
             stored = (trace.input_tokens, trace.output_tokens, trace.cost_usd, trace.error_count)
             if (*stored, note or {}) == (

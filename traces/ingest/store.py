@@ -77,6 +77,7 @@ class StoredTrace:
     ended_at: datetime | None
     span_count: int
     error_count: int
+    told_error_count: int  # of error_count, the failures the checks read in messages alone
     input_tokens: int
     output_tokens: int
     cost_usd: Decimal
@@ -245,9 +246,11 @@ def _positions(stored: list, new: list[SpanRecord], moved: list, day: date) -> l
 
 
 def _totals_apply(trace: StoredTrace, spans: list) -> None:
-    """Span count, errors, time range, tokens and cost of a trace from all its spans."""
+    """Span count, errors, time range, tokens and cost of a trace from all its spans; its
+    errors keep the failures its checks read in messages alone (told_error_count)."""
     trace.span_count = len(spans)
-    trace.error_count = failed_calls_count(spans, trace.attributes.get(MERGED_KEY))
+    merged = trace.attributes.get(MERGED_KEY)
+    trace.error_count = failed_calls_count(spans, merged) + trace.told_error_count
     starts = [span.started_at for span in spans if span.started_at is not None]
     ends = [span.ended_at for span in spans if span.ended_at is not None]
     trace.started_at = min(starts) if starts else None

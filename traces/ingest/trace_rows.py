@@ -40,7 +40,15 @@ TRACE_FIELDS = [
     "content_hash",
     "last_span_received_at",
 ]
-TRACE_READ = ["external_id", "completed_at", "held_out", "spans_day", *TRACE_FIELDS]
+# told_error_count is read, never written: the checks set it (metrics.told_failures).
+TRACE_READ = [
+    "external_id",
+    "completed_at",
+    "held_out",
+    "spans_day",
+    "told_error_count",
+    *TRACE_FIELDS,
+]
 
 
 class TraceCreatedMeanwhile(Exception):
