@@ -4,6 +4,7 @@ fake_openai, spoken as `functionCall` and `functionResponse` parts, whole
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 
@@ -123,3 +124,32 @@ class FakeGemini(LocalServer):
 
     handler = _Handler
     path = "/"
+
+
+@contextlib.contextmanager
+def gemini_client(provider, instrumentor, tools: list, **config):
+    """The Google Gen AI SDK's client on a fake Gemini server, under `instrumentor` (given the
+    recording's tracer provider) and a span of the application's own, with the generate config
+    of the support task: its system prompt, `tools` and the rest of `config`."""
+    from google import genai
+    from google.genai import types
+
+    from tests.conformance.support_task import SYSTEM_PROMPT
+
+    instrumentor.instrument(tracer_provider=provider)
+    try:
+        with (
+            FakeGemini() as server,
+            provider.get_tracer("support").start_as_current_span("support run"),
+        ):
+            client = genai.Client(
+                api_key="test", http_options=types.HttpOptions(base_url=server.base_url)
+            )
+            yield (
+                client,
+                types.GenerateContentConfig(
+                    tools=tools, system_instruction=SYSTEM_PROMPT, **config
+                ),
+            )
+    finally:
+        instrumentor.uninstrument()

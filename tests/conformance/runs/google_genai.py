@@ -34,40 +34,22 @@ def google_genai_run(provider, capture: str, way: str, failing: bool = False) ->
 
     os.environ["OTEL_SEMCONV_STABILITY_OPT_IN"] = "gen_ai_latest_experimental"
     os.environ["OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT"] = capture
-    from google import genai
-    from google.genai import types
     from opentelemetry.instrumentation.google_genai import GoogleGenAiSdkInstrumentor
 
     from tests.conformance import support_task
-    from tests.conformance.fake_gemini import MODEL, FakeGemini
+    from tests.conformance.fake_gemini import MODEL, gemini_client
 
-    lookup_order = support_task.lookup_order_failing(failing)
-
-    instrumentor = GoogleGenAiSdkInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with (
-            FakeGemini() as server,
-            provider.get_tracer("support").start_as_current_span("support run"),
-        ):
-            client = genai.Client(
-                api_key="test", http_options=types.HttpOptions(base_url=server.base_url)
-            )
-            config = types.GenerateContentConfig(
-                tools=[lookup_order, support_task.refund],
-                system_instruction=support_task.SYSTEM_PROMPT,
-            )
-            task = {"model": MODEL, "contents": support_task.TASK, "config": config}
-            if way == "automatic":
-                client.models.generate_content(**task)
-            elif way == "automatic-stream":
-                for _ in client.models.generate_content_stream(**task):
-                    pass
-            else:
-                chat = client.chats.create(model=MODEL, config=config)
-                chat.send_message(support_task.TASK)
-    finally:
-        instrumentor.uninstrument()
+    tools = [support_task.lookup_order_failing(failing), support_task.refund]
+    with gemini_client(provider, GoogleGenAiSdkInstrumentor(), tools) as (client, config):
+        task = {"model": MODEL, "contents": support_task.TASK, "config": config}
+        if way == "automatic":
+            client.models.generate_content(**task)
+        elif way == "automatic-stream":
+            for _ in client.models.generate_content_stream(**task):
+                pass
+        else:
+            chat = client.chats.create(model=MODEL, config=config)
+            chat.send_message(support_task.TASK)
 
 
 # The Google Gen AI SDK's ways of running the tools, each under a content capture users set.

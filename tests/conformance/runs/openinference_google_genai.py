@@ -94,31 +94,19 @@ def openinference_google_genai_run(provider, way: str, failing: bool = False) ->
     the tools declared as Python functions with automatic function calling off, the loop run
     by hand. `way`: "whole" (generate_content, the history resent each time), "stream"
     (generate_content_stream) or "chat" (a chat session keeps the history)."""
-    from google import genai
     from google.genai import types
     from openinference.instrumentation.google_genai import GoogleGenAIInstrumentor
 
     from tests.conformance import support_task
-    from tests.conformance.fake_gemini import FakeGemini
+    from tests.conformance.fake_gemini import gemini_client
 
-    instrumentor = GoogleGenAIInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with (
-            FakeGemini() as server,
-            provider.get_tracer("support").start_as_current_span("support run"),
-        ):
-            client = genai.Client(
-                api_key="test", http_options=types.HttpOptions(base_url=server.base_url)
-            )
-            config = types.GenerateContentConfig(
-                tools=[support_task.lookup_order, support_task.refund],
-                system_instruction=support_task.SYSTEM_PROMPT,
-                automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
-            )
-            manual_tool_loop(gemini_send(client, config, way), failing)
-    finally:
-        instrumentor.uninstrument()
+    with gemini_client(
+        provider,
+        GoogleGenAIInstrumentor(),
+        [support_task.lookup_order, support_task.refund],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True),
+    ) as (client, config):
+        manual_tool_loop(gemini_send(client, config, way), failing)
 
 
 RUNS = {

@@ -44,43 +44,29 @@ def openllmetry_google_genai_run(provider, way: str, failing: bool = False) -> N
     tools declared as Python functions. `way`: "whole" or "stream" (automatic function calling
     off, the loop run by hand, the history resent each time: generate_content or
     generate_content_stream), or "automatic" (generate_content runs the tools itself)."""
-    from google import genai
     from google.genai import types
     from opentelemetry.instrumentation.google_generativeai import (
         GoogleGenerativeAiInstrumentor,
     )
 
     from tests.conformance import support_task
-    from tests.conformance.fake_gemini import MODEL, FakeGemini
+    from tests.conformance.fake_gemini import MODEL, gemini_client
     from tests.conformance.runs.openinference_google_genai import gemini_send, manual_tool_loop
 
-    instrumentor = GoogleGenerativeAiInstrumentor()
-    instrumentor.instrument(tracer_provider=provider)
-    try:
-        with (
-            FakeGemini() as server,
-            provider.get_tracer("support").start_as_current_span("support run"),
-        ):
-            client = genai.Client(
-                api_key="test", http_options=types.HttpOptions(base_url=server.base_url)
+    automatic = way == "automatic"
+    with gemini_client(
+        provider,
+        GoogleGenerativeAiInstrumentor(),
+        [support_task.lookup_order_failing(failing), support_task.refund],
+        automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=not automatic),
+    ) as (client, config):
+        if automatic:
+            reply = client.models.generate_content(
+                model=MODEL, contents=support_task.TASK, config=config
             )
-            automatic = way == "automatic"
-            config = types.GenerateContentConfig(
-                tools=[support_task.lookup_order_failing(failing), support_task.refund],
-                system_instruction=support_task.SYSTEM_PROMPT,
-                automatic_function_calling=types.AutomaticFunctionCallingConfig(
-                    disable=not automatic
-                ),
-            )
-            if automatic:
-                reply = client.models.generate_content(
-                    model=MODEL, contents=support_task.TASK, config=config
-                )
-                assert reply.text == support_task.FINAL_ANSWER, reply.text
-            else:
-                manual_tool_loop(gemini_send(client, config, way), failing)
-    finally:
-        instrumentor.uninstrument()
+            assert reply.text == support_task.FINAL_ANSWER, reply.text
+        else:
+            manual_tool_loop(gemini_send(client, config, way), failing)
 
 
 # name -> (way, failing), under either version's pins
