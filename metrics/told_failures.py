@@ -16,10 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from django.db import transaction
 from django.db.models import F
 
+from metrics.models import RedFlagCheck
 from metrics.policy_cache import policy_copy
-from metrics.steps import SpanFacts, calls_told, results_flagged_failed, tool_steps_from_spans
+from metrics.steps import (
+    SpanFacts,
+    calls_told,
+    results_flagged_failed,
+    tool_steps_from_spans,
+    trace_spans,
+)
 from traces.ingest.failures import structured_failure, text_failure
 from traces.messages import ToolResult
 from traces.models import Project, Session, SpanKind, SpanStatus, Trace
@@ -109,3 +117,28 @@ def told_failures_record(trace_pk: int, told: int, stored: int, session_id: int 
     )
     if session_id is not None:
         Session.objects.filter(pk=session_id).update(error_count=F("error_count") + change)
+
+
+def traces_told_failures_recount(batch: int = 200) -> tuple[int, int]:
+    """Count the told failures of every trace the checks have read, each under its row lock as
+    the checks count them: traces checked before told failures were counted hold none. (traces
+    read, traces whose count changed)."""
+    read = changed = last = 0
+    while ids := list(
+        RedFlagCheck.objects.filter(trace_id__gt=last)
+        .order_by("trace_id")
+        .values_list("trace_id", flat=True)[:batch]
+    ):
+        last = ids[-1]
+        for trace in Trace.objects.filter(pk__in=ids).order_by("pk"):
+            with transaction.atomic():
+                locked = (
+                    Trace.objects.select_for_update()
+                    .only("told_error_count", "session_id")
+                    .get(pk=trace.pk)
+                )
+                told = trace_told_failures(trace, trace_spans(trace))
+                told_failures_record(trace.pk, told, locked.told_error_count, locked.session_id)
+            read += 1
+            changed += told != locked.told_error_count
+    return read, changed

@@ -2,7 +2,10 @@
 trace settles; late spans, ingest's recount and the usage recount keep them, its session's
 totals follow, and the trace list's status filter finds the trace."""
 
+import io
+
 import pytest
+from django.core.management import call_command
 
 from metrics.redflag_store import red_flags_check
 from tests.factories import ProjectFactory
@@ -132,3 +135,17 @@ def test_a_check_after_text_errors_are_turned_off_lets_the_text_failure_go():
     red_flags_check(Trace.objects.get(pk=trace.pk))
     assert errors(trace) == (0, 0, 0)
     assert listed_failed() == []
+
+
+def test_traces_checked_before_told_failures_were_counted_are_recounted_by_the_command():
+    trace = ingest_span_tree(ProjectFactory(), plain_loop())
+    # as a trace checked before the count existed holds it: none, in the trace or its session
+    Trace.objects.filter(pk=trace.pk).update(told_error_count=0, error_count=0)
+    Session.objects.update(error_count=0)
+    out = io.StringIO()
+
+    call_command("recount_told_failures", stdout=out)
+    assert errors(trace) == (1, 1, 1)
+    assert out.getvalue().strip() == "1 traces recounted of 1 read."
+    call_command("recount_told_failures", stdout=out)  # again: nothing moves
+    assert errors(trace) == (1, 1, 1)
