@@ -149,3 +149,12 @@ def test_traces_checked_before_told_failures_were_counted_are_recounted_by_the_c
     assert out.getvalue().strip() == "1 traces recounted of 1 read."
     call_command("recount_told_failures", stdout=out)  # again: nothing moves
     assert errors(trace) == (1, 1, 1)
+
+
+def test_the_trace_page_says_which_errors_no_span_shows(logged_in):
+    trace = ingest_span_tree(ProjectFactory(), plain_loop())
+    body = logged_in.get(f"/traces/{trace.pk}/").content.decode()
+    assert "1 error</span> <span class=\"muted\">(1 only in a tool result handed back" in body
+    Trace.objects.filter(pk=trace.pk).update(told_error_count=0)  # as a failed span counts it
+    body = logged_in.get(f"/traces/{trace.pk}/").content.decode()
+    assert "1 error</span>" in body and "only in a tool result" not in body
