@@ -154,7 +154,7 @@ def test_traces_checked_before_told_failures_were_counted_are_recounted_by_the_c
 def test_the_trace_page_says_which_errors_no_span_shows(logged_in):
     trace = ingest_span_tree(ProjectFactory(), plain_loop())
     body = logged_in.get(f"/traces/{trace.pk}/").content.decode()
-    assert "1 error</span> <span class=\"muted\">(1 only in a tool result handed back" in body
+    assert '1 error</span> <span class="muted">(1 only in a tool result handed back' in body
     Trace.objects.filter(pk=trace.pk).update(told_error_count=0)  # as a failed span counts it
     body = logged_in.get(f"/traces/{trace.pk}/").content.decode()
     assert "1 error</span>" in body and "only in a tool result" not in body
