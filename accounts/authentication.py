@@ -1,3 +1,5 @@
+import base64
+import binascii
 import copy
 
 from django.utils import timezone
@@ -17,11 +19,27 @@ SEND_ONLY_REFUSAL = (
 
 
 def token_from_headers(request) -> str | None:
-    """OTLP exporters send `Authorization: Bearer`, some clients `x-api-key`."""
+    """OTLP exporters send `Authorization: Bearer`, some clients `x-api-key`, and the Langfuse
+    SDK `Basic` with its public and secret key: the secret is the token."""
     header = request.META.get("HTTP_AUTHORIZATION", "")
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
+    if header.lower().startswith("basic "):
+        return _basic_secret(header[6:].strip())
     return request.META.get("HTTP_X_API_KEY") or None
+
+
+def _basic_secret(encoded: str) -> str:
+    try:
+        _user, colon, secret = base64.b64decode(encoded, validate=True).decode().partition(":")
+    except (binascii.Error, UnicodeDecodeError):
+        colon = secret = ""
+    if not colon or not secret:
+        raise exceptions.AuthenticationFailed(
+            "Authorization: Basic must be base64 of `public key:secret key`, the secret key "
+            "an evalsite API token."
+        )
+    return secret
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):

@@ -26,6 +26,8 @@ urlpatterns = [
     # First: the busiest routes, tried before every other pattern on each request.
     path("v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces"),
     path("v1/logs", OtlpLogExportApi.as_view(), name="otlp-logs"),
+    # Where the Langfuse SDK exports its spans when LANGFUSE_HOST names evalsite.
+    path("api/public/otel/v1/traces", OtlpTraceExportApi.as_view(), name="otlp-traces-langfuse"),
     path("", insights_views.overview, name="overview"),
     path("login/", auth_views.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),

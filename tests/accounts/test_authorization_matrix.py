@@ -109,6 +109,7 @@ ROUTES = {
     "api/webhooks/<int:pk>/deliveries/": A(CURATOR),
     "api/webhooks/<int:pk>/test/": A(CURATOR, "POST"),
     "v1/traces": A(ANNOTATOR, "POST"),
+    "api/public/otel/v1/traces": A(ANNOTATOR, "POST"),
     "v1/logs": A(ANNOTATOR, "POST"),
     "accounts/tokens/": A(LOGIN, "GET POST"),
     "accounts/tokens/<int:token_id>/revoke/": A(LOGIN, "POST", scope=OWNER),

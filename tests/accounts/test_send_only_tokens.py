@@ -19,6 +19,7 @@ pytestmark = pytest.mark.django_db
 # (route, method) a send-only token may use; every other API route refuses it.
 SENDING = {
     ("v1/traces", "post"),
+    ("api/public/otel/v1/traces", "post"),
     ("v1/logs", "post"),
     ("api/traces/", "post"),
     ("api/traces/bulk/", "post"),
