@@ -54,25 +54,35 @@ def openai_agent_run(
     stream: bool = False,
     offer_tools: bool = False,
 ) -> str:
-    """The task as a plain OpenAI tool loop (the SDK against `base_url`, each reply whole or
-    streamed, the tools declared in each request with `offer_tools`): each tool call the model
-    makes is answered by `tools` (TOOLS), a tool that raises by `Error: <what it said>`, until
-    it answers in text, which is returned."""
-    tools = tools or TOOLS
+    """The task as a plain OpenAI tool loop (chat_tool_loop) on the SDK against `base_url`, the
+    tools declared in each request with `offer_tools`."""
     import openai
 
     client = openai.OpenAI(base_url=base_url, api_key="test")
+    declared = {"tools": OPENAI_CHAT_TOOLS} if offer_tools else {}
+
+    def complete(messages: list, streamed: bool):
+        request = {"model": model, "messages": messages, **declared}
+        return client.chat.completions.create(**request, **({"stream": True} if streamed else {}))
+
+    return chat_tool_loop(complete, tools, stream)
+
+
+def chat_tool_loop(complete, tools: dict | None = None, stream: bool = False) -> str:
+    """The task as a plain chat-completions tool loop: `complete(messages, stream)` answers each
+    request (a chat completion, or its stream of chunks, OpenAI-shaped); each tool call the
+    model makes is answered by `tools` (TOOLS), a tool that raises by `Error: <what it said>`,
+    until it answers in text, which is returned."""
+    tools = tools or TOOLS
     messages = [
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": TASK},
     ]
-    declared = {"tools": OPENAI_CHAT_TOOLS} if offer_tools else {}
     while True:
-        request = {"model": model, "messages": messages, **declared}
+        reply = complete(messages, stream)
         if stream:
-            message = _chat_stream_message(client.chat.completions.create(**request, stream=True))
+            message = _chat_stream_message(reply)
         else:
-            reply = client.chat.completions.create(**request)
             message = reply.choices[0].message.model_dump(exclude_none=True)
         if not message.get("tool_calls"):
             return message["content"]

@@ -4,7 +4,6 @@ capture only. Runs of the support task for tests/conformance/record.py, each wit
 from __future__ import annotations
 
 import functools
-import json
 import os
 import threading
 import time
@@ -21,30 +20,6 @@ PINS = {
 
 CALLS = 3  # the model calls of the support task, 4 with a failed lookup
 SECONDS = 10
-
-
-def _message_from_chunks(chunks) -> dict:
-    """A streamed completion's deltas put back together as its assistant message, the tool
-    calls by index as a loop on the SDK does."""
-    message: dict = {"role": "assistant"}
-    calls: dict[int, dict] = {}
-    for chunk in chunks:
-        for choice in chunk.choices:
-            delta = choice.delta
-            if delta.content:
-                message["content"] = message.get("content", "") + delta.content
-            for part in delta.tool_calls or []:
-                call = calls.setdefault(
-                    part.index, {"type": "function", "function": {"name": "", "arguments": ""}}
-                )
-                call["id"] = part.id or call.get("id")
-                if part.function.name:
-                    call["function"]["name"] += part.function.name
-                if part.function.arguments:
-                    call["function"]["arguments"] += part.function.arguments
-    if calls:
-        message["tool_calls"] = [calls[index] for index in sorted(calls)]
-    return message
 
 
 def litellm_otel_run(provider, stream: bool = False, lookup_fails: bool = False) -> None:
@@ -83,36 +58,21 @@ def litellm_otel_run(provider, stream: bool = False, lookup_fails: bool = False)
     tracer = trace.get_tracer("support")
     calls = 0
     with FakeOpenAI() as server, tracer.start_as_current_span("support run") as run:
-        messages = [
-            {"role": "system", "content": support_task.SYSTEM_PROMPT},
-            {"role": "user", "content": support_task.TASK},
-        ]
-        while True:
-            reply = litellm.completion(
+
+        def complete(messages: list, streamed: bool):
+            nonlocal calls
+            calls += 1
+            return litellm.completion(
                 model=f"openai/{MODEL}",
                 api_base=server.base_url,
                 api_key="test",
                 messages=messages,
                 tools=support_task.OPENAI_CHAT_TOOLS,
-                stream=stream,
+                stream=streamed,
                 metadata={"litellm_parent_otel_span": run},
             )
-            calls += 1
-            if stream:
-                message = _message_from_chunks(reply)
-            else:
-                message = reply.choices[0].message.model_dump(exclude_none=True)
-            if not message.get("tool_calls"):
-                answer = message["content"]
-                break
-            messages.append(message)
-            for call in message["tool_calls"]:
-                function = call["function"]
-                try:
-                    result = tools[function["name"]](**json.loads(function["arguments"]))
-                except Exception as error:  # the model is told, as agent loops do
-                    result = f"Error: {error}"
-                messages.append({"role": "tool", "tool_call_id": call["id"], "content": result})
+
+        answer = support_task.chat_tool_loop(complete, tools, stream)
     assert answer == support_task.FINAL_ANSWER, answer
     assert calls == CALLS + lookup_fails, calls
     deadline = time.monotonic() + SECONDS
