@@ -64,6 +64,16 @@ def assert_support_calls(trace):
     assert trace.final_answer == support_task.FINAL_ANSWER
 
 
+def assert_checks_read_support_calls(trace):
+    """The trajectory checks read the support task's two calls, each with its arguments and the
+    result handed back, neither failed."""
+    steps = tool_steps_from_spans(trace_spans(trace))
+    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
+        (*EXPECTED_CALLS[0], ORDER, False),
+        (*EXPECTED_CALLS[1], REFUND, False),
+    ]
+
+
 def assert_support_run(trace, *, model_calls: int = 3):
     assert_support_calls(trace)
     llm = Span.objects.filter(trace=trace, kind=SpanKind.LLM)
@@ -88,11 +98,7 @@ def assert_silent_root_run(trace):
     assert trace.input_tokens == 3 * PROMPT_TOKENS and trace.cost_usd > Decimal(0)
     assert_judge_reads(trace, JUDGE_READS)
     # the checks read the same calls, each with the result handed back under its id
-    steps = tool_steps_from_spans(trace_spans(trace))
-    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
-        (*EXPECTED_CALLS[0], ORDER, False),
-        (*EXPECTED_CALLS[1], REFUND, False),
-    ]
+    assert_checks_read_support_calls(trace)
 
 
 def smolagents_support_run(provider, *more_instrumentors) -> None:

@@ -18,7 +18,13 @@ from tests.conformance.recorded_reading import (
     results_handed_back,
     send_recorded,
 )
-from tests.conformance.test_frameworks import EXPECTED_CALLS, JUDGE_READS, ORDER, REFUND
+from tests.conformance.test_frameworks import (
+    EXPECTED_CALLS,
+    JUDGE_READS,
+    ORDER,
+    REFUND,
+    assert_checks_read_support_calls,
+)
 from tests.factories import UserFactory
 from tests.judges.judge_reads import Expected, assert_judge_reads
 from traces.models import Span, SpanKind
@@ -41,11 +47,7 @@ def test_logfire_anthropic_instrumentation(api_client_for, run):
     tree = trace_span_tree(trace)
     assert models_decided(tree) == ["lookup_order", "refund"]
     assert results_handed_back(tree) == [("call_1", ORDER, False), ("call_2", REFUND, False)]
-    steps = tool_steps_from_spans(trace_spans(trace))
-    assert [(step.tool, step.inputs, step.output, step.failed) for step in steps] == [
-        (*EXPECTED_CALLS[0], ORDER, False),
-        (*EXPECTED_CALLS[1], REFUND, False),
-    ]
+    assert_checks_read_support_calls(trace)
 
 
 def test_logfire_anthropic_former_attributes_failing_tool(api_client_for):
