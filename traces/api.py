@@ -63,7 +63,10 @@ ERROR_OUT = inline_serializer(
 ERROR_RESPONSES = {
     400: OpenApiResponse(ERROR_OUT, description="Bad input; `fields` names what was wrong."),
     401: OpenApiResponse(ERROR_OUT, description="No or unknown API token."),
-    403: OpenApiResponse(ERROR_OUT, description="Missing role, or unknown project."),
+    403: OpenApiResponse(
+        ERROR_OUT,
+        description="The token's user lacks the role, or a send-only token asked to read.",
+    ),
     413: OpenApiResponse(ERROR_OUT, description="Body over the size limit."),
 }
 
