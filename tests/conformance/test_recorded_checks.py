@@ -1,5 +1,7 @@
 """Every recorded run, through the checks: the calls each real library's run made, in order,
-the failed lookup failed, and no red flag on a run that did what the user asked.
+the failed lookup failed, no red flag on a run that did what the user asked, and the judge's
+reading marking failed as many calls as the checks read failed, whether the failure lives on a
+tool span or only in what the model was handed back.
 
 Each recording is the support task run to the end (the refund made and reported), its
 `-tool-error` and `-failing` runs with a lookup that fails once and is retried: what happened is
@@ -15,7 +17,9 @@ from metrics.redflags import red_flags_detect
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance.recorded_reading import RECORDED, recorded_post
 from tests.factories import UserFactory
+from tests.judges.judge_reads import calls_marked_failed
 from traces.models import Trace
+from traces.serialize import trace_span_tree
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +74,5 @@ def test_the_checks_read_each_recorded_run_as_it_went(api_client_for, name):
     flags = {hit.kind for hit in red_flags_detect(trace)}
 
     assert (calls, flags) == expected(name)
+    marked = calls_marked_failed(trace_span_tree(trace))
+    assert len(marked) == sum(failed for _, failed in calls)
