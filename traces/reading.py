@@ -168,6 +168,15 @@ CODE_TOOL = "python_interpreter"
 EXECUTION_LOGS, LAST_OUTPUT = "Execution logs:\n", "Last output from code snippet:\n"
 
 
+def tool_result_text(content) -> str | None:
+    """A tool result as the text it is, unwrapped as tool_result_key unwraps it (Haystack's
+    `{"error": "<text>"}`); None for a result that is data."""
+    value = json_text_decoded(content)
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _RESULT_WRAPPERS:
+        value = next(iter(value.values()))
+    return value if isinstance(value, str) else None
+
+
 def code_run_parts(text) -> list | None:
     """A code step's observation, `Execution logs:\n<printed>\nLast output from code
     snippet:\n<value>`, as the values it holds (each printed line, the last value unless

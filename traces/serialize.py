@@ -14,10 +14,12 @@ from traces.reading import (
     adapter_fields,
     carried_present,
     code_run_parts,
+    error_read,
     merged_members,
     step_labels,
     step_read,
     tool_result_key,
+    tool_result_text,
     tools_listed,
 )
 from traces.selectors import parents_acyclic, span_parents
@@ -74,6 +76,9 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     for root in roots:
         _echoed_outputs_dropped(root)
         _layered_calls_folded(root)
+    for node in nodes.values():
+        if node["type"] == SpanKind.TOOL and "result" in node and "error" in node:
+            _error_told_once(node)
     tree = trace_head(trace)
     if len(roots) == 1:
         # The root step sits at the top of the reading, beside the task and the answer.
@@ -165,6 +170,20 @@ def _call_ids_dropped(message: dict) -> dict:
         for call in calls
     ]
     return {**message, "tool_calls": bare}
+
+
+def _error_told_once(tool: dict) -> None:
+    """A failed call whose result is the text its error is told in (what the framework handed
+    the model, LangGraph's ToolNode `Error: ConnectionError('...')\n Please fix your
+    mistakes.`), or a part of that error: the error reads once, in the longer of the two."""
+    told = tool_result_text(tool["result"])
+    if told is None or not told.strip():
+        return
+    if tool["error"].endswith(told.strip()):  # the same, or after the exception's class
+        del tool["result"]
+    elif tool["error"] in told:
+        tool["error"] = error_read(told.strip())
+        del tool["result"]
 
 
 def _echoed_outputs_dropped(node: dict) -> set[str]:

@@ -1,0 +1,160 @@
+"""traces.serialize on spans built by hand: what frameworks report beside a run that is no news
+to the judge reads once or not at all, and nothing they said is lost: a failed call whose
+result tells its error, steps that say nothing beside calls, a node two instrumentations
+each reported, an agent step that answers its state."""
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from metrics.steps import tool_steps_from_spans, trace_spans
+from tests.factories import SpanFactory, TraceFactory
+from tests.judges.judge_reads import reading_steps
+from traces.serialize import trace_span_tree, trace_transcript, tree_json
+
+pytestmark = pytest.mark.django_db
+
+TASK = "Where is A-1?"
+ANSWER = "A-1 ships tomorrow."
+ERROR = "order service down"
+T0 = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+
+
+def _at(start_ms: int, end_ms: int) -> dict:
+    return {
+        "started_at": T0 + timedelta(milliseconds=start_ms),
+        "ended_at": T0 + timedelta(milliseconds=end_ms),
+    }
+
+
+def _empty(trace, span_id: str, parent: str, position: int, kind: str = "custom", **fields):
+    """A framework span: named by its id unless `name` is given, saying only what `fields` say."""
+    fields = {"name": span_id, "input": None, "output": None, **fields}
+    return SpanFactory(
+        trace=trace,
+        span_id=span_id,
+        parent_span_id=parent,
+        kind=kind,
+        tool_name="",
+        position=position,
+        **fields,
+    )
+
+
+def _trace():
+    trace = TraceFactory(task=TASK, final_answer=ANSWER)
+    _empty(trace, "r", "", 0, kind="agent", name="run")
+    return trace
+
+
+def _chat(trace, span_id: str, parent: str, position: int, **fields):
+    decision = {
+        "role": "assistant",
+        "tool_calls": [{"id": "c1", "function": {"name": "lookup", "arguments": '{"id": "A-1"}'}}],
+    }
+    fields.setdefault("input", [{"role": "user", "content": TASK}])
+    fields.setdefault("output", [decision])
+    return SpanFactory(
+        trace=trace,
+        span_id=span_id,
+        parent_span_id=parent,
+        name="chat",
+        kind="llm",
+        tool_name="",
+        position=position,
+        **fields,
+    )
+
+
+def _failed_lookup(trace, output, error_message: str = ERROR):
+    _chat(trace, "m", "r", 1)
+    SpanFactory(
+        trace=trace,
+        span_id="t",
+        parent_span_id="r",
+        name="lookup",
+        kind="tool",
+        tool_name="lookup",
+        tool_call_id="c1",
+        input={"id": "A-1"},
+        output=output,
+        status="error",
+        error_message=error_message,
+        position=2,
+    )
+
+
+def _tool_step(trace) -> dict:
+    return next(s for s in reading_steps(trace_span_tree(trace)) if s["type"] == "tool")
+
+
+def _checks_read(trace) -> list[tuple]:
+    return [(s.tool, s.inputs, s.failed) for s in tool_steps_from_spans(trace_spans(trace))]
+
+
+HANDED_BACK = f"Error: ConnectionError('{ERROR}')\n Please fix your mistakes."
+
+
+def test_a_failed_calls_result_that_tells_its_error_reads_as_its_error_once():
+    # LangGraph's ToolNode hands the model the exception in its own words: the step's error
+    # reads as that text, which holds what the span's error said, and no result beside it
+    trace = _trace()
+    _failed_lookup(trace, HANDED_BACK)
+    step = _tool_step(trace)
+    assert (step.get("result"), step["error"]) == (None, HANDED_BACK)
+    transcript = trace_transcript(trace)
+    assert transcript.count(ERROR) == 1 and tree_json(trace_span_tree(trace)).count(ERROR) == 1
+    assert "[step 3] TOOL ERROR lookup: Error: ConnectionError" in transcript
+    assert "TOOL RESULT" not in transcript
+    assert _checks_read(trace) == [("lookup", {"id": "A-1"}, True)]
+
+
+@pytest.mark.parametrize(
+    ("output", "error_message"),
+    [
+        (ERROR, ERROR),  # AutoGen: the exception's message, as the result and the error
+        (ERROR, f"ToolRetryError: {ERROR}"),  # the error after the exception's class
+        ({"error": ERROR}, ERROR),  # Haystack and LlamaIndex wrap it
+        (f'{{"error": "{ERROR}"}}', ERROR),  # as JSON text
+    ],
+)
+def test_a_failed_calls_result_that_only_repeats_its_error_is_not_read(output, error_message):
+    trace = _trace()
+    _failed_lookup(trace, output, error_message)
+    step = _tool_step(trace)
+    assert (step.get("result"), step["error"]) == (None, error_message)
+    assert trace_transcript(trace).count(ERROR) == 1
+    assert _checks_read(trace) == [("lookup", {"id": "A-1"}, True)]
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        {"status": "unknown", "retry_after": 30},  # data: read as it is
+        "The order service is in maintenance until noon.",  # says something else
+        "",
+    ],
+)
+def test_a_failed_calls_result_that_says_more_than_its_error_reads_beside_it(output):
+    trace = _trace()
+    _failed_lookup(trace, output)
+    step = _tool_step(trace)
+    assert (step["result"], step["error"]) == (output, ERROR)
+
+
+def test_a_result_handed_back_later_folds_into_the_failed_step_that_recorded_none():
+    # a tool span that records only its failure: the text the model is handed next completes
+    # it, and where that text tells the error, it reads as the error once
+    trace = _trace()
+    _failed_lookup(trace, None)
+    _chat(trace, "m2", "r", 3, output=[{"role": "assistant", "content": ANSWER}])
+    trace.spans.filter(span_id="m2").update(
+        input=[
+            {"role": "user", "content": TASK},
+            {"role": "tool", "tool_call_id": "c1", "content": HANDED_BACK},
+        ]
+    )
+    tree = trace_span_tree(trace)
+    step = _tool_step(trace)
+    assert (step.get("result"), step["error"]) == (None, HANDED_BACK)
+    assert tree_json(tree).count(ERROR) == 1
