@@ -237,12 +237,13 @@ def _layered_calls_folded(root: dict) -> None:
     """Read a call that several layers reported as one step: a layer-only model step gives
     its place to its children, and a model step that only repeats the one call around it is
     read into that call. Iterative: deep agent loops must not hit the recursion limit."""
+    holding = _calls_held(root)
     stack = [root]
     while stack:
         node = stack.pop()
         under_call = node["type"] == SpanKind.LLM
         kept = _unlayered(node.get("children") or [], under_call)
-        if len(kept) > 1 and any(c["type"] in _CALL_TYPES for c in kept):
+        if len(kept) > 1 and any(id(c) in holding for c in kept):
             kept = [child for child in kept if not _bookkeeping(child)]
         while under_call:
             inner = _repeated_call(node, kept)
@@ -262,14 +263,36 @@ _CALL_TYPES = (SpanKind.LLM, SpanKind.TOOL)
 
 
 def _bookkeeping(node: dict) -> bool:
-    """An agent step beside model or tool calls that says nothing and holds nothing: a loop's
-    bookkeeping (CrewAI's agent executor flow, `check_max_iterations`, `increment_and_continue`
-    ..., each an `invoke_agent` span under OpenLIT), which only names itself."""
+    """A framework step beside model or tool calls, or beside steps that hold them, that says
+    nothing and holds nothing: a loop's bookkeeping, which only names itself (CrewAI's agent
+    executor flow, `check_max_iterations`, `increment_and_continue` ..., each an `invoke_agent`
+    span under OpenLIT; a LangGraph node's `call_model` and a `Prompt` that gave nothing new,
+    each a chain under Langfuse's LangChain handler)."""
     return (
-        node["type"] == SpanKind.AGENT
+        node["type"] in _FRAMEWORK_TYPES
         and not node.get("children")
         and node.keys() <= _CALL_ONLY_KEYS
     )
+
+
+_FRAMEWORK_TYPES = (SpanKind.AGENT, SpanKind.CUSTOM)
+
+
+def _calls_held(root: dict) -> set[int]:
+    """The ids of the steps under `root` that are model or tool calls or hold one. Iterative,
+    as _layered_calls_folded is."""
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(node.get("children") or ())
+    holding: set[int] = set()
+    for node in reversed(order):  # children before their parent
+        if node["type"] in _CALL_TYPES or any(
+            id(child) in holding for child in node.get("children") or ()
+        ):
+            holding.add(id(node))
+    return holding
 
 
 def _unlayered(children: list[dict], under_call: bool) -> list[dict]:

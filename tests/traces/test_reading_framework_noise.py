@@ -158,3 +158,28 @@ def test_a_result_handed_back_later_folds_into_the_failed_step_that_recorded_non
     step = _tool_step(trace)
     assert (step.get("result"), step["error"]) == (None, HANDED_BACK)
     assert tree_json(tree).count(ERROR) == 1
+
+
+def test_steps_that_say_nothing_beside_steps_that_hold_calls_are_no_steps():
+    # a LangGraph node under Langfuse's LangChain handler: `call_model` (nothing in, nothing
+    # out) beside the chain that holds the model call, and a `Prompt` that gave nothing new
+    # beside the call itself
+    trace = _trace()
+    _empty(trace, "node", "r", 1, kind="agent", name="agent")
+    _empty(trace, "call_model", "node", 2)
+    _empty(trace, "sequence", "node", 3)
+    _empty(trace, "Prompt", "sequence", 4)
+    _chat(trace, "m", "sequence", 5)
+    _empty(trace, "noted", "node", 6, output={"route": "tools"})
+    _empty(trace, "failed", "node", 7, status="error", error_message="edge failed")
+    names = [step["name"] for step in reading_steps(trace_span_tree(trace))]
+    assert names == ["run", "agent", "sequence", "chat", "noted", "failed"]
+
+
+def test_steps_that_say_nothing_stay_where_no_step_holds_a_call():
+    # nothing beside them to read instead: the names are all the trace tells
+    trace = _trace()
+    _empty(trace, "plan", "r", 1)
+    _empty(trace, "handoff", "r", 2, kind="agent")
+    names = [step["name"] for step in reading_steps(trace_span_tree(trace))]
+    assert names == ["run", "plan", "handoff"]
