@@ -69,11 +69,62 @@ def step_labels(spans: list[Span], carried: dict[str, str] | None = None) -> dic
 
 
 def carried_present(carried: dict[str, str] | None, spans: list[Span]) -> dict[str, str]:
-    """The merged members whose carrier is among `spans`: only those give their place to it."""
+    """The merged members whose carrier is among `spans`: only those give their place to it;
+    and each step a second instrumentation reported again (layer_twins), to the first."""
+    twins = layer_twins(spans)
     if not carried:
-        return {}
+        return twins
     ids = {span.span_id for span in spans}
-    return {member: carrier for member, carrier in carried.items() if carrier in ids}
+    present = {member: carrier for member, carrier in carried.items() if carrier in ids}
+    return {**twins, **present} if twins else present
+
+
+# The instrumentation library that reported a span (OTLP's scope), as ingest stores it.
+SCOPE_ATTRIBUTE = "otel.scope.name"
+# The twins a step is compared with: a node's two reports start within a few spans.
+TWIN_LOOKAHEAD = 3
+
+
+def layer_twins(spans: list[Span]) -> dict[str, str]:
+    """Each framework step two instrumentations reported, the later span to the earlier: OpenLIT
+    traces each LangGraph node from its LangGraph instrumentation and again from its LangChain
+    one, two sibling spans of one name and kind, one running inside the other's time. The later
+    reads into the earlier (step_read of both), so the node is one step with one label; only
+    spans that never both give one field pair, so nothing either says is lost."""
+    by_place: dict[tuple, list[Span]] = {}
+    for span in spans:
+        if span.kind in (SpanKind.AGENT, SpanKind.CUSTOM) and span.started_at and span.ended_at:
+            place = (span.trace_id, span.parent_span_id, span.name, span.kind)
+            by_place.setdefault(place, []).append(span)
+    twins: dict[str, str] = {}
+    for group in by_place.values():
+        paired: set[str] = set()
+        for index, first in enumerate(group):
+            if first.span_id in paired:
+                continue
+            for second in group[index + 1 : index + 1 + TWIN_LOOKAHEAD]:
+                if second.span_id not in paired and _twins(first, second):
+                    twins[second.span_id] = first.span_id
+                    paired |= {first.span_id, second.span_id}
+                    break
+    return twins
+
+
+def _twins(first: Span, second: Span) -> bool:
+    scope = (first.attributes or {}).get(SCOPE_ATTRIBUTE)
+    other = (second.attributes or {}).get(SCOPE_ATTRIBUTE)
+    if not scope or not other or scope == other:
+        return False
+    if first.started_at > second.ended_at or second.started_at > first.ended_at:
+        return False
+    if first.status == SpanStatus.ERROR and second.status == SpanStatus.ERROR:
+        return False
+    pairs = (first.input, second.input), (first.output, second.output)
+    return not any(_said(one) and _said(other) for one, other in pairs)
+
+
+def _said(value) -> bool:
+    return value not in (None, "", [], {})
 
 
 def traces_merged_members(traces) -> dict[int, dict[str, str]]:

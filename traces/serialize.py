@@ -58,14 +58,23 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     of its first span: the other spans' children hang under the carrier.
     """
     spans = _ordered(trace, spans)
-    carried = carried_present(merged_members(trace), spans)
+    merged = merged_members(trace)
+    carried = carried_present(merged, spans)
     labels = step_labels(spans, carried)
     state = ReadingState(trace)
     state.spans = spans
     shown = sorted((s for s in spans if s.span_id in labels), key=lambda s: labels[s.span_id].step)
+    # a step another instrumentation reported again (layer_twins): read into the first report
+    twins: dict[str, list[Span]] = {}
+    for span in spans:
+        if span.span_id in carried and span.span_id not in merged:
+            twins.setdefault(carried[span.span_id], []).append(span)
     nodes = {}
     for span in shown:
-        nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
+        node = nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
+        for twin in twins.get(span.span_id, ()):
+            read = step_read(twin, labels[span.span_id], state, trace)
+            node.update({key: value for key, value in read.items() if key not in node})
     parents = span_parents(spans)
     parents = _shown_parents(parents, carried, nodes, _ran_beside(spans, carried, parents))
     roots: list[dict] = []

@@ -10,6 +10,7 @@ import pytest
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.factories import SpanFactory, TraceFactory
 from tests.judges.judge_reads import reading_steps
+from traces.reading import citation_names
 from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 pytestmark = pytest.mark.django_db
@@ -183,3 +184,72 @@ def test_steps_that_say_nothing_stay_where_no_step_holds_a_call():
     _empty(trace, "handoff", "r", 2, kind="agent")
     names = [step["name"] for step in reading_steps(trace_span_tree(trace))]
     assert names == ["run", "plan", "handoff"]
+
+
+LANGCHAIN, LANGGRAPH = "openlit.instrumentation.langchain", "openlit.instrumentation.langgraph"
+
+
+def _node_twice(trace, n: int, position: int, start_ms: int, langgraph_input=None, **twin):
+    """A graph node reported by two instrumentations: the LangChain span around the model
+    call, then the LangGraph span inside its time with the node's messages."""
+    _empty(
+        trace,
+        f"lc{n}",
+        "r",
+        position,
+        kind="agent",
+        name="invoke_agent agent",
+        attributes={"otel.scope.name": LANGCHAIN},
+        **_at(start_ms, start_ms + 50),
+    )
+    _empty(
+        trace,
+        f"lg{n}",
+        "r",
+        position + 1,
+        kind="agent",
+        name="invoke_agent agent",
+        attributes={"otel.scope.name": twin.pop("scope", LANGGRAPH)},
+        input=langgraph_input,
+        **{**_at(start_ms + 1, start_ms + 49), **twin},
+    )
+    _chat(trace, f"m{n}", f"lc{n}", position + 2, **_at(start_ms + 2, start_ms + 40))
+
+
+def test_a_node_two_instrumentations_reported_reads_as_one_step():
+    trace = _trace()
+    told = [{"role": "user", "content": "Use the fast lane."}]
+    _node_twice(trace, 1, 1, 0, langgraph_input=told)
+    _node_twice(trace, 2, 4, 100)
+    tree = trace_span_tree(trace)
+    nodes = [s for s in reading_steps(tree) if s["name"].startswith("invoke_agent")]
+    # numbered by their first span, each holding its call, the second span's input read in
+    assert [(n["step"], n["name"]) for n in nodes] == [
+        (2, "invoke_agent agent#1"),
+        (5, "invoke_agent agent#2"),
+    ]
+    assert [[c["name"] for c in n["children"]] for n in nodes] == [["chat#1"], ["chat#2"]]
+    assert nodes[0]["input"] == [{"role": "user", "text": "Use the fast lane."}]
+    spans = list(trace.spans.order_by("position"))
+    cited = [name for _, name in citation_names(spans)]
+    assert "invoke_agent agent#2" in cited and "invoke_agent agent#3" not in cited
+    assert "step 3" not in cited  # the second report gives its place to the first
+
+
+@pytest.mark.parametrize(
+    "twin",
+    [
+        {"scope": LANGCHAIN},  # one instrumentation: two runs of the node
+        {"scope": ""},  # no scope said: nothing tells them apart
+        _at(60, 90),  # after the first ended: another run
+        {"output": [{"role": "assistant", "content": "Routed."}]},  # both say an output
+    ],
+)
+def test_sibling_steps_of_one_name_stay_two_unless_twins(twin):
+    trace = _trace()
+    told = [{"role": "user", "content": "Use the fast lane."}]
+    _node_twice(trace, 1, 1, 0, langgraph_input=told, **twin)
+    if "output" in twin:
+        trace.spans.filter(span_id="lc1").update(output=[{"role": "assistant", "content": "On."}])
+    names = [s["name"] for s in reading_steps(trace_span_tree(trace))]
+    assert names.count("invoke_agent agent#1") == 1 and names.count("invoke_agent agent#2") == 1
