@@ -28,7 +28,7 @@ from traces.messages import (
 )
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.repr_fields import repr_fields
-from traces.stop_reasons import finish_reason_of, stop_reason_normalize
+from traces.stop_reasons import StopKind, finish_reason_of, stop_reason_normalize
 from traces.untold_replies import replies_untold, reply_missing
 
 
@@ -625,6 +625,21 @@ def _address_only(read) -> bool:
     )
 
 
+def status_said(read) -> str:
+    """The one word an agent step answered when that word is a stop reason (STOP_SPELLINGS),
+    as text or as its one assistant message: CrewAI's agent-executor flow, traced by OpenLIT,
+    answers `completed`, its state, while the answer is its model call's. "" for anything else."""
+    if isinstance(read, list) and len(read) == 1 and isinstance(read[0], dict):
+        message = read[0]
+        read = message.get("text") if message.keys() == {"role", "text"} else None
+        if message.get("role") != "assistant":
+            return ""
+    if not isinstance(read, str) or len(read.split()) != 1:
+        return ""
+    word = read.strip()
+    return word if stop_reason_normalize(word) not in ("", StopKind.OTHER) else ""
+
+
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
     """One span as a step of the reading."""
     node: dict = {"step": label.step, "name": label.label, "type": span.kind}
@@ -679,7 +694,12 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             ):
                 continue  # the task or the final answer, already at the top of the reading
             read = _value(_state_reprs_shortened(value), state)
-            if read not in (None, "", []) and not _address_only(read):
+            if read in (None, "", []) or _address_only(read):
+                continue
+            status = status_said(read) if field == "output" and span.kind == SpanKind.AGENT else ""
+            if status:  # how the run ended, not an answer: read as a model call's stop is
+                node["finish_reason"] = status
+            else:
                 node[field] = state.repeats_referred(label.base, field, read, label.step)
     if errored:
         node["error"] = error_read(span.error_message)

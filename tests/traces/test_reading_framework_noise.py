@@ -253,3 +253,36 @@ def test_sibling_steps_of_one_name_stay_two_unless_twins(twin):
         trace.spans.filter(span_id="lc1").update(output=[{"role": "assistant", "content": "On."}])
     names = [s["name"] for s in reading_steps(trace_span_tree(trace))]
     assert names.count("invoke_agent agent#1") == 1 and names.count("invoke_agent agent#2") == 1
+
+
+@pytest.mark.parametrize(
+    "output",
+    [[{"role": "assistant", "content": "completed"}], "completed", "done"],
+)
+def test_an_agent_step_that_answers_a_stop_reason_reads_it_as_how_it_ended(output):
+    # CrewAI's agent-executor flow answers its state after its model call answered
+    trace = _trace()
+    _empty(trace, "executor", "r", 1, kind="agent", output=output)
+    _chat(trace, "m", "executor", 2, output=[{"role": "assistant", "content": ANSWER}])
+    step = next(s for s in reading_steps(trace_span_tree(trace)) if s["name"] == "executor")
+    assert "output" not in step and step["finish_reason"] in ("completed", "done")
+    transcript = trace_transcript(trace)
+    assert f"[step 2] executor STOPPED: {step['finish_reason']}" in transcript
+    assert "ASSISTANT (executor)" not in transcript
+
+
+@pytest.mark.parametrize(
+    ("kind", "output"),
+    [
+        ("agent", [{"role": "assistant", "content": "Completed the refund."}]),
+        ("agent", [{"role": "user", "content": "completed"}]),
+        ("agent", "pending"),  # no stop reason
+        ("custom", "success"),  # a plain step's value, not a run's end
+    ],
+)
+def test_other_step_outputs_read_as_outputs(kind, output):
+    trace = _trace()
+    _empty(trace, "executor", "r", 1, kind=kind, output=output)
+    _chat(trace, "m", "executor", 2, output=[{"role": "assistant", "content": ANSWER}])
+    step = next(s for s in reading_steps(trace_span_tree(trace)) if s["name"] == "executor")
+    assert "output" in step and "finish_reason" not in step
