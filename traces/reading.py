@@ -50,7 +50,11 @@ def step_labels(spans: list[Span], carried: dict[str, str] | None = None) -> dic
     """Step number and citation label of each span of one trace that the reading shows, `spans`
     in trace order: a span's step is its place in the trace, as its page numbers it. A merged
     call (`carried`, merged_members) is one step, its carrier's, numbered by its first span."""
-    carried = carried_present(carried, spans)
+    return step_labels_carried(spans, carried_present(carried, spans))
+
+
+def step_labels_carried(spans: list[Span], carried: dict[str, str]) -> dict[str, StepLabel]:
+    """step_labels with `carried` already what carried_present gives for `spans`."""
     step: dict[str, int] = {}
     for index, span in enumerate(spans, start=1):
         step.setdefault(carried.get(span.span_id, span.span_id), index)

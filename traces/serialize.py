@@ -16,7 +16,7 @@ from traces.reading import (
     code_run_parts,
     error_read,
     merged_members,
-    step_labels,
+    step_labels_carried,
     step_read,
     tool_result_key,
     tool_result_text,
@@ -60,7 +60,7 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     spans = _ordered(trace, spans)
     merged = merged_members(trace)
     carried = carried_present(merged, spans)
-    labels = step_labels(spans, carried)
+    labels = step_labels_carried(spans, carried)
     state = ReadingState(trace)
     state.spans = spans
     shown = sorted((s for s in spans if s.span_id in labels), key=lambda s: labels[s.span_id].step)
