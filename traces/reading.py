@@ -87,21 +87,26 @@ def carried_present(carried: dict[str, str] | None, spans: list[Span]) -> dict[s
 SCOPE_ATTRIBUTE = "otel.scope.name"
 # The twins a step is compared with: a node's two reports start within a few spans.
 TWIN_LOOKAHEAD = 3
+# Read once: each SpanKind.X is a metaclass attribute lookup, and layer_twins reads it a span.
+_TWIN_KINDS = (SpanKind.AGENT.value, SpanKind.CUSTOM.value)
+_ERROR = SpanStatus.ERROR.value
 
 
 def layer_twins(spans: list[Span]) -> dict[str, str]:
-    """Each framework step two instrumentations reported, the later span to the earlier: OpenLIT
-    traces each LangGraph node from its LangGraph instrumentation and again from its LangChain
-    one, two sibling spans of one name and kind, one running inside the other's time. The later
-    reads into the earlier (step_read of both), so the node is one step with one label; only
-    spans that never both give one field pair, so nothing either says is lost."""
+    """Each framework step two instrumentations reported, among one trace's spans, the later
+    span to the earlier: OpenLIT traces each LangGraph node from its LangGraph instrumentation
+    and again from its LangChain one, two sibling spans of one name and kind, one running inside
+    the other's time. The later reads into the earlier (step_read of both), so the node is one
+    step with one label; only spans that never both give one field pair, so nothing either says
+    is lost."""
     by_place: dict[tuple, list[Span]] = {}
     for span in spans:
-        if span.kind in (SpanKind.AGENT, SpanKind.CUSTOM) and span.started_at and span.ended_at:
-            place = (span.trace_id, span.parent_span_id, span.name, span.kind)
-            by_place.setdefault(place, []).append(span)
+        if span.kind in _TWIN_KINDS and span.started_at and span.ended_at:
+            by_place.setdefault((span.parent_span_id, span.name, span.kind), []).append(span)
     twins: dict[str, str] = {}
     for group in by_place.values():
+        if len(group) < 2:
+            continue
         paired: set[str] = set()
         for index, first in enumerate(group):
             if first.span_id in paired:
@@ -121,7 +126,7 @@ def _twins(first: Span, second: Span) -> bool:
         return False
     if first.started_at > second.ended_at or second.started_at > first.ended_at:
         return False
-    if first.status == SpanStatus.ERROR and second.status == SpanStatus.ERROR:
+    if first.status == _ERROR and second.status == _ERROR:
         return False
     pairs = (first.input, second.input), (first.output, second.output)
     return not any(_said(one) and _said(other) for one, other in pairs)
