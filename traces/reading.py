@@ -319,6 +319,9 @@ class ReadingState:
         self.unclaimed: dict[tuple[str, str], list[str]] = {}
         # the error each failed tool step showed, by its call id
         self.errors_shown: dict[str, str] = {}
+        # failed tool steps that read no result, by their call id: a text handed back later
+        # that tells the error completes them
+        self.failures_untold: dict[str, dict] = {}
         # calls a model step's reply showed without their id, by (tool, arguments), in order
         self.idless: dict[tuple[str, str], list[dict]] = {}
         # the trace's spans in order (set by the reader), and the replies model calls did not
@@ -384,7 +387,8 @@ class ReadingState:
         """A message that only hands back tool results their tool steps showed already (a tool
         message recorded without its call id reads as text: OpenInference JS's flattened ones)."""
         if message.role == "tool" and not message.tool_results and not message.tool_calls:
-            return bool(message.text.strip()) and self._result_shown(message.text.strip())
+            text = message.text.strip()
+            return bool(text) and (self._result_shown(text) or self._failure_told(text))
         return bool(message.tool_results) and (
             not message.text.strip()
             and not message.tool_calls
@@ -398,6 +402,17 @@ class ReadingState:
         its tool step showed the error."""
         error = self.errors_shown.get(result.id) if result.id else None
         return bool(error) and error in _text_of(result.content)
+
+    def _failure_told(self, text: str) -> bool:
+        """A tool message without its call id whose text tells the error a failed tool step
+        showed (OpenLIT's LangChain instrumentation names a failed call by its run id, and its
+        chat spans hand the tool messages back as text): read on that step, as its result."""
+        for call_id, node in self.failures_untold.items():
+            if "result" not in node and node["error"] in text:
+                node["result"] = text
+                del self.failures_untold[call_id]
+                return True
+        return False
 
     def call_claimed(self, tool: str, arguments) -> str:
         """The id of the earliest call decided with this tool and these arguments that no tool
@@ -671,6 +686,8 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             node["error"] = error_read(span.error_message)
             if call_id:
                 state.errors_shown[call_id] = node["error"]
+                if "result" not in node:
+                    state.failures_untold[call_id] = node
         state.tool_result_shown(span.output if span.output is not None else span.error_message)
         state.tool_step_noted(node, span, errored)
         return node

@@ -170,6 +170,18 @@ def test_openlit_langgraph(api, run):
     assert [step.output for step in steps if not step.failed] == [ORDER, REFUND]
     tree = trace_span_tree(trace)
     assert models_decided(tree) == ["lookup_order"] * (1 + fails) + ["refund"]
+    if fails:
+        # the failed span names the call by LangChain's run id, and the next chat span is
+        # handed the ToolNode's text without a call id: that text, which tells the error, is
+        # read once, as the failed step's error
+        (failed,) = [step for step in reading_steps(tree) if step.get("error")]
+        told = f"Error: ConnectionError('{ERROR}')\n Please fix your mistakes."
+        assert (failed["name"], failed["error"], failed.get("result")) == (
+            "lookup_order#1",
+            told,
+            None,
+        )
+        assert tree_json(tree).count(ERROR) == 1 and trace_transcript(trace).count(ERROR) == 1
 
 
 @pytest.mark.parametrize("run", ["openlit-langgraph", "openlit-langgraph-tool-error"])

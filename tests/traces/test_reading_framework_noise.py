@@ -3,6 +3,7 @@ to the judge reads once or not at all, and nothing they said is lost: a failed c
 result tells its error, steps that say nothing beside calls, a node two instrumentations
 each reported, an agent step that answers its state."""
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -286,3 +287,28 @@ def test_other_step_outputs_read_as_outputs(kind, output):
     _chat(trace, "m", "executor", 2, output=[{"role": "assistant", "content": ANSWER}])
     step = next(s for s in reading_steps(trace_span_tree(trace)) if s["name"] == "executor")
     assert "output" in step and "finish_reason" not in step
+
+
+@pytest.mark.parametrize(
+    ("handed_back", "reads"),
+    [
+        (HANDED_BACK, (None, HANDED_BACK)),  # tells the error: read on the failed step, once
+        ("Try again later.", (None, ERROR)),  # tells something else: read where it was handed
+    ],
+)
+def test_a_failure_handed_back_as_text_without_its_call_id_reads_on_the_failed_step(
+    handed_back, reads
+):
+    # OpenLIT's LangChain instrumentation names a failed call by its run id, not the call id
+    # the model decided, and its chat spans hand tool messages back as text without an id
+    trace = _trace()
+    _failed_lookup(trace, None)
+    trace.spans.filter(span_id="t").update(tool_call_id="01a2526a-4b14-7623-a181-242bafd6a9e1")
+    history = [{"role": "user", "content": TASK}, {"role": "tool", "content": handed_back}]
+    _chat(trace, "m2", "r", 3, input=history, output=[{"role": "assistant", "content": ANSWER}])
+    tree = trace_span_tree(trace)
+    step = _tool_step(trace)
+    assert (step.get("result"), step["error"]) == reads
+    assert tree_json(tree).count(json.dumps(handed_back)[1:-1]) == 1
+    assert trace_transcript(trace).count(ERROR) == 1
+    assert _checks_read(trace) == [("lookup", {"id": "A-1"}, True)]
