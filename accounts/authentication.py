@@ -25,21 +25,33 @@ def token_from_headers(request) -> str | None:
     if header.lower().startswith("bearer "):
         return header[7:].strip() or None
     if header.lower().startswith("basic "):
-        return _basic_secret(header[6:].strip())
+        _public, secret = _basic_pair(header[6:].strip())
+        if not secret:
+            raise exceptions.AuthenticationFailed(
+                "Authorization: Basic must be base64 of `public key:secret key`, the secret key "
+                "an evalsite API token."
+            )
+        return secret
     return request.META.get("HTTP_X_API_KEY") or None
 
 
-def _basic_secret(encoded: str) -> str:
+def basic_public_key(request) -> str:
+    """The public key (username) of the request's `Authorization: Basic`, "" when it sends
+    none: the Langfuse SDK's LANGFUSE_PUBLIC_KEY, which traces.projects reads as a project."""
+    header = request.META.get("HTTP_AUTHORIZATION", "")
+    if not header.lower().startswith("basic "):
+        return ""
+    return _basic_pair(header[6:].strip())[0]
+
+
+def _basic_pair(encoded: str) -> tuple[str, str]:
+    """(public key, secret key) of a Basic credential; the secret is "" when it has none or
+    the credential is no base64 of `public:secret`."""
     try:
-        _user, colon, secret = base64.b64decode(encoded, validate=True).decode().partition(":")
+        public, colon, secret = base64.b64decode(encoded, validate=True).decode().partition(":")
     except (binascii.Error, UnicodeDecodeError):
-        colon = secret = ""
-    if not colon or not secret:
-        raise exceptions.AuthenticationFailed(
-            "Authorization: Basic must be base64 of `public key:secret key`, the secret key "
-            "an evalsite API token."
-        )
-    return secret
+        return "", ""
+    return (public, secret) if colon else ("", "")
 
 
 class ApiTokenAuthentication(authentication.BaseAuthentication):

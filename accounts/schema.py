@@ -11,5 +11,6 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
         return {
             "type": "http",
             "scheme": "bearer",
-            "description": "A per-user API token; `x-api-key: TOKEN` works too.",
+            "description": "A per-user API token; `x-api-key: TOKEN` works too, and Basic "
+            "auth with the token as password, its username a project's slug or empty.",
         }

@@ -21,7 +21,12 @@ from guardrails.check import (
 )
 from guardrails.services import guardrail_decision_record
 from traces.api import ERROR_RESPONSES, TraceJSONParser
-from traces.projects import PROJECT_HEADER_META, PROJECT_SLUG, project_resolve, project_slug_resolve
+from traces.projects import (
+    PROJECT_SLUG,
+    project_header_read,
+    project_resolve,
+    project_slug_resolve,
+)
 
 
 class GuardrailJSONParser(TraceJSONParser):
@@ -236,7 +241,7 @@ class GuardrailCheckApi(APIView):
 
     def _answer(self, request, values: dict, started: float) -> Response:
         slug = project_slug_resolve(
-            named=values.get("project"), header=request.META.get(PROJECT_HEADER_META)
+            named=values.get("project"), header=project_header_read(request)
         ).slug
         record = values["record"]
         # Checking writes nothing; only a decision to keep may start a project.

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from evalsite_checks.steps import PENDING, ToolStep
 
-from traces.ingest.failures import structured_failure, text_failure
+from traces.ingest.failures import result_failed
 from traces.messages import ToolCall, ToolResult, messages_read
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.reading import tool_result_key
@@ -72,7 +72,7 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
             call, result = told.get(span.tool_call_id, (None, None))
             inputs = call.arguments if call else None
             if result is not None:
-                output, failed = result.content, failed or _failed(result)
+                output, failed = result.content, failed or result_failed(result)
         step = ToolStep(
             tool=span.tool_name or span.name,
             inputs=inputs if inputs is not None else {},
@@ -118,7 +118,7 @@ def tool_steps_from_messages(spans: Sequence[SpanFacts]) -> list[ToolStep]:
             tool=call.name,
             inputs=call.arguments if call.arguments is not None else {},
             output=result.content if result else None,
-            failed=bool(result and _failed(result)),
+            failed=bool(result and result_failed(result)),
             span_id=span.span_id,
             span_pk=span_pk(span),
             component=span.component,
@@ -166,11 +166,3 @@ def calls_told(spans: Sequence[SpanFacts]) -> list[tuple[SpanFacts, ToolCall, To
         given = results.get(call.id) or ()
         told.append((span, call, given[index] if index < len(given) else next(unclaimed, None)))
     return told
-
-
-def _failed(result: ToolResult) -> bool:
-    """A result handed back says the call failed: flagged so, or read so by ingest's rules for
-    a tool span's result (a structured error, or text that opens with one)."""
-    return result.is_error or bool(
-        structured_failure(result.content, None) or text_failure(result.content)
-    )

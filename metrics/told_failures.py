@@ -28,10 +28,9 @@ from metrics.steps import (
     tool_steps_from_spans,
     trace_spans,
 )
-from traces.ingest.failures import structured_failure, text_failure
-from traces.messages import ToolResult
-from traces.models import Project, Session, SpanKind, SpanStatus, Trace
-from traces.reading import tool_result_key
+from traces.ingest.failures import result_failed, structured_failure
+from traces.models import Session, SpanKind, SpanStatus, Trace
+from traces.reading import project_reads_text_errors, tool_result_key
 
 # Whether a project reads text errors, remembered as its guardrail policy is (forgotten when a
 # project is saved, metrics.receivers).
@@ -50,16 +49,8 @@ def trace_told_failures(trace: Trace, spans: Sequence[SpanFacts]) -> int:
 
 def _text_errors_read(trace: Trace) -> bool:
     if Trace._meta.get_field("project").is_cached(trace):
-        return trace.project.tool_error_text_detection
-    return _text_read_by_project.get(
-        trace.project_id,
-        lambda: (
-            Project.objects.filter(pk=trace.project_id)
-            .values_list("tool_error_text_detection", flat=True)
-            .first()
-            is not False
-        ),
-    )
+        return project_reads_text_errors(trace)
+    return _text_read_by_project.get(trace.project_id, lambda: project_reads_text_errors(trace))
 
 
 def told_failures_count(spans: Sequence[SpanFacts], *, detect_text: bool = True) -> int:
@@ -71,7 +62,7 @@ def told_failures_count(spans: Sequence[SpanFacts], *, detect_text: bool = True)
         return sum(
             1
             for _, _, result in calls_told(spans)
-            if result is not None and _result_failed(result, detect_text)
+            if result is not None and result_failed(result, detect_text=detect_text)
         )
     by_id = {span.span_id: span for span in spans if span.kind == SpanKind.TOOL}
     failed_spans = [span for span in by_id.values() if span.status == SpanStatus.ERROR]
@@ -90,12 +81,6 @@ def told_failures_count(spans: Sequence[SpanFacts], *, detect_text: bool = True)
                 continue
         told.add(span.tool_call_id or span.span_id)
     return len(told)
-
-
-def _result_failed(result: ToolResult, detect_text: bool) -> bool:
-    return result.is_error or bool(
-        structured_failure(result.content, None) or (detect_text and text_failure(result.content))
-    )
 
 
 def _flagged(call_id: str, output, flagged: tuple[set[str], set[str]]) -> bool:

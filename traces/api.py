@@ -38,7 +38,7 @@ from traces.ingest.services import (
     ingest_payload,
 )
 from traces.models import TRACE_DESCRIPTION, TRACE_SPAN_TOTALS, Span, Trace
-from traces.projects import PROJECT_HEADER, PROJECT_HEADER_META, project_resolve
+from traces.projects import PROJECT_HEADER, project_header_read, project_resolve
 from traces.span_pages import (
     SPAN_PAGE_DEFAULT,
     SPAN_PAGE_MAX,
@@ -63,7 +63,10 @@ ERROR_OUT = inline_serializer(
 ERROR_RESPONSES = {
     400: OpenApiResponse(ERROR_OUT, description="Bad input; `fields` names what was wrong."),
     401: OpenApiResponse(ERROR_OUT, description="No or unknown API token."),
-    403: OpenApiResponse(ERROR_OUT, description="Missing role, or unknown project."),
+    403: OpenApiResponse(
+        ERROR_OUT,
+        description="The token's user lacks the role, or a send-only token asked to read.",
+    ),
     413: OpenApiResponse(ERROR_OUT, description="Body over the size limit."),
 }
 
@@ -234,7 +237,7 @@ class TraceListCreateApi(GenericAPIView):
         _body_size_check(request)
         payload = request.data
         named = payload.get("project") if isinstance(payload, dict) else None
-        header = request.META.get(PROJECT_HEADER_META)
+        header = project_header_read(request)
         if is_jaeger_export(payload):
             with transaction.atomic():
                 traces = ingest_jaeger(project_resolve(named=named, header=header), payload)
@@ -333,7 +336,7 @@ class TraceBulkImportApi(APIView):
     @idempotent_post
     def post(self, request):
         _body_size_check(request)
-        project = project_resolve(header=request.META.get(PROJECT_HEADER_META))
+        project = project_resolve(header=project_header_read(request))
         content_type = request.content_type.split(";")[0].strip().lower()
         if content_type == "multipart/form-data":
             upload = request.FILES.get("file")
@@ -378,7 +381,7 @@ def _otlp_export(request, ingest, response_body) -> HttpResponse:
         body=request.body,
         content_type=content_type,
         content_encoding=request.META.get("HTTP_CONTENT_ENCODING", ""),
-        project_slug=request.META.get(PROJECT_HEADER_META) or None,
+        project_slug=project_header_read(request),
     )
     media = otlp_wire.JSON if content_type.startswith(otlp_wire.JSON) else otlp_wire.PROTOBUF
     return HttpResponse(response_body(content_type, result), content_type=media, status=200)

@@ -4,8 +4,10 @@ Every way in names the project in some of three places, and the most specific on
 
 1. `named`: the payload's own `project` (a span-tree or transcript body, a JSONL line, the
    guardrail check's body, the upload form's field, `manage.py ingest --project`);
-2. `header`: the request's `x-evalsite-project` header (for a JSONL upload, the request's
-   project that its lines may override);
+2. `header`: the request's `x-evalsite-project` header, or the public key of its Basic auth
+   (the Langfuse SDK's LANGFUSE_PUBLIC_KEY), which must name an existing project and agree
+   with the header when both are sent (`project_header_read`); for a JSONL upload, the
+   request's project that its lines may override;
 3. `resource`: an OTLP resource's `evalsite.project` attribute;
 
 else the project "default". Ingest (JSON, JSONL, OTLP traces and logs), the guardrail check
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
+from accounts.authentication import basic_public_key
 from core.errors import ApplicationError
 from traces.models import Project
 from traces.project_cache import projects_by_slug
@@ -30,6 +33,8 @@ PROJECT_SLUG = re.compile(r"^[-a-zA-Z0-9_]{1,100}$")
 # The header as clients send it, and as Django's request.META spells it.
 PROJECT_HEADER = "x-evalsite-project"
 PROJECT_HEADER_META = "HTTP_X_EVALSITE_PROJECT"
+# What a refusal of the Basic auth username names.
+PUBLIC_KEY_FIELD = "public_key"
 # The OTLP resource attribute an exporter names its project with.
 PROJECT_ATTRIBUTE = "evalsite.project"
 
@@ -38,6 +43,37 @@ PROJECT_ATTRIBUTE = "evalsite.project"
 class ProjectSlug:
     slug: str
     field: str  # where the slug came from: the field a refusal names
+
+
+def project_header_read(request) -> str | None:
+    """The project a request names in its headers, the resolvers' `header`: x-evalsite-project,
+    or the public key (username) of its Basic auth. A key pair belongs to a project, so a public
+    key is taken only as an existing project's slug: one naming none, or another project than
+    the header, is refused rather than sent elsewhere; "default" is taken as no key would be. An
+    empty public key names nothing."""
+    header = (request.META.get(PROJECT_HEADER_META) or "").strip()
+    public_key = basic_public_key(request).strip()
+    if not public_key:
+        return header or None
+    if header and header != public_key:
+        raise ApplicationError(
+            f"The public key {public_key[:120]!r} and the {PROJECT_HEADER} header "
+            f"{header[:120]!r} name different projects: send one of them, or the same slug.",
+            field=PUBLIC_KEY_FIELD,
+            code="project_conflict",
+        )
+    # "default" is what no key names, made on first use: naming it is never a mistake.
+    if public_key == DEFAULT_PROJECT_SLUG or projects_by_slug.get(
+        public_key, lambda: Project.objects.filter(slug=public_key).first()
+    ):
+        return public_key
+    raise ApplicationError(
+        f"The public key {public_key[:120]!r} names no project: the public key (Basic auth "
+        "username, LANGFUSE_PUBLIC_KEY) must be the slug of an existing project, `default` "
+        "for the default one.",
+        field=PUBLIC_KEY_FIELD,
+        code="unknown_project",
+    )
 
 
 def project_slug_resolve(

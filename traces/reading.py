@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from core.json_text import json_text_decoded
 from traces.ingest.calls import MERGED_KEY
+from traces.ingest.failures import result_failed
 from traces.messages import (
     MESSAGE_LISTS,
     OBJECT_REPR,
@@ -26,7 +28,7 @@ from traces.messages import (
     python_literal_maybe,
     readable_text,
 )
-from traces.models import Span, SpanKind, SpanStatus, Trace
+from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 from traces.repr_fields import repr_fields
 from traces.stop_reasons import StopKind, finish_reason_of, stop_reason_normalize
 from traces.untold_replies import replies_untold, reply_missing
@@ -275,8 +277,9 @@ def _message_key(message: Message) -> tuple:
     return (message.role, message.text.strip(), calls, results)
 
 
-def message_compact(message: Message) -> dict:
-    """A message as the reading shows it: role, text, tool calls and results, nothing else."""
+def message_compact(message: Message, failed: Callable[[ToolResult], bool] | None = None) -> dict:
+    """A message as the reading shows it: role, text, tool calls and results, nothing else. A
+    result is marked `"error": true` when flagged so, or when `failed` reads it as failed."""
     out: dict = {"role": message.role}
     if message.text.strip():
         out["text"] = tracebacks_shortened(message.text.strip())
@@ -291,10 +294,24 @@ def message_compact(message: Message) -> dict:
         entry = {"call_id": result.id, "result": result.content}
         if not result.id and result.name:  # a result that names its tool, not its call
             entry = {"call_id": "", "tool": result.name, "result": result.content}
-        if result.is_error:
+        if result.is_error or (failed is not None and failed(result)):
             entry["error"] = True
         out.setdefault("tool_results", []).append(entry)
     return out
+
+
+def project_reads_text_errors(trace: Trace) -> bool:
+    """Whether the trace's project reads a tool result that is an error by its text alone
+    (`Error: ...`) as a failed call (Project.tool_error_text_detection). The project row is read
+    only when the trace has not loaded it."""
+    if Trace._meta.get_field("project").is_cached(trace):
+        return trace.project.tool_error_text_detection
+    return (
+        Project.objects.filter(pk=trace.project_id)
+        .values_list("tool_error_text_detection", flat=True)
+        .first()
+        is not False
+    )
 
 
 class ReadingState:
@@ -328,6 +345,31 @@ class ReadingState:
         # record, read from them when one is first wanted
         self.spans: list[Span] = []
         self.untold: dict[str, Message] | None = None
+        self.trace = trace
+        # read when first wanted: whether a tool span was traced, whether the project reads
+        # text errors
+        self.tool_traced: bool | None = None
+        self.text_errors_read: bool | None = None
+
+    def told_failed(self, result: ToolResult) -> bool:
+        """A result handed back that the checks read as a failed call (metrics.steps), by the
+        rule its project reads them by (metrics.told_failures): flagged, a structured error, or
+        an error by its text alone while the project reads text errors."""
+        if not result_failed(result):
+            return False
+        if result_failed(result, detect_text=False):
+            return True
+        if self.text_errors_read is None:
+            self.text_errors_read = project_reads_text_errors(self.trace)
+        return self.text_errors_read
+
+    def result_failed_unflagged(self, result: ToolResult) -> bool:
+        """A result a message shows as failed beyond its own flag: where no tool span was
+        traced, the checks read the calls from the messages (told_failed); a tool span reads
+        its own failure, marked on its step."""
+        if self.tool_traced is None:
+            self.tool_traced = any(span.kind == SpanKind.TOOL for span in self.spans)
+        return not self.tool_traced and self.told_failed(result)
 
     def reply_untold(self, span: Span) -> Message | None:
         """The reply a model call did not record, as the next call's history tells it."""
@@ -469,15 +511,18 @@ class ReadingState:
         for message in messages:
             for result in message.tool_results:
                 node = self.awaiting_result.pop(result.id, None) if result.id else None
+                failed = result.is_error
                 if node is not None:
                     error = node.pop("error", None)  # read after the result, as on other steps
                     node["result"] = result.content
                     if error is not None:
                         node["error"] = error
                     self.tool_result_shown(result.content)
-                elif result.is_error:
+                    # the checks read this step's result by the messages' rule (metrics.steps)
+                    failed = "error" not in node and self.told_failed(result)
+                elif failed:
                     node = self.succeeded.pop(tool_result_key(result.content), None)
-                if node is not None and result.is_error and "error" not in node:
+                if node is not None and failed and "error" not in node:
                     node["error"] = error_read(_text_of(result.content))
 
 
@@ -513,11 +558,11 @@ def _value(value, state: ReadingState, *, always: bool = False):
         return value
     if always:
         state.messages_shown(messages)
-        compact = [message_compact(m) for m in messages]
+        compact = [message_compact(m, state.result_failed_unflagged) for m in messages]
         if any(not call.id for m in messages for call in m.tool_calls):
             state.idless_noted(compact)
         return compact
-    return [message_compact(m) for m in state.new_messages(messages)]
+    return [message_compact(m, state.result_failed_unflagged) for m in state.new_messages(messages)]
 
 
 def _call_id_given(call: dict, call_id: str) -> None:

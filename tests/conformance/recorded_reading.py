@@ -13,7 +13,14 @@ RECORDED = Path(__file__).resolve().parent / "recorded"
 
 def send_recorded(api_client, name: str, logs_first: bool = False) -> Trace:
     """POST a fixture's spans to /v1/traces and, where the run logged, its log records to
-    /v1/logs (after the spans, or before them with `logs_first`), each joined to its span."""
+    /v1/logs (after the spans, or before them with `logs_first`), each joined to its span;
+    the one trace they make."""
+    recorded_post(api_client, name, logs_first)
+    return Trace.objects.get(project__slug=PROJECT)
+
+
+def recorded_post(api_client, name: str, logs_first: bool = False) -> None:
+    """POST a fixture's spans, and its log records where the run logged, as send_recorded."""
     fixture = json.loads((RECORDED / f"{name}.json").read_text())
     sends = [("/v1/traces", fixture["request"])]
     if "logs" in fixture:
@@ -28,7 +35,6 @@ def send_recorded(api_client, name: str, logs_first: bool = False) -> Trace:
         )
         assert response.status_code == 200, response.content
         assert "partialSuccess" not in response.json(), response.content
-    return Trace.objects.get(project__slug=PROJECT)
 
 
 def assert_support_tools_offered(trace):

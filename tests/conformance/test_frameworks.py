@@ -44,10 +44,18 @@ JUDGE_READS = Expected(
 )
 
 
-def judge_reads_after_failure(error: str, calls=EXPECTED_CALLS) -> Expected:
+def judge_reads_after_failure(
+    error: str, calls=EXPECTED_CALLS, failed_call: str | None = None
+) -> Expected:
     """What every built-in judge must read of the support run whose first lookup failed with
-    `error`: the failed lookup, its retry and the refund, with the error."""
-    return dataclasses.replace(JUDGE_READS, calls=[calls[0], *calls], errors=[error])
+    `error`: the failed lookup, its retry and the refund, with the error; with `failed_call`,
+    that call (by its id) marked failed and no other."""
+    return dataclasses.replace(
+        JUDGE_READS,
+        calls=[calls[0], *calls],
+        errors=[error],
+        failed_calls=None if failed_call is None else [failed_call],
+    )
 
 
 @pytest.fixture

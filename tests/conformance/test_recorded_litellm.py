@@ -11,6 +11,8 @@ from decimal import Decimal
 import pytest
 
 from accounts.roles import ANNOTATOR
+from judges.models import TraceFormat
+from judges.prompts import trace_text_budgeted
 from metrics.steps import tool_steps_from_spans, trace_spans
 from tests.conformance import support_task
 from tests.conformance.fake_openai import COMPLETION_TOKENS, MODEL, PROMPT_TOKENS
@@ -39,7 +41,8 @@ from traces.serialize import trace_span_tree, trace_transcript, tree_json
 pytestmark = pytest.mark.django_db
 
 ERROR = support_task.ORDER_SERVICE_DOWN
-RETRIED = judge_reads_after_failure(ERROR)
+# the failed lookup reads as failed, as the checks read it, though only its text says so
+RETRIED = judge_reads_after_failure(ERROR, failed_call="call_1")
 # what LiteLLM's price map makes of one call (it writes its own cost on the span)
 CALL_COST = Decimal("0.000036")
 
@@ -118,12 +121,15 @@ def test_litellm_tool_failing_once(api):
     tree = trace_span_tree(trace)
     assert models_decided(tree) == ["lookup_order", "lookup_order", "refund"]
     assert_each_decision_once_with_its_id(trace, ["call_1", "call_2", "call_3"])
-    handed = results_handed_back(tree)
-    assert [(call_id, result) for call_id, result, _ in handed] == [
-        ("call_1", f"Error: {ERROR}"),
-        ("call_2", ORDER),
-        ("call_3", REFUND),
+    assert results_handed_back(tree) == [
+        ("call_1", f"Error: {ERROR}", True),
+        ("call_2", ORDER, False),
+        ("call_3", REFUND, False),
     ]
+    # the general judge's JSON marks the failed lookup's result an error, as the checks read it
+    text, _ = trace_text_budgeted(trace, TraceFormat.SPAN_TREE)
+    assert f'"result": "Error: {ERROR}", "error": true' in text
+    assert text.count('"error": true') == 1
     steps = tool_steps_from_spans(trace_spans(trace))
     assert [(step.tool, step.inputs, step.failed) for step in steps] == [
         (*EXPECTED_CALLS[0], True),

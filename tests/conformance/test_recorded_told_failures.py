@@ -11,9 +11,11 @@ from metrics.steps import tool_steps_from_messages, tool_steps_from_spans, trace
 from tests.conformance.harness import PROJECT
 from tests.conformance.recorded_reading import send_recorded
 from tests.factories import ProjectFactory, UserFactory
+from tests.judges.judge_reads import calls_marked_failed
 from traces.completion import trace_complete
 from traces.filters import filter_query, traces_for_query
 from traces.models import SpanKind, SpanStatus, Trace
+from traces.serialize import trace_span_tree
 
 pytestmark = pytest.mark.django_db
 
@@ -78,11 +80,13 @@ def test_most_errors_lists_the_told_failure_before_a_clean_run(api):
 
 
 @pytest.mark.parametrize("name", TOLD_AS_TEXT)
-def test_a_failure_told_as_text_alone_does_not_count_with_text_errors_off(api, name):
+def test_a_failure_told_as_text_alone_is_none_with_text_errors_off(api, name):
     ProjectFactory(slug=PROJECT, tool_error_text_detection=False)
     trace = settled(api, name)
     assert (trace.error_count, trace.told_error_count) == (0, 0)
     assert listed(status="error") == []
+    # nor does the judge's reading mark it
+    assert calls_marked_failed(trace_span_tree(trace)) == []
 
 
 @pytest.mark.parametrize("name", SPAN_AND_TOLD)

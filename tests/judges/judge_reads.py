@@ -41,6 +41,8 @@ class Expected:
     results: list[object] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     later_user_turns: list[str] = field(default_factory=list)
+    # the call ids the reading marks failed, in order, where that is checked
+    failed_calls: list[str] | None = None
 
 
 def _leaves(value) -> list[str]:
@@ -173,6 +175,22 @@ def unnamed_calls(trace: Trace) -> list[int]:
     ]
 
 
+def calls_marked_failed(tree: dict) -> list[str]:
+    """The call ids a reading marks failed, in order: a tool step with an error, a result
+    handed back marked `"error": true`."""
+    marked = []
+    for step in reading_steps(tree):
+        if step["type"] == SpanKind.TOOL and "error" in step:
+            marked.append(step.get("call_id", ""))
+        marked += [
+            result.get("call_id", "")
+            for message in _messages(step)
+            for result in message.get("tool_results") or []
+            if result.get("error") is True
+        ]
+    return marked
+
+
 def assert_judge_reads(trace: Trace, expected: Expected) -> None:
     missing = judge_reads_missing(trace, expected)
     assert not missing, f"judge prompts lack what the trace holds: {missing}"
@@ -182,3 +200,5 @@ def assert_judge_reads(trace: Trace, expected: Expected) -> None:
     assert not twice, f"the judge reads a step twice: {twice}"
     unnamed = unnamed_calls(trace)
     assert not unnamed, f"steps {unnamed} show a tool call that names no tool"
+    if expected.failed_calls is not None:
+        assert calls_marked_failed(trace_span_tree(trace)) == expected.failed_calls

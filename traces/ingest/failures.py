@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from http import HTTPStatus
 
+from traces.messages import ToolResult
 from traces.models import SpanKind
 
 FAILED_STATUSES = {"error", "failed", "failure"}
@@ -89,6 +90,16 @@ def text_failure(output, extra_markers: tuple[str, ...] = ()) -> str:
     ) or any(lowered.startswith(marker.lower()) for marker in extra_markers if marker):
         return _short(text.strip().splitlines()[0])
     return ""
+
+
+def result_failed(result: ToolResult, *, detect_text: bool = True) -> bool:
+    """A result handed back to the model says its call failed: flagged so (`is_error`), or read
+    so by rules 3 and 4 for a tool span's result, rule 4 only with `detect_text`
+    (Project.tool_error_text_detection). The checks (metrics.steps, metrics.told_failures) and
+    the judge's reading (traces.reading) ask this of the same result."""
+    return result.is_error or bool(
+        structured_failure(result.content, None) or (detect_text and text_failure(result.content))
+    )
 
 
 def tool_failures_mark(records, *, detect_text: bool, extra_markers: tuple[str, ...]) -> None:
