@@ -30,7 +30,7 @@ from traces.messages import (
 )
 from traces.models import Project, Span, SpanKind, SpanStatus, Trace
 from traces.repr_fields import repr_fields
-from traces.stop_reasons import finish_reason_of, stop_reason_normalize
+from traces.stop_reasons import StopKind, finish_reason_of, stop_reason_normalize
 from traces.untold_replies import replies_untold, reply_missing
 
 
@@ -52,7 +52,11 @@ def step_labels(spans: list[Span], carried: dict[str, str] | None = None) -> dic
     """Step number and citation label of each span of one trace that the reading shows, `spans`
     in trace order: a span's step is its place in the trace, as its page numbers it. A merged
     call (`carried`, merged_members) is one step, its carrier's, numbered by its first span."""
-    carried = carried_present(carried, spans)
+    return step_labels_carried(spans, carried_present(carried, spans))
+
+
+def step_labels_carried(spans: list[Span], carried: dict[str, str]) -> dict[str, StepLabel]:
+    """step_labels with `carried` already what carried_present gives for `spans`."""
     step: dict[str, int] = {}
     for index, span in enumerate(spans, start=1):
         step.setdefault(carried.get(span.span_id, span.span_id), index)
@@ -71,11 +75,67 @@ def step_labels(spans: list[Span], carried: dict[str, str] | None = None) -> dic
 
 
 def carried_present(carried: dict[str, str] | None, spans: list[Span]) -> dict[str, str]:
-    """The merged members whose carrier is among `spans`: only those give their place to it."""
+    """The merged members whose carrier is among `spans`: only those give their place to it;
+    and each step a second instrumentation reported again (layer_twins), to the first."""
+    twins = layer_twins(spans)
     if not carried:
-        return {}
+        return twins
     ids = {span.span_id for span in spans}
-    return {member: carrier for member, carrier in carried.items() if carrier in ids}
+    present = {member: carrier for member, carrier in carried.items() if carrier in ids}
+    return {**twins, **present} if twins else present
+
+
+# The instrumentation library that reported a span (OTLP's scope), as ingest stores it.
+SCOPE_ATTRIBUTE = "otel.scope.name"
+# The twins a step is compared with: a node's two reports start within a few spans.
+TWIN_LOOKAHEAD = 3
+# Read once: each SpanKind.X is a metaclass attribute lookup, and layer_twins reads it a span.
+_TWIN_KINDS = (SpanKind.AGENT.value, SpanKind.CUSTOM.value)
+_ERROR = SpanStatus.ERROR.value
+
+
+def layer_twins(spans: list[Span]) -> dict[str, str]:
+    """Each framework step two instrumentations reported, among one trace's spans, the later
+    span to the earlier: OpenLIT traces each LangGraph node from its LangGraph instrumentation
+    and again from its LangChain one, two sibling spans of one name and kind, one running inside
+    the other's time. The later reads into the earlier (step_read of both), so the node is one
+    step with one label; only spans that never both give one field pair, so nothing either says
+    is lost."""
+    by_place: dict[tuple, list[Span]] = {}
+    for span in spans:
+        if span.kind in _TWIN_KINDS and span.started_at and span.ended_at:
+            by_place.setdefault((span.parent_span_id, span.name, span.kind), []).append(span)
+    twins: dict[str, str] = {}
+    for group in by_place.values():
+        if len(group) < 2:
+            continue
+        paired: set[str] = set()
+        for index, first in enumerate(group):
+            if first.span_id in paired:
+                continue
+            for second in group[index + 1 : index + 1 + TWIN_LOOKAHEAD]:
+                if second.span_id not in paired and _twins(first, second):
+                    twins[second.span_id] = first.span_id
+                    paired |= {first.span_id, second.span_id}
+                    break
+    return twins
+
+
+def _twins(first: Span, second: Span) -> bool:
+    scope = (first.attributes or {}).get(SCOPE_ATTRIBUTE)
+    other = (second.attributes or {}).get(SCOPE_ATTRIBUTE)
+    if not scope or not other or scope == other:
+        return False
+    if first.started_at > second.ended_at or second.started_at > first.ended_at:
+        return False
+    if first.status == _ERROR and second.status == _ERROR:
+        return False
+    pairs = (first.input, second.input), (first.output, second.output)
+    return not any(_said(one) and _said(other) for one, other in pairs)
+
+
+def _said(value) -> bool:
+    return value not in (None, "", [], {})
 
 
 def traces_merged_members(traces) -> dict[int, dict[str, str]]:
@@ -168,6 +228,15 @@ def tool_result_key(content) -> str:
 CODE_BLOCK = re.compile(r"<code>\n?(.*?)\n?</code>", re.S)
 CODE_TOOL = "python_interpreter"
 EXECUTION_LOGS, LAST_OUTPUT = "Execution logs:\n", "Last output from code snippet:\n"
+
+
+def tool_result_text(content) -> str | None:
+    """A tool result as the text it is, unwrapped as tool_result_key unwraps it (Haystack's
+    `{"error": "<text>"}`); None for a result that is data."""
+    value = json_text_decoded(content)
+    if isinstance(value, dict) and len(value) == 1 and next(iter(value)) in _RESULT_WRAPPERS:
+        value = next(iter(value.values()))
+    return value if isinstance(value, str) else None
 
 
 def code_run_parts(text) -> list | None:
@@ -267,6 +336,9 @@ class ReadingState:
         self.unclaimed: dict[tuple[str, str], list[str]] = {}
         # the error each failed tool step showed, by its call id
         self.errors_shown: dict[str, str] = {}
+        # failed tool steps that read no result, by their call id: a text handed back later
+        # that tells the error completes them
+        self.failures_untold: dict[str, dict] = {}
         # calls a model step's reply showed without their id, by (tool, arguments), in order
         self.idless: dict[tuple[str, str], list[dict]] = {}
         # the trace's spans in order (set by the reader), and the replies model calls did not
@@ -357,7 +429,8 @@ class ReadingState:
         """A message that only hands back tool results their tool steps showed already (a tool
         message recorded without its call id reads as text: OpenInference JS's flattened ones)."""
         if message.role == "tool" and not message.tool_results and not message.tool_calls:
-            return bool(message.text.strip()) and self._result_shown(message.text.strip())
+            text = message.text.strip()
+            return bool(text) and (self._result_shown(text) or self._failure_told(text))
         return bool(message.tool_results) and (
             not message.text.strip()
             and not message.tool_calls
@@ -371,6 +444,17 @@ class ReadingState:
         its tool step showed the error."""
         error = self.errors_shown.get(result.id) if result.id else None
         return bool(error) and error in _text_of(result.content)
+
+    def _failure_told(self, text: str) -> bool:
+        """A tool message without its call id whose text tells the error a failed tool step
+        showed (OpenLIT's LangChain instrumentation names a failed call by its run id, and its
+        chat spans hand the tool messages back as text): read on that step, as its result."""
+        for call_id, node in self.failures_untold.items():
+            if "result" not in node and node["error"] in text:
+                node["result"] = text
+                del self.failures_untold[call_id]
+                return True
+        return False
 
     def call_claimed(self, tool: str, arguments) -> str:
         """The id of the earliest call decided with this tool and these arguments that no tool
@@ -610,6 +694,21 @@ def _address_only(read) -> bool:
     )
 
 
+def status_said(read) -> str:
+    """The one word an agent step answered when that word is a stop reason (STOP_SPELLINGS),
+    as text or as its one assistant message: CrewAI's agent-executor flow, traced by OpenLIT,
+    answers `completed`, its state, while the answer is its model call's. "" for anything else."""
+    if isinstance(read, list) and len(read) == 1 and isinstance(read[0], dict):
+        message = read[0]
+        read = message.get("text") if message.keys() == {"role", "text"} else None
+        if message.get("role") != "assistant":
+            return ""
+    if not isinstance(read, str) or len(read.split()) != 1:
+        return ""
+    word = read.strip()
+    return word if stop_reason_normalize(word) not in ("", StopKind.OTHER) else ""
+
+
 def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -> dict:
     """One span as a step of the reading."""
     node: dict = {"step": label.step, "name": label.label, "type": span.kind}
@@ -632,6 +731,8 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             node["error"] = error_read(span.error_message)
             if call_id:
                 state.errors_shown[call_id] = node["error"]
+                if "result" not in node:
+                    state.failures_untold[call_id] = node
         state.tool_result_shown(span.output if span.output is not None else span.error_message)
         state.tool_step_noted(node, span, errored)
         return node
@@ -664,7 +765,12 @@ def step_read(span: Span, label: StepLabel, state: ReadingState, trace: Trace) -
             ):
                 continue  # the task or the final answer, already at the top of the reading
             read = _value(_state_reprs_shortened(value), state)
-            if read not in (None, "", []) and not _address_only(read):
+            if read in (None, "", []) or _address_only(read):
+                continue
+            status = status_said(read) if field == "output" and span.kind == SpanKind.AGENT else ""
+            if status:  # how the run ended, not an answer: read as a model call's stop is
+                node["finish_reason"] = status
+            else:
                 node[field] = state.repeats_referred(label.base, field, read, label.step)
     if errored:
         node["error"] = error_read(span.error_message)

@@ -14,10 +14,12 @@ from traces.reading import (
     adapter_fields,
     carried_present,
     code_run_parts,
+    error_read,
     merged_members,
-    step_labels,
+    step_labels_carried,
     step_read,
     tool_result_key,
+    tool_result_text,
     tools_listed,
 )
 from traces.selectors import parents_acyclic, span_parents
@@ -56,14 +58,23 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     of its first span: the other spans' children hang under the carrier.
     """
     spans = _ordered(trace, spans)
-    carried = carried_present(merged_members(trace), spans)
-    labels = step_labels(spans, carried)
+    merged = merged_members(trace)
+    carried = carried_present(merged, spans)
+    labels = step_labels_carried(spans, carried)
     state = ReadingState(trace)
     state.spans = spans
     shown = sorted((s for s in spans if s.span_id in labels), key=lambda s: labels[s.span_id].step)
+    # a step another instrumentation reported again (layer_twins): read into the first report
+    twins: dict[str, list[Span]] = {}
+    for span in spans:
+        if span.span_id in carried and span.span_id not in merged:
+            twins.setdefault(carried[span.span_id], []).append(span)
     nodes = {}
     for span in shown:
-        nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
+        node = nodes[span.span_id] = step_read(span, labels[span.span_id], state, trace)
+        for twin in twins.get(span.span_id, ()):
+            read = step_read(twin, labels[span.span_id], state, trace)
+            node.update({key: value for key, value in read.items() if key not in node})
     parents = span_parents(spans)
     parents = _shown_parents(parents, carried, nodes, _ran_beside(spans, carried, parents))
     roots: list[dict] = []
@@ -74,6 +85,9 @@ def trace_span_tree(trace: Trace, spans: list[Span] | None = None) -> dict:
     for root in roots:
         _echoed_outputs_dropped(root)
         _layered_calls_folded(root)
+    for node in nodes.values():
+        if node["type"] == SpanKind.TOOL and "result" in node and "error" in node:
+            _error_told_once(node)
     tree = trace_head(trace)
     if len(roots) == 1:
         # The root step sits at the top of the reading, beside the task and the answer.
@@ -167,6 +181,20 @@ def _call_ids_dropped(message: dict) -> dict:
     return {**message, "tool_calls": bare}
 
 
+def _error_told_once(tool: dict) -> None:
+    """A failed call whose result is the text its error is told in (what the framework handed
+    the model, LangGraph's ToolNode `Error: ConnectionError('...')\n Please fix your
+    mistakes.`), or a part of that error: the error reads once, in the longer of the two."""
+    told = tool_result_text(tool["result"])
+    if told is None or not told.strip():
+        return
+    if tool["error"].endswith(told.strip()):  # the same, or after the exception's class
+        del tool["result"]
+    elif tool["error"] in told:
+        tool["error"] = error_read(told.strip())
+        del tool["result"]
+
+
 def _echoed_outputs_dropped(node: dict) -> set[str]:
     """Drop the output of an agent or chain step that only repeats what steps inside it
     answered (a loop cycle's output is its model call's reply, a tool node's its tool's
@@ -218,12 +246,13 @@ def _layered_calls_folded(root: dict) -> None:
     """Read a call that several layers reported as one step: a layer-only model step gives
     its place to its children, and a model step that only repeats the one call around it is
     read into that call. Iterative: deep agent loops must not hit the recursion limit."""
+    holding = _calls_held(root)
     stack = [root]
     while stack:
         node = stack.pop()
         under_call = node["type"] == SpanKind.LLM
         kept = _unlayered(node.get("children") or [], under_call)
-        if len(kept) > 1 and any(c["type"] in _CALL_TYPES for c in kept):
+        if len(kept) > 1 and any(id(c) in holding for c in kept):
             kept = [child for child in kept if not _bookkeeping(child)]
         while under_call:
             inner = _repeated_call(node, kept)
@@ -243,14 +272,36 @@ _CALL_TYPES = (SpanKind.LLM, SpanKind.TOOL)
 
 
 def _bookkeeping(node: dict) -> bool:
-    """An agent step beside model or tool calls that says nothing and holds nothing: a loop's
-    bookkeeping (CrewAI's agent executor flow, `check_max_iterations`, `increment_and_continue`
-    ..., each an `invoke_agent` span under OpenLIT), which only names itself."""
+    """A framework step beside model or tool calls, or beside steps that hold them, that says
+    nothing and holds nothing: a loop's bookkeeping, which only names itself (CrewAI's agent
+    executor flow, `check_max_iterations`, `increment_and_continue` ..., each an `invoke_agent`
+    span under OpenLIT; a LangGraph node's `call_model` and a `Prompt` that gave nothing new,
+    each a chain under Langfuse's LangChain handler)."""
     return (
-        node["type"] == SpanKind.AGENT
+        node["type"] in _FRAMEWORK_TYPES
         and not node.get("children")
         and node.keys() <= _CALL_ONLY_KEYS
     )
+
+
+_FRAMEWORK_TYPES = (SpanKind.AGENT, SpanKind.CUSTOM)
+
+
+def _calls_held(root: dict) -> set[int]:
+    """The ids of the steps under `root` that are model or tool calls or hold one. Iterative,
+    as _layered_calls_folded is."""
+    order, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        stack.extend(node.get("children") or ())
+    holding: set[int] = set()
+    for node in reversed(order):  # children before their parent
+        if node["type"] in _CALL_TYPES or any(
+            id(child) in holding for child in node.get("children") or ()
+        ):
+            holding.add(id(node))
+    return holding
 
 
 def _unlayered(children: list[dict], under_call: bool) -> list[dict]:

@@ -46,10 +46,11 @@ def assert_langgraphjs_read(trace, decided: list[str]):
     text = tree_json(tree)
     assert '"lc"' not in text and "ToolMessage" not in text and "SystemMessage" not in text
     # the prompt template's output shows the system prompt once; later templates add nothing
+    # and read as no step
     prompts = [step for step in reading_steps(tree) if step["name"].startswith("prompt")]
     assert [step.get("output") for step in prompts] == [
         [{"role": "system", "text": support_task.SYSTEM_PROMPT}]
-    ] + [None] * len(decided)
+    ]
     nodes = [s for s in reading_steps(tree) if s["name"].split("#")[0] in ("agent", "tools")]
     assert len(nodes) == 2 * len(decided) + 1 and not [s for s in nodes if "output" in s]
 
@@ -83,9 +84,9 @@ def test_langgraphjs_agent_tool_that_raises(api_client_for):
     error = f"order service unavailable for {support_task.ORDER_ID}"
     tree = trace_span_tree(trace)
     (failed,) = [s for s in reading_steps(tree) if s.get("error")]
-    assert (failed["name"], failed["error"]) == ("lookup_order#1", error)
-    # what the model was told, once, on the failed step
+    # what the model was told, which tells the error: once, as the failed step's error
     told = f"Error: {error}\n Please fix your mistakes."
-    assert failed["result"] == told and tree_json(tree).count("Please fix your mistakes") == 1
+    assert (failed["name"], failed["error"], failed.get("result")) == ("lookup_order#1", told, None)
+    assert tree_json(tree).count(error) == 1
     assert " at " not in tree_json(tree)
     assert_judge_reads(trace, judge_reads_after_failure(error))

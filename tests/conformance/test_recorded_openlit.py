@@ -29,6 +29,7 @@ from tests.conformance.test_frameworks import (
 from tests.factories import UserFactory
 from tests.judges.judge_reads import assert_judge_reads, reading_steps
 from traces.models import Span, SpanKind, SpanStatus, Trace
+from traces.reading import citation_names, traces_merged_members
 from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
 pytestmark = pytest.mark.django_db
@@ -174,3 +175,39 @@ def test_openlit_langgraph(api, run):
     assert [step.output for step in steps if not step.failed] == [ORDER, REFUND]
     tree = trace_span_tree(trace)
     assert models_decided(tree) == ["lookup_order"] * (1 + fails) + ["refund"]
+    if fails:
+        # the failed span names the call by LangChain's run id, and the next chat span is
+        # handed the ToolNode's text without a call id: that text, which tells the error, is
+        # read once, as the failed step's error
+        (failed,) = [step for step in reading_steps(tree) if step.get("error")]
+        told = f"Error: ConnectionError('{ERROR}')\n Please fix your mistakes."
+        assert (failed["name"], failed["error"], failed.get("result")) == (
+            "lookup_order#1",
+            told,
+            None,
+        )
+        assert tree_json(tree).count(ERROR) == 1 and trace_transcript(trace).count(ERROR) == 1
+
+
+@pytest.mark.parametrize("run", ["openlit-langgraph", "openlit-langgraph-tool-error"])
+def test_openlit_langgraph_reads_each_node_once(api, run):
+    # each graph node is two sibling spans `invoke_agent agent`, one from OpenLIT's LangChain
+    # instrumentation (around the node's model call) and one from its LangGraph one (the
+    # node's messages), the one inside the other's time: one step, labelled and cited as one
+    calls = 4 if run.endswith("tool-error") else 3
+    trace = run_trace(api, run)
+    spans = list(trace.spans.order_by("position", "pk"))
+    scopes = [s.attributes["otel.scope.name"] for s in spans if s.name == "invoke_agent agent"]
+    assert sorted(scopes) == sorted(
+        [f"openlit.instrumentation.{library}" for library in ("langchain", "langgraph")] * calls
+    )
+    tree = trace_span_tree(trace)
+    nodes = [step for step in reading_steps(tree) if step["name"].startswith("invoke_agent")]
+    assert [node["name"] for node in nodes] == [
+        f"invoke_agent agent#{n}" for n in range(1, 1 + calls)
+    ]
+    assert [[child["type"] for child in node["children"]] for node in nodes] == [["llm"]] * calls
+    cited = {name for _, name in citation_names(spans, traces_merged_members([trace]))}
+    assert f"invoke_agent agent#{calls}" in cited and f"invoke_agent agent#{calls + 1}" not in cited
+    # the node's messages, read into its one step, show nothing the model calls did not
+    assert tree_json(tree).count(support_task.TASK) == 1

@@ -148,3 +148,28 @@ def test_crewais_tool_error_and_a_coroutine_read_as_what_they_are():
     assert object_repr("<coroutine object Flow._execute_method at 0x7fc22af30210>")
     assert object_repr("<function lookup_order at 0x7fc22af30210>")
     assert not object_repr("<b>bold</b> at 0x1f>")
+
+
+@pytest.mark.parametrize("run", ["openlit-crewai", "openlit-crewai-tool-error"])
+def test_openlit_crewai_executor_state_is_no_answer(api, run):
+    # CrewAI's agent-executor flow answers its state, `completed`, after the model call that
+    # gave the answer: read as how that step ended, not as an answer before the final one
+    trace = run_trace(api, run)
+    executor = Span.objects.get(trace=trace, name="invoke_workflow AgentExecutor")
+    assert '"completed"' in json.dumps(executor.output)
+    tree = trace_span_tree(trace)
+    step = next(s for s in reading_steps(tree) if s["name"] == "invoke_workflow AgentExecutor")
+    assert "output" not in step and step["finish_reason"] == "completed"
+    answers = [
+        message.get("text")
+        for step in reading_steps(tree)
+        for message in step.get("output") or []
+        if isinstance(message, dict) and message.get("role") == "assistant" and "text" in message
+    ]
+    assert answers == [support_task.FINAL_ANSWER]
+    transcript = trace_transcript(trace).splitlines()
+    assert not [line for line in transcript if "ASSISTANT" in line and "completed" in line]
+    assert transcript[-3:-1] == [
+        "[step 3] invoke_workflow AgentExecutor STOPPED: completed",
+        f"FINAL ANSWER: {support_task.FINAL_ANSWER}",
+    ]
