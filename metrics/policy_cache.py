@@ -1,12 +1,14 @@
-"""Projects' guardrail policies and tool failure rules as the checks read them, each read at
-most once per POLICY_REMEMBERED_SECONDS in a process: the red-flag check runs on every pass
-that writes a verdict, the guardrail check in an agent's loop. Saving a policy or project
-empties every such copy in this process (metrics.receivers)."""
+"""What the checks read of a project, its guardrail policy and how it reads a tool result's
+failure, each project read at most once per POLICY_REMEMBERED_SECONDS in a process: the
+red-flag check runs on every pass that writes a verdict, the guardrail check in an agent's
+loop. Saving a policy or project empties every such copy in this process (metrics.receivers)."""
+
+from dataclasses import dataclass
 
 from core.remembered import Remembered
 from metrics.models import GuardrailPolicy
-from traces.ingest.failures import FailureRule, project_failure_rule, trace_failure_rule
-from traces.models import Trace
+from traces.ingest.failures import DEFAULT_FAILURE_RULE, FailureRule, project_failure_rule
+from traces.models import Project, Trace
 
 POLICY_REMEMBERED_SECONDS = 5.0
 _policy_copies: list[Remembered] = []
@@ -24,16 +26,28 @@ def policy_copies_forget() -> None:
         copy.clear()
 
 
-policies_by_project: Remembered[GuardrailPolicy | None] = policy_copy()
+@dataclass(frozen=True)
+class ProjectChecks:
+    """A project as the checks read it: its guardrail policy, if it has one, and its rule for a
+    tool result's failure."""
+
+    policy: GuardrailPolicy | None
+    failure_rule: FailureRule
 
 
-def project_policy_remembered(project_id: int | None) -> GuardrailPolicy | None:
-    return policies_by_project.get(
-        project_id, lambda: GuardrailPolicy.objects.filter(project_id=project_id).first()
-    )
+policies_by_project: Remembered[ProjectChecks] = policy_copy()
 
 
-failure_rules_by_project: Remembered[FailureRule] = policy_copy()
+def project_checks_remembered(project_id: int | None) -> ProjectChecks:
+    return policies_by_project.get(project_id, lambda: _project_checks_read(project_id))
+
+
+def _project_checks_read(project_id: int | None) -> ProjectChecks:
+    # one query for both: the policy rides along with its project
+    project = Project.objects.select_related("guardrail_policy").filter(pk=project_id).first()
+    if project is None:
+        return ProjectChecks(None, DEFAULT_FAILURE_RULE)
+    return ProjectChecks(getattr(project, "guardrail_policy", None), project_failure_rule(project))
 
 
 def trace_failure_rule_remembered(trace: Trace) -> FailureRule:
@@ -41,4 +55,4 @@ def trace_failure_rule_remembered(trace: Trace) -> FailureRule:
     loaded it, else as remembered for the project."""
     if Trace._meta.get_field("project").is_cached(trace):
         return project_failure_rule(trace.project)
-    return failure_rules_by_project.get(trace.project_id, lambda: trace_failure_rule(trace))
+    return project_checks_remembered(trace.project_id).failure_rule

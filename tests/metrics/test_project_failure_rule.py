@@ -8,7 +8,8 @@ it always did."""
 import pytest
 
 from accounts.roles import ANNOTATOR
-from metrics.models import RedFlag
+from guardrails.check import guardrail_check
+from metrics.models import GuardrailPolicy, RedFlag
 from metrics.redflag_store import red_flags_check
 from metrics.redflags import flag_rules_for, red_flags_detect
 from metrics.steps import tool_steps_from_spans, trace_spans
@@ -193,3 +194,32 @@ def test_a_recorded_run_s_error_text_is_no_failed_call_with_text_detection_off(a
     assert set(failing.red_flags.values_list("kind", flat=True)) == set(
         correct.red_flags.values_list("kind", flat=True)
     )
+
+
+def test_the_guardrail_check_reads_a_handed_back_result_by_the_project_s_rule():
+    # a plain loop sent to the guardrail: the identity check is handed back opening with the
+    # project's marker, and a refund (which needs it) follows
+    def calls(call_id: str, name: str) -> list[dict]:
+        decided = {"id": call_id, "function": {"name": name, "arguments": '{"id": "A-1"}'}}
+        return [{"role": "assistant", "tool_calls": [decided]}]
+
+    ask = {"role": "user", "content": TASK}
+    verify, refund = calls("c1", "verify_identity"), calls("c2", "issue_refund")
+    handed = [*verify, {"role": "tool", "tool_call_id": "c1", "content": DECLINED}]
+    trajectory = {
+        "name": "agent",
+        "type": "agent",
+        "task": TASK,
+        "children": [
+            {"name": "chat", "type": "llm", "input": [ask], "output": verify},
+            {"name": "chat", "type": "llm", "input": [ask, *handed], "output": refund},
+        ],
+    }
+    fired = {}
+    for proj in (project(), project(tool_error_markers=["FAILED:"])):
+        GuardrailPolicy.objects.create(
+            project=proj, tool_prerequisites={"issue_refund": ["verify_identity"]}
+        )
+        result = guardrail_check(proj, trajectory=trajectory)
+        fired[proj.tool_error_markers == []] = [check["check"] for check in result.checks]
+    assert fired == {True: [], False: [RedFlag.Kind.PREREQUISITE]}
