@@ -13,7 +13,7 @@ A tool span is a failure when any of these holds, checked in this order:
    write (CODING_AGENT_ERRORS: SWE-agent's "Your proposed edit has introduced new syntax
    error(s)", the file editor's "No replacement was performed", a shell's "command not
    found", ...). A project can turn this rule off or add markers of its own
-   (Project.tool_error_*).
+   (Project.tool_error_*, read as one FailureRule by everything that judges a result).
 
 An empty result is never a failure here: tools such as a scratchpad `think` return nothing by
 design. Whether an empty result matters is the trajectory checks' call, which know the tool's
