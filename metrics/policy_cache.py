@@ -42,6 +42,10 @@ def project_checks_remembered(project_id: int | None) -> ProjectChecks:
     return policies_by_project.get(project_id, lambda: _project_checks_read(project_id))
 
 
+def project_policy_remembered(project_id: int | None) -> GuardrailPolicy | None:
+    return project_checks_remembered(project_id).policy
+
+
 def _project_checks_read(project_id: int | None) -> ProjectChecks:
     # one query for both: the policy rides along with its project
     project = Project.objects.select_related("guardrail_policy").filter(pk=project_id).first()

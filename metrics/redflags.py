@@ -28,7 +28,7 @@ from metrics.conversation import (
     system_prompt_texts,
 )
 from metrics.models import GuardrailPolicy, RedFlag
-from metrics.policy_cache import project_checks_remembered
+from metrics.policy_cache import project_policy_remembered, trace_failure_rule_remembered
 from metrics.premature_stop import check_premature_stop
 from metrics.steps import SpanFacts, TraceFacts, span_pk, tool_steps_from_spans, trace_spans
 from metrics.stop_flags import check_unclean_stop
@@ -95,8 +95,11 @@ def flag_rules_build(
 
 def flag_rules_for(trace: Trace) -> FlagRules:
     """The rules for a stored trace: its project's policy and failure rule, its own context."""
-    checks = project_checks_remembered(trace.project_id)
-    return flag_rules_build(trace.context, checks.policy, checks.failure_rule)
+    return flag_rules_build(
+        trace.context,
+        project_policy_remembered(trace.project_id),
+        trace_failure_rule_remembered(trace),
+    )
 
 
 def check_prerequisites(steps: list[ToolStep], prerequisites: dict[str, list[str]]):
