@@ -23,6 +23,7 @@ from golden.signals import dataset_version_created
 from golden.trajectory_draft import reference_trajectory_draft
 from golden.worlds.capture import tool_world_from_trace
 from judges.models import Rubric
+from metrics.policy_cache import trace_failure_rule_remembered
 from metrics.steps import tool_steps_from_spans, trace_spans
 from reviews.audit import audit_event_record
 from reviews.models import ReviewStatus
@@ -163,7 +164,7 @@ def trace_example_draft(
     A flagged step's literal input values are what the agent got wrong (a hallucinated id, a
     call made too early): they are left blank for the curator, never copied as expected.
     """
-    steps = tool_steps_from_spans(trace_spans(trace))
+    steps = tool_steps_from_spans(trace_spans(trace), trace_failure_rule_remembered(trace))
     flags = list(trace.red_flags.select_related("span").order_by("pk"))
     trajectory = reference_trajectory_draft(trace, steps)
     flagged_steps = []

@@ -12,6 +12,7 @@ from typing import Any
 from evalsite_checks.steps import ToolStep
 
 from golden.reference_trajectory import FROM_CONTEXT, from_step_output
+from metrics.policy_cache import trace_failure_rule_remembered
 from metrics.steps import tool_steps_from_spans, trace_spans
 from traces.models import Trace
 
@@ -95,7 +96,7 @@ def reference_trajectory_draft(trace: Trace, steps: Iterable[ToolStep] | None = 
     """The trace's tool calls in order (metrics.steps: its tool spans, or the calls its model
     calls decided where no tool was traced) as reference steps with inferred placeholders."""
     if steps is None:
-        steps = tool_steps_from_spans(trace_spans(trace))
+        steps = tool_steps_from_spans(trace_spans(trace), trace_failure_rule_remembered(trace))
     sources = _Sources(trace.task, trace.context or {})
     drafted: list[dict] = []
     for step in steps:

@@ -18,6 +18,7 @@ from metrics.models import GuardrailPolicy, RedFlag
 from metrics.policy_cache import policy_copy
 from metrics.redflags import FlagRules, flag_rules_build, red_flags_detect
 from metrics.steps import SpanFacts, TraceFacts, trace_spans
+from traces.ingest.failures import project_failure_rule
 from traces.models import Project, SpanKind, Trace
 
 Kind = RedFlag.Kind
@@ -114,8 +115,9 @@ def guardrail_check(
     fire on it block, and so does a step limit passed; checks that fired on earlier steps are
     reported without blocking (the agent already moved past them).
     """
+    failure_rule = project_failure_rule(project)
     if trajectory is not None:
-        parsed = trajectory_parse(project, trajectory)
+        parsed = trajectory_parse(trajectory, failure_rule)
         if trace_id:
             parsed.external_id, parsed.named = trace_id, True
     else:
@@ -137,7 +139,7 @@ def guardrail_check(
     tool_spans = [s for s in spans if s.kind == SpanKind.TOOL]
     checked = tool_spans[-1].span_id if tool_spans else ""
     policy = project_policy(project)
-    rules = flag_rules_build(facts.context, policy)
+    rules = flag_rules_build(facts.context, policy, failure_rule)
     hits = red_flags_detect(facts, spans, rules, kinds=RUNTIME_KINDS)
     checks = [
         _check_row(hit, blocking=hit.span_id == checked or hit.kind == Kind.MAX_STEPS)

@@ -13,11 +13,11 @@ from evalsite_checks.steps import PENDING
 
 from core.errors import NON_FIELD, InvalidInput
 from metrics.steps import SpanFacts, TraceFacts
-from traces.ingest.failures import tool_failures_mark
+from traces.ingest.failures import DEFAULT_FAILURE_RULE, FailureRule, tool_failures_mark
 from traces.ingest.records import SpanRecord
 from traces.ingest.span_tree import TRACE_ID_MAX, optional_str, span_tree_spans
 from traces.ingest.transcripts import transcript_span_tree
-from traces.models import Project, SourceFormat, SpanKind
+from traces.models import SourceFormat, SpanKind
 
 _EPOCH = datetime.min.replace(tzinfo=UTC)
 NEXT_CALL_SPAN_ID = "next_call"
@@ -67,12 +67,12 @@ def _root_facts(tree: dict) -> tuple[TrajectoryFacts, str]:
     return facts, optional_str(tree, "trace_id", "", TRACE_ID_MAX) or ""
 
 
-def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
+def trajectory_parse(payload, rule: FailureRule = DEFAULT_FAILURE_RULE) -> ParsedTrajectory:
     """Span records in the order they happened, from a span tree or a transcript.
 
-    Read as ingest reads them (the same validation, conventions and tool-failure rules) but
-    only what the checks need: no costs, tokens or content hash. Errors name the field under
-    `trajectory.`.
+    Read as ingest reads them (the same validation and conventions, tool failures read by the
+    project's `rule`) but only what the checks need: no costs, tokens or content hash. Errors
+    name the field under `trajectory.`.
     """
     if not isinstance(payload, dict):
         raise InvalidInput("trajectory", "Expected a span tree or transcript object.")
@@ -94,11 +94,7 @@ def trajectory_parse(project: Project | None, payload) -> ParsedTrajectory:
         raise _prefixed(exc, "trajectory") from exc
     except RecursionError as exc:
         raise InvalidInput("trajectory", "The trajectory is nested too deeply.") from exc
-    tool_failures_mark(
-        records,
-        detect_text=project.tool_error_text_detection if project else True,
-        extra_markers=tuple(str(m) for m in (project.tool_error_markers if project else ())),
-    )
+    tool_failures_mark(records, rule)
     # Stable: spans without times keep the order they were sent in, as ingest stores them.
     records.sort(key=lambda r: (r.started_at is None, r.started_at or _EPOCH))
     facts.root_span_id = records[0].span_id if records else ""

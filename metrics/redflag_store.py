@@ -12,9 +12,9 @@ from metrics.redflag_sql import (
     trace_checked,
     trace_flags_delete,
 )
-from metrics.redflags import red_flags_detect
+from metrics.redflags import flag_rules_for, red_flags_detect
 from metrics.steps import trace_spans
-from metrics.told_failures import told_failures_record, trace_told_failures
+from metrics.told_failures import told_failures_count, told_failures_record
 from traces.models import Span, Trace
 
 LOCKED_FIELDS = ("id", "last_span_received_at", "span_count", "told_error_count", "session_id")
@@ -39,11 +39,13 @@ def _store(trace: Trace, spans: list[Span] | None, locked: Trace | None) -> list
     """Detect and store, under the caller's trace row lock (`locked`, the row as locked); the
     stored flags, as `_stored` reads them (in order, each with its span)."""
     spans = trace_spans(trace) if spans is None else spans
+    rules = flag_rules_for(trace)
     if locked is not None:
-        told = trace_told_failures(trace, spans)
+        # counted by the failure rule the flags read by: one reading of the project's
+        told = told_failures_count(spans, rules.failure_rule)
         told_failures_record(trace.pk, told, locked.told_error_count, locked.session_id)
     span_by_pk = {span.pk: span for span in spans}
-    hits = red_flags_detect(trace, spans)
+    hits = red_flags_detect(trace, spans, rules)
     trace_flags_delete(trace.pk)
     flags = RedFlag.objects.bulk_create(
         RedFlag(trace=trace, span=span_by_pk.get(h.span_pk), kind=h.kind, detail=h.detail)

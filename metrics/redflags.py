@@ -28,10 +28,11 @@ from metrics.conversation import (
     system_prompt_texts,
 )
 from metrics.models import GuardrailPolicy, RedFlag
-from metrics.policy_cache import project_policy_remembered
+from metrics.policy_cache import project_policy_remembered, trace_failure_rule_remembered
 from metrics.premature_stop import check_premature_stop
 from metrics.steps import SpanFacts, TraceFacts, span_pk, tool_steps_from_spans, trace_spans
 from metrics.stop_flags import check_unclean_stop
+from traces.ingest.failures import DEFAULT_FAILURE_RULE, FailureRule
 from traces.models import SpanKind, Trace
 from traces.stop_reasons import StopKind, stop_reason_normalize
 
@@ -43,18 +44,25 @@ ID_KEY = re.compile(r"(^id$|_id$|Id$|_ids$|number$|_code$|_ref$|reference$|email
 
 @dataclass
 class FlagRules:
-    """What the checks need besides the spans: thresholds and tool prerequisites."""
+    """What the checks need besides the spans: thresholds, tool prerequisites, and how the
+    project reads a tool result's failure."""
 
     prerequisites: dict[str, list[str]]
     max_steps: int
     loop_repeats: int
+    failure_rule: FailureRule = DEFAULT_FAILURE_RULE
 
 
-def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None) -> FlagRules:
+def flag_rules_build(
+    context: dict | None,
+    policy: GuardrailPolicy | None = None,
+    failure_rule: FailureRule = DEFAULT_FAILURE_RULE,
+) -> FlagRules:
     """Settings, then the project's policy, then what the trace itself declares.
 
     Prerequisites add up. The step limit is the stricter of the project's and the trace's own
-    `max_steps`; the loop threshold is the project's, else the setting.
+    `max_steps`; the loop threshold is the project's, else the setting. A tool result failed as
+    the project's `failure_rule` reads it.
     """
     prerequisites: dict[str, list[str]] = {
         tool: list(reqs) for tool, reqs in settings.TRAJECTORY_TOOL_PREREQUISITES.items()
@@ -81,12 +89,17 @@ def flag_rules_build(context: dict | None, policy: GuardrailPolicy | None = None
         loop_repeats=(
             policy.loop_repeats if policy is not None else settings.TRAJECTORY_LOOP_REPEATS
         ),
+        failure_rule=failure_rule,
     )
 
 
 def flag_rules_for(trace: Trace) -> FlagRules:
-    """The rules for a stored trace: its project's policy and its own context."""
-    return flag_rules_build(trace.context, project_policy_remembered(trace.project_id))
+    """The rules for a stored trace: its project's policy and failure rule, its own context."""
+    return flag_rules_build(
+        trace.context,
+        project_policy_remembered(trace.project_id),
+        trace_failure_rule_remembered(trace),
+    )
 
 
 def check_prerequisites(steps: list[ToolStep], prerequisites: dict[str, list[str]]):
@@ -363,7 +376,7 @@ def red_flags_detect(
     `rules`, since nothing can be loaded). `kinds` limits which checks run."""
     spans = trace_spans(trace) if spans is None else spans  # type: ignore[arg-type]
     rules = rules or flag_rules_for(trace)  # type: ignore[arg-type]
-    steps = tool_steps_from_spans(spans)
+    steps = tool_steps_from_spans(spans, rules.failure_rule)
     checks = {
         Kind.PREREQUISITE: lambda: check_prerequisites(steps, rules.prerequisites),
         Kind.HALLUCINATED_PARAMETER: lambda: check_hallucinated_parameters(trace, spans),

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from evalsite_checks.steps import PENDING, ToolStep
 
-from traces.ingest.failures import result_failed
+from traces.ingest.failures import DEFAULT_FAILURE_RULE, FailureRule, result_failed
 from traces.messages import ToolCall, ToolResult, messages_read
 from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.reading import tool_result_key
@@ -53,10 +53,13 @@ def trace_spans(trace: Trace) -> list[Span]:
     return list(trace.spans.order_by("position", "started_at", "pk"))
 
 
-def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
+def tool_steps_from_spans(
+    spans: Sequence[SpanFacts], rule: FailureRule = DEFAULT_FAILURE_RULE
+) -> list[ToolStep]:
     """The tool calls among `spans`, keeping span ids so flags and scores can name them. A tool
     span that records only its call id (AutoGen's own `execute_tool`) reads the arguments the
-    call was decided with and the result handed back for it."""
+    call was decided with and the result handed back for it. A result handed back is failed as
+    the project's `rule` reads it (a tool span's own status was marked by it at ingest)."""
     told: dict[str, tuple[ToolCall, ToolResult | None]] | None = None
     steps = []
     said_ok = []  # (step, call id) of the calls whose span says they succeeded
@@ -72,7 +75,7 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
             call, result = told.get(span.tool_call_id, (None, None))
             inputs = call.arguments if call else None
             if result is not None:
-                output, failed = result.content, failed or result_failed(result)
+                output, failed = result.content, failed or result_failed(result, rule)
         step = ToolStep(
             tool=span.tool_name or span.name,
             inputs=inputs if inputs is not None else {},
@@ -92,7 +95,7 @@ def tool_steps_from_spans(spans: Sequence[SpanFacts]) -> list[ToolStep]:
                 step.failed = call_id in flagged_ids
             else:  # a span that names no call: the result it recorded is what was handed back
                 step.failed = tool_result_key(step.output) in flagged_results
-    return steps or tool_steps_from_messages(spans)
+    return steps or tool_steps_from_messages(spans, rule)
 
 
 def results_flagged_failed(spans: Sequence[SpanFacts]) -> tuple[set[str], set[str]]:
@@ -110,15 +113,17 @@ def results_flagged_failed(spans: Sequence[SpanFacts]) -> tuple[set[str], set[st
     return {r.id for r in flagged if r.id}, {tool_result_key(r.content) for r in flagged}
 
 
-def tool_steps_from_messages(spans: Sequence[SpanFacts]) -> list[ToolStep]:
+def tool_steps_from_messages(
+    spans: Sequence[SpanFacts], rule: FailureRule = DEFAULT_FAILURE_RULE
+) -> list[ToolStep]:
     """The calls the model calls among `spans` decided (calls_told), each named by the model
-    span that decided it."""
+    span that decided it, failed as the project's `rule` reads its result."""
     return [
         ToolStep(
             tool=call.name,
             inputs=call.arguments if call.arguments is not None else {},
             output=result.content if result else None,
-            failed=bool(result and result_failed(result)),
+            failed=bool(result and result_failed(result, rule)),
             span_id=span.span_id,
             span_pk=span_pk(span),
             component=span.component,

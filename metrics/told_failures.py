@@ -20,75 +20,44 @@ from django.db import transaction
 from django.db.models import F
 
 from metrics.models import RedFlagCheck
-from metrics.policy_cache import policy_copy
-from metrics.steps import (
-    SpanFacts,
-    calls_told,
-    results_flagged_failed,
-    tool_steps_from_spans,
-    trace_spans,
-)
-from traces.ingest.failures import result_failed, structured_failure
+from metrics.policy_cache import trace_failure_rule_remembered
+from metrics.steps import SpanFacts, calls_told, tool_steps_from_spans, trace_spans
+from traces.ingest.failures import DEFAULT_FAILURE_RULE, FailureRule, result_failed
 from traces.models import Session, SpanKind, SpanStatus, Trace
-from traces.reading import project_reads_text_errors, tool_result_key
-
-# Whether a project reads text errors, remembered as its guardrail policy is (forgotten when a
-# project is saved, metrics.receivers).
-_text_read_by_project = policy_copy()
 
 
 def trace_told_failures(trace: Trace, spans: Sequence[SpanFacts]) -> int:
-    """told_failures_count under the trace's project's rule for text errors. The project is
-    read only when that rule changes the count: most traces have no told failure."""
-    told = told_failures_count(spans)
-    if not told:
-        return 0
-    flagged = told_failures_count(spans, detect_text=False)
-    return told if flagged == told or _text_errors_read(trace) else flagged
+    """told_failures_count under the failure rule of the trace's project, as the red flags read
+    it (remembered as its guardrail policy is, metrics.policy_cache)."""
+    return told_failures_count(spans, trace_failure_rule_remembered(trace))
 
 
-def _text_errors_read(trace: Trace) -> bool:
-    if Trace._meta.get_field("project").is_cached(trace):
-        return project_reads_text_errors(trace)
-    return _text_read_by_project.get(trace.project_id, lambda: project_reads_text_errors(trace))
-
-
-def told_failures_count(spans: Sequence[SpanFacts], *, detect_text: bool = True) -> int:
+def told_failures_count(
+    spans: Sequence[SpanFacts], rule: FailureRule = DEFAULT_FAILURE_RULE
+) -> int:
     """The failed calls the checks read among `spans` (in trace order) that no failed span
-    counts. Without `detect_text` (Project.tool_error_text_detection off) a result that only
-    reads as an error by its text is no failure, as ingest does for tool spans."""
+    counts, each result read by the project's `rule`: with text detection off
+    (Project.tool_error_text_detection) a result that only reads as an error by its text is no
+    failure, and one opening with a project's own marker is one, as ingest reads tool spans."""
     if not any(span.kind == SpanKind.TOOL for span in spans):
         # No tool span: the checks read the calls the model calls decided.
         return sum(
             1
             for _, _, result in calls_told(spans)
-            if result is not None and result_failed(result, detect_text=detect_text)
+            if result is not None and result_failed(result, rule)
         )
     by_id = {span.span_id: span for span in spans if span.kind == SpanKind.TOOL}
     failed_spans = [span for span in by_id.values() if span.status == SpanStatus.ERROR]
     counted_ids = {span.tool_call_id for span in failed_spans if span.tool_call_id}
-    flagged: tuple[set[str], set[str]] | None = None
     told = set()
-    for step in tool_steps_from_spans(spans):
+    for step in tool_steps_from_spans(spans, rule):
         span = by_id.get(step.span_id)
         if not step.failed or span is None or span.status == SpanStatus.ERROR:
             continue  # not failed, or its failed span counts it
         if span.tool_call_id in counted_ids:
             continue  # another span of the same call failed and counts it
-        if not detect_text:
-            flagged = flagged or results_flagged_failed(spans)
-            if not _flagged(span.tool_call_id, step.output, flagged):
-                continue
         told.add(span.tool_call_id or span.span_id)
     return len(told)
-
-
-def _flagged(call_id: str, output, flagged: tuple[set[str], set[str]]) -> bool:
-    """A call the model was told failed by a flag or a structured result, not by text alone."""
-    ids, results = flagged
-    if call_id:
-        return call_id in ids or bool(structured_failure(output, None))
-    return tool_result_key(output) in results or bool(structured_failure(output, None))
 
 
 def told_failures_record(trace_pk: int, told: int, stored: int, session_id: int | None) -> None:

@@ -17,7 +17,13 @@ from dataclasses import dataclass
 
 from core.json_text import json_text_decoded
 from traces.ingest.calls import MERGED_KEY
-from traces.ingest.failures import result_failed
+from traces.ingest.failures import (
+    NO_TEXT_RULE,
+    FailureRule,
+    result_failed,
+    result_text_readable,
+    trace_failure_rule,
+)
 from traces.messages import (
     MESSAGE_LISTS,
     OBJECT_REPR,
@@ -28,7 +34,7 @@ from traces.messages import (
     python_literal_maybe,
     readable_text,
 )
-from traces.models import Project, Span, SpanKind, SpanStatus, Trace
+from traces.models import Span, SpanKind, SpanStatus, Trace
 from traces.repr_fields import repr_fields
 from traces.stop_reasons import StopKind, finish_reason_of, stop_reason_normalize
 from traces.untold_replies import replies_untold, reply_missing
@@ -300,20 +306,6 @@ def message_compact(message: Message, failed: Callable[[ToolResult], bool] | Non
     return out
 
 
-def project_reads_text_errors(trace: Trace) -> bool:
-    """Whether the trace's project reads a tool result that is an error by its text alone
-    (`Error: ...`) as a failed call (Project.tool_error_text_detection). The project row is read
-    only when the trace has not loaded it."""
-    if Trace._meta.get_field("project").is_cached(trace):
-        return trace.project.tool_error_text_detection
-    return (
-        Project.objects.filter(pk=trace.project_id)
-        .values_list("tool_error_text_detection", flat=True)
-        .first()
-        is not False
-    )
-
-
 class ReadingState:
     """What earlier steps already showed, so each step shows only what is new. A model call
     resends the whole history or only what is new; counting each message either way shows
@@ -346,22 +338,23 @@ class ReadingState:
         self.spans: list[Span] = []
         self.untold: dict[str, Message] | None = None
         self.trace = trace
-        # read when first wanted: whether a tool span was traced, whether the project reads
-        # text errors
+        # read when first wanted: whether a tool span was traced, how the project reads a
+        # tool result's failure
         self.tool_traced: bool | None = None
-        self.text_errors_read: bool | None = None
+        self.failure_rule: FailureRule | None = None
 
     def told_failed(self, result: ToolResult) -> bool:
         """A result handed back that the checks read as a failed call (metrics.steps), by the
         rule its project reads them by (metrics.told_failures): flagged, a structured error, or
-        an error by its text alone while the project reads text errors."""
-        if not result_failed(result):
-            return False
-        if result_failed(result, detect_text=False):
+        an error by its text as the project reads text. The project is read for the first
+        result with text that neither its flag nor its structure says failed."""
+        if result_failed(result, NO_TEXT_RULE):
             return True
-        if self.text_errors_read is None:
-            self.text_errors_read = project_reads_text_errors(self.trace)
-        return self.text_errors_read
+        if not result_text_readable(result.content):
+            return False
+        if self.failure_rule is None:
+            self.failure_rule = trace_failure_rule(self.trace)
+        return result_failed(result, self.failure_rule)
 
     def result_failed_unflagged(self, result: ToolResult) -> bool:
         """A result a message shows as failed beyond its own flag: where no tool span was

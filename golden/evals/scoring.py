@@ -33,6 +33,7 @@ from metrics.attribution import (
     span_component,
 )
 from metrics.effects import tool_catalogue_ensure
+from metrics.policy_cache import trace_failure_rule_remembered
 from metrics.premature_stop import reference_premature_stop
 from metrics.redflag_store import red_flags_ensure
 from metrics.steps import tool_steps_from_spans
@@ -122,7 +123,7 @@ def trial_metrics(trial: EvalTrial, options: ScoringOptions) -> dict:
     masker = entry_masker(trial.entry)
     steps = [
         replace(step, inputs=masker.value(step.inputs), output=masker.value(step.output))
-        for step in tool_steps_from_spans(spans)
+        for step in tool_steps_from_spans(spans, trace_failure_rule_remembered(trace))
     ]
     context = content.get("context") or trace.context
     effects = trial_effects(trace, context or {}, steps)

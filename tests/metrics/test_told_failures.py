@@ -4,6 +4,7 @@ error read from text alone only while the project reads text errors."""
 
 from metrics.told_failures import told_failures_count
 from tests.metrics.test_steps_from_messages import decided, handed, span
+from traces.ingest.failures import DEFAULT_FAILURE_RULE, NO_TEXT_RULE
 from traces.models import SpanKind
 
 
@@ -44,13 +45,13 @@ def test_a_plain_loop_whose_calls_succeeded_counts_none():
 
 def test_a_result_that_reads_as_an_error_by_its_text_alone_counts_only_while_text_is_read():
     spans = loop(("c1", "lookup_order", "Error: order service unavailable"))
-    assert told_failures_count(spans, detect_text=True) == 1
-    assert told_failures_count(spans, detect_text=False) == 0
+    assert told_failures_count(spans, DEFAULT_FAILURE_RULE) == 1
+    assert told_failures_count(spans, NO_TEXT_RULE) == 0
 
 
 def test_a_structured_error_result_counts_with_text_errors_off():
     spans = loop(("c1", "lookup_order", {"error": "order service unavailable"}))
-    assert told_failures_count(spans, detect_text=False) == 1
+    assert told_failures_count(spans, NO_TEXT_RULE) == 1
 
 
 def test_a_result_flagged_is_error_counts_with_text_errors_off():
@@ -60,9 +61,9 @@ def test_a_result_flagged_is_error_counts_with_text_errors_off():
         span("m1", input=[task], output=call),
         span("m2", input=[task, *call, anthropic_result("c1", "unavailable")], output="Sorry."),
     ]
-    assert told_failures_count(spans, detect_text=False) == 1
+    assert told_failures_count(spans, NO_TEXT_RULE) == 1
     spans[1].input[-1]["content"][0]["is_error"] = False
-    assert told_failures_count(spans, detect_text=False) == 0
+    assert told_failures_count(spans, NO_TEXT_RULE) == 0
 
 
 def test_a_failed_tool_span_and_the_message_that_told_the_model_are_one_failure():
@@ -92,7 +93,7 @@ def test_an_ok_tool_span_whose_model_was_told_it_failed_counts_once():
         span("m2", input=[task, *call, anthropic_result("c1", "unavailable")], output="Sorry."),
     ]
     assert told_failures_count(spans) == 1
-    assert told_failures_count(spans, detect_text=False) == 1
+    assert told_failures_count(spans, NO_TEXT_RULE) == 1
     # and once its span says it failed, the span counts it
     spans[1].status = spans[2].status = "error"
     assert told_failures_count(spans) == 0
@@ -109,5 +110,5 @@ def test_a_tool_span_read_from_its_call_counts_a_text_error_only_while_text_is_r
         span("t1", SpanKind.TOOL, tool_name="lookup", tool_call_id="c1"),
         span("m2", input=[task, *call, told], output="Sorry."),
     ]
-    assert told_failures_count(spans, detect_text=True) == 1
-    assert told_failures_count(spans, detect_text=False) == 0
+    assert told_failures_count(spans, DEFAULT_FAILURE_RULE) == 1
+    assert told_failures_count(spans, NO_TEXT_RULE) == 0

@@ -13,7 +13,7 @@ A tool span is a failure when any of these holds, checked in this order:
    write (CODING_AGENT_ERRORS: SWE-agent's "Your proposed edit has introduced new syntax
    error(s)", the file editor's "No replacement was performed", a shell's "command not
    found", ...). A project can turn this rule off or add markers of its own
-   (Project.tool_error_*).
+   (Project.tool_error_*, read as one FailureRule by everything that judges a result).
 
 An empty result is never a failure here: tools such as a scratchpad `think` return nothing by
 design. Whether an empty result matters is the trajectory checks' call, which know the tool's
@@ -23,10 +23,11 @@ declared output.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from http import HTTPStatus
 
 from traces.messages import ToolResult
-from traces.models import SpanKind
+from traces.models import Project, SpanKind, Trace
 
 FAILED_STATUSES = {"error", "failed", "failure"}
 TEXT_ERROR_OPENINGS = re.compile(
@@ -59,6 +60,51 @@ MESSAGE_LIMIT = 500
 _TOOL = SpanKind.TOOL  # read once: a metaclass attribute lookup, and this runs a span
 
 
+@dataclass(frozen=True)
+class FailureRule:
+    """How a project reads a tool result's failure by its text (rule 4): whether it does at all
+    (Project.tool_error_text_detection; off, its own markers are not read either) and the
+    openings it adds (Project.tool_error_markers). Ingest, the checks (metrics.steps), the
+    trace's error count (metrics.told_failures) and the judge's reading (traces.reading) all
+    judge a result by the same one."""
+
+    detect_text: bool = True
+    extra_markers: tuple[str, ...] = ()
+
+
+DEFAULT_FAILURE_RULE = FailureRule()
+# Flags and structured errors only: what holds whatever a project's rule.
+NO_TEXT_RULE = FailureRule(detect_text=False)
+
+
+def failure_rule_build(detect_text: bool, markers) -> FailureRule:
+    """The rule a project's two settings make."""
+    return FailureRule(
+        detect_text=detect_text is not False,
+        extra_markers=tuple(text for text in (str(marker) for marker in markers or ()) if text),
+    )
+
+
+def project_failure_rule(project: Project | None) -> FailureRule:
+    """A project's rule; the default one where there is no project (a guardrail check without)."""
+    if project is None:
+        return DEFAULT_FAILURE_RULE
+    return failure_rule_build(project.tool_error_text_detection, project.tool_error_markers)
+
+
+def trace_failure_rule(trace: Trace) -> FailureRule:
+    """A stored trace's project's rule. The project's two settings are read only when the trace
+    has not loaded its project."""
+    if Trace._meta.get_field("project").is_cached(trace):
+        return project_failure_rule(trace.project)
+    row = (
+        Project.objects.filter(pk=trace.project_id)
+        .values_list("tool_error_text_detection", "tool_error_markers")
+        .first()
+    )
+    return failure_rule_build(*row) if row else DEFAULT_FAILURE_RULE
+
+
 def structured_failure(output, events: list[dict] | None) -> str:
     """The failure a tool span's events or structured result report; "" when none."""
     for event in events or ():
@@ -78,37 +124,45 @@ def structured_failure(output, events: list[dict] | None) -> str:
     return ""
 
 
-def text_failure(output, extra_markers: tuple[str, ...] = ()) -> str:
-    """The error line a text result opens with; "" when it reads as a normal result."""
+def text_failure(output, rule: FailureRule = DEFAULT_FAILURE_RULE) -> str:
+    """The error line a text result opens with, as `rule` reads text; "" when it reads as a
+    normal result."""
+    if not rule.detect_text:
+        return ""
     text = _result_text(output)
     if not text:
         return ""
     lowered = text.lstrip().lower()
     if any(
-        rule.match(text)
-        for rule in (TEXT_ERROR_OPENINGS, EXCEPTION_LINE, HTTP_STATUS_LINE, CODING_AGENT_ERRORS)
-    ) or any(lowered.startswith(marker.lower()) for marker in extra_markers if marker):
+        opening.match(text)
+        for opening in (TEXT_ERROR_OPENINGS, EXCEPTION_LINE, HTTP_STATUS_LINE, CODING_AGENT_ERRORS)
+    ) or any(lowered.startswith(marker.lower()) for marker in rule.extra_markers):
         return _short(text.strip().splitlines()[0])
     return ""
 
 
-def result_failed(result: ToolResult, *, detect_text: bool = True) -> bool:
+def result_text_readable(output) -> bool:
+    """Whether a result has text that rule 4 could read as a failure, under some project's rule."""
+    return bool(_result_text(output))
+
+
+def result_failed(result: ToolResult, rule: FailureRule = DEFAULT_FAILURE_RULE) -> bool:
     """A result handed back to the model says its call failed: flagged so (`is_error`), or read
-    so by rules 3 and 4 for a tool span's result, rule 4 only with `detect_text`
-    (Project.tool_error_text_detection). The checks (metrics.steps, metrics.told_failures) and
-    the judge's reading (traces.reading) ask this of the same result."""
+    so by rules 3 and 4 for a tool span's result, rule 4 as the project's `rule` reads text.
+    The checks (metrics.steps, metrics.told_failures) and the judge's reading (traces.reading)
+    ask this of the same result."""
     return result.is_error or bool(
-        structured_failure(result.content, None) or (detect_text and text_failure(result.content))
+        structured_failure(result.content, None) or text_failure(result.content, rule)
     )
 
 
-def tool_failures_mark(records, *, detect_text: bool, extra_markers: tuple[str, ...]) -> None:
+def tool_failures_mark(records, rule: FailureRule) -> None:
     """Mark tool spans whose text result is an error report (rule 4), in place."""
-    if not detect_text:
+    if not rule.detect_text:
         return
     for record in records:
         if record.kind == _TOOL and record.status != "error":
-            message = text_failure(record.output, extra_markers)
+            message = text_failure(record.output, rule)
             if message:
                 record.status = "error"
                 record.error_message = message

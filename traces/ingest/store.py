@@ -26,7 +26,7 @@ from traces.ingest.bulk_sql import (
 )
 from traces.ingest.calls import MERGED_KEY, calls_merge, failed_calls_count
 from traces.ingest.dialects import langgraph_tool_calls_resolve
-from traces.ingest.failures import tool_failures_mark
+from traces.ingest.failures import project_failure_rule, tool_failures_mark
 from traces.ingest.mlflow_spans import mlflow_call_ids_resolve
 from traces.ingest.records import SpanRecord, TraceExtras
 from traces.ingest.span_logs import pending_logs_apply, pending_logs_taken_delete
@@ -138,11 +138,7 @@ def spans_store(
     records, logs_taken = pending_logs_apply(project, _dedupe(records))
     langgraph_tool_calls_resolve(records)
     mlflow_call_ids_resolve(records)
-    tool_failures_mark(
-        records,
-        detect_text=project.tool_error_text_detection,
-        extra_markers=tuple(str(m) for m in project.tool_error_markers or ()),
-    )
+    tool_failures_mark(records, project_failure_rule(project))
     records_components_assign(records)
     by_trace: dict[str, list[SpanRecord]] = defaultdict(list)
     for record in records:
