@@ -13,6 +13,7 @@ from metrics.steps import tool_steps_from_spans, trace_spans
 from metrics.told_failures import trace_told_failures
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.judges.judge_reads import calls_marked_failed
+from tests.traces.tool_loop import decided_then_handed_back
 from traces.models import Trace
 from traces.serialize import trace_span_tree, trace_transcript
 
@@ -159,43 +160,6 @@ def test_a_structured_failure_is_marked_exactly_once(decision, handed_back):
     assert checks_failed(trace) == ([True], 1)
 
 
-def tool_loop(trace: Trace, tool_span: dict, handed_back: dict) -> None:
-    """A model call decides `lookup` as call c1, its tool span, and the next call is handed
-    `handed_back` for it."""
-    task = {"role": "user", "content": TASK}
-    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
-    SpanFactory(
-        trace=trace,
-        span_id="m1",
-        parent_span_id="r",
-        name="chat",
-        kind="llm",
-        input=[task],
-        output=[OPENAI_DECISION],
-        position=1,
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="t",
-        parent_span_id="r",
-        kind="tool",
-        name="lookup",
-        tool_name="lookup",
-        position=2,
-        **tool_span,
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="m2",
-        parent_span_id="r",
-        name="chat",
-        kind="llm",
-        input=[task, OPENAI_DECISION, handed_back],
-        output=[{"role": "assistant", "content": "Shipped."}],
-        position=3,
-    )
-
-
 @pytest.mark.parametrize(
     ("output", "handed_back_shown"),
     [(None, []), ("connection refused", [{"call_id": "c1", "result": DOWN}])],
@@ -206,13 +170,14 @@ def test_a_failed_tool_span_and_the_message_telling_it_are_one_mark(output, hand
     # result leaves the text on the model call that was handed it
     trace = TraceFactory(task=TASK)
     tool_span = {
+        "name": "lookup",
         "tool_call_id": "c1",
         "input": {"id": "A-1"},
         "output": output,
         "status": "error",
         "error_message": "ConnectionError: connection refused",
     }
-    tool_loop(trace, tool_span, told(DOWN))
+    decided_then_handed_back(trace, tool_span, {"content": DOWN})
     tree = trace_span_tree(trace)
     # the tool step reads the failure; the text handed back for it is no second one
     assert calls_marked_failed(tree) == ["c1"]
@@ -230,8 +195,8 @@ def test_a_tool_span_recording_only_its_call_id_reads_a_text_error_as_the_projec
     # AutoGen's own `execute_tool`: no result on the span, the text handed back is its result
     project = ProjectFactory(slug=f"text-{reads_text}", tool_error_text_detection=reads_text)
     trace = TraceFactory(project=project, task=TASK)
-    only_id = {"tool_call_id": "c1", "input": None, "output": None}
-    tool_loop(trace, only_id, told(DOWN))
+    only_id = {"name": "lookup", "tool_call_id": "c1", "input": None, "output": None}
+    decided_then_handed_back(trace, only_id, {"content": DOWN})
     tool = trace_span_tree(trace)["children"][1]
     # read once: as the error where the project reads it as one, else as the result
     assert (tool.get("result"), tool.get("error")) == ((None, DOWN) if reads_text else (DOWN, None))

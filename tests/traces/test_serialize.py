@@ -6,6 +6,7 @@ import pytest
 
 from tests.factories import ProjectFactory, SpanFactory, TraceFactory
 from tests.traces.test_ingest_span_tree import refund_tree
+from tests.traces.tool_loop import decided_then_handed_back
 from traces.ingest.services import ingest_span_tree
 from traces.serialize import trace_span_tree, trace_transcript, tree_json
 
@@ -636,50 +637,10 @@ def test_a_code_runs_observation_reads_as_the_values_in_it(text, parts):
     assert code_run_parts(text) == parts
 
 
-def _decided_then_handed_back(trace, tool_span: dict, handed_back: dict) -> None:
-    """A model call that decides `lookup(id=A-1)` as call c1, the tool span, and a model call
-    that is handed `handed_back` (an OpenAI tool message) for c1."""
-    decision = {
-        "role": "assistant",
-        "tool_calls": [{"id": "c1", "function": {"name": "lookup", "arguments": '{"id": "A-1"}'}}],
-    }
-    task = {"role": "user", "content": "Where is A-1?"}
-    SpanFactory(trace=trace, span_id="r", name="agent_run", kind="agent", position=0)
-    SpanFactory(
-        trace=trace,
-        span_id="m1",
-        parent_span_id="r",
-        name="chat",
-        kind="llm",
-        input=[task],
-        output=[decision],
-        position=1,
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="t",
-        parent_span_id="r",
-        kind="tool",
-        tool_name="lookup",
-        position=2,
-        **tool_span,
-    )
-    SpanFactory(
-        trace=trace,
-        span_id="m2",
-        parent_span_id="r",
-        name="chat",
-        kind="llm",
-        input=[task, decision, {"role": "tool", "tool_call_id": "c1", **handed_back}],
-        output=[{"role": "assistant", "content": "A-1 has shipped."}],
-        position=3,
-    )
-
-
 def test_a_tool_span_that_records_only_its_call_id_reads_the_call_and_its_result():
     # AutoGen's own `execute_tool` span: tool name and call id, no arguments and no result
     trace = TraceFactory(task="Where is A-1?")
-    _decided_then_handed_back(
+    decided_then_handed_back(
         trace,
         {"name": "execute_tool lookup", "tool_call_id": "c1", "input": None, "output": None},
         {"content": '{"status": "shipped"}'},
@@ -690,7 +651,7 @@ def test_a_tool_span_that_records_only_its_call_id_reads_the_call_and_its_result
     assert "new_input" not in answer  # the result, read once on its tool step
     # a span of another call id is left without what it did not record
     other = TraceFactory(task="Where is A-1?")
-    _decided_then_handed_back(
+    decided_then_handed_back(
         other,
         {"name": "execute_tool lookup", "tool_call_id": "c9", "input": None, "output": None},
         {"content": '{"status": "shipped"}'},
@@ -713,7 +674,7 @@ def test_a_result_handed_back_as_an_error_marks_its_tool_step_failed(handed_back
     # OpenInference's AgentChat tool span stays OK when the tool raised: the failure is told
     # only in the result the next model call is handed, `is_error`
     trace = TraceFactory(task="Where is A-1?")
-    _decided_then_handed_back(
+    decided_then_handed_back(
         trace,
         {"name": "support.lookup", "input": {"id": "A-1"}, "output": "order service down"},
         handed_back,
@@ -742,7 +703,7 @@ def test_a_failed_tool_span_that_records_only_its_call_id_reads_what_the_model_w
         "error_message": "ConnectionError: order service down",
     }
     handed_back = {"content": "order service down", **({"is_error": True} if is_error else {})}
-    _decided_then_handed_back(trace, failed, handed_back)
+    decided_then_handed_back(trace, failed, handed_back)
     _, tool, answer = trace_span_tree(trace)["children"]
     assert list(tool)[-1] == "error" and "result" not in tool
     assert (tool["arguments"], tool["error"]) == (
