@@ -17,7 +17,8 @@ from tests.conformance.harness import PROJECT
 from tests.conformance.recorded_reading import recorded_post
 from tests.factories import ProjectFactory, TraceFactory, UserFactory
 from tests.judges.judge_reads import calls_marked_failed
-from tests.traces.test_reading_told_failures import TASK, plain_loop, told, tool_loop
+from tests.traces.test_reading_told_failures import TASK, plain_loop, told
+from tests.traces.tool_loop import decided_then_handed_back
 from traces.completion import trace_complete
 from traces.ingest.failures import (
     DEFAULT_FAILURE_RULE,
@@ -115,7 +116,8 @@ def test_a_tool_span_recording_only_its_call_id_reads_the_marker_too():
     # AutoGen's own `execute_tool`: the text handed back is the tool step's result
     strict = project(tool_error_markers=["FAILED:"])
     trace = TraceFactory(project=strict, task=TASK, final_answer=CONFIDENT)
-    tool_loop(trace, {"tool_call_id": "c1", "input": None, "output": None}, told(DECLINED))
+    only_id = {"name": "lookup", "tool_call_id": "c1", "input": None, "output": None}
+    decided_then_handed_back(trace, only_id, {"content": DECLINED})
     red_flags_check(Trace.objects.get(pk=trace.pk))
     trace = Trace.objects.get(pk=trace.pk)
     assert read(trace) == FAILED_EVERYWHERE
