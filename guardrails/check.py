@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from evalsite_checks.flag_hit import FlagHit
+from evalsite_checks.steps import ToolStep
 
 from core.errors import InvalidInput
 from core.remembered import Remembered
@@ -17,8 +18,15 @@ from guardrails.trajectory import (
 from metrics.models import GuardrailPolicy, RedFlag
 from metrics.policy_cache import policy_copy
 from metrics.redflags import FlagRules, flag_rules_build, red_flags_detect
-from metrics.steps import SpanFacts, TraceFacts, trace_spans
-from traces.ingest.failures import project_failure_rule
+from metrics.steps import (
+    SpanFacts,
+    TraceFacts,
+    calls_told,
+    tool_steps_from_messages,
+    tool_steps_from_spans,
+    trace_spans,
+)
+from traces.ingest.failures import FailureRule, project_failure_rule
 from traces.models import Project, SpanKind, Trace
 
 Kind = RedFlag.Kind
@@ -91,6 +99,32 @@ def _stored_trajectory(project: Project | None, external_id: str) -> ParsedTraje
     return ParsedTrajectory(trace, trace_spans(trace), external_id, named=True)
 
 
+def _steps_checked(
+    history: list[SpanFacts], rule: FailureRule, pending: ToolStep | None, pending_id: str = ""
+) -> list[ToolStep]:
+    """The calls made so far, read as a stored trace's are (its tool spans, or in a plain loop
+    the calls its model calls told), then `pending`, the call about to be made. A plain loop's
+    last model call has told that call already, with no result yet: it is counted once."""
+    if pending is None or any(span.kind == SpanKind.TOOL for span in history):
+        steps = tool_steps_from_spans(history, rule)
+    else:
+        told = calls_told(history)
+        steps = tool_steps_from_messages(history, rule, told)
+        for index in range(len(told) - 1, -1, -1):
+            call, result = told[index][1], told[index][2]
+            if result is not None:
+                continue
+            # by its id where both have one, else by tool and arguments
+            if call.id and pending_id:
+                same = call.id == pending_id
+            else:
+                same = steps[index].call_key == pending.call_key
+            if same:
+                del steps[index]
+                break
+    return steps if pending is None else [*steps, pending]
+
+
 def _check_row(hit: FlagHit, blocking: bool) -> dict:
     return {
         "check": hit.kind,
@@ -129,18 +163,20 @@ def guardrail_check(
         parsed = found
     facts: TraceFacts = parsed.facts
     spans: list[SpanFacts] = list(parsed.spans)
-    next_tool = ""
+    next_tool, pending, pending_id = "", None, ""
     if next_call is not None:
-        next_tool = next_call["tool"]
-        pending = pending_call_record(
-            next_tool, next_call.get("input"), next_call.get("id", ""), facts.root_span_id
+        next_tool, pending_id = next_call["tool"], next_call.get("id", "")
+        record = pending_call_record(
+            next_tool, next_call.get("input"), pending_id, facts.root_span_id
         )
-        spans.append(pending)
-    tool_spans = [s for s in spans if s.kind == SpanKind.TOOL]
-    checked = tool_spans[-1].span_id if tool_spans else ""
+        spans.append(record)
+        pending = tool_steps_from_spans([record], failure_rule)[0]
+    steps = _steps_checked(list(parsed.spans), failure_rule, pending, pending_id)
+    # A call told only in messages is named by the model call that decided it, as its hits are.
+    checked = steps[-1].span_id if steps else ""
     policy = project_policy(project)
     rules = flag_rules_build(facts.context, policy, failure_rule)
-    hits = red_flags_detect(facts, spans, rules, kinds=RUNTIME_KINDS)
+    hits = red_flags_detect(facts, spans, rules, kinds=RUNTIME_KINDS, steps=steps)
     checks = [
         _check_row(hit, blocking=hit.span_id == checked or hit.kind == Kind.MAX_STEPS)
         for hit in hits
@@ -149,7 +185,7 @@ def guardrail_check(
     return GuardrailResult(
         decision=BLOCK if any(c["blocking"] for c in checks) else ALLOW,
         checks=checks,
-        steps=len(tool_spans),
+        steps=len(steps),
         rules=rules,
         trace_external_id=parsed.external_id,
         trace_named=parsed.named,

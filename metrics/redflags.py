@@ -369,14 +369,18 @@ def red_flags_detect(
     spans: Sequence[SpanFacts] | None = None,
     rules: FlagRules | None = None,
     kinds: Collection[str] | None = None,
+    steps: list[ToolStep] | None = None,
 ) -> list[FlagHit]:
     """Run the checks without writing anything.
 
     `trace` and `spans` may be stored rows or records parsed in memory (then pass `spans` and
-    `rules`, since nothing can be loaded). `kinds` limits which checks run."""
+    `rules`, since nothing can be loaded). `kinds` limits which checks run. `steps` are the
+    tool calls as the caller read them (the runtime check adds the call not made yet to a
+    plain loop's told calls); by default they are read from `spans`."""
     spans = trace_spans(trace) if spans is None else spans  # type: ignore[arg-type]
     rules = rules or flag_rules_for(trace)  # type: ignore[arg-type]
-    steps = tool_steps_from_spans(spans, rules.failure_rule)
+    if steps is None:
+        steps = tool_steps_from_spans(spans, rules.failure_rule)
     checks = {
         Kind.PREREQUISITE: lambda: check_prerequisites(steps, rules.prerequisites),
         Kind.HALLUCINATED_PARAMETER: lambda: check_hallucinated_parameters(trace, spans),

@@ -114,10 +114,13 @@ def results_flagged_failed(spans: Sequence[SpanFacts]) -> tuple[set[str], set[st
 
 
 def tool_steps_from_messages(
-    spans: Sequence[SpanFacts], rule: FailureRule = DEFAULT_FAILURE_RULE
+    spans: Sequence[SpanFacts],
+    rule: FailureRule = DEFAULT_FAILURE_RULE,
+    told: list[tuple[SpanFacts, ToolCall, ToolResult | None]] | None = None,
 ) -> list[ToolStep]:
-    """The calls the model calls among `spans` decided (calls_told), each named by the model
-    span that decided it, failed as the project's `rule` reads its result."""
+    """The calls the model calls among `spans` decided (calls_told, or `told` when the caller
+    read it already), one step each in that order, named by the model span that decided it,
+    failed as the project's `rule` reads its result."""
     return [
         ToolStep(
             tool=call.name,
@@ -128,7 +131,7 @@ def tool_steps_from_messages(
             span_pk=span_pk(span),
             component=span.component,
         )
-        for span, call, result in calls_told(spans)
+        for span, call, result in (calls_told(spans) if told is None else told)
     ]
 
 
