@@ -26,10 +26,11 @@ def process_caches_start_empty():
     from judges.execution import versions_loaded as rubric_versions
     from metrics.policy_cache import policies_by_project
     from traces.masking.cache import maskers
-    from traces.project_cache import projects_by_slug
+    from traces.project_cache import failure_rules_by_project, projects_by_slug
 
     token_cache.clear()
     projects_by_slug.clear()
+    failure_rules_by_project.clear()
     rubric_versions.clear()  # SQLite gives a rolled-back version's id to the next one
     project_policies.clear()
     policies_by_project.clear()

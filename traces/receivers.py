@@ -5,13 +5,14 @@ from django.dispatch import receiver
 
 from traces.masking.cache import maskers
 from traces.models import MaskingRule, Project
-from traces.project_cache import projects_by_slug
+from traces.project_cache import failure_rules_by_project, projects_by_slug
 
 
 @receiver(post_save, sender=Project, dispatch_uid="traces.project_saved")
 @receiver(post_delete, sender=Project, dispatch_uid="traces.project_deleted")
 def ingest_projects_forget(sender, **kwargs):
     projects_by_slug.clear()
+    failure_rules_by_project.clear()
 
 
 @receiver(post_save, sender=MaskingRule, dispatch_uid="traces.masking_rule_saved")

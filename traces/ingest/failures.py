@@ -28,6 +28,7 @@ from http import HTTPStatus
 
 from traces.messages import ToolResult
 from traces.models import Project, SpanKind, Trace
+from traces.project_cache import failure_rules_by_project
 
 FAILED_STATUSES = {"error", "failed", "failure"}
 TEXT_ERROR_OPENINGS = re.compile(
@@ -93,12 +94,16 @@ def project_failure_rule(project: Project | None) -> FailureRule:
 
 
 def trace_failure_rule(trace: Trace) -> FailureRule:
-    """A stored trace's project's rule. The project's two settings are read only when the trace
-    has not loaded its project."""
+    """A stored trace's project's rule: from its project when the trace loaded it, else read
+    at most once per PROJECT_REMEMBERED_SECONDS for the project (traces.project_cache)."""
     if Trace._meta.get_field("project").is_cached(trace):
         return project_failure_rule(trace.project)
+    return failure_rules_by_project.get(trace.project_id, lambda: _rule_read(trace.project_id))
+
+
+def _rule_read(project_id: int) -> FailureRule:
     row = (
-        Project.objects.filter(pk=trace.project_id)
+        Project.objects.filter(pk=project_id)
         .values_list("tool_error_text_detection", "tool_error_markers")
         .first()
     )
